@@ -1,0 +1,194 @@
+"""Pretraining data: next-sentence pairs, MLM examples and padded batches."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import torch
+
+from bertlib.masking import make_generator, mask_tokens
+from bertlib.model import get_tokens_and_segments
+from bertlib.vocab import Vocab
+
+Sentence = list[str]
+Paragraph = list[Sentence]
+
+IS_NEXT, NOT_NEXT = 1, 0  # bertlib's NSP labels everywhere (Hugging Face uses 0 for IsNext)
+
+
+@dataclass
+class NSPPair:
+    tokens: list[str]
+    segments: list[int]
+    is_next: int  # IS_NEXT or NOT_NEXT
+
+
+@dataclass
+class NSPPairs:
+    """Pairs built from a corpus, with a count of those that did not fit ``max_len``."""
+
+    pairs: list[NSPPair] = field(default_factory=list)
+    truncated: int = 0
+    dropped: int = 0
+
+
+def _randint(high: int, g: torch.Generator) -> int:
+    return int(torch.randint(high, (1,), generator=g))
+
+
+def get_next_sentence(
+    sentence: Sentence, next_sentence: Sentence, paragraphs: Sequence[Paragraph],
+    paragraph_idx: int, g: torch.Generator,
+) -> tuple[Sentence, Sentence, int]:
+    """Keep the true next sentence with probability 0.5; otherwise swap in a random sentence
+    from a *different* paragraph, so a NotNext pair is never accidentally consecutive."""
+    if torch.rand(1, generator=g).item() < 0.5:
+        return sentence, next_sentence, IS_NEXT
+    other = _randint(len(paragraphs) - 1, g)
+    other += other >= paragraph_idx  # skip the current paragraph
+    paragraph = paragraphs[other]
+    return sentence, paragraph[_randint(len(paragraph), g)], NOT_NEXT
+
+
+def truncate_pair(a: Sentence, b: Sentence, max_tokens: int) -> tuple[Sentence, Sentence]:
+    """Trim the longer sentence from its end until both fit in ``max_tokens``."""
+    a, b = list(a), list(b)
+    while len(a) + len(b) > max_tokens:
+        (a if len(a) >= len(b) else b).pop()
+    return a, b
+
+
+def make_nsp_pairs(
+    paragraphs: Sequence[Paragraph],
+    max_len: int,
+    *,
+    overflow: str = "truncate",
+    generator: torch.Generator | None = None,
+    seed: int | None = None,
+) -> NSPPairs:
+    """One pair per consecutive sentence pair of every paragraph, half of them IsNext.
+
+    ``paragraphs``: a list of paragraphs, each a list of tokenized sentences. A pair longer than
+    ``max_len`` (with ``<cls>`` and two ``<sep>``) is truncated (``overflow="truncate"``) or
+    dropped (``"drop"``); either way it is counted in the result.
+    """
+    if overflow not in ("truncate", "drop"):
+        raise ValueError(f"overflow must be 'truncate' or 'drop'; got {overflow!r}")
+    if max_len < 5:
+        raise ValueError(f"max_len must be at least 5 (<cls> a <sep> b <sep>); got {max_len}")
+    if len(paragraphs) < 2:
+        raise ValueError(
+            f"paragraphs must hold at least 2 paragraphs, so that NotNext pairs can take a "
+            f"sentence from another one; got {len(paragraphs)}"
+        )
+    g = make_generator(generator, seed)
+    result = NSPPairs()
+    for p_idx, paragraph in enumerate(paragraphs):
+        for i in range(len(paragraph) - 1):
+            a, b, is_next = get_next_sentence(paragraph[i], paragraph[i + 1], paragraphs, p_idx, g)
+            if not a or not b:
+                continue
+            if len(a) + len(b) + 3 > max_len:
+                if overflow == "drop":
+                    result.dropped += 1
+                    continue
+                a, b = truncate_pair(a, b, max_len - 3)
+                result.truncated += 1
+            tokens, segments = get_tokens_and_segments(a, b)
+            result.pairs.append(NSPPair(tokens, segments, is_next))
+    return result
+
+
+@dataclass
+class PretrainExample:
+    """One sequence ready for MLM + NSP, unpadded."""
+
+    token_ids: list[int]
+    segments: list[int]
+    pred_positions: list[int]
+    mlm_labels: list[int]
+    is_next: int
+
+
+def make_pretrain_examples(
+    pairs: Sequence[NSPPair], vocab: Vocab, *, mask_ratio: float = 0.15,
+    generator: torch.Generator | None = None, seed: int | None = None,
+) -> list[PretrainExample]:
+    """Apply MLM masking to every NSP pair."""
+    g = make_generator(generator, seed)
+    examples = []
+    for pair in pairs:
+        # Map the chapter's special-token spelling onto the vocabulary's own.
+        ids = [_special_id(t, vocab) for t in pair.tokens]
+        m = mask_tokens(ids, vocab, mask_ratio=mask_ratio, generator=g)
+        examples.append(
+            PretrainExample(m.masked_ids, pair.segments, m.positions, m.labels, pair.is_next)
+        )
+    return examples
+
+
+def _special_id(token: str, vocab: Vocab) -> int:
+    if token == "<cls>":
+        return vocab.cls_id
+    if token == "<sep>":
+        return vocab.sep_id
+    return vocab[token]
+
+
+@dataclass
+class PretrainBatch:
+    """Padded tensors for a batch of N sequences (P = prediction slots per sequence)."""
+
+    tokens: torch.Tensor  # (N, max_len) long, padded with <pad>
+    segments: torch.Tensor  # (N, max_len) long, padded with 0
+    valid_lens: torch.Tensor  # (N,) long
+    pred_positions: torch.Tensor  # (N, P) long, padded with 0
+    mlm_weights: torch.Tensor  # (N, P) float, 1 for real slots, 0 for padding
+    mlm_labels: torch.Tensor  # (N, P) long, padded with 0
+    nsp_labels: torch.Tensor  # (N,) long, 1 = IsNext
+
+    def __len__(self) -> int:
+        return self.tokens.shape[0]
+
+    def __getitem__(self, idx) -> PretrainBatch:
+        return PretrainBatch(*(t[idx] for t in self.tensors()))
+
+    def tensors(self) -> tuple[torch.Tensor, ...]:
+        return (self.tokens, self.segments, self.valid_lens, self.pred_positions,
+                self.mlm_weights, self.mlm_labels, self.nsp_labels)
+
+
+def pad_bert_inputs(
+    examples: Sequence[PretrainExample], max_len: int, vocab: Vocab,
+    max_preds: int | None = None,
+) -> PretrainBatch:
+    """Pad every example to ``max_len`` tokens and ``max_preds`` prediction slots
+    (default ``round(0.15 * max_len)``)."""
+    if max_preds is None:
+        max_preds = max(1, round(0.15 * max_len))
+    n = len(examples)
+    batch = PretrainBatch(
+        tokens=torch.full((n, max_len), vocab.pad_id, dtype=torch.long),
+        segments=torch.zeros((n, max_len), dtype=torch.long),
+        valid_lens=torch.zeros(n, dtype=torch.long),
+        pred_positions=torch.zeros((n, max_preds), dtype=torch.long),
+        mlm_weights=torch.zeros((n, max_preds)),
+        mlm_labels=torch.zeros((n, max_preds), dtype=torch.long),
+        nsp_labels=torch.zeros(n, dtype=torch.long),
+    )
+    for i, ex in enumerate(examples):
+        length, preds = len(ex.token_ids), len(ex.pred_positions)
+        if length > max_len:
+            raise ValueError(f"example {i} has {length} tokens; max_len is {max_len}")
+        if preds > max_preds:
+            raise ValueError(f"example {i} has {preds} prediction positions; max_preds is "
+                             f"{max_preds}")
+        batch.tokens[i, :length] = torch.tensor(ex.token_ids)
+        batch.segments[i, :length] = torch.tensor(ex.segments)
+        batch.valid_lens[i] = length
+        batch.pred_positions[i, :preds] = torch.tensor(ex.pred_positions, dtype=torch.long)
+        batch.mlm_weights[i, :preds] = 1.0
+        batch.mlm_labels[i, :preds] = torch.tensor(ex.mlm_labels, dtype=torch.long)
+        batch.nsp_labels[i] = ex.is_next
+    return batch

@@ -1,0 +1,312 @@
+"""The BERT model of the d2l chapter, one class per concept.
+
+Shapes use B = batch, T = sequence length, H = num_hiddens, nh = num_heads, hs = H // nh.
+
+The defaults follow the chapter's PyTorch code (ReLU, no LayerNorm after the embedding sum, an
+untied MLM decoder, PyTorch's LayerNorm epsilon). ``BERTConfig.original(...)`` switches on the
+choices of the original BERT (GELU, embedding LayerNorm, tied MLM decoder, epsilon 1e-12) so that
+real checkpoints load into the same classes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from bertlib.checks import (
+    check_divisible,
+    check_dropout,
+    check_ndim,
+    check_positive_int,
+    check_pred_positions,
+    check_token_inputs,
+)
+
+ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU}
+
+
+@dataclass(frozen=True)
+class BERTConfig:
+    """Every size and architectural choice of a :class:`BERTModel`."""
+
+    vocab_size: int
+    num_hiddens: int
+    ffn_num_hiddens: int
+    num_heads: int
+    num_blks: int
+    dropout: float
+    max_len: int = 1000
+    hidden_act: str = "relu"  # the chapter's FFN/MLM activation; original BERT uses "gelu"
+    embedding_norm: bool = False  # original BERT: LayerNorm + dropout after the embedding sum
+    tie_mlm_decoder: bool = False  # original BERT: MLM output weights = token embeddings
+    layer_norm_eps: float = 1e-5  # PyTorch's default; original BERT uses 1e-12
+
+    def __post_init__(self) -> None:
+        for name in ("vocab_size", "num_hiddens", "ffn_num_hiddens", "num_heads", "num_blks",
+                     "max_len"):
+            check_positive_int(name, getattr(self, name))
+        check_divisible(self.num_hiddens, self.num_heads)
+        check_dropout("dropout", self.dropout)
+        if self.hidden_act not in ACTIVATIONS:
+            raise ValueError(
+                f"hidden_act must be one of {sorted(ACTIVATIONS)}; got {self.hidden_act!r}"
+            )
+        if not self.layer_norm_eps > 0:
+            raise ValueError(f"layer_norm_eps must be > 0; got {self.layer_norm_eps!r}")
+
+    @classmethod
+    def original(cls, **sizes) -> BERTConfig:
+        """The original BERT's architecture with the given sizes."""
+        return cls(hidden_act="gelu", embedding_norm=True, tie_mlm_decoder=True,
+                   layer_norm_eps=1e-12, **sizes)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def get_tokens_and_segments(
+    tokens_a: list[str],
+    tokens_b: list[str] | None = None,
+    *,
+    cls_token: str = "<cls>",
+    sep_token: str = "<sep>",
+) -> tuple[list[str], list[int]]:
+    """Build BERT's input sequence: ``<cls> A <sep>`` or ``<cls> A <sep> B <sep>``.
+
+    Returns the tokens and their segment ids (0 for ``<cls>``, A and its ``<sep>``; 1 for B and
+    its ``<sep>``).
+    """
+    tokens = [cls_token, *tokens_a, sep_token]
+    segments = [0] * len(tokens)
+    if tokens_b is not None:
+        tokens += [*tokens_b, sep_token]
+        segments += [1] * (len(tokens_b) + 1)
+    return tokens, segments
+
+
+def key_padding_mask(valid_lens: torch.Tensor | None, seq_len: int) -> torch.Tensor | None:
+    """``(B, T)`` boolean mask, True where a key position holds a real token."""
+    if valid_lens is None:
+        return None
+    return torch.arange(seq_len, device=valid_lens.device) < valid_lens[:, None]
+
+
+class MultiHeadAttention(nn.Module):
+    """Scaled dot-product self-attention with ``num_heads`` heads and key padding masking."""
+
+    def __init__(self, num_hiddens: int, num_heads: int, dropout: float):
+        super().__init__()
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.W_q = nn.Linear(num_hiddens, num_hiddens)
+        self.W_k = nn.Linear(num_hiddens, num_hiddens)
+        self.W_v = nn.Linear(num_hiddens, num_hiddens)
+        self.W_o = nn.Linear(num_hiddens, num_hiddens)
+
+    def _split_heads(self, X: torch.Tensor) -> torch.Tensor:
+        B, T, H = X.shape
+        return X.view(B, T, self.num_heads, H // self.num_heads).transpose(1, 2)  # (B, nh, T, hs)
+
+    def forward(
+        self, X: torch.Tensor, mask: torch.Tensor | None, need_weights: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """X: (B, T, H); mask: (B, T) True for real keys. Returns (B, T, H) and the weights
+        (B, nh, T, T) when ``need_weights``."""
+        B, T, H = X.shape
+        q, k, v = (self._split_heads(W(X)) for W in (self.W_q, self.W_k, self.W_v))
+        attn_mask = None if mask is None else mask[:, None, None, :]  # (B, 1, 1, T)
+        p = self.dropout if self.training else 0.0
+        if need_weights:
+            scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (B, nh, T, T)
+            if attn_mask is not None:
+                # -inf, not a large negative number, so padded keys get exactly zero weight.
+                scores = scores.masked_fill(~attn_mask, float("-inf"))
+            weights = scores.softmax(dim=-1)
+            out = F.dropout(weights, p, self.training) @ v  # (B, nh, T, hs)
+        else:
+            # Fused kernel: same maths, no (T, T) weights kept for the backward pass.
+            weights = None
+            out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask, dropout_p=p)
+        out = out.transpose(1, 2).reshape(B, T, H)
+        return self.W_o(out), weights
+
+
+class PositionWiseFFN(nn.Module):
+    """The same two-layer MLP applied at every position: (B, T, H) -> (B, T, H)."""
+
+    def __init__(self, num_hiddens: int, ffn_num_hiddens: int, hidden_act: str):
+        super().__init__()
+        self.dense1 = nn.Linear(num_hiddens, ffn_num_hiddens)
+        self.act = ACTIVATIONS[hidden_act]()
+        self.dense2 = nn.Linear(ffn_num_hiddens, num_hiddens)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        return self.dense2(self.act(self.dense1(X)))
+
+
+class AddNorm(nn.Module):
+    """Residual connection followed by LayerNorm (the post-norm of the original Transformer)."""
+
+    def __init__(self, num_hiddens: int, dropout: float, eps: float):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.ln = nn.LayerNorm(num_hiddens, eps=eps)
+
+    def forward(self, X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
+        return self.ln(self.dropout(Y) + X)
+
+
+class TransformerEncoderBlock(nn.Module):
+    """Self-attention and FFN, each wrapped in AddNorm: (B, T, H) -> (B, T, H)."""
+
+    def __init__(self, config: BERTConfig):
+        super().__init__()
+        H, eps = config.num_hiddens, config.layer_norm_eps
+        self.attention = MultiHeadAttention(H, config.num_heads, config.dropout)
+        self.addnorm1 = AddNorm(H, config.dropout, eps)
+        self.ffn = PositionWiseFFN(H, config.ffn_num_hiddens, config.hidden_act)
+        self.addnorm2 = AddNorm(H, config.dropout, eps)
+
+    def forward(
+        self, X: torch.Tensor, mask: torch.Tensor | None, need_weights: bool = False
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        Y, weights = self.attention(X, mask, need_weights)
+        Y = self.addnorm1(X, Y)
+        return self.addnorm2(Y, self.ffn(Y)), weights
+
+
+class BERTEncoder(nn.Module):
+    """Token + segment + learnable position embeddings, then ``num_blks`` encoder blocks."""
+
+    def __init__(self, vocab_size: int, num_hiddens: int, ffn_num_hiddens: int, num_heads: int,
+                 num_blks: int, dropout: float, max_len: int = 1000, **options):
+        super().__init__()
+        self.config = BERTConfig(vocab_size, num_hiddens, ffn_num_hiddens, num_heads, num_blks,
+                                 dropout, max_len, **options)
+        self.token_embedding = nn.Embedding(vocab_size, num_hiddens)
+        self.segment_embedding = nn.Embedding(2, num_hiddens)
+        # Learnable, unlike the Transformer's fixed sinusoids: one vector per position.
+        self.pos_embedding = nn.Parameter(torch.randn(1, max_len, num_hiddens))
+        if self.config.embedding_norm:
+            self.embedding_ln = nn.LayerNorm(num_hiddens, eps=self.config.layer_norm_eps)
+            self.embedding_dropout = nn.Dropout(dropout)
+        self.blks = nn.ModuleList(TransformerEncoderBlock(self.config) for _ in range(num_blks))
+
+    def embed(self, tokens: torch.Tensor, segments: torch.Tensor) -> torch.Tensor:
+        """The input representation: (B, T) ids -> (B, T, H)."""
+        X = self.token_embedding(tokens) + self.segment_embedding(segments)
+        X = X + self.pos_embedding[:, : tokens.shape[1], :]
+        if self.config.embedding_norm:
+            X = self.embedding_dropout(self.embedding_ln(X))
+        return X
+
+    def forward(
+        self,
+        tokens: torch.Tensor,
+        segments: torch.Tensor,
+        valid_lens: torch.Tensor | None = None,
+        *,
+        return_attention: bool = False,
+    ) -> torch.Tensor | tuple[torch.Tensor, tuple[torch.Tensor, ...]]:
+        """tokens, segments: (B, T); valid_lens: (B,) real lengths, the rest is padding.
+
+        Returns (B, T, H), or ``(X, attentions)`` with one (B, nh, T, T) tensor per block.
+        """
+        cfg = self.config
+        check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
+        mask = key_padding_mask(valid_lens, tokens.shape[1])
+        X = self.embed(tokens, segments)
+        attentions = []
+        for blk in self.blks:
+            X, weights = blk(X, mask, need_weights=return_attention)
+            attentions.append(weights)
+        return (X, tuple(attentions)) if return_attention else X
+
+
+class MaskLM(nn.Module):
+    """Predicts the original tokens at the given positions (the MLM head)."""
+
+    def __init__(self, vocab_size: int, num_hiddens: int, num_inputs: int | None = None,
+                 hidden_act: str = "relu", layer_norm_eps: float = 1e-5):
+        super().__init__()
+        num_inputs = num_hiddens if num_inputs is None else num_inputs
+        self.mlp = nn.Sequential(
+            nn.Linear(num_inputs, num_hiddens),
+            ACTIVATIONS[hidden_act](),
+            nn.LayerNorm(num_hiddens, eps=layer_norm_eps),
+            nn.Linear(num_hiddens, vocab_size),
+        )
+
+    def forward(self, X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
+        """X: (B, T, num_inputs); pred_positions: (B, P). Returns (B, P, vocab_size)."""
+        check_ndim("X", X, 3, "(batch, seq_len, num_hiddens)")
+        B, T, _ = X.shape
+        check_pred_positions(pred_positions, B, T)
+        batch_idx = torch.arange(B, device=X.device)[:, None]  # (B, 1), broadcasts against (B, P)
+        masked_X = X[batch_idx, pred_positions]  # (B, P, num_inputs)
+        return self.mlp(masked_X)
+
+
+class NextSentencePred(nn.Module):
+    """Binary classifier IsNext / NotNext. Label convention: 1 = IsNext, 0 = NotNext."""
+
+    def __init__(self, num_inputs: int):
+        super().__init__()
+        self.output = nn.Linear(num_inputs, 2)
+
+    def forward(self, X: torch.Tensor) -> torch.Tensor:
+        """X: (B, num_inputs) -> logits (B, 2)."""
+        return self.output(X)
+
+
+class BERTModel(nn.Module):
+    """BERTEncoder with the MLM head and the NSP head (on the ``<cls>`` vector)."""
+
+    def __init__(self, vocab_size: int, num_hiddens: int, ffn_num_hiddens: int, num_heads: int,
+                 num_blks: int, dropout: float, max_len: int = 1000, **options):
+        super().__init__()
+        self.encoder = BERTEncoder(vocab_size, num_hiddens, ffn_num_hiddens, num_heads,
+                                   num_blks, dropout, max_len, **options)
+        cfg = self.config
+        # The "pooler" of the original BERT: a Linear + Tanh on the <cls> vector.
+        self.hidden = nn.Sequential(nn.Linear(num_hiddens, num_hiddens), nn.Tanh())
+        self.mlm = MaskLM(vocab_size, num_hiddens, hidden_act=cfg.hidden_act,
+                          layer_norm_eps=cfg.layer_norm_eps)
+        self.nsp = NextSentencePred(num_hiddens)
+        if cfg.tie_mlm_decoder:
+            self.mlm.mlp[-1].weight = self.encoder.token_embedding.weight
+
+    @property
+    def config(self) -> BERTConfig:
+        return self.encoder.config
+
+    @classmethod
+    def from_config(cls, config: BERTConfig) -> BERTModel:
+        return cls(**config.to_dict())
+
+    def forward(
+        self,
+        tokens: torch.Tensor,
+        segments: torch.Tensor,
+        valid_lens: torch.Tensor | None = None,
+        pred_positions: torch.Tensor | None = None,
+        *,
+        return_attention: bool = False,
+    ) -> tuple:
+        """Returns ``(encoded_X, mlm_Y_hat, nsp_Y_hat)``, plus the attentions when asked.
+
+        encoded_X: (B, T, H); mlm_Y_hat: (B, P, vocab_size) or None when ``pred_positions`` is
+        None; nsp_Y_hat: (B, 2).
+        """
+        out = self.encoder(tokens, segments, valid_lens, return_attention=return_attention)
+        encoded_X, attentions = out if return_attention else (out, None)
+        mlm_Y_hat = None if pred_positions is None else self.mlm(encoded_X, pred_positions)
+        nsp_Y_hat = self.nsp(self.hidden(encoded_X[:, 0, :]))
+        if return_attention:
+            return encoded_X, mlm_Y_hat, nsp_Y_hat, attentions
+        return encoded_X, mlm_Y_hat, nsp_Y_hat

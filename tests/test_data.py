@@ -1,0 +1,104 @@
+import math
+
+import pytest
+import torch
+
+from bertlib import (
+    IS_NEXT,
+    NOT_NEXT,
+    Vocab,
+    make_nsp_pairs,
+    make_pretrain_examples,
+    pad_bert_inputs,
+)
+
+
+def _corpus(n_paragraphs=200, n_sentences=10):
+    # each sentence is unique and says where it came from: "p{paragraph}s{sentence}"
+    return [[[f"p{p}s{s}", "x"] for s in range(n_sentences)] for p in range(n_paragraphs)]
+
+
+def _where(sentence):
+    p, s = sentence[0][1:].split("s")
+    return int(p), int(s)
+
+
+def _split_pair(tokens, segments):
+    a = [t for t, s in zip(tokens, segments, strict=True) if s == 0][1:-1]
+    b = [t for t, s in zip(tokens, segments, strict=True) if s == 1][:-1]
+    return a, b
+
+
+def test_nsp_pairs_half_true_and_negatives_from_other_paragraphs():
+    result = make_nsp_pairs(_corpus(), max_len=16, seed=0)
+    n = len(result.pairs)
+    assert n == 200 * 9
+    assert result.truncated == result.dropped == 0
+    n_next = 0
+    for pair in result.pairs:
+        a, b = _split_pair(pair.tokens, pair.segments)
+        (pa, sa), (pb, sb) = _where(a), _where(b)
+        if pair.is_next == IS_NEXT:
+            n_next += 1
+            assert (pb, sb) == (pa, sa + 1)
+        else:
+            assert pair.is_next == NOT_NEXT
+            assert pb != pa
+    assert abs(n_next / n - 0.5) <= 4 * math.sqrt(0.25 / n)
+
+
+def test_overlong_pairs_are_truncated_or_dropped_and_counted():
+    paragraphs = [[["a"] * 10, ["b"] * 2, ["c"]], [["d"], ["e"]]]
+    truncated = make_nsp_pairs(paragraphs, max_len=8, seed=0)
+    assert truncated.truncated >= 1 and truncated.dropped == 0
+    assert all(len(p.tokens) <= 8 for p in truncated.pairs)
+    assert len(truncated.pairs) == 3
+    dropped = make_nsp_pairs(paragraphs, max_len=8, overflow="drop", seed=0)
+    assert dropped.dropped == truncated.truncated
+    assert len(dropped.pairs) == 3 - dropped.dropped
+
+
+def test_truncation_trims_the_longer_sentence():
+    paragraphs = [[["a"] * 10, ["b"] * 2], [["c"], ["d"]]]
+    for seed in range(10):
+        pair = make_nsp_pairs(paragraphs, max_len=9, seed=seed).pairs[0]
+        a, b = _split_pair(pair.tokens, pair.segments)
+        assert len(a) + len(b) == 6
+        if pair.is_next == IS_NEXT:
+            assert (a, b) == (["a"] * 4, ["b"] * 2)
+
+
+def test_pretrain_examples_and_padded_batch():
+    corpus = _corpus(4, 4)
+    vocab = Vocab(corpus)
+    pairs = make_nsp_pairs(corpus, max_len=12, seed=0).pairs
+    examples = make_pretrain_examples(pairs, vocab, seed=0)
+    batch = pad_bert_inputs(examples, max_len=12, vocab=vocab)
+    n = len(examples)
+    assert batch.tokens.shape == (n, 12) and batch.segments.shape == (n, 12)
+    assert batch.pred_positions.shape == batch.mlm_weights.shape == (n, 2)  # round(0.15 * 12)
+    for i, ex in enumerate(examples):
+        length = len(ex.token_ids)
+        assert batch.valid_lens[i] == length == 7  # <cls> 2 <sep> 2 <sep>
+        assert batch.tokens[i, 0] == vocab.cls_id
+        assert torch.all(batch.tokens[i, length:] == vocab.pad_id)
+        k = len(ex.pred_positions)
+        assert k == 1  # round(0.15 * 4 words)
+        assert batch.mlm_weights[i].tolist() == [1.0] * k + [0.0] * (2 - k)
+        assert batch.mlm_labels[i, :k].tolist() == ex.mlm_labels
+        original = vocab[pairs[i].tokens[ex.pred_positions[0]]]
+        assert ex.mlm_labels[0] == original
+        assert batch.nsp_labels[i] == pairs[i].is_next
+    assert len(batch[:2]) == 2
+
+
+def test_bad_data_input():
+    with pytest.raises(ValueError, match="at least 2 paragraphs"):
+        make_nsp_pairs([[["a"], ["b"]]], max_len=10, seed=0)
+    with pytest.raises(ValueError, match="overflow must be 'truncate' or 'drop'"):
+        make_nsp_pairs(_corpus(2, 2), max_len=10, overflow="cut", seed=0)
+    corpus = _corpus(2, 2)
+    vocab = Vocab(corpus)
+    examples = make_pretrain_examples(make_nsp_pairs(corpus, 12, seed=0).pairs, vocab, seed=0)
+    with pytest.raises(ValueError, match="max_len is 5"):
+        pad_bert_inputs(examples, max_len=5, vocab=vocab)
