@@ -1,0 +1,88 @@
+"""WordPiece tokenization through the ``tokenizers`` library, paired with a bertlib ``Vocab``.
+
+BERT's normalizer lower-cases, strips accents and puts spaces around every CJK character, so
+Chinese text is split one character per token, as Chinese BERT does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+from bertlib.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
+
+
+class WordPieceTokenizer:
+    """Text -> WordPiece tokens -> ids, with the vocabulary as a :class:`Vocab`."""
+
+    def __init__(self, backend: Tokenizer, specials: SpecialTokens | None = None):
+        # Checkpoints may switch on truncation/padding; bertlib handles both itself.
+        backend.no_truncation()
+        backend.no_padding()
+        self.backend = backend
+        size = backend.get_vocab_size(with_added_tokens=True)
+        by_id = sorted(backend.get_vocab(with_added_tokens=True).items(), key=lambda kv: kv[1])
+        if [i for _, i in by_id] != list(range(size)):
+            raise ValueError("tokenizer ids must run from 0 without gaps")
+        tokens = [tok for tok, _ in by_id]
+        if specials is None:
+            specials = HF_SPECIAL_TOKENS if HF_SPECIAL_TOKENS.cls in tokens else SpecialTokens()
+        self.vocab = Vocab.from_list(tokens, specials)
+
+    @classmethod
+    def train(cls, texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
+              specials: SpecialTokens | None = None) -> WordPieceTokenizer:
+        """Learn a WordPiece vocabulary of at most ``vocab_size`` tokens from ``texts``."""
+        specials = specials or SpecialTokens()
+        backend = Tokenizer(models.WordPiece(unk_token=specials.unk))
+        backend.normalizer = normalizers.BertNormalizer(lowercase=True, strip_accents=True,
+                                                        handle_chinese_chars=True)
+        backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        backend.decoder = decoders.WordPiece()
+        trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
+                                            special_tokens=specials.as_list(),
+                                            show_progress=False)
+        backend.train_from_iterator(texts, trainer)
+        return cls(backend, specials)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> WordPieceTokenizer:
+        """Load a ``tokenizer.json`` written by ``save`` or by Hugging Face."""
+        return cls(Tokenizer.from_file(str(path)))
+
+    @classmethod
+    def from_vocab_txt(cls, path: str | Path, lowercase: bool = True) -> WordPieceTokenizer:
+        """Build BERT's tokenizer from a checkpoint's ``vocab.txt`` (one token per line)."""
+        vocab = {}
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            vocab.setdefault(line.rstrip("\n"), len(vocab))
+        specials = HF_SPECIAL_TOKENS if HF_SPECIAL_TOKENS.cls in vocab else SpecialTokens()
+        backend = Tokenizer(models.WordPiece(vocab, unk_token=specials.unk))
+        backend.normalizer = normalizers.BertNormalizer(lowercase=lowercase,
+                                                        strip_accents=lowercase,
+                                                        handle_chinese_chars=True)
+        backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        backend.decoder = decoders.WordPiece()
+        return cls(backend, specials)
+
+    @classmethod
+    def from_directory(cls, directory: str | Path) -> WordPieceTokenizer:
+        """A checkpoint directory's ``tokenizer.json``, else its ``vocab.txt``."""
+        directory = Path(directory)
+        if (directory / "tokenizer.json").exists():
+            return cls.from_file(directory / "tokenizer.json")
+        if (directory / "vocab.txt").exists():
+            return cls.from_vocab_txt(directory / "vocab.txt")
+        raise ValueError(f"{directory} holds neither tokenizer.json nor vocab.txt")
+
+    def save(self, path: str | Path) -> None:
+        self.backend.save(str(path))
+
+    def tokenize(self, text: str) -> list[str]:
+        """WordPiece tokens of ``text``, without ``<cls>``/``<sep>``."""
+        return self.backend.encode(text, add_special_tokens=False).tokens
+
+    def __len__(self) -> int:
+        return len(self.vocab)

@@ -1,0 +1,55 @@
+import pytest
+
+from bertlib import HF_SPECIAL_TOKENS
+from bertlib.tokenizer import WordPieceTokenizer
+
+TEXTS = [
+    "The cat sat on the mat.",
+    "The dog ran to the park and the cat followed.",
+    "Two dogs ran.",
+    "猫坐在垫子上。",
+    "狗跑到公园里，猫跟在后面。",
+] * 20
+
+
+@pytest.fixture(scope="module")
+def trained() -> WordPieceTokenizer:
+    return WordPieceTokenizer.train(TEXTS, vocab_size=200)
+
+
+def test_trained_vocab_starts_with_chapter_specials(trained):
+    assert trained.vocab.idx_to_token[:5] == ["<pad>", "<unk>", "<cls>", "<sep>", "<mask>"]
+    assert len(trained) <= 200
+
+
+def test_english_is_lowercased_and_chinese_split_per_character(trained):
+    assert trained.tokenize("The CAT sat.") == ["the", "cat", "sat", "."]
+    assert trained.tokenize("猫坐在垫子上") == ["猫", "坐", "在", "垫", "子", "上"]
+    assert trained.tokenize("zebra")[0] in {"<unk>", "z"}
+
+
+def test_unseen_words_break_into_word_pieces(trained):
+    pieces = trained.tokenize("cats")
+    assert pieces[0] == "cat" and all(p.startswith("##") for p in pieces[1:])
+    assert trained.tokenize("龙") == ["<unk>"]
+
+
+def test_save_and_reload(tmp_path, trained):
+    trained.save(tmp_path / "tokenizer.json")
+    again = WordPieceTokenizer.from_directory(tmp_path)
+    assert again.vocab.idx_to_token == trained.vocab.idx_to_token
+    assert again.tokenize("the dog ran") == trained.tokenize("the dog ran")
+
+
+def test_vocab_txt_with_hf_spelling(tmp_path):
+    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "猫"]
+    (tmp_path / "vocab.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    tok = WordPieceTokenizer.from_directory(tmp_path)
+    assert tok.vocab.specials == HF_SPECIAL_TOKENS
+    assert tok.tokenize("The cats 猫 dog") == ["the", "cat", "##s", "猫", "[UNK]"]
+    assert tok.vocab[tok.tokenize("cats")] == [6, 7]
+
+
+def test_directory_without_tokenizer(tmp_path):
+    with pytest.raises(ValueError, match="neither tokenizer.json nor vocab.txt"):
+        WordPieceTokenizer.from_directory(tmp_path)
