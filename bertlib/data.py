@@ -9,7 +9,7 @@ import torch
 
 from bertlib.masking import make_generator, mask_tokens
 from bertlib.model import get_tokens_and_segments
-from bertlib.vocab import Vocab
+from bertlib.vocab import SpecialTokens, Vocab
 
 Sentence = list[str]
 Paragraph = list[Sentence]
@@ -64,6 +64,7 @@ def make_nsp_pairs(
     max_len: int,
     *,
     overflow: str = "truncate",
+    specials: SpecialTokens | None = None,
     generator: torch.Generator | None = None,
     seed: int | None = None,
 ) -> NSPPairs:
@@ -71,7 +72,8 @@ def make_nsp_pairs(
 
     ``paragraphs``: a list of paragraphs, each a list of tokenized sentences. A pair longer than
     ``max_len`` (with ``<cls>`` and two ``<sep>``) is truncated (``overflow="truncate"``) or
-    dropped (``"drop"``); either way it is counted in the result.
+    dropped (``"drop"``); either way it is counted in the result. ``specials`` gives the
+    spelling of ``<cls>``/``<sep>`` (default: the chapter's).
     """
     if overflow not in ("truncate", "drop"):
         raise ValueError(f"overflow must be 'truncate' or 'drop'; got {overflow!r}")
@@ -83,6 +85,7 @@ def make_nsp_pairs(
             f"sentence from another one; got {len(paragraphs)}"
         )
     g = make_generator(generator, seed)
+    specials = specials or SpecialTokens()
     result = NSPPairs()
     for p_idx, paragraph in enumerate(paragraphs):
         for i in range(len(paragraph) - 1):
@@ -95,7 +98,8 @@ def make_nsp_pairs(
                     continue
                 a, b = truncate_pair(a, b, max_len - 3)
                 result.truncated += 1
-            tokens, segments = get_tokens_and_segments(a, b)
+            tokens, segments = get_tokens_and_segments(a, b, cls_token=specials.cls,
+                                                       sep_token=specials.sep)
             result.pairs.append(NSPPair(tokens, segments, is_next))
     return result
 
@@ -119,21 +123,12 @@ def make_pretrain_examples(
     g = make_generator(generator, seed)
     examples = []
     for pair in pairs:
-        # Map the chapter's special-token spelling onto the vocabulary's own.
-        ids = [_special_id(t, vocab) for t in pair.tokens]
+        ids = vocab[pair.tokens]
         m = mask_tokens(ids, vocab, mask_ratio=mask_ratio, generator=g)
         examples.append(
             PretrainExample(m.masked_ids, pair.segments, m.positions, m.labels, pair.is_next)
         )
     return examples
-
-
-def _special_id(token: str, vocab: Vocab) -> int:
-    if token == "<cls>":
-        return vocab.cls_id
-    if token == "<sep>":
-        return vocab.sep_id
-    return vocab[token]
 
 
 @dataclass

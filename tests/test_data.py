@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from bertlib import (
+    HF_SPECIAL_TOKENS,
     IS_NEXT,
     NOT_NEXT,
     Vocab,
@@ -102,3 +103,15 @@ def test_bad_data_input():
     examples = make_pretrain_examples(make_nsp_pairs(corpus, 12, seed=0).pairs, vocab, seed=0)
     with pytest.raises(ValueError, match="max_len is 5"):
         pad_bert_inputs(examples, max_len=5, vocab=vocab)
+
+
+def test_pairs_follow_the_vocabulary_spelling_of_special_tokens():
+    corpus = _corpus(3, 3)
+    words = sorted({w for p in corpus for s in p for w in s})
+    vocab = Vocab.from_list(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words],
+                            HF_SPECIAL_TOKENS)
+    pairs = make_nsp_pairs(corpus, 12, specials=HF_SPECIAL_TOKENS, seed=0).pairs
+    assert pairs[0].tokens[0] == "[CLS]" and pairs[0].tokens[3] == "[SEP]"
+    examples = make_pretrain_examples(pairs, vocab, seed=0)
+    assert all(ex.token_ids[0] == vocab.cls_id for ex in examples)
+    assert vocab.unk_id not in {t for ex in examples for t in ex.token_ids}
