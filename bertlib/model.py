@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
@@ -288,6 +289,20 @@ class BERTModel(nn.Module):
     @classmethod
     def from_config(cls, config: BERTConfig) -> BERTModel:
         return cls(**config.to_dict())
+
+    # Parts without trained weights, e.g. ("mlm", "nsp") after from_hf on a BertModel checkpoint.
+    untrained_heads: tuple[str, ...] = ()
+
+    @classmethod
+    def from_hf(cls, directory: str | Path) -> BERTModel:
+        """A Hugging Face BERT checkpoint directory as a bertlib model in eval mode; see
+        :func:`bertlib.hf.load_hf_model` (NSP logits converted to 1 = IsNext)."""
+        from bertlib.hf import load_hf_model  # bertlib.hf imports this module
+
+        return load_hf_model(directory)
+
+    def extra_repr(self) -> str:
+        return f"untrained_heads={self.untrained_heads}" if self.untrained_heads else ""
 
     def forward(
         self,

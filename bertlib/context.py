@@ -1,0 +1,102 @@
+"""Context sensitivity: the same word gets a different BERT vector in every sentence.
+
+A word's vector is the encoder output (``encoded_X``) at the word's first WordPiece, computed in
+eval mode for the sentence ``[CLS] sentence [SEP]``. With ``contextual=False`` it is the word's
+row of the token embedding matrix instead, which is the same in every sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from bertlib.model import BERTModel
+from bertlib.tokenizer import WordPieceTokenizer
+
+# (sentence, word) pairs for the notebooks' demonstrations.
+CRANE_EXAMPLES = (
+    ("a crane is flying", "crane"),
+    ("a crane driver came", "crane"),
+)
+BANK_EXAMPLES = (
+    ("i went to the bank to deposit cash", "bank"),
+    ("i went to the bank to sit down", "bank"),
+    ("the boat drifted to the bank of the river", "bank"),
+)
+
+
+@dataclass(frozen=True)
+class SimilarityTable:
+    """Cosine similarities between word occurrences: ``matrix[i, j]`` for labels i and j."""
+
+    matrix: torch.Tensor  # (N, N), float64
+    labels: list[str]
+
+
+def find_word(tokenizer: WordPieceTokenizer, sentence: str, word: str,
+              occurrence: int = 0) -> tuple[list[str], int]:
+    """The WordPiece tokens of ``sentence`` and the index of the first piece of ``word``
+    (its ``occurrence``-th appearance, counting from 0), both without ``[CLS]``."""
+    encoding = tokenizer.backend.encode(sentence, add_special_tokens=False)
+    tokens, word_ids = encoding.tokens, encoding.word_ids
+    pieces = tokenizer.tokenize(word)
+    if not pieces:
+        raise ValueError(f"word must contain at least one token; got {word!r}")
+    n = len(pieces)
+
+    def is_boundary(i: int) -> bool:  # a new pre-tokenized word starts at token i
+        return i in (0, len(tokens)) or word_ids[i] != word_ids[i - 1]
+
+    starts = [i for i in range(len(tokens) - n + 1)
+              if tokens[i:i + n] == pieces and is_boundary(i) and is_boundary(i + n)]
+    if occurrence >= len(starts) or occurrence < 0:
+        raise ValueError(f"{word!r} ({pieces}) occurs {len(starts)} time(s) as a whole word in "
+                         f"{sentence!r} ({tokens}); occurrence must be in [0, {len(starts)})")
+    return tokens, starts[occurrence]
+
+
+def word_vectors(model: BERTModel, tokenizer: WordPieceTokenizer,
+                 occurrences: Sequence[tuple[str, str]], *,
+                 contextual: bool = True) -> torch.Tensor:
+    """One vector per ``(sentence, word)`` pair: (N, H)."""
+    if not occurrences:
+        raise ValueError("occurrences must hold at least one (sentence, word) pair")
+    vocab = tokenizer.vocab
+    found = [find_word(tokenizer, sentence, word) for sentence, word in occurrences]
+    ids = [[vocab.cls_id, *vocab[tokens], vocab.sep_id] for tokens, _ in found]
+    positions = torch.tensor([start + 1 for _, start in found])  # + 1 for [CLS]
+    T = max(len(row) for row in ids)
+    tokens = torch.full((len(ids), T), vocab.pad_id)
+    for i, row in enumerate(ids):
+        tokens[i, :len(row)] = torch.tensor(row)
+    rows = torch.arange(len(ids))
+    if not contextual:
+        return model.encoder.token_embedding.weight.detach()[tokens[rows, positions]]
+    was_training = model.training
+    model.eval()  # dropout off: the vector must not depend on chance
+    try:
+        with torch.no_grad():
+            encoded_X = model.encoder(tokens, torch.zeros_like(tokens),
+                                      torch.tensor([len(row) for row in ids]))
+    finally:
+        model.train(was_training)
+    return encoded_X[rows, positions]
+
+
+def cosine_similarity_matrix(vectors: torch.Tensor) -> torch.Tensor:
+    """(N, H) -> (N, N) cosine similarities, in float64."""
+    unit = torch.nn.functional.normalize(vectors.double(), dim=-1)
+    # Rounding can push a vector's similarity with itself to 1 + 2e-16; cosines lie in [-1, 1].
+    return (unit @ unit.T).clamp(-1.0, 1.0)
+
+
+def similarity_table(model: BERTModel, tokenizer: WordPieceTokenizer,
+                     occurrences: Sequence[tuple[str, str]], *,
+                     contextual: bool = True) -> SimilarityTable:
+    """Cosine similarities between the vectors of ``(sentence, word)`` pairs, labelled by
+    sentence (ready for ``bertlib.plots.plot_similarity(table.matrix, table.labels,
+    table.labels)``)."""
+    vectors = word_vectors(model, tokenizer, occurrences, contextual=contextual)
+    return SimilarityTable(cosine_similarity_matrix(vectors), [s for s, _ in occurrences])
