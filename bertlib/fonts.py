@@ -1,0 +1,76 @@
+"""A CJK font for matplotlib, so Chinese labels render instead of empty boxes.
+
+The font is Noto Sans CJK (SIL Open Font License 1.1), installed from PyPI as the
+``noto-cjk-sans-otc`` wheel, or found where Debian's ``fonts-noto-cjk`` puts it. The file is an
+OpenType collection; matplotlib registers each face, and the Simplified Chinese one is used.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from pathlib import Path
+
+import matplotlib
+from matplotlib import font_manager
+
+CJK_FAMILY = "Noto Sans CJK SC"
+FONT_FILE = "NotoSansCJK-Regular.ttc"
+_SYSTEM_DIRS = (Path("/usr/share/fonts/opentype/noto"), Path("/usr/share/fonts/noto-cjk"))
+
+
+def cjk_font_path() -> Path:
+    """Path of the Noto Sans CJK collection; FileNotFoundError saying how to install it."""
+    try:
+        import noto_cjk_sans_otc
+    except ImportError:
+        candidates = [d / FONT_FILE for d in _SYSTEM_DIRS]
+    else:
+        candidates = [Path(str(noto_cjk_sans_otc.FONT_PATH))]
+    for path in candidates:
+        if path.is_file():
+            return path
+    raise FileNotFoundError(
+        f"no CJK font found (looked for {[str(p) for p in candidates]}); "
+        "install it with `pip install noto-cjk-sans-otc`"
+    )
+
+
+def cjk_face_index(path: Path | None = None) -> int:
+    """Index of the :data:`CJK_FAMILY` face inside the collection."""
+    from fontTools.ttLib import TTCollection
+
+    path = cjk_font_path() if path is None else path
+    collection = TTCollection(str(path), lazy=True)
+    for index, face in enumerate(collection.fonts):
+        if face["name"].getDebugName(1) == CJK_FAMILY:
+            return index
+    raise ValueError(f"{path} holds no face named {CJK_FAMILY!r}")
+
+
+def cjk_codepoints() -> frozenset[int]:
+    """Every code point the CJK face can draw (its cmap)."""
+    from fontTools.ttLib import TTFont
+
+    path = cjk_font_path()
+    face = TTFont(str(path), fontNumber=cjk_face_index(path), lazy=True)
+    return frozenset(face.getBestCmap())
+
+
+@functools.cache
+def use_cjk_font() -> bool:
+    """Register the CJK font once and append it to ``font.family`` as a fallback.
+
+    Latin text keeps matplotlib's default family; characters it lacks fall back to the CJK
+    face. Returns False (with one warning) when no CJK font is installed, so English figures
+    still work.
+    """
+    try:
+        path = cjk_font_path()
+    except FileNotFoundError as err:
+        warnings.warn(f"Chinese labels will not render: {err}", stacklevel=2)
+        return False
+    font_manager.fontManager.addfont(str(path))
+    families = [f for f in matplotlib.rcParams["font.family"] if f != CJK_FAMILY]
+    matplotlib.rcParams["font.family"] = [*families, CJK_FAMILY]
+    return True

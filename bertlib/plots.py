@@ -1,0 +1,659 @@
+"""Figures of BERT's input, masking, attention, NSP and similarity, in pure matplotlib.
+
+Each figure is a small class that builds its Figure once and then only updates its artists
+(``update``), so the widgets can redraw in a few tens of milliseconds; the ``plot_*`` functions
+are the one-shot versions that return a fresh :class:`~matplotlib.figure.Figure`. Nothing here
+imports torch: the inputs are numpy arrays and lists of token strings.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import PIL.Image
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
+
+from bertlib.fonts import use_cjk_font
+from bertlib.i18n import resolve_language, text
+from bertlib.masking import Fate
+
+DPI = 90  # sharp on a projector, small enough PNGs to redraw fast
+# Okabe-Ito colours: distinguishable with the common forms of colour blindness.
+FATE_COLORS = {Fate.MASK: "#0072B2", Fate.RANDOM: "#E69F00", Fate.KEEP: "#009E73"}
+FATE_TEXT_COLORS = {Fate.MASK: "white", Fate.RANDOM: "black", Fate.KEEP: "black"}
+FATE_KEYS = {Fate.MASK: "fate_mask", Fate.RANDOM: "fate_random", Fate.KEEP: "fate_keep"}
+EXPECTED_FATE_FRACTIONS = {Fate.MASK: 0.8, Fate.RANDOM: 0.1, Fate.KEEP: 0.1}
+NOT_SELECTED_COLOR = "#E8E8E8"
+SEGMENT_COLORS = ("#D6EAF8", "#FDEBD0")  # backgrounds of sentence A and sentence B
+BOUNDARY_COLOR = "#D55E00"
+CHIP_COLUMNS = 8
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready."""
+    use_cjk_font()
+    fig = Figure(figsize=(width, height), dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _encode_png(canvas: FigureCanvasAgg) -> bytes:
+    width, height = canvas.get_width_height(physical=True)
+    rgba = PIL.Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    buf = io.BytesIO()
+    # Level 1: a few times faster than the default for a slightly larger file.
+    rgba.convert("RGB").save(buf, format="png", compress_level=1)
+    return buf.getvalue()
+
+
+def figure_png(fig: Figure) -> bytes:
+    """The figure rendered as PNG bytes (a full draw)."""
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.draw()
+    return _encode_png(canvas)
+
+
+class Blitter:
+    """Redraws only a figure's changing ("animated") artists over a cached background.
+
+    Drawing tick labels is what makes a figure slow; they change only with the tokens, so the
+    owner calls :meth:`invalidate` then, and every other update costs just the animated artists.
+    """
+
+    def __init__(self, fig: Figure):
+        self.figure = fig
+        self.artists: list = []
+        self._background = None
+
+    def animate(self, *artists) -> None:
+        for artist in artists:
+            artist.set_animated(True)
+        self.artists.extend(artists)
+
+    def forget(self, *artists) -> None:
+        gone = {id(a) for a in artists}
+        self.artists = [a for a in self.artists if id(a) not in gone]
+
+    def invalidate(self) -> None:
+        self._background = None
+
+    def png(self) -> bytes:
+        canvas = self.figure.canvas
+        if self._background is None:
+            canvas.draw()  # everything but the animated artists
+            self._background = canvas.copy_from_bbox(self.figure.bbox)
+        else:
+            canvas.restore_region(self._background)
+        for artist in self.artists:
+            if artist.get_visible():
+                self.figure.draw_artist(artist)
+        return _encode_png(canvas)
+
+
+def _pin_labels(ax, x_label: float | None = None, y_label: float | None = None) -> None:
+    """Fix the axis labels at the given axes coordinates and the title just above the axes.
+
+    Left to itself, matplotlib places them by measuring every tick label on each draw, which
+    costs more than drawing them for 64 tokens.
+    """
+    if x_label is not None:
+        ax.xaxis.set_label_coords(0.5, x_label)
+    if y_label is not None:
+        ax.yaxis.set_label_coords(y_label, 0.5)
+    ax.set_title(ax.get_title(), y=1.0, pad=6)
+
+
+def _label_size(n: int) -> float:
+    """Tick-label font size that stays legible for short inputs and fits long ones."""
+    return float(np.clip(14 - n / 6, 7, 12))
+
+
+# ---------------------------------------------------------------------------------------------
+# Input representation
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EmbeddingParts:
+    """The three embeddings of each token and the encoder's input; arrays are (T, H)."""
+
+    tokens: list[str]
+    token: np.ndarray
+    segment: np.ndarray
+    position: np.ndarray
+    total: np.ndarray
+    normalised: bool = False  # True when ``total`` is LayerNorm(sum), as in original BERT
+
+    def panels(self) -> list[np.ndarray]:
+        return [self.token, self.segment, self.position, self.total]
+
+
+class EmbeddingPlot:
+    """Four (T, H) heatmaps side by side, rows labelled with the tokens, one colour scale."""
+
+    def __init__(self, lang: str | None = None):
+        self.lang = resolve_language(lang)
+        self.figure = new_figure(12, 4)
+        self.figure.subplots_adjust(left=0.1, right=0.9, top=0.88, bottom=0.12, wspace=0.08)
+        # Not sharey: shared axes keep 64 hidden tick labels each, which still cost a draw.
+        self.axes = list(self.figure.subplots(1, 4))
+        for ax in self.axes[1:]:
+            ax.set_yticks([])
+        self.images = [ax.imshow(np.zeros((1, 1)), cmap="RdBu_r", aspect="auto",
+                                 interpolation="nearest") for ax in self.axes]
+        cax = self.figure.add_axes((0.92, 0.12, 0.012, 0.76))
+        self.colorbar = self.figure.colorbar(self.images[0], cax=cax)
+        self.colorbar.set_label(text("emb_value", self.lang))
+        for ax in self.axes:
+            ax.set_xlabel(text("hidden_dim", self.lang))
+        self._tokens: list[str] | None = None
+
+    def update(self, parts: EmbeddingParts) -> Figure:
+        T, H = parts.token.shape
+        if parts.tokens != self._tokens:
+            self._tokens = list(parts.tokens)
+            height = min(max(2.5, 0.16 * T + 1.4), 12)
+            self.figure.set_size_inches(12, height)
+            self.figure.subplots_adjust(bottom=0.55 / height, top=1 - 0.4 / height)
+            self.axes[0].set_yticks(range(T), parts.tokens, fontsize=_label_size(T))
+            for ax in self.axes:
+                _pin_labels(ax, x_label=-0.4 / ((1 - 0.95 / height) * height))
+        keys = ["emb_token", "emb_segment", "emb_position",
+                "emb_sum_norm" if parts.normalised else "emb_sum"]
+        limit = max(float(np.abs(p).max()) for p in parts.panels()) or 1.0
+        for ax, im, data, key in zip(self.axes, self.images, parts.panels(), keys, strict=True):
+            im.set_data(data)
+            im.set_extent((-0.5, H - 0.5, T - 0.5, -0.5))
+            im.set_clim(-limit, limit)
+            ax.set_xlim(-0.5, H - 0.5)
+            ax.set_title(text(key, self.lang), y=1.0, pad=6)
+        for ax in self.axes:
+            ax.set_ylim(T - 0.5, -0.5)
+        return self.figure
+
+    def png(self) -> bytes:
+        return figure_png(self.figure)  # every update changes the tick labels: full draw
+
+
+def plot_input_representation(parts: EmbeddingParts, lang: str | None = None) -> Figure:
+    """Token, segment and position embeddings and the encoder input, as heatmaps."""
+    return EmbeddingPlot(lang).update(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Masking
+# ---------------------------------------------------------------------------------------------
+
+
+class ChipsPlot:
+    """Tokens as grey chips; a selected chip gets an outline and a band in its fate's colour
+    saying what the model sees instead.
+
+    Only the outlines, bands and their texts change between draws, and only the selected ones
+    are drawn, so a resample redraws a handful of artists.
+    """
+
+    def __init__(self, lang: str | None = None):
+        self.lang = resolve_language(lang)
+        self.figure = new_figure(11, 2)
+        self.ax = self.figure.add_axes((0.01, 0.01, 0.98, 0.8))
+        self.ax.set_axis_off()
+        handles = [Patch(facecolor=FATE_COLORS[f], label=text(FATE_KEYS[f], self.lang))
+                   for f in Fate]
+        handles.append(Patch(facecolor=NOT_SELECTED_COLOR, edgecolor="#999999",
+                             label=text("fate_none", self.lang)))
+        self.legend = self.figure.legend(handles=handles, loc="upper center", ncol=4,
+                                         frameon=False, fontsize=11, bbox_to_anchor=(0.5, 0.93))
+        self.title = self.figure.suptitle("", fontsize=13, y=0.995)
+        self.blitter = Blitter(self.figure)
+        self.blitter.animate(self.title)
+        self.top_texts: list = []  # the original tokens (static)
+        self.outlines: list[FancyBboxPatch] = []
+        self.bands: list[FancyBboxPatch] = []
+        self.bottom_texts: list = []  # what the model sees at selected positions
+        self.fates: list[Fate | None] = []
+
+    def _layout(self, n: int) -> None:
+        """Build ``n`` chips; their token texts are filled in by :meth:`update`."""
+        for artist in self.ax.patches[:] + self.ax.texts[:]:
+            artist.remove()
+        self.blitter.forget(*self.outlines, *self.bands, *self.bottom_texts)
+        rows = max(1, math.ceil(n / CHIP_COLUMNS))
+        height = 0.75 * rows + 0.9
+        self.figure.set_size_inches(11, height)
+        self.ax.set_position((0.01, 0.01, 0.98, (0.75 * rows) / height))
+        self.ax.set_xlim(0, CHIP_COLUMNS)
+        self.ax.set_ylim(rows, 0)
+        box = "round,pad=0,rounding_size=0.12"
+        self.top_texts, self.outlines, self.bands, self.bottom_texts = [], [], [], []
+        # add_artist, not add_patch: the limits are fixed, and updating them per patch is slow.
+        for i in range(n):
+            x, y = i % CHIP_COLUMNS + 0.05, i // CHIP_COLUMNS + 0.08
+            self.ax.add_artist(FancyBboxPatch((x, y), 0.9, 0.84, boxstyle=box, linewidth=1,
+                                              facecolor=NOT_SELECTED_COLOR, edgecolor="#999999"))
+            self.top_texts.append(self.ax.text(x + 0.45, y + 0.24, "", ha="center",
+                                               va="center", fontsize=12, color="#222222"))
+            self.bands.append(self.ax.add_artist(FancyBboxPatch(
+                (x + 0.06, y + 0.46), 0.78, 0.32, boxstyle="round,pad=0,rounding_size=0.08",
+                linewidth=0)))
+            self.outlines.append(self.ax.add_artist(FancyBboxPatch(
+                (x, y), 0.9, 0.84, boxstyle=box, linewidth=3, fill=False)))
+            self.bottom_texts.append(self.ax.text(x + 0.45, y + 0.62, "", ha="center",
+                                                  va="center", fontsize=10))
+        self.blitter.animate(*self.bands, *self.outlines, *self.bottom_texts)
+
+    def update(self, tokens: Sequence[str], shown: Sequence[str], fates: Sequence[Fate | None],
+               title: str = "") -> Figure:
+        """tokens: the original sequence; shown: what the model sees; fates: one per token,
+        None for positions not selected."""
+        if not len(tokens) == len(shown) == len(fates):
+            raise ValueError(f"tokens, shown and fates must have one entry per token; got "
+                             f"{len(tokens)}, {len(shown)}, {len(fates)}")
+        if len(tokens) != len(self.top_texts):
+            self._layout(len(tokens))
+        if [t.get_text() for t in self.top_texts] != list(tokens):
+            for top, tok in zip(self.top_texts, tokens, strict=True):
+                top.set_text(tok)
+            self.blitter.invalidate()
+        self.fates = list(fates)
+        for outline, band, bottom, seen, fate in zip(
+                self.outlines, self.bands, self.bottom_texts, shown, fates, strict=True):
+            selected = fate is not None
+            for artist in (outline, band, bottom):
+                artist.set_visible(selected)
+            if selected:
+                outline.set_edgecolor(FATE_COLORS[fate])
+                band.set_facecolor(FATE_COLORS[fate])
+                bottom.set_text(f"→ {seen}")
+                bottom.set_color(FATE_TEXT_COLORS[fate])
+        self.title.set_text(title)
+        return self.figure
+
+    def png(self) -> bytes:
+        return self.blitter.png()
+
+
+def plot_mask_chips(tokens: Sequence[str], shown: Sequence[str],
+                    fates: Sequence[Fate | None], title: str = "",
+                    lang: str | None = None) -> Figure:
+    """One masking draw as coloured chips, with a legend of the four fates."""
+    return ChipsPlot(lang).update(tokens, shown, fates, title)
+
+
+@dataclass(frozen=True)
+class MaskTally:
+    """Counts over ``samples`` masking draws of one sequence.
+
+    selection_counts: (T,) how often each position was selected; fate_counts: (samples, 3)
+    cumulative counts of MASK/RANDOM/KEEP after each draw; selected/candidates: positions chosen
+    per draw out of the maskable ones.
+    """
+
+    tokens: list[str]
+    selection_counts: np.ndarray
+    fate_counts: np.ndarray
+    selected: int
+    candidates: int
+
+    @property
+    def samples(self) -> int:
+        return int(self.fate_counts.shape[0])
+
+    @property
+    def selection_fractions(self) -> np.ndarray:
+        return self.selection_counts / self.samples
+
+    @property
+    def fate_fractions(self) -> np.ndarray:
+        """(samples, 3): running fraction of each fate among the tokens selected so far."""
+        return self.fate_counts / self.fate_counts.sum(axis=1, keepdims=True)
+
+
+def plot_mask_tally(tally: MaskTally, lang: str | None = None) -> Figure:
+    """Selection frequency per position and the running 80/10/10 fractions, with the expected
+    values as dashed reference lines."""
+    lang = resolve_language(lang)
+    T = len(tally.tokens)
+    fig = new_figure(12, 4.2)
+    fig.subplots_adjust(left=0.06, right=0.98, top=0.9, bottom=0.3, wspace=0.18)
+    ax_sel, ax_fate = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+    ax_sel.bar(range(T), tally.selection_fractions, color=FATE_COLORS[Fate.MASK])
+    expected = tally.selected / tally.candidates
+    ax_sel.axhline(expected, color="black", linestyle="--", linewidth=1.5,
+                   label=text("tally_selection_expected", lang, selected=tally.selected,
+                              candidates=tally.candidates, percent=100 * expected))
+    ax_sel.set_xticks(range(T), tally.tokens, rotation=90, fontsize=_label_size(T))
+    ax_sel.set_xlim(-0.5, T - 0.5)
+    ax_sel.set_ylim(0, max(2 * expected, float(tally.selection_fractions.max()) * 1.1))
+    ax_sel.set_ylabel(text("tally_fraction", lang))
+    ax_sel.set_title(text("tally_selection_title", lang))
+    ax_sel.legend(loc="upper right", fontsize=10)
+    draws = np.arange(1, tally.samples + 1)
+    fractions = tally.fate_fractions
+    for fate in Fate:
+        color = FATE_COLORS[fate]
+        ax_fate.plot(draws, fractions[:, fate], color=color, linewidth=2,
+                     label=text(FATE_KEYS[fate], lang))
+        ax_fate.axhline(EXPECTED_FATE_FRACTIONS[fate], color=color, linestyle="--",
+                        linewidth=1.2)
+    ax_fate.plot([], [], color="black", linestyle="--", label=text("expected_value", lang))
+    ax_fate.set_xscale("log")
+    ax_fate.set_ylim(0, 1)
+    ax_fate.set_xlabel(text("tally_resample_axis", lang))
+    ax_fate.set_ylabel(text("tally_fraction", lang))
+    ax_fate.set_title(text("tally_fates_title", lang, samples=tally.samples))
+    ax_fate.legend(loc="center right", fontsize=9)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------------
+# Attention
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AttentionView:
+    """What one attention heatmap shows: (T, T) weights, rows = queries, columns = keys.
+
+    boundary: index of the first sentence-B token among ``tokens``, or None without B.
+    """
+
+    weights: np.ndarray
+    tokens: list[str]
+    boundary: int | None = None
+    query: int = 0
+    title: str = ""
+    note: str = ""
+
+
+class AttentionPlot:
+    """A token x token heatmap with the A/B boundary marked and, beneath it sharing the key
+    axis, a bar chart of the chosen query token's row."""
+
+    def __init__(self, lang: str | None = None):
+        self.lang = resolve_language(lang)
+        self.figure = new_figure(9, 9)
+        # Placed by hand (see _layout) so the bars line up with the heatmap's columns; the
+        # heatmap has no x tick labels of its own: the bars' labels below name the keys.
+        self.ax_map = self.figure.add_axes((0, 0, 1, 1))
+        self.ax_row = self.figure.add_axes((0, 0, 1, 1))
+        self.cax = self.figure.add_axes((0, 0, 1, 1))
+        self.ax_map.set_xticks([])
+        self.image = self.ax_map.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0,
+                                        interpolation="nearest", aspect="auto")
+        self.colorbar = self.figure.colorbar(self.image, cax=self.cax)
+        self.colorbar.set_label(text("weight", self.lang))
+        line = {"color": BOUNDARY_COLOR, "linewidth": 2}
+        self.hline = self.ax_map.axhline(0, **line)
+        self.vline = self.ax_map.axvline(0, **line)
+        self.row_vline = self.ax_row.axvline(0, **line)
+        self.highlight = Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor="#E69F00",
+                                   linewidth=2.5)
+        self.ax_map.add_patch(self.highlight)
+        self.ax_map.set_ylabel(text("query_axis", self.lang))
+        self.ax_row.set_ylabel(text("weight", self.lang))
+        self.ax_row.set_xlabel(text("key_axis", self.lang))
+        self.ax_row.set_yticks([])  # the y scale follows the row; the peak is written instead
+        self.peak = self.ax_row.text(0.995, 0.92, "", transform=self.ax_row.transAxes,
+                                     ha="right", va="top", fontsize=10)
+        self.note = self.figure.text(0.01, 0.005, "", fontsize=9, color="#555555")
+        # One collection, not T Rectangles: ax.bar costs more than the whole redraw.
+        self.bars = PolyCollection([], facecolors="#0072B2")
+        self.ax_row.add_collection(self.bars, autolim=False)
+        self.row_values = np.zeros(0)
+        self.blitter = Blitter(self.figure)
+        self.blitter.animate(self.image, self.hline, self.vline, self.row_vline, self.highlight,
+                             self.colorbar.ax, self.ax_map.title, self.ax_row.title, self.peak,
+                             self.note, self.bars)
+        self._tokens: list[str] | None = None
+
+    def _layout(self, tokens: list[str]) -> None:
+        T = len(tokens)
+        size = _label_size(T)
+        side = min(max(3.5, 0.1 * T + 2.5), 8.0)  # inches of heatmap
+        margin, below, bar_h, gap, top, right = 1.5, 1.3, 0.22 * side + 0.6, 0.5, 0.5, 1.1
+        width, height = margin + side + right, below + bar_h + gap + side + top
+        self.figure.set_size_inches(width, height)
+        self.ax_map.set_position((margin / width, (below + bar_h + gap) / height,
+                                  side / width, side / height))
+        self.ax_row.set_position((margin / width, below / height, side / width, bar_h / height))
+        self.cax.set_position(((margin + side + 0.15) / width, (below + bar_h + gap) / height,
+                               0.18 / width, side / height))
+        self.ax_map.set_yticks(range(T), tokens, fontsize=size)
+        self.ax_row.set_xticks(range(T), tokens, rotation=90, fontsize=size)
+        for ax in (self.ax_map, self.ax_row):
+            ax.set_xlim(-0.5, T - 0.5)
+        self.ax_map.set_ylim(T - 0.5, -0.5)
+        _pin_labels(self.ax_map, y_label=-(margin - 0.3) / side)
+        _pin_labels(self.ax_row, x_label=-(below - 0.3) / bar_h, y_label=-(margin - 0.3) / side)
+        self.blitter.invalidate()
+        self.highlight.set_width(T)
+        self._tokens = list(tokens)
+
+    def update(self, view: AttentionView) -> Figure:
+        weights = np.asarray(view.weights)
+        T = len(view.tokens)
+        if weights.shape != (T, T):
+            raise ValueError(f"weights must be (T, T) with T={T} tokens; got {weights.shape}")
+        if not 0 <= view.query < T:
+            raise ValueError(f"query must be a token index in [0, {T - 1}]; got {view.query}")
+        if view.tokens != self._tokens:
+            self._layout(view.tokens)
+        vmax = float(weights.max()) or 1.0
+        self.image.set_data(weights)
+        self.image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
+        self.image.set_clim(0, vmax)
+        row = weights[view.query]
+        self.row_values = row
+        self.bars.set_verts([[(i - 0.4, 0), (i - 0.4, h), (i + 0.4, h), (i + 0.4, 0)]
+                             for i, h in enumerate(row)])
+        self.ax_row.set_ylim(0, vmax * 1.05)
+        self.peak.set_text(f"max {row.max():.3f}")
+        self.highlight.set_y(view.query - 0.5)
+        has_boundary = view.boundary is not None and 0 < view.boundary < T
+        for line in (self.hline, self.vline, self.row_vline):
+            line.set_visible(has_boundary)
+        if has_boundary:
+            edge = view.boundary - 0.5
+            self.hline.set_ydata([edge, edge])
+            self.vline.set_xdata([edge, edge])
+            self.row_vline.set_xdata([edge, edge])
+        self.ax_map.set_title(view.title, y=1.0, pad=6)
+        self.ax_row.set_title(text("attends_title", self.lang, token=view.tokens[view.query]),
+                              fontsize=11, y=1.0, pad=4)
+        self.note.set_text(view.note)
+        return self.figure
+
+    def png(self) -> bytes:
+        return self.blitter.png()
+
+
+def plot_attention(view: AttentionView, lang: str | None = None) -> Figure:
+    """One head's (or the mean) attention heatmap with the query token's row as bars."""
+    return AttentionPlot(lang).update(view)
+
+
+class AllHeadsPlot:
+    """Small multiples: every head of one layer and their mean, on one colour scale."""
+
+    def __init__(self, num_heads: int, lang: str | None = None):
+        self.lang = resolve_language(lang)
+        self.num_panels = num_heads + 1
+        self.cols = min(4, self.num_panels)
+        self.rows = math.ceil(self.num_panels / self.cols)
+        height = 3.4 * self.rows + 1.0
+        self.figure = new_figure(3.2 * self.cols + 1.8, height)
+        self.figure.subplots_adjust(left=1.0 / (3.2 * self.cols + 1.8), right=0.88,
+                                    top=1 - 0.75 / height, bottom=0.9 / height, wspace=0.15,
+                                    hspace=0.35)
+        axes = self.figure.subplots(self.rows, self.cols, squeeze=False)
+        self.axes = list(axes.flat)
+        for ax in self.axes[self.num_panels:]:
+            ax.set_visible(False)
+        self.axes = self.axes[: self.num_panels]
+        self.images = [ax.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0, aspect="auto",
+                                 interpolation="nearest") for ax in self.axes]
+        for i, ax in enumerate(self.axes):
+            is_mean = i == num_heads
+            ax.set_title(text("mean_heads" if is_mean else "head_name", self.lang, head=i),
+                         y=1.0, pad=4)
+        cax = self.figure.add_axes((0.9, 0.9 / height, 0.015, 1 - 1.65 / height))
+        self.colorbar = self.figure.colorbar(self.images[0], cax=cax)
+        self.colorbar.set_label(text("weight", self.lang))
+        self.suptitle = self.figure.suptitle("")
+        self.blitter = Blitter(self.figure)
+        self.blitter.animate(*self.images, self.colorbar.ax, self.suptitle)
+        self._tokens: list[str] | None = None
+
+    def update(self, weights: np.ndarray, tokens: list[str], layer: int) -> Figure:
+        """weights: (num_heads, T, T) for one layer; the mean over heads is added here."""
+        weights = np.asarray(weights)
+        T = len(tokens)
+        if weights.shape != (self.num_panels - 1, T, T):
+            raise ValueError(f"weights must be (num_heads={self.num_panels - 1}, T, T) with "
+                             f"T={T}; got {weights.shape}")
+        panels = [*weights, weights.mean(axis=0)]
+        if tokens != self._tokens:
+            self._tokens = list(tokens)
+            # Labels only on the outer panels and only while legible; the single-head view
+            # has them all.
+            ticks = (range(T), tokens) if T <= 32 else ([], [])
+            size = _label_size(T) - 2
+            for i, ax in enumerate(self.axes):
+                bottom = i + self.cols >= self.num_panels
+                ax.set_xticks(*(ticks if bottom else ([], [])), rotation=90, fontsize=size)
+                ax.set_yticks(*(ticks if i % self.cols == 0 else ([], [])), fontsize=size)
+                ax.set_xlim(-0.5, T - 0.5)
+                ax.set_ylim(T - 0.5, -0.5)
+            self.blitter.invalidate()
+        vmax = float(max(p.max() for p in panels)) or 1.0
+        for im, data in zip(self.images, panels, strict=True):
+            im.set_data(data)
+            im.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
+            im.set_clim(0, vmax)
+        self.suptitle.set_text(text("all_heads_title", self.lang, layer=layer))
+        return self.figure
+
+    def png(self) -> bytes:
+        return self.blitter.png()
+
+
+def plot_all_heads(weights: np.ndarray, tokens: list[str], layer: int,
+                   lang: str | None = None) -> Figure:
+    """Every head of one layer plus their mean. weights: (num_heads, T, T)."""
+    return AllHeadsPlot(np.asarray(weights).shape[0], lang).update(weights, tokens, layer)
+
+
+# ---------------------------------------------------------------------------------------------
+# Next-sentence prediction
+# ---------------------------------------------------------------------------------------------
+
+
+class NSPPlot:
+    """Two horizontal bars, P(NotNext) and P(IsNext), with 0.5 marked."""
+
+    def __init__(self, lang: str | None = None):
+        self.lang = resolve_language(lang)
+        self.figure = new_figure(8, 2.4)
+        self.figure.subplots_adjust(left=0.2, right=0.95, top=0.8, bottom=0.25)
+        self.ax = self.figure.add_subplot()
+        labels = [text("not_next", self.lang), text("is_next", self.lang)]
+        self.bars = self.ax.barh([0, 1], [0, 0], color=["#E69F00", "#0072B2"],
+                                 tick_label=labels)
+        self.values = [self.ax.text(0, i, "", va="center", fontsize=12) for i in range(2)]
+        self.ax.axvline(0.5, color="black", linestyle="--", linewidth=1)
+        self.ax.set_xlim(0, 1)
+        self.ax.set_xlabel(text("probability", self.lang))
+        self.ax.tick_params(axis="y", labelsize=12)
+        self.probabilities = np.zeros(2)
+        self.blitter = Blitter(self.figure)
+        self.blitter.animate(*self.bars, *self.values, self.ax.title)
+
+    def update(self, probabilities: Sequence[float]) -> Figure:
+        """probabilities: (P(NotNext), P(IsNext)), bertlib's label order (1 = IsNext)."""
+        probs = np.asarray(probabilities, dtype=float)
+        if probs.shape != (2,) or not np.isclose(probs.sum(), 1.0):
+            raise ValueError(f"probabilities must be two numbers summing to 1; got {probs}")
+        self.probabilities = probs
+        for bar, label, p in zip(self.bars, self.values, probs, strict=True):
+            bar.set_width(p)
+            label.set_position((min(p, 0.88) + 0.01, label.get_position()[1]))
+            label.set_text(f"{p:.3f}")
+        self.ax.set_title(text("nsp_title", self.lang, p=probs[1]))
+        return self.figure
+
+    def png(self) -> bytes:
+        return self.blitter.png()
+
+
+def plot_nsp(probabilities: Sequence[float], lang: str | None = None) -> Figure:
+    """The NSP head's two probabilities as bars."""
+    return NSPPlot(lang).update(probabilities)
+
+
+# ---------------------------------------------------------------------------------------------
+# Similarity
+# ---------------------------------------------------------------------------------------------
+
+
+def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str],
+                    title: str | None = None, lang: str | None = None) -> Figure:
+    """A cosine-similarity heatmap on a fixed [-1, 1] scale, each value written in its cell.
+
+    matrix: (R, C) array-like; row_labels: R strings; col_labels: C strings.
+    """
+    lang = resolve_language(lang)
+    values = np.asarray(matrix, dtype=float)
+    if values.ndim != 2 or values.size == 0:
+        raise ValueError(f"matrix must be a non-empty 2-D array; got shape {values.shape}")
+    R, C = values.shape
+    if len(row_labels) != R or len(col_labels) != C:
+        raise ValueError(f"need one label per row and column: matrix is {R}x{C}, got "
+                         f"{len(row_labels)} row labels and {len(col_labels)} column labels")
+    tolerance = 1e-4  # cosine similarities computed in float32 can overshoot 1 slightly
+    if not np.isfinite(values).all() or np.abs(values).max() > 1 + tolerance:
+        raise ValueError("matrix must hold cosine similarities: finite values in [-1, 1]")
+    fig = new_figure(max(4.0, 1.0 * C + 2.5), max(3.0, 0.6 * R + 1.8))
+    fig.set_layout_engine("constrained")
+    ax = fig.add_subplot()
+    image = ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
+    for (r, c), v in np.ndenumerate(values):
+        ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=11,
+                color="white" if abs(v) > 0.6 else "black")
+    ax.set_xticks(range(C), list(col_labels), rotation=30, ha="right")
+    ax.set_yticks(range(R), list(row_labels))
+    ax.set_title(text("similarity_title", lang) if title is None else title)
+    fig.colorbar(image, ax=ax).set_label(text("similarity_title", lang))
+    return fig
+
+
+__all__ = [
+    "DPI",
+    "FATE_COLORS",
+    "SEGMENT_COLORS",
+    "AllHeadsPlot",
+    "AttentionPlot",
+    "AttentionView",
+    "Blitter",
+    "ChipsPlot",
+    "EmbeddingParts",
+    "EmbeddingPlot",
+    "MaskTally",
+    "NSPPlot",
+    "figure_png",
+    "new_figure",
+    "plot_all_heads",
+    "plot_attention",
+    "plot_input_representation",
+    "plot_mask_chips",
+    "plot_mask_tally",
+    "plot_nsp",
+    "plot_similarity",
+]

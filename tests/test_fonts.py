@@ -1,0 +1,93 @@
+import string
+import warnings
+
+import matplotlib
+import numpy as np
+from matplotlib import font_manager
+
+from bertlib import fonts, plots
+from bertlib.i18n import STRINGS
+from bertlib.masking import Fate
+
+ZH_TOKENS = ["[CLS]", "起", "重", "机", "在", "飞", "[SEP]", "银", "行", "[SEP]"]
+
+
+def literal_text(template: str) -> str:
+    return "".join(lit for lit, _, _, _ in string.Formatter().parse(template))
+
+
+def test_font_file_is_a_collection_with_the_simplified_chinese_face():
+    path = fonts.cjk_font_path()
+    assert path.is_file() and path.stat().st_size > 1_000_000
+    from fontTools.ttLib import TTCollection
+
+    names = [f["name"].getDebugName(1) for f in TTCollection(str(path), lazy=True).fonts]
+    assert names[fonts.cjk_face_index()] == fonts.CJK_FAMILY
+
+
+def test_matplotlib_resolves_the_family_to_that_face():
+    assert fonts.use_cjk_font()
+    found = font_manager.findfont(font_manager.FontProperties(family=fonts.CJK_FAMILY),
+                                  fallback_to_default=False)
+    assert str(found.path) == str(fonts.cjk_font_path())
+    assert found.face_index == fonts.cjk_face_index()
+
+
+def test_cjk_font_is_a_fallback_after_the_default_family():
+    fonts.use_cjk_font()
+    family = matplotlib.rcParams["font.family"]
+    assert family[-1] == fonts.CJK_FAMILY
+    assert family.count(fonts.CJK_FAMILY) == 1
+    assert family[0] != fonts.CJK_FAMILY  # Latin keeps the default family
+
+
+def test_every_chinese_string_is_covered_by_the_font():
+    covered = fonts.cjk_codepoints()
+    used = {ch for entry in STRINGS.values() for ch in literal_text(entry["zh"])}
+    missing = sorted(ch for ch in used if not ch.isspace() and ord(ch) not in covered)
+    assert missing == []
+    assert ord("注") in covered and 0x0F00 not in covered  # the check can fail
+
+
+def draw_zh_figures() -> list[str]:
+    """Draw every kind of figure in Chinese with Chinese tokens; return the warnings."""
+    T = len(ZH_TOKENS)
+    rng = np.random.default_rng(0)
+    weights = rng.random((2, T, T))
+    weights /= weights.sum(-1, keepdims=True)
+    emb = rng.normal(size=(T, 8))
+    fates = [None, Fate.MASK, None, Fate.RANDOM, None, Fate.KEEP, None, None, None, None]
+    tally = plots.MaskTally(ZH_TOKENS, np.arange(T), np.cumsum(np.ones((5, 3)), axis=0), 1, 7)
+    figures = [
+        plots.plot_input_representation(
+            plots.EmbeddingParts(ZH_TOKENS, emb, emb, emb, emb), lang="zh"),
+        plots.plot_mask_chips(ZH_TOKENS, ZH_TOKENS, fates, "标题", lang="zh"),
+        plots.plot_mask_tally(tally, lang="zh"),
+        plots.plot_attention(plots.AttentionView(weights[0], ZH_TOKENS, 7, 2, "注意力"),
+                             lang="zh"),
+        plots.plot_all_heads(weights, ZH_TOKENS, 0, lang="zh"),
+        plots.plot_nsp([0.3, 0.7], lang="zh"),
+        plots.plot_similarity(np.eye(2), ["银行（河岸）", "银行（金融）"], ["起重机", "鹤"],
+                              lang="zh"),
+    ]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for fig in figures:
+            for artist in fig.findobj(lambda a: a.get_animated()):
+                artist.set_animated(False)  # a full draw must include every artist
+            plots.figure_png(fig)
+    return [str(w.message) for w in caught]
+
+
+def test_chinese_figures_draw_without_missing_glyphs():
+    messages = draw_zh_figures()
+    assert not [m for m in messages if "missing from font" in m]
+
+
+def test_the_glyph_check_detects_a_missing_glyph():
+    fig = plots.new_figure(2, 1)
+    fig.text(0.1, 0.5, "\u0f00")  # Tibetan: in neither font
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plots.figure_png(fig)
+    assert any("missing from font" in str(w.message) for w in caught)

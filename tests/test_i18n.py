@@ -1,0 +1,53 @@
+import string
+
+import pytest
+
+from bertlib import i18n
+
+
+def placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_every_string_exists_in_both_languages_with_the_same_placeholders():
+    for key, entry in i18n.STRINGS.items():
+        assert set(entry) == set(i18n.LANGUAGES), key
+        assert entry["en"].strip() and entry["zh"].strip(), key
+        assert placeholders(entry["en"]) == placeholders(entry["zh"]), key
+
+
+def test_chinese_strings_are_translations_not_copies():
+    for key, entry in i18n.STRINGS.items():
+        assert entry["zh"] != entry["en"], key
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in entry["zh"]), key
+
+
+def test_detect_language_follows_the_notebook_folder(tmp_path, monkeypatch):
+    (tmp_path / "zh").mkdir()
+    (tmp_path / "en").mkdir()
+    monkeypatch.chdir(tmp_path / "zh")
+    assert i18n.detect_language() == "zh"
+    assert i18n.resolve_language(None) == "zh"
+    assert i18n.text("layer") == "层"
+    monkeypatch.chdir(tmp_path / "en")
+    assert i18n.detect_language() == "en"
+    assert i18n.text("layer") == "layer"
+
+
+def test_text_fills_placeholders_in_each_language():
+    assert i18n.text("head_name", "en", head=3) == "head 3"
+    assert i18n.text("head_name", "zh", head=3) == "第 3 个头"
+    assert "0.250" in i18n.text("nsp_title", "zh", p=0.25)
+
+
+@pytest.mark.parametrize("lang", ["fr", "EN", ""])
+def test_bad_language_is_rejected_listing_the_allowed_ones(lang):
+    with pytest.raises(ValueError, match=r"'en', 'zh'"):
+        i18n.resolve_language(lang)
+    with pytest.raises(ValueError, match="lang must be one of"):
+        i18n.text("layer", lang)
+
+
+def test_unknown_key_is_a_value_error():
+    with pytest.raises(ValueError, match="unknown text key 'no_such_key'"):
+        i18n.text("no_such_key", "en")

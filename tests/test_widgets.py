@@ -1,0 +1,282 @@
+import numpy as np
+import pytest
+import torch
+
+from bertlib.i18n import text
+from bertlib.masking import make_generator, mask_tokens
+from bertlib.model import BERTModel
+from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.vocab import HF_SPECIAL_TOKENS
+from bertlib.widgets import (
+    AttentionWidget,
+    InputRepresentationWidget,
+    MaskingWidget,
+    NSPWidget,
+)
+
+CORPUS = [
+    "the crane lifted a heavy steel beam",
+    "then it put the beam on the roof",
+    "a crane flew over the river bank",
+    "the bird sat on the bank of the river",
+    "she went to the bank to get money",
+    "起重机吊起了钢梁",
+    "一只鹤飞过河岸",
+] * 5
+
+
+def make_tokenizer(specials=None) -> WordPieceTokenizer:
+    return WordPieceTokenizer.train(CORPUS, vocab_size=120, specials=specials)
+
+
+def make_model(tokenizer: WordPieceTokenizer, max_len: int = 40) -> BERTModel:
+    torch.manual_seed(0)
+    return BERTModel(len(tokenizer.vocab), 16, 32, 2, 2, 0.1, max_len=max_len)
+
+
+@pytest.fixture(scope="module")
+def tokenizer() -> WordPieceTokenizer:
+    return make_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def model(tokenizer) -> BERTModel:
+    return make_model(tokenizer)
+
+
+def reference_inputs(tokenizer, a, b=None):
+    tokens_a = tokenizer.tokenize(a)
+    tokens = [tokenizer.vocab.specials.cls, *tokens_a, tokenizer.vocab.specials.sep]
+    segments = [0] * len(tokens)
+    if b is not None:
+        tokens_b = tokenizer.tokenize(b)
+        tokens += [*tokens_b, tokenizer.vocab.specials.sep]
+        segments += [1] * (len(tokens_b) + 1)
+    return tokens, torch.tensor([tokenizer.vocab[tokens]]), torch.tensor([segments])
+
+
+# --- construction and display ---------------------------------------------------------------
+
+
+def test_widgets_display_through_their_ui(model, tokenizer):
+    for w in (InputRepresentationWidget(model, tokenizer, "en"), MaskingWidget(tokenizer, "en"),
+              AttentionWidget(model, tokenizer, "en"), NSPWidget(model, tokenizer, "en")):
+        bundle = w._repr_mimebundle_()
+        assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == w.ui.model_id
+        assert w.message == ""
+
+
+@pytest.mark.parametrize("cls", [InputRepresentationWidget, AttentionWidget, NSPWidget])
+def test_vocab_size_mismatch_is_refused(cls, tokenizer):
+    torch.manual_seed(0)
+    wrong = BERTModel(len(tokenizer.vocab) + 1, 16, 32, 2, 1, 0.1, max_len=16)
+    with pytest.raises(ValueError, match=r"vocab_size=\d+ must equal len\(tokenizer.vocab\)"):
+        cls(wrong, tokenizer)
+    with pytest.raises(ValueError, match="must be a bertlib BERTModel"):
+        cls("not a model", tokenizer)
+
+
+# --- input representation -------------------------------------------------------------------
+
+
+def test_input_representation_draws_the_model_embeddings(model, tokenizer):
+    w = InputRepresentationWidget(model, tokenizer, "en")
+    w.text_a.value, w.text_b.value = "the crane flew", "over the river"
+    tokens, ids, segments = reference_inputs(tokenizer, "the crane flew", "over the river")
+    assert w.encoded.tokens == tokens and w.encoded.segments == segments[0].tolist()
+    enc = model.encoder
+    with torch.no_grad():
+        expected = [enc.token_embedding(ids)[0], enc.segment_embedding(segments)[0],
+                    enc.pos_embedding[0, : len(tokens)], enc.embed(ids, segments)[0]]
+    for image, ref in zip(w.plot.images, expected, strict=True):
+        np.testing.assert_allclose(image.get_array(), ref.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(w.parts.token + w.parts.segment + w.parts.position,
+                               w.parts.total, rtol=1e-5, atol=1e-6)
+    assert w.image.value[:8] == b"\x89PNG\r\n\x1a\n"
+    for tok in tokens:
+        assert f">{tok.replace('<', '&lt;').replace('>', '&gt;')}<" in w.table.value
+
+
+def test_empty_text_shows_a_message_instead_of_figures(model, tokenizer):
+    w = InputRepresentationWidget(model, tokenizer, "en")
+    w.text_a.value = "   "
+    assert w.message == text("empty_text", "en")
+    assert w.image.layout.display == "none"
+    w.text_a.value = "the crane"
+    assert w.message == "" and w.image.layout.display is None
+
+
+def test_overlong_text_is_truncated_with_a_notice(model, tokenizer):
+    w = InputRepresentationWidget(model, tokenizer, "zh")
+    w.text_b.value = ""
+    w.text_a.value = " ".join(["the river bank"] * 30)  # 90 words, max_len 40
+    assert len(w.encoded.tokens) == model.config.max_len
+    assert w.parts.total.shape[0] == model.config.max_len
+    assert w.message == text("truncated", "zh", total=92, kept=40, max_len=40)
+
+
+def test_unknown_words_show_as_unk(model, tokenizer):
+    w = AttentionWidget(model, tokenizer, "en")
+    w.text_b.value = ""
+    w.text_a.value = "the zebra"  # 'z' never occurs in the corpus
+    unk = tokenizer.vocab.specials.unk
+    assert unk in w.encoded.tokens
+    assert unk in [t.get_text() for t in w.plot.ax_map.get_yticklabels()]
+    assert w.message == text("unknown", "en", count=w.encoded.tokens.count(unk), unk=unk)
+
+
+# --- masking --------------------------------------------------------------------------------
+
+
+def test_chips_show_mask_tokens_with_the_same_seed(tokenizer):
+    w = MaskingWidget(tokenizer, "en", seed=5)
+    ids = w.encoded.ids
+    for seed in (5, 6, 7):
+        ref = mask_tokens(ids, tokenizer.vocab, mask_ratio=0.15, seed=seed)
+        assert w.seed.value == seed
+        assert [(p, f) for p, f in enumerate(w.chips.fates) if f is not None] == list(
+            zip(ref.positions, ref.fates, strict=True))
+        shown = tokenizer.vocab.to_tokens(ref.masked_ids)
+        drawn = [t.get_text() for t in w.chips.bottom_texts if t.get_visible()]
+        assert drawn == [f"→ {shown[p]}" for p in ref.positions]
+        for pos in ref.positions:
+            assert f"<b>{w.encoded.tokens[pos]}</b>" in w.targets.value
+        w.resample.click()
+
+
+def test_mask_ratio_slider_changes_how_many_are_chosen(tokenizer):
+    w = MaskingWidget(tokenizer, "en")
+    w.mask_ratio.value = 0.5
+    candidates = len(w.encoded.ids) - 3  # <cls>, two <sep>
+    assert len(w.masked.positions) == round(0.5 * candidates)
+
+
+def test_tally_counts_many_draws_and_converges_to_80_10_10(tokenizer):
+    w = MaskingWidget(tokenizer, "en", seed=3)
+    w.num_samples.value = 2000
+    assert w.tally is None
+    w.tally_button.click()
+    tally = w.tally
+    assert tally.samples == 2000 and w.tally_image.layout.display is None
+    # Recount with the same generator, independently of the widget.
+    g = make_generator(seed=3)
+    draws = [mask_tokens(w.encoded.ids, tokenizer.vocab, mask_ratio=0.15, generator=g)
+             for _ in range(2000)]
+    per_pos = np.bincount([p for d in draws for p in d.positions], minlength=len(w.encoded.ids))
+    np.testing.assert_array_equal(tally.selection_counts, per_pos)
+    n_sel = tally.fate_counts[-1].sum()
+    assert n_sel == 2000 * tally.selected
+    for fate, p in zip(range(3), (0.8, 0.1, 0.1), strict=True):
+        sd = np.sqrt(p * (1 - p) / n_sel)
+        assert abs(tally.fate_fractions[-1, fate] - p) < 4 * sd
+    maskable = [i for i, t in enumerate(w.encoded.ids)
+                if t not in tokenizer.vocab.structural_ids]
+    expected = tally.selected / tally.candidates
+    assert tally.candidates == len(maskable)
+    assert np.all(np.abs(tally.selection_fractions[maskable] - expected) < 4 * np.sqrt(
+        expected * (1 - expected) / 2000))
+    assert tally.selection_counts[0] == 0  # <cls> is never chosen
+    w.text_a.value = "the bird"  # new input: the old tally no longer applies
+    assert w.tally is None and w.tally_image.layout.display == "none"
+
+
+# --- attention ------------------------------------------------------------------------------
+
+
+def test_heatmap_equals_the_model_attention_for_each_layer_and_head(model, tokenizer):
+    w = AttentionWidget(model, tokenizer, "en")
+    tokens, ids, segments = reference_inputs(tokenizer, w.text_a.value, w.text_b.value)
+    with torch.no_grad():
+        _, attentions = model.encoder(ids, segments, return_attention=True)
+    for layer in range(2):
+        for head in (0, 1, -1):
+            w.layer.value, w.head.value = layer, head
+            ref = attentions[layer][0]
+            ref = ref.mean(0) if head == -1 else ref[head]
+            np.testing.assert_allclose(w.plot.image.get_array(), ref.numpy(), rtol=1e-5)
+    assert w.current.boundary == w.encoded.segments.index(1)
+    w.query.value = 3
+    np.testing.assert_allclose([path.vertices[:, 1].max() for path in w.plot.bars.get_paths()],
+                               attentions[1][0].mean(0)[3].numpy(), rtol=1e-5)
+    assert w.plot.ax_row.get_title() == f"Where “{tokens[3]}” attends"
+
+
+def test_all_heads_grid_and_mean(model, tokenizer):
+    w = AttentionWidget(model, tokenizer, "en")
+    _, ids, segments = reference_inputs(tokenizer, w.text_a.value, w.text_b.value)
+    with torch.no_grad():
+        _, attentions = model.encoder(ids, segments, return_attention=True)
+    w.view.value = "all"
+    w.layer.value = 1
+    assert w.image.layout.display == "none" and w.grid_image.layout.display is None
+    ref = attentions[1][0].numpy()
+    for image, data in zip(w.grid_plot.images, [*ref, ref.mean(0)], strict=True):
+        np.testing.assert_allclose(image.get_array(), data, rtol=1e-5)
+
+
+def test_hiding_special_tokens_drops_their_rows_and_columns():
+    hf_tokenizer = make_tokenizer(HF_SPECIAL_TOKENS)  # a checkpoint's [CLS]/[SEP] spelling
+    model = make_model(hf_tokenizer)
+    w = AttentionWidget(model, hf_tokenizer, "en")
+    assert w.encoded.tokens[0] == "[CLS]"
+    full = w.plot.image.get_array().copy()
+    w.query.value = 2  # the token at position 2
+    w.hide_specials.value = True
+    keep = [i for i, t in enumerate(w.encoded.tokens) if t not in ("[CLS]", "[SEP]")]
+    np.testing.assert_allclose(w.plot.image.get_array(), full[np.ix_(keep, keep)])
+    assert [t.get_text() for t in w.plot.ax_map.get_yticklabels()] == [
+        w.encoded.tokens[i] for i in keep]
+    assert w.shown[w.query.value] == 2  # still the same token
+    assert w.current.boundary == sum(w.encoded.segments[i] == 0 for i in keep)
+    assert w.plot.note.get_text() == text("rows_not_renormalised", "en")
+
+
+def test_attention_titles_follow_the_language(model, tokenizer, tmp_path, monkeypatch):
+    (tmp_path / "zh").mkdir()
+    monkeypatch.chdir(tmp_path / "zh")
+    zh = AttentionWidget(model, tokenizer)  # lang=None: the folder decides
+    en = AttentionWidget(model, tokenizer, "en")
+    assert zh.lang == "zh"
+    assert zh.plot.ax_map.get_title() == "注意力权重，第 0 层，第 0 个头"
+    assert en.plot.ax_map.get_title() == "Attention weights, layer 0, head 0"
+    assert zh.layer.description == "层" and en.layer.description == "layer"
+
+
+# --- NSP ------------------------------------------------------------------------------------
+
+
+def test_nsp_probability_is_the_softmax_of_the_nsp_logits(model, tokenizer):
+    w = NSPWidget(model, tokenizer, "en")
+    for a, b in (("the crane flew", "over the river"), ("she went", "to the bank")):
+        w.text_a.value, w.text_b.value = a, b
+        _, ids, segments = reference_inputs(tokenizer, a, b)
+        with torch.no_grad():
+            logits = model(ids, segments)[2][0]
+        assert w.is_next_probability == pytest.approx(logits.softmax(-1)[1].item(), rel=1e-6)
+        assert [b.get_width() for b in w.plot.bars] == pytest.approx(w.probabilities.tolist())
+        assert w.encoded.segments == segments[0].tolist()
+    before = w.is_next_probability
+    w.swap.click()
+    assert (w.text_a.value, w.text_b.value) == ("to the bank", "she went")
+    _, ids, segments = reference_inputs(tokenizer, "to the bank", "she went")
+    with torch.no_grad():
+        p = model(ids, segments)[2][0].softmax(-1)[1].item()
+    assert w.is_next_probability == pytest.approx(p, rel=1e-6) != before
+
+
+def test_nsp_without_sentence_b_explains_itself(model, tokenizer):
+    w = NSPWidget(model, tokenizer, "zh")
+    w.text_b.value = ""
+    assert w.message == text("need_b", "zh")
+    assert w.image.layout.display == "none" and w.table.layout.display == "none"
+    assert "color:#B00020" in w.status.value
+
+
+def test_a_bertlib_error_is_shown_not_raised(tokenizer):
+    w = MaskingWidget(tokenizer, "en")
+    w.text_b.value = ""
+    w.text_a.value = "<mask> <mask>"  # only structural tokens: nothing can be masked
+    assert w.message.startswith(text("error", "en", message="cannot mask a sequence"))
+    assert w.image.layout.display == "none"
+    w.text_a.value = "the bird"
+    assert w.message == "" and w.image.layout.display is None
