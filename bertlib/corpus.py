@@ -1,0 +1,85 @@
+"""Pretraining corpora as paragraphs of sentences: the shipped bilingual corpus and WikiText-2.
+
+A paragraph is a list of sentences. ``read_*`` functions return sentences as strings;
+``tokenize_paragraphs`` turns them into the token lists that ``make_nsp_pairs`` expects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from bertlib.masking import make_generator
+
+SMALL_CORPUS_DIR = Path(__file__).resolve().parent.parent / "data" / "small_corpus"
+LANGUAGES = ("en", "zh")
+
+
+def read_paragraphs(path: str | Path) -> list[list[str]]:
+    """A text file with one sentence per line and a blank line between paragraphs."""
+    text = Path(path).read_text(encoding="utf-8")
+    blocks = (block.strip() for block in text.split("\n\n"))
+    return [[s.strip() for s in block.splitlines() if s.strip()] for block in blocks if block]
+
+
+def read_wikitext(path: str | Path) -> list[list[list[str]]]:
+    """WikiText-2's raw ``wiki.*.tokens`` file, read the way the chapter does.
+
+    Each line is a paragraph; `` = Heading = `` lines are titles and are skipped. The text is
+    lower-cased, split into sentences on `` . `` and into words on spaces (WikiText is already
+    tokenized). As in d2l, only paragraphs with at least two sentences are kept, since NSP needs
+    a sentence and its successor. Returns paragraphs of tokenized sentences; unlike d2l it does
+    not shuffle them (``make_nsp_pairs`` draws its own randomness).
+    """
+    paragraphs = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        line = line.strip().lower()
+        if not line or (line.startswith("= ") and line.endswith(" =")):
+            continue
+        sentences = [s.split() for s in line.split(" . ")]
+        sentences = [s for s in sentences if s]
+        if len(sentences) >= 2:
+            paragraphs.append(sentences)
+    return paragraphs
+
+
+@dataclass
+class CorpusSplit:
+    """Paragraphs (sentence strings) with their language, split into training and held-out."""
+
+    train: list[list[str]]
+    train_langs: list[str]
+    held_out: list[list[str]]
+    held_out_langs: list[str]
+
+
+def load_small_corpus(directory: str | Path = SMALL_CORPUS_DIR, *, held_out: float = 0.1,
+                      seed: int = 0) -> CorpusSplit:
+    """The shipped English + Chinese corpus, split by paragraph into training and held-out.
+
+    The same fraction of each language's paragraphs, chosen by a permutation seeded with
+    ``seed``, is held out, so the split is fixed for a given seed.
+    """
+    if not 0.0 <= held_out < 1.0:
+        raise ValueError(f"held_out must be a fraction in [0, 1); got {held_out!r}")
+    g = make_generator(seed=seed)
+    split = CorpusSplit([], [], [], [])
+    for lang in LANGUAGES:
+        paragraphs = read_paragraphs(Path(directory) / f"{lang}.txt")
+        order = torch.randperm(len(paragraphs), generator=g).tolist()
+        n_held = round(held_out * len(paragraphs))
+        for rank, i in enumerate(order):
+            target, langs = ((split.held_out, split.held_out_langs) if rank < n_held
+                             else (split.train, split.train_langs))
+            target.append(paragraphs[i])
+            langs.append(lang)
+    return split
+
+
+def tokenize_paragraphs(paragraphs: Sequence[Sequence[str]],
+                        tokenize: Callable[[str], list[str]]) -> list[list[list[str]]]:
+    """Apply ``tokenize`` (e.g. ``WordPieceTokenizer.tokenize``) to every sentence."""
+    return [[tokenize(s) for s in paragraph] for paragraph in paragraphs]
