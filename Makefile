@@ -7,7 +7,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PIP    := $(BIN)/python -m pip
 
-.PHONY: setup lab test lint format
+.PHONY: setup lab test lint format browser notebooks corpus pretrain-small bench bench-attention \
+        bench-pretrain bench-widgets
 
 setup: $(STAMP)
 
@@ -29,5 +30,38 @@ format: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-test: setup lint
-	$(BIN)/python -m pytest
+# nbval re-runs every notebook of both editions and compares each output with the committed
+# one (strict, not --nbval-lax); the sanitize file says which machine-specific output it masks.
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
+
+# The JupyterLab end-to-end test drives Debian's chromium (Playwright's own browser download
+# does not work everywhere); installed with apt-get when missing.
+browser:
+	.ci/install-browser
+
+test: setup lint browser
+	$(BIN)/python tools/notebooks.py --check
+	$(BIN)/python -m pytest tests notebooks/en notebooks/zh $(NBVAL)
+
+# Rebuild both editions of every notebook from notebooks/src and save them with their outputs
+# (NAMES=03_encoder to rebuild some). Prints each notebook's execution time.
+notebooks: setup
+	$(BIN)/python tools/notebooks.py $(NAMES)
+
+# The shipped corpus (data/small_corpus) and small pretrained BERT (bertlib/assets/small_bert).
+corpus: setup
+	$(BIN)/python scripts/make_corpus.py
+
+pretrain-small: setup
+	$(BIN)/python scripts/pretrain_small.py
+
+bench: bench-attention bench-pretrain bench-widgets
+
+bench-attention: setup
+	$(BIN)/python benchmarks/bench_attention.py
+
+bench-pretrain: setup
+	$(BIN)/python benchmarks/bench_pretrain.py
+
+bench-widgets: setup
+	$(BIN)/python benchmarks/bench_widgets.py

@@ -1,5 +1,8 @@
 """bertlib: the BERT of *Dive into Deep Learning*, built from first principles and tested."""
 
+from bertlib.checkpoint import load_pretrained, save_pretrained
+from bertlib.context import similarity_table
+from bertlib.corpus import load_small_corpus, read_wikitext, tokenize_paragraphs
 from bertlib.data import (
     IS_NEXT,
     NOT_NEXT,
@@ -22,6 +25,16 @@ from bertlib.model import (
     NextSentencePred,
     get_tokens_and_segments,
 )
+from bertlib.pretrain import (
+    LossPlot,
+    evaluate_pretraining,
+    get_bert_encoding,
+    load_small_bert,
+    make_loader,
+    make_pretrain_data,
+    train_bert,
+)
+from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
 
 __all__ = [
@@ -33,6 +46,7 @@ __all__ = [
     "BERTLoss",
     "BERTModel",
     "Fate",
+    "LossPlot",
     "MaskLM",
     "MaskedTokens",
     "MultiHeadAttention",
@@ -43,10 +57,23 @@ __all__ = [
     "PretrainExample",
     "SpecialTokens",
     "Vocab",
+    "WordPieceTokenizer",
     "bert_loss",
+    "evaluate_pretraining",
+    "get_bert_encoding",
     "get_tokens_and_segments",
+    "load_pretrained",
+    "load_small_bert",
+    "load_small_corpus",
+    "make_loader",
     "make_nsp_pairs",
+    "make_pretrain_data",
     "make_pretrain_examples",
     "mask_tokens",
     "pad_bert_inputs",
+    "read_wikitext",
+    "save_pretrained",
+    "similarity_table",
+    "tokenize_paragraphs",
+    "train_bert",
 ]

@@ -1,0 +1,169 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] lang="en"
+# # BERT from first principles
+#
+# *[中文版](../zh/00_index.ipynb)*
+#
+# Eight short notebooks that take BERT apart and put it back together, following the BERT
+# section of *Dive into Deep Learning* (d2l). Every step is code you can run and change, every
+# shape is printed, and every claim is checked by a computation. The model code lives in a small
+# tested package, `bertlib`; the notebooks import it, show it and explain it.
+#
+# 0. [**Index**](00_index.ipynb): this page, with the contents, how to run the notebooks and a
+#    map of the chapter.
+# 1. [**From context-independent to context-sensitive**](01_context.ipynb): word2vec/GloVe vs
+#    ELMo vs GPT vs BERT; polysemy measured with real weights.
+# 2. [**Input representation**](02_input_representation.ipynb): `<cls>` A `<sep>` B `<sep>` and
+#    segment ids; token + segment + position embeddings summed by hand.
+# 3. [**The encoder forward pass**](03_encoder.ipynb): one block by hand with the shape of every
+#    step, `valid_lens` masking, attention heatmaps.
+# 4. [**Masked language modelling**](04_masked_lm.ipynb): the 15% and 80/10/10 rules counted,
+#    gathering the prediction positions, the weighted loss.
+# 5. [**Next sentence prediction**](05_next_sentence.ipynb): IsNext/NotNext pairs, the head on
+#    `<cls>`, a padded pretraining batch.
+# 6. [**Putting it together**](06_pretraining.ipynb): `BERTModel`, the combined loss, a live
+#    pretraining run, the shipped pretrained model.
+# 7. [**Real BERT**](07_real_bert.ipynb): what the original BERT adds, loading real weights,
+#    parity with the reference implementation, real attention heads.
+#
+# Each notebook stands on its own and runs in seconds on a laptop CPU. Each ends with exercises;
+# some have a check cell that tells you ✓ or × (with a hint) without giving the answer away.
+
+# %% [markdown] lang="zh"
+# # 从零开始理解 BERT
+#
+# *[English](../en/00_index.ipynb)*
+#
+# 八个短小的笔记本，把 BERT 拆开再装回去，内容对应《动手学深度学习》（d2l）中的 BERT 一节。每一步
+# 都是可以运行、可以修改的代码，每个形状都会打印出来，每个结论都用计算来验证。模型代码放在一个
+# 经过测试的小包 `bertlib` 中；笔记本导入它、展示它、讲解它。
+#
+# 0. [**目录**](00_index.ipynb)：本页，包括内容简介、运行方法以及与原书章节的对应关系。
+# 1. [**从上下文无关到上下文敏感**](01_context.ipynb)：比较 word2vec/GloVe、ELMo、GPT 与
+#    BERT；用真实权重度量一词多义。
+# 2. [**输入表示**](02_input_representation.ipynb)：`<cls>` A `<sep>` B `<sep>` 与片段编号；
+#    亲手把词元嵌入、片段嵌入和位置嵌入相加。
+# 3. [**编码器的前向传播**](03_encoder.ipynb)：亲手计算一个编码器块并打印每一步的形状；
+#    `valid_lens` 掩码；注意力热图。
+# 4. [**掩蔽语言模型**](04_masked_lm.ipynb)：统计验证 15% 与 80/10/10 规则；取出预测位置；
+#    加权损失。
+# 5. [**下一句预测**](05_next_sentence.ipynb)：IsNext/NotNext 句子对；基于 `<cls>` 的输出层；
+#    填充好的预训练批量。
+# 6. [**整合与预训练**](06_pretraining.ipynb)：`BERTModel`、总损失、现场运行预训练、随附的
+#    预训练模型。
+# 7. [**真实的 BERT**](07_real_bert.ipynb)：原始 BERT 增加了什么；加载真实权重；与参考实现
+#    逐数对齐；真实的注意力头。
+#
+# 每个笔记本都可以单独学习，在笔记本电脑的 CPU 上几秒钟就能运行完。每个笔记本最后都有练习；部分
+# 练习附有检查单元格，会告诉你 ✓ 或 ×（并给出提示），但不会泄露答案。
+
+# %% [markdown] lang="en"
+# ## How to run
+#
+# From the repository's root folder, on a machine with Python 3.10+ and `make`:
+#
+# ```bash
+# make lab    # installs the pinned versions into .venv and opens JupyterLab on notebooks/
+# make test   # the same set-up, then the linter and every test, notebooks included
+# ```
+#
+# English notebooks are in `notebooks/en/`, Chinese ones in `notebooks/zh/`; the code cells are
+# identical. Run a notebook from the top (*Kernel → Restart Kernel and Run All Cells*): every
+# random draw is seeded, so you get the printed outputs you see here. The outputs are saved in
+# the files, so you can also just read them, e.g. on GitHub.
+#
+# Conventions: B = batch size, T = sequence length, H = `num_hiddens`, V = vocabulary size,
+# P = prediction positions per sequence. The Chinese terms follow the
+# [glossary](../GLOSSARY.md).
+
+# %% [markdown] lang="zh"
+# ## 如何运行
+#
+# 在仓库根目录下（需要 Python 3.10+ 和 `make`）：
+#
+# ```bash
+# make lab    # 把固定版本的依赖装进 .venv，并在 notebooks/ 上打开 JupyterLab
+# make test   # 同样的安装步骤，然后运行代码检查和全部测试（包括笔记本）
+# ```
+#
+# 英文笔记本在 `notebooks/en/`，中文笔记本在 `notebooks/zh/`，两者的代码单元格完全相同。请从头
+# 运行笔记本（*Kernel → Restart Kernel and Run All Cells*）：所有随机抽样都设定了种子，你会得到
+# 与这里相同的输出。输出已保存在文件中，所以也可以直接阅读，例如在 GitHub 上。
+#
+# 记号约定：B = 批量大小，T = 序列长度，H = `num_hiddens`，V = 词表大小，P = 每个序列的预测位置数。
+# 中文术语以[术语表](../GLOSSARY.md)为准。
+
+# %% [markdown] lang="en"
+# ## Map of the chapter
+#
+# | d2l's BERT section | notebook |
+# | --- | --- |
+# | Context-independent → context-sensitive; task-specific → task-agnostic; BERT | 01 |
+# | Input representation (`get_tokens_and_segments`, `BERTEncoder`) | 02, 03 |
+# | Pretraining tasks: masked language modeling (`MaskLM`) | 04 |
+# | Pretraining tasks: next sentence prediction (`NextSentencePred`) | 05 |
+# | Putting it all together (`BERTModel`), and the chapter's pretraining sections | 06 |
+# | Beyond the chapter: the original BERT and its released weights | 07 |
+# | Summary and exercises | the end of every notebook |
+#
+# Where `bertlib` departs from the chapter's PyTorch code (`-inf` attention masking, the weighted
+# MLM loss, NotNext sentences from another paragraph, over-long pairs truncated and counted), the
+# notebook that meets the difference says what it is and why.
+
+# %% [markdown] lang="zh"
+# ## 与原书章节的对应关系
+#
+# | d2l 的 BERT 一节 | 笔记本 |
+# | --- | --- |
+# | 从上下文无关到上下文敏感；从特定于任务到任务无关；BERT | 01 |
+# | 输入表示（`get_tokens_and_segments`、`BERTEncoder`） | 02、03 |
+# | 预训练任务：掩蔽语言模型（`MaskLM`） | 04 |
+# | 预训练任务：下一句预测（`NextSentencePred`） | 05 |
+# | 整合代码（`BERTModel`），以及本章之后的预训练小节 | 06 |
+# | 超出本章：原始 BERT 及其公开的权重 | 07 |
+# | 小结与练习 | 每个笔记本的末尾 |
+#
+# `bertlib` 与本章 PyTorch 代码不同的地方（用 `-inf` 做注意力掩码、加权的掩蔽语言模型损失、
+# NotNext 的句子取自另一个段落、过长的句子对被截断并计数），都会在涉及它的笔记本中说明差别及原因。
+
+# %% [markdown] lang="en"
+# ## For instructors: presenting in class
+#
+# * **Full screen, no clutter:** *View → Presentation Mode* enlarges everything and hides the
+#   side panels; *View → Simple Interface* shows one notebook at a time.
+# * **Larger text** for the back row: *Settings → Theme → Increase Code Font Size* and
+#   *Increase Content Font Size* (repeat as needed). No extension such as RISE is required.
+# * **Pacing:** the cells are short on purpose; run them one at a time with Shift+Enter and
+#   discuss each printed shape before moving on. Plan on about 15–25 minutes for each of 02–05.
+# * **Live changes:** every cell can be edited and re-run; a seed at the top of a cell makes its
+#   numbers repeatable, so students can follow along on their own machines.
+# * **Two languages in one room:** open the same notebook from `en/` and `zh/`; the code and its
+#   output are the same, only the explanations differ.
+# * **Exercises:** the check cells (✓/× with a hint) work well as short in-class quizzes.
+
+# %% [markdown] lang="zh"
+# ## 给教师：课堂演示
+#
+# * **全屏、无干扰：** *View → Presentation Mode* 会放大所有内容并隐藏侧边栏；*View → Simple
+#   Interface* 一次只显示一个笔记本。
+# * **更大的字号**，方便后排学生：*Settings → Theme → Increase Code Font Size* 以及 *Increase
+#   Content Font Size*（可重复点击）。不需要安装 RISE 之类的扩展。
+# * **节奏：** 单元格刻意写得很短；用 Shift+Enter 逐个运行，每打印一个形状就讨论一下再继续。
+#   02–05 每个笔记本在课堂上大约需要 15–25 分钟。
+# * **现场修改：** 每个单元格都可以修改后重新运行；单元格开头设定的随机种子让数字可以复现，学生
+#   可以在自己的电脑上同步操作。
+# * **双语课堂：** 分别从 `en/` 和 `zh/` 打开同一个笔记本；代码和输出完全相同，只有讲解文字不同。
+# * **练习：** 检查单元格（✓/× 并附提示）很适合用作课堂小测验。

@@ -1,0 +1,310 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] lang="en"
+# # 02 · Input representation
+#
+# *[中文版](../zh/02_input_representation.ipynb) · [Index](00_index.ipynb)*
+#
+# Before BERT can attend to anything, text has to become a matrix: one vector per token. This
+# notebook builds that matrix step by step.
+#
+# You will:
+# 1. turn one sentence, or a pair of sentences, into a **BERT input sequence** with its
+#    **segment ids**;
+# 2. look up the three embeddings BERT adds together (token, segment, position) and check your
+#    sum against `BERTEncoder.embed`;
+# 3. see why the position embeddings are *learned*, and what that costs.
+
+# %% [markdown] lang="zh"
+# # 02 · 输入表示
+#
+# *[English](../en/02_input_representation.ipynb) · [目录](00_index.ipynb)*
+#
+# BERT 在做任何注意力计算之前，先要把文本变成一个矩阵：每个词元对应一个向量。本笔记本一步一步地
+# 构造这个矩阵。
+#
+# 你将会：
+# 1. 把一个句子或一对句子变成 **BERT 输入序列**，并得到它的**片段**编号；
+# 2. 查出 BERT 相加的三种嵌入（词元嵌入、片段嵌入、位置嵌入），亲手求和，并与
+#    `BERTEncoder.embed` 的结果对照；
+# 3. 理解为什么位置嵌入是*可学习的*，以及这样做的代价。
+
+# %%
+import inspect
+
+import torch
+
+from bertlib import BERTEncoder, Vocab, get_tokens_and_segments
+from bertlib.exercises import check_exercise
+
+# %% [markdown] lang="en"
+# ## One text or two
+#
+# Some tasks read a single text (sentiment analysis: *is this review positive?*), others a pair
+# (natural language inference: *does sentence A imply sentence B?*). BERT uses one input format
+# for both:
+#
+# * one text: `<cls>` A `<sep>`
+# * a pair: `<cls>` A `<sep>` B `<sep>`
+#
+# `<cls>` ("classification") always comes first; its final vector will summarise the whole
+# input (notebook 05 uses it). `<sep>` closes each text. A **segment id** per token says which
+# text it belongs to: 0 for `<cls>`, A and A's `<sep>`; 1 for B and B's `<sep>`.
+#
+# The chapter distinguishes a *BERT input sequence* (what the model reads) from a *text
+# sequence* (one of the at most two texts inside it). Here is the whole function:
+
+# %% [markdown] lang="zh"
+# ## 单个文本还是文本对
+#
+# 有些任务只读一个文本（情感分析：*这条评论是好评吗？*），有些任务读一对文本（自然语言推断：
+# *句子 A 能推出句子 B 吗？*）。BERT 用同一种输入格式处理这两种情况：
+#
+# * 单个文本：`<cls>` A `<sep>`
+# * 文本对：`<cls>` A `<sep>` B `<sep>`
+#
+# `<cls>`（classification，分类）总在最前面，它最终的向量将概括整个输入（第 05 个笔记本会用到
+# 它）。`<sep>` 标志每个文本的结束。每个词元还有一个**片段**编号，表示它属于哪个文本：`<cls>`、
+# A 以及 A 后面的 `<sep>` 是 0；B 以及 B 后面的 `<sep>` 是 1。
+#
+# 本章区分 *BERT 输入序列*（模型读入的内容）和 *文本序列*（其中最多两个文本之一）。下面是完整的
+# 函数：
+
+# %%
+print(inspect.getsource(get_tokens_and_segments))
+
+# %% [markdown] lang="en"
+# A single sentence: every segment id is 0.
+
+# %% [markdown] lang="zh"
+# 单个句子：所有片段编号都是 0。
+
+# %%
+tokens, segments = get_tokens_and_segments(["this", "movie", "is", "great"])
+print(tokens)
+print(segments)
+
+# %% [markdown] lang="en"
+# A pair. Read the two rows together: each token sits above its segment id.
+
+# %% [markdown] lang="zh"
+# 一对句子。把两行对照着看：每个词元下方就是它的片段编号。
+
+# %%
+tokens_a = ["the", "cat", "sat", "on", "the", "mat"]
+tokens_b = ["it", "was", "warm"]
+tokens, segments = get_tokens_and_segments(tokens_a, tokens_b)
+
+for name, row in (("position", range(len(tokens))), ("token", tokens), ("segment", segments)):
+    print(f"{name:>8}: " + " ".join(f"{x!s:>5}" for x in row))
+
+# %% [markdown] lang="en"
+# ## From tokens to ids
+#
+# The model works with integers. A `Vocab` gives every token an id; ids 0–4 are reserved for
+# `<pad> <unk> <cls> <sep> <mask>`, the rest follow by frequency. Our toy vocabulary only knows
+# the words of this pair. A batch of one sequence of length T has shape `(1, T)`.
+
+# %% [markdown] lang="zh"
+# ## 从词元到编号
+#
+# 模型处理的是整数。`Vocab`（词表）给每个词元一个编号：0–4 留给 `<pad> <unk> <cls> <sep> <mask>`，
+# 其余按出现频率排列。我们的玩具词表只认识这对句子里的词。一个只含一条长度为 T 的序列的批量，
+# 形状是 `(1, T)`。
+
+# %%
+vocab = Vocab([tokens_a, tokens_b])
+token_ids = torch.tensor([vocab[tokens]])  # (1, T)
+segment_ids = torch.tensor([segments])  # (1, T)
+print("len(vocab) =", len(vocab))
+print(token_ids, tuple(token_ids.shape))
+print(segment_ids, tuple(segment_ids.shape))
+
+# %% [markdown] lang="en"
+# ## Three embeddings, one sum
+#
+# `BERTEncoder` holds three learnable tables, each row a vector of size `num_hiddens` (H):
+#
+# | table | rows | looked up by |
+# | --- | --- | --- |
+# | token embedding | one per vocabulary entry | token id |
+# | segment embedding | 2 (A and B) | segment id |
+# | position embedding | `max_len` | position 0, 1, 2, … |
+#
+# The input representation of a token is the **sum** of its three rows. We use a tiny encoder
+# (H = 6) so that whole vectors fit on screen; the sizes do not change the idea.
+
+# %% [markdown] lang="zh"
+# ## 三种嵌入，一个和
+#
+# `BERTEncoder` 里有三张可学习的表，每一行是一个长度为 `num_hiddens`（H）的向量：
+#
+# | 表 | 行数 | 按什么查 |
+# | --- | --- | --- |
+# | 词元嵌入 | 词表中每个词元一行 | 词元编号 |
+# | 片段嵌入 | 2（A 和 B） | 片段编号 |
+# | 位置嵌入 | `max_len` | 位置 0、1、2、… |
+#
+# 一个词元的输入表示就是这三行的**和**。我们用一个很小的编码器（H = 6），好让整个向量能显示在
+# 屏幕上；尺寸大小不影响原理。
+
+# %%
+torch.manual_seed(0)
+encoder = BERTEncoder(vocab_size=len(vocab), num_hiddens=6, ffn_num_hiddens=12, num_heads=2,
+                      num_blks=1, dropout=0.0, max_len=16)
+
+print("token embedding   ", tuple(encoder.token_embedding.weight.shape))  # (V, H)
+print("segment embedding ", tuple(encoder.segment_embedding.weight.shape))  # (2, H)
+print("position embedding", tuple(encoder.pos_embedding.shape))  # (1, max_len, H)
+
+# %% [markdown] lang="en"
+# Now the sum by hand. Indexing a table with a tensor of ids picks one row per id, so a `(1, T)`
+# tensor of ids gives a `(1, T, H)` tensor of vectors. The position table already has a batch
+# axis of size 1; slicing its first T rows and adding broadcasts it over the batch.
+
+# %% [markdown] lang="zh"
+# 现在亲手求和。用一个编号张量去索引一张表，会为每个编号取出一行，所以形状为 `(1, T)` 的编号
+# 张量会得到形状为 `(1, T, H)` 的向量张量。位置表本身已经带有大小为 1 的批量维度；取它的前 T 行
+# 再相加，会沿批量维度广播。
+
+# %%
+T = token_ids.shape[1]
+tok = encoder.token_embedding.weight[token_ids]  # (1, T, H)
+seg = encoder.segment_embedding.weight[segment_ids]  # (1, T, H)
+pos = encoder.pos_embedding[:, :T, :]  # (1, T, H)
+by_hand = tok + seg + pos  # (1, T, H)
+
+X = encoder.embed(token_ids, segment_ids)  # what the encoder computes
+print(tuple(by_hand.shape), tuple(X.shape))
+print("torch.allclose(by_hand, X):", torch.allclose(by_hand, X))
+
+# %% [markdown] lang="en"
+# ## What each part contributes
+#
+# "the" appears twice in A (positions 1 and 5). Its token embedding is the same both times, yet
+# its input vectors differ, and the difference is exactly the difference of the two position
+# rows. Without position embeddings, self-attention could not tell the two apart: it treats its
+# input as a *set*.
+
+# %% [markdown] lang="zh"
+# ## 每一部分的作用
+#
+# “the”在 A 中出现了两次（位置 1 和 5）。两次的词元嵌入相同，但输入向量不同，而差值恰好等于两行
+# 位置嵌入之差。如果没有位置嵌入，自注意力就无法区分这两个“the”：它把输入当作一个*集合*。
+
+# %%
+first, second = 1, 5
+print(tokens[first], tokens[second])
+print("tok[1] == tok[5]:", torch.equal(tok[0, first], tok[0, second]))
+print("X[1]   == X[5]:  ", torch.equal(X[0, first], X[0, second]))
+print("X[1] - X[5] == pos[1] - pos[5]:",
+      torch.allclose(X[0, first] - X[0, second], pos[0, first] - pos[0, second]))
+print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors of "the"
+
+# %% [markdown] lang="en"
+# The segment embedding plays the same role across texts: the same word in A and in B differs by
+# $\mathbf{e}_B - \mathbf{e}_A$ (plus the position difference). For a single text only
+# $\mathbf{e}_A$ is ever used.
+#
+# ## Why learnable positions?
+#
+# The original Transformer adds fixed sinusoids for positions. BERT instead learns one vector per
+# position, like a word embedding for "position 7". That is simpler and lets the data decide
+# what position information is useful. The price: the table has `max_len` rows (1000 in the
+# chapter, 512 in the original BERT), and a longer input has no position vector at all.
+# `bertlib` says so instead of failing deep inside PyTorch:
+
+# %% [markdown] lang="zh"
+# 片段嵌入在两个文本之间起同样的作用：同一个词出现在 A 中和出现在 B 中，相差
+# $\mathbf{e}_B - \mathbf{e}_A$（再加上位置之差）。单个文本只会用到 $\mathbf{e}_A$。
+#
+# ## 为什么使用可学习的位置嵌入？
+#
+# 原始的 Transformer 用固定的正弦函数表示位置。BERT 则为每个位置学习一个向量，就像给“位置 7”
+# 学一个词嵌入。这样更简单，也让数据自己决定哪些位置信息有用。代价是：这张表只有 `max_len` 行
+# （本章是 1000，原始 BERT 是 512），更长的输入根本没有对应的位置向量。`bertlib` 会直接说明这一点，
+# 而不是在 PyTorch 深处报一个难懂的错：
+
+# %%
+too_long = torch.zeros((1, 17), dtype=torch.long)  # 17 positions; this encoder has max_len=16
+try:
+    encoder(too_long, too_long)
+except ValueError as err:
+    print("ValueError:", err)
+
+# %% [markdown] lang="en"
+# ## The chapter's sizes
+#
+# With the chapter's demo sizes (vocabulary 10000, H = 768) and a batch of 2 sequences of
+# length 8, the input representation has shape `(batch, sequence length, num_hiddens)`. Every
+# encoder block keeps that shape (notebook 03).
+
+# %% [markdown] lang="zh"
+# ## 本章的尺寸
+#
+# 使用本章演示用的尺寸（词表大小 10000，H = 768），输入 2 条长度为 8 的序列，输入表示的形状是
+# `(批量大小, 序列长度, num_hiddens)`。每个编码器块都保持这个形状不变（见第 03 个笔记本）。
+
+# %%
+torch.manual_seed(0)
+big = BERTEncoder(vocab_size=10000, num_hiddens=768, ffn_num_hiddens=1024, num_heads=4,
+                  num_blks=2, dropout=0.2)
+batch_tokens = torch.randint(0, 10000, (2, 8))  # (B, T)
+batch_segments = torch.tensor([[0, 0, 0, 0, 1, 1, 1, 1],
+                               [0, 0, 0, 1, 1, 1, 1, 1]])  # (B, T)
+print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
+
+# %% [markdown] lang="en"
+# ## Summary
+#
+# * A BERT input sequence is `<cls>` A `<sep>` or `<cls>` A `<sep>` B `<sep>`; segment ids
+#   (0 / 1) say which text each token belongs to.
+# * The input representation is token embedding + segment embedding + position embedding, a
+#   `(B, T, H)` tensor.
+# * Position embeddings are learned, one row per position up to `max_len`.
+#
+# ## Exercises
+#
+# 1. **Count.** How many learnable numbers do the three embedding tables of the chapter's demo
+#    encoder hold (vocabulary 10000, H = 768, `max_len` = 1000)? Work it out on paper, then
+#    check below.
+# 2. Why does a single text still end with `<sep>`? And why is `<cls>` placed first rather than
+#    last? (Think of sequences of different lengths in one padded batch.)
+# 3. Imagine the learned positions replaced by the Transformer's fixed sinusoids. What would the
+#    model no longer have to learn, and what could it gain for inputs longer than any it saw in
+#    training?
+# 4. Segment ids only take the values 0 and 1. How would you feed BERT *three* texts?
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# * BERT 输入序列是 `<cls>` A `<sep>` 或 `<cls>` A `<sep>` B `<sep>`；片段编号（0 / 1）表示每个
+#   词元属于哪个文本。
+# * 输入表示 = 词元嵌入 + 片段嵌入 + 位置嵌入，是一个形状为 `(B, T, H)` 的张量。
+# * 位置嵌入是可学习的，每个位置一行，最多 `max_len` 行。
+#
+# ## 练习
+#
+# 1. **数一数。** 本章演示用的编码器（词表大小 10000，H = 768，`max_len` = 1000）的三张嵌入表
+#    一共有多少个可学习的数？先在纸上算出来，再在下面检查。
+# 2. 为什么单个文本的末尾也要加 `<sep>`？为什么 `<cls>` 放在最前面而不是最后面？（想一想一个
+#    填充后的批量中长度不同的序列。）
+# 3. 设想把可学习的位置嵌入换成 Transformer 固定的正弦位置编码：模型不再需要学习什么？对于比训练
+#    中见过的都长的输入，又可能得到什么好处？
+# 4. 片段编号只取 0 和 1。如果要让 BERT 读入*三个*文本，你会怎么做？
+
+# %%
+answer = None  # your answer to exercise 1: an integer
+check_exercise("02_embedding_params", answer)

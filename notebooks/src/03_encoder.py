@@ -1,0 +1,363 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] lang="en"
+# # 03 · The encoder forward pass
+#
+# *[中文版](../zh/03_encoder.ipynb) · [Index](00_index.ipynb)*
+#
+# Notebook 02 turned tokens into a `(B, T, H)` tensor. BERT's encoder now refines that tensor
+# through a stack of identical Transformer encoder blocks; afterwards every token's vector
+# depends on the whole input, left *and* right. This notebook follows one batch through the
+# encoder and prints the shape at every step.
+#
+# You will:
+# 1. build the chapter's demo encoder and run it;
+# 2. recompute one block by hand: queries, keys and values, the split into heads
+#    `(B, nh, T, hs)`, scores, softmax, and the output, and compare with `bertlib`;
+# 3. see how `valid_lens` hides padding: padded keys get weight exactly 0, and padding does not
+#    change the outputs at real positions;
+# 4. plot attention weights.
+#
+# Shapes use B = batch size, T = sequence length, H = `num_hiddens`, nh = `num_heads`,
+# hs = H / nh (the size of one head).
+
+# %% [markdown] lang="zh"
+# # 03 · 编码器的前向传播
+#
+# *[English](../en/03_encoder.ipynb) · [目录](00_index.ipynb)*
+#
+# 第 02 个笔记本把词元变成了形状为 `(B, T, H)` 的张量。接下来，BERT 的编码器让这个张量依次通过
+# 若干个结构相同的 Transformer 编码器块；之后，每个词元的向量都取决于整个输入，既看左边也看
+# 右边。本笔记本跟踪一个批量走完编码器，并在每一步打印形状。
+#
+# 你将会：
+# 1. 构建本章演示用的编码器并运行它；
+# 2. 亲手重算一个编码器块：查询、键和值，拆分成多个头 `(B, nh, T, hs)`，注意力分数、softmax
+#    和输出，并与 `bertlib` 的结果对照；
+# 3. 看 `valid_lens` 如何屏蔽填充：填充位置上的键得到的权重恰好为 0，填充也不会改变真实位置
+#    的输出；
+# 4. 画出注意力权重。
+#
+# 形状记号：B = 批量大小，T = 序列长度，H = `num_hiddens`，nh = `num_heads`，hs = H / nh（每个头
+# 的大小）。
+
+# %%
+import inspect
+import math
+
+import matplotlib.pyplot as plt
+import torch
+
+from bertlib import BERTEncoder
+from bertlib.exercises import check_exercise
+
+# %% [markdown] lang="en"
+# ## The chapter's demo encoder
+#
+# Vocabulary 10000, H = 768, a feed-forward layer of 1024 units, 4 heads, 2 blocks, dropout 0.2.
+# A real BERT-Base has 12 blocks of 12 heads and an FFN of 3072 units, but the shapes tell the
+# same story. We call `eval()` to switch dropout off, so that the numbers below are the same on
+# every run; during pretraining the model is in training mode and dropout is active.
+
+# %% [markdown] lang="zh"
+# ## 本章演示用的编码器
+#
+# 词表大小 10000，H = 768，前馈网络有 1024 个隐藏单元，4 个头，2 个编码器块，dropout（暂退法）
+# 为 0.2。真正的 BERT-Base 有 12 个块、每块 12 个头，前馈网络有 3072 个单元，但形状的变化规律完全
+# 一样。我们调用 `eval()` 关闭 dropout，这样下面的数字每次运行都相同；预训练时模型处于训练模式，
+# dropout 是生效的。
+
+# %%
+torch.manual_seed(0)
+encoder = BERTEncoder(vocab_size=10000, num_hiddens=768, ffn_num_hiddens=1024, num_heads=4,
+                      num_blks=2, dropout=0.2)
+encoder.eval()
+torch.set_grad_enabled(False)  # this notebook only runs forward passes: no gradients needed
+
+tokens = torch.randint(0, 10000, (2, 8))  # (B, T): two sequences of 8 token ids
+segments = torch.tensor([[0, 0, 0, 0, 1, 1, 1, 1],
+                         [0, 0, 0, 1, 1, 1, 1, 1]])  # (B, T)
+encoded_X = encoder(tokens, segments)
+print(tokens)
+print(tuple(encoded_X.shape))  # (B, T, H)
+
+# %% [markdown] lang="en"
+# The output has the same shape as the input representation: one H-vector per token. Printing
+# the module shows what is inside: the three embedding tables, then two blocks, each made of
+# multi-head attention, an add & norm step, a position-wise feed-forward network (FFN) and a
+# second add & norm.
+
+# %% [markdown] lang="zh"
+# 输出与输入表示的形状相同：每个词元一个长度为 H 的向量。打印这个模块可以看到它的组成：三张嵌入
+# 表，然后是两个编码器块；每个块由多头注意力、一次“相加并规范化”（残差连接加层规范化）、一个
+# 基于位置的前馈网络（FFN）和第二次“相加并规范化”组成。
+
+# %%
+print(encoder)
+num_params = sum(p.numel() for p in encoder.parameters())
+print(f"num_params = {num_params:,}")
+
+# %% [markdown] lang="en"
+# ## One block by hand
+#
+# We start from the input representation `X` and take the first block apart.
+
+# %% [markdown] lang="zh"
+# ## 亲手计算一个编码器块
+#
+# 从输入表示 `X` 出发，把第一个编码器块拆开来看。
+
+# %%
+X = encoder.embed(tokens, segments)  # (B, T, H)
+block = encoder.blks[0]
+attention = block.attention
+B, T, H = X.shape
+nh = attention.num_heads
+hs = H // nh
+print(f"B={B} T={T} H={H} nh={nh} hs={hs}")
+
+# %% [markdown] lang="en"
+# **Queries, keys, values.** Three linear maps turn every token vector into a query (what am I
+# looking for?), a key (what do I offer?) and a value (what do I pass on?), each of size H.
+#
+# **Split into heads.** Multi-head attention does not need separate weights per head: it cuts
+# each H-vector into nh slices of size hs, and slice h belongs to head h. A `view` makes the
+# slices a new axis, and a `transpose` moves the head axis next to the batch axis, so that every
+# head becomes an independent batch of `(T, hs)` matrices.
+
+# %% [markdown] lang="zh"
+# **查询、键和值。** 三个线性变换把每个词元向量分别变成查询（我在找什么？）、键（我能提供什么？）
+# 和值（我要传递什么？），长度都是 H。
+#
+# **拆分成多个头。** 多头注意力并不需要为每个头准备单独的权重：它把每个长度为 H 的向量切成 nh 段，
+# 每段长 hs，第 h 段属于第 h 个头。`view` 把这些段变成一个新的维度，`transpose` 再把“头”这一维
+# 移到批量维旁边，于是每个头都成为一批独立的 `(T, hs)` 矩阵。
+
+# %%
+Q, K, V = attention.W_q(X), attention.W_k(X), attention.W_v(X)  # each (B, T, H)
+
+
+def split_heads(Z):
+    return Z.view(B, T, nh, hs).transpose(1, 2)  # (B, T, H) -> (B, T, nh, hs) -> (B, nh, T, hs)
+
+
+q, k, v = split_heads(Q), split_heads(K), split_heads(V)
+print(tuple(Q.shape), "->", tuple(q.shape))
+print("q[:, 1] == Q[:, :, hs:2*hs]:", torch.equal(q[:, 1], Q[:, :, hs:2 * hs]))  # head 1 = slice 1
+
+# %% [markdown] lang="en"
+# **Scores and softmax.** In every head, query i is compared with every key j by a dot product,
+# divided by $\sqrt{hs}$ so that the scores do not grow with the head size:
+# $$\text{score}_{ij} = \frac{\mathbf{q}_i \cdot \mathbf{k}_j}{\sqrt{hs}}.$$
+# A softmax over j turns each row of scores into weights that are positive and sum to 1.
+
+# %% [markdown] lang="zh"
+# **注意力分数与 softmax。** 在每个头中，查询 i 与每个键 j 做点积，再除以 $\sqrt{hs}$，使分数
+# 不会随着头的大小而变大：
+# $$\text{score}_{ij} = \frac{\mathbf{q}_i \cdot \mathbf{k}_j}{\sqrt{hs}}.$$
+# 对 j 做 softmax，把每一行分数变成非负且和为 1 的权重。
+
+# %%
+scores = q @ k.transpose(-2, -1) / math.sqrt(hs)  # (B, nh, T, hs) @ (B, nh, hs, T) -> (B, nh, T, T)
+weights = scores.softmax(dim=-1)  # (B, nh, T, T); row i: how much query i takes from each key j
+print(tuple(scores.shape))
+print(weights[0, 0].sum(dim=-1).numpy().round(4))  # every row sums to 1
+
+# %% [markdown] lang="en"
+# **Output.** Each query's output is the weighted average of the values. Then the heads are put
+# side by side again (the inverse of `split_heads`) and a last linear map `W_o` mixes them.
+# `bertlib`'s attention module returns the same output and the same weights:
+
+# %% [markdown] lang="zh"
+# **输出。** 每个查询的输出是各个值的加权平均。然后把各个头重新并排拼接（`split_heads` 的逆操作），
+# 再用最后一个线性变换 `W_o` 把它们混合起来。`bertlib` 的注意力模块给出相同的输出和相同的权重：
+
+# %%
+per_head = weights @ v  # (B, nh, T, T) @ (B, nh, T, hs) -> (B, nh, T, hs)
+merged = per_head.transpose(1, 2).reshape(B, T, H)  # (B, nh, T, hs) -> (B, T, nh, hs) -> (B, T, H)
+attn_out = attention.W_o(merged)  # (B, T, H)
+
+ref_out, ref_weights = attention(X, None, need_weights=True)
+print(tuple(per_head.shape), "->", tuple(merged.shape), "->", tuple(attn_out.shape))
+print("attn_out ≈ ref_out:       ", torch.allclose(attn_out, ref_out, atol=1e-6))
+print("weights  ≈ ref_weights:   ", torch.allclose(weights, ref_weights, atol=1e-6))
+
+# %% [markdown] lang="en"
+# **The rest of the block.** A residual connection adds the attention output to the block's
+# input, and LayerNorm normalises each token vector (*add & norm*). Then the FFN, the same
+# two-layer MLP at every position (H → 1024 → H), followed by a second add & norm. Here is the
+# block's code, and our replay of it:
+
+# %% [markdown] lang="zh"
+# **编码器块的其余部分。** 残差连接把注意力的输出加回到块的输入上，层规范化再对每个词元向量做
+# 规范化（*相加并规范化*）。接着是前馈网络：在每个位置上使用同一个两层感知机（H → 1024 → H），
+# 之后是第二次相加并规范化。下面是编码器块的代码，以及我们的复现：
+
+# %%
+print(inspect.getsource(type(block).forward))
+
+Y = block.addnorm1(X, attn_out)  # LayerNorm(X + attention(X)): (B, T, H)
+hidden = block.ffn.act(block.ffn.dense1(Y))  # (B, T, 1024)
+Z = block.addnorm2(Y, block.ffn.dense2(hidden))  # LayerNorm(Y + FFN(Y)): (B, T, H)
+print(tuple(Y.shape), tuple(hidden.shape), tuple(Z.shape))
+print("Z ≈ block(X):", torch.allclose(Z, block(X, None)[0], atol=1e-5))
+
+# %% [markdown] lang="en"
+# The whole encoder is just this, block after block: the output of block 1 is the input of
+# block 2.
+
+# %% [markdown] lang="zh"
+# 整个编码器就是这样一个块接一个块地计算：第 1 个块的输出就是第 2 个块的输入。
+
+# %%
+out = Z
+for blk in encoder.blks[1:]:
+    out, _ = blk(out, None)
+print("out ≈ encoded_X:", torch.allclose(out, encoded_X, atol=1e-5))
+
+# %% [markdown] lang="en"
+# ## Padding and `valid_lens`
+#
+# Sequences in a batch have different lengths, so shorter ones are padded with `<pad>` (id 0)
+# up to a common length T. `valid_lens` gives each sequence's real length. Inside attention,
+# `bertlib` turns it into a `(B, T)` boolean mask, True at real keys, and sets the scores of the
+# padded keys to $-\infty$ before the softmax. Since $e^{-\infty} = 0$, a padded key gets weight
+# **exactly 0**, in every head and for every query.
+#
+# (The chapter's `masked_softmax` writes $-10^6$ instead; in float32 that also rounds to 0 after
+# the softmax unless the scores are huge. $-\infty$ needs no such argument.)
+#
+# Below, the second sequence has 5 real tokens and 3 padded slots.
+
+# %% [markdown] lang="zh"
+# ## 填充与 `valid_lens`
+#
+# 一个批量中的序列长短不一，较短的序列用 `<pad>`（编号 0）填充到同一长度 T。`valid_lens` 给出每个
+# 序列的真实长度。在注意力内部，`bertlib` 把它变成形状为 `(B, T)` 的布尔掩码（真实的键为
+# True），并在 softmax 之前把填充位置上的键的分数设为 $-\infty$。由于 $e^{-\infty} = 0$，填充的键
+# 得到的权重**恰好为 0**——对每个头、每个查询都是如此。
+#
+# （本章的 `masked_softmax` 用的是 $-10^6$；在 float32 中，只要分数不是特别大，softmax 之后同样会
+# 舍入为 0。用 $-\infty$ 则无需这种论证。）
+#
+# 下面第二个序列有 5 个真实词元和 3 个填充位置。
+
+# %%
+valid_lens = torch.tensor([8, 5])  # (B,)
+padded = tokens.clone()
+padded[1, 5:] = 0  # <pad>
+
+mask = torch.arange(T) < valid_lens[:, None]  # (B, T): True at real keys
+print(mask)
+
+X_pad, attentions = encoder(padded, segments, valid_lens, return_attention=True)
+print(len(attentions), "x", tuple(attentions[0].shape))  # one (B, nh, T, T) tensor per block
+print(attentions[0][1, 0].numpy().round(2))  # block 1, sequence 2, head 1: columns 5-7 are 0
+print("weights on padded keys == 0:", bool((attentions[0][1, :, :, 5:] == 0).all()))
+
+# %% [markdown] lang="en"
+# Because no real token ever attends to a padded key, the outputs at the 5 real positions are
+# the same as for the unpadded sequence of length 5, and they stay the same whatever the padding
+# holds. The outputs *at* the padded positions are computed too (their queries still attend to
+# the real keys), but they mean nothing: the pretraining heads never read them. Without
+# `valid_lens` the padding leaks into the real positions.
+
+# %% [markdown] lang="zh"
+# 由于真实词元从不关注填充位置上的键，5 个真实位置的输出与不加填充、长度为 5 的序列完全相同，
+# 而且无论填充位置放的是什么都不会改变。填充位置*本身*的输出也会被计算出来（它们的查询仍然关注
+# 真实的键），但这些输出没有意义：预训练的输出层从不读取它们。如果不传入 `valid_lens`，填充就会
+# 影响真实位置的输出。
+
+# %%
+alone = encoder(tokens[1:, :5], segments[1:, :5])  # sequence 2 without padding: (1, 5, H)
+junk = padded.clone()
+junk[1, 5:] = torch.tensor([11, 22, 33])  # other tokens in the padded slots
+X_junk = encoder(junk, segments, valid_lens)
+
+X_no_mask = encoder(padded, segments)  # the same padded batch, but no valid_lens
+print("X_pad[1, :5]     ≈ alone:       ", torch.allclose(X_pad[1, :5], alone[0], atol=1e-5))
+print("X_junk[1, :5]    ≈ X_pad[1, :5]:", torch.allclose(X_junk[1, :5], X_pad[1, :5], atol=1e-5))
+print("X_no_mask[1, :5] ≈ alone:       ", torch.allclose(X_no_mask[1, :5], alone[0], atol=1e-5))
+
+# %% [markdown] lang="en"
+# ## Attention weights as a picture
+#
+# Each head gives a `(T, T)` matrix: row i = query i, column j = key j. Here are the four heads
+# of the first block for the padded sequence; the three empty columns on the right are the
+# padded keys. This model is untrained, so the patterns mean nothing yet; notebook 07 shows the
+# heads of a real BERT.
+
+# %% [markdown] lang="zh"
+# ## 把注意力权重画出来
+#
+# 每个头给出一个 `(T, T)` 矩阵：第 i 行对应查询 i，第 j 列对应键 j。下图是第一个编码器块的四个头
+# 在这条带填充的序列上的权重；右边三列空白就是填充位置上的键。这个模型还没有训练，所以图案本身
+# 没有意义；第 07 个笔记本会展示真实 BERT 的注意力头。
+
+# %%
+fig, axes = plt.subplots(1, nh, figsize=(12, 3.2), layout="constrained")
+for h, ax in enumerate(axes):
+    image = ax.imshow(attentions[0][1, h].numpy(), cmap="Reds", vmin=0, vmax=1)
+    ax.set(title=f"head {h + 1}", xlabel="key j", xticks=range(T), yticks=range(T))
+axes[0].set_ylabel("query i")
+fig.colorbar(image, ax=axes, shrink=0.8)
+plt.show()
+
+# %% [markdown] lang="en"
+# ## Summary
+#
+# * Each block: multi-head self-attention → add & norm → position-wise FFN → add & norm. The
+#   shape stays `(B, T, H)` throughout.
+# * Heads are slices of H: `(B, T, H)` → `(B, nh, T, hs)`; scores and weights are
+#   `(B, nh, T, T)`.
+# * `valid_lens` masks padded keys with $-\infty$: their weights are exactly 0, and padding cannot
+#   change the outputs at real positions.
+#
+# ## Exercises
+#
+# 1. **Count.** How many learnable numbers does *one* encoder block of the demo encoder hold
+#    (H = 768, FFN 1024, 4 heads)? Check below.
+# 2. Change `num_heads` from 4 to 8 with H = 768. Which shapes in this notebook change? Does the
+#    number of parameters change?
+# 3. Remove the division by $\sqrt{hs}$ and look at `weights` again. What happens to the rows of
+#    the softmax, and why would that hurt training?
+# 4. The original BERT uses the GELU activation in its FFN and MLM head instead of ReLU. Compare
+#    `torch.nn.functional.gelu` and `relu` on a few inputs; how do they differ near 0 and for
+#    negative inputs? (`BERTEncoder(..., hidden_act="gelu")` builds the GELU version.)
+# 5. Padded keys must get zero weight, but padded *queries* need no mask. Why?
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# * 每个编码器块：多头自注意力 → 相加并规范化 → 基于位置的前馈网络 → 相加并规范化。形状始终是
+#   `(B, T, H)`。
+# * 每个头是 H 的一段：`(B, T, H)` → `(B, nh, T, hs)`；注意力分数和权重的形状是 `(B, nh, T, T)`。
+# * `valid_lens` 用 $-\infty$ 屏蔽填充位置上的键：它们的权重恰好为 0，填充无法改变真实位置的输出。
+#
+# ## 练习
+#
+# 1. **数一数。** 演示编码器的*一个*编码器块（H = 768，前馈网络 1024，4 个头）有多少个可学习的
+#    数？在下面检查你的答案。
+# 2. 保持 H = 768，把 `num_heads` 从 4 改成 8。本笔记本中哪些形状会变化？参数数量会变吗？
+# 3. 去掉除以 $\sqrt{hs}$ 这一步，再看看 `weights`。softmax 的每一行会变成什么样？为什么这会妨碍
+#    训练？
+# 4. 原始 BERT 在前馈网络和掩蔽语言模型的输出层中使用 GELU 激活函数，而不是 ReLU。用几个输入
+#    比较 `torch.nn.functional.gelu` 和 `relu`：它们在 0 附近以及输入为负时有什么不同？
+#    （`BERTEncoder(..., hidden_act="gelu")` 可以构建 GELU 版本。）
+# 5. 填充位置上的键必须得到零权重，但填充位置上的*查询*却不需要屏蔽。为什么？
+
+# %%
+answer = None  # your answer to exercise 1: an integer
+check_exercise("03_block_params", answer)

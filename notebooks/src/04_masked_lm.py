@@ -1,0 +1,359 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] lang="en"
+# # 04 · Masked language modelling
+#
+# *[中文版](../zh/04_masked_lm.ipynb) · [Index](00_index.ipynb)*
+#
+# A left-to-right language model predicts each token from the tokens on its left. BERT wants
+# every token's vector to use *both* sides, but a model that sees both sides could simply copy
+# the token it is asked to predict. The fix: hide some tokens and predict them from their
+# context. This is **masked language modelling** (MLM), the first of BERT's two pretraining
+# tasks. Its labels come for free from raw text.
+#
+# You will:
+# 1. corrupt a sentence with `mask_tokens` and check the 15% and 80/10/10 rules over many seeded
+#    draws;
+# 2. see how `MaskLM` gathers the prediction positions out of a `(B, T, H)` tensor;
+# 3. compute the weighted MLM loss with `bert_loss`, and see numerically why the chapter's
+#    training code, which uses a mean-reduced loss, ends up masking nothing.
+
+# %% [markdown] lang="zh"
+# # 04 · 掩蔽语言模型
+#
+# *[English](../en/04_masked_lm.ipynb) · [目录](00_index.ipynb)*
+#
+# 从左到右的语言模型根据左边的词元预测下一个词元。BERT 希望每个词元的向量同时利用*两侧*的上下文，
+# 但一个能看到两侧的模型，可以直接把要预测的那个词元抄过来。解决办法是：把一部分词元掩蔽起来，再根据
+# 上下文把它们预测出来。这就是**掩蔽语言模型**（MLM），BERT 的两个预训练任务中的第一个。它的
+# 标签直接来自原始文本，不需要人工标注。
+#
+# 你将会：
+# 1. 用 `mask_tokens` 掩蔽一个句子，并通过大量设定了随机种子的抽样检验 15% 和 80/10/10 规则；
+# 2. 看 `MaskLM` 如何从形状为 `(B, T, H)` 的张量中取出预测位置；
+# 3. 用 `bert_loss` 计算加权的掩蔽语言模型损失，并用数字说明：本章训练代码使用按均值归约的
+#    损失，结果什么也没有屏蔽掉。
+
+# %%
+import collections
+import inspect
+
+import torch
+import torch.nn.functional as F
+
+from bertlib import Fate, MaskLM, Vocab, bert_loss, get_tokens_and_segments, mask_tokens
+from bertlib.exercises import check_exercise
+
+# %% [markdown] lang="en"
+# ## The 15% and the 80/10/10 rule
+#
+# In every BERT input sequence, 15% of the tokens are chosen as prediction positions (never
+# `<cls>` or `<sep>`). Always replacing them by `<mask>` would create a mismatch: `<mask>` never
+# appears when BERT is later fine-tuned on real text. So each chosen token is replaced
+#
+# * by `<mask>` 80% of the time ("this movie is great" → "this movie is `<mask>`"),
+# * by a random word 10% of the time ("this movie is drink"),
+# * not at all 10% of the time ("this movie is great").
+#
+# The model is asked to predict the original token in all three cases, so it cannot trust the
+# input at a prediction position, and it must build a good vector for *every* token, since any
+# token might be one it is asked about.
+
+# %% [markdown] lang="zh"
+# ## 15% 与 80/10/10 规则
+#
+# 在每个 BERT 输入序列中，随机选出 15% 的词元作为预测位置（`<cls>` 和 `<sep>` 永远不会被选中）。
+# 如果总是把它们替换成 `<mask>`，就会造成不一致：之后在真实文本上微调时，`<mask>` 从不出现。
+# 因此，每个被选中的词元
+#
+# * 80% 的时间替换为 `<mask>`（“this movie is great”→“this movie is `<mask>`”）；
+# * 10% 的时间替换为一个随机词（“this movie is drink”）；
+# * 10% 的时间保持不变（“this movie is great”）。
+#
+# 这三种情况下，模型都要预测原来的词元。因此它不能轻信预测位置上的输入；而且任何词元都可能被
+# 问到，所以它必须为*每个*词元都构造出好的向量。
+
+# %%
+words = ("the old man sat by the river and watched the boats go by "
+         "while his dog slept in the warm sun").split()
+vocab = Vocab([words])
+tokens, _ = get_tokens_and_segments(words)
+ids = vocab[tokens]
+
+m = mask_tokens(ids, vocab, seed=0)
+print("len(words) =", len(words), " m.positions =", m.positions)
+for pos, label, fate in zip(m.positions, m.labels, m.fates, strict=True):
+    shown = vocab.to_tokens(m.masked_ids[pos])  # what the model will see at this position
+    print(f"{pos:2}: {vocab.to_tokens(label):>6} -> {shown:<6} {fate.name}")
+
+# %% [markdown] lang="en"
+# `mask_tokens` returns the corrupted ids (the model's input), the prediction positions, the
+# labels (the original ids there) and each position's `Fate`. Its whole recipe fits on a screen:
+
+# %% [markdown] lang="zh"
+# `mask_tokens` 返回被掩蔽后的编号（模型的输入）、预测位置、标签（这些位置上原来的编号），以及
+# 每个位置的 `Fate`（处理方式）。它的全部做法一屏就能看完：
+
+# %%
+source = inspect.getsource(mask_tokens)
+print(source[source.index("    num_preds"):])
+
+# %% [markdown] lang="en"
+# One draw says little about probabilities. Let us repeat the draw 2000 times with one seeded
+# generator and count: the number of positions is always the same, every word position is chosen
+# about equally often, `<cls>` and `<sep>` never, and the fates come out close to 80/10/10.
+
+# %% [markdown] lang="zh"
+# 抽样一次说明不了概率。我们用同一个设定了种子的随机数生成器重复抽样 2000 次并计数：预测位置的
+# 个数每次都一样，每个词所在的位置被选中的次数大致相同，`<cls>` 和 `<sep>` 从不被选中，而三种
+# 处理方式的比例接近 80/10/10。
+
+# %%
+draws = 2000
+g = torch.Generator().manual_seed(0)
+num_preds, chosen, fates = collections.Counter(), collections.Counter(), collections.Counter()
+for _ in range(draws):
+    m = mask_tokens(ids, vocab, generator=g)
+    num_preds[len(m.positions)] += 1
+    chosen.update(m.positions)
+    fates.update(m.fates)
+
+print("len(m.positions):", dict(num_preds))  # {number of positions: draws}
+per_position = [chosen[i] for i in range(1, len(tokens) - 1)]  # the word positions
+expected = draws * len(m.positions) / len(words)  # every draw picks the same number of words
+print(f"chosen per position: min {min(per_position)}, max {max(per_position)}, "
+      f"expected {expected:.1f}")
+print("chosen <cls>, <sep>:", chosen[0], chosen[len(tokens) - 1])
+total = sum(fates.values())
+for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)):
+    print(f"{fate.name:<6} {fates[fate]:5}  {fates[fate] / total:.3f}  (expected {share})")
+
+# %% [markdown] lang="en"
+# ## The MLM head: gather, then predict
+#
+# The encoder returns a vector for every position, `(B, T, H)`, but the loss only needs the
+# prediction positions: a `(B, P)` tensor, P positions per sequence. `MaskLM` first *gathers*
+# those vectors into a `(B, P, H)` tensor, then runs a one-hidden-layer MLP that scores every
+# vocabulary entry.
+#
+# The gathering is one line of advanced indexing. To see it, take a small `X` whose entries are
+# easy to recognise.
+
+# %% [markdown] lang="zh"
+# ## 掩蔽语言模型的输出层：先取出，再预测
+#
+# 编码器为每个位置返回一个向量，形状是 `(B, T, H)`；但损失只需要预测位置上的向量：预测位置是
+# 一个形状为 `(B, P)` 的张量，每个序列 P 个位置。`MaskLM` 先把这些向量*取出*，组成形状为
+# `(B, P, H)` 的张量，再用一个单隐藏层的多层感知机为词表中的每个词元打分。
+#
+# 取出向量只需一行高级索引。为了看清楚，我们用一个元素容易辨认的小张量 `X`。
+
+# %%
+B, T, H = 2, 6, 3
+X = torch.arange(B * T * H).reshape(B, T, H)  # row t of sequence b holds 18b + 3t, +1, +2
+pred_positions = torch.tensor([[1, 5, 2],
+                               [4, 1, 0]])  # (B, P): the positions to predict in each sequence
+batch_idx = torch.arange(B)[:, None]  # (B, 1): broadcasts against (B, P)
+
+print(batch_idx.expand_as(pred_positions))  # the sequence index of each slot, (B, P)
+gathered = X[batch_idx, pred_positions]  # element [b, p] = X[b, pred_positions[b, p]]
+print(tuple(gathered.shape))  # (B, P, H)
+print(gathered)
+
+# %% [markdown] lang="en"
+# Row `[b, p]` of the result is row `pred_positions[b, p]` of sequence b. The chapter builds the
+# same index differently, flattening everything and repeating each batch index P times with
+# `repeat_interleave`; the result is identical. A tempting shortcut, `X[:, pred_positions]`, is
+# wrong: it applies *every* sequence's positions to *every* sequence.
+
+# %% [markdown] lang="zh"
+# 结果中第 `[b, p]` 行就是第 b 个序列的第 `pred_positions[b, p]` 行。本章用另一种方式构造同样的
+# 索引：先把一切展平，再用 `repeat_interleave` 把每个批量下标重复 P 次；结果完全相同。一个看似
+# 省事的写法 `X[:, pred_positions]` 是错的：它把*每个*序列的预测位置都用到了*每个*序列上。
+
+# %%
+P = pred_positions.shape[1]
+flat_batch_idx = torch.repeat_interleave(torch.arange(B), P)  # [0, 0, 0, 1, 1, 1]
+chapter_way = X[flat_batch_idx, pred_positions.reshape(-1)].reshape(B, P, H)
+print(flat_batch_idx)
+print("gathered == chapter_way:", torch.equal(gathered, chapter_way))
+print("X[:, pred_positions].shape:", tuple(X[:, pred_positions].shape))  # (B, B, P, H)
+
+# %% [markdown] lang="en"
+# Now the real head with the chapter's sizes: vocabulary 10000, H = 768. The MLP is
+# Linear → ReLU → LayerNorm → Linear; its output is one score (logit) per vocabulary entry at
+# each prediction position. A random tensor stands in for the encoder's output here: the head
+# does not care where its input comes from.
+
+# %% [markdown] lang="zh"
+# 现在用本章的尺寸构建真正的输出层：词表大小 10000，H = 768。其中的多层感知机是
+# 全连接层 → ReLU → 层规范化 → 全连接层；在每个预测位置上，它为词表中的每个词元输出一个分数
+# （logit）。这里用一个随机张量代替编码器的输出：输出层并不关心输入从哪里来。
+
+# %%
+torch.manual_seed(0)
+torch.set_grad_enabled(False)  # forward passes only
+mlm = MaskLM(vocab_size=10000, num_hiddens=768)
+encoded_X = torch.randn(2, 8, 768)  # (B, T, H), as if from the encoder
+mlm_positions = torch.tensor([[1, 5, 2],
+                              [6, 1, 5]])  # (B, P)
+mlm_Y_hat = mlm(encoded_X, mlm_positions)
+print(mlm)
+print(tuple(mlm_Y_hat.shape))  # (B, P, vocab_size)
+
+# %% [markdown] lang="en"
+# ## The loss, and padded prediction slots
+#
+# With the true tokens `mlm_Y` at those positions, the cross-entropy of each slot is computed
+# separately (`reduction="none"`). An untrained model is close to guessing uniformly among
+# 10000 tokens, which costs about $\ln 10000 \approx 9.21$.
+
+# %% [markdown] lang="zh"
+# ## 损失，以及填充的预测位置
+#
+# 有了这些位置上的真实词元 `mlm_Y`，就可以分别计算每个位置的交叉熵（`reduction="none"`）。
+# 未经训练的模型接近于在 10000 个词元中均匀地猜，代价约为 $\ln 10000 \approx 9.21$。
+
+# %%
+mlm_Y = torch.tensor([[7, 8, 9],
+                      [10, 20, 30]])  # (B, P): the original token ids
+per_slot = F.cross_entropy(mlm_Y_hat.reshape(-1, 10000), mlm_Y.reshape(-1), reduction="none")
+print(tuple(per_slot.shape))  # (B * P,)
+print(per_slot.numpy().round(2))
+
+# %% [markdown] lang="en"
+# Sequences have different numbers of prediction positions, so a batch pads them to a common P,
+# and a weight per slot says which slots are real (1) and which are padding (0). Suppose the
+# second sequence really has only 2 positions, so its third slot is padding. The MLM loss must
+# be the average over the **5 real slots**: $\sum_i w_i \ell_i / \sum_i w_i$. That is what
+# `bert_loss` computes; its label at the padded slot can be anything. (`bert_loss` also takes
+# the NSP predictions and labels, the subject of notebook 05; here we read its `.mlm` part.)
+
+# %% [markdown] lang="zh"
+# 不同序列的预测位置个数不同，所以一个批量会把它们填充到相同的 P，并为每个位置给出一个权重：真实
+# 位置为 1，填充位置为 0。假设第二个序列其实只有 2 个预测位置，它的第三个位置是填充。掩蔽语言模型
+# 的损失应当是 **5 个真实位置**上的平均：$\sum_i w_i \ell_i / \sum_i w_i$。`bert_loss` 正是这样
+# 计算的；填充位置上的标签可以是任意值。（`bert_loss` 还需要下一句预测的预测值和标签，那是第 05
+# 个笔记本的内容；这里只看它的 `.mlm` 部分。）
+
+# %%
+mlm_weights = torch.tensor([[1.0, 1.0, 1.0],
+                            [1.0, 1.0, 0.0]])  # (B, P): the last slot is padding
+nsp_Y_hat, nsp_labels = torch.zeros(2, 2), torch.tensor([1, 0])  # placeholders for notebook 05
+other_Y = mlm_Y.clone()
+other_Y[1, 2] = 0  # a different label in the padded slot
+
+loss = bert_loss(mlm_Y_hat, mlm_Y, mlm_weights, nsp_Y_hat, nsp_labels).mlm
+loss_other = bert_loss(mlm_Y_hat, other_Y, mlm_weights, nsp_Y_hat, nsp_labels).mlm
+print(f"loss                {loss:.3f}")
+print(f"per_slot[:5].mean() {per_slot[:5].mean():.3f}")  # the 5 real slots
+print(f"loss_other          {loss_other:.3f}")  # another label in the padded slot
+
+# %% [markdown] lang="en"
+# ## Why the chapter's training loss masks nothing
+#
+# The chapter's PyTorch pretraining code creates its loss as `nn.CrossEntropyLoss()`, whose
+# default reduction is the **mean**. It then multiplies the loss by the weights and divides by
+# their sum. But the mean-reduced loss is already a single number, the average over *all* slots,
+# padding included. Multiplying a scalar by the weights and dividing by their sum gives that
+# scalar back: the weights cancel out, and the padded slot counts like a real one. This was
+# reported as [d2l-en issue #2582](https://github.com/d2l-ai/d2l-en/issues/2582). Here is that
+# code, replayed:
+
+# %% [markdown] lang="zh"
+# ## 为什么本章的训练损失什么也没屏蔽
+#
+# 本章 PyTorch 版的预训练代码用 `nn.CrossEntropyLoss()` 定义损失，它默认按**均值**归约。随后代码
+# 把损失乘以权重，再除以权重之和。可是按均值归约的损失已经是一个数了，即*所有*位置（包括填充位置）
+# 的平均。一个标量乘以权重再除以权重之和，得到的还是这个标量：权重被约掉了，填充位置和真实位置
+# 一样被计入。这个问题见 [d2l-en issue #2582](https://github.com/d2l-ai/d2l-en/issues/2582)。下面
+# 重现那段代码：
+
+# %%
+mean_loss = torch.nn.CrossEntropyLoss()  # reduction="mean", as in the chapter
+
+
+def chapter_mlm_loss(labels):
+    mlm_l = mean_loss(mlm_Y_hat.reshape(-1, 10000), labels.reshape(-1))  # shape (): one number
+    mlm_l = mlm_l * mlm_weights.reshape(-1, 1)  # that number times each weight: (B * P, 1)
+    return mlm_l.sum() / (mlm_weights.sum() + 1e-8)  # ... and back to that number
+
+
+print("mean_loss(...).shape:", tuple(mean_loss(mlm_Y_hat[0], mlm_Y[0]).shape))
+print(f"chapter_mlm_loss(mlm_Y)   {chapter_mlm_loss(mlm_Y):.3f}")
+print(f"per_slot.mean()           {per_slot.mean():.3f}")  # all 6 slots, padding included
+print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
+
+# %% [markdown] lang="en"
+# The chapter's value is the mean over all six slots and it moves when the padded label moves;
+# `bert_loss` stays on the five real slots. The fix is one word: create the loss with
+# `reduction="none"` so that each slot keeps its own value until it is weighted. In real
+# pretraining batches many slots are padding, so the difference is not cosmetic: the model is
+# trained to predict token id 0 at position 0 (`<cls>`) over and over.
+
+# %% [markdown] lang="zh"
+# 本章的结果是全部 6 个位置的平均，而且会随填充位置上的标签而变；`bert_loss` 只计算 5 个真实
+# 位置。修正只需一处：定义损失时使用 `reduction="none"`，让每个位置保留自己的损失值，再乘以权重。
+# 真实的预训练批量中有很多填充位置，所以这个差别并非无关紧要：模型会被一遍又一遍地训练去在
+# 位置 0（`<cls>`）上预测编号为 0 的词元。
+
+# %% [markdown] lang="en"
+# ## Summary
+#
+# * MLM picks 15% of the tokens (never `<cls>`/`<sep>`) and corrupts them 80/10/10 into
+#   `<mask>` / a random word / unchanged; the labels are the original tokens.
+# * `MaskLM` gathers the prediction positions with `X[batch_idx, pred_positions]`,
+#   `(B, T, H)` → `(B, P, H)`, then scores the vocabulary: `(B, P, V)`.
+# * The MLM loss is a weighted mean over real slots; weighting only works on per-slot losses
+#   (`reduction="none"`).
+#
+# ## Exercises
+#
+# 1. **Count.** How many prediction positions does `mask_tokens` choose in a BERT input sequence
+#    of `<cls>`, 40 words and `<sep>`? Check below.
+# 2. All else being equal, does a masked language model need more or fewer pretraining steps to
+#    converge than a left-to-right language model? Why? (Hint: how many tokens per sequence give
+#    a training signal?)
+# 3. Why not always use `<mask>`? And why not replace 20% by random words instead of keeping
+#    10% unchanged? Argue from what the model sees at fine-tuning time.
+# 4. Call `mask_tokens(ids, vocab, mask_ratio=0.5, seed=0)`. What would happen to the quality of
+#    the context if half the tokens were corrupted?
+# 5. Rewrite `chapter_mlm_loss` with `reduction="none"` and check that it now agrees with
+#    `bert_loss`.
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# * 掩蔽语言模型选出 15% 的词元（从不选 `<cls>`/`<sep>`），并按 80/10/10 把它们替换为 `<mask>`、
+#   随机词或保持不变；标签是原来的词元。
+# * `MaskLM` 用 `X[batch_idx, pred_positions]` 取出预测位置，`(B, T, H)` → `(B, P, H)`，再为词表
+#   打分：`(B, P, V)`。
+# * 掩蔽语言模型的损失是真实位置上的加权平均；只有对逐位置的损失（`reduction="none"`）加权才有效。
+#
+# ## 练习
+#
+# 1. **数一数。** 对于由 `<cls>`、40 个词和 `<sep>` 组成的 BERT 输入序列，`mask_tokens` 会选出
+#    多少个预测位置？在下面检查你的答案。
+# 2. 在其他条件相同的情况下，掩蔽语言模型比从左到右的语言模型需要更多还是更少的预训练步数才能
+#    收敛？为什么？（提示：每个序列中有多少个词元提供训练信号？）
+# 3. 为什么不总是使用 `<mask>`？又为什么不把 20% 替换为随机词，而要保留 10% 不变？请从模型在
+#    微调时看到的输入来论证。
+# 4. 调用 `mask_tokens(ids, vocab, mask_ratio=0.5, seed=0)`。如果一半的词元都被破坏，上下文的质量
+#    会怎样？
+# 5. 用 `reduction="none"` 改写 `chapter_mlm_loss`，并检查它现在与 `bert_loss` 一致。
+
+# %%
+answer = None  # your answer to exercise 1: an integer
+check_exercise("04_num_preds", answer)

@@ -1,0 +1,351 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] lang="en"
+# # 05 · Next sentence prediction
+#
+# *[中文版](../zh/05_next_sentence.ipynb) · [Index](00_index.ipynb)*
+#
+# Masked language modelling teaches BERT about tokens in context, but not about how two texts
+# relate, which matters for tasks such as question answering and natural language inference.
+# BERT's second pretraining task, **next sentence prediction** (NSP), is a binary question about
+# a pair of sentences: *does B really follow A?* Like MLM, its labels come for free from any
+# corpus of paragraphs.
+#
+# You will:
+# 1. sample IsNext / NotNext pairs with `make_nsp_pairs` and check the 50% rate;
+# 2. see why the NSP head reads only the `<cls>` vector, after a Linear + Tanh layer;
+# 3. compute the NSP loss;
+# 4. pad a batch of pretraining examples with `pad_bert_inputs`, and run it through a small
+#    `BERTModel` and `bert_loss`.
+
+# %% [markdown] lang="zh"
+# # 05 · 下一句预测
+#
+# *[English](../en/05_next_sentence.ipynb) · [目录](00_index.ipynb)*
+#
+# 掩蔽语言模型让 BERT 学会在上下文中理解词元，却没有教它两个文本之间的关系，而问答、自然语言推断
+# 等任务恰恰需要这种关系。BERT 的第二个预训练任务——**下一句预测**（NSP）——针对一对句子提出一个
+# 二分类问题：*B 真的紧跟在 A 后面吗？* 与掩蔽语言模型一样，它的标签可以从任何由段落组成的语料库
+# 中免费得到。
+#
+# 你将会：
+# 1. 用 `make_nsp_pairs` 采样 IsNext / NotNext 句子对，并检验 50% 的比例；
+# 2. 理解为什么下一句预测的输出层只读取 `<cls>` 的向量，并且先经过一个全连接层 + Tanh；
+# 3. 计算下一句预测的损失；
+# 4. 用 `pad_bert_inputs` 把一批预训练样本填充成批量，再把它送入一个小的 `BERTModel` 和
+#    `bert_loss`。
+
+# %%
+import torch
+import torch.nn.functional as F
+
+from bertlib import (
+    IS_NEXT,
+    NOT_NEXT,
+    BERTModel,
+    NextSentencePred,
+    Vocab,
+    bert_loss,
+    make_nsp_pairs,
+    make_pretrain_examples,
+    pad_bert_inputs,
+)
+from bertlib.exercises import check_exercise
+
+# %% [markdown] lang="en"
+# ## A corpus you can check by eye
+#
+# A corpus for NSP is a list of paragraphs, each a list of tokenized sentences. Ours has three
+# paragraphs whose "sentences" are runs of letters, numbers and Greek letters, so that you can
+# tell at a glance, in any language, whether B continues A.
+
+# %% [markdown] lang="zh"
+# ## 一个一眼就能核对的语料库
+#
+# 下一句预测的语料库是一组段落，每个段落是一组分好词的句子。我们的语料库有三个段落，其中的
+# “句子”分别是连续的字母、数字和希腊字母，这样无论用什么语言阅读，都能一眼看出 B 是否接在 A
+# 后面。
+
+# %%
+paragraphs = [
+    [["a", "b", "c"], ["d", "e"], ["f", "g", "h", "i"], ["j", "k", "l"]],
+    [["1", "2"], ["3", "4", "5"], ["6", "7", "8", "9"], ["10", "11"]],
+    [["α", "β", "γ", "δ"], ["ε", "ζ"], ["η", "θ", "ι"], ["κ", "λ", "μ"]],
+]
+
+# %% [markdown] lang="en"
+# ## Sampling pairs
+#
+# `make_nsp_pairs` walks through every paragraph and makes one pair for each two consecutive
+# sentences A, B. With probability 0.5 it keeps the true B (label `IsNext`, 1); otherwise it
+# replaces B by a random sentence from *another* paragraph (label `NotNext`, 0). Each pair is
+# then wrapped as `<cls>` A `<sep>` B `<sep>` with its segment ids (notebook 02).
+
+# %% [markdown] lang="zh"
+# ## 采样句子对
+#
+# `make_nsp_pairs` 依次遍历每个段落，为每两个相邻的句子 A、B 构造一个句子对。它以 0.5 的概率
+# 保留真正的 B（标签 `IsNext`，即 1）；否则把 B 换成*另一个*段落中的随机句子（标签 `NotNext`，
+# 即 0）。然后每个句子对被包装成 `<cls>` A `<sep>` B `<sep>`，并附上片段编号（见第 02 个笔记本）。
+
+# %%
+nsp = make_nsp_pairs(paragraphs, max_len=16, seed=0)
+for pair in nsp.pairs:
+    label = "IsNext " if pair.is_next == IS_NEXT else "NotNext"
+    print(label, " ".join(pair.tokens))
+print(nsp.pairs[0].segments)
+
+# %% [markdown] lang="en"
+# Nine pairs are too few to judge a probability, so we sample the corpus with 500 different
+# seeds and count: the IsNext share is close to 0.5.
+
+# %% [markdown] lang="zh"
+# 九个句子对太少，看不出概率，所以我们用 500 个不同的种子对语料库采样并计数：IsNext 的比例接近
+# 0.5。
+
+# %%
+labels = [pair.is_next for seed in range(500)
+          for pair in make_nsp_pairs(paragraphs, max_len=16, seed=seed).pairs]
+print("len(labels) =", len(labels), " mean(labels) =", round(sum(labels) / len(labels), 3))
+
+# %% [markdown] lang="en"
+# Two details the chapter's code handles differently:
+#
+# * **Where NotNext sentences come from.** The chapter draws the replacement from the whole
+#   corpus, so it can draw the true next sentence and still call the pair NotNext (on this
+#   corpus, 1 time in 12). `bertlib` draws from another paragraph only, so every NotNext label
+#   is true.
+# * **Pairs that are too long.** A pair must fit in `max_len` tokens, `<cls>` and two `<sep>`
+#   included. The chapter silently drops pairs that do not fit; `bertlib` truncates the longer
+#   sentence (or drops, with `overflow="drop"`) and counts either way, so you know how much data
+#   was affected.
+
+# %% [markdown] lang="zh"
+# 有两处细节，本章代码的处理方式不同：
+#
+# * **NotNext 的句子从哪里来。** 本章从整个语料库中抽取替换句，因此可能恰好抽到真正的下一句，
+#   却仍然把这对句子标为 NotNext（在这个语料库上，概率是 1/12）。`bertlib` 只从另一个段落中抽取，
+#   所以每个 NotNext 标签都是真的。
+# * **太长的句子对。** 句子对连同 `<cls>` 和两个 `<sep>` 必须能放进 `max_len` 个词元。本章的代码
+#   会悄悄丢弃放不下的句子对；`bertlib` 会截断较长的句子（或者在 `overflow="drop"` 时丢弃），并且
+#   两种情况都会计数，让你知道有多少数据受到了影响。
+
+# %%
+short = make_nsp_pairs(paragraphs, max_len=8, seed=0)
+print("truncated:", short.truncated, "dropped:", short.dropped)
+print(" ".join(short.pairs[2].tokens))  # "f g h i" lost its end to fit
+dropped = make_nsp_pairs(paragraphs, max_len=8, overflow="drop", seed=0)
+print("truncated:", dropped.truncated, "dropped:", dropped.dropped, "kept:", len(dropped.pairs))
+
+# %% [markdown] lang="en"
+# ## The NSP head reads `<cls>`
+#
+# After the encoder, every position has a vector, `(B, T, H)`. The classifier needs one vector
+# per *pair*. BERT takes the vector at position 0, the `<cls>` token: through self-attention it
+# has looked at every token of both sentences, and since it is the same token in every input,
+# the model learns to use it as a summary. The NSP head then applies a Linear + Tanh layer (the
+# original BERT calls it the *pooler*) and a Linear layer to two logits, NotNext and IsNext.
+#
+# Here are those pieces inside a `BERTModel` with the chapter's sizes:
+
+# %% [markdown] lang="zh"
+# ## 下一句预测的输出层读取 `<cls>`
+#
+# 经过编码器后，每个位置都有一个向量，形状为 `(B, T, H)`。分类器却需要每个*句子对*一个向量。
+# BERT 取位置 0 上的向量，即 `<cls>` 词元：通过自注意力，它看过了两个句子中的每个词元；而且它在
+# 每个输入中都是同一个词元，模型便学会把它当作整个输入的概括。下一句预测的输出层随后依次经过一个
+# 全连接层 + Tanh（原始 BERT 称之为 *pooler*）和一个输出两个 logits（NotNext 与 IsNext）的全连接层。
+#
+# 下面是一个采用本章尺寸的 `BERTModel` 中的这些部件：
+
+# %%
+torch.manual_seed(0)
+torch.set_grad_enabled(False)  # forward passes only
+model = BERTModel(vocab_size=10000, num_hiddens=768, ffn_num_hiddens=1024, num_heads=4,
+                  num_blks=2, dropout=0.2).eval()
+print(model.hidden)
+print(model.nsp)
+
+tokens = torch.randint(0, 10000, (2, 8))  # (B, T)
+segments = torch.tensor([[0, 0, 0, 0, 1, 1, 1, 1],
+                         [0, 0, 0, 1, 1, 1, 1, 1]])
+encoded_X = model.encoder(tokens, segments)  # (B, T, H)
+cls = encoded_X[:, 0, :]  # (B, H): the <cls> vectors
+nsp_Y_hat = model.nsp(model.hidden(cls))  # (B, H) -> (B, H) -> (B, 2)
+print(tuple(encoded_X.shape), "->", tuple(cls.shape), "->", tuple(nsp_Y_hat.shape))
+print("nsp_Y_hat ≈ model(tokens, segments)[2]:",
+      torch.allclose(nsp_Y_hat, model(tokens, segments)[2]))
+
+# %% [markdown] lang="en"
+# **The flattened alternative.** In the chapter's stand-alone NSP example, the classifier reads
+# the *whole* encoded sequence, flattened to `(B, T·H)`: MXNet's `Dense` layer flattens its input
+# by default, and the PyTorch text copies this with `torch.flatten`. Only the final `BERTModel`
+# switches to the `<cls>` vector after Linear + Tanh. Flattening works for one fixed T, but the
+# output layer then has T times more weights, treats the same word differently at each
+# position, reads the padded positions too, and breaks as soon as T changes:
+
+# %% [markdown] lang="zh"
+# **展平的做法。** 在本章单独演示下一句预测的例子中，分类器读取的是*整个*编码后的序列，展平成
+# `(B, T·H)`：MXNet 的 `Dense` 层默认会展平输入，PyTorch 版的正文用 `torch.flatten` 照搬了这一
+# 做法。只有最后的 `BERTModel` 才改用经过全连接层 + Tanh 的 `<cls>` 向量。展平在 T 固定时可行，
+# 但输出层的权重会多出 T 倍，同一个词出现在不同位置时被区别对待，填充位置也被读进来，而且 T
+# 一变就会出错：
+
+# %%
+flat_nsp = NextSentencePred(num_inputs=8 * 768)  # sized for T = 8
+flat = encoded_X.flatten(start_dim=1)  # (B, T * H)
+print(tuple(flat.shape), "->", tuple(flat_nsp(flat).shape))
+print("parameters: flat_nsp", sum(p.numel() for p in flat_nsp.parameters()),
+      "vs model.nsp", sum(p.numel() for p in model.nsp.parameters()))
+
+longer = model.encoder(torch.randint(0, 10000, (2, 10)), torch.zeros(2, 10, dtype=torch.long))
+try:
+    flat_nsp(longer.flatten(start_dim=1))  # T = 10
+except RuntimeError as err:
+    print("RuntimeError:", err)
+
+# %% [markdown] lang="en"
+# ## The NSP loss
+#
+# NSP is a two-class classification, so its loss is the cross-entropy between the two logits
+# and the label (1 = IsNext, 0 = NotNext). An untrained model is near a coin toss, which costs
+# $\ln 2 \approx 0.693$.
+
+# %% [markdown] lang="zh"
+# ## 下一句预测的损失
+#
+# 下一句预测是二分类问题，所以它的损失是两个 logits 与标签（1 = IsNext，0 = NotNext）之间的交叉熵。
+# 未经训练的模型接近于掷硬币，代价约为 $\ln 2 \approx 0.693$。
+
+# %%
+nsp_labels = torch.tensor([IS_NEXT, NOT_NEXT])  # (B,)
+print(nsp_Y_hat.numpy().round(2))
+print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2))
+
+# %% [markdown] lang="en"
+# ## A padded pretraining batch
+#
+# Now both tasks together. `make_pretrain_examples` masks every pair for MLM (notebook 04), and
+# `pad_bert_inputs` turns a list of examples of different lengths into one `PretrainBatch` of
+# tensors:
+#
+# | field | shape | padding |
+# | --- | --- | --- |
+# | `tokens`, `segments` | `(N, max_len)` | `<pad>` (id 0), segment 0 |
+# | `valid_lens` | `(N,)` | the real lengths, for attention (notebook 03) |
+# | `pred_positions`, `mlm_labels` | `(N, P)` | position 0, label 0 |
+# | `mlm_weights` | `(N, P)` | 1 for a real slot, 0 for padding (notebook 04) |
+# | `nsp_labels` | `(N,)` | — |
+#
+# P is `max_preds`, by default 15% of `max_len`.
+
+# %% [markdown] lang="zh"
+# ## 一个填充好的预训练批量
+#
+# 现在把两个任务合在一起。`make_pretrain_examples` 对每个句子对做掩蔽（见第 04 个笔记本），
+# `pad_bert_inputs` 再把长度不一的样本列表变成一个由张量组成的 `PretrainBatch`：
+#
+# | 字段 | 形状 | 填充方式 |
+# | --- | --- | --- |
+# | `tokens`、`segments` | `(N, max_len)` | `<pad>`（编号 0），片段 0 |
+# | `valid_lens` | `(N,)` | 真实长度，供注意力使用（见第 03 个笔记本） |
+# | `pred_positions`、`mlm_labels` | `(N, P)` | 位置 0，标签 0 |
+# | `mlm_weights` | `(N, P)` | 真实位置为 1，填充位置为 0（见第 04 个笔记本） |
+# | `nsp_labels` | `(N,)` | — |
+#
+# P 即 `max_preds`，默认是 `max_len` 的 15%。
+
+# %%
+vocab = Vocab([sentence for paragraph in paragraphs for sentence in paragraph])
+examples = make_pretrain_examples(nsp.pairs, vocab, seed=0)
+batch = pad_bert_inputs(examples[:4], max_len=14, vocab=vocab)
+
+print(vocab.to_tokens(batch.tokens[0].tolist()))  # first sequence, masked and padded
+for name in ("tokens", "segments", "valid_lens", "pred_positions", "mlm_weights", "mlm_labels",
+             "nsp_labels"):
+    tensor = getattr(batch, name)
+    print(f"{name} {tuple(tensor.shape)}\n{tensor}")
+
+# %% [markdown] lang="en"
+# This batch is exactly what a BERT pretraining step consumes. A small, untrained `BERTModel`
+# and `bert_loss` give the two losses and their sum; notebook 06 trains this for real.
+
+# %% [markdown] lang="zh"
+# 这个批量正是 BERT 预训练每一步所需的输入。用一个未经训练的小 `BERTModel` 和 `bert_loss` 可以
+# 得到两个损失及其和；第 06 个笔记本会真正地进行训练。
+
+# %%
+torch.manual_seed(0)
+small = BERTModel(vocab_size=len(vocab), num_hiddens=32, ffn_num_hiddens=64, num_heads=2,
+                  num_blks=2, dropout=0.1, max_len=14).eval()
+_, mlm_Y_hat, nsp_Y_hat = small(batch.tokens, batch.segments, batch.valid_lens,
+                                batch.pred_positions)
+loss = bert_loss(mlm_Y_hat, batch.mlm_labels, batch.mlm_weights, nsp_Y_hat, batch.nsp_labels)
+print(tuple(mlm_Y_hat.shape), tuple(nsp_Y_hat.shape))  # (N, P, V), (N, 2)
+print(f"MLM {loss.mlm:.2f} + NSP {loss.nsp:.2f} = {loss.total:.2f}")
+
+# %% [markdown] lang="en"
+# ## Summary
+#
+# * NSP pairs: consecutive sentences (IsNext, 50%) or a sentence from another paragraph
+#   (NotNext, 50%), wrapped as `<cls>` A `<sep>` B `<sep>`.
+# * The head reads the `<cls>` vector, `(B, H)`, through Linear + Tanh, then Linear → `(B, 2)`;
+#   the loss is a two-class cross-entropy.
+# * `pad_bert_inputs` gives every tensor a pretraining step needs, with `valid_lens` and
+#   `mlm_weights` marking the padding.
+#
+# ## Exercises
+#
+# 1. **Count.** How many NSP pairs does `make_nsp_pairs` produce from three paragraphs of 4, 2
+#    and 5 sentences (none too long)? Check below.
+# 2. **Count.** How many learnable numbers lie between the encoded `<cls>` vector and the two
+#    NSP logits in the demo model (H = 768)? Check below, then compare with the flattened head.
+# 3. Now that you have seen both pretraining tasks: why do you think BERT works so well? Which
+#    ingredient would you remove last?
+# 4. RoBERTa (Liu et al., 2019) found that removing NSP does not hurt, and ALBERT replaced it by
+#    *sentence-order prediction*: NotNext pairs are the two sentences swapped. Why might NSP be
+#    too easy? How would you change `make_nsp_pairs` for sentence-order prediction?
+# 5. With the chapter's sampler (any sentence of the corpus), check the "1 time in 12" claim for
+#    this corpus: how often is a NotNext pair really consecutive?
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# * 下一句预测的句子对：相邻的两个句子（IsNext，50%），或者来自另一个段落的句子（NotNext，50%），
+#   包装成 `<cls>` A `<sep>` B `<sep>`。
+# * 输出层读取 `<cls>` 的向量 `(B, H)`，经过全连接层 + Tanh，再经过全连接层得到 `(B, 2)`；损失是
+#   二分类交叉熵。
+# * `pad_bert_inputs` 给出预训练每一步需要的全部张量，用 `valid_lens` 和 `mlm_weights` 标出填充。
+#
+# ## 练习
+#
+# 1. **数一数。** 由分别含 4、2、5 个句子的三个段落（没有过长的句子），`make_nsp_pairs` 会生成
+#    多少个句子对？在下面检查你的答案。
+# 2. **数一数。** 在演示模型（H = 768）中，从编码后的 `<cls>` 向量到两个下一句预测 logits 之间，
+#    一共有多少个可学习的数？在下面检查，再与展平的输出层比较。
+# 3. 学完了两个预训练任务，你认为 BERT 为什么如此成功？哪一个组成部分你会最后才去掉？
+# 4. RoBERTa（Liu 等人，2019）发现去掉下一句预测并没有坏处；ALBERT 则用*句序预测*代替它：
+#    NotNext 句子对就是把两个句子交换顺序。为什么下一句预测可能太简单了？要实现句序预测，你会
+#    怎样修改 `make_nsp_pairs`？
+# 5. 使用本章的采样方式（从整个语料库中任选一个句子），验证这个语料库上“1/12”的说法：NotNext
+#    句子对中有多大比例其实是相邻的句子？
+
+# %%
+answer = None  # your answer to exercise 1: an integer
+check_exercise("05_nsp_pairs", answer)
+
+# %%
+answer = None  # your answer to exercise 2: an integer
+check_exercise("05_nsp_head_params", answer)
