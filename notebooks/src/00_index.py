@@ -150,8 +150,9 @@
 #   discuss each printed shape before moving on. Plan on about 15–25 minutes for each of 02–05.
 # * **Live changes:** every cell can be edited and re-run; a seed at the top of a cell makes its
 #   numbers repeatable, so students can follow along on their own machines.
-# * **Two languages in one room:** open the same notebook from `en/` and `zh/`; the code and its
-#   output are the same, only the explanations differ.
+# * **Two languages in one room:** open the same notebook from `en/` and `zh/`; the code and the
+#   printed numbers are the same, while the explanations, figures and widgets speak each
+#   edition's language.
 # * **Exercises:** the check cells (✓/× with a hint) work well as short in-class quizzes.
 
 # %% [markdown] lang="zh"
@@ -165,5 +166,6 @@
 #   02–05 每个笔记本在课堂上大约需要 15–25 分钟。
 # * **现场修改：** 每个单元格都可以修改后重新运行；单元格开头设定的随机种子让数字可以复现，学生
 #   可以在自己的电脑上同步操作。
-# * **双语课堂：** 分别从 `en/` 和 `zh/` 打开同一个笔记本；代码和输出完全相同，只有讲解文字不同。
+# * **双语课堂：** 分别从 `en/` 和 `zh/` 打开同一个笔记本；代码和打印出的数字完全相同，讲解文字、
+#   图和小部件则使用各自版本的语言。
 # * **练习：** 检查单元格（✓/× 并附提示）很适合用作课堂小测验。
