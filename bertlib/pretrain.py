@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 from bertlib.checkpoint import load_pretrained
 from bertlib.checks import check_positive_int, check_pred_positions
 from bertlib.data import PretrainBatch, make_nsp_pairs, make_pretrain_examples, pad_bert_inputs
+from bertlib.i18n import resolve_language, text
 from bertlib.loss import BERTLoss, bert_loss
 from bertlib.masking import make_generator
 from bertlib.model import BERTConfig, BERTModel, get_tokens_and_segments
@@ -36,19 +37,33 @@ METRICS_FILE = "metrics.json"
 
 
 def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_len: int, *,
-                       seed: int, rounds: int = 1, max_preds: int | None = None) -> PretrainBatch:
+                       seed: int, rounds: int = 1, max_preds: int | None = None,
+                       groups: Sequence[str] | None = None) -> PretrainBatch:
     """NSP pairs + MLM masking over tokenized ``paragraphs``, padded to ``max_len``.
 
     ``rounds`` > 1 repeats pairing and masking with fresh draws, so that the same sentence is
     seen with different partners and different masked positions ("dynamic masking"). Pairs
     longer than ``max_len`` are truncated.
+
+    ``groups`` (one label per paragraph, such as its language) draws each NotNext partner from
+    a paragraph of the same group. In a bilingual corpus a partner in the other language would
+    let NSP be solved by telling the languages apart.
     """
     check_positive_int("rounds", rounds)
+    if groups is None:
+        groups = [""] * len(paragraphs)
+    if len(groups) != len(paragraphs):
+        raise ValueError(f"groups must give one label per paragraph: {len(paragraphs)} "
+                         f"paragraphs, {len(groups)} labels")
+    by_group: dict[str, list[list[list[str]]]] = {}
+    for paragraph, group in zip(paragraphs, groups, strict=True):
+        by_group.setdefault(group, []).append(paragraph)
     g = make_generator(seed=seed)
     examples = []
     for _ in range(rounds):
-        pairs = make_nsp_pairs(paragraphs, max_len, generator=g).pairs
-        examples += make_pretrain_examples(pairs, vocab, generator=g)
+        for members in by_group.values():
+            pairs = make_nsp_pairs(members, max_len, generator=g).pairs
+            examples += make_pretrain_examples(pairs, vocab, generator=g)
     return pad_bert_inputs(examples, max_len, vocab, max_preds)
 
 
@@ -187,6 +202,7 @@ class TrainHistory:
     nsp: list[float] = field(default_factory=list)
     pairs: int = 0  # sentence pairs processed
     seconds: float = 0.0  # wall-clock time of the steps
+    num_steps: int = 0  # the steps asked for, so that a callback knows the last one
 
     @property
     def pairs_per_sec(self) -> float:
@@ -209,7 +225,7 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     torch.manual_seed(seed)  # dropout draws from the global generator
     model.train()
-    history = TrainHistory()
+    history = TrainHistory(num_steps=num_steps)
     bar = tqdm(total=num_steps, disable=not progress, desc="pretraining")
     while len(history.mlm) < num_steps:
         for batch in loader:
@@ -235,25 +251,31 @@ class LossPlot:
     """A matplotlib figure of the MLM and NSP losses, redrawn in place while training.
 
     ``train_bert(..., callback=LossPlot().update)``; in a notebook the figure appears once and
-    is updated every ``every`` steps.
+    is updated every ``every`` steps and after the last one. Its labels are in ``lang``
+    (default: the notebook's language, see :func:`bertlib.i18n.detect_language`).
     """
 
-    def __init__(self, every: int = 10):
+    def __init__(self, every: int = 10, lang: str | None = None):
         import matplotlib.pyplot as plt
+
+        from bertlib.fonts import use_cjk_font  # imports matplotlib: only when plotting
 
         check_positive_int("every", every)
         self.every = every
+        self.lang = resolve_language(lang)
+        use_cjk_font()
         self.fig, self.ax = plt.subplots(figsize=(5, 3))
         plt.close(self.fig)  # shown only through the display handle, not again at cell end
-        self.lines = {name: self.ax.plot([], [], label=f"{name} loss")[0]
+        self.lines = {name: self.ax.plot([], [], label=text(f"train_{name}_loss", self.lang))[0]
                       for name in ("mlm", "nsp")}
-        self.ax.set_xlabel("step")
+        self.ax.set_xlabel(text("train_step", self.lang))
+        self.ax.set_ylabel(text("train_loss", self.lang))
         self.ax.legend()
         self._handle = None
 
     def update(self, history: TrainHistory) -> None:
         steps = len(history.mlm)
-        if steps % self.every:
+        if steps % self.every and steps != history.num_steps:
             return
         for name, line in self.lines.items():
             line.set_data(range(1, steps + 1), getattr(history, name))
@@ -270,6 +292,12 @@ class LossPlot:
 # ---------------------------------------------------------------------------------- using it
 
 
+def _share(hits: torch.Tensor, rows: torch.Tensor) -> float:
+    """hits / number of True rows (0.0 when there are none)."""
+    n = int(rows.sum())
+    return int(hits) / n if n else 0.0
+
+
 @torch.no_grad()
 def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
                          batch_size: int = 512) -> dict[str, float]:
@@ -277,14 +305,18 @@ def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
 
     ``mlm_majority_baseline`` is the accuracy of always predicting the most frequent label of
     ``data`` itself (the best any constant guess can do); ``nsp_majority_baseline`` likewise.
+    The NSP accuracy is also given per class: a head that favours one answer shows it there.
     """
     was_training = model.training
     model.eval()
     nsp_hits = mlm_hits = 0
+    hits_by_label = torch.zeros(2, dtype=torch.long)  # [NotNext, IsNext]
     for batch in make_loader(data, batch_size, seed=0, shuffle=False):
         tokens, segments, valid_lens, pred_positions, weights, labels, nsp_labels = batch
         _, mlm_Y_hat, nsp_Y_hat = model(tokens, segments, valid_lens, pred_positions)
-        nsp_hits += int((nsp_Y_hat.argmax(1) == nsp_labels).sum())
+        right = nsp_Y_hat.argmax(1) == nsp_labels
+        nsp_hits += int(right.sum())
+        hits_by_label += nsp_labels[right].bincount(minlength=2)
         real = weights > 0
         mlm_hits += int((mlm_Y_hat.argmax(2)[real] == labels[real]).sum())
     model.train(was_training)
@@ -294,6 +326,8 @@ def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
         "pairs": n_pairs,
         "mlm_slots": n_slots,
         "nsp_accuracy": nsp_hits / n_pairs,
+        "nsp_accuracy_is_next": _share(hits_by_label[1], data.nsp_labels == 1),
+        "nsp_accuracy_not_next": _share(hits_by_label[0], data.nsp_labels == 0),
         "nsp_chance": 0.5,
         "nsp_majority_baseline": max(float(data.nsp_labels.float().mean()),
                                      1 - float(data.nsp_labels.float().mean())),

@@ -14,6 +14,17 @@ from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers,
 from bertlib.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
 
 
+def _bert_backend(model: models.WordPiece, lowercase: bool = True) -> Tokenizer:
+    """``model`` behind BERT's normalizer (lower-casing and accent stripping when
+    ``lowercase``, spaces around CJK characters), pre-tokenizer and decoder."""
+    backend = Tokenizer(model)
+    backend.normalizer = normalizers.BertNormalizer(lowercase=lowercase, strip_accents=lowercase,
+                                                    handle_chinese_chars=True)
+    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    backend.decoder = decoders.WordPiece()
+    return backend
+
+
 class WordPieceTokenizer:
     """Text -> WordPiece tokens -> ids, with the vocabulary as a :class:`Vocab`."""
 
@@ -34,18 +45,28 @@ class WordPieceTokenizer:
     @classmethod
     def train(cls, texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
               specials: SpecialTokens | None = None) -> WordPieceTokenizer:
-        """Learn a WordPiece vocabulary of at most ``vocab_size`` tokens from ``texts``."""
+        """Learn a WordPiece vocabulary of at most ``vocab_size`` tokens from ``texts``.
+
+        The same texts always give the same vocabulary, in the same order.
+        """
         specials = specials or SpecialTokens()
-        backend = Tokenizer(models.WordPiece(unk_token=specials.unk))
-        backend.normalizer = normalizers.BertNormalizer(lowercase=True, strip_accents=True,
-                                                        handle_chinese_chars=True)
-        backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-        backend.decoder = decoders.WordPiece()
+        texts = list(texts)
+        backend = _bert_backend(models.WordPiece(unk_token=specials.unk))
+        # tokenizers numbers the "##x" pieces in hash-map order, and those numbers break ties
+        # between equally frequent merges, so the vocabulary changes from run to run
+        # (huggingface/tokenizers#1794). Reserving them up front, sorted, fixes their ids.
+        continuing = sorted({"##" + ch for t in texts
+                             for word, _ in backend.pre_tokenizer.pre_tokenize_str(
+                                 backend.normalizer.normalize_str(t))
+                             for ch in word[1:]})
         trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
-                                            special_tokens=specials.as_list(),
+                                            special_tokens=specials.as_list() + continuing,
                                             show_progress=False)
         backend.train_from_iterator(texts, trainer)
-        return cls(backend, specials)
+        # Rebuilt from the learned vocabulary so that only the real specials stay special.
+        trained = _bert_backend(models.WordPiece(backend.get_vocab(), unk_token=specials.unk))
+        trained.add_special_tokens(specials.as_list())
+        return cls(trained, specials)
 
     @classmethod
     def from_file(cls, path: str | Path) -> WordPieceTokenizer:
@@ -59,13 +80,8 @@ class WordPieceTokenizer:
         for line in Path(path).read_text(encoding="utf-8").splitlines():
             vocab.setdefault(line.rstrip("\n"), len(vocab))
         specials = HF_SPECIAL_TOKENS if HF_SPECIAL_TOKENS.cls in vocab else SpecialTokens()
-        backend = Tokenizer(models.WordPiece(vocab, unk_token=specials.unk))
-        backend.normalizer = normalizers.BertNormalizer(lowercase=lowercase,
-                                                        strip_accents=lowercase,
-                                                        handle_chinese_chars=True)
-        backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-        backend.decoder = decoders.WordPiece()
-        return cls(backend, specials)
+        return cls(_bert_backend(models.WordPiece(vocab, unk_token=specials.unk), lowercase),
+                   specials)
 
     @classmethod
     def from_directory(cls, directory: str | Path) -> WordPieceTokenizer:

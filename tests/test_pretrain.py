@@ -67,6 +67,35 @@ def test_make_pretrain_data_shapes_and_rounds(toy_paragraphs, toy_vocab, toy_dat
     assert not torch.equal(toy_data.tokens[:n_pairs], toy_data.tokens[n_pairs:])
 
 
+def test_groups_keep_notnext_partners_within_a_group(toy_paragraphs, toy_vocab):
+    """Paragraphs in two disjoint 'languages': with groups, no pair mixes them; without, many
+    NotNext pairs do."""
+    half = len(WORDS) // 2
+    lang = ["x" if i % 2 else "y" for i in range(len(toy_paragraphs))]
+    paragraphs = [[[w for w in s if (WORDS.index(w) < half) == (g == "x")] or [WORDS[0 if g == "x"
+                   else -1]] for s in p] for p, g in zip(toy_paragraphs, lang, strict=True)]
+    vocab_x = torch.tensor(toy_vocab[WORDS[:half]])
+
+    def mixed(data) -> torch.Tensor:
+        """Per pair: do its two segments come from different halves of WORDS?"""
+        # Undo the masking first: a random replacement may come from the other half. (Padded
+        # slots write <pad> at position 0, over <cls>: harmless.)
+        tokens = data.tokens.scatter(1, data.pred_positions, data.mlm_labels)
+        words = tokens >= 5  # ids 0-4 are the specials
+        in_x = torch.isin(tokens, vocab_x)
+        side = [(in_x & words & (data.segments == s)).any(1) for s in (0, 1)]
+        return side[0] != side[1]
+
+    grouped = make_pretrain_data(paragraphs, toy_vocab, MAX_LEN, seed=0, rounds=3, groups=lang)
+    ungrouped = make_pretrain_data(paragraphs, toy_vocab, MAX_LEN, seed=0, rounds=3)
+    assert len(grouped) == len(ungrouped)
+    assert not mixed(grouped).any()
+    assert mixed(ungrouped).sum() > len(ungrouped) / 8  # ~1/4: half of the NotNext pairs
+    assert 0.4 < grouped.nsp_labels.float().mean() < 0.6
+    with pytest.raises(ValueError, match="one label per paragraph"):
+        make_pretrain_data(paragraphs, toy_vocab, MAX_LEN, seed=0, groups=lang[:-1])
+
+
 def test_loader_batches_cover_the_data_once_per_epoch_in_seeded_order(toy_data):
     def batches(seed):
         return list(make_loader(toy_data, 8, seed=seed))
@@ -186,6 +215,29 @@ def test_loss_plot_tracks_history():
     assert list(plot.lines["mlm"].get_ydata()) == [3.0, 2.0, 1.5, 1.2]
     assert list(plot.lines["nsp"].get_xdata()) == [1, 2, 3, 4]
     assert plot.ax.get_ylim()[1] >= 3.0
+    history.num_steps = 5  # the last step is drawn even when it is not a multiple of every
+    history.mlm.append(1.1)
+    history.nsp.append(0.4)
+    plot.update(history)
+    assert list(plot.lines["mlm"].get_ydata()) == [3.0, 2.0, 1.5, 1.2, 1.1]
+
+
+@pytest.mark.parametrize("lang, labels", [
+    ("en", ("step", "loss", ["MLM loss", "NSP loss"])),
+    ("zh", ("训练步数", "损失", ["掩蔽语言模型损失", "下一句预测损失"])),
+])
+def test_loss_plot_labels_follow_the_language(lang, labels):
+    plot = LossPlot(lang=lang)
+    legend = [t.get_text() for t in plot.ax.get_legend().get_texts()]
+    assert (plot.ax.get_xlabel(), plot.ax.get_ylabel(), legend) == labels
+
+
+def test_loss_plot_language_defaults_to_the_notebook_folder(tmp_path, monkeypatch):
+    (tmp_path / "zh").mkdir()
+    monkeypatch.chdir(tmp_path / "zh")
+    assert LossPlot().ax.get_xlabel() == "训练步数"
+    with pytest.raises(ValueError, match="lang must be one of"):
+        LossPlot(lang="fr")
 
 
 def test_get_bert_encoding_is_deterministic_and_restores_mode():
@@ -212,14 +264,23 @@ def test_shipped_small_bert_beats_the_baselines_on_held_out_data():
     split = load_small_corpus(held_out=recipe["held_out_fraction"], seed=recipe["split_seed"])
     held_out = make_pretrain_data(tokenize_paragraphs(split.held_out, tokenizer.tokenize),
                                   tokenizer.vocab, recipe["max_len"],
-                                  seed=recipe["held_out_data_seed"])
+                                  seed=recipe["held_out_data_seed"],
+                                  groups=split.held_out_langs)  # NotNext within one language
     metrics = evaluate_pretraining(model, held_out)
     labels = held_out.mlm_labels[held_out.mlm_weights > 0].tolist()
     majority = Counter(labels).most_common(1)[0][1] / len(labels)
     assert metrics["mlm_majority_baseline"] == pytest.approx(majority)
     assert metrics["nsp_accuracy"] >= 0.70
+    with torch.no_grad():  # per-class NSP accuracy, computed here in one batch
+        _, _, nsp_Y_hat = model(held_out.tokens, held_out.segments, held_out.valid_lens)
+    right = nsp_Y_hat.argmax(1) == held_out.nsp_labels
+    for label, key in ((1, "nsp_accuracy_is_next"), (0, "nsp_accuracy_not_next")):
+        rows = held_out.nsp_labels == label
+        assert metrics[key] == pytest.approx(right[rows].float().mean().item())
+        assert metrics[key] >= 0.6  # neither class is given up for the other
     assert metrics["mlm_accuracy"] >= 2 * majority
     # The shipped metrics file reports exactly this evaluation.
     shipped = json.loads((SMALL_BERT_DIR / METRICS_FILE).read_text(encoding="utf-8"))
-    for key in ("nsp_accuracy", "mlm_accuracy", "mlm_majority_baseline"):
+    for key in ("nsp_accuracy", "nsp_accuracy_is_next", "nsp_accuracy_not_next", "mlm_accuracy",
+                "mlm_majority_baseline"):
         assert shipped["held_out"][key] == pytest.approx(metrics[key], abs=1e-3)

@@ -1,6 +1,7 @@
 import pytest
 
 from bertlib import HF_SPECIAL_TOKENS
+from bertlib.corpus import load_small_corpus
 from bertlib.tokenizer import WordPieceTokenizer
 
 TEXTS = [
@@ -53,3 +54,18 @@ def test_vocab_txt_with_hf_spelling(tmp_path):
 def test_directory_without_tokenizer(tmp_path):
     with pytest.raises(ValueError, match="neither tokenizer.json nor vocab.txt"):
         WordPieceTokenizer.from_directory(tmp_path)
+
+
+def test_training_gives_the_same_vocabulary_every_time():
+    """tokenizers alone numbers the "##" pieces in hash-map order, which changes the vocabulary
+    between runs (huggingface/tokenizers#1794); the shipped model depends on it not changing."""
+    texts = [s for p in load_small_corpus(held_out=0.1, seed=0).train for s in p]
+    vocabs = []
+    for _ in range(3):
+        tokenizer = WordPieceTokenizer.train(texts, 4000)
+        vocabs.append(tokenizer.vocab.to_tokens(list(range(len(tokenizer.vocab)))))
+    assert vocabs[0] == vocabs[1] == vocabs[2]
+    # The reserved "##" pieces are ordinary tokens again: only the five specials stay special.
+    added = tokenizer.backend.get_added_tokens_decoder().values()
+    assert [t.content for t in added] == vocabs[0][:5]
+    assert tokenizer.tokenize("<mask> hello") == ["<mask>", "he", "##ll", "##o"]
