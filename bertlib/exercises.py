@@ -8,15 +8,25 @@ no memory). Messages live in :mod:`bertlib.i18n` and follow the notebook's langu
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from collections.abc import Callable
 
 import torch
 
-from bertlib.data import make_nsp_pairs
+from bertlib.checkpoint import read_config
+from bertlib.context import BANK_EXAMPLES
+from bertlib.data import make_nsp_pairs, pad_bert_inputs
 from bertlib.i18n import text
 from bertlib.masking import mask_tokens
-from bertlib.model import BERTConfig, BERTEncoder, BERTModel, TransformerEncoderBlock
+from bertlib.model import (
+    BERTConfig,
+    BERTEncoder,
+    BERTModel,
+    TransformerEncoderBlock,
+    get_tokens_and_segments,
+)
+from bertlib.pretrain import SMALL_BERT_DIR
 from bertlib.vocab import Vocab
 
 # The chapter's demo sizes.
@@ -63,12 +73,53 @@ def _nsp_head_params() -> int:
     return _num_params(model.hidden, model.nsp)
 
 
+def _mlm_logits() -> int:
+    """06: entries of mlm_Y_hat (B, P, V) for one batch of the shipped model's recipe."""
+    config = read_config(SMALL_BERT_DIR)
+    recipe = config["metadata"]["recipe"]
+    P = pad_bert_inputs([], recipe["max_len"], Vocab()).pred_positions.shape[1]
+    return recipe["batch_size"] * P * config["config"]["vocab_size"]
+
+
+def _small_bert_params() -> int:
+    """06: learnable numbers in the shipped small BERT."""
+    with torch.device("meta"):
+        model = BERTModel.from_config(BERTConfig(**read_config(SMALL_BERT_DIR)["config"]))
+    return _num_params(model)
+
+
+def _gpt_context() -> int:
+    """01: tokens a left-to-right model can use for "bank" in ``<cls>`` + sentence A +
+    ``<sep>``, the word itself included."""
+    sentence, word = BANK_EXAMPLES[0]
+    tokens, _ = get_tokens_and_segments(sentence.split())
+    return tokens.index(word) + 1
+
+
+# all-MiniLM-L6-v2, the real BERT of notebook 07 (its config.json).
+MINILM = {"vocab_size": 30522, "num_hiddens": 384, "ffn_num_hiddens": 1536, "num_heads": 12,
+          "num_blks": 6, "dropout": 0.1, "max_len": 512}
+
+
+def _tied_saving() -> int:
+    """07: learnable numbers saved in MiniLM by tying the MLM decoder to the token embeddings."""
+    tied = BERTConfig.original(**MINILM)
+    with torch.device("meta"):
+        models = [BERTModel.from_config(c) for c in
+                  (dataclasses.replace(tied, tie_mlm_decoder=False), tied)]
+    return _num_params(models[0]) - _num_params(models[1])
+
+
 EXPECTED: dict[str, Callable[[], int]] = {
+    "01_gpt_context": _gpt_context,
     "02_embedding_params": _embedding_params,
     "03_block_params": _block_params,
     "04_num_preds": _num_preds,
     "05_nsp_pairs": _nsp_pairs,
     "05_nsp_head_params": _nsp_head_params,
+    "07_tied_saving": _tied_saving,
+    "06_mlm_logits": _mlm_logits,
+    "06_small_bert_params": _small_bert_params,
 }
 
 def _check_key(key: str) -> None:

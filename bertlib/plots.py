@@ -8,17 +8,19 @@ imports torch: the inputs are numpy arrays and lists of token strings.
 
 from __future__ import annotations
 
-import io
 import math
+import struct
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import PIL.Image
-from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib import rcParams
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
+from matplotlib.text import Text
 
 from bertlib.fonts import use_cjk_font
 from bertlib.i18n import resolve_language, text
@@ -44,13 +46,29 @@ def new_figure(width: float, height: float) -> Figure:
     return fig
 
 
+def _png_chunk(tag: bytes, data: bytes) -> bytes:
+    return (struct.pack(">I", len(data)) + tag + data
+            + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF))
+
+
+def encode_png(rgba: np.ndarray) -> bytes:
+    """An (h, w, 4) uint8 RGBA array as an RGB PNG, alpha dropped (figures are opaque).
+
+    Written by hand because it is the widgets' fixed cost on every redraw: no per-row filter
+    and zlib at level 1 take about half of Pillow's time for these flat-coloured figures, and
+    give smaller files.
+    """
+    h, w = rgba.shape[:2]
+    rows = np.empty((h, 1 + 3 * w), dtype=np.uint8)
+    rows[:, 0] = 0  # filter type "None" for every row
+    rows[:, 1:].reshape(h, w, 3)[...] = rgba[:, :, :3]
+    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8-bit RGB, not interlaced
+    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
+            + _png_chunk(b"IDAT", zlib.compress(rows.data, 1)) + _png_chunk(b"IEND", b""))
+
+
 def _encode_png(canvas: FigureCanvasAgg) -> bytes:
-    width, height = canvas.get_width_height(physical=True)
-    rgba = PIL.Image.frombuffer("RGBA", (width, height), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
-    buf = io.BytesIO()
-    # Level 1: a few times faster than the default for a slightly larger file.
-    rgba.convert("RGB").save(buf, format="png", compress_level=1)
-    return buf.getvalue()
+    return encode_png(np.asarray(canvas.buffer_rgba()))
 
 
 def figure_png(fig: Figure) -> bytes:
@@ -61,40 +79,182 @@ def figure_png(fig: Figure) -> bytes:
 
 
 class Blitter:
-    """Redraws only a figure's changing ("animated") artists over a cached background.
+    """Redraws only a figure's changing ("animated") artists over cached backgrounds.
 
-    Drawing tick labels is what makes a figure slow; they change only with the tokens, so the
-    owner calls :meth:`invalidate` then, and every other update costs just the animated artists.
+    Three layers. The background (everything not animated) is drawn in full only after
+    :meth:`invalidate`, when the layout changes (a new number of tokens resizes the figure).
+    Artists animated with ``with_tokens=True`` (token labels, chip texts) change only with the
+    text: they are drawn onto a second cached image after :meth:`tokens_changed`. The other
+    animated artists (images, bars, titles) are drawn on every update. Text is what makes a
+    figure slow to draw, so changing a head or a seed costs no text but titles, and new text of
+    the same length costs no full redraw. Within a layer, artists are drawn in z-order, as a
+    full draw would (an image first, then the lines and frame over it).
     """
 
     def __init__(self, fig: Figure):
         self.figure = fig
         self.artists: list = []
+        self.token_artists: list = []
         self._background = None
+        self._with_tokens = None
 
-    def animate(self, *artists) -> None:
+    def animate(self, *artists, with_tokens: bool = False) -> None:
         for artist in artists:
             artist.set_animated(True)
-        self.artists.extend(artists)
+        (self.token_artists if with_tokens else self.artists).extend(artists)
 
     def forget(self, *artists) -> None:
         gone = {id(a) for a in artists}
         self.artists = [a for a in self.artists if id(a) not in gone]
+        self.token_artists = [a for a in self.token_artists if id(a) not in gone]
+        self._with_tokens = None
 
     def invalidate(self) -> None:
-        self._background = None
+        self._background = self._with_tokens = None
+
+    def tokens_changed(self) -> None:
+        self._with_tokens = None
+
+    def still(self) -> Figure:
+        """The figure with nothing animated, for a one-shot figure that is shown once.
+
+        savefig and a notebook's inline display leave out animated figure-level artists (a
+        colour bar's axes, a suptitle), so the ``plot_*`` functions return this.
+        """
+        for artist in self.artists + self.token_artists:
+            artist.set_animated(False)
+        self.artists, self.token_artists = [], []
+        self.invalidate()
+        return self.figure
+
+    def _draw(self, artists: list) -> None:
+        for artist in sorted(artists, key=lambda a: a.get_zorder()):  # stable: ties keep order
+            if artist.get_visible():
+                self.figure.draw_artist(artist)
 
     def png(self) -> bytes:
         canvas = self.figure.canvas
         if self._background is None:
             canvas.draw()  # everything but the animated artists
             self._background = canvas.copy_from_bbox(self.figure.bbox)
-        else:
+            self._with_tokens = None
+        if self._with_tokens is None:
             canvas.restore_region(self._background)
-        for artist in self.artists:
-            if artist.get_visible():
-                self.figure.draw_artist(artist)
+            self._draw(self.token_artists)
+            self._with_tokens = (canvas.copy_from_bbox(self.figure.bbox) if self.token_artists
+                                 else self._background)
+        canvas.restore_region(self._with_tokens)
+        self._draw(self.artists)
         return _encode_png(canvas)
+
+
+class _StampedText(Text):
+    """A Text that renders each string (at a size, angle, colour, dpi) once, then stamps it.
+
+    Laying out and rendering the glyphs costs about 1 ms per label, most of a widget's redraw
+    when 64 tokens label two axes; a new sentence mostly reuses the tokens of the last one. The
+    first draw of a string renders it on a transparent scratch canvas and keeps the pixels and
+    their offset from the text's anchor; later draws paste them there (to within half a pixel
+    of where a fresh render would put the glyphs). Other renderers (PDF, SVG) draw normally.
+    """
+
+    def __init__(self, *args, stamps: dict, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._stamps = stamps  # shared by the texts of one TokenLabels
+
+    def draw(self, renderer) -> None:
+        if not self.get_visible() or not self.get_text():
+            return
+        if not isinstance(renderer, RendererAgg):
+            super().draw(renderer)
+            return
+        x, y = (round(v) for v in self.get_transform().transform(self.get_unitless_position()))
+        key = (self.get_text(), self.get_fontsize(), self.get_rotation(), self.get_color(),
+               self.get_horizontalalignment(), self.get_verticalalignment(), renderer.dpi)
+        if key not in self._stamps:
+            self._stamps[key] = self._render(renderer, x, y)
+        pixels, dx, dy = self._stamps[key]
+        gc = renderer.new_gc()
+        renderer.draw_image(gc, x + dx, y + dy, pixels)
+        gc.restore()
+        self.stale = False
+
+    def _render(self, renderer, x: int, y: int) -> tuple[np.ndarray, int, int]:
+        """The text drawn alone: its RGBA pixels and their bottom-left corner relative to the
+        anchor pixel (x, y)."""
+        w, h = int(renderer.width), int(renderer.height)
+        scratch = RendererAgg(w, h, renderer.dpi)
+        super().draw(scratch)
+        x0, y0, x1, y1 = self.get_window_extent(scratch).padded(2).extents  # y upwards
+        x0, y0 = max(math.floor(x0), 0), max(math.floor(y0), 0)
+        x1, y1 = min(math.ceil(x1), w), min(math.ceil(y1), h)
+        # Buffer rows run top-down; draw_image wants them bottom-up.
+        pixels = np.asarray(scratch.buffer_rgba())[h - y1:h - y0, x0:x1][::-1].copy()
+        return pixels, x0 - x, y0 - y
+
+
+class TokenLabels:
+    """Token names beside an axes, exactly where matplotlib would put its tick labels.
+
+    Tick labels are what makes a redraw slow: on every draw matplotlib lays out and measures
+    each one again to place the axis label. These are plain Text artists with the tick labels'
+    transform, alignment, font and colour; the tick marks stay, their labels are switched off.
+    They are animated (see :class:`Blitter`), so new tokens cost only drawing the texts, not a
+    full redraw, and kept in a pool: a longer input adds texts, a shorter one hides the rest.
+    Read the shown tokens from :attr:`tokens`.
+    """
+
+    def __init__(self, ax, blitter: Blitter, axis: str, rotation: float = 0.0):
+        if axis not in ("x", "y"):
+            raise ValueError(f"axis must be 'x' (below the axes) or 'y' (left); got {axis!r}")
+        self.ax, self.blitter, self.axis, self.rotation = ax, blitter, axis, rotation
+        self.texts: list = []
+        self._count = 0
+        self._stamps: dict = {}
+        ax.tick_params(axis=axis, **{"labelbottom" if axis == "x" else "labelleft": False})
+
+    @property
+    def tokens(self) -> list[str]:
+        return [t.get_text() for t in self.texts[: self._count]]
+
+    def _grow(self, n: int) -> None:
+        a = self.axis
+        pad = rcParams[f"{a}tick.major.size"] + rcParams[f"{a}tick.major.pad"]  # direction out
+        if a == "y":
+            transform, va, ha = self.ax.get_yaxis_text1_transform(pad)
+        else:
+            transform, va, ha = self.ax.get_xaxis_text1_transform(pad)
+        color = rcParams[f"{a}tick.labelcolor"]
+        color = rcParams[f"{a}tick.color"] if color == "inherit" else color
+        new = [self.ax.add_artist(_StampedText(*((0, i) if a == "y" else (i, 0)), "",
+                                               transform=transform, va=va, ha=ha,
+                                               rotation=self.rotation, color=color,
+                                               clip_on=False, stamps=self._stamps))
+               for i in range(len(self.texts), n)]
+        self.blitter.animate(*new, with_tokens=True)
+        self.texts.extend(new)
+
+    def set(self, tokens: Sequence[str], fontsize: float) -> None:
+        """Show ``tokens`` at positions 0, 1, ... of the axis."""
+        n = len(tokens)
+        if self.tokens == list(tokens) and all(t.get_fontsize() == fontsize
+                                               for t in self.texts[:n]):
+            return
+        if n > len(self.texts):
+            self._grow(n)
+        for i, t in enumerate(self.texts):
+            if i < n:
+                t.set_text(tokens[i])
+                if t.get_fontsize() != fontsize:
+                    t.set_fontsize(fontsize)
+            t.set_visible(i < n)
+        self._count = n
+        self.blitter.tokens_changed()
+
+
+def _spines(axes) -> list:
+    """The frames of ``axes``, to be animated along with images drawn inside them."""
+    return [spine for ax in axes for spine in ax.spines.values()]
 
 
 def _pin_labels(ax, x_label: float | None = None, y_label: float | None = None) -> None:
@@ -136,7 +296,11 @@ class EmbeddingParts:
 
 
 class EmbeddingPlot:
-    """Four (T, H) heatmaps side by side, rows labelled with the tokens, one colour scale."""
+    """Four (T, H) heatmaps side by side, rows labelled with the tokens, one colour scale.
+
+    Only the images, the token labels and the colour bar change with the text; the rest is a
+    background redrawn only when the number of tokens (and so the figure's height) changes.
+    """
 
     def __init__(self, lang: str | None = None):
         self.lang = resolve_language(lang)
@@ -153,18 +317,25 @@ class EmbeddingPlot:
         self.colorbar.set_label(text("emb_value", self.lang))
         for ax in self.axes:
             ax.set_xlabel(text("hidden_dim", self.lang))
-        self._tokens: list[str] | None = None
+        self.blitter = Blitter(self.figure)
+        # The frames too, drawn after the images as in a full draw: an image would cover them.
+        self.blitter.animate(*self.images, *_spines(self.axes), self.colorbar.ax)
+        self.token_labels = TokenLabels(self.axes[0], self.blitter, "y")
+        self._length: int | None = None
 
     def update(self, parts: EmbeddingParts) -> Figure:
         T, H = parts.token.shape
-        if parts.tokens != self._tokens:
-            self._tokens = list(parts.tokens)
+        if self._length != T:
+            self._length = T
             height = min(max(2.5, 0.16 * T + 1.4), 12)
             self.figure.set_size_inches(12, height)
             self.figure.subplots_adjust(bottom=0.55 / height, top=1 - 0.4 / height)
-            self.axes[0].set_yticks(range(T), parts.tokens, fontsize=_label_size(T))
+            self.axes[0].set_yticks(range(T))
             for ax in self.axes:
                 _pin_labels(ax, x_label=-0.4 / ((1 - 0.95 / height) * height))
+                ax.set_ylim(T - 0.5, -0.5)
+            self.blitter.invalidate()
+        self.token_labels.set(parts.tokens, _label_size(T))
         keys = ["emb_token", "emb_segment", "emb_position",
                 "emb_sum_norm" if parts.normalised else "emb_sum"]
         limit = max(float(np.abs(p).max()) for p in parts.panels()) or 1.0
@@ -172,19 +343,21 @@ class EmbeddingPlot:
             im.set_data(data)
             im.set_extent((-0.5, H - 0.5, T - 0.5, -0.5))
             im.set_clim(-limit, limit)
-            ax.set_xlim(-0.5, H - 0.5)
-            ax.set_title(text(key, self.lang), y=1.0, pad=6)
-        for ax in self.axes:
-            ax.set_ylim(T - 0.5, -0.5)
+            if ax.get_xlim() != (-0.5, H - 0.5) or ax.get_title() != text(key, self.lang):
+                ax.set_xlim(-0.5, H - 0.5)
+                ax.set_title(text(key, self.lang), y=1.0, pad=6)
+                self.blitter.invalidate()  # both are part of the background
         return self.figure
 
     def png(self) -> bytes:
-        return figure_png(self.figure)  # every update changes the tick labels: full draw
+        return self.blitter.png()
 
 
 def plot_input_representation(parts: EmbeddingParts, lang: str | None = None) -> Figure:
     """Token, segment and position embeddings and the encoder input, as heatmaps."""
-    return EmbeddingPlot(lang).update(parts)
+    plot = EmbeddingPlot(lang)
+    plot.update(parts)
+    return plot.blitter.still()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,7 +370,8 @@ class ChipsPlot:
     saying what the model sees instead.
 
     Only the outlines, bands and their texts change between draws, and only the selected ones
-    are drawn, so a resample redraws a handful of artists.
+    are drawn, so a resample redraws a handful of artists; the tokens' texts are redrawn only
+    when they change, the chips themselves only when their number does.
     """
 
     def __init__(self, lang: str | None = None):
@@ -214,7 +388,8 @@ class ChipsPlot:
         self.title = self.figure.suptitle("", fontsize=13, y=0.995)
         self.blitter = Blitter(self.figure)
         self.blitter.animate(self.title)
-        self.top_texts: list = []  # the original tokens (static)
+        self.top_texts: list = []  # the original tokens (redrawn when they change)
+        self._stamps: dict = {}  # rendered token texts, see _StampedText
         self.outlines: list[FancyBboxPatch] = []
         self.bands: list[FancyBboxPatch] = []
         self.bottom_texts: list = []  # what the model sees at selected positions
@@ -224,7 +399,8 @@ class ChipsPlot:
         """Build ``n`` chips; their token texts are filled in by :meth:`update`."""
         for artist in self.ax.patches[:] + self.ax.texts[:]:
             artist.remove()
-        self.blitter.forget(*self.outlines, *self.bands, *self.bottom_texts)
+        self.blitter.forget(*self.top_texts, *self.outlines, *self.bands, *self.bottom_texts)
+        self.blitter.invalidate()
         rows = max(1, math.ceil(n / CHIP_COLUMNS))
         height = 0.75 * rows + 0.9
         self.figure.set_size_inches(11, height)
@@ -238,16 +414,19 @@ class ChipsPlot:
             x, y = i % CHIP_COLUMNS + 0.05, i // CHIP_COLUMNS + 0.08
             self.ax.add_artist(FancyBboxPatch((x, y), 0.9, 0.84, boxstyle=box, linewidth=1,
                                               facecolor=NOT_SELECTED_COLOR, edgecolor="#999999"))
-            self.top_texts.append(self.ax.text(x + 0.45, y + 0.24, "", ha="center",
-                                               va="center", fontsize=12, color="#222222"))
+            self.top_texts.append(self.ax.add_artist(_StampedText(
+                x + 0.45, y + 0.24, "", ha="center", va="center", fontsize=12, color="#222222",
+                stamps=self._stamps)))
             self.bands.append(self.ax.add_artist(FancyBboxPatch(
                 (x + 0.06, y + 0.46), 0.78, 0.32, boxstyle="round,pad=0,rounding_size=0.08",
                 linewidth=0)))
             self.outlines.append(self.ax.add_artist(FancyBboxPatch(
                 (x, y), 0.9, 0.84, boxstyle=box, linewidth=3, fill=False)))
-            self.bottom_texts.append(self.ax.text(x + 0.45, y + 0.62, "", ha="center",
-                                                  va="center", fontsize=10))
+            self.bottom_texts.append(self.ax.add_artist(_StampedText(
+                x + 0.45, y + 0.62, "", ha="center", va="center", fontsize=10,
+                stamps=self._stamps)))
         self.blitter.animate(*self.bands, *self.outlines, *self.bottom_texts)
+        self.blitter.animate(*self.top_texts, with_tokens=True)
 
     def update(self, tokens: Sequence[str], shown: Sequence[str], fates: Sequence[Fate | None],
                title: str = "") -> Figure:
@@ -261,7 +440,7 @@ class ChipsPlot:
         if [t.get_text() for t in self.top_texts] != list(tokens):
             for top, tok in zip(self.top_texts, tokens, strict=True):
                 top.set_text(tok)
-            self.blitter.invalidate()
+            self.blitter.tokens_changed()
         self.fates = list(fates)
         for outline, band, bottom, seen, fate in zip(
                 self.outlines, self.bands, self.bottom_texts, shown, fates, strict=True):
@@ -284,7 +463,9 @@ def plot_mask_chips(tokens: Sequence[str], shown: Sequence[str],
                     fates: Sequence[Fate | None], title: str = "",
                     lang: str | None = None) -> Figure:
     """One masking draw as coloured chips, with a legend of the four fates."""
-    return ChipsPlot(lang).update(tokens, shown, fates, title)
+    plot = ChipsPlot(lang)
+    plot.update(tokens, shown, fates, title)
+    return plot.blitter.still()
 
 
 @dataclass(frozen=True)
@@ -411,12 +592,13 @@ class AttentionPlot:
         self.blitter = Blitter(self.figure)
         self.blitter.animate(self.image, self.hline, self.vline, self.row_vline, self.highlight,
                              self.colorbar.ax, self.ax_map.title, self.ax_row.title, self.peak,
-                             self.note, self.bars)
-        self._tokens: list[str] | None = None
+                             self.note, self.bars, *_spines([self.ax_map, self.ax_row]))
+        self.query_labels = TokenLabels(self.ax_map, self.blitter, "y")
+        self.key_labels = TokenLabels(self.ax_row, self.blitter, "x", rotation=90)
+        self._length: int | None = None
 
-    def _layout(self, tokens: list[str]) -> None:
-        T = len(tokens)
-        size = _label_size(T)
+    def _layout(self, T: int) -> None:
+        """Size and place everything for T tokens; the background is redrawn after this."""
         side = min(max(3.5, 0.1 * T + 2.5), 8.0)  # inches of heatmap
         margin, below, bar_h, gap, top, right = 1.5, 1.3, 0.22 * side + 0.6, 0.5, 0.5, 1.1
         width, height = margin + side + right, below + bar_h + gap + side + top
@@ -426,8 +608,8 @@ class AttentionPlot:
         self.ax_row.set_position((margin / width, below / height, side / width, bar_h / height))
         self.cax.set_position(((margin + side + 0.15) / width, (below + bar_h + gap) / height,
                                0.18 / width, side / height))
-        self.ax_map.set_yticks(range(T), tokens, fontsize=size)
-        self.ax_row.set_xticks(range(T), tokens, rotation=90, fontsize=size)
+        self.ax_map.set_yticks(range(T))
+        self.ax_row.set_xticks(range(T))
         for ax in (self.ax_map, self.ax_row):
             ax.set_xlim(-0.5, T - 0.5)
         self.ax_map.set_ylim(T - 0.5, -0.5)
@@ -435,7 +617,7 @@ class AttentionPlot:
         _pin_labels(self.ax_row, x_label=-(below - 0.3) / bar_h, y_label=-(margin - 0.3) / side)
         self.blitter.invalidate()
         self.highlight.set_width(T)
-        self._tokens = list(tokens)
+        self._length = T
 
     def update(self, view: AttentionView) -> Figure:
         weights = np.asarray(view.weights)
@@ -444,8 +626,10 @@ class AttentionPlot:
             raise ValueError(f"weights must be (T, T) with T={T} tokens; got {weights.shape}")
         if not 0 <= view.query < T:
             raise ValueError(f"query must be a token index in [0, {T - 1}]; got {view.query}")
-        if view.tokens != self._tokens:
-            self._layout(view.tokens)
+        if self._length != T:
+            self._layout(T)
+        for labels in (self.query_labels, self.key_labels):
+            labels.set(view.tokens, _label_size(T))
         vmax = float(weights.max()) or 1.0
         self.image.set_data(weights)
         self.image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
@@ -477,7 +661,9 @@ class AttentionPlot:
 
 def plot_attention(view: AttentionView, lang: str | None = None) -> Figure:
     """One head's (or the mean) attention heatmap with the query token's row as bars."""
-    return AttentionPlot(lang).update(view)
+    plot = AttentionPlot(lang)
+    plot.update(view)
+    return plot.blitter.still()
 
 
 class AllHeadsPlot:
@@ -509,8 +695,16 @@ class AllHeadsPlot:
         self.colorbar.set_label(text("weight", self.lang))
         self.suptitle = self.figure.suptitle("")
         self.blitter = Blitter(self.figure)
-        self.blitter.animate(*self.images, self.colorbar.ax, self.suptitle)
-        self._tokens: list[str] | None = None
+        self.blitter.animate(*self.images, self.colorbar.ax, self.suptitle,
+                             *_spines(self.axes))
+        # Labels only on the outer panels (the single-head view has them all).
+        self.token_labels = [
+            *(TokenLabels(ax, self.blitter, "y") for i, ax in enumerate(self.axes)
+              if i % self.cols == 0),
+            *(TokenLabels(ax, self.blitter, "x", rotation=90) for i, ax in enumerate(self.axes)
+              if i + self.cols >= self.num_panels),
+        ]
+        self._length: int | None = None
 
     def update(self, weights: np.ndarray, tokens: list[str], layer: int) -> Figure:
         """weights: (num_heads, T, T) for one layer; the mean over heads is added here."""
@@ -520,19 +714,18 @@ class AllHeadsPlot:
             raise ValueError(f"weights must be (num_heads={self.num_panels - 1}, T, T) with "
                              f"T={T}; got {weights.shape}")
         panels = [*weights, weights.mean(axis=0)]
-        if tokens != self._tokens:
-            self._tokens = list(tokens)
-            # Labels only on the outer panels and only while legible; the single-head view
-            # has them all.
-            ticks = (range(T), tokens) if T <= 32 else ([], [])
-            size = _label_size(T) - 2
+        labelled = T <= 32  # beyond that the labels would not be legible
+        if self._length != T:
+            self._length = T
             for i, ax in enumerate(self.axes):
-                bottom = i + self.cols >= self.num_panels
-                ax.set_xticks(*(ticks if bottom else ([], [])), rotation=90, fontsize=size)
-                ax.set_yticks(*(ticks if i % self.cols == 0 else ([], [])), fontsize=size)
+                bottom, left = i + self.cols >= self.num_panels, i % self.cols == 0
+                ax.set_xticks(range(T) if bottom and labelled else [])
+                ax.set_yticks(range(T) if left and labelled else [])
                 ax.set_xlim(-0.5, T - 0.5)
                 ax.set_ylim(T - 0.5, -0.5)
             self.blitter.invalidate()
+        for labels in self.token_labels:
+            labels.set(tokens if labelled else [], _label_size(T) - 2)
         vmax = float(max(p.max() for p in panels)) or 1.0
         for im, data in zip(self.images, panels, strict=True):
             im.set_data(data)
@@ -548,7 +741,9 @@ class AllHeadsPlot:
 def plot_all_heads(weights: np.ndarray, tokens: list[str], layer: int,
                    lang: str | None = None) -> Figure:
     """Every head of one layer plus their mean. weights: (num_heads, T, T)."""
-    return AllHeadsPlot(np.asarray(weights).shape[0], lang).update(weights, tokens, layer)
+    plot = AllHeadsPlot(np.asarray(weights).shape[0], lang)
+    plot.update(weights, tokens, layer)
+    return plot.blitter.still()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -568,13 +763,15 @@ class NSPPlot:
         self.bars = self.ax.barh([0, 1], [0, 0], color=["#E69F00", "#0072B2"],
                                  tick_label=labels)
         self.values = [self.ax.text(0, i, "", va="center", fontsize=12) for i in range(2)]
-        self.ax.axvline(0.5, color="black", linestyle="--", linewidth=1)
+        self.half = self.ax.axvline(0.5, color="black", linestyle="--", linewidth=1)
         self.ax.set_xlim(0, 1)
         self.ax.set_xlabel(text("probability", self.lang))
         self.ax.tick_params(axis="y", labelsize=12)
         self.probabilities = np.zeros(2)
         self.blitter = Blitter(self.figure)
-        self.blitter.animate(*self.bars, *self.values, self.ax.title)
+        # The 0.5 line and the frame too: a full draw puts them over the bars.
+        self.blitter.animate(*self.bars, *self.values, self.ax.title, self.half,
+                             *_spines([self.ax]))
 
     def update(self, probabilities: Sequence[float]) -> Figure:
         """probabilities: (P(NotNext), P(IsNext)), bertlib's label order (1 = IsNext)."""
@@ -595,7 +792,9 @@ class NSPPlot:
 
 def plot_nsp(probabilities: Sequence[float], lang: str | None = None) -> Figure:
     """The NSP head's two probabilities as bars."""
-    return NSPPlot(lang).update(probabilities)
+    plot = NSPPlot(lang)
+    plot.update(probabilities)
+    return plot.blitter.still()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -40,8 +40,14 @@ from bertlib.plots import (
 )
 from bertlib.tokenizer import WordPieceTokenizer
 
-DEFAULT_A = "the crane lifted a heavy steel beam"
-DEFAULT_B = "then it put the beam on the roof"
+# Two consecutive sentences of one story in the shipped corpus (data/small_corpus), per
+# language: the small pretrained model knows their words, and its NSP head tells their order
+# (P(IsNext) 0.88 as written, 0.03 swapped in English; 0.88 and 0.03 in Chinese).
+DEFAULT_TEXTS = {
+    "en": ("When Peter woke up on Friday, it was raining hard.",
+           "The plan to walk in the park had to wait."),
+    "zh": ("上半场，他的球队一直落后。", "后来小明抓住机会，为球队得了分。"),
+}
 MASKING_MAX_LEN = 64  # beyond this the chips get too small to read
 MEAN_HEAD = -1  # the head selector's value for the mean over heads
 
@@ -103,8 +109,9 @@ def token_table_html(encoded: EncodedInput, lang: str, unk: str) -> str:
         cells["position"].append(f"<td style='{style}'>{i}</td>")
         cells["token"].append(f"<td style='{style}font-size:15px'>{html.escape(tok)}</td>")
         cells["segment"].append(f"<td style='{style}'>{seg}</td>")
-    rows = "".join(f"<tr><th style='text-align:left;padding-right:8px'>{text(key, lang)}</th>"
-                   f"{''.join(tds)}</tr>" for key, tds in cells.items())
+    # nowrap: a narrow Chinese header ("位置") would otherwise break after every character.
+    rows = "".join(f"<tr><th style='text-align:left;padding-right:8px;white-space:nowrap'>"
+                   f"{text(key, lang)}</th>{''.join(tds)}</tr>" for key, tds in cells.items())
     return (f"<div style='overflow-x:auto'><table style='border-collapse:separate;"
             f"border-spacing:2px;font-size:13px'>{rows}</table></div>")
 
@@ -164,6 +171,13 @@ class _Widget:
         self.status = widgets.HTML()
         self.message = ""
 
+    def _text_boxes(self, text_a: str | None,
+                    text_b: str | None) -> tuple[widgets.Text, widgets.Text]:
+        """The sentence A and B boxes, holding the given texts or the language's defaults."""
+        default_a, default_b = DEFAULT_TEXTS[self.lang]
+        return (_text_box("sentence_a", default_a if text_a is None else text_a, self.lang),
+                _text_box("sentence_b", default_b if text_b is None else text_b, self.lang))
+
     def _repr_mimebundle_(self, **kwargs):
         return self.ui._repr_mimebundle_(**kwargs)
 
@@ -193,16 +207,24 @@ class _Widget:
         self._show([message], error=True)
 
 
-class InputRepresentationWidget(_Widget):
-    """Sentence A and optional B -> the token/segment/position table and the embeddings."""
+class _ModelWidget(_Widget):
+    """A widget that runs ``model`` on the sentence pair typed in its two text boxes."""
 
-    def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
-                 lang: str | None = None):
+    def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer, lang: str | None,
+                 text_a: str | None, text_b: str | None):
         super().__init__(lang)
         check_model_and_tokenizer(model, tokenizer)
         self.model, self.tokenizer = model.eval(), tokenizer
-        self.text_a = _text_box("sentence_a", DEFAULT_A, self.lang)
-        self.text_b = _text_box("sentence_b", DEFAULT_B, self.lang)
+        self.text_a, self.text_b = self._text_boxes(text_a, text_b)
+
+
+class InputRepresentationWidget(_ModelWidget):
+    """Sentence A and optional B -> the token/segment/position table and the embeddings."""
+
+    def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
+                 lang: str | None = None, *, text_a: str | None = None,
+                 text_b: str | None = None):
+        super().__init__(model, tokenizer, lang, text_a, text_b)
         self.text_b.placeholder = text("optional", self.lang)
         self.table = widgets.HTML()
         self.image = _image()
@@ -243,13 +265,13 @@ class MaskingWidget(_Widget):
     """One MLM masking draw as chips, its targets, and a tally over many redraws."""
 
     def __init__(self, tokenizer: WordPieceTokenizer, lang: str | None = None, seed: int = 0,
-                 *, max_len: int = MASKING_MAX_LEN):
+                 *, max_len: int = MASKING_MAX_LEN, text_a: str | None = None,
+                 text_b: str | None = None):
         super().__init__(lang)
         check_tokenizer(tokenizer)
         self.tokenizer, self.max_len = tokenizer, max_len
         lang = self.lang
-        self.text_a = _text_box("sentence_a", DEFAULT_A, lang)
-        self.text_b = _text_box("sentence_b", DEFAULT_B, lang)
+        self.text_a, self.text_b = self._text_boxes(text_a, text_b)
         self.mask_ratio = widgets.FloatSlider(value=0.15, min=0.05, max=1.0, step=0.05,
                                               description=text("mask_ratio", lang),
                                               readout_format=".2f", continuous_update=False,
@@ -365,17 +387,14 @@ def tally_masks(enc: EncodedInput, tokenizer: WordPieceTokenizer, mask_ratio: fl
     return MaskTally(enc.tokens, selection, per_draw.cumsum(axis=0), selected, candidates)
 
 
-class AttentionWidget(_Widget):
+class AttentionWidget(_ModelWidget):
     """Attention weights by layer and head, all heads at once, and one token's row."""
 
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
-                 lang: str | None = None):
-        super().__init__(lang)
-        check_model_and_tokenizer(model, tokenizer)
-        self.model, self.tokenizer = model.eval(), tokenizer
+                 lang: str | None = None, *, text_a: str | None = None,
+                 text_b: str | None = None):
+        super().__init__(model, tokenizer, lang, text_a, text_b)
         cfg, lang = model.config, self.lang
-        self.text_a = _text_box("sentence_a", DEFAULT_A, lang)
-        self.text_b = _text_box("sentence_b", DEFAULT_B, lang)
         self.layer = widgets.Dropdown(options=list(range(cfg.num_blks)), value=0,
                                       description=text("layer", lang),
                                       layout=widgets.Layout(width="150px"))
@@ -488,16 +507,13 @@ class AttentionWidget(_Widget):
         return self._notices
 
 
-class NSPWidget(_Widget):
+class NSPWidget(_ModelWidget):
     """A sentence pair, its segments and the NSP head's probability that B follows A."""
 
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
-                 lang: str | None = None):
-        super().__init__(lang)
-        check_model_and_tokenizer(model, tokenizer)
-        self.model, self.tokenizer = model.eval(), tokenizer
-        self.text_a = _text_box("sentence_a", DEFAULT_A, self.lang)
-        self.text_b = _text_box("sentence_b", DEFAULT_B, self.lang)
+                 lang: str | None = None, *, text_a: str | None = None,
+                 text_b: str | None = None):
+        super().__init__(model, tokenizer, lang, text_a, text_b)
         self.swap = widgets.Button(description=text("swap", self.lang), icon="exchange")
         self.table = widgets.HTML()
         self.image = _image()

@@ -5,9 +5,11 @@ import torch
 from bertlib.i18n import text
 from bertlib.masking import make_generator, mask_tokens
 from bertlib.model import BERTModel
+from bertlib.pretrain import load_small_bert
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.vocab import HF_SPECIAL_TOKENS
 from bertlib.widgets import (
+    DEFAULT_TEXTS,
     AttentionWidget,
     InputRepresentationWidget,
     MaskingWidget,
@@ -23,6 +25,9 @@ CORPUS = [
     "起重机吊起了钢梁",
     "一只鹤飞过河岸",
 ] * 5
+# The widgets' own defaults are sentences of the shipped corpus; these tests use a tokenizer
+# trained on CORPUS, so they start from its sentences.
+TEXTS = {"text_a": CORPUS[0], "text_b": CORPUS[1]}
 
 
 def make_tokenizer(specials=None) -> WordPieceTokenizer:
@@ -59,11 +64,30 @@ def reference_inputs(tokenizer, a, b=None):
 
 
 def test_widgets_display_through_their_ui(model, tokenizer):
-    for w in (InputRepresentationWidget(model, tokenizer, "en"), MaskingWidget(tokenizer, "en"),
-              AttentionWidget(model, tokenizer, "en"), NSPWidget(model, tokenizer, "en")):
+    for w in (InputRepresentationWidget(model, tokenizer, "en", **TEXTS),
+              MaskingWidget(tokenizer, "en", **TEXTS),
+              AttentionWidget(model, tokenizer, "en", **TEXTS),
+              NSPWidget(model, tokenizer, "en", **TEXTS)):
+        assert (w.text_a.value, w.text_b.value) == (CORPUS[0], CORPUS[1])
         bundle = w._repr_mimebundle_()
         assert bundle["application/vnd.jupyter.widget-view+json"]["model_id"] == w.ui.model_id
         assert w.message == ""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_default_texts_suit_the_shipped_model(lang):
+    """The default pair is in the notebook's language, every piece of it is in the shipped
+    model's vocabulary, and its NSP head tells the pair from its swap."""
+    model, tokenizer = load_small_bert()
+    widgets = (InputRepresentationWidget(model, tokenizer, lang), MaskingWidget(tokenizer, lang),
+               AttentionWidget(model, tokenizer, lang), NSPWidget(model, tokenizer, lang))
+    for w in widgets:
+        assert (w.text_a.value, w.text_b.value) == DEFAULT_TEXTS[lang]
+        assert w.message == ""  # no unknown pieces, no truncation
+    nsp = widgets[-1]
+    assert nsp.is_next_probability > 0.7
+    nsp.swap.click()
+    assert nsp.is_next_probability < 0.1
 
 
 @pytest.mark.parametrize("cls", [InputRepresentationWidget, AttentionWidget, NSPWidget])
@@ -80,7 +104,7 @@ def test_vocab_size_mismatch_is_refused(cls, tokenizer):
 
 
 def test_input_representation_draws_the_model_embeddings(model, tokenizer):
-    w = InputRepresentationWidget(model, tokenizer, "en")
+    w = InputRepresentationWidget(model, tokenizer, "en", **TEXTS)
     w.text_a.value, w.text_b.value = "the crane flew", "over the river"
     tokens, ids, segments = reference_inputs(tokenizer, "the crane flew", "over the river")
     assert w.encoded.tokens == tokens and w.encoded.segments == segments[0].tolist()
@@ -95,10 +119,11 @@ def test_input_representation_draws_the_model_embeddings(model, tokenizer):
     assert w.image.value[:8] == b"\x89PNG\r\n\x1a\n"
     for tok in tokens:
         assert f">{tok.replace('<', '&lt;').replace('>', '&gt;')}<" in w.table.value
+    assert w.table.value.count("white-space:nowrap'>") == 3  # row headers stay on one line
 
 
 def test_empty_text_shows_a_message_instead_of_figures(model, tokenizer):
-    w = InputRepresentationWidget(model, tokenizer, "en")
+    w = InputRepresentationWidget(model, tokenizer, "en", **TEXTS)
     w.text_a.value = "   "
     assert w.message == text("empty_text", "en")
     assert w.image.layout.display == "none"
@@ -107,7 +132,7 @@ def test_empty_text_shows_a_message_instead_of_figures(model, tokenizer):
 
 
 def test_overlong_text_is_truncated_with_a_notice(model, tokenizer):
-    w = InputRepresentationWidget(model, tokenizer, "zh")
+    w = InputRepresentationWidget(model, tokenizer, "zh", **TEXTS)
     w.text_b.value = ""
     w.text_a.value = " ".join(["the river bank"] * 30)  # 90 words, max_len 40
     assert len(w.encoded.tokens) == model.config.max_len
@@ -116,12 +141,12 @@ def test_overlong_text_is_truncated_with_a_notice(model, tokenizer):
 
 
 def test_unknown_words_show_as_unk(model, tokenizer):
-    w = AttentionWidget(model, tokenizer, "en")
+    w = AttentionWidget(model, tokenizer, "en", **TEXTS)
     w.text_b.value = ""
     w.text_a.value = "the zebra"  # 'z' never occurs in the corpus
     unk = tokenizer.vocab.specials.unk
     assert unk in w.encoded.tokens
-    assert unk in [t.get_text() for t in w.plot.ax_map.get_yticklabels()]
+    assert unk in w.plot.query_labels.tokens
     assert w.message == text("unknown", "en", count=w.encoded.tokens.count(unk), unk=unk)
 
 
@@ -129,7 +154,7 @@ def test_unknown_words_show_as_unk(model, tokenizer):
 
 
 def test_chips_show_mask_tokens_with_the_same_seed(tokenizer):
-    w = MaskingWidget(tokenizer, "en", seed=5)
+    w = MaskingWidget(tokenizer, "en", seed=5, **TEXTS)
     ids = w.encoded.ids
     for seed in (5, 6, 7):
         ref = mask_tokens(ids, tokenizer.vocab, mask_ratio=0.15, seed=seed)
@@ -145,14 +170,14 @@ def test_chips_show_mask_tokens_with_the_same_seed(tokenizer):
 
 
 def test_mask_ratio_slider_changes_how_many_are_chosen(tokenizer):
-    w = MaskingWidget(tokenizer, "en")
+    w = MaskingWidget(tokenizer, "en", **TEXTS)
     w.mask_ratio.value = 0.5
     candidates = len(w.encoded.ids) - 3  # <cls>, two <sep>
     assert len(w.masked.positions) == round(0.5 * candidates)
 
 
 def test_tally_counts_many_draws_and_converges_to_80_10_10(tokenizer):
-    w = MaskingWidget(tokenizer, "en", seed=3)
+    w = MaskingWidget(tokenizer, "en", seed=3, **TEXTS)
     w.num_samples.value = 2000
     assert w.tally is None
     w.tally_button.click()
@@ -184,7 +209,7 @@ def test_tally_counts_many_draws_and_converges_to_80_10_10(tokenizer):
 
 
 def test_heatmap_equals_the_model_attention_for_each_layer_and_head(model, tokenizer):
-    w = AttentionWidget(model, tokenizer, "en")
+    w = AttentionWidget(model, tokenizer, "en", **TEXTS)
     tokens, ids, segments = reference_inputs(tokenizer, w.text_a.value, w.text_b.value)
     with torch.no_grad():
         _, attentions = model.encoder(ids, segments, return_attention=True)
@@ -202,7 +227,7 @@ def test_heatmap_equals_the_model_attention_for_each_layer_and_head(model, token
 
 
 def test_all_heads_grid_and_mean(model, tokenizer):
-    w = AttentionWidget(model, tokenizer, "en")
+    w = AttentionWidget(model, tokenizer, "en", **TEXTS)
     _, ids, segments = reference_inputs(tokenizer, w.text_a.value, w.text_b.value)
     with torch.no_grad():
         _, attentions = model.encoder(ids, segments, return_attention=True)
@@ -217,15 +242,14 @@ def test_all_heads_grid_and_mean(model, tokenizer):
 def test_hiding_special_tokens_drops_their_rows_and_columns():
     hf_tokenizer = make_tokenizer(HF_SPECIAL_TOKENS)  # a checkpoint's [CLS]/[SEP] spelling
     model = make_model(hf_tokenizer)
-    w = AttentionWidget(model, hf_tokenizer, "en")
+    w = AttentionWidget(model, hf_tokenizer, "en", **TEXTS)
     assert w.encoded.tokens[0] == "[CLS]"
     full = w.plot.image.get_array().copy()
     w.query.value = 2  # the token at position 2
     w.hide_specials.value = True
     keep = [i for i, t in enumerate(w.encoded.tokens) if t not in ("[CLS]", "[SEP]")]
     np.testing.assert_allclose(w.plot.image.get_array(), full[np.ix_(keep, keep)])
-    assert [t.get_text() for t in w.plot.ax_map.get_yticklabels()] == [
-        w.encoded.tokens[i] for i in keep]
+    assert w.plot.query_labels.tokens == [w.encoded.tokens[i] for i in keep]
     assert w.shown[w.query.value] == 2  # still the same token
     assert w.current.boundary == sum(w.encoded.segments[i] == 0 for i in keep)
     assert w.plot.note.get_text() == text("rows_not_renormalised", "en")
@@ -234,8 +258,8 @@ def test_hiding_special_tokens_drops_their_rows_and_columns():
 def test_attention_titles_follow_the_language(model, tokenizer, tmp_path, monkeypatch):
     (tmp_path / "zh").mkdir()
     monkeypatch.chdir(tmp_path / "zh")
-    zh = AttentionWidget(model, tokenizer)  # lang=None: the folder decides
-    en = AttentionWidget(model, tokenizer, "en")
+    zh = AttentionWidget(model, tokenizer, **TEXTS)  # lang=None: the folder decides
+    en = AttentionWidget(model, tokenizer, "en", **TEXTS)
     assert zh.lang == "zh"
     assert zh.plot.ax_map.get_title() == "注意力权重，第 0 层，第 0 个头"
     assert en.plot.ax_map.get_title() == "Attention weights, layer 0, head 0"
@@ -246,7 +270,7 @@ def test_attention_titles_follow_the_language(model, tokenizer, tmp_path, monkey
 
 
 def test_nsp_probability_is_the_softmax_of_the_nsp_logits(model, tokenizer):
-    w = NSPWidget(model, tokenizer, "en")
+    w = NSPWidget(model, tokenizer, "en", **TEXTS)
     for a, b in (("the crane flew", "over the river"), ("she went", "to the bank")):
         w.text_a.value, w.text_b.value = a, b
         _, ids, segments = reference_inputs(tokenizer, a, b)
@@ -265,7 +289,7 @@ def test_nsp_probability_is_the_softmax_of_the_nsp_logits(model, tokenizer):
 
 
 def test_nsp_without_sentence_b_explains_itself(model, tokenizer):
-    w = NSPWidget(model, tokenizer, "zh")
+    w = NSPWidget(model, tokenizer, "zh", **TEXTS)
     w.text_b.value = ""
     assert w.message == text("need_b", "zh")
     assert w.image.layout.display == "none" and w.table.layout.display == "none"
@@ -273,7 +297,7 @@ def test_nsp_without_sentence_b_explains_itself(model, tokenizer):
 
 
 def test_a_bertlib_error_is_shown_not_raised(tokenizer):
-    w = MaskingWidget(tokenizer, "en")
+    w = MaskingWidget(tokenizer, "en", **TEXTS)
     w.text_b.value = ""
     w.text_a.value = "<mask> <mask>"  # only structural tokens: nothing can be masked
     assert w.message.startswith(text("error", "en", message="cannot mask a sequence"))
