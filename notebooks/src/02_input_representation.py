@@ -46,8 +46,9 @@ import inspect
 
 import torch
 
-from bertlib import BERTEncoder, Vocab, get_tokens_and_segments
+from bertlib import BERTEncoder, Vocab, get_tokens_and_segments, load_small_bert
 from bertlib.exercises import check_exercise
+from bertlib.widgets import InputRepresentationWidget
 
 # %% [markdown] lang="en"
 # ## One text or two
@@ -218,6 +219,51 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 # $\mathbf{e}_B - \mathbf{e}_A$ (plus the position difference). For a single text only
 # $\mathbf{e}_A$ is ever used.
 #
+# ## Try it: the input representation of a trained BERT
+#
+# The widget below does all of the above for any text you type, with the small BERT pretrained
+# for these notebooks (notebook 06 trains it on short everyday stories in English and Chinese;
+# H = 128, `max_len` = 64). The table gives each token's position and segment id, coloured by
+# segment. The four heatmaps have one row per token and one column per hidden dimension: the
+# token, segment and position embeddings, and their sum, on one colour scale.
+#
+# Things to try:
+#
+# * Look at the segment panel: it has only two different rows, one for A and one for B. Now
+#   delete sentence B: every segment id becomes 0.
+# * Find a token that occurs twice (in the default pair, "the"). Its two rows are the same in the
+#   token panel but not in the sum.
+# * Type a word the stories never use, such as "Zanzibar": the tokenizer cannot build it from
+#   its pieces and shows `<unk>`. Not every new word is lost: "visited" never occurs in the
+#   stories either, but it is built from known pieces, `visit ##ed`.
+# * Paste a long text: the input is cut to `max_len` = 64 tokens, since there are no more
+#   position rows.
+
+# %% [markdown] lang="zh"
+# 片段嵌入在两个文本之间起同样的作用：同一个词出现在 A 中和出现在 B 中，相差
+# $\mathbf{e}_B - \mathbf{e}_A$（再加上位置之差）。单个文本只会用到 $\mathbf{e}_A$。
+#
+# ## 动手试试：训练好的 BERT 的输入表示
+#
+# 下面的小部件对你输入的任意文本完成上面的全部步骤，使用的是为这些笔记本预训练的小型 BERT（第 06
+# 个笔记本用中英文的日常小故事训练它；H = 128，`max_len` = 64）。表格给出每个词元的位置和片段
+# 编号，并按片段着色。四张热图每行对应一个词元，每列对应一个隐藏维度，依次是词元嵌入、片段嵌入、
+# 位置嵌入以及三者之和，使用同一个颜色刻度。
+#
+# 可以试试：
+#
+# * 看片段嵌入那张图：它只有两种不同的行，A 一种、B 一种。再把句子 B 删掉：所有片段编号都变成 0。
+# * 找一个出现两次的词元（在默认的句子对中，“球队”的“球”和“队”都出现了两次）。在词元嵌入图中
+#   它的两行完全相同，在求和图中却不同。
+# * 输入一个故事里从没出现过的词，比如“咖啡”：中文按字切分，而这两个字都不在词表中，于是各显示为
+#   一个 `<unk>`。
+# * 粘贴一段很长的文本：输入会被截断为 `max_len` = 64 个词元，因为位置嵌入表没有更多的行了。
+
+# %%
+model, tokenizer = load_small_bert()  # the small pretrained BERT and its WordPiece tokenizer
+InputRepresentationWidget(model, tokenizer)
+
+# %% [markdown] lang="en"
 # ## Why learnable positions?
 #
 # The original Transformer adds fixed sinusoids for positions. BERT instead learns one vector per
@@ -227,9 +273,6 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 # `bertlib` says so instead of failing deep inside PyTorch:
 
 # %% [markdown] lang="zh"
-# 片段嵌入在两个文本之间起同样的作用：同一个词出现在 A 中和出现在 B 中，相差
-# $\mathbf{e}_B - \mathbf{e}_A$（再加上位置之差）。单个文本只会用到 $\mathbf{e}_A$。
-#
 # ## 为什么使用可学习的位置嵌入？
 #
 # 原始的 Transformer 用固定的正弦函数表示位置。BERT 则为每个位置学习一个向量，就像给“位置 7”

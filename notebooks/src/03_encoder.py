@@ -28,7 +28,8 @@
 #    `(B, nh, T, hs)`, scores, softmax, and the output, and compare with `bertlib`;
 # 3. see how `valid_lens` hides padding: padded keys get weight exactly 0, and padding does not
 #    change the outputs at real positions;
-# 4. plot attention weights.
+# 4. plot attention weights, and explore them in a widget, first with random weights, then with
+#    the weights of a pretrained BERT.
 #
 # Shapes use B = batch size, T = sequence length, H = `num_hiddens`, nh = `num_heads`,
 # hs = H / nh (the size of one head).
@@ -48,7 +49,7 @@
 #    和输出，并与 `bertlib` 的结果对照；
 # 3. 看 `valid_lens` 如何屏蔽填充：填充位置上的键得到的权重恰好为 0，填充也不会改变真实位置
 #    的输出；
-# 4. 画出注意力权重。
+# 4. 画出注意力权重，并用小部件探索它们：先用随机权重，再用预训练好的 BERT 的权重。
 #
 # 形状记号：B = 批量大小，T = 序列长度，H = `num_hiddens`，nh = `num_heads`，hs = H / nh（每个头
 # 的大小）。
@@ -60,8 +61,9 @@ import math
 import matplotlib.pyplot as plt
 import torch
 
-from bertlib import BERTEncoder
+from bertlib import BERTEncoder, BERTModel, load_small_bert
 from bertlib.exercises import check_exercise
+from bertlib.widgets import AttentionWidget
 
 # %% [markdown] lang="en"
 # ## The chapter's demo encoder
@@ -314,6 +316,78 @@ for h, ax in enumerate(axes):
 axes[0].set_ylabel("query i")
 fig.colorbar(image, ax=axes, shrink=0.8)
 plt.show()
+
+# %% [markdown] lang="en"
+# ## Exploring attention with a widget
+#
+# The widget below runs a BERT on a pair of sentences you type and draws one head's attention
+# weights: row i is query i, column j is key j, and the orange lines separate sentence A from
+# sentence B. The bar chart under the heatmap repeats the row of the chosen *query token*: where
+# that token takes its information from. Layers and heads are numbered from 0, as in the code.
+#
+# We start with random weights: a `BERTModel` with the sizes of the small BERT pretrained for
+# these notebooks (2 blocks of 2 heads, H = 128) and its WordPiece tokenizer, but before any
+# training. Try:
+#
+# * another query token, another layer or head: the weights are spread out, in layer 1 almost
+#   evenly (no weight comes near 1: look at the colour bar), with no pattern that means anything;
+# * *all heads*: both heads of a layer and their mean, side by side;
+# * another seed in `torch.manual_seed(0)`, then run the cell again: a different pattern, just as
+#   meaningless.
+
+# %% [markdown] lang="zh"
+# ## 用小部件探索注意力
+#
+# 下面的小部件让一个 BERT 读入你输入的一对句子，并画出一个头的注意力权重：第 i 行是查询 i，
+# 第 j 列是键 j，橙色的线把句子 A 和句子 B 分开。热图下方的柱状图重复显示所选*查询词元*那一行：
+# 这个词元从哪些位置获取信息。层和头都从 0 开始编号，与代码一致。
+#
+# 先看随机权重：一个 `BERTModel`，尺寸与为这些笔记本预训练的小型 BERT 相同（2 个块，每块 2 个头，
+# H = 128），也使用它的 WordPiece 分词器，但还没有经过任何训练。可以试试：
+#
+# * 换一个查询词元、另一层或另一个头：权重分散在许多词元上，第 1 层几乎是均匀的（看颜色条：没有
+#   哪个权重接近 1），看不出任何有意义的模式；
+# * 选择*全部头*：同一层的两个头以及它们的平均并排显示；
+# * 把 `torch.manual_seed(0)` 换一个种子，再运行这个单元：图案变了，但同样没有意义。
+
+# %%
+model, tokenizer = load_small_bert()  # the pretrained small BERT and its tokenizer
+torch.manual_seed(0)
+random_model = BERTModel.from_config(model.config)  # the same sizes, random weights
+AttentionWidget(random_model, tokenizer)
+
+# %% [markdown] lang="en"
+# Now the same architecture with the pretrained weights (notebook 06 trains them on short
+# everyday stories in English and Chinese). The rows are no longer flat. Try:
+#
+# * layer 0, head 0: most tokens give their largest weight to the token just *before* them
+#   (about two tokens in three in the default pair). Layer 1, head 1: to the token just *after*
+#   them (again about two in three). Most other sentence pairs from the stories show the same two
+#   patterns, the second a little less clearly. Nobody wrote these rules: pretraining found that
+#   neighbours help to predict masked tokens;
+# * *hide special tokens*: the heatmap without the `<cls>` and `<sep>` rows and columns;
+# * query token `<cls>`: which tokens does it read in each layer?
+# * your own sentences, in English or Chinese. The tokenizer learned its vocabulary from the
+#   stories alone: a new English word is cut into pieces it knows (*astronaut* becomes
+#   `as ##t ##r ##on ##a ##ut`), but a word with a letter it has never seen (*zebra*: the
+#   vocabulary has no `z`) and a Chinese character it has never seen (雪) become `<unk>`.
+
+# %% [markdown] lang="zh"
+# 现在换成同一结构、但使用预训练权重的模型（第 06 个笔记本用中英文的日常小故事训练它）。每一行
+# 不再是平的。可以试试：
+#
+# * 第 0 层第 0 个头：大多数词元把最大的权重给了紧挨在它*前面*的词元（在默认的句子对中，约五分之四
+#   的词元如此）。第 1 层第 1 个头：给了紧挨在它*后面*的词元（约三分之二）。故事中的其他句子对大多
+#   也呈现这两种模式，只是第二种没那么明显。没有人编写过这些规则：是预训练发现相邻的词元有助于预测
+#   被掩蔽的词元；
+# * *隐藏特殊词元*：去掉 `<cls>` 和 `<sep>` 所在的行和列后的热图；
+# * 查询词元选 `<cls>`：它在每一层读取了哪些词元？
+# * 输入你自己的句子，中文或英文都可以。分词器的词表只从这些故事中学来：没见过的英文单词会被切成
+#   几个它认识的子词（*astronaut* 变成 `as ##t ##r ##on ##a ##ut`），但含有它没见过的字母的单词
+#   （*zebra*：词表里没有 `z`）和它没见过的汉字（比如“雪”）会变成 `<unk>`。
+
+# %%
+AttentionWidget(model, tokenizer)
 
 # %% [markdown] lang="en"
 # ## Summary

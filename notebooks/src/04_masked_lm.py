@@ -53,8 +53,17 @@ import inspect
 import torch
 import torch.nn.functional as F
 
-from bertlib import Fate, MaskLM, Vocab, bert_loss, get_tokens_and_segments, mask_tokens
+from bertlib import (
+    Fate,
+    MaskLM,
+    Vocab,
+    bert_loss,
+    get_tokens_and_segments,
+    load_small_bert,
+    mask_tokens,
+)
 from bertlib.exercises import check_exercise
+from bertlib.widgets import MaskingWidget
 
 # %% [markdown] lang="en"
 # ## The 15% and the 80/10/10 rule
@@ -139,6 +148,43 @@ print("chosen <cls>, <sep>:", chosen[0], chosen[len(tokens) - 1])
 total = sum(fates.values())
 for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)):
     print(f"{fate.name:<6} {fates[fate]:5}  {fates[fate] / total:.3f}  (expected {share})")
+
+# %% [markdown] lang="en"
+# ## Try it: masking a sentence pair
+#
+# The widget below runs `mask_tokens` on a sentence pair, tokenized by the WordPiece tokenizer of
+# the small BERT pretrained for these notebooks. Each chip is a token. A selected chip is
+# outlined in the colour of its fate, and its band shows what the model sees there instead; the
+# table under the chips lists the MLM targets. Try:
+#
+# * *Resample* (or change the seed) a few times: the number of selected tokens stays the same,
+#   but which tokens and their fates change; `<cls>` and `<sep>` are never selected;
+# * a longer or shorter sentence: the number of selected tokens is always 15%, rounded, of the
+#   tokens other than `<cls>` and `<sep>`, and at least 1;
+# * *Tally resamples*: the widget draws the mask 300 times from one seeded generator, then plots
+#   how often each position was selected and how the shares of the three fates approach
+#   80/10/10 as the draws add up. Set the resamples to 5000 and tally again;
+# * *mask ratio* 0.5: what is left for the model to read? (Exercise 4 below.)
+
+# %% [markdown] lang="zh"
+# ## 动手试试：掩蔽一个句子对
+#
+# 下面的小部件对一个句子对运行 `mask_tokens`，句子对由为这些笔记本预训练的小型 BERT 的 WordPiece
+# 分词器分词。每个方块是一个词元。被选中的方块用其处理方式的颜色描边，方块中的色条显示模型在这个
+# 位置上实际看到的内容；方块下面的表格列出掩蔽语言模型的预测目标。可以试试：
+#
+# * 多点几次*重新采样*（或者修改随机种子）：被选中的词元个数不变，但选中哪些词元、如何处理都会
+#   变化；`<cls>` 和 `<sep>` 永远不会被选中；
+# * 把句子改长或改短：被选中的词元个数始终是除 `<cls>` 和 `<sep>` 之外的词元个数的 15%（取最接近
+#   的整数），且至少为 1；
+# * *统计多次采样*：小部件用同一个设定了种子的随机数生成器抽样 300 次，然后画出每个位置被选中的
+#   频率，以及随着抽样次数增加，三种处理方式的比例如何逼近 80/10/10。把采样次数改成 5000 再统计
+#   一次；
+# * *掩蔽比例*设为 0.5：模型还能读到多少上下文？（见下面的练习 4。）
+
+# %%
+_, tokenizer = load_small_bert()  # only the tokenizer of the small pretrained BERT is needed
+MaskingWidget(tokenizer)
 
 # %% [markdown] lang="en"
 # ## The MLM head: gather, then predict

@@ -26,7 +26,7 @@
 # You will:
 # 1. sample IsNext / NotNext pairs with `make_nsp_pairs` and check the 50% rate;
 # 2. see why the NSP head reads only the `<cls>` vector, after a Linear + Tanh layer;
-# 3. compute the NSP loss;
+# 3. compute the NSP loss, and ask a pretrained NSP head about sentence pairs of your own;
 # 4. pad a batch of pretraining examples with `pad_bert_inputs`, and run it through a small
 #    `BERTModel` and `bert_loss`.
 
@@ -43,7 +43,7 @@
 # 你将会：
 # 1. 用 `make_nsp_pairs` 采样 IsNext / NotNext 句子对，并检验 50% 的比例；
 # 2. 理解为什么下一句预测的输出层只读取 `<cls>` 的向量，并且先经过一个全连接层 + Tanh；
-# 3. 计算下一句预测的损失；
+# 3. 计算下一句预测的损失，并让一个预训练好的下一句预测输出层判断你自己写的句子对；
 # 4. 用 `pad_bert_inputs` 把一批预训练样本填充成批量，再把它送入一个小的 `BERTModel` 和
 #    `bert_loss`。
 
@@ -58,11 +58,13 @@ from bertlib import (
     NextSentencePred,
     Vocab,
     bert_loss,
+    load_small_bert,
     make_nsp_pairs,
     make_pretrain_examples,
     pad_bert_inputs,
 )
 from bertlib.exercises import check_exercise
+from bertlib.widgets import NSPWidget
 
 # %% [markdown] lang="en"
 # ## A corpus you can check by eye
@@ -233,6 +235,50 @@ except RuntimeError as err:
 nsp_labels = torch.tensor([IS_NEXT, NOT_NEXT])  # (B,)
 print(nsp_Y_hat.numpy().round(2))
 print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2))
+
+# %% [markdown] lang="en"
+# ## Try it: a pretrained NSP head
+#
+# An untrained head tosses a coin; a trained one has learned something about how stories go on.
+# The widget below gives a sentence pair to the small BERT pretrained for these notebooks
+# (notebook 06 trains it on short everyday stories in English and Chinese, with MLM and NSP). It
+# shows the BERT input sequence with its segment ids, and the head's probabilities for NotNext
+# and IsNext: the softmax of its two logits. The default pair is two consecutive sentences of
+# one story. Try:
+#
+# * *Swap A and B*: the same two sentences in the wrong order;
+# * for B, a sentence from another story in the same language, such as "Grace threw a ball, and
+#   Lucky brought it back." (after a Chinese sentence A:
+#   "李华扔出一个球，豆豆很快就把球叼了回来。"). Pretraining never paired sentences of different
+#   languages (every NotNext partner came from a story in the same language), so the model's
+#   answer for a mixed pair means little;
+# * deleting B: NSP needs a pair, and the widget says so.
+#
+# On held-out pairs this model is right 76% of the time
+# (`bertlib/assets/small_bert/metrics.json`): 84% of the IsNext pairs, but only 67% of the
+# NotNext pairs. So it is not always right: find a pair it gets wrong.
+
+# %% [markdown] lang="zh"
+# ## 动手试试：预训练好的下一句预测输出层
+#
+# 未经训练的输出层只是在掷硬币；训练过的输出层则学到了一些关于故事如何发展的知识。下面的小部件把
+# 一个句子对交给为这些笔记本预训练的小型 BERT（第 06 个笔记本用中英文的日常小故事、以掩蔽语言模型
+# 和下一句预测训练它）。它显示 BERT 输入序列及其片段编号，以及输出层给出的 NotNext 和 IsNext 的
+# 概率，即两个 logits 的 softmax。默认的句子对是同一个故事中相邻的两个句子。可以试试：
+#
+# * *交换 A 和 B*：同样的两个句子，顺序却是错的；
+# * 把 B 换成另一个故事中同一种语言的句子，比如“李华扔出一个球，豆豆很快就把球叼了回来。”（如果
+#   句子 A 是英文，可以用“Grace threw a ball, and Lucky brought it back.”）。预训练从未把不同语言的
+#   句子配成一对（每个 NotNext 句子都取自同一种语言的故事），所以对中英混合的句子对，模型的判断
+#   没有什么意义；
+# * 删除 B：下一句预测需要一个句子对，小部件会提示这一点。
+#
+# 在留出的句子对上，这个模型的正确率是 76%（`bertlib/assets/small_bert/metrics.json`）：IsNext
+# 句子对判断对了 84%，NotNext 句子对却只判断对了 67%。所以它并不总是对的：找一个它判断错的句子对。
+
+# %%
+pretrained, tokenizer = load_small_bert()  # the small pretrained BERT and its tokenizer
+NSPWidget(pretrained, tokenizer)
 
 # %% [markdown] lang="en"
 # ## A padded pretraining batch

