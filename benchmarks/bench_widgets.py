@@ -3,8 +3,9 @@
 vocab 20000, hidden 128, ffn 256, 2 heads, 2 blocks; inputs of 64 tokens. Prints p50/p95 in
 milliseconds per action; the target is p95 <= 100 ms. Each action is one widget update, as when
 a student edits one text box (the boxes redraw on Enter or leaving the box, not per key):
-"new text" changes sentence A and keeps the 64 tokens, "new length" changes it to 56-64 tokens,
-which resizes the figure. Run:
+"new text" changes sentence A and keeps the 64 tokens, "new length" changes it to 56-64 tokens
+(the figures keep their size), "new size" switches between 40 and 60 tokens, which resizes the
+figure and so redraws all of it. Run:
     .venv/bin/python benchmarks/bench_widgets.py [--repeats 30]
 """
 
@@ -83,6 +84,11 @@ def main() -> None:
         w.text_b.value = text_b
         w.text_a.value = sentence(23 + i % 9, i)
 
+    def set_size(w, i: int) -> None:
+        """One update: 40 or 60 tokens in turn (sentence A of 7 or 27 words)."""
+        w.text_b.value = text_b
+        w.text_a.value = sentence(27 if i % 2 else 7, i)
+
     rep = InputRepresentationWidget(model, tokenizer, lang="en")
     mask = MaskingWidget(tokenizer, lang="en")
     att = AttentionWidget(model, tokenizer, lang="en")
@@ -104,6 +110,7 @@ def main() -> None:
     actions: dict[str, Callable[[int], None]] = {
         "input representation: new text": lambda i: set_texts(rep, i),
         "input representation: new length": lambda i: set_length(rep, i),
+        "input representation: new size": lambda i: set_size(rep, i),
         "masking: resample (new seed)": lambda i: mask.resample.click(),
         "masking: new text": lambda i: set_texts(mask, i),
         "masking: tally 300 resamples": lambda i: mask.tally_button.click(),
@@ -116,6 +123,7 @@ def main() -> None:
         # Last of the attention actions: the ones above assume 64 tokens.
         "attention: new length": lambda i: (setattr(att.view, "value", "one"),
                                             set_length(att, i)),
+        "attention: new size": lambda i: set_size(att, i),
         "nsp: new text (model runs)": lambda i: set_texts(nsp, i),
         "nsp: swap A and B": lambda i: nsp.swap.click(),
     }

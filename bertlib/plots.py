@@ -19,6 +19,8 @@ from matplotlib import rcParams
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.markers import TICKDOWN, TICKLEFT
 from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 from matplotlib.text import Text
 
@@ -194,14 +196,15 @@ class _StampedText(Text):
 
 
 class TokenLabels:
-    """Token names beside an axes, exactly where matplotlib would put its tick labels.
+    """Token names and tick marks beside an axes, exactly where matplotlib would put its ticks.
 
-    Tick labels are what makes a redraw slow: on every draw matplotlib lays out and measures
-    each one again to place the axis label. These are plain Text artists with the tick labels'
-    transform, alignment, font and colour; the tick marks stay, their labels are switched off.
-    They are animated (see :class:`Blitter`), so new tokens cost only drawing the texts, not a
-    full redraw, and kept in a pool: a longer input adds texts, a shorter one hides the rest.
-    Read the shown tokens from :attr:`tokens`.
+    Ticks are what makes a redraw slow: on every draw matplotlib lays out and measures each
+    label again and draws each mark as its own line. Here the axis has no ticks; the marks are
+    one line of tick-shaped markers and the labels are :class:`_StampedText` with the tick
+    labels' transform, alignment, font and colour. Both are animated (see :class:`Blitter`), so
+    new tokens, even a new number of them, leave the background alone. The texts are kept in a
+    pool: a longer input adds texts, a shorter one hides the rest. Read the shown tokens from
+    :attr:`tokens`.
     """
 
     def __init__(self, ax, blitter: Blitter, axis: str, rotation: float = 0.0):
@@ -211,7 +214,15 @@ class TokenLabels:
         self.texts: list = []
         self._count = 0
         self._stamps: dict = {}
-        ax.tick_params(axis=axis, **{"labelbottom" if axis == "x" else "labelleft": False})
+        (ax.set_yticks if axis == "y" else ax.set_xticks)([])
+        color = rcParams[f"{axis}tick.labelcolor"]
+        self.color = rcParams[f"{axis}tick.color"] if color == "inherit" else color
+        self.marks = ax.add_artist(Line2D(
+            [], [], linestyle="none", marker=TICKLEFT if axis == "y" else TICKDOWN,
+            markersize=rcParams[f"{axis}tick.major.size"], color=rcParams[f"{axis}tick.color"],
+            markeredgewidth=rcParams[f"{axis}tick.major.width"], clip_on=False,
+            transform=ax.get_yaxis_transform() if axis == "y" else ax.get_xaxis_transform()))
+        blitter.animate(self.marks, with_tokens=True)
 
     @property
     def tokens(self) -> list[str]:
@@ -224,11 +235,9 @@ class TokenLabels:
             transform, va, ha = self.ax.get_yaxis_text1_transform(pad)
         else:
             transform, va, ha = self.ax.get_xaxis_text1_transform(pad)
-        color = rcParams[f"{a}tick.labelcolor"]
-        color = rcParams[f"{a}tick.color"] if color == "inherit" else color
         new = [self.ax.add_artist(_StampedText(*((0, i) if a == "y" else (i, 0)), "",
                                                transform=transform, va=va, ha=ha,
-                                               rotation=self.rotation, color=color,
+                                               rotation=self.rotation, color=self.color,
                                                clip_on=False, stamps=self._stamps))
                for i in range(len(self.texts), n)]
         self.blitter.animate(*new, with_tokens=True)
@@ -249,6 +258,8 @@ class TokenLabels:
                     t.set_fontsize(fontsize)
             t.set_visible(i < n)
         self._count = n
+        at, zeros = np.arange(n), np.zeros(n)
+        self.marks.set_data((zeros, at) if self.axis == "y" else (at, zeros))
         self.blitter.tokens_changed()
 
 
@@ -321,20 +332,21 @@ class EmbeddingPlot:
         # The frames too, drawn after the images as in a full draw: an image would cover them.
         self.blitter.animate(*self.images, *_spines(self.axes), self.colorbar.ax)
         self.token_labels = TokenLabels(self.axes[0], self.blitter, "y")
-        self._length: int | None = None
 
     def update(self, parts: EmbeddingParts) -> Figure:
         T, H = parts.token.shape
-        if self._length != T:
-            self._length = T
-            height = min(max(2.5, 0.16 * T + 1.4), 12)
+        # The height grows in steps of 16 tokens: within a step only the (animated) images and
+        # labels change and the background is kept; a new height redraws everything (~110 ms
+        # at 64 tokens against ~65 ms, see benchmarks/README.md).
+        height = min(max(2.5, 0.16 * 16 * math.ceil(T / 16) + 1.4), 12)
+        if self.figure.get_figheight() != height:
             self.figure.set_size_inches(12, height)
             self.figure.subplots_adjust(bottom=0.55 / height, top=1 - 0.4 / height)
-            self.axes[0].set_yticks(range(T))
             for ax in self.axes:
                 _pin_labels(ax, x_label=-0.4 / ((1 - 0.95 / height) * height))
-                ax.set_ylim(T - 0.5, -0.5)
             self.blitter.invalidate()
+        for ax in self.axes:
+            ax.set_ylim(T - 0.5, -0.5)
         self.token_labels.set(parts.tokens, _label_size(T))
         keys = ["emb_token", "emb_segment", "emb_position",
                 "emb_sum_norm" if parts.normalised else "emb_sum"]
@@ -497,41 +509,81 @@ class MaskTally:
         return self.fate_counts / self.fate_counts.sum(axis=1, keepdims=True)
 
 
+class TallyPlot:
+    """How often each position was selected over many masking draws, and the running shares
+    of the three fates, each with its expected value as a dashed line.
+
+    Redrawn in place: the bars, curves, expected selection rate, legend and token labels are
+    animated; the background changes only with the number of draws (the log-scaled x axis) or
+    the selection axis's range, which moves in steps of 0.1.
+    """
+
+    def __init__(self, lang: str | None = None):
+        self.lang = resolve_language(lang)
+        self.figure = new_figure(12, 4.2)
+        self.figure.subplots_adjust(left=0.06, right=0.98, top=0.9, bottom=0.3, wspace=0.18)
+        self.ax_sel, self.ax_fate = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+        self.bars = self.ax_sel.add_collection(PolyCollection([],
+                                                              facecolor=FATE_COLORS[Fate.MASK]))
+        self.expected = self.ax_sel.axhline(0, color="black", linestyle="--", linewidth=1.5)
+        self.legend = self.ax_sel.legend([self.expected], [""], loc="upper right", fontsize=10)
+        self.ax_sel.set_ylabel(text("tally_fraction", self.lang))
+        self.ax_sel.set_title(text("tally_selection_title", self.lang))
+        self.curves = {fate: self.ax_fate.plot([], [], color=FATE_COLORS[fate], linewidth=2,
+                                               label=text(FATE_KEYS[fate], self.lang))[0]
+                       for fate in Fate}
+        references = [self.ax_fate.axhline(EXPECTED_FATE_FRACTIONS[fate], color=FATE_COLORS[fate],
+                                           linestyle="--", linewidth=1.2) for fate in Fate]
+        self.ax_fate.plot([], [], color="black", linestyle="--",
+                          label=text("expected_value", self.lang))
+        self.ax_fate.set_xscale("log")
+        self.ax_fate.set_ylim(0, 1)
+        self.ax_fate.set_xlabel(text("tally_resample_axis", self.lang))
+        self.ax_fate.set_ylabel(text("tally_fraction", self.lang))
+        self.fate_title = self.ax_fate.set_title("")
+        fate_legend = self.ax_fate.legend(loc="center right", fontsize=9)
+        self.blitter = Blitter(self.figure)
+        # The reference lines and legends too, in the order of a full draw: over the curves.
+        self.blitter.animate(self.bars, self.expected, self.legend, *self.curves.values(),
+                             *references, fate_legend, self.fate_title,
+                             *_spines([self.ax_sel, self.ax_fate]))
+        self.token_labels = TokenLabels(self.ax_sel, self.blitter, "x", rotation=90)
+
+    def update(self, tally: MaskTally) -> Figure:
+        T, fractions = len(tally.tokens), tally.selection_fractions
+        self.bars.set_verts([[(i - 0.4, 0), (i - 0.4, h), (i + 0.4, h), (i + 0.4, 0)]
+                             for i, h in enumerate(fractions)])
+        self.ax_sel.set_xlim(-0.5, T - 0.5)
+        self.token_labels.set(tally.tokens, _label_size(T))
+        expected = tally.selected / tally.candidates
+        self.expected.set_ydata([expected, expected])
+        self.legend.get_texts()[0].set_text(text(
+            "tally_selection_expected", self.lang, selected=tally.selected,
+            candidates=tally.candidates, percent=100 * expected))
+        top = min(1.0, math.ceil(10 * max(2 * expected, 1.1 * float(fractions.max()))) / 10)
+        if self.ax_sel.get_ylim() != (0, top):
+            self.ax_sel.set_ylim(0, top)
+            self.blitter.invalidate()
+        draws = np.arange(1, tally.samples + 1)
+        for fate, curve in self.curves.items():
+            curve.set_data(draws, tally.fate_fractions[:, fate])
+        right = max(2, tally.samples)  # a log axis needs two different limits
+        if self.ax_fate.get_xlim() != (1, right):
+            self.ax_fate.set_xlim(1, right)
+            self.blitter.invalidate()
+        self.fate_title.set_text(text("tally_fates_title", self.lang, samples=tally.samples))
+        return self.figure
+
+    def png(self) -> bytes:
+        return self.blitter.png()
+
+
 def plot_mask_tally(tally: MaskTally, lang: str | None = None) -> Figure:
     """Selection frequency per position and the running 80/10/10 fractions, with the expected
     values as dashed reference lines."""
-    lang = resolve_language(lang)
-    T = len(tally.tokens)
-    fig = new_figure(12, 4.2)
-    fig.subplots_adjust(left=0.06, right=0.98, top=0.9, bottom=0.3, wspace=0.18)
-    ax_sel, ax_fate = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
-    ax_sel.bar(range(T), tally.selection_fractions, color=FATE_COLORS[Fate.MASK])
-    expected = tally.selected / tally.candidates
-    ax_sel.axhline(expected, color="black", linestyle="--", linewidth=1.5,
-                   label=text("tally_selection_expected", lang, selected=tally.selected,
-                              candidates=tally.candidates, percent=100 * expected))
-    ax_sel.set_xticks(range(T), tally.tokens, rotation=90, fontsize=_label_size(T))
-    ax_sel.set_xlim(-0.5, T - 0.5)
-    ax_sel.set_ylim(0, max(2 * expected, float(tally.selection_fractions.max()) * 1.1))
-    ax_sel.set_ylabel(text("tally_fraction", lang))
-    ax_sel.set_title(text("tally_selection_title", lang))
-    ax_sel.legend(loc="upper right", fontsize=10)
-    draws = np.arange(1, tally.samples + 1)
-    fractions = tally.fate_fractions
-    for fate in Fate:
-        color = FATE_COLORS[fate]
-        ax_fate.plot(draws, fractions[:, fate], color=color, linewidth=2,
-                     label=text(FATE_KEYS[fate], lang))
-        ax_fate.axhline(EXPECTED_FATE_FRACTIONS[fate], color=color, linestyle="--",
-                        linewidth=1.2)
-    ax_fate.plot([], [], color="black", linestyle="--", label=text("expected_value", lang))
-    ax_fate.set_xscale("log")
-    ax_fate.set_ylim(0, 1)
-    ax_fate.set_xlabel(text("tally_resample_axis", lang))
-    ax_fate.set_ylabel(text("tally_fraction", lang))
-    ax_fate.set_title(text("tally_fates_title", lang, samples=tally.samples))
-    ax_fate.legend(loc="center right", fontsize=9)
-    return fig
+    plot = TallyPlot(lang)
+    plot.update(tally)
+    return plot.blitter.still()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -598,24 +650,25 @@ class AttentionPlot:
         self._length: int | None = None
 
     def _layout(self, T: int) -> None:
-        """Size and place everything for T tokens; the background is redrawn after this."""
-        side = min(max(3.5, 0.1 * T + 2.5), 8.0)  # inches of heatmap
+        """Size and place everything for T tokens; the background is redrawn only when the
+        figure's size changes."""
+        # Inches of heatmap, in steps of 8 tokens: a new size redraws the whole figure.
+        side = min(max(3.5, 0.8 * math.ceil(T / 8) + 2.5), 8.0)
         margin, below, bar_h, gap, top, right = 1.5, 1.3, 0.22 * side + 0.6, 0.5, 0.5, 1.1
         width, height = margin + side + right, below + bar_h + gap + side + top
-        self.figure.set_size_inches(width, height)
+        if tuple(self.figure.get_size_inches()) != (width, height):
+            self.figure.set_size_inches(width, height)
+            self.blitter.invalidate()
         self.ax_map.set_position((margin / width, (below + bar_h + gap) / height,
                                   side / width, side / height))
         self.ax_row.set_position((margin / width, below / height, side / width, bar_h / height))
         self.cax.set_position(((margin + side + 0.15) / width, (below + bar_h + gap) / height,
                                0.18 / width, side / height))
-        self.ax_map.set_yticks(range(T))
-        self.ax_row.set_xticks(range(T))
         for ax in (self.ax_map, self.ax_row):
             ax.set_xlim(-0.5, T - 0.5)
         self.ax_map.set_ylim(T - 0.5, -0.5)
         _pin_labels(self.ax_map, y_label=-(margin - 0.3) / side)
         _pin_labels(self.ax_row, x_label=-(below - 0.3) / bar_h, y_label=-(margin - 0.3) / side)
-        self.blitter.invalidate()
         self.highlight.set_width(T)
         self._length = T
 
@@ -688,6 +741,8 @@ class AllHeadsPlot:
                                  interpolation="nearest") for ax in self.axes]
         for i, ax in enumerate(self.axes):
             is_mean = i == num_heads
+            ax.set_xticks([])  # the outer panels get TokenLabels below
+            ax.set_yticks([])
             ax.set_title(text("mean_heads" if is_mean else "head_name", self.lang, head=i),
                          y=1.0, pad=4)
         cax = self.figure.add_axes((0.9, 0.9 / height, 0.015, 1 - 1.65 / height))
@@ -717,13 +772,9 @@ class AllHeadsPlot:
         labelled = T <= 32  # beyond that the labels would not be legible
         if self._length != T:
             self._length = T
-            for i, ax in enumerate(self.axes):
-                bottom, left = i + self.cols >= self.num_panels, i % self.cols == 0
-                ax.set_xticks(range(T) if bottom and labelled else [])
-                ax.set_yticks(range(T) if left and labelled else [])
+            for ax in self.axes:  # only the animated images and labels depend on T
                 ax.set_xlim(-0.5, T - 0.5)
                 ax.set_ylim(T - 0.5, -0.5)
-            self.blitter.invalidate()
         for labels in self.token_labels:
             labels.set(tokens if labelled else [], _label_size(T) - 2)
         vmax = float(max(p.max() for p in panels)) or 1.0

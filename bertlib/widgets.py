@@ -35,8 +35,7 @@ from bertlib.plots import (
     EmbeddingPlot,
     MaskTally,
     NSPPlot,
-    figure_png,
-    plot_mask_tally,
+    TallyPlot,
 )
 from bertlib.tokenizer import WordPieceTokenizer
 
@@ -295,6 +294,7 @@ class MaskingWidget(_Widget):
         self.encoded: EncodedInput | None = None
         self.masked: MaskedTokens | None = None
         self.tally: MaskTally | None = None
+        self.tally_plot = TallyPlot(lang)
 
         for control in (self.text_a, self.text_b, self.mask_ratio):
             control.observe(lambda _: self.refresh(clear_tally=True), names="value")
@@ -360,8 +360,8 @@ class MaskingWidget(_Widget):
                               self.max_len, self.lang)
             self.tally = tally_masks(enc, self.tokenizer, self.mask_ratio.value,
                                      self.num_samples.value, self.seed.value)
-            fig = plot_mask_tally(self.tally, self.lang)
-            self.tally_image.value = figure_png(fig)
+            self.tally_plot.update(self.tally)
+            self.tally_image.value = self.tally_plot.png()
             self.tally_note.layout.display = "none"
             return enc.notices
 

@@ -6,6 +6,7 @@ import pytest
 from matplotlib.colors import to_hex
 
 from bertlib import plots
+from bertlib.i18n import text
 from bertlib.masking import Fate
 
 TOKENS = ["<cls>", "a", "crane", "flew", "<sep>", "it", "sang", "<sep>"]
@@ -53,13 +54,26 @@ def test_attention_plot_rejects_mismatched_inputs():
         plot.update(plots.AttentionView(attention_weights(8), TOKENS, query=8))
 
 
-@pytest.mark.parametrize("make", ["attention", "chips", "nsp", "heads"])
+@pytest.mark.parametrize("make", ["attention", "shorter", "embedding", "chips", "nsp",
+                                  "heads"])
 def test_blitted_png_matches_a_full_redraw(make):
     if make == "attention":
         plot = plots.AttentionPlot("en")
         plot.update(plots.AttentionView(attention_weights(8), TOKENS, 5, 1, "first"))
         plot.png()
         plot.update(plots.AttentionView(attention_weights(8, 3), TOKENS, 5, 6, "second"))
+    elif make == "shorter":  # fewer tokens, the same figure size: the background is kept
+        plot = plots.AttentionPlot("en")
+        plot.update(plots.AttentionView(attention_weights(8), TOKENS, 5, 1, "first"))
+        plot.png()
+        plot.update(plots.AttentionView(attention_weights(6, 3), TOKENS[:6], 5, 2, "second"))
+    elif make == "embedding":  # 8 then 6 tokens: one height step
+        rng = np.random.default_rng(0)
+        plot = plots.EmbeddingPlot("en")
+        plot.update(plots.EmbeddingParts(TOKENS, *(rng.normal(size=(8, 6)) for _ in range(4))))
+        plot.png()
+        plot.update(plots.EmbeddingParts(TOKENS[:6],
+                                         *(rng.normal(size=(6, 6)) for _ in range(4))))
     elif make == "chips":
         plot = plots.ChipsPlot("en")
         plot.update(TOKENS, TOKENS, [None] * 8, "first")
@@ -85,18 +99,16 @@ def test_blitted_png_matches_a_full_redraw(make):
 
 
 def tick_label_reference(plot, token_labels) -> np.ndarray:
-    """The plot drawn in full with matplotlib's own tick labels instead of TokenLabels."""
+    """The plot drawn in full with matplotlib's own ticks instead of TokenLabels."""
     for labels in token_labels:
         tokens, size = labels.tokens, labels.texts[0].get_fontsize()
-        for t in labels.texts:
-            t.set_visible(False)
+        for artist in [*labels.texts, labels.marks]:
+            artist.set_visible(False)
         if labels.axis == "y":
             labels.ax.set_yticks(range(len(tokens)), tokens, fontsize=size)
-            labels.ax.tick_params(axis="y", labelleft=True)
         else:
             labels.ax.set_xticks(range(len(tokens)), tokens, fontsize=size,
                                  rotation=labels.rotation)
-            labels.ax.tick_params(axis="x", labelbottom=True)
     for artist in plot.blitter.artists:
         artist.set_animated(False)
     return pixels(plots.figure_png(plot.figure))
@@ -129,9 +141,9 @@ def test_token_labels_are_drawn_like_tick_labels(lang, tokens):
             assert off.max() < 100  # antialiasing; a misplaced glyph stroke would give ~255
 
 
-def test_new_tokens_of_the_same_length_keep_the_background():
-    """Only a new length (a new figure size) redraws the background; new tokens redraw only
-    their labels, and a new query redraws neither."""
+def test_only_a_new_figure_size_redraws_the_background():
+    """New tokens redraw only their labels and marks, a new query neither; a new length redraws
+    the background only when it changes the figure's size."""
     plot = plots.AttentionPlot("en")
     plot.update(plots.AttentionView(attention_weights(8), TOKENS, 5, 1))
     plot.png()
@@ -144,11 +156,19 @@ def test_new_tokens_of_the_same_length_keep_the_background():
     plot.png()
     assert plot.blitter._background is background
     assert plot.query_labels.tokens == plot.key_labels.tokens == other
+    size = tuple(plot.figure.get_size_inches())
     plot.update(plots.AttentionView(attention_weights(5), other[:5], 3, 0))
     plot.png()
-    assert plot.blitter._background is not background
+    assert tuple(plot.figure.get_size_inches()) == size  # small inputs share the smallest size
+    assert plot.blitter._background is background
     assert plot.query_labels.tokens == other[:5]
     assert sum(t.get_visible() for t in plot.query_labels.texts) == 5
+    assert len(plot.query_labels.marks.get_ydata()) == 5
+    long = [f"t{i}" for i in range(40)]
+    plot.update(plots.AttentionView(attention_weights(40), long, 20, 0))
+    plot.png()
+    assert tuple(plot.figure.get_size_inches()) != size
+    assert plot.blitter._background is not background
 
 
 def test_encode_png_is_lossless():
@@ -186,14 +206,36 @@ def test_tally_plot_draws_the_fractions_and_the_expected_values():
     tally = plots.MaskTally(TOKENS, counts, fate_counts, selected=3, candidates=5)
     fig = plots.plot_mask_tally(tally, "en")
     ax_sel, ax_fate = fig.axes
-    np.testing.assert_allclose([p.get_height() for p in ax_sel.patches], counts / 50)
-    hlines = {round(float(line.get_ydata()[0]), 6) for line in ax_sel.get_lines()}
+    bars = ax_sel.collections[0]
+    np.testing.assert_allclose([path.vertices[:, 1].max() for path in bars.get_paths()],
+                               counts / 50)
+    hlines = {round(float(line.get_ydata()[0]), 6) for line in ax_sel.get_lines()
+              if line.get_linestyle() == "--"}
     assert hlines == {0.6}
     fate_lines = [line for line in ax_fate.get_lines() if len(line.get_xdata()) == 50]
     np.testing.assert_allclose([line.get_ydata()[-1] for line in fate_lines], [0.8, 0.2, 0.0])
     refs = sorted(float(line.get_ydata()[0]) for line in ax_fate.get_lines()
                   if line.get_linestyle() == "--" and len(line.get_ydata()) == 2)
     assert refs == pytest.approx([0.1, 0.1, 0.8])
+    legend = [t.get_text() for t in ax_sel.get_legend().get_texts()]
+    assert legend == [text("tally_selection_expected", "en", selected=3, candidates=5,
+                           percent=60.0)]
+    assert ax_sel.get_ylim() == (0, 1.0)  # 2 x 0.6, capped at 1
+
+
+def test_tally_plot_redraws_in_place_like_a_full_draw():
+    rng = np.random.default_rng(0)
+    plot = plots.TallyPlot("zh")
+    for samples, tokens in ((300, TOKENS), (300, TOKENS[:6]), (300, TOKENS)):
+        counts = rng.integers(40, 50, size=len(tokens))
+        fates = np.cumsum(rng.multinomial(1, [0.8, 0.1, 0.1], size=samples), axis=0)
+        plot.update(plots.MaskTally(tokens, counts, fates, selected=1, candidates=len(tokens)))
+        blitted = pixels(plot.png())
+    assert plot.token_labels.tokens == TOKENS
+    assert plot.curves[Fate.MASK].get_xdata()[-1] == 300
+    for artist in plot.blitter.artists + plot.blitter.token_artists:
+        artist.set_animated(False)
+    np.testing.assert_array_equal(blitted, pixels(plots.figure_png(plot.figure)))
 
 
 def test_embedding_plot_shows_each_part_on_one_symmetric_scale():
