@@ -5,7 +5,8 @@ milliseconds per action; the target is p95 <= 100 ms. Each action is one widget 
 a student edits one text box (the boxes redraw on Enter or leaving the box, not per key):
 "new text" changes sentence A and keeps the 64 tokens, "new length" changes it to 56-64 tokens
 (the figures keep their size), "new size" switches between 40 and 60 tokens, which resizes the
-figure and so redraws all of it. Run:
+figure and so redraws all of it, and "unseen words" gives a 30-token pair a sentence A of 13
+words never shown before (nothing of it is cached). Run:
     .venv/bin/python benchmarks/bench_widgets.py [--repeats 30]
 """
 
@@ -84,6 +85,11 @@ def main() -> None:
         w.text_b.value = text_b
         w.text_a.value = sentence(23 + i % 9, i)
 
+    def set_unseen(w, i: int) -> None:
+        """One update: 30 tokens, sentence A of 13 filler words not used before."""
+        w.text_b.value = sentence(14, 7)
+        w.text_a.value = " ".join(f"w{1000 + 13 * i + k}" for k in range(13))
+
     def set_size(w, i: int) -> None:
         """One update: 40 or 60 tokens in turn (sentence A of 7 or 27 words)."""
         w.text_b.value = text_b
@@ -111,6 +117,7 @@ def main() -> None:
         "input representation: new text": lambda i: set_texts(rep, i),
         "input representation: new length": lambda i: set_length(rep, i),
         "input representation: new size": lambda i: set_size(rep, i),
+        "input representation: unseen words": lambda i: set_unseen(rep, i),
         "masking: resample (new seed)": lambda i: mask.resample.click(),
         "masking: new text": lambda i: set_texts(mask, i),
         "masking: tally 300 resamples": lambda i: mask.tally_button.click(),
@@ -124,6 +131,7 @@ def main() -> None:
         "attention: new length": lambda i: (setattr(att.view, "value", "one"),
                                             set_length(att, i)),
         "attention: new size": lambda i: set_size(att, i),
+        "attention: unseen words": lambda i: set_unseen(att, i),
         "nsp: new text (model runs)": lambda i: set_texts(nsp, i),
         "nsp: swap A and B": lambda i: nsp.swap.click(),
     }

@@ -23,6 +23,7 @@ from matplotlib.lines import Line2D
 from matplotlib.markers import TICKDOWN, TICKLEFT
 from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 from matplotlib.text import Text
+from matplotlib.transforms import Affine2D
 
 from bertlib.fonts import use_cjk_font
 from bertlib.i18n import resolve_language, text
@@ -84,20 +85,23 @@ class Blitter:
     """Redraws only a figure's changing ("animated") artists over cached backgrounds.
 
     Three layers. The background (everything not animated) is drawn in full only after
-    :meth:`invalidate`, when the layout changes (a new number of tokens resizes the figure).
-    Artists animated with ``with_tokens=True`` (token labels, chip texts) change only with the
-    text: they are drawn onto a second cached image after :meth:`tokens_changed`. The other
-    animated artists (images, bars, titles) are drawn on every update. Text is what makes a
-    figure slow to draw, so changing a head or a seed costs no text but titles, and new text of
-    the same length costs no full redraw. Within a layer, artists are drawn in z-order, as a
-    full draw would (an image first, then the lines and frame over it).
+    :meth:`invalidate` (the owner changed something in it) or when the figure's pixel size or
+    dpi has changed. Artists animated with ``with_tokens=True`` (token labels and their marks)
+    change only with the text: they are drawn onto a second cached image after
+    :meth:`tokens_changed`. The other animated artists (images, bars, titles) are drawn on every
+    update. Text is what makes a figure slow to draw, so changing a head or a seed costs no text
+    but titles, and new text costs no full redraw. Within a layer, artists are drawn in
+    z-order, as a full draw would (an image first, then the lines and frame over it); so the
+    token layer must hold only artists that nothing animated overlaps.
     """
 
     def __init__(self, fig: Figure):
         self.figure = fig
         self.artists: list = []
         self.token_artists: list = []
+        self.stamps: dict = {}  # rendered texts of this figure, see _StampedText
         self._background = None
+        self._background_of = None  # the (width, height, dpi) it was drawn at
         self._with_tokens = None
 
     def animate(self, *artists, with_tokens: bool = False) -> None:
@@ -136,9 +140,11 @@ class Blitter:
 
     def png(self) -> bytes:
         canvas = self.figure.canvas
-        if self._background is None:
+        size = (*canvas.get_width_height(physical=True), self.figure.dpi)
+        if self._background is None or self._background_of != size:
             canvas.draw()  # everything but the animated artists
             self._background = canvas.copy_from_bbox(self.figure.bbox)
+            self._background_of = size
             self._with_tokens = None
         if self._with_tokens is None:
             canvas.restore_region(self._background)
@@ -151,18 +157,21 @@ class Blitter:
 
 
 class _StampedText(Text):
-    """A Text that renders each string (at a size, angle, colour, dpi) once, then stamps it.
+    """A Text that renders each string (in a font, angle, colour, dpi) once, then stamps it.
 
     Laying out and rendering the glyphs costs about 1 ms per label, most of a widget's redraw
     when 64 tokens label two axes; a new sentence mostly reuses the tokens of the last one. The
-    first draw of a string renders it on a transparent scratch canvas and keeps the pixels and
-    their offset from the text's anchor; later draws paste them there (to within half a pixel
-    of where a fresh render would put the glyphs). Other renderers (PDF, SVG) draw normally.
+    first draw of a string renders it whole on a transparent canvas of its own size and keeps
+    the pixels and their offset from the text's anchor; later draws paste them there, clipped
+    as the text would be (to within half a pixel of where a fresh render would put the
+    glyphs). Other renderers (PDF, SVG) draw normally.
     """
+
+    MAX_STAMPS = 4096  # per figure; then the cache starts again (a stamp is a few kB)
 
     def __init__(self, *args, stamps: dict, **kwargs):
         super().__init__(*args, **kwargs)
-        self._stamps = stamps  # shared by the texts of one TokenLabels
+        self._stamps = stamps  # the figure's, Blitter.stamps
 
     def draw(self, renderer) -> None:
         if not self.get_visible() or not self.get_text():
@@ -171,28 +180,38 @@ class _StampedText(Text):
             super().draw(renderer)
             return
         x, y = (round(v) for v in self.get_transform().transform(self.get_unitless_position()))
-        key = (self.get_text(), self.get_fontsize(), self.get_rotation(), self.get_color(),
-               self.get_horizontalalignment(), self.get_verticalalignment(), renderer.dpi)
-        if key not in self._stamps:
-            self._stamps[key] = self._render(renderer, x, y)
-        pixels, dx, dy = self._stamps[key]
+        key = (self.get_text(), self.get_fontproperties(), self.get_rotation(),
+               self.get_color(), self.get_horizontalalignment(),
+               self.get_verticalalignment(), renderer.dpi)
+        stamp = self._stamps.get(key)
+        if stamp is None:
+            if len(self._stamps) >= self.MAX_STAMPS:
+                self._stamps.clear()
+            stamp = self._stamps[key] = self._render(renderer, x, y)
+        pixels, dx, dy = stamp
         gc = renderer.new_gc()
+        self._set_gc_clip(gc)
         renderer.draw_image(gc, x + dx, y + dy, pixels)
         gc.restore()
         self.stale = False
 
     def _render(self, renderer, x: int, y: int) -> tuple[np.ndarray, int, int]:
-        """The text drawn alone: its RGBA pixels and their bottom-left corner relative to the
-        anchor pixel (x, y)."""
-        w, h = int(renderer.width), int(renderer.height)
-        scratch = RendererAgg(w, h, renderer.dpi)
-        super().draw(scratch)
-        x0, y0, x1, y1 = self.get_window_extent(scratch).padded(2).extents  # y upwards
-        x0, y0 = max(math.floor(x0), 0), max(math.floor(y0), 0)
-        x1, y1 = min(math.ceil(x1), w), min(math.ceil(y1), h)
+        """The whole text drawn alone: its RGBA pixels and their bottom-left corner relative
+        to the anchor pixel (x, y)."""
+        x0, y0, x1, y1 = self.get_window_extent(renderer).padded(2).extents  # y upwards
+        x0, y0 = math.floor(x0), math.floor(y0)
+        scratch = RendererAgg(math.ceil(x1) - x0, math.ceil(y1) - y0, renderer.dpi)
+        # Shifted by whole pixels, so the glyphs keep their sub-pixel placement.
+        transform, clip_on = self.get_transform(), self.get_clip_on()
+        self.set_transform(transform + Affine2D().translate(-x0, -y0))
+        self.set_clip_on(False)
+        try:
+            super().draw(scratch)
+        finally:
+            self.set_transform(transform)
+            self.set_clip_on(clip_on)
         # Buffer rows run top-down; draw_image wants them bottom-up.
-        pixels = np.asarray(scratch.buffer_rgba())[h - y1:h - y0, x0:x1][::-1].copy()
-        return pixels, x0 - x, y0 - y
+        return np.asarray(scratch.buffer_rgba())[::-1].copy(), x0 - x, y0 - y
 
 
 class TokenLabels:
@@ -213,7 +232,6 @@ class TokenLabels:
         self.ax, self.blitter, self.axis, self.rotation = ax, blitter, axis, rotation
         self.texts: list = []
         self._count = 0
-        self._stamps: dict = {}
         (ax.set_yticks if axis == "y" else ax.set_xticks)([])
         color = rcParams[f"{axis}tick.labelcolor"]
         self.color = rcParams[f"{axis}tick.color"] if color == "inherit" else color
@@ -238,7 +256,7 @@ class TokenLabels:
         new = [self.ax.add_artist(_StampedText(*((0, i) if a == "y" else (i, 0)), "",
                                                transform=transform, va=va, ha=ha,
                                                rotation=self.rotation, color=self.color,
-                                               clip_on=False, stamps=self._stamps))
+                                               clip_on=False, stamps=self.blitter.stamps))
                for i in range(len(self.texts), n)]
         self.blitter.animate(*new, with_tokens=True)
         self.texts.extend(new)
@@ -263,6 +281,12 @@ class TokenLabels:
         self.blitter.tokens_changed()
 
 
+def _bar_verts(heights) -> list:
+    """Corners of bars 0.8 wide at x = 0, 1, ..., for a PolyCollection (cheaper than bar())."""
+    return [[(i - 0.4, 0), (i - 0.4, h), (i + 0.4, h), (i + 0.4, 0)]
+            for i, h in enumerate(heights)]
+
+
 def _spines(axes) -> list:
     """The frames of ``axes``, to be animated along with images drawn inside them."""
     return [spine for ax in axes for spine in ax.spines.values()]
@@ -282,8 +306,9 @@ def _pin_labels(ax, x_label: float | None = None, y_label: float | None = None) 
 
 
 def _label_size(n: int) -> float:
-    """Tick-label font size that stays legible for short inputs and fits long ones."""
-    return float(np.clip(14 - n / 6, 7, 12))
+    """Tick-label font size that stays legible for short inputs and fits long ones; whole
+    points, so that a few tokens more or less keep the same size (and the stamped labels)."""
+    return float(np.clip(round(14 - n / 6), 7, 12))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -302,6 +327,13 @@ class EmbeddingParts:
     total: np.ndarray
     normalised: bool = False  # True when ``total`` is LayerNorm(sum), as in original BERT
 
+    def __post_init__(self):
+        shapes = [np.shape(p) for p in self.panels()]
+        T = len(self.tokens)
+        if T == 0 or any(shape != (T, shapes[0][-1]) for shape in shapes) or not shapes[0][-1]:
+            raise ValueError(f"token, segment, position and total must all be (T, H) arrays with "
+                             f"T = {T} tokens and H >= 1; got shapes {shapes}")
+
     def panels(self) -> list[np.ndarray]:
         return [self.token, self.segment, self.position, self.total]
 
@@ -310,7 +342,7 @@ class EmbeddingPlot:
     """Four (T, H) heatmaps side by side, rows labelled with the tokens, one colour scale.
 
     Only the images, the token labels and the colour bar change with the text; the rest is a
-    background redrawn only when the number of tokens (and so the figure's height) changes.
+    background redrawn only when the figure's height changes (in steps of 16 tokens).
     """
 
     def __init__(self, lang: str | None = None):
@@ -381,9 +413,9 @@ class ChipsPlot:
     """Tokens as grey chips; a selected chip gets an outline and a band in its fate's colour
     saying what the model sees instead.
 
-    Only the outlines, bands and their texts change between draws, and only the selected ones
-    are drawn, so a resample redraws a handful of artists; the tokens' texts are redrawn only
-    when they change, the chips themselves only when their number does.
+    Only the outlines, bands and texts are redrawn (stamped texts, and only the selected
+    outlines and bands), so a resample costs little; the grey chips themselves are background,
+    redrawn only when their number changes.
     """
 
     def __init__(self, lang: str | None = None):
@@ -400,8 +432,7 @@ class ChipsPlot:
         self.title = self.figure.suptitle("", fontsize=13, y=0.995)
         self.blitter = Blitter(self.figure)
         self.blitter.animate(self.title)
-        self.top_texts: list = []  # the original tokens (redrawn when they change)
-        self._stamps: dict = {}  # rendered token texts, see _StampedText
+        self.top_texts: list = []  # the original tokens
         self.outlines: list[FancyBboxPatch] = []
         self.bands: list[FancyBboxPatch] = []
         self.bottom_texts: list = []  # what the model sees at selected positions
@@ -428,7 +459,7 @@ class ChipsPlot:
                                               facecolor=NOT_SELECTED_COLOR, edgecolor="#999999"))
             self.top_texts.append(self.ax.add_artist(_StampedText(
                 x + 0.45, y + 0.24, "", ha="center", va="center", fontsize=12, color="#222222",
-                stamps=self._stamps)))
+                stamps=self.blitter.stamps)))
             self.bands.append(self.ax.add_artist(FancyBboxPatch(
                 (x + 0.06, y + 0.46), 0.78, 0.32, boxstyle="round,pad=0,rounding_size=0.08",
                 linewidth=0)))
@@ -436,9 +467,12 @@ class ChipsPlot:
                 (x, y), 0.9, 0.84, boxstyle=box, linewidth=3, fill=False)))
             self.bottom_texts.append(self.ax.add_artist(_StampedText(
                 x + 0.45, y + 0.62, "", ha="center", va="center", fontsize=10,
-                stamps=self._stamps)))
-        self.blitter.animate(*self.bands, *self.outlines, *self.bottom_texts)
-        self.blitter.animate(*self.top_texts, with_tokens=True)
+                stamps=self.blitter.stamps)))
+        # All animated and in the order of a full draw (chip by chip, then by z-order): a long
+        # token's text lies over its chip's outline. Stamped, the texts cost little.
+        self.blitter.animate(*(artist for chip in zip(self.top_texts, self.bands, self.outlines,
+                                                       self.bottom_texts, strict=True)
+                               for artist in chip))
 
     def update(self, tokens: Sequence[str], shown: Sequence[str], fates: Sequence[Fate | None],
                title: str = "") -> Figure:
@@ -452,7 +486,6 @@ class ChipsPlot:
         if [t.get_text() for t in self.top_texts] != list(tokens):
             for top, tok in zip(self.top_texts, tokens, strict=True):
                 top.set_text(tok)
-            self.blitter.tokens_changed()
         self.fates = list(fates)
         for outline, band, bottom, seen, fate in zip(
                 self.outlines, self.bands, self.bottom_texts, shown, fates, strict=True):
@@ -494,6 +527,18 @@ class MaskTally:
     fate_counts: np.ndarray
     selected: int
     candidates: int
+
+    def __post_init__(self):
+        T = len(self.tokens)
+        if T == 0 or np.shape(self.selection_counts) != (T,):
+            raise ValueError(f"selection_counts must be ({T},), one count per token, with at "
+                             f"least one token; got {np.shape(self.selection_counts)}")
+        shape = np.shape(self.fate_counts)
+        if len(shape) != 2 or shape[0] < 1 or shape[1] != len(Fate):
+            raise ValueError(f"fate_counts must be (samples >= 1, {len(Fate)}); got {shape}")
+        if not 1 <= self.selected <= self.candidates <= T:
+            raise ValueError(f"need 1 <= selected <= candidates <= {T} tokens; got selected="
+                             f"{self.selected}, candidates={self.candidates}")
 
     @property
     def samples(self) -> int:
@@ -551,8 +596,7 @@ class TallyPlot:
 
     def update(self, tally: MaskTally) -> Figure:
         T, fractions = len(tally.tokens), tally.selection_fractions
-        self.bars.set_verts([[(i - 0.4, 0), (i - 0.4, h), (i + 0.4, h), (i + 0.4, 0)]
-                             for i, h in enumerate(fractions)])
+        self.bars.set_verts(_bar_verts(fractions))
         self.ax_sel.set_xlim(-0.5, T - 0.5)
         self.token_labels.set(tally.tokens, _label_size(T))
         expected = tally.selected / tally.candidates
@@ -689,8 +733,7 @@ class AttentionPlot:
         self.image.set_clim(0, vmax)
         row = weights[view.query]
         self.row_values = row
-        self.bars.set_verts([[(i - 0.4, 0), (i - 0.4, h), (i + 0.4, h), (i + 0.4, 0)]
-                             for i, h in enumerate(row)])
+        self.bars.set_verts(_bar_verts(row))
         self.ax_row.set_ylim(0, vmax * 1.05)
         self.peak.set_text(f"max {row.max():.3f}")
         self.highlight.set_y(view.query - 0.5)

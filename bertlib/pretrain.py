@@ -58,6 +58,11 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
     by_group: dict[str, list[list[list[str]]]] = {}
     for paragraph, group in zip(paragraphs, groups, strict=True):
         by_group.setdefault(group, []).append(paragraph)
+    small = {group: len(members) for group, members in by_group.items() if len(members) < 2}
+    if not paragraphs or small:
+        raise ValueError(f"every group needs at least 2 paragraphs, so that NotNext partners "
+                         f"can come from another one; got {len(paragraphs)} paragraphs"
+                         + (f", too few in groups {small}" if small else ""))
     g = make_generator(seed=seed)
     examples = []
     for _ in range(rounds):

@@ -94,6 +94,10 @@ def test_groups_keep_notnext_partners_within_a_group(toy_paragraphs, toy_vocab):
     assert 0.4 < grouped.nsp_labels.float().mean() < 0.6
     with pytest.raises(ValueError, match="one label per paragraph"):
         make_pretrain_data(paragraphs, toy_vocab, MAX_LEN, seed=0, groups=lang[:-1])
+    with pytest.raises(ValueError, match=r"too few in groups \{'z': 1\}"):
+        make_pretrain_data(paragraphs, toy_vocab, MAX_LEN, seed=0, groups=[*lang[:-1], "z"])
+    with pytest.raises(ValueError, match="got 0 paragraphs"):
+        make_pretrain_data([], toy_vocab, MAX_LEN, seed=0)
 
 
 def test_loader_batches_cover_the_data_once_per_epoch_in_seeded_order(toy_data):
