@@ -98,17 +98,19 @@ def test_blitted_png_matches_a_full_redraw(make):
     np.testing.assert_array_equal(blitted, full)
 
 
-def tick_label_reference(plot, token_labels) -> np.ndarray:
-    """The plot drawn in full with matplotlib's own ticks instead of TokenLabels."""
+def use_tick_labels(token_labels) -> None:
+    """Replace TokenLabels by matplotlib's own ticks and tick labels."""
     for labels in token_labels:
         tokens, size = labels.tokens, labels.texts[0].get_fontsize()
         for artist in [*labels.texts, labels.marks]:
             artist.set_visible(False)
-        if labels.axis == "y":
-            labels.ax.set_yticks(range(len(tokens)), tokens, fontsize=size)
-        else:
-            labels.ax.set_xticks(range(len(tokens)), tokens, fontsize=size,
-                                 rotation=labels.rotation)
+        set_ticks = labels.ax.set_yticks if labels.axis == "y" else labels.ax.set_xticks
+        set_ticks(range(len(tokens)), tokens, fontsize=size, rotation=labels.rotation)
+
+
+def tick_label_reference(plot, token_labels) -> np.ndarray:
+    """The plot drawn in full with matplotlib's own ticks instead of TokenLabels."""
+    use_tick_labels(token_labels)
     for artist in plot.blitter.artists:
         artist.set_animated(False)
     return pixels(plots.figure_png(plot.figure))
@@ -376,10 +378,5 @@ def test_long_tokens_are_never_cut_off():
     plot = plots.AttentionPlot("en")
     plot.update(plots.AttentionView(attention_weights(8), tokens, 7, 1))
     stamped = tight(plot.blitter.still())  # what plot_attention returns
-    for labels in (plot.query_labels, plot.key_labels):
-        tokens, size = labels.tokens, labels.texts[0].get_fontsize()
-        for artist in [*labels.texts, labels.marks]:
-            artist.set_visible(False)
-        set_ticks = labels.ax.set_yticks if labels.axis == "y" else labels.ax.set_xticks
-        set_ticks(range(len(tokens)), tokens, fontsize=size, rotation=labels.rotation)
+    use_tick_labels([plot.query_labels, plot.key_labels])
     near(stamped, tight(plot.figure))
