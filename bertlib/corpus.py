@@ -12,10 +12,10 @@ from pathlib import Path
 
 import torch
 
+from bertlib.i18n import LANGUAGES
 from bertlib.masking import make_generator
 
 SMALL_CORPUS_DIR = Path(__file__).resolve().parent.parent / "data" / "small_corpus"
-LANGUAGES = ("en", "zh")
 
 
 def read_paragraphs(path: str | Path) -> list[list[str]]:

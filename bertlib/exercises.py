@@ -117,10 +117,11 @@ EXPECTED: dict[str, Callable[[], int]] = {
     "04_num_preds": _num_preds,
     "05_nsp_pairs": _nsp_pairs,
     "05_nsp_head_params": _nsp_head_params,
-    "07_tied_saving": _tied_saving,
     "06_mlm_logits": _mlm_logits,
     "06_small_bert_params": _small_bert_params,
+    "07_tied_saving": _tied_saving,
 }
+
 
 def _check_key(key: str) -> None:
     if key not in EXPECTED:

@@ -27,6 +27,7 @@ class MaskedTokens:
     positions: list[int]  # sorted indices of the positions to predict
     labels: list[int]  # the original ids at those positions (the MLM targets)
     fates: list[Fate]  # how each of those positions was corrupted
+    num_candidates: int  # the maskable positions the choice was made from
 
 
 def make_generator(generator: torch.Generator | None = None, seed: int | None = None):
@@ -85,4 +86,4 @@ def mask_tokens(
         else:
             fate = Fate.KEEP
         fates.append(fate)
-    return MaskedTokens(masked, positions, [ids[p] for p in positions], fates)
+    return MaskedTokens(masked, positions, [ids[p] for p in positions], fates, len(candidates))

@@ -349,9 +349,8 @@ class EmbeddingPlot:
         self.lang = resolve_language(lang)
         self.figure = new_figure(12, 4)
         self.figure.subplots_adjust(left=0.1, right=0.9, top=0.88, bottom=0.12, wspace=0.08)
-        # Not sharey: shared axes keep 64 hidden tick labels each, which still cost a draw.
         self.axes = list(self.figure.subplots(1, 4))
-        for ax in self.axes[1:]:
+        for ax in self.axes[1:]:  # the first gets TokenLabels below
             ax.set_yticks([])
         self.images = [ax.imshow(np.zeros((1, 1)), cmap="RdBu_r", aspect="auto",
                                  interpolation="nearest") for ax in self.axes]
@@ -374,9 +373,8 @@ class EmbeddingPlot:
         if self.figure.get_figheight() != height:
             self.figure.set_size_inches(12, height)
             self.figure.subplots_adjust(bottom=0.55 / height, top=1 - 0.4 / height)
-            for ax in self.axes:
+            for ax in self.axes:  # the Blitter redraws the background at the new size
                 _pin_labels(ax, x_label=-0.4 / ((1 - 0.95 / height) * height))
-            self.blitter.invalidate()
         for ax in self.axes:
             ax.set_ylim(T - 0.5, -0.5)
         self.token_labels.set(parts.tokens, _label_size(T))
@@ -483,9 +481,8 @@ class ChipsPlot:
                              f"{len(tokens)}, {len(shown)}, {len(fates)}")
         if len(tokens) != len(self.top_texts):
             self._layout(len(tokens))
-        if [t.get_text() for t in self.top_texts] != list(tokens):
-            for top, tok in zip(self.top_texts, tokens, strict=True):
-                top.set_text(tok)
+        for top, tok in zip(self.top_texts, tokens, strict=True):
+            top.set_text(tok)
         self.fates = list(fates)
         for outline, band, bottom, seen, fate in zip(
                 self.outlines, self.bands, self.bottom_texts, shown, fates, strict=True):
@@ -700,9 +697,7 @@ class AttentionPlot:
         side = min(max(3.5, 0.8 * math.ceil(T / 8) + 2.5), 8.0)
         margin, below, bar_h, gap, top, right = 1.5, 1.3, 0.22 * side + 0.6, 0.5, 0.5, 1.1
         width, height = margin + side + right, below + bar_h + gap + side + top
-        if tuple(self.figure.get_size_inches()) != (width, height):
-            self.figure.set_size_inches(width, height)
-            self.blitter.invalidate()
+        self.figure.set_size_inches(width, height)  # a new size: the Blitter redraws all
         self.ax_map.set_position((margin / width, (below + bar_h + gap) / height,
                                   side / width, side / height))
         self.ax_row.set_position((margin / width, below / height, side / width, bar_h / height))
@@ -802,7 +797,6 @@ class AllHeadsPlot:
             *(TokenLabels(ax, self.blitter, "x", rotation=90) for i, ax in enumerate(self.axes)
               if i + self.cols >= self.num_panels),
         ]
-        self._length: int | None = None
 
     def update(self, weights: np.ndarray, tokens: list[str], layer: int) -> Figure:
         """weights: (num_heads, T, T) for one layer; the mean over heads is added here."""
@@ -813,11 +807,9 @@ class AllHeadsPlot:
                              f"T={T}; got {weights.shape}")
         panels = [*weights, weights.mean(axis=0)]
         labelled = T <= 32  # beyond that the labels would not be legible
-        if self._length != T:
-            self._length = T
-            for ax in self.axes:  # only the animated images and labels depend on T
-                ax.set_xlim(-0.5, T - 0.5)
-                ax.set_ylim(T - 0.5, -0.5)
+        for ax in self.axes:  # only the animated images and labels depend on T
+            ax.set_xlim(-0.5, T - 0.5)
+            ax.set_ylim(T - 0.5, -0.5)
         for labels in self.token_labels:
             labels.set(tokens if labelled else [], _label_size(T) - 2)
         vmax = float(max(p.max() for p in panels)) or 1.0
@@ -940,6 +932,9 @@ __all__ = [
     "EmbeddingPlot",
     "MaskTally",
     "NSPPlot",
+    "TallyPlot",
+    "TokenLabels",
+    "encode_png",
     "figure_png",
     "new_figure",
     "plot_all_heads",

@@ -297,12 +297,6 @@ class LossPlot:
 # ---------------------------------------------------------------------------------- using it
 
 
-def _share(hits: torch.Tensor, rows: torch.Tensor) -> float:
-    """hits / number of True rows (0.0 when there are none)."""
-    n = int(rows.sum())
-    return int(hits) / n if n else 0.0
-
-
 @torch.no_grad()
 def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
                          batch_size: int = 512) -> dict[str, float]:
@@ -314,28 +308,28 @@ def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
     """
     was_training = model.training
     model.eval()
-    nsp_hits = mlm_hits = 0
-    hits_by_label = torch.zeros(2, dtype=torch.long)  # [NotNext, IsNext]
+    mlm_hits = 0
+    nsp_hits = torch.zeros(2, dtype=torch.long)  # right answers per label [NotNext, IsNext]
     for batch in make_loader(data, batch_size, seed=0, shuffle=False):
         tokens, segments, valid_lens, pred_positions, weights, labels, nsp_labels = batch
         _, mlm_Y_hat, nsp_Y_hat = model(tokens, segments, valid_lens, pred_positions)
         right = nsp_Y_hat.argmax(1) == nsp_labels
-        nsp_hits += int(right.sum())
-        hits_by_label += nsp_labels[right].bincount(minlength=2)
+        nsp_hits += nsp_labels[right].bincount(minlength=2)
         real = weights > 0
         mlm_hits += int((mlm_Y_hat.argmax(2)[real] == labels[real]).sum())
     model.train(was_training)
     real_labels = data.mlm_labels[data.mlm_weights > 0]
     n_slots, n_pairs = len(real_labels), len(data)
+    pairs_by_label = data.nsp_labels.bincount(minlength=2)
+    not_next, is_next = (nsp_hits.double() / pairs_by_label.clamp_min(1)).tolist()
     return {
         "pairs": n_pairs,
         "mlm_slots": n_slots,
-        "nsp_accuracy": nsp_hits / n_pairs,
-        "nsp_accuracy_is_next": _share(hits_by_label[1], data.nsp_labels == 1),
-        "nsp_accuracy_not_next": _share(hits_by_label[0], data.nsp_labels == 0),
+        "nsp_accuracy": int(nsp_hits.sum()) / n_pairs,
+        "nsp_accuracy_is_next": is_next,
+        "nsp_accuracy_not_next": not_next,
         "nsp_chance": 0.5,
-        "nsp_majority_baseline": max(float(data.nsp_labels.float().mean()),
-                                     1 - float(data.nsp_labels.float().mean())),
+        "nsp_majority_baseline": int(pairs_by_label.max()) / n_pairs,
         "mlm_accuracy": mlm_hits / n_slots,
         "mlm_majority_baseline": int(real_labels.bincount().max()) / n_slots,
     }

@@ -26,6 +26,7 @@ from bertlib.i18n import resolve_language, text
 from bertlib.masking import Fate, MaskedTokens, make_generator, mask_tokens
 from bertlib.model import BERTModel, get_tokens_and_segments
 from bertlib.plots import (
+    FATE_KEYS,
     SEGMENT_COLORS,
     AllHeadsPlot,
     AttentionPlot,
@@ -332,23 +333,21 @@ class MaskingWidget(_Widget):
         for pos, fate in zip(masked.positions, masked.fates, strict=True):
             fates[pos] = fate
         shown = vocab.to_tokens(masked.masked_ids)
-        candidates = sum(t not in vocab.structural_ids for t in enc.ids)
         title = text("chips_title", self.lang, selected=len(masked.positions),
-                     candidates=candidates, seed=self.seed.value)
+                     candidates=masked.num_candidates, seed=self.seed.value)
         self.chips.update(enc.tokens, shown, fates, title)
         self.image.value = self.chips.png()
         self.targets.value = self._targets_html(enc, masked, shown)
         return enc.notices
 
     def _targets_html(self, enc: EncodedInput, masked: MaskedTokens, shown: list[str]) -> str:
-        fate_keys = {Fate.MASK: "fate_mask", Fate.RANDOM: "fate_random", Fate.KEEP: "fate_keep"}
         head = "".join(f"<th style='padding:2px 10px;text-align:left'>{text(k, self.lang)}</th>"
                        for k in ("position", "target_original", "target_input", "fate"))
         rows = "".join(
             f"<tr><td style='padding:2px 10px'>{pos}</td>"
             f"<td style='padding:2px 10px'><b>{html.escape(enc.tokens[pos])}</b></td>"
             f"<td style='padding:2px 10px'>{html.escape(shown[pos])}</td>"
-            f"<td style='padding:2px 10px'>{html.escape(text(fate_keys[fate], self.lang))}</td>"
+            f"<td style='padding:2px 10px'>{html.escape(text(FATE_KEYS[fate], self.lang))}</td>"
             "</tr>" for pos, fate in zip(masked.positions, masked.fates, strict=True))
         return (f"<b>{html.escape(text('targets_title', self.lang))}</b>"
                 f"<table style='font-size:14px'><tr>{head}</tr>{rows}</table>")
@@ -376,15 +375,14 @@ def tally_masks(enc: EncodedInput, tokenizer: WordPieceTokenizer, mask_ratio: fl
     g = make_generator(seed=seed)
     selection = np.zeros(len(enc.ids), dtype=np.int64)
     per_draw = np.zeros((samples, len(Fate)), dtype=np.int64)
-    selected = 0
     for i in range(samples):
         masked = mask_tokens(enc.ids, vocab, mask_ratio=mask_ratio, generator=g)
         selection[masked.positions] += 1
         per_draw[i] = np.bincount(np.asarray(masked.fates, dtype=np.int64),
                                   minlength=len(Fate))
-        selected = len(masked.positions)
-    candidates = sum(t not in vocab.structural_ids for t in enc.ids)
-    return MaskTally(enc.tokens, selection, per_draw.cumsum(axis=0), selected, candidates)
+    # Every draw selects the same number of positions from the same candidates.
+    return MaskTally(enc.tokens, selection, per_draw.cumsum(axis=0), len(masked.positions),
+                     masked.num_candidates)
 
 
 class AttentionWidget(_ModelWidget):
