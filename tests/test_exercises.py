@@ -1,8 +1,10 @@
 import numpy as np
 import pytest
 
+from bertlib.checkpoint import read_config
 from bertlib.exercises import EXPECTED, check_exercise, is_correct
 from bertlib.i18n import LANGUAGES, STRINGS, text
+from bertlib.pretrain import SMALL_BERT_DIR
 
 
 @pytest.fixture(params=["en", "zh"])
@@ -55,3 +57,33 @@ def test_every_exercise_has_a_hint_and_every_hint_an_exercise():
 def test_unknown_exercise_is_an_error():
     with pytest.raises(ValueError, match="unknown exercise '04_nope'"):
         check_exercise("04_nope", 3)
+
+
+def test_expected_answers_match_counts_by_hand():
+    """The answers bertlib computes, against the formulas a student would write down."""
+    H, F = 768, 1024  # the chapter's demo encoder
+    V, h, f, T = 1633, 128, 256, 64  # the shipped small BERT (checked against its config)
+    config = read_config(SMALL_BERT_DIR)["config"]
+    assert (config["vocab_size"], config["num_hiddens"], config["ffn_num_hiddens"],
+            config["max_len"], config["num_blks"]) == (V, h, f, T, 2)
+
+    def linear(n_in: int, n_out: int) -> int:
+        return n_in * n_out + n_out
+
+    def block(d: int, ffn: int) -> int:  # Q, K, V, O; the FFN; two LayerNorms
+        return 4 * linear(d, d) + linear(d, ffn) + linear(ffn, d) + 4 * d
+
+    hand = {
+        "01_gpt_context": len("<cls> i went to the bank".split()),
+        "02_embedding_params": (10000 + 2 + 1000) * H,
+        "03_block_params": block(H, F),
+        "04_num_preds": round(0.15 * 40),
+        "05_nsp_pairs": 3 + 1 + 4,
+        "05_nsp_head_params": linear(H, H) + linear(H, 2),
+        "06_mlm_logits": 128 * round(0.15 * T) * V,
+        "06_small_bert_params": ((V + 2 + T) * h + 2 * block(h, f) + linear(h, h)
+                                 + linear(h, h) + 2 * h + linear(h, V) + linear(h, 2)),
+        "07_tied_saving": 30522 * 384,
+    }
+    assert {key: EXPECTED[key]() for key in hand} == hand
+    assert set(hand) == set(EXPECTED)
