@@ -6,7 +6,10 @@
     (-100 where nothing is predicted), so logits are computed for every token;
 (b) Hugging Face, MLM logits only at the B x P gathered prediction slots;
 (c) bertlib, the chapter's straightforward step (BERTModel with pred_positions, bert_loss);
-(d) bertlib's default step (``train_step`` with ``fast_loss``) after ``keep_freed_memory()``.
+(d) bertlib's default step (``train_step`` with ``fast_loss``), with and without the opt-in
+    ``keep_freed_memory()``.
+
+(c) and (d) compute the same losses and gradients: tests/test_fast.py checks it.
 
 All four run in one process, interleaved round by round, each timed as a median over steps after
 a warm-up step. (a)-(c) first run with glibc's default malloc; ``keep_freed_memory()`` cannot be
@@ -28,8 +31,10 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 from transformers import BertConfig, BertForPreTraining
 
+from bertlib.fast import fast_loss, keep_freed_memory
+from bertlib.loss import chapter_loss
 from bertlib.model import BERTConfig
-from bertlib.pretrain import chapter_loss, fast_loss, init_model, keep_freed_memory, train_step
+from bertlib.train import init_model, train_step
 
 V, H, FFN, HEADS, BLKS, DROPOUT, T, B, P = 20256, 128, 256, 2, 2, 0.2, 64, 512, 10
 PAGE = 4096
@@ -100,22 +105,6 @@ def bertlib_step_fns(batch):
         opt = torch.optim.Adam(model.parameters(), lr=1e-3)
         fns[name] = (lambda m=model, o=opt, f=loss_fn: train_step(m, o, batch, f))
     return fns
-
-
-def loss_difference(batch) -> tuple[float, float]:
-    """Max |difference| of the losses and of the gradients, chapter vs fast step."""
-    model = init_model(BERTConfig(V, H, FFN, HEADS, BLKS, DROPOUT, T), 0).train()
-    out = []
-    for loss_fn in (chapter_loss, fast_loss):
-        model.zero_grad()
-        torch.manual_seed(1)
-        loss = loss_fn(model, *batch)
-        loss.total.backward()
-        out.append((torch.stack(list(loss)).detach(),
-                    [p.grad.clone() for p in model.parameters()]))
-    (l1, g1), (l2, g2) = out
-    grad_diff = max(float((a - b).abs().max()) for a, b in zip(g1, g2, strict=True))
-    return float((l1 - l2).abs().max()), grad_diff
 
 
 def rss_bytes() -> int:
@@ -209,9 +198,6 @@ def main() -> None:
     achieved = step_flops * d / B
     print(f"fp32 matmul peak {peak_flops / 1e9:.0f} GFLOP/s; (d) does {step_flops / 1e9:.1f} "
           f"GFLOP per step = {achieved / 1e9:.0f} GFLOP/s, {achieved / peak_flops:.0%} of peak")
-    loss_diff, grad_diff = loss_difference(batch)
-    print(f"(c) vs (d), same seed and weights: max |loss diff| {loss_diff:.2e}, "
-          f"max |grad diff| {grad_diff:.2e}")
 
 
 if __name__ == "__main__":

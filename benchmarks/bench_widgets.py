@@ -24,8 +24,8 @@ import torch
 
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.viz import AttentionWidget, InputRepresentationWidget, MaskingWidget, NSPWidget
 from bertlib.vocab import SpecialTokens
-from bertlib.widgets import AttentionWidget, InputRepresentationWidget, MaskingWidget, NSPWidget
 
 VOCAB_SIZE = 20000
 WORDS = ("the a crane bird lifted flew over river bank steel beam heavy roof then it put on "

@@ -1,5 +1,6 @@
 """bertlib: the BERT of *Dive into Deep Learning*, built from first principles and tested."""
 
+from bertlib.assets import load_small_bert
 from bertlib.checkpoint import load_pretrained, save_pretrained
 from bertlib.context import similarity_table
 from bertlib.corpus import load_small_corpus, read_wikitext, tokenize_paragraphs
@@ -10,10 +11,14 @@ from bertlib.data import (
     NSPPairs,
     PretrainBatch,
     PretrainExample,
+    make_loader,
     make_nsp_pairs,
+    make_pretrain_data,
     make_pretrain_examples,
     pad_bert_inputs,
 )
+from bertlib.hf import load_hf, load_hf_model
+from bertlib.inputs import eval_mode, get_bert_encoding, get_tokens_and_segments
 from bertlib.loss import BERTLoss, bert_loss
 from bertlib.masking import Fate, MaskedTokens, mask_tokens
 from bertlib.model import (
@@ -23,18 +28,9 @@ from bertlib.model import (
     MaskLM,
     MultiHeadAttention,
     NextSentencePred,
-    get_tokens_and_segments,
-)
-from bertlib.pretrain import (
-    LossPlot,
-    evaluate_pretraining,
-    get_bert_encoding,
-    load_small_bert,
-    make_loader,
-    make_pretrain_data,
-    train_bert,
 )
 from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.train import evaluate_pretraining, train_bert
 from bertlib.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
 
 __all__ = [
@@ -46,7 +42,6 @@ __all__ = [
     "BERTLoss",
     "BERTModel",
     "Fate",
-    "LossPlot",
     "MaskLM",
     "MaskedTokens",
     "MultiHeadAttention",
@@ -59,9 +54,12 @@ __all__ = [
     "Vocab",
     "WordPieceTokenizer",
     "bert_loss",
+    "eval_mode",
     "evaluate_pretraining",
     "get_bert_encoding",
     "get_tokens_and_segments",
+    "load_hf",
+    "load_hf_model",
     "load_pretrained",
     "load_small_bert",
     "load_small_corpus",

@@ -32,7 +32,7 @@ def read_config(directory: str | Path) -> dict:
     config = json.loads(path.read_text(encoding="utf-8"))
     if config.get("format") != FORMAT:
         raise ValueError(f"{path} is not a bertlib config (for Hugging Face checkpoints use "
-                         "BERTModel.from_hf)")
+                         "bertlib.load_hf_model)")
     return config
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
+from bertlib.inputs import encode_pair, eval_mode, stack_inputs
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 
@@ -63,25 +64,14 @@ def word_vectors(model: BERTModel, tokenizer: WordPieceTokenizer,
     """One vector per ``(sentence, word)`` pair: (N, H)."""
     if not occurrences:
         raise ValueError("occurrences must hold at least one (sentence, word) pair")
-    vocab = tokenizer.vocab
-    found = [find_word(tokenizer, sentence, word) for sentence, word in occurrences]
-    ids = [[vocab.cls_id, *vocab[tokens], vocab.sep_id] for tokens, _ in found]
-    positions = torch.tensor([start + 1 for _, start in found])  # + 1 for [CLS]
-    T = max(len(row) for row in ids)
-    tokens = torch.full((len(ids), T), vocab.pad_id)
-    for i, row in enumerate(ids):
-        tokens[i, :len(row)] = torch.tensor(row)
-    rows = torch.arange(len(ids))
+    starts = [find_word(tokenizer, sentence, word)[1] for sentence, word in occurrences]
+    inputs = [encode_pair(tokenizer, sentence) for sentence, _ in occurrences]
+    tokens, segments, valid_lens = stack_inputs(inputs, tokenizer.vocab.pad_id)
+    rows, positions = torch.arange(len(inputs)), torch.tensor(starts) + 1  # + 1 for <cls>
     if not contextual:
         return model.encoder.token_embedding.weight.detach()[tokens[rows, positions]]
-    was_training = model.training
-    model.eval()  # dropout off: the vector must not depend on chance
-    try:
-        with torch.no_grad():
-            encoded_X = model.encoder(tokens, torch.zeros_like(tokens),
-                                      torch.tensor([len(row) for row in ids]))
-    finally:
-        model.train(was_training)
+    with eval_mode(model):  # dropout off: the vector must not depend on chance
+        encoded_X = model.encoder(tokens, segments, valid_lens)
     return encoded_X[rows, positions]
 
 
@@ -96,7 +86,7 @@ def similarity_table(model: BERTModel, tokenizer: WordPieceTokenizer,
                      occurrences: Sequence[tuple[str, str]], *,
                      contextual: bool = True) -> SimilarityTable:
     """Cosine similarities between the vectors of ``(sentence, word)`` pairs, labelled by
-    sentence (ready for ``bertlib.plots.plot_similarity(table.matrix, table.labels,
+    sentence (ready for ``bertlib.viz.plot_similarity(table.matrix, table.labels,
     table.labels)``)."""
     vectors = word_vectors(model, tokenizer, occurrences, contextual=contextual)
     return SimilarityTable(cosine_similarity_matrix(vectors), [s for s, _ in occurrences])

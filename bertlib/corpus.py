@@ -12,10 +12,9 @@ from pathlib import Path
 
 import torch
 
+from bertlib.assets import SMALL_CORPUS_DIR
 from bertlib.i18n import LANGUAGES
-from bertlib.masking import make_generator
-
-SMALL_CORPUS_DIR = Path(__file__).resolve().parent.parent / "data" / "small_corpus"
+from bertlib.rng import make_generator
 
 
 def read_paragraphs(path: str | Path) -> list[list[str]]:

@@ -1,4 +1,4 @@
-"""Pretraining data: next-sentence pairs, MLM examples and padded batches."""
+"""Pretraining data: next-sentence pairs, MLM examples, padded batches and their loader."""
 
 from __future__ import annotations
 
@@ -6,9 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import torch
+from torch.utils.data import DataLoader, TensorDataset
 
-from bertlib.masking import make_generator, mask_tokens
-from bertlib.model import get_tokens_and_segments
+from bertlib.checks import check_positive_int
+from bertlib.inputs import get_tokens_and_segments, truncate_pair
+from bertlib.masking import mask_tokens
+from bertlib.rng import make_generator
 from bertlib.vocab import SpecialTokens, Vocab
 
 Sentence = list[str]
@@ -49,14 +52,6 @@ def get_next_sentence(
     other += other >= paragraph_idx  # skip the current paragraph
     paragraph = paragraphs[other]
     return sentence, paragraph[_randint(len(paragraph), g)], NOT_NEXT
-
-
-def truncate_pair(a: Sentence, b: Sentence, max_tokens: int) -> tuple[Sentence, Sentence]:
-    """Trim the longer sentence from its end until both fit in ``max_tokens``."""
-    a, b = list(a), list(b)
-    while len(a) + len(b) > max_tokens:
-        (a if len(a) >= len(b) else b).pop()
-    return a, b
 
 
 def make_nsp_pairs(
@@ -187,3 +182,48 @@ def pad_bert_inputs(
         batch.mlm_labels[i, :preds] = torch.tensor(ex.mlm_labels, dtype=torch.long)
         batch.nsp_labels[i] = ex.is_next
     return batch
+
+
+def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_len: int, *,
+                       seed: int, rounds: int = 1, max_preds: int | None = None,
+                       groups: Sequence[str] | None = None) -> PretrainBatch:
+    """NSP pairs + MLM masking over tokenized ``paragraphs``, padded to ``max_len``.
+
+    ``rounds`` > 1 repeats pairing and masking with fresh draws, so that the same sentence is
+    seen with different partners and different masked positions ("dynamic masking"). Pairs
+    longer than ``max_len`` are truncated.
+
+    ``groups`` (one label per paragraph, such as its language) draws each NotNext partner from
+    a paragraph of the same group. In a bilingual corpus a partner in the other language would
+    let NSP be solved by telling the languages apart.
+    """
+    check_positive_int("rounds", rounds)
+    if groups is None:
+        groups = [""] * len(paragraphs)
+    if len(groups) != len(paragraphs):
+        raise ValueError(f"groups must give one label per paragraph: {len(paragraphs)} "
+                         f"paragraphs, {len(groups)} labels")
+    by_group: dict[str, list[list[list[str]]]] = {}
+    for paragraph, group in zip(paragraphs, groups, strict=True):
+        by_group.setdefault(group, []).append(paragraph)
+    small = {group: len(members) for group, members in by_group.items() if len(members) < 2}
+    if not paragraphs or small:
+        raise ValueError(f"every group needs at least 2 paragraphs, so that NotNext partners "
+                         f"can come from another one; got {len(paragraphs)} paragraphs"
+                         + (f", too few in groups {small}" if small else ""))
+    g = make_generator(seed=seed)
+    examples = []
+    for _ in range(rounds):
+        for members in by_group.values():
+            pairs = make_nsp_pairs(members, max_len, generator=g).pairs
+            examples += make_pretrain_examples(pairs, vocab, generator=g)
+    return pad_bert_inputs(examples, max_len, vocab, max_preds)
+
+
+def make_loader(data: PretrainBatch, batch_size: int, *, seed: int,
+                shuffle: bool = True) -> DataLoader:
+    """Mini-batches of the seven PretrainBatch tensors, shuffled by a generator seeded with
+    ``seed`` (so two loaders with the same seed give the same batches)."""
+    check_positive_int("batch_size", batch_size)
+    return DataLoader(TensorDataset(*data.tensors()), batch_size=batch_size, shuffle=shuffle,
+                      generator=make_generator(seed=seed))

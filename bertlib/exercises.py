@@ -1,9 +1,11 @@
 """Self-check exercises: ``check_exercise(key, answer)`` says whether an answer is right and
 gives a hint when it is not, without ever printing the expected answer.
 
-The expected answers are not stored: each is computed with bertlib itself, which keeps them
-true if the model code changes (models are built on PyTorch's ``meta`` device, which allocates
-no memory). Messages live in :mod:`bertlib.i18n` and follow the notebook's language.
+One :class:`Exercise` record per exercise holds how its answer is computed and its hint in both
+languages. The expected answers are not stored: each is computed with bertlib itself, which
+keeps them true if the model code changes (models are built on PyTorch's ``meta`` device, which
+allocates no memory); ``tests/test_exercises.py`` checks them against counts by hand. The
+✓/× messages live in :mod:`bertlib.i18n` and follow the notebook's language.
 """
 
 from __future__ import annotations
@@ -11,22 +13,18 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
+from bertlib.assets import SMALL_BERT_DIR
 from bertlib.checkpoint import read_config
 from bertlib.context import BANK_EXAMPLES
 from bertlib.data import make_nsp_pairs, pad_bert_inputs
-from bertlib.i18n import text
+from bertlib.i18n import resolve_language, text
+from bertlib.inputs import get_tokens_and_segments
 from bertlib.masking import mask_tokens
-from bertlib.model import (
-    BERTConfig,
-    BERTEncoder,
-    BERTModel,
-    TransformerEncoderBlock,
-    get_tokens_and_segments,
-)
-from bertlib.pretrain import SMALL_BERT_DIR
+from bertlib.model import BERTConfig, BERTEncoder, BERTModel, TransformerEncoderBlock
 from bertlib.vocab import Vocab
 
 # The chapter's demo sizes.
@@ -110,22 +108,77 @@ def _tied_saving() -> int:
     return _num_params(models[0]) - _num_params(models[1])
 
 
-EXPECTED: dict[str, Callable[[], int]] = {
-    "01_gpt_context": _gpt_context,
-    "02_embedding_params": _embedding_params,
-    "03_block_params": _block_params,
-    "04_num_preds": _num_preds,
-    "05_nsp_pairs": _nsp_pairs,
-    "05_nsp_head_params": _nsp_head_params,
-    "06_mlm_logits": _mlm_logits,
-    "06_small_bert_params": _small_bert_params,
-    "07_tied_saving": _tied_saving,
+@dataclass(frozen=True)
+class Exercise:
+    """A checked exercise: how its answer is computed, and a hint that never gives it away."""
+
+    answer: Callable[[], int]
+    hint: dict[str, str]  # per language
+
+
+# In notebook order.
+EXERCISES: dict[str, Exercise] = {
+    "01_gpt_context": Exercise(_gpt_context, {
+        "en": "write out the BERT input sequence of sentence A with get_tokens_and_segments and "
+              "count from <cls> up to and including “bank”: a left-to-right model sees nothing "
+              "to the right of the word.",
+        "zh": "用 get_tokens_and_segments 写出句子 A 的 BERT 输入序列，从 <cls> 数到“bank”（包"
+              "括它本身）：从左到右的模型看不到这个词右边的任何词元。",
+    }),
+    "02_embedding_params": Exercise(_embedding_params, {
+        "en": "add three tables: one vector per vocabulary entry, one per segment (A and B), one "
+              "per position up to max_len = 1000.",
+        "zh": "把三张表加起来：词表中每个词元一个向量，每个片段（A 和 B）一个向量，每个位置（直"
+              "到 max_len = 1000）一个向量。",
+    }),
+    "03_block_params": Exercise(_block_params, {
+        "en": "count weights and biases: four H×H projections in attention, two layers in the "
+              "FFN (H→1024→H), and a scale and a shift per LayerNorm (there are two).",
+        "zh": "权重和偏置都要算：注意力中有四个 H×H 的投影，前馈网络有两层（H→1024→H），每个层"
+              "规范化有一个缩放和一个平移（共两个）。",
+    }),
+    "04_num_preds": Exercise(_num_preds, {
+        "en": "<cls> and <sep> are never chosen; take 15% of the other tokens and round to the "
+              "nearest integer.",
+        "zh": "<cls> 和 <sep> 永远不会被选中；取其余词元的 15%，四舍五入到整数。",
+    }),
+    "05_nsp_pairs": Exercise(_nsp_pairs, {
+        "en": "one pair for every two consecutive sentences of a paragraph; a NotNext pair "
+              "replaces the second sentence but is still one pair.",
+        "zh": "段落中每两个相邻的句子构成一对；NotNext 的句子对只是换掉了第二个句子，"
+              "仍然算一对。",
+    }),
+    "05_nsp_head_params": Exercise(_nsp_head_params, {
+        "en": "a Linear H→H (weights and biases) followed by Tanh, then a Linear H→2; H = 768.",
+        "zh": "先是一个 H→H 的全连接层（权重和偏置）加 Tanh，再是一个 H→2 的全连接层；H = 768。",
+    }),
+    "06_mlm_logits": Exercise(_mlm_logits, {
+        "en": "mlm_Y_hat has the shape (B, P, V): B is the recipe's batch_size, P = 15% of "
+              "max_len rounded to the nearest integer, V = len(tokenizer.vocab).",
+        "zh": "mlm_Y_hat 的形状是 (B, P, V)：B 是训练配置中的 batch_size，P 是 max_len 的 15% "
+              "四舍五入到整数，V = len(tokenizer.vocab)。",
+    }),
+    "06_small_bert_params": Exercise(_small_bert_params, {
+        "en": "read the sizes from small_bert.config and add up the encoder (three embedding "
+              "tables, then per block four H×H projections, the FFN H→ffn→H and two LayerNorms), "
+              "the pooler (H→H), the MLM head (H→H, LayerNorm, H→V) and the NSP head (H→2). "
+              "Every Linear layer has biases.",
+        "zh": "从 small_bert.config 中读出各个尺寸，再把编码器（三张嵌入表；每个块中四个 H×H 的"
+              "投影、前馈网络 H→ffn→H 和两个层规范化）、pooler（H→H）、掩蔽语言模型的输出层（H→"
+              "H、层规范化、H→V）以及下一句预测的输出层（H→2）加起来。每个全连接层都有偏置。",
+    }),
+    "07_tied_saving": Exercise(_tied_saving, {
+        "en": "an untied decoder has a weight matrix of its own, one row of H numbers per "
+              "vocabulary entry; its bias exists either way. Take V and H from model.config.",
+        "zh": "不共享时，解码器有自己的权重矩阵，词表中每个词元一行，每行 H 个数；偏置无论是否"
+              "共享都存在。V 和 H 从 model.config 中读取。",
+    }),
 }
 
 
 def _check_key(key: str) -> None:
-    if key not in EXPECTED:
-        raise ValueError(f"unknown exercise {key!r}; known: {sorted(EXPECTED)}")
+    if key not in EXERCISES:
+        raise ValueError(f"unknown exercise {key!r}; known: {list(EXERCISES)}")
 
 
 def is_correct(key: str, answer) -> bool:
@@ -133,15 +186,16 @@ def is_correct(key: str, answer) -> bool:
     _check_key(key)
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         return False
-    return answer == EXPECTED[key]()
+    return answer == EXERCISES[key].answer()
 
 
-def check_exercise(key: str, answer) -> None:
+def check_exercise(key: str, answer, lang: str | None = None) -> None:
     """Print ✓ when ``answer`` is right, else × and a hint; never the expected answer."""
     _check_key(key)
+    lang = resolve_language(lang)
     if answer is None:
-        print(text("ex_missing"))
+        print(text("ex_missing", lang))
     elif is_correct(key, answer):
-        print(text("ex_correct"))
+        print(text("ex_correct", lang))
     else:
-        print(text("ex_wrong", hint=text(f"ex_hint_{key}")))
+        print(text("ex_wrong", lang, hint=EXERCISES[key].hint[lang]))

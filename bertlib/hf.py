@@ -200,8 +200,9 @@ def load_hf_model(directory: str | Path) -> BERTModel:
 
     Accepts ``BertForPreTraining`` checkpoints (``bert.*``, ``cls.predictions.*``,
     ``cls.seq_relationship.*``) and ``BertModel`` ones (no prefix, pooler optional). Parts the
-    checkpoint lacks keep their random initialisation and are listed in
-    ``model.untrained_heads`` (a subset of ``("pooler", "mlm", "nsp")``), with a warning.
+    checkpoint lacks keep their random initialisation and are listed in the model's attribute
+    ``untrained_heads`` (a subset of ``("pooler", "mlm", "nsp")``, empty when nothing is
+    missing), with a warning.
     NSP logits follow bertlib's convention, 1 = IsNext (Hugging Face: 0 = IsNext).
     """
     directory = Path(directory)
@@ -217,7 +218,7 @@ def load_hf_model(directory: str | Path) -> BERTModel:
         warnings.warn(
             f"{directory} has no weights for {', '.join(untrained)}: these parts are randomly "
             "initialised (see model.untrained_heads); train them before using their outputs",
-            stacklevel=3,
+            stacklevel=2,
         )
     return model.eval()
 

@@ -1,4 +1,7 @@
-"""BERT's pretraining loss: weighted MLM cross-entropy plus NSP cross-entropy."""
+"""BERT's pretraining loss: weighted MLM cross-entropy plus NSP cross-entropy.
+
+Shapes: B = batch, P = prediction slots per sequence, V = vocabulary size.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,8 @@ from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
+
+from bertlib.model import BERTModel
 
 
 class BERTLoss(NamedTuple):
@@ -45,3 +50,11 @@ def bert_loss(
     mlm = (per_slot * w).sum() / w.sum().clamp_min(torch.finfo(w.dtype).tiny)
     nsp = F.cross_entropy(nsp_Y_hat, nsp_labels)
     return BERTLoss(mlm, nsp, mlm + nsp)
+
+
+def chapter_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, mlm_weights,
+                 mlm_labels, nsp_labels) -> BERTLoss:
+    """The chapter's straightforward loss: MLM logits for all B x P slots, padding included,
+    then the weighted cross-entropy of ``bert_loss``."""
+    _, mlm_Y_hat, nsp_Y_hat = model(tokens, segments, valid_lens, pred_positions)
+    return bert_loss(mlm_Y_hat, mlm_labels, mlm_weights, nsp_Y_hat, nsp_labels)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import torch
 
+from bertlib.rng import make_generator
 from bertlib.vocab import Vocab
 
 
@@ -28,19 +29,6 @@ class MaskedTokens:
     labels: list[int]  # the original ids at those positions (the MLM targets)
     fates: list[Fate]  # how each of those positions was corrupted
     num_candidates: int  # the maskable positions the choice was made from
-
-
-def make_generator(generator: torch.Generator | None = None, seed: int | None = None):
-    """An explicit random source: the given generator, or a new one seeded with ``seed``.
-
-    Masking never touches torch's global RNG, so a notebook cell gives the same draw however
-    many other cells ran before it.
-    """
-    if (generator is None) == (seed is None):
-        raise ValueError("pass exactly one of generator= (a torch.Generator) or seed= (an int)")
-    if generator is not None:
-        return generator
-    return torch.Generator().manual_seed(int(seed))
 
 
 def mask_tokens(
@@ -70,6 +58,7 @@ def mask_tokens(
         )
     if not vocab.word_ids:
         raise ValueError("vocab has no ordinary words to draw the 10% random replacements from")
+    # <listing: recipe>
     num_preds = max(1, round(mask_ratio * len(candidates)))
     chosen = torch.randperm(len(candidates), generator=g)[:num_preds]
     positions = sorted(candidates[i] for i in chosen.tolist())
@@ -87,3 +76,4 @@ def mask_tokens(
             fate = Fate.KEEP
         fates.append(fate)
     return MaskedTokens(masked, positions, [ids[p] for p in positions], fates, len(candidates))
+    # </listing>

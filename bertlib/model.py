@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
@@ -68,26 +67,6 @@ class BERTConfig:
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
-
-
-def get_tokens_and_segments(
-    tokens_a: list[str],
-    tokens_b: list[str] | None = None,
-    *,
-    cls_token: str = "<cls>",
-    sep_token: str = "<sep>",
-) -> tuple[list[str], list[int]]:
-    """Build BERT's input sequence: ``<cls> A <sep>`` or ``<cls> A <sep> B <sep>``.
-
-    Returns the tokens and their segment ids (0 for ``<cls>``, A and its ``<sep>``; 1 for B and
-    its ``<sep>``).
-    """
-    tokens = [cls_token, *tokens_a, sep_token]
-    segments = [0] * len(tokens)
-    if tokens_b is not None:
-        tokens += [*tokens_b, sep_token]
-        segments += [1] * (len(tokens_b) + 1)
-    return tokens, segments
 
 
 def key_padding_mask(valid_lens: torch.Tensor | None, seq_len: int) -> torch.Tensor | None:
@@ -289,20 +268,6 @@ class BERTModel(nn.Module):
     @classmethod
     def from_config(cls, config: BERTConfig) -> BERTModel:
         return cls(**config.to_dict())
-
-    # Parts without trained weights, e.g. ("mlm", "nsp") after from_hf on a BertModel checkpoint.
-    untrained_heads: tuple[str, ...] = ()
-
-    @classmethod
-    def from_hf(cls, directory: str | Path) -> BERTModel:
-        """A Hugging Face BERT checkpoint directory as a bertlib model in eval mode; see
-        :func:`bertlib.hf.load_hf_model` (NSP logits converted to 1 = IsNext)."""
-        from bertlib.hf import load_hf_model  # bertlib.hf imports this module
-
-        return load_hf_model(directory)
-
-    def extra_repr(self) -> str:
-        return f"untrained_heads={self.untrained_heads}" if self.untrained_heads else ""
 
     def forward(
         self,

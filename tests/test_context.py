@@ -1,6 +1,5 @@
 """Context sensitivity, measured on the real all-MiniLM-L6-v2 weights."""
 
-import warnings
 
 import pytest
 import torch
@@ -12,15 +11,7 @@ from bertlib.context import (
     similarity_table,
     word_vectors,
 )
-from bertlib.hf import load_hf, minilm_directory
 from bertlib.tokenizer import WordPieceTokenizer
-
-
-@pytest.fixture(scope="module")
-def minilm():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # no MLM/NSP heads in this checkpoint, as expected
-        return load_hf(minilm_directory())
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
 import math
+from collections import Counter
 
 import pytest
 import torch
@@ -8,10 +9,15 @@ from bertlib import (
     IS_NEXT,
     NOT_NEXT,
     Vocab,
+    make_loader,
     make_nsp_pairs,
+    make_pretrain_data,
     make_pretrain_examples,
     pad_bert_inputs,
 )
+
+MAX_LEN = 16  # conftest's toy_data is padded to this
+WORDS = "the cat sat on a mat and dog ran to park it was sunny day".split()  # the toy vocab
 
 
 def _corpus(n_paragraphs=200, n_sentences=10):
@@ -115,3 +121,61 @@ def test_pairs_follow_the_vocabulary_spelling_of_special_tokens():
     examples = make_pretrain_examples(pairs, vocab, seed=0)
     assert all(ex.token_ids[0] == vocab.cls_id for ex in examples)
     assert vocab.unk_id not in {t for ex in examples for t in ex.token_ids}
+
+
+def test_make_pretrain_data_shapes_and_rounds(toy_paragraphs, vocab, toy_data):
+    one_round = make_pretrain_data(toy_paragraphs, vocab, MAX_LEN, seed=0)
+    n_pairs = sum(len(p) - 1 for p in toy_paragraphs)
+    assert len(one_round) == n_pairs
+    assert len(toy_data) == 2 * n_pairs  # rounds=2: fresh pairs and masks for every sentence
+    assert toy_data.tokens.shape == (2 * n_pairs, MAX_LEN)
+    assert toy_data.pred_positions.shape == (2 * n_pairs, round(0.15 * MAX_LEN))
+    # The second round draws its own NSP partners / masks, not a copy of the first.
+    assert not torch.equal(toy_data.tokens[:n_pairs], toy_data.tokens[n_pairs:])
+
+
+def test_groups_keep_notnext_partners_within_a_group(toy_paragraphs, vocab):
+    """Paragraphs in two disjoint 'languages': with groups, no pair mixes them; without, many
+    NotNext pairs do."""
+    half = len(WORDS) // 2
+    lang = ["x" if i % 2 else "y" for i in range(len(toy_paragraphs))]
+    paragraphs = [[[w for w in s if (WORDS.index(w) < half) == (g == "x")] or [WORDS[0 if g == "x"
+                   else -1]] for s in p] for p, g in zip(toy_paragraphs, lang, strict=True)]
+    vocab_x = torch.tensor(vocab[WORDS[:half]])
+
+    def mixed(data) -> torch.Tensor:
+        """Per pair: do its two segments come from different halves of WORDS?"""
+        # Undo the masking first: a random replacement may come from the other half. (Padded
+        # slots write <pad> at position 0, over <cls>: harmless.)
+        tokens = data.tokens.scatter(1, data.pred_positions, data.mlm_labels)
+        words = tokens >= 5  # ids 0-4 are the specials
+        in_x = torch.isin(tokens, vocab_x)
+        side = [(in_x & words & (data.segments == s)).any(1) for s in (0, 1)]
+        return side[0] != side[1]
+
+    grouped = make_pretrain_data(paragraphs, vocab, MAX_LEN, seed=0, rounds=3, groups=lang)
+    ungrouped = make_pretrain_data(paragraphs, vocab, MAX_LEN, seed=0, rounds=3)
+    assert len(grouped) == len(ungrouped)
+    assert not mixed(grouped).any()
+    assert mixed(ungrouped).sum() > len(ungrouped) / 8  # ~1/4: half of the NotNext pairs
+    assert 0.4 < grouped.nsp_labels.float().mean() < 0.6
+    with pytest.raises(ValueError, match="one label per paragraph"):
+        make_pretrain_data(paragraphs, vocab, MAX_LEN, seed=0, groups=lang[:-1])
+    with pytest.raises(ValueError, match=r"too few in groups \{'z': 1\}"):
+        make_pretrain_data(paragraphs, vocab, MAX_LEN, seed=0, groups=[*lang[:-1], "z"])
+    with pytest.raises(ValueError, match="got 0 paragraphs"):
+        make_pretrain_data([], vocab, MAX_LEN, seed=0)
+
+
+def test_loader_batches_cover_the_data_once_per_epoch_in_seeded_order(toy_data):
+    def batches(seed):
+        return list(make_loader(toy_data, 8, seed=seed))
+
+    a, b, c = batches(1), batches(1), batches(2)
+    assert [t.shape for t in a[0]] == [(8, MAX_LEN), (8, MAX_LEN), (8,), (8, 2), (8, 2), (8, 2),
+                                       (8,)]
+    assert all(torch.equal(x, y) for bx, by in zip(a, b, strict=True)
+               for x, y in zip(bx, by, strict=True))
+    assert not torch.equal(a[0][0], c[0][0])
+    rows = Counter(tuple(r) for batch in a for r in batch[0].tolist())
+    assert rows == Counter(tuple(r) for r in toy_data.tokens.tolist())

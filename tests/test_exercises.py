@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
+from bertlib.assets import SMALL_BERT_DIR
 from bertlib.checkpoint import read_config
-from bertlib.exercises import EXPECTED, check_exercise, is_correct
+from bertlib.exercises import EXERCISES, check_exercise, is_correct
 from bertlib.i18n import LANGUAGES, STRINGS, text
-from bertlib.pretrain import SMALL_BERT_DIR
 
 
 @pytest.fixture(params=["en", "zh"])
@@ -16,9 +16,9 @@ def lang(request, tmp_path, monkeypatch):
     return request.param
 
 
-@pytest.mark.parametrize("key", sorted(EXPECTED))
+@pytest.mark.parametrize("key", list(EXERCISES))
 def test_right_answer_passes_and_wrong_ones_fail(key, lang, capsys):
-    expected = EXPECTED[key]()
+    expected = EXERCISES[key].answer()
     assert is_correct(key, expected)
     assert is_correct(key, float(expected))
     assert is_correct(key, np.int64(expected))
@@ -31,7 +31,7 @@ def test_right_answer_passes_and_wrong_ones_fail(key, lang, capsys):
     check_exercise(key, expected + 1)
     out = capsys.readouterr().out
     assert out.startswith("×")
-    assert text(f"ex_hint_{key}", lang) in out
+    assert EXERCISES[key].hint[lang] in out
     assert str(expected) not in out
 
 
@@ -40,18 +40,21 @@ def test_missing_answer_asks_for_one(lang, capsys):
     assert capsys.readouterr().out.strip() == text("ex_missing", lang)
 
 
-@pytest.mark.parametrize("key", sorted(EXPECTED))
+@pytest.mark.parametrize("key", list(EXERCISES))
 def test_no_message_gives_an_answer_away(key):
-    expected = str(EXPECTED[key]())
+    expected = str(EXERCISES[key].answer())
     for lang in LANGUAGES:
         texts = [STRINGS[k][lang] for k in ("ex_correct", "ex_missing", "ex_wrong")]
-        texts.append(STRINGS[f"ex_hint_{key}"][lang])
+        texts.append(EXERCISES[key].hint[lang])
         assert not any(expected in t for t in texts)
 
 
-def test_every_exercise_has_a_hint_and_every_hint_an_exercise():
-    hints = {k.removeprefix("ex_hint_") for k in STRINGS if k.startswith("ex_hint_")}
-    assert hints == set(EXPECTED)
+def test_every_exercise_has_a_hint_in_every_language_and_runs_in_notebook_order():
+    for exercise in EXERCISES.values():
+        assert set(exercise.hint) == set(LANGUAGES)
+        assert all(exercise.hint[lang].strip() for lang in LANGUAGES)
+    numbers = [key[:2] for key in EXERCISES]  # keys start with the notebook's number
+    assert numbers == sorted(numbers)
 
 
 def test_unknown_exercise_is_an_error():
@@ -85,5 +88,5 @@ def test_expected_answers_match_counts_by_hand():
                                  + linear(h, h) + 2 * h + linear(h, V) + linear(h, 2)),
         "07_tied_saving": 30522 * 384,
     }
-    assert {key: EXPECTED[key]() for key in hand} == hand
-    assert set(hand) == set(EXPECTED)
+    assert {key: EXERCISES[key].answer() for key in hand} == hand
+    assert set(hand) == set(EXERCISES)

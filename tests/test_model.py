@@ -12,20 +12,8 @@ from bertlib import (
     MultiHeadAttention,
     NextSentencePred,
     bert_loss,
-    get_tokens_and_segments,
 )
 from bertlib.model import TransformerEncoderBlock, key_padding_mask
-
-
-def test_get_tokens_and_segments_pair_and_single():
-    tokens, segments = get_tokens_and_segments(["a", "b"], ["c"])
-    assert tokens == ["<cls>", "a", "b", "<sep>", "c", "<sep>"]
-    assert segments == [0, 0, 0, 0, 1, 1]
-    tokens, segments = get_tokens_and_segments(["a"])
-    assert tokens == ["<cls>", "a", "<sep>"]
-    assert segments == [0, 0, 0]
-    tokens, _ = get_tokens_and_segments(["a"], cls_token="[CLS]", sep_token="[SEP]")
-    assert tokens == ["[CLS]", "a", "[SEP]"]
 
 
 def test_chapter_demo_shapes():

@@ -54,7 +54,7 @@ from IPython.display import display
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch, Rectangle
 
-from bertlib import BERTModel, load_small_bert
+from bertlib import BERTModel, load_hf, load_small_bert
 from bertlib.context import (
     BANK_EXAMPLES,
     CRANE_EXAMPLES,
@@ -63,9 +63,40 @@ from bertlib.context import (
     word_vectors,
 )
 from bertlib.exercises import check_exercise
-from bertlib.hf import load_hf, minilm_directory
-from bertlib.i18n import text
-from bertlib.plots import new_figure, plot_similarity
+from bertlib.hf import minilm_directory
+from bertlib.i18n import detect_language
+from bertlib.viz import new_figure, plot_similarity
+
+# %%
+# This notebook's own figure labels, in the language of its edition.
+lang = detect_language()  # "zh" in notebooks/zh, "en" in notebooks/en
+LABELS = {
+    "ctx_figure_title": {"en": "Which tokens can the representation of each token depend on?",
+                        "zh": "每个词元的表示可以依赖哪些词元？"},
+    "ctx_w2v": {"en": "word2vec / GloVe:\nthe word alone", "zh": "word2vec / GloVe：\n只看词本身"},
+    "ctx_elmo": {"en": "ELMo:\ntwo one-way LSTMs", "zh": "ELMo：\n两个单向 LSTM"},
+    "ctx_gpt": {"en": "GPT:\nleft context only", "zh": "GPT：\n只看左侧上下文"},
+    "ctx_bert": {"en": "BERT:\nboth sides at once", "zh": "BERT：\n同时看两侧"},
+    "ctx_w2v_use": {"en": "lookup table,\none vector per word", "zh": "查表，\n每个词一个向量"},
+    "ctx_elmo_use": {"en": "frozen features for a\ntask-specific model",
+                    "zh": "冻结的特征，\n送入特定于任务的模型"},
+    "ctx_gpt_use": {"en": "Transformer decoder,\nfine-tuned", "zh": "Transformer 解码器，\n微调"},
+    "ctx_bert_use": {"en": "Transformer encoder,\nfine-tuned", "zh": "Transformer 编码器，\n微调"},
+    "ctx_seen": {"en": "seen", "zh": "可见"},
+    "ctx_seen_forward": {"en": "seen by the left-to-right LSTM only", "zh": "只有从左到右的 LSTM 可见"},
+    "ctx_seen_backward": {"en": "seen by the right-to-left LSTM only", "zh": "只有从右到左的 LSTM 可见"},
+    "ctx_unseen": {"en": "not seen", "zh": "不可见"},
+    "ctx_rows": {"en": "representation of", "zh": "谁的表示"},
+    "ctx_cols": {"en": "depends on", "zh": "依赖于"},
+    "ctx_sim_static": {"en": "“{word}”: token embeddings only", "zh": "“{word}”：只用词元嵌入"},
+    "ctx_sim_minilm": {"en": "“{word}” in MiniLM (real weights)", "zh": "MiniLM（真实权重）中的“{word}”"},
+    "ctx_sim_small": {"en": "“{word}” in the small pretrained model", "zh": "小型预训练模型中的“{word}”"},
+    "ctx_sim_random": {"en": "“{word}” with random weights", "zh": "随机权重下的“{word}”"},
+}
+
+
+def label(key: str, **fmt) -> str:
+    return LABELS[key][lang].format(**fmt)
 
 # %% [markdown] lang="en"
 # ## One vector per word
@@ -244,16 +275,16 @@ bank_row = tokens.index("bank")
 for ax, (key, matrix) in zip(axes, visibility.items(), strict=True):
     ax.imshow(matrix, cmap=ListedColormap(colors), vmin=-0.5, vmax=3.5)
     ax.add_patch(Rectangle((-0.5, bank_row - 0.5), T, 1, fill=False, linewidth=2.5))
-    ax.set_title(text(key), fontsize=12)
+    ax.set_title(label(key), fontsize=12)
     ax.set_xticks(range(T), tokens, rotation=90)
     ax.set_yticks(range(T), tokens if ax is axes[0] else [])
-    ax.set_xlabel(f"{text('ctx_cols')}\n\n{text(key + '_use')}")
-axes[0].set_ylabel(text("ctx_rows"))
+    ax.set_xlabel(f"{label('ctx_cols')}\n\n{label(key + '_use')}")
+axes[0].set_ylabel(label("ctx_rows"))
 legend = [(SEEN, "ctx_seen"), (FORWARD, "ctx_seen_forward"), (BACKWARD, "ctx_seen_backward"),
           (UNSEEN, "ctx_unseen")]
-fig.legend(handles=[Patch(facecolor=colors[k], edgecolor="#999999", label=text(key))
+fig.legend(handles=[Patch(facecolor=colors[k], edgecolor="#999999", label=label(key))
                     for k, key in legend], loc="outside lower center", ncol=4, frameon=False)
-fig.suptitle(text("ctx_figure_title"), fontsize=14)
+fig.suptitle(label("ctx_figure_title"), fontsize=14)
 display(fig)
 
 # %% [markdown] lang="en"
@@ -277,7 +308,7 @@ print("bank, identical in all three sentences:",
 crane = similarity_table(minilm, minilm_tokenizer, CRANE_EXAMPLES)
 print(crane.labels, f"cosine similarity {crane.matrix[0, 1]:.3f}")
 plot_similarity(crane.matrix, crane.labels, crane.labels,
-                title=text("ctx_sim_minilm", word="crane"))
+                title=label("ctx_sim_minilm", word="crane"))
 
 # %% [markdown] lang="en"
 # The bird and the machine now get different vectors. They are still far from opposite (0.93):
@@ -301,7 +332,7 @@ plot_similarity(crane.matrix, crane.labels, crane.labels,
 # %%
 bank = similarity_table(minilm, minilm_tokenizer, BANK_EXAMPLES)
 print(bank.matrix.numpy().round(3))
-plot_similarity(bank.matrix, bank.labels, bank.labels, title=text("ctx_sim_minilm", word="bank"))
+plot_similarity(bank.matrix, bank.labels, bank.labels, title=label("ctx_sim_minilm", word="bank"))
 
 # %% [markdown] lang="en"
 # Every occurrence of "bank" gets its own vector, and the river bank (C) is the farthest from the
@@ -411,7 +442,7 @@ for name, (model, tokenizer) in models.items():
 # %%
 random_bank = similarity_table(random_model, minilm_tokenizer, BANK_EXAMPLES)
 plot_similarity(random_bank.matrix, random_bank.labels, random_bank.labels,
-                title=text("ctx_sim_random", word="bank"))
+                title=label("ctx_sim_random", word="bank"))
 
 # %% [markdown] lang="en"
 # ## What about Chinese?
@@ -461,7 +492,7 @@ for name, model in (("small", small), ("random", random_small)):
     m = similarity_table(model, small_tokenizer, HUA_EXAMPLES).matrix
     print(f"{name:>7}  A–B {m[0, 1]:.3f}  A–C {m[0, 2]:.3f}  B–C {m[1, 2]:.3f}")
 hua = similarity_table(small, small_tokenizer, HUA_EXAMPLES)
-plot_similarity(hua.matrix, hua.labels, hua.labels, title=text("ctx_sim_small", word="花"))
+plot_similarity(hua.matrix, hua.labels, hua.labels, title=label("ctx_sim_small", word="花"))
 
 # %% [markdown] lang="en"
 # With random weights the three vectors are almost the same (0.989 to 0.996): at one position,

@@ -42,13 +42,12 @@
 # 3. 理解为什么位置嵌入是*可学习的*，以及这样做的代价。
 
 # %%
-import inspect
-
 import torch
 
 from bertlib import BERTEncoder, Vocab, get_tokens_and_segments, load_small_bert
 from bertlib.exercises import check_exercise
-from bertlib.widgets import InputRepresentationWidget
+from bertlib.viz import InputRepresentationWidget
+from bertlib.viz.listing import show_source
 
 # %% [markdown] lang="en"
 # ## One text or two
@@ -84,7 +83,7 @@ from bertlib.widgets import InputRepresentationWidget
 # 函数：
 
 # %%
-print(inspect.getsource(get_tokens_and_segments))
+show_source(get_tokens_and_segments)
 
 # %% [markdown] lang="en"
 # A single sentence: every segment id is 0.

@@ -55,7 +55,6 @@
 # 的大小）。
 
 # %%
-import inspect
 import math
 
 import matplotlib.pyplot as plt
@@ -63,7 +62,8 @@ import torch
 
 from bertlib import BERTEncoder, BERTModel, load_small_bert
 from bertlib.exercises import check_exercise
-from bertlib.widgets import AttentionWidget
+from bertlib.viz import AttentionWidget
+from bertlib.viz.listing import show_source
 
 # %% [markdown] lang="en"
 # ## The chapter's demo encoder
@@ -208,7 +208,7 @@ print("weights  ≈ ref_weights:   ", torch.allclose(weights, ref_weights, atol=
 # 之后是第二次相加并规范化。下面是编码器块的代码，以及我们的复现：
 
 # %%
-print(inspect.getsource(type(block).forward))
+show_source(type(block).forward)
 
 Y = block.addnorm1(X, attn_out)  # LayerNorm(X + attention(X)): (B, T, H)
 hidden = block.ffn.act(block.ffn.dense1(Y))  # (B, T, 1024)

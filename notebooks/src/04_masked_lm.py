@@ -48,7 +48,6 @@
 
 # %%
 import collections
-import inspect
 
 import torch
 import torch.nn.functional as F
@@ -63,7 +62,8 @@ from bertlib import (
     mask_tokens,
 )
 from bertlib.exercises import check_exercise
-from bertlib.widgets import MaskingWidget
+from bertlib.viz import MaskingWidget
+from bertlib.viz.listing import show_source
 
 # %% [markdown] lang="en"
 # ## The 15% and the 80/10/10 rule
@@ -116,8 +116,7 @@ for pos, label, fate in zip(m.positions, m.labels, m.fates, strict=True):
 # 每个位置的 `Fate`（处理方式）。它的全部做法一屏就能看完：
 
 # %%
-source = inspect.getsource(mask_tokens)
-print(source[source.index("    num_preds"):])
+show_source(mask_tokens, region="recipe")
 
 # %% [markdown] lang="en"
 # One draw says little about probabilities. Let us repeat the draw 2000 times with one seeded

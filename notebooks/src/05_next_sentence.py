@@ -64,7 +64,7 @@ from bertlib import (
     pad_bert_inputs,
 )
 from bertlib.exercises import check_exercise
-from bertlib.widgets import NSPWidget
+from bertlib.viz import NSPWidget
 
 # %% [markdown] lang="en"
 # ## A corpus you can check by eye

@@ -47,8 +47,6 @@
 #    句子中对被掩蔽词元的猜测；以及 `get_bert_encoding` 给出的编码。
 
 # %%
-import inspect
-import json
 import math
 import re
 
@@ -59,7 +57,6 @@ from bertlib import (
     IS_NEXT,
     BERTConfig,
     BERTModel,
-    LossPlot,
     bert_loss,
     evaluate_pretraining,
     get_bert_encoding,
@@ -70,10 +67,26 @@ from bertlib import (
     tokenize_paragraphs,
     train_bert,
 )
+from bertlib.assets import small_bert_metrics
 from bertlib.exercises import check_exercise
-from bertlib.i18n import text
-from bertlib.plots import new_figure
-from bertlib.pretrain import METRICS_FILE, SMALL_BERT_DIR, fast_loss, init_model
+from bertlib.fast import fast_loss
+from bertlib.i18n import detect_language, text
+from bertlib.train import init_model
+from bertlib.viz import LossPlot, new_figure
+from bertlib.viz.listing import show_source
+
+# %%
+# This notebook's own figure labels, in the language of its edition.
+lang = detect_language()  # "zh" in notebooks/zh, "en" in notebooks/en
+LABELS = {
+    "train_nsp_chance": {"en": "ln 2: NSP by coin toss", "zh": "ln 2：下一句预测靠掷硬币"},
+    "train_full_run_title": {"en": "The shipped model's full run: {steps} steps, {minutes} min",
+                            "zh": "随附模型的完整训练：{steps} 步，{minutes} 分钟"},
+}
+
+
+def label(key: str, **fmt) -> str:
+    return LABELS[key][lang].format(**fmt)
 
 # One thread: the printed losses then come out the same on any number of cores (the order of
 # floating-point sums depends on the thread count), and for models this small it is not slower.
@@ -94,8 +107,7 @@ torch.set_num_threads(1)
 # 它的前向传播很短：
 
 # %%
-source = inspect.getsource(BERTModel.forward)
-print(source[source.index("        out = self.encoder"):])
+show_source(BERTModel.forward)
 
 # %% [markdown] lang="en"
 # Here is the chapter's demo model (vocabulary 10000, H = 768, two blocks) with the number of
@@ -333,7 +345,7 @@ print(f"MLM loss of a guess from token frequencies alone: {-(freq * freq.log()).
 # 完整的训练过程：
 
 # %%
-metrics = json.loads((SMALL_BERT_DIR / METRICS_FILE).read_text(encoding="utf-8"))
+metrics = small_bert_metrics()
 recipe, run = metrics["recipe"], metrics["training"]
 print({k: recipe[k] for k in ("num_hiddens", "ffn_num_hiddens", "num_heads", "num_blks",
                               "batch_size", "lr", "num_steps")})
@@ -343,10 +355,10 @@ fig = new_figure(6, 3.2)
 ax = fig.subplots()
 ax.plot(steps, run["mlm_loss"], label=text("train_mlm_loss"))
 ax.plot(steps, run["nsp_loss"], label=text("train_nsp_loss"))
-ax.axhline(math.log(2), color="gray", linestyle="--", linewidth=1, label=text("train_nsp_chance"))
+ax.axhline(math.log(2), color="gray", linestyle="--", linewidth=1, label=label("train_nsp_chance"))
 ax.set_xlabel(text("train_step"))
 ax.set_ylabel(text("train_loss"))
-ax.set_title(text("train_full_run_title", steps=recipe["num_steps"],
+ax.set_title(label("train_full_run_title", steps=recipe["num_steps"],
                   minutes=round(run["seconds"] / 60)))
 ax.legend()
 display(fig)

@@ -25,7 +25,7 @@
 # You will:
 # 1. compare the chapter's `BERTConfig` with `BERTConfig.original(...)` and see what each
 #    difference does;
-# 2. load a real BERT, all-MiniLM-L6-v2, with `BERTModel.from_hf`, and see which of its parts are
+# 2. load a real BERT, all-MiniLM-L6-v2, with `load_hf_model`, and see which of its parts are
 #    trained;
 # 3. meet the one convention that is converted on load: the NSP label order;
 # 4. check that `bertlib` computes the same numbers as Hugging Face `transformers`;
@@ -42,7 +42,7 @@
 #
 # 你将会：
 # 1. 比较本章的 `BERTConfig` 与 `BERTConfig.original(...)`，并了解每一处差别的作用；
-# 2. 用 `BERTModel.from_hf` 加载一个真实的 BERT——all-MiniLM-L6-v2，并查看它的哪些部分是训练过的；
+# 2. 用 `load_hf_model` 加载一个真实的 BERT——all-MiniLM-L6-v2，并查看它的哪些部分是训练过的；
 # 3. 认识加载时唯一需要转换的约定：下一句预测的标签顺序；
 # 4. 验证 `bertlib` 算出的数字与 Hugging Face `transformers` 完全一致；
 # 5. 通过计算找出有明确分工的注意力头，并把它们画出来。
@@ -50,7 +50,6 @@
 # %%
 # %matplotlib inline
 import dataclasses
-import inspect
 import json
 import tempfile
 import warnings
@@ -59,12 +58,40 @@ import torch
 import transformers
 from IPython.display import display
 
-from bertlib import IS_NEXT, BERTConfig, BERTEncoder, BERTModel, get_tokens_and_segments
+from bertlib import (
+    IS_NEXT,
+    BERTConfig,
+    BERTEncoder,
+    BERTModel,
+    get_tokens_and_segments,
+    load_hf,
+    load_hf_model,
+)
 from bertlib.exercises import check_exercise
-from bertlib.hf import POOLER_NAMES, load_hf, minilm_directory, name_table
-from bertlib.i18n import text
-from bertlib.plots import AttentionView, new_figure, plot_attention
-from bertlib.widgets import AttentionWidget
+from bertlib.hf import POOLER_NAMES, minilm_directory, name_table
+from bertlib.i18n import detect_language
+from bertlib.viz import AttentionView, AttentionWidget, new_figure, plot_attention
+from bertlib.viz.listing import show_source
+
+# %%
+# This notebook's own figure labels, in the language of its edition.
+lang = detect_language()  # "zh" in notebooks/zh, "en" in notebooks/en
+LABELS = {
+    "real_act_title": {"en": "ReLU (the chapter) and GELU (the original BERT)",
+                      "zh": "ReLU（本章）与 GELU（原始 BERT）"},
+    "real_act_input": {"en": "input x", "zh": "输入 x"},
+    "real_act_output": {"en": "activation", "zh": "激活值"},
+    "real_head_title": {"en": "Layer {layer}, head {head}: mean weight {mass:.2f} on the {kind}",
+                       "zh": "第 {layer} 层第 {head} 个头：{kind}上的平均权重为 {mass:.2f}"},
+    "real_kind_prev": {"en": "previous token", "zh": "前一个词元"},
+    "real_kind_next": {"en": "next token", "zh": "后一个词元"},
+    "real_kind_sep": {"en": "[SEP] tokens", "zh": "[SEP] 词元"},
+    "real_kind_cls": {"en": "[CLS] token", "zh": "[CLS] 词元"},
+}
+
+
+def label(key: str, **fmt) -> str:
+    return LABELS[key][lang].format(**fmt)
 
 transformers.logging.set_verbosity_error()  # keep transformers' log messages
 transformers.logging.disable_progress_bar()  # and progress bars out of the notebook
@@ -142,8 +169,8 @@ ax = fig.add_subplot()
 ax.plot(x, torch.relu(x), label="ReLU", linewidth=2.5, color="#0072B2")
 ax.plot(x, gelu, label="GELU", linewidth=2.5, color="#D55E00")
 ax.axhline(0, color="#999999", linewidth=0.8)
-ax.set(xlabel=text("real_act_input"), ylabel=text("real_act_output"),
-       title=text("real_act_title"))
+ax.set(xlabel=label("real_act_input"), ylabel=label("real_act_output"),
+       title=label("real_act_title"))
 ax.legend()
 display(fig)
 
@@ -161,7 +188,7 @@ display(fig)
 # 施加 dropout（暂退法）。`embedding_norm` 打开时，`bertlib` 就这样做：
 
 # %%
-print(inspect.getsource(BERTEncoder.embed))
+show_source(BERTEncoder.embed)
 print(tiny.encoder.embedding_ln, tiny.encoder.embedding_dropout)
 
 # %% [markdown] lang="en"
@@ -275,7 +302,7 @@ print({k: hf_config[k] for k in ("hidden_size", "num_hidden_layers", "num_attent
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # it warns about the untrained heads, printed below
-    model, tokenizer = load_hf(directory)  # BERTModel.from_hf + the WordPiece tokenizer
+    model, tokenizer = load_hf(directory)  # load_hf_model + the WordPiece tokenizer
 print(model.config)
 print("untrained_heads:", model.untrained_heads)
 loaded = num_params(model.encoder) + num_params(model.hidden)
@@ -314,7 +341,7 @@ print(tokenizer.tokenize("Tokenization of unbelievably long words"))
 # the two rows of the NSP output layer, so that `bertlib`'s logits keep `bertlib`'s order.
 #
 # MiniLM has no NSP head, so we check this with a tiny random `BertForPreTraining`, saved to a
-# temporary folder and loaded back with `from_hf`. This checkpoint has all the heads:
+# temporary folder and loaded back with `load_hf_model`. This checkpoint has all the heads:
 
 # %% [markdown] lang="zh"
 # ## 下一句预测的标签：哪个是 IsNext？
@@ -324,7 +351,7 @@ print(tokenizer.tokenize("Tokenization of unbelievably long words"))
 # 交换过来，使 `bertlib` 的 logits 保持 `bertlib` 的顺序。
 #
 # MiniLM 没有下一句预测的输出层，所以我们用一个随机初始化的小 `BertForPreTraining` 来验证：先把它
-# 保存到临时文件夹，再用 `from_hf` 加载回来。这个检查点包含全部输出层：
+# 保存到临时文件夹，再用 `load_hf_model` 加载回来。这个检查点包含全部输出层：
 
 # %%
 torch.manual_seed(0)
@@ -333,7 +360,7 @@ hf_tiny = transformers.BertForPreTraining(transformers.BertConfig(
     intermediate_size=64, max_position_embeddings=16)).eval()
 with tempfile.TemporaryDirectory() as folder:
     hf_tiny.save_pretrained(folder)
-    ours_tiny = BERTModel.from_hf(folder)
+    ours_tiny = load_hf_model(folder)
 print("untrained_heads:", ours_tiny.untrained_heads)
 
 tokens = torch.randint(0, 100, (2, 8))
@@ -469,8 +496,8 @@ KIND_TEXT = {"previous": "real_kind_prev", "next": "real_kind_next", "[SEP]": "r
 special = max(("[SEP]", "[CLS]"), key=lambda kind: best[kind][2])
 for kind, query in (("previous", toks.index("sat")), (special, toks.index("warm"))):
     layer, head, weight = best[kind]
-    title = text("real_head_title", layer=layer, head=head, mass=weight,
-                 kind=text(KIND_TEXT[kind]))
+    title = label("real_head_title", layer=layer, head=head, mass=weight,
+                 kind=label(KIND_TEXT[kind]))
     display(plot_attention(AttentionView(A[layer, head].numpy(), toks, boundary=seps[0] + 1,
                                          query=query, title=title)))
 
@@ -495,7 +522,7 @@ display(widget)
 #   LayerNorm + dropout after the embedding sum, an MLM decoder tied to the token embeddings
 #   (plus its own bias), and LayerNorm's $\epsilon = 10^{-12}$. Its pooler is the chapter's
 #   `hidden` layer; its vocabulary is WordPiece.
-# * `BERTModel.from_hf` loads a Hugging Face checkpoint through an explicit table of names and
+# * `load_hf_model` loads a Hugging Face checkpoint through an explicit table of names and
 #   shapes, lists the parts it could not load in `untrained_heads`, and converts the NSP labels
 #   (Hugging Face: 0 = IsNext; `bertlib`: 1 = IsNext).
 # * On the same padded batch, `bertlib` and `transformers` give the same hidden states.
@@ -526,7 +553,7 @@ display(widget)
 # * 原始 BERT 与本章 BERT 的差别就是 `BERTConfig.original` 的四个开关：GELU，嵌入求和之后的
 #   层规范化 + dropout，与词元嵌入共享权重的掩蔽语言模型解码器（外加它自己的偏置），以及层规范化的
 #   $\epsilon = 10^{-12}$。它的 pooler 就是本章的 `hidden` 层；它的词表是 WordPiece。
-# * `BERTModel.from_hf` 通过一张明确的名字和形状对照表加载 Hugging Face 检查点，把无法加载的部分
+# * `load_hf_model` 通过一张明确的名字和形状对照表加载 Hugging Face 检查点，把无法加载的部分
 #   列在 `untrained_heads` 中，并转换下一句预测的标签（Hugging Face：0 = IsNext；`bertlib`：
 #   1 = IsNext）。
 # * 在同一个填充后的批量上，`bertlib` 和 `transformers` 给出相同的隐状态。

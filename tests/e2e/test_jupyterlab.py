@@ -27,7 +27,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, sync_playwright
 
-from bertlib.fonts import cjk_font_path
+from bertlib.viz.fonts import cjk_font_path
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_ROOT = REPO / "notebooks"

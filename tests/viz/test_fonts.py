@@ -5,9 +5,10 @@ import matplotlib
 import numpy as np
 from matplotlib import font_manager
 
-from bertlib import fonts, plots
+from bertlib import viz
 from bertlib.i18n import STRINGS
 from bertlib.masking import Fate
+from bertlib.viz import _render, fonts
 
 ZH_TOKENS = ["[CLS]", "起", "重", "机", "在", "飞", "[SEP]", "银", "行", "[SEP]"]
 
@@ -57,17 +58,17 @@ def draw_zh_figures() -> list[str]:
     weights /= weights.sum(-1, keepdims=True)
     emb = rng.normal(size=(T, 8))
     fates = [None, Fate.MASK, None, Fate.RANDOM, None, Fate.KEEP, None, None, None, None]
-    tally = plots.MaskTally(ZH_TOKENS, np.arange(T), np.cumsum(np.ones((5, 3)), axis=0), 1, 7)
+    tally = viz.MaskTally(ZH_TOKENS, np.arange(T), np.cumsum(np.ones((5, 3)), axis=0), 1, 7)
     figures = [
-        plots.plot_input_representation(
-            plots.EmbeddingParts(ZH_TOKENS, emb, emb, emb, emb), lang="zh"),
-        plots.plot_mask_chips(ZH_TOKENS, ZH_TOKENS, fates, "标题", lang="zh"),
-        plots.plot_mask_tally(tally, lang="zh"),
-        plots.plot_attention(plots.AttentionView(weights[0], ZH_TOKENS, 7, 2, "注意力"),
+        viz.plot_input_representation(
+            viz.EmbeddingParts(ZH_TOKENS, emb, emb, emb, emb), lang="zh"),
+        viz.plot_mask_chips(ZH_TOKENS, ZH_TOKENS, fates, "标题", lang="zh"),
+        viz.plot_mask_tally(tally, lang="zh"),
+        viz.plot_attention(viz.AttentionView(weights[0], ZH_TOKENS, 7, 2, "注意力"),
                              lang="zh"),
-        plots.plot_all_heads(weights, ZH_TOKENS, 0, lang="zh"),
-        plots.plot_nsp([0.3, 0.7], lang="zh"),
-        plots.plot_similarity(np.eye(2), ["银行（河岸）", "银行（金融）"], ["起重机", "鹤"],
+        viz.plot_all_heads(weights, ZH_TOKENS, 0, lang="zh"),
+        viz.plot_nsp([0.3, 0.7], lang="zh"),
+        viz.plot_similarity(np.eye(2), ["银行（河岸）", "银行（金融）"], ["起重机", "鹤"],
                               lang="zh"),
     ]
     with warnings.catch_warnings(record=True) as caught:
@@ -75,7 +76,7 @@ def draw_zh_figures() -> list[str]:
         for fig in figures:
             for artist in fig.findobj(lambda a: a.get_animated()):
                 artist.set_animated(False)  # a full draw must include every artist
-            plots.figure_png(fig)
+            _render.figure_png(fig)
     return [str(w.message) for w in caught]
 
 
@@ -85,9 +86,9 @@ def test_chinese_figures_draw_without_missing_glyphs():
 
 
 def test_the_glyph_check_detects_a_missing_glyph():
-    fig = plots.new_figure(2, 1)
+    fig = viz.new_figure(2, 1)
     fig.text(0.1, 0.5, "\u0f00")  # Tibetan: in neither font
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        plots.figure_png(fig)
+        _render.figure_png(fig)
     assert any("missing from font" in str(w.message) for w in caught)

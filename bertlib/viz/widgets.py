@@ -1,4 +1,4 @@
-"""ipywidgets front ends for the figures of :mod:`bertlib.plots`.
+"""ipywidgets front ends for the figures of :mod:`bertlib.viz`.
 
 Each widget is displayable directly in a notebook (it delegates to its ``.ui`` container),
 exposes its controls as attributes, and keeps the data behind what it draws (``.encoded``,
@@ -6,216 +6,39 @@ exposes its controls as attributes, and keeps the data behind what it draws (``.
 artists) so tests can drive it without a browser. Figures are sent as PNG bytes to
 ``ipywidgets.Image``: no JavaScript beyond ipywidgets' own, so they work offline.
 
-Models run in eval mode under ``torch.no_grad()``; model outputs are computed once per text
-change, and the layer/head/query controls only re-slice them.
+Models run in eval mode under ``torch.no_grad()`` (the model's own mode is restored after);
+model outputs are computed once per text change, and the layer/head/query controls only
+re-slice them.
 """
 
 from __future__ import annotations
 
-import contextlib
 import html
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
 import torch
 
-from bertlib.data import truncate_pair
-from bertlib.i18n import resolve_language, text
-from bertlib.masking import Fate, MaskedTokens, make_generator, mask_tokens
-from bertlib.model import BERTModel, get_tokens_and_segments
-from bertlib.plots import (
-    FATE_KEYS,
-    SEGMENT_COLORS,
-    AllHeadsPlot,
-    AttentionPlot,
-    AttentionView,
-    ChipsPlot,
-    EmbeddingParts,
-    EmbeddingPlot,
-    MaskTally,
-    NSPPlot,
-    TallyPlot,
-)
+from bertlib.i18n import text
+from bertlib.inputs import EncodedInput
+from bertlib.masking import Fate, MaskedTokens, mask_tokens
+from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.viz._widget import (
+    _image,
+    _ModelWidget,
+    _Widget,
+    check_tokenizer,
+    inference,
+)
+from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
+from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot
+from bertlib.viz.masks import ChipsPlot, MaskTally, TallyPlot, tally_masks
+from bertlib.viz.nsp import NSPPlot
+from bertlib.viz.tables import targets_table_html, token_table_html
 
-# Two consecutive sentences of one story in the shipped corpus (data/small_corpus), per
-# language: the small pretrained model knows their words, and its NSP head tells their order
-# (P(IsNext) 0.88 as written, 0.03 swapped in English; 0.88 and 0.03 in Chinese).
-DEFAULT_TEXTS = {
-    "en": ("When Peter woke up on Friday, it was raining hard.",
-           "The plan to walk in the park had to wait."),
-    "zh": ("上半场，他的球队一直落后。", "后来小明抓住机会，为球队得了分。"),
-}
 MASKING_MAX_LEN = 64  # beyond this the chips get too small to read
 MEAN_HEAD = -1  # the head selector's value for the mean over heads
-
-
-class InputNotice(ValueError):
-    """Bad input the widget explains in the reader's language (empty text, missing B)."""
-
-
-@dataclass(frozen=True)
-class EncodedInput:
-    """``<cls> A <sep> [B <sep>]`` as tokens, ids and segments, after truncation.
-
-    boundary: index of the first sentence-B token, None without B; notices: translated
-    messages about truncation and unknown words.
-    """
-
-    tokens: list[str]
-    ids: list[int]
-    segments: list[int]
-    boundary: int | None
-    notices: list[str]
-
-
-def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None, max_len: int,
-                lang: str, *, require_b: bool = False) -> EncodedInput:
-    """Tokenize A (and B when not blank), truncate to ``max_len`` tokens with the specials,
-    and note what was cut and what is unknown. Empty A (or B when required): InputNotice."""
-    a = tokenizer.tokenize(text_a)
-    b = tokenizer.tokenize(text_b) if text_b and text_b.strip() else None
-    if not a:
-        raise InputNotice(text("empty_text", lang))
-    if require_b and not b:
-        raise InputNotice(text("need_b", lang))
-    specials = tokenizer.vocab.specials
-    notices = []
-    total = len(a) + 2 + (len(b) + 1 if b else 0)
-    if total > max_len:
-        if b:
-            a, b = truncate_pair(a, b, max_len - 3)
-        else:
-            a = a[: max_len - 2]
-        notices.append(text("truncated", lang, total=total, kept=max_len, max_len=max_len))
-    tokens, segments = get_tokens_and_segments(a, b, cls_token=specials.cls,
-                                               sep_token=specials.sep)
-    unknown = tokens.count(specials.unk)
-    if unknown:
-        notices.append(text("unknown", lang, count=unknown, unk=specials.unk))
-    return EncodedInput(tokens, tokenizer.vocab[tokens], segments,
-                        len(a) + 2 if b else None, notices)
-
-
-def token_table_html(encoded: EncodedInput, lang: str, unk: str) -> str:
-    """Position, token and segment of every input token, coloured by segment."""
-    cells = {"position": [], "token": [], "segment": []}
-    for i, (tok, seg) in enumerate(zip(encoded.tokens, encoded.segments, strict=True)):
-        style = f"background:{SEGMENT_COLORS[seg]};padding:2px 6px;text-align:center;"
-        if tok == unk:
-            style += "color:#B00020;font-weight:bold;"
-        cells["position"].append(f"<td style='{style}'>{i}</td>")
-        cells["token"].append(f"<td style='{style}font-size:15px'>{html.escape(tok)}</td>")
-        cells["segment"].append(f"<td style='{style}'>{seg}</td>")
-    # nowrap: a narrow Chinese header ("位置") would otherwise break after every character.
-    rows = "".join(f"<tr><th style='text-align:left;padding-right:8px;white-space:nowrap'>"
-                   f"{text(key, lang)}</th>{''.join(tds)}</tr>" for key, tds in cells.items())
-    return (f"<div style='overflow-x:auto'><table style='border-collapse:separate;"
-            f"border-spacing:2px;font-size:13px'>{rows}</table></div>")
-
-
-def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer) -> None:
-    if not isinstance(model, BERTModel):
-        raise ValueError(f"model must be a bertlib BERTModel; got {type(model).__name__}")
-    check_tokenizer(tokenizer)
-    if model.config.vocab_size != len(tokenizer.vocab):
-        raise ValueError(
-            f"model.config.vocab_size={model.config.vocab_size} must equal "
-            f"len(tokenizer.vocab)={len(tokenizer.vocab)}: use the tokenizer the model was "
-            "trained with"
-        )
-
-
-def check_tokenizer(tokenizer: WordPieceTokenizer) -> None:
-    if not isinstance(tokenizer, WordPieceTokenizer):
-        raise ValueError("tokenizer must be a bertlib WordPieceTokenizer; got "
-                         f"{type(tokenizer).__name__}")
-
-
-def _text_box(key: str, value: str, lang: str) -> widgets.Text:
-    return widgets.Text(value=value, description=text(key, lang), continuous_update=False,
-                        style={"description_width": "initial"},
-                        layout=widgets.Layout(width="98%"))
-
-
-def _image() -> widgets.Image:
-    return widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto"))
-
-
-@contextlib.contextmanager
-def inference() -> Iterator[None]:
-    """``torch.no_grad()`` on one thread. For one short sequence, waking a second thread costs
-    more than it saves: measured 133 ms against 2 ms per forward pass on a busy 2-core machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with torch.no_grad():
-            yield
-    finally:
-        torch.set_num_threads(threads)
-
-
-def _batch(encoded: EncodedInput) -> tuple[torch.Tensor, torch.Tensor]:
-    return torch.tensor([encoded.ids]), torch.tensor([encoded.segments])
-
-
-class _Widget:
-    """Shared plumbing: the language, a status line, and errors shown instead of raised."""
-
-    ui: widgets.Widget
-
-    def __init__(self, lang: str | None):
-        self.lang = resolve_language(lang)
-        self.status = widgets.HTML()
-        self.message = ""
-
-    def _text_boxes(self, text_a: str | None,
-                    text_b: str | None) -> tuple[widgets.Text, widgets.Text]:
-        """The sentence A and B boxes, holding the given texts or the language's defaults."""
-        default_a, default_b = DEFAULT_TEXTS[self.lang]
-        return (_text_box("sentence_a", default_a if text_a is None else text_a, self.lang),
-                _text_box("sentence_b", default_b if text_b is None else text_b, self.lang))
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.ui._repr_mimebundle_(**kwargs)
-
-    def _show(self, messages: list[str], *, error: bool = False) -> None:
-        self.message = "\n".join(messages)
-        color = "#B00020" if error else "#8A5300"
-        self.status.value = "".join(f"<div style='color:{color};font-size:14px'>"
-                                    f"{html.escape(m)}</div>" for m in messages)
-
-    def _guarded(self, action: Callable[[], list[str]], outputs: list[widgets.Widget]) -> None:
-        """Run ``action`` (which returns notices); on ValueError hide ``outputs`` and show
-        the message, never a traceback."""
-        try:
-            notices = action()
-        except InputNotice as err:
-            self._fail(str(err), outputs)
-        except ValueError as err:
-            self._fail(text("error", self.lang, message=str(err)), outputs)
-        else:
-            for w in outputs:
-                w.layout.display = None
-            self._show(notices)
-
-    def _fail(self, message: str, outputs: list[widgets.Widget]) -> None:
-        for w in outputs:
-            w.layout.display = "none"
-        self._show([message], error=True)
-
-
-class _ModelWidget(_Widget):
-    """A widget that runs ``model`` on the sentence pair typed in its two text boxes."""
-
-    def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer, lang: str | None,
-                 text_a: str | None, text_b: str | None):
-        super().__init__(lang)
-        check_model_and_tokenizer(model, tokenizer)
-        self.model, self.tokenizer = model.eval(), tokenizer
-        self.text_a, self.text_b = self._text_boxes(text_a, text_b)
 
 
 class InputRepresentationWidget(_ModelWidget):
@@ -240,11 +63,10 @@ class InputRepresentationWidget(_ModelWidget):
         self._guarded(self._draw, [self.table, self.image])
 
     def _draw(self) -> list[str]:
-        enc = encode_pair(self.tokenizer, self.text_a.value, self.text_b.value,
-                          self.model.config.max_len, self.lang)
+        enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
         encoder = self.model.encoder
-        tokens, segments = _batch(enc)
-        with inference():
+        tokens, segments = enc.tensors()
+        with inference(self.model):
             total = encoder.embed(tokens, segments)[0]
             parts = EmbeddingParts(
                 tokens=enc.tokens,
@@ -258,7 +80,7 @@ class InputRepresentationWidget(_ModelWidget):
         self.table.value = token_table_html(enc, self.lang, self.tokenizer.vocab.specials.unk)
         self.plot.update(parts)
         self.image.value = self.plot.png()
-        return enc.notices
+        return notices
 
 
 class MaskingWidget(_Widget):
@@ -323,8 +145,7 @@ class MaskingWidget(_Widget):
         self._guarded(self._draw, [self.image, self.targets])
 
     def _draw(self) -> list[str]:
-        enc = encode_pair(self.tokenizer, self.text_a.value, self.text_b.value, self.max_len,
-                          self.lang)
+        enc, notices = self._encode(self.tokenizer, self.max_len)
         vocab = self.tokenizer.vocab
         masked = mask_tokens(enc.ids, vocab, mask_ratio=self.mask_ratio.value,
                              seed=self.seed.value)
@@ -337,52 +158,21 @@ class MaskingWidget(_Widget):
                      candidates=masked.num_candidates, seed=self.seed.value)
         self.chips.update(enc.tokens, shown, fates, title)
         self.image.value = self.chips.png()
-        self.targets.value = self._targets_html(enc, masked, shown)
-        return enc.notices
-
-    def _targets_html(self, enc: EncodedInput, masked: MaskedTokens, shown: list[str]) -> str:
-        head = "".join(f"<th style='padding:2px 10px;text-align:left'>{text(k, self.lang)}</th>"
-                       for k in ("position", "target_original", "target_input", "fate"))
-        rows = "".join(
-            f"<tr><td style='padding:2px 10px'>{pos}</td>"
-            f"<td style='padding:2px 10px'><b>{html.escape(enc.tokens[pos])}</b></td>"
-            f"<td style='padding:2px 10px'>{html.escape(shown[pos])}</td>"
-            f"<td style='padding:2px 10px'>{html.escape(text(FATE_KEYS[fate], self.lang))}</td>"
-            "</tr>" for pos, fate in zip(masked.positions, masked.fates, strict=True))
-        return (f"<b>{html.escape(text('targets_title', self.lang))}</b>"
-                f"<table style='font-size:14px'><tr>{head}</tr>{rows}</table>")
+        self.targets.value = targets_table_html(enc.tokens, masked, shown, self.lang)
+        return notices
 
     def run_tally(self) -> None:
         """Redraw the mask ``num_samples`` times from one generator seeded with ``seed``."""
         def action() -> list[str]:
-            enc = encode_pair(self.tokenizer, self.text_a.value, self.text_b.value,
-                              self.max_len, self.lang)
-            self.tally = tally_masks(enc, self.tokenizer, self.mask_ratio.value,
+            enc, notices = self._encode(self.tokenizer, self.max_len)
+            self.tally = tally_masks(enc, self.tokenizer.vocab, self.mask_ratio.value,
                                      self.num_samples.value, self.seed.value)
             self.tally_plot.update(self.tally)
             self.tally_image.value = self.tally_plot.png()
             self.tally_note.layout.display = "none"
-            return enc.notices
+            return notices
 
         self._guarded(action, [self.tally_image])
-
-
-def tally_masks(enc: EncodedInput, tokenizer: WordPieceTokenizer, mask_ratio: float,
-                samples: int, seed: int) -> MaskTally:
-    """Count selections per position and cumulative fates over ``samples`` draws of
-    :func:`mask_tokens`, all from one generator seeded with ``seed``."""
-    vocab = tokenizer.vocab
-    g = make_generator(seed=seed)
-    selection = np.zeros(len(enc.ids), dtype=np.int64)
-    per_draw = np.zeros((samples, len(Fate)), dtype=np.int64)
-    for i in range(samples):
-        masked = mask_tokens(enc.ids, vocab, mask_ratio=mask_ratio, generator=g)
-        selection[masked.positions] += 1
-        per_draw[i] = np.bincount(np.asarray(masked.fates, dtype=np.int64),
-                                  minlength=len(Fate))
-    # Every draw selects the same number of positions from the same candidates.
-    return MaskTally(enc.tokens, selection, per_draw.cumsum(axis=0), len(masked.positions),
-                     masked.num_candidates)
 
 
 class AttentionWidget(_ModelWidget):
@@ -440,11 +230,10 @@ class AttentionWidget(_ModelWidget):
         self._guarded(self._compute, self._outputs())
 
     def _compute(self) -> list[str]:
-        enc = encode_pair(self.tokenizer, self.text_a.value, self.text_b.value,
-                          self.model.config.max_len, self.lang)
-        with inference():
-            _, attentions = self.model.encoder(*_batch(enc), return_attention=True)
-        self.encoded, self._notices = enc, enc.notices
+        enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
+        with inference(self.model):
+            _, attentions = self.model.encoder(*enc.tensors(), return_attention=True)
+        self.encoded, self._notices = enc, notices
         self.attentions = torch.stack([a[0] for a in attentions]).numpy()
         self.shown = None  # a new text: the query starts again at the first token
         return self._select()
@@ -543,13 +332,12 @@ class NSPWidget(_ModelWidget):
             self._guarded(self._draw, [self.table, self.image])
 
     def _draw(self) -> list[str]:
-        enc = encode_pair(self.tokenizer, self.text_a.value, self.text_b.value,
-                          self.model.config.max_len, self.lang, require_b=True)
-        with inference():
-            _, _, nsp_logits = self.model(*_batch(enc))
+        enc, notices = self._encode(self.tokenizer, self.model.config.max_len, require_b=True)
+        with inference(self.model):
+            _, _, nsp_logits = self.model(*enc.tensors())
         self.encoded = enc
         self.probabilities = nsp_logits[0].softmax(dim=-1).numpy().astype(float)
         self.table.value = token_table_html(enc, self.lang, self.tokenizer.vocab.specials.unk)
         self.plot.update(self.probabilities)
         self.image.value = self.plot.png()
-        return enc.notices
+        return notices

@@ -2,19 +2,20 @@ import numpy as np
 import pytest
 import torch
 
+from bertlib import load_small_bert
 from bertlib.i18n import text
-from bertlib.masking import make_generator, mask_tokens
+from bertlib.masking import mask_tokens
 from bertlib.model import BERTModel
-from bertlib.pretrain import load_small_bert
+from bertlib.rng import make_generator
 from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.vocab import HF_SPECIAL_TOKENS
-from bertlib.widgets import (
-    DEFAULT_TEXTS,
+from bertlib.viz._widget import DEFAULT_TEXTS
+from bertlib.viz.widgets import (
     AttentionWidget,
     InputRepresentationWidget,
     MaskingWidget,
     NSPWidget,
 )
+from bertlib.vocab import HF_SPECIAL_TOKENS
 
 CORPUS = [
     "the crane lifted a heavy steel beam",
@@ -46,7 +47,20 @@ def tokenizer() -> WordPieceTokenizer:
 
 @pytest.fixture(scope="module")
 def model(tokenizer) -> BERTModel:
-    return make_model(tokenizer)
+    """In eval mode, so that the reference outputs below have no dropout either."""
+    return make_model(tokenizer).eval()
+
+
+def test_widgets_run_without_dropout_and_leave_the_model_mode_alone(tokenizer):
+    model = make_model(tokenizer).train()  # dropout 0.1
+    attention = AttentionWidget(model, tokenizer, "en", **TEXTS)
+    nsp = NSPWidget(model, tokenizer, "en", **TEXTS)
+    first = (attention.attentions.copy(), nsp.is_next_probability)
+    attention.refresh()
+    nsp.refresh()
+    np.testing.assert_array_equal(attention.attentions, first[0])  # dropout would change them
+    assert nsp.is_next_probability == first[1]
+    assert model.training
 
 
 def reference_inputs(tokenizer, a, b=None):

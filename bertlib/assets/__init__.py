@@ -1,0 +1,25 @@
+"""What ships with bertlib: the small pretrained BERT and the corpus it was trained on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bertlib.checkpoint import load_pretrained
+from bertlib.model import BERTModel
+from bertlib.tokenizer import WordPieceTokenizer
+
+SMALL_BERT_DIR = Path(__file__).resolve().parent / "small_bert"
+SMALL_CORPUS_DIR = Path(__file__).resolve().parents[2] / "data" / "small_corpus"
+METRICS_FILE = "metrics.json"  # the shipped model's losses and held-out figures
+
+
+def load_small_bert(directory: str | Path = SMALL_BERT_DIR) -> tuple[BERTModel,
+                                                                      WordPieceTokenizer]:
+    """The shipped small bilingual BERT (eval mode) and its tokenizer."""
+    return load_pretrained(directory), WordPieceTokenizer.from_directory(directory)
+
+
+def small_bert_metrics(directory: str | Path = SMALL_BERT_DIR) -> dict:
+    """The training run and held-out evaluation recorded next to the shipped small BERT."""
+    return json.loads((Path(directory) / METRICS_FILE).read_text(encoding="utf-8"))

@@ -1,0 +1,150 @@
+"""From text to what the model reads: ``<cls> A <sep> B <sep>``, segment ids, tensors.
+
+One path serves everything that feeds text to a model (the widgets, the context-sensitivity
+tables, ``get_bert_encoding``): :func:`encode_pair` tokenizes, truncates and adds the special
+tokens; :meth:`EncodedInput.tensors` and :func:`stack_inputs` turn the result into a batch.
+
+Shapes: B = batch, T = sequence length, H = num_hiddens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from bertlib.model import BERTModel
+from bertlib.tokenizer import WordPieceTokenizer
+
+
+def get_tokens_and_segments(
+    tokens_a: list[str],
+    tokens_b: list[str] | None = None,
+    *,
+    cls_token: str = "<cls>",
+    sep_token: str = "<sep>",
+) -> tuple[list[str], list[int]]:
+    """Build BERT's input sequence: ``<cls> A <sep>`` or ``<cls> A <sep> B <sep>``.
+
+    Returns the tokens and their segment ids (0 for ``<cls>``, A and its ``<sep>``; 1 for B and
+    its ``<sep>``).
+    """
+    tokens = [cls_token, *tokens_a, sep_token]
+    segments = [0] * len(tokens)
+    if tokens_b is not None:
+        tokens += [*tokens_b, sep_token]
+        segments += [1] * (len(tokens_b) + 1)
+    return tokens, segments
+
+
+def truncate_pair(a: list[str], b: list[str], max_tokens: int) -> tuple[list[str], list[str]]:
+    """Trim the longer sentence from its end until both fit in ``max_tokens``."""
+    a, b = list(a), list(b)
+    while len(a) + len(b) > max_tokens:
+        (a if len(a) >= len(b) else b).pop()
+    return a, b
+
+
+class EmptyTextError(ValueError):
+    """A text that gives no token; ``which`` is ``"a"`` or ``"b"``."""
+
+    def __init__(self, which: str):
+        super().__init__(f"text_{which} must contain at least one token")
+        self.which = which
+
+
+@dataclass(frozen=True)
+class EncodedInput:
+    """``<cls> A <sep> [B <sep>]`` as tokens, ids and segments, after truncation.
+
+    boundary: index of the first sentence-B token, None without B; total: the number of tokens
+    before truncation; unknown: how many tokens are the vocabulary's unknown token.
+    """
+
+    tokens: list[str]
+    ids: list[int]
+    segments: list[int]
+    boundary: int | None
+    total: int
+    unknown: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self.tokens)
+
+    def tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """A batch of one: tokens and segments, each (1, T)."""
+        return torch.tensor([self.ids]), torch.tensor([self.segments])
+
+
+def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None = None,
+                max_len: int | None = None, *, require_b: bool = False) -> EncodedInput:
+    """Tokenize A (and B when it is not blank) and build ``<cls> A <sep> [B <sep>]``.
+
+    With ``max_len``, the pair is cut to ``max_len`` tokens, specials included (the longer
+    sentence loses its last tokens first). Raises :class:`EmptyTextError` when A (or a required
+    B) gives no token.
+    """
+    a = tokenizer.tokenize(text_a)
+    b = tokenizer.tokenize(text_b) if text_b and text_b.strip() else None
+    if not a:
+        raise EmptyTextError("a")
+    if require_b and not b:
+        raise EmptyTextError("b")
+    total = len(a) + 2 + (len(b) + 1 if b else 0)
+    if max_len is not None and total > max_len:
+        if b:
+            a, b = truncate_pair(a, b, max_len - 3)
+        else:
+            a = a[: max_len - 2]
+    specials = tokenizer.vocab.specials
+    tokens, segments = get_tokens_and_segments(a, b, cls_token=specials.cls,
+                                               sep_token=specials.sep)
+    return EncodedInput(tokens, tokenizer.vocab[tokens], segments,
+                        len(a) + 2 if b else None, total, tokens.count(specials.unk))
+
+
+def stack_inputs(inputs: Sequence[EncodedInput],
+                 pad_id: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Several inputs as one padded batch: tokens and segments (B, T), valid_lens (B,)."""
+    if not inputs:
+        raise ValueError("inputs must hold at least one EncodedInput")
+    T = max(len(x.ids) for x in inputs)
+    tokens = torch.full((len(inputs), T), pad_id)
+    segments = torch.zeros((len(inputs), T), dtype=torch.long)
+    for i, x in enumerate(inputs):
+        tokens[i, : len(x.ids)] = torch.tensor(x.ids)
+        segments[i, : len(x.ids)] = torch.tensor(x.segments)
+    return tokens, segments, torch.tensor([len(x.ids) for x in inputs])
+
+
+@contextlib.contextmanager
+def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
+    """Eval mode (dropout off) and no gradients inside the block; the model's own mode after.
+
+    Use it wherever a representation must not depend on chance: the same text, the same vector.
+    """
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            yield model
+    finally:
+        model.train(was_training)
+
+
+def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: str,
+                      text_b: str | None = None) -> torch.Tensor:
+    """BERT's representation of ``<cls> a <sep>`` or ``<cls> a <sep> b <sep>``: (1, T, H).
+
+    Runs in eval mode (and restores the model's mode afterwards). The chapter's version calls
+    the network in training mode, so dropout stays on and the same text gets a slightly
+    different encoding on every call; here it is deterministic.
+    """
+    encoded = encode_pair(tokenizer, text_a, text_b)
+    with eval_mode(model):
+        encoded_X, _, _ = model(*encoded.tensors())
+    return encoded_X

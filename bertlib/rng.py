@@ -1,0 +1,19 @@
+"""Where random draws come from: an explicit ``torch.Generator``, never torch's global one.
+
+Every function of bertlib that draws takes ``generator=`` or ``seed=``, so a notebook cell gives
+the same draw however many other cells ran before it.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def make_generator(generator: torch.Generator | None = None,
+                   seed: int | None = None) -> torch.Generator:
+    """The given generator, or a new one seeded with ``seed``; exactly one must be given."""
+    if (generator is None) == (seed is None):
+        raise ValueError("pass exactly one of generator= (a torch.Generator) or seed= (an int)")
+    if generator is not None:
+        return generator
+    return torch.Generator().manual_seed(int(seed))

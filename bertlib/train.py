@@ -1,0 +1,125 @@
+"""Pretraining BERT with MLM + NSP: one step, the loop, and held-out evaluation.
+
+Shapes: B = batch, T = sequence length, P = prediction slots per sequence.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import torch
+from tqdm.auto import tqdm
+
+from bertlib.checks import check_positive_int
+from bertlib.data import PretrainBatch, make_loader
+from bertlib.fast import fast_loss
+from bertlib.inputs import eval_mode
+from bertlib.loss import BERTLoss
+from bertlib.model import BERTConfig, BERTModel
+
+LossFn = Callable[..., BERTLoss]
+
+
+def train_step(model: BERTModel, optimizer: torch.optim.Optimizer,
+               batch: Sequence[torch.Tensor], loss_fn: LossFn = fast_loss) -> BERTLoss:
+    """One optimisation step on the seven batch tensors; returns the (detached) losses."""
+    optimizer.zero_grad(set_to_none=True)
+    loss = loss_fn(model, *batch)
+    loss.total.backward()
+    optimizer.step()
+    return BERTLoss(*(t.detach() for t in loss))
+
+
+def init_model(config: BERTConfig, seed: int) -> BERTModel:
+    """A fresh model whose initial weights depend only on ``seed``."""
+    torch.manual_seed(seed)
+    return BERTModel.from_config(config)
+
+
+@dataclass
+class TrainHistory:
+    """Per-step losses of :func:`train_bert`."""
+
+    mlm: list[float] = field(default_factory=list)
+    nsp: list[float] = field(default_factory=list)
+    pairs: int = 0  # sentence pairs processed
+    seconds: float = 0.0  # wall-clock time of the steps
+    num_steps: int = 0  # the steps asked for, so that a callback knows the last one
+
+    @property
+    def pairs_per_sec(self) -> float:
+        return self.pairs / self.seconds if self.seconds else 0.0
+
+
+def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_size: int = 128,
+               lr: float = 1e-3, seed: int = 0, progress: bool = True,
+               callback: Callable[[TrainHistory], None] | None = None,
+               loss_fn: LossFn = fast_loss) -> TrainHistory:
+    """Train ``model`` with Adam for ``num_steps`` mini-batches (cycling over ``data``).
+
+    ``seed`` fixes both the batch order and the dropout draws, so the same model, data and
+    seed give the same losses. ``callback(history)`` runs after every step (e.g.
+    ``bertlib.viz.LossPlot().update``). The progress bar shows the MLM and NSP losses and pairs/s.
+    """
+    check_positive_int("num_steps", num_steps)
+    loader = make_loader(data, batch_size, seed=seed)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    torch.manual_seed(seed)  # dropout draws from the global generator
+    model.train()
+    history = TrainHistory(num_steps=num_steps)
+    bar = tqdm(total=num_steps, disable=not progress, desc="pretraining")
+    while len(history.mlm) < num_steps:
+        for batch in loader:
+            start = time.perf_counter()
+            loss = train_step(model, optimizer, batch, loss_fn)
+            history.seconds += time.perf_counter() - start
+            history.pairs += len(batch[0])
+            history.mlm.append(loss.mlm.item())
+            history.nsp.append(loss.nsp.item())
+            bar.set_postfix(mlm=f"{history.mlm[-1]:.3f}", nsp=f"{history.nsp[-1]:.3f}",
+                            pairs_s=f"{history.pairs_per_sec:.0f}", refresh=False)
+            bar.update(1)
+            if callback is not None:
+                callback(history)
+            if len(history.mlm) == num_steps:
+                break
+    bar.close()
+    model.eval()
+    return history
+
+
+def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
+                         batch_size: int = 512) -> dict[str, float]:
+    """NSP accuracy and MLM top-1 accuracy on ``data``, next to their baselines.
+
+    ``mlm_majority_baseline`` is the accuracy of always predicting the most frequent label of
+    ``data`` itself (the best any constant guess can do); ``nsp_majority_baseline`` likewise.
+    The NSP accuracy is also given per class: a head that favours one answer shows it there.
+    """
+    mlm_hits = 0
+    nsp_hits = torch.zeros(2, dtype=torch.long)  # right answers per label [NotNext, IsNext]
+    with eval_mode(model):
+        for batch in make_loader(data, batch_size, seed=0, shuffle=False):
+            tokens, segments, valid_lens, pred_positions, weights, labels, nsp_labels = batch
+            _, mlm_Y_hat, nsp_Y_hat = model(tokens, segments, valid_lens, pred_positions)
+            right = nsp_Y_hat.argmax(1) == nsp_labels
+            nsp_hits += nsp_labels[right].bincount(minlength=2)
+            real = weights > 0
+            mlm_hits += int((mlm_Y_hat.argmax(2)[real] == labels[real]).sum())
+    real_labels = data.mlm_labels[data.mlm_weights > 0]
+    n_slots, n_pairs = len(real_labels), len(data)
+    pairs_by_label = data.nsp_labels.bincount(minlength=2)
+    not_next, is_next = (nsp_hits.double() / pairs_by_label.clamp_min(1)).tolist()
+    return {
+        "pairs": n_pairs,
+        "mlm_slots": n_slots,
+        "nsp_accuracy": int(nsp_hits.sum()) / n_pairs,
+        "nsp_accuracy_is_next": is_next,
+        "nsp_accuracy_not_next": not_next,
+        "nsp_chance": 0.5,
+        "nsp_majority_baseline": int(pairs_by_label.max()) / n_pairs,
+        "mlm_accuracy": mlm_hits / n_slots,
+        "mlm_majority_baseline": int(real_labels.bincount().max()) / n_slots,
+    }

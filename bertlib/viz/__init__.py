@@ -1,0 +1,53 @@
+"""What the learner sees: figures, tables and widgets, in English or Chinese.
+
+The figures are plain matplotlib (``plot_*`` returns a ``Figure``); the widgets redraw the same
+figures in place. Nothing here is needed to build or train a model.
+"""
+
+from bertlib.viz.attention import (
+    AllHeadsPlot,
+    AttentionPlot,
+    AttentionView,
+    plot_all_heads,
+    plot_attention,
+)
+from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot, plot_input_representation
+from bertlib.viz.masks import (
+    ChipsPlot,
+    MaskTally,
+    TallyPlot,
+    plot_mask_chips,
+    plot_mask_tally,
+    tally_masks,
+)
+from bertlib.viz.nsp import NSPPlot, plot_nsp
+from bertlib.viz.similarity import plot_similarity
+from bertlib.viz.style import new_figure
+from bertlib.viz.training import LossPlot
+from bertlib.viz.widgets import AttentionWidget, InputRepresentationWidget, MaskingWidget, NSPWidget
+
+__all__ = [
+    "AllHeadsPlot",
+    "AttentionPlot",
+    "AttentionView",
+    "AttentionWidget",
+    "ChipsPlot",
+    "EmbeddingParts",
+    "EmbeddingPlot",
+    "InputRepresentationWidget",
+    "LossPlot",
+    "MaskTally",
+    "MaskingWidget",
+    "NSPPlot",
+    "NSPWidget",
+    "TallyPlot",
+    "new_figure",
+    "plot_all_heads",
+    "plot_attention",
+    "plot_input_representation",
+    "plot_mask_chips",
+    "plot_mask_tally",
+    "plot_nsp",
+    "plot_similarity",
+    "tally_masks",
+]

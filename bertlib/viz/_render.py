@@ -1,0 +1,283 @@
+"""Private rendering machinery that keeps the widgets under 100 ms per redraw.
+
+A reader of a figure never needs this module: the figures in :mod:`bertlib.viz` are ordinary
+matplotlib artists, and everything here only changes *how fast* they reach the screen
+(benchmarks/README.md has the measurements that keep each piece):
+
+* :class:`Blitter` redraws only the artists that change, over cached backgrounds;
+* :class:`TokenLabels` and :class:`StampedText` draw token names as pre-rendered stamps instead
+  of tick labels that matplotlib lays out again on every draw;
+* :func:`encode_png` turns the canvas into PNG bytes faster than Pillow for these figures.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib import rcParams
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.markers import TICKDOWN, TICKLEFT
+from matplotlib.text import Text
+from matplotlib.transforms import Affine2D
+
+
+def _png_chunk(tag: bytes, data: bytes) -> bytes:
+    return (struct.pack(">I", len(data)) + tag + data
+            + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF))
+
+
+def encode_png(rgba: np.ndarray) -> bytes:
+    """An (h, w, 4) uint8 RGBA array as an RGB PNG, alpha dropped (figures are opaque).
+
+    Written by hand because it is the widgets' fixed cost on every redraw: no per-row filter
+    and zlib at level 1 take about half of Pillow's time for these flat-coloured figures, and
+    give smaller files.
+    """
+    h, w = rgba.shape[:2]
+    rows = np.empty((h, 1 + 3 * w), dtype=np.uint8)
+    rows[:, 0] = 0  # filter type "None" for every row
+    rows[:, 1:].reshape(h, w, 3)[...] = rgba[:, :, :3]
+    header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8-bit RGB, not interlaced
+    return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header)
+            + _png_chunk(b"IDAT", zlib.compress(rows.data, 1)) + _png_chunk(b"IEND", b""))
+
+
+def canvas_png(canvas: FigureCanvasAgg) -> bytes:
+    return encode_png(np.asarray(canvas.buffer_rgba()))
+
+
+def figure_png(fig: Figure) -> bytes:
+    """The figure rendered as PNG bytes (a full draw)."""
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.draw()
+    return canvas_png(canvas)
+
+
+class Blitter:
+    """Redraws only a figure's changing ("animated") artists over cached backgrounds.
+
+    Three layers. The background (everything not animated) is drawn in full only after
+    :meth:`invalidate` (the owner changed something in it) or when the figure's pixel size or
+    dpi has changed. Artists animated with ``with_tokens=True`` (token labels and their marks)
+    change only with the text: they are drawn onto a second cached image after
+    :meth:`tokens_changed`. The other animated artists (images, bars, titles) are drawn on every
+    update. Text is what makes a figure slow to draw, so changing a head or a seed costs no text
+    but titles, and new text costs no full redraw. Within a layer, artists are drawn in
+    z-order, as a full draw would (an image first, then the lines and frame over it); so the
+    token layer must hold only artists that nothing animated overlaps.
+    """
+
+    def __init__(self, fig: Figure):
+        self.figure = fig
+        self.artists: list = []
+        self.token_artists: list = []
+        self.stamps: dict = {}  # rendered texts of this figure, see StampedText
+        self._background = None
+        self._background_of = None  # the (width, height, dpi) it was drawn at
+        self._with_tokens = None
+
+    def animate(self, *artists, with_tokens: bool = False) -> None:
+        for artist in artists:
+            artist.set_animated(True)
+        (self.token_artists if with_tokens else self.artists).extend(artists)
+
+    def forget(self, *artists) -> None:
+        gone = {id(a) for a in artists}
+        self.artists = [a for a in self.artists if id(a) not in gone]
+        self.token_artists = [a for a in self.token_artists if id(a) not in gone]
+        self._with_tokens = None
+
+    def invalidate(self) -> None:
+        self._background = self._with_tokens = None
+
+    def tokens_changed(self) -> None:
+        self._with_tokens = None
+
+    def still(self) -> Figure:
+        """The figure with nothing animated, for a one-shot figure that is shown once.
+
+        savefig and a notebook's inline display leave out animated figure-level artists (a
+        colour bar's axes, a suptitle), so the ``plot_*`` functions return this.
+        """
+        for artist in self.artists + self.token_artists:
+            artist.set_animated(False)
+        self.artists, self.token_artists = [], []
+        self.invalidate()
+        return self.figure
+
+    def _draw(self, artists: list) -> None:
+        for artist in sorted(artists, key=lambda a: a.get_zorder()):  # stable: ties keep order
+            if artist.get_visible():
+                self.figure.draw_artist(artist)
+
+    def png(self) -> bytes:
+        canvas = self.figure.canvas
+        size = (*canvas.get_width_height(physical=True), self.figure.dpi)
+        if self._background is None or self._background_of != size:
+            canvas.draw()  # everything but the animated artists
+            self._background = canvas.copy_from_bbox(self.figure.bbox)
+            self._background_of = size
+            self._with_tokens = None
+        if self._with_tokens is None:
+            canvas.restore_region(self._background)
+            self._draw(self.token_artists)
+            self._with_tokens = (canvas.copy_from_bbox(self.figure.bbox) if self.token_artists
+                                 else self._background)
+        canvas.restore_region(self._with_tokens)
+        self._draw(self.artists)
+        return canvas_png(canvas)
+
+
+class StampedText(Text):
+    """A Text that renders each string (in a font, angle, colour, dpi) once, then stamps it.
+
+    Laying out and rendering the glyphs costs about 1 ms per label, most of a widget's redraw
+    when 64 tokens label two axes; a new sentence mostly reuses the tokens of the last one. The
+    first draw of a string renders it whole on a transparent canvas of its own size and keeps
+    the pixels and their offset from the text's anchor; later draws paste them there, clipped
+    as the text would be (to within half a pixel of where a fresh render would put the
+    glyphs). Other renderers (PDF, SVG) draw normally.
+    """
+
+    MAX_STAMPS = 4096  # per figure; then the cache starts again (a stamp is a few kB)
+
+    def __init__(self, *args, stamps: dict, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._stamps = stamps  # the figure's, Blitter.stamps
+
+    def draw(self, renderer) -> None:
+        if not self.get_visible() or not self.get_text():
+            return
+        if not isinstance(renderer, RendererAgg):
+            super().draw(renderer)
+            return
+        x, y = (round(v) for v in self.get_transform().transform(self.get_unitless_position()))
+        key = (self.get_text(), self.get_fontproperties(), self.get_rotation(),
+               self.get_color(), self.get_horizontalalignment(),
+               self.get_verticalalignment(), renderer.dpi)
+        stamp = self._stamps.get(key)
+        if stamp is None:
+            if len(self._stamps) >= self.MAX_STAMPS:
+                self._stamps.clear()
+            stamp = self._stamps[key] = self._render(renderer, x, y)
+        pixels, dx, dy = stamp
+        gc = renderer.new_gc()
+        self._set_gc_clip(gc)
+        renderer.draw_image(gc, x + dx, y + dy, pixels)
+        gc.restore()
+        self.stale = False
+
+    def _render(self, renderer, x: int, y: int) -> tuple[np.ndarray, int, int]:
+        """The whole text drawn alone: its RGBA pixels and their bottom-left corner relative
+        to the anchor pixel (x, y)."""
+        x0, y0, x1, y1 = self.get_window_extent(renderer).padded(2).extents  # y upwards
+        x0, y0 = math.floor(x0), math.floor(y0)
+        scratch = RendererAgg(math.ceil(x1) - x0, math.ceil(y1) - y0, renderer.dpi)
+        # Shifted by whole pixels, so the glyphs keep their sub-pixel placement.
+        transform, clip_on = self.get_transform(), self.get_clip_on()
+        self.set_transform(transform + Affine2D().translate(-x0, -y0))
+        self.set_clip_on(False)
+        try:
+            super().draw(scratch)
+        finally:
+            self.set_transform(transform)
+            self.set_clip_on(clip_on)
+        # Buffer rows run top-down; draw_image wants them bottom-up.
+        return np.asarray(scratch.buffer_rgba())[::-1].copy(), x0 - x, y0 - y
+
+
+class TokenLabels:
+    """Token names and tick marks beside an axes, exactly where matplotlib would put its ticks.
+
+    Ticks are what makes a redraw slow: on every draw matplotlib lays out and measures each
+    label again and draws each mark as its own line. Here the axis has no ticks; the marks are
+    one line of tick-shaped markers and the labels are :class:`StampedText` with the tick
+    labels' transform, alignment, font and colour. Both are animated (see :class:`Blitter`), so
+    new tokens, even a new number of them, leave the background alone. The texts are kept in a
+    pool: a longer input adds texts, a shorter one hides the rest. Read the shown tokens from
+    :attr:`tokens`.
+    """
+
+    def __init__(self, ax, blitter: Blitter, axis: str, rotation: float = 0.0):
+        if axis not in ("x", "y"):
+            raise ValueError(f"axis must be 'x' (below the axes) or 'y' (left); got {axis!r}")
+        self.ax, self.blitter, self.axis, self.rotation = ax, blitter, axis, rotation
+        self.texts: list = []
+        self._count = 0
+        (ax.set_yticks if axis == "y" else ax.set_xticks)([])
+        color = rcParams[f"{axis}tick.labelcolor"]
+        self.color = rcParams[f"{axis}tick.color"] if color == "inherit" else color
+        self.marks = ax.add_artist(Line2D(
+            [], [], linestyle="none", marker=TICKLEFT if axis == "y" else TICKDOWN,
+            markersize=rcParams[f"{axis}tick.major.size"], color=rcParams[f"{axis}tick.color"],
+            markeredgewidth=rcParams[f"{axis}tick.major.width"], clip_on=False,
+            transform=ax.get_yaxis_transform() if axis == "y" else ax.get_xaxis_transform()))
+        blitter.animate(self.marks, with_tokens=True)
+
+    @property
+    def tokens(self) -> list[str]:
+        return [t.get_text() for t in self.texts[: self._count]]
+
+    def _grow(self, n: int) -> None:
+        a = self.axis
+        pad = rcParams[f"{a}tick.major.size"] + rcParams[f"{a}tick.major.pad"]  # direction out
+        if a == "y":
+            transform, va, ha = self.ax.get_yaxis_text1_transform(pad)
+        else:
+            transform, va, ha = self.ax.get_xaxis_text1_transform(pad)
+        new = [self.ax.add_artist(StampedText(*((0, i) if a == "y" else (i, 0)), "",
+                                               transform=transform, va=va, ha=ha,
+                                               rotation=self.rotation, color=self.color,
+                                               clip_on=False, stamps=self.blitter.stamps))
+               for i in range(len(self.texts), n)]
+        self.blitter.animate(*new, with_tokens=True)
+        self.texts.extend(new)
+
+    def set(self, tokens: Sequence[str], fontsize: float) -> None:
+        """Show ``tokens`` at positions 0, 1, ... of the axis."""
+        n = len(tokens)
+        if self.tokens == list(tokens) and all(t.get_fontsize() == fontsize
+                                               for t in self.texts[:n]):
+            return
+        if n > len(self.texts):
+            self._grow(n)
+        for i, t in enumerate(self.texts):
+            if i < n:
+                t.set_text(tokens[i])
+                if t.get_fontsize() != fontsize:
+                    t.set_fontsize(fontsize)
+            t.set_visible(i < n)
+        self._count = n
+        at, zeros = np.arange(n), np.zeros(n)
+        self.marks.set_data((zeros, at) if self.axis == "y" else (at, zeros))
+        self.blitter.tokens_changed()
+
+
+def bar_verts(heights) -> list:
+    """Corners of bars 0.8 wide at x = 0, 1, ..., for a PolyCollection (cheaper than bar())."""
+    return [[(i - 0.4, 0), (i - 0.4, h), (i + 0.4, h), (i + 0.4, 0)]
+            for i, h in enumerate(heights)]
+
+
+def spines(axes) -> list:
+    """The frames of ``axes``, to be animated along with images drawn inside them."""
+    return [spine for ax in axes for spine in ax.spines.values()]
+
+
+def pin_labels(ax, x_label: float | None = None, y_label: float | None = None) -> None:
+    """Fix the axis labels at the given axes coordinates and the title just above the axes.
+
+    Left to itself, matplotlib places them by measuring every tick label on each draw, which
+    costs more than drawing them for 64 tokens.
+    """
+    if x_label is not None:
+        ax.xaxis.set_label_coords(0.5, x_label)
+    if y_label is not None:
+        ax.yaxis.set_label_coords(y_label, 0.5)
+    ax.set_title(ax.get_title(), y=1.0, pad=6)

@@ -1,0 +1,202 @@
+"""Attention weights as figures: one head (or the mean) with one query's row, and all heads."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from bertlib.i18n import text
+from bertlib.viz._render import TokenLabels, bar_verts, pin_labels, spines
+from bertlib.viz.live import LiveFigure
+from bertlib.viz.style import BOUNDARY_COLOR, label_size
+
+
+@dataclass(frozen=True)
+class AttentionView:
+    """What one attention heatmap shows: (T, T) weights, rows = queries, columns = keys.
+
+    boundary: index of the first sentence-B token among ``tokens``, or None without B.
+    """
+
+    weights: np.ndarray
+    tokens: list[str]
+    boundary: int | None = None
+    query: int = 0
+    title: str = ""
+    note: str = ""
+
+
+class AttentionPlot(LiveFigure):
+    """A token x token heatmap with the A/B boundary marked and, beneath it sharing the key
+    axis, a bar chart of the chosen query token's row."""
+
+    def __init__(self, lang: str | None = None):
+        super().__init__(9, 9, lang)
+        # Placed by hand (see _layout) so the bars line up with the heatmap's columns; the
+        # heatmap has no x tick labels of its own: the bars' labels below name the keys.
+        self.ax_map = self.figure.add_axes((0, 0, 1, 1))
+        self.ax_row = self.figure.add_axes((0, 0, 1, 1))
+        self.cax = self.figure.add_axes((0, 0, 1, 1))
+        self.ax_map.set_xticks([])
+        self.image = self.ax_map.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0,
+                                        interpolation="nearest", aspect="auto")
+        self.colorbar = self.figure.colorbar(self.image, cax=self.cax)
+        self.colorbar.set_label(text("weight", self.lang))
+        line = {"color": BOUNDARY_COLOR, "linewidth": 2}
+        self.hline = self.ax_map.axhline(0, **line)
+        self.vline = self.ax_map.axvline(0, **line)
+        self.row_vline = self.ax_row.axvline(0, **line)
+        self.highlight = Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor="#E69F00",
+                                   linewidth=2.5)
+        self.ax_map.add_patch(self.highlight)
+        self.ax_map.set_ylabel(text("query_axis", self.lang))
+        self.ax_row.set_ylabel(text("weight", self.lang))
+        self.ax_row.set_xlabel(text("key_axis", self.lang))
+        self.ax_row.set_yticks([])  # the y scale follows the row; the peak is written instead
+        self.peak = self.ax_row.text(0.995, 0.92, "", transform=self.ax_row.transAxes,
+                                     ha="right", va="top", fontsize=10)
+        self.note = self.figure.text(0.01, 0.005, "", fontsize=9, color="#555555")
+        # One collection, not T Rectangles: ax.bar costs more than the whole redraw.
+        self.bars = PolyCollection([], facecolors="#0072B2")
+        self.ax_row.add_collection(self.bars, autolim=False)
+        self.row_values = np.zeros(0)
+        self.blitter.animate(self.image, self.hline, self.vline, self.row_vline, self.highlight,
+                             self.colorbar.ax, self.ax_map.title, self.ax_row.title, self.peak,
+                             self.note, self.bars, *spines([self.ax_map, self.ax_row]))
+        self.query_labels = TokenLabels(self.ax_map, self.blitter, "y")
+        self.key_labels = TokenLabels(self.ax_row, self.blitter, "x", rotation=90)
+        self._length: int | None = None
+
+    def _layout(self, T: int) -> None:
+        """Size and place everything for T tokens; the background is redrawn only when the
+        figure's size changes."""
+        # Inches of heatmap, in steps of 8 tokens: a new size redraws the whole figure.
+        side = min(max(3.5, 0.8 * math.ceil(T / 8) + 2.5), 8.0)
+        margin, below, bar_h, gap, top, right = 1.5, 1.3, 0.22 * side + 0.6, 0.5, 0.5, 1.1
+        width, height = margin + side + right, below + bar_h + gap + side + top
+        self.figure.set_size_inches(width, height)  # a new size: the Blitter redraws all
+        self.ax_map.set_position((margin / width, (below + bar_h + gap) / height,
+                                  side / width, side / height))
+        self.ax_row.set_position((margin / width, below / height, side / width, bar_h / height))
+        self.cax.set_position(((margin + side + 0.15) / width, (below + bar_h + gap) / height,
+                               0.18 / width, side / height))
+        for ax in (self.ax_map, self.ax_row):
+            ax.set_xlim(-0.5, T - 0.5)
+        self.ax_map.set_ylim(T - 0.5, -0.5)
+        pin_labels(self.ax_map, y_label=-(margin - 0.3) / side)
+        pin_labels(self.ax_row, x_label=-(below - 0.3) / bar_h, y_label=-(margin - 0.3) / side)
+        self.highlight.set_width(T)
+        self._length = T
+
+    def update(self, view: AttentionView) -> Figure:
+        weights = np.asarray(view.weights)
+        T = len(view.tokens)
+        if weights.shape != (T, T):
+            raise ValueError(f"weights must be (T, T) with T={T} tokens; got {weights.shape}")
+        if not 0 <= view.query < T:
+            raise ValueError(f"query must be a token index in [0, {T - 1}]; got {view.query}")
+        if self._length != T:
+            self._layout(T)
+        for labels in (self.query_labels, self.key_labels):
+            labels.set(view.tokens, label_size(T))
+        vmax = float(weights.max()) or 1.0
+        self.image.set_data(weights)
+        self.image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
+        self.image.set_clim(0, vmax)
+        row = weights[view.query]
+        self.row_values = row
+        self.bars.set_verts(bar_verts(row))
+        self.ax_row.set_ylim(0, vmax * 1.05)
+        self.peak.set_text(f"max {row.max():.3f}")
+        self.highlight.set_y(view.query - 0.5)
+        has_boundary = view.boundary is not None and 0 < view.boundary < T
+        for line in (self.hline, self.vline, self.row_vline):
+            line.set_visible(has_boundary)
+        if has_boundary:
+            edge = view.boundary - 0.5
+            self.hline.set_ydata([edge, edge])
+            self.vline.set_xdata([edge, edge])
+            self.row_vline.set_xdata([edge, edge])
+        self.ax_map.set_title(view.title, y=1.0, pad=6)
+        self.ax_row.set_title(text("attends_title", self.lang, token=view.tokens[view.query]),
+                              fontsize=11, y=1.0, pad=4)
+        self.note.set_text(view.note)
+        return self.figure
+
+
+def plot_attention(view: AttentionView, lang: str | None = None) -> Figure:
+    """One head's (or the mean) attention heatmap with the query token's row as bars."""
+    return AttentionPlot(lang).once(view)
+
+
+class AllHeadsPlot(LiveFigure):
+    """Small multiples: every head of one layer and their mean, on one colour scale."""
+
+    def __init__(self, num_heads: int, lang: str | None = None):
+        self.num_panels = num_heads + 1
+        self.cols = min(4, self.num_panels)
+        self.rows = math.ceil(self.num_panels / self.cols)
+        height = 3.4 * self.rows + 1.0
+        super().__init__(3.2 * self.cols + 1.8, height, lang)
+        self.figure.subplots_adjust(left=1.0 / (3.2 * self.cols + 1.8), right=0.88,
+                                    top=1 - 0.75 / height, bottom=0.9 / height, wspace=0.15,
+                                    hspace=0.35)
+        axes = self.figure.subplots(self.rows, self.cols, squeeze=False)
+        self.axes = list(axes.flat)
+        for ax in self.axes[self.num_panels:]:
+            ax.set_visible(False)
+        self.axes = self.axes[: self.num_panels]
+        self.images = [ax.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0, aspect="auto",
+                                 interpolation="nearest") for ax in self.axes]
+        for i, ax in enumerate(self.axes):
+            is_mean = i == num_heads
+            ax.set_xticks([])  # the outer panels get TokenLabels below
+            ax.set_yticks([])
+            ax.set_title(text("mean_heads" if is_mean else "head_name", self.lang, head=i),
+                         y=1.0, pad=4)
+        cax = self.figure.add_axes((0.9, 0.9 / height, 0.015, 1 - 1.65 / height))
+        self.colorbar = self.figure.colorbar(self.images[0], cax=cax)
+        self.colorbar.set_label(text("weight", self.lang))
+        self.suptitle = self.figure.suptitle("")
+        self.blitter.animate(*self.images, self.colorbar.ax, self.suptitle,
+                             *spines(self.axes))
+        # Labels only on the outer panels (the single-head view has them all).
+        self.token_labels = [
+            *(TokenLabels(ax, self.blitter, "y") for i, ax in enumerate(self.axes)
+              if i % self.cols == 0),
+            *(TokenLabels(ax, self.blitter, "x", rotation=90) for i, ax in enumerate(self.axes)
+              if i + self.cols >= self.num_panels),
+        ]
+
+    def update(self, weights: np.ndarray, tokens: list[str], layer: int) -> Figure:
+        """weights: (num_heads, T, T) for one layer; the mean over heads is added here."""
+        weights = np.asarray(weights)
+        T = len(tokens)
+        if weights.shape != (self.num_panels - 1, T, T):
+            raise ValueError(f"weights must be (num_heads={self.num_panels - 1}, T, T) with "
+                             f"T={T}; got {weights.shape}")
+        panels = [*weights, weights.mean(axis=0)]
+        labelled = T <= 32  # beyond that the labels would not be legible
+        for ax in self.axes:  # only the animated images and labels depend on T
+            ax.set_xlim(-0.5, T - 0.5)
+            ax.set_ylim(T - 0.5, -0.5)
+        for labels in self.token_labels:
+            labels.set(tokens if labelled else [], label_size(T) - 2)
+        vmax = float(max(p.max() for p in panels)) or 1.0
+        for im, data in zip(self.images, panels, strict=True):
+            im.set_data(data)
+            im.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
+            im.set_clim(0, vmax)
+        self.suptitle.set_text(text("all_heads_title", self.lang, layer=layer))
+        return self.figure
+
+
+def plot_all_heads(weights: np.ndarray, tokens: list[str], layer: int,
+                   lang: str | None = None) -> Figure:
+    """Every head of one layer plus their mean. weights: (num_heads, T, T)."""
+    return AllHeadsPlot(np.asarray(weights).shape[0], lang).once(weights, tokens, layer)

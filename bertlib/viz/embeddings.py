@@ -1,0 +1,93 @@
+"""The input representation as a figure: token, segment and position embeddings and their sum."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from bertlib.i18n import text
+from bertlib.viz._render import TokenLabels, pin_labels, spines
+from bertlib.viz.live import LiveFigure
+from bertlib.viz.style import label_size
+
+
+@dataclass(frozen=True)
+class EmbeddingParts:
+    """The three embeddings of each token and the encoder's input; arrays are (T, H)."""
+
+    tokens: list[str]
+    token: np.ndarray
+    segment: np.ndarray
+    position: np.ndarray
+    total: np.ndarray
+    normalised: bool = False  # True when ``total`` is LayerNorm(sum), as in original BERT
+
+    def __post_init__(self):
+        shapes = [np.shape(p) for p in self.panels()]
+        T = len(self.tokens)
+        if T == 0 or any(shape != (T, shapes[0][-1]) for shape in shapes) or not shapes[0][-1]:
+            raise ValueError(f"token, segment, position and total must all be (T, H) arrays with "
+                             f"T = {T} tokens and H >= 1; got shapes {shapes}")
+
+    def panels(self) -> list[np.ndarray]:
+        return [self.token, self.segment, self.position, self.total]
+
+
+class EmbeddingPlot(LiveFigure):
+    """Four (T, H) heatmaps side by side, rows labelled with the tokens, one colour scale.
+
+    Only the images, the token labels and the colour bar change with the text; the rest is a
+    background redrawn only when the figure's height changes (in steps of 16 tokens).
+    """
+
+    def __init__(self, lang: str | None = None):
+        super().__init__(12, 4, lang)
+        self.figure.subplots_adjust(left=0.1, right=0.9, top=0.88, bottom=0.12, wspace=0.08)
+        self.axes = list(self.figure.subplots(1, 4))
+        for ax in self.axes[1:]:  # the first gets TokenLabels below
+            ax.set_yticks([])
+        self.images = [ax.imshow(np.zeros((1, 1)), cmap="RdBu_r", aspect="auto",
+                                 interpolation="nearest") for ax in self.axes]
+        cax = self.figure.add_axes((0.92, 0.12, 0.012, 0.76))
+        self.colorbar = self.figure.colorbar(self.images[0], cax=cax)
+        self.colorbar.set_label(text("emb_value", self.lang))
+        for ax in self.axes:
+            ax.set_xlabel(text("hidden_dim", self.lang))
+        # The frames too, drawn after the images as in a full draw: an image would cover them.
+        self.blitter.animate(*self.images, *spines(self.axes), self.colorbar.ax)
+        self.token_labels = TokenLabels(self.axes[0], self.blitter, "y")
+
+    def update(self, parts: EmbeddingParts) -> Figure:
+        T, H = parts.token.shape
+        # The height grows in steps of 16 tokens: within a step only the (animated) images and
+        # labels change and the background is kept; a new height redraws everything (~110 ms
+        # at 64 tokens against ~65 ms, see benchmarks/README.md).
+        height = min(max(2.5, 0.16 * 16 * math.ceil(T / 16) + 1.4), 12)
+        if self.figure.get_figheight() != height:
+            self.figure.set_size_inches(12, height)
+            self.figure.subplots_adjust(bottom=0.55 / height, top=1 - 0.4 / height)
+            for ax in self.axes:  # the Blitter redraws the background at the new size
+                pin_labels(ax, x_label=-0.4 / ((1 - 0.95 / height) * height))
+        for ax in self.axes:
+            ax.set_ylim(T - 0.5, -0.5)
+        self.token_labels.set(parts.tokens, label_size(T))
+        keys = ["emb_token", "emb_segment", "emb_position",
+                "emb_sum_norm" if parts.normalised else "emb_sum"]
+        limit = max(float(np.abs(p).max()) for p in parts.panels()) or 1.0
+        for ax, im, data, key in zip(self.axes, self.images, parts.panels(), keys, strict=True):
+            im.set_data(data)
+            im.set_extent((-0.5, H - 0.5, T - 0.5, -0.5))
+            im.set_clim(-limit, limit)
+            if ax.get_xlim() != (-0.5, H - 0.5) or ax.get_title() != text(key, self.lang):
+                ax.set_xlim(-0.5, H - 0.5)
+                ax.set_title(text(key, self.lang), y=1.0, pad=6)
+                self.blitter.invalidate()  # both are part of the background
+        return self.figure
+
+
+def plot_input_representation(parts: EmbeddingParts, lang: str | None = None) -> Figure:
+    """Token, segment and position embeddings and the encoder input, as heatmaps."""
+    return EmbeddingPlot(lang).once(parts)

@@ -1,0 +1,48 @@
+"""Library code on screen: a whole function or class, or one marked region of it.
+
+A region is the lines between ``# <listing: NAME>`` and ``# </listing>`` inside the object's
+source. Markers, not matched lines of code, so reformatting the code never moves what a notebook
+shows; an unknown name is an error, never an empty listing.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import textwrap
+
+_START = re.compile(r"\s*# <listing: ([\w-]+)>\s*$")
+_END = re.compile(r"\s*# </listing>\s*$")
+
+
+def source(obj, region: str | None = None) -> str:
+    """The source of ``obj`` (a function, method or class), dedented, without the markers;
+    with ``region``, only the lines of that marked region."""
+    try:
+        lines = inspect.getsource(obj).splitlines()
+    except (TypeError, OSError) as err:
+        raise ValueError(f"obj must be a function, method or class with source code; got "
+                         f"{obj!r}") from err
+    regions: dict[str, list[str]] = {}
+    inside: list[str] | None = None
+    kept = []
+    for line in lines:
+        if (start := _START.match(line)) is not None:
+            inside = regions.setdefault(start.group(1), [])
+        elif _END.match(line):
+            inside = None
+        else:
+            kept.append(line)
+            if inside is not None:
+                inside.append(line)
+    if region is None:
+        return textwrap.dedent("\n".join(kept))
+    if region not in regions:
+        raise ValueError(f"region must name a marked region of {obj.__qualname__}; got "
+                         f"{region!r}, the source has {sorted(regions) or 'none'}")
+    return textwrap.dedent("\n".join(regions[region]))
+
+
+def show_source(obj, region: str | None = None) -> None:
+    """Print :func:`source` of ``obj`` (and ``region``)."""
+    print(source(obj, region))

@@ -1,0 +1,40 @@
+"""The base of every figure that a widget redraws in place."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+from bertlib.i18n import resolve_language
+from bertlib.viz._render import Blitter
+from bertlib.viz.style import new_figure
+
+
+class LiveFigure:
+    """A figure built once and then changed in place by :meth:`update`.
+
+    A subclass builds its axes and artists in ``__init__`` and changes only their data in
+    ``update(...)``, which returns :attr:`figure`. A widget shows :meth:`png`; a notebook that
+    wants the picture once calls :meth:`once` (what the ``plot_*`` functions do). Artists that
+    change are registered with ``self.blitter.animate`` so that a redraw skips the rest.
+    """
+
+    def __init__(self, width: float, height: float, lang: str | None = None):
+        self.lang = resolve_language(lang)
+        self.figure = new_figure(width, height)
+        self.blitter = Blitter(self.figure)
+
+    def update(self, *args, **kwargs) -> Figure:
+        raise NotImplementedError
+
+    def png(self) -> bytes:
+        """The current picture as PNG bytes, redrawing only what changed."""
+        return self.blitter.png()
+
+    def once(self, *args, **kwargs) -> Figure:
+        """``update(...)``, then the figure as a plain matplotlib Figure to show or save once.
+
+        savefig and a notebook's inline display leave out animated figure-level artists (a
+        colour bar's axes, a suptitle), so nothing stays animated.
+        """
+        self.update(*args, **kwargs)
+        return self.blitter.still()

@@ -1,0 +1,253 @@
+"""MLM masking as figures: one draw as coloured chips, and a tally over many draws."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch, Patch
+
+from bertlib.i18n import text
+from bertlib.inputs import EncodedInput
+from bertlib.masking import Fate, mask_tokens
+from bertlib.rng import make_generator
+from bertlib.viz._render import StampedText, TokenLabels, bar_verts, spines
+from bertlib.viz.live import LiveFigure
+from bertlib.viz.style import (
+    FATE_COLORS,
+    FATE_KEYS,
+    FATE_TEXT_COLORS,
+    NOT_SELECTED_COLOR,
+    label_size,
+)
+from bertlib.vocab import Vocab
+
+CHIP_COLUMNS = 8
+EXPECTED_FATE_FRACTIONS = {Fate.MASK: 0.8, Fate.RANDOM: 0.1, Fate.KEEP: 0.1}
+
+
+class ChipsPlot(LiveFigure):
+    """Tokens as grey chips; a selected chip gets an outline and a band in its fate's colour
+    saying what the model sees instead.
+
+    Only the outlines, bands and texts are redrawn (stamped texts, and only the selected
+    outlines and bands), so a resample costs little; the grey chips themselves are background,
+    redrawn only when their number changes.
+    """
+
+    def __init__(self, lang: str | None = None):
+        super().__init__(11, 2, lang)
+        self.ax = self.figure.add_axes((0.01, 0.01, 0.98, 0.8))
+        self.ax.set_axis_off()
+        handles = [Patch(facecolor=FATE_COLORS[f], label=text(FATE_KEYS[f], self.lang))
+                   for f in Fate]
+        handles.append(Patch(facecolor=NOT_SELECTED_COLOR, edgecolor="#999999",
+                             label=text("fate_none", self.lang)))
+        self.legend = self.figure.legend(handles=handles, loc="upper center", ncol=4,
+                                         frameon=False, fontsize=11, bbox_to_anchor=(0.5, 0.93))
+        self.title = self.figure.suptitle("", fontsize=13, y=0.995)
+        self.blitter.animate(self.title)
+        self.top_texts: list = []  # the original tokens
+        self.outlines: list[FancyBboxPatch] = []
+        self.bands: list[FancyBboxPatch] = []
+        self.bottom_texts: list = []  # what the model sees at selected positions
+        self.fates: list[Fate | None] = []
+
+    def _layout(self, n: int) -> None:
+        """Build ``n`` chips; their token texts are filled in by :meth:`update`."""
+        for artist in self.ax.patches[:] + self.ax.texts[:]:
+            artist.remove()
+        self.blitter.forget(*self.top_texts, *self.outlines, *self.bands, *self.bottom_texts)
+        self.blitter.invalidate()
+        rows = max(1, math.ceil(n / CHIP_COLUMNS))
+        height = 0.75 * rows + 0.9
+        self.figure.set_size_inches(11, height)
+        self.ax.set_position((0.01, 0.01, 0.98, (0.75 * rows) / height))
+        self.ax.set_xlim(0, CHIP_COLUMNS)
+        self.ax.set_ylim(rows, 0)
+        box = "round,pad=0,rounding_size=0.12"
+        self.top_texts, self.outlines, self.bands, self.bottom_texts = [], [], [], []
+        # add_artist, not add_patch: the limits are fixed, and updating them per patch is slow.
+        for i in range(n):
+            x, y = i % CHIP_COLUMNS + 0.05, i // CHIP_COLUMNS + 0.08
+            self.ax.add_artist(FancyBboxPatch((x, y), 0.9, 0.84, boxstyle=box, linewidth=1,
+                                              facecolor=NOT_SELECTED_COLOR, edgecolor="#999999"))
+            self.top_texts.append(self.ax.add_artist(StampedText(
+                x + 0.45, y + 0.24, "", ha="center", va="center", fontsize=12, color="#222222",
+                stamps=self.blitter.stamps)))
+            self.bands.append(self.ax.add_artist(FancyBboxPatch(
+                (x + 0.06, y + 0.46), 0.78, 0.32, boxstyle="round,pad=0,rounding_size=0.08",
+                linewidth=0)))
+            self.outlines.append(self.ax.add_artist(FancyBboxPatch(
+                (x, y), 0.9, 0.84, boxstyle=box, linewidth=3, fill=False)))
+            self.bottom_texts.append(self.ax.add_artist(StampedText(
+                x + 0.45, y + 0.62, "", ha="center", va="center", fontsize=10,
+                stamps=self.blitter.stamps)))
+        # All animated and in the order of a full draw (chip by chip, then by z-order): a long
+        # token's text lies over its chip's outline. Stamped, the texts cost little.
+        self.blitter.animate(*(artist for chip in zip(self.top_texts, self.bands, self.outlines,
+                                                       self.bottom_texts, strict=True)
+                               for artist in chip))
+
+    def update(self, tokens: Sequence[str], shown: Sequence[str], fates: Sequence[Fate | None],
+               title: str = "") -> Figure:
+        """tokens: the original sequence; shown: what the model sees; fates: one per token,
+        None for positions not selected."""
+        if not len(tokens) == len(shown) == len(fates):
+            raise ValueError(f"tokens, shown and fates must have one entry per token; got "
+                             f"{len(tokens)}, {len(shown)}, {len(fates)}")
+        if len(tokens) != len(self.top_texts):
+            self._layout(len(tokens))
+        for top, tok in zip(self.top_texts, tokens, strict=True):
+            top.set_text(tok)
+        self.fates = list(fates)
+        for outline, band, bottom, seen, fate in zip(
+                self.outlines, self.bands, self.bottom_texts, shown, fates, strict=True):
+            selected = fate is not None
+            for artist in (outline, band, bottom):
+                artist.set_visible(selected)
+            if selected:
+                outline.set_edgecolor(FATE_COLORS[fate])
+                band.set_facecolor(FATE_COLORS[fate])
+                bottom.set_text(f"→ {seen}")
+                bottom.set_color(FATE_TEXT_COLORS[fate])
+        self.title.set_text(title)
+        return self.figure
+
+
+def plot_mask_chips(tokens: Sequence[str], shown: Sequence[str],
+                    fates: Sequence[Fate | None], title: str = "",
+                    lang: str | None = None) -> Figure:
+    """One masking draw as coloured chips, with a legend of the four fates."""
+    return ChipsPlot(lang).once(tokens, shown, fates, title)
+
+
+@dataclass(frozen=True)
+class MaskTally:
+    """Counts over ``samples`` masking draws of one sequence.
+
+    selection_counts: (T,) how often each position was selected; fate_counts: (samples, 3)
+    cumulative counts of MASK/RANDOM/KEEP after each draw; selected/candidates: positions chosen
+    per draw out of the maskable ones.
+    """
+
+    tokens: list[str]
+    selection_counts: np.ndarray
+    fate_counts: np.ndarray
+    selected: int
+    candidates: int
+
+    def __post_init__(self):
+        T = len(self.tokens)
+        if T == 0 or np.shape(self.selection_counts) != (T,):
+            raise ValueError(f"selection_counts must be ({T},), one count per token, with at "
+                             f"least one token; got {np.shape(self.selection_counts)}")
+        shape = np.shape(self.fate_counts)
+        if len(shape) != 2 or shape[0] < 1 or shape[1] != len(Fate):
+            raise ValueError(f"fate_counts must be (samples >= 1, {len(Fate)}); got {shape}")
+        if not 1 <= self.selected <= self.candidates <= T:
+            raise ValueError(f"need 1 <= selected <= candidates <= {T} tokens; got selected="
+                             f"{self.selected}, candidates={self.candidates}")
+
+    @property
+    def samples(self) -> int:
+        return int(self.fate_counts.shape[0])
+
+    @property
+    def selection_fractions(self) -> np.ndarray:
+        return self.selection_counts / self.samples
+
+    @property
+    def fate_fractions(self) -> np.ndarray:
+        """(samples, 3): running fraction of each fate among the tokens selected so far."""
+        return self.fate_counts / self.fate_counts.sum(axis=1, keepdims=True)
+
+
+def tally_masks(enc: EncodedInput, vocab: Vocab, mask_ratio: float, samples: int,
+                seed: int) -> MaskTally:
+    """Count selections per position and cumulative fates over ``samples`` draws of
+    :func:`mask_tokens`, all from one generator seeded with ``seed``."""
+    g = make_generator(seed=seed)
+    selection = np.zeros(len(enc.ids), dtype=np.int64)
+    per_draw = np.zeros((samples, len(Fate)), dtype=np.int64)
+    for i in range(samples):
+        masked = mask_tokens(enc.ids, vocab, mask_ratio=mask_ratio, generator=g)
+        selection[masked.positions] += 1
+        per_draw[i] = np.bincount(np.asarray(masked.fates, dtype=np.int64),
+                                  minlength=len(Fate))
+    # Every draw selects the same number of positions from the same candidates.
+    return MaskTally(enc.tokens, selection, per_draw.cumsum(axis=0), len(masked.positions),
+                     masked.num_candidates)
+
+
+class TallyPlot(LiveFigure):
+    """How often each position was selected over many masking draws, and the running shares
+    of the three fates, each with its expected value as a dashed line.
+
+    Redrawn in place: the bars, curves, expected selection rate, legend and token labels are
+    animated; the background changes only with the number of draws (the log-scaled x axis) or
+    the selection axis's range, which moves in steps of 0.1.
+    """
+
+    def __init__(self, lang: str | None = None):
+        super().__init__(12, 4.2, lang)
+        self.figure.subplots_adjust(left=0.06, right=0.98, top=0.9, bottom=0.3, wspace=0.18)
+        self.ax_sel, self.ax_fate = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
+        self.bars = self.ax_sel.add_collection(PolyCollection([],
+                                                              facecolor=FATE_COLORS[Fate.MASK]))
+        self.expected = self.ax_sel.axhline(0, color="black", linestyle="--", linewidth=1.5)
+        self.legend = self.ax_sel.legend([self.expected], [""], loc="upper right", fontsize=10)
+        self.ax_sel.set_ylabel(text("tally_fraction", self.lang))
+        self.ax_sel.set_title(text("tally_selection_title", self.lang))
+        self.curves = {fate: self.ax_fate.plot([], [], color=FATE_COLORS[fate], linewidth=2,
+                                               label=text(FATE_KEYS[fate], self.lang))[0]
+                       for fate in Fate}
+        references = [self.ax_fate.axhline(EXPECTED_FATE_FRACTIONS[fate], color=FATE_COLORS[fate],
+                                           linestyle="--", linewidth=1.2) for fate in Fate]
+        self.ax_fate.plot([], [], color="black", linestyle="--",
+                          label=text("expected_value", self.lang))
+        self.ax_fate.set_xscale("log")
+        self.ax_fate.set_ylim(0, 1)
+        self.ax_fate.set_xlabel(text("tally_resample_axis", self.lang))
+        self.ax_fate.set_ylabel(text("tally_fraction", self.lang))
+        self.fate_title = self.ax_fate.set_title("")
+        fate_legend = self.ax_fate.legend(loc="center right", fontsize=9)
+        # The reference lines and legends too, in the order of a full draw: over the curves.
+        self.blitter.animate(self.bars, self.expected, self.legend, *self.curves.values(),
+                             *references, fate_legend, self.fate_title,
+                             *spines([self.ax_sel, self.ax_fate]))
+        self.token_labels = TokenLabels(self.ax_sel, self.blitter, "x", rotation=90)
+
+    def update(self, tally: MaskTally) -> Figure:
+        T, fractions = len(tally.tokens), tally.selection_fractions
+        self.bars.set_verts(bar_verts(fractions))
+        self.ax_sel.set_xlim(-0.5, T - 0.5)
+        self.token_labels.set(tally.tokens, label_size(T))
+        expected = tally.selected / tally.candidates
+        self.expected.set_ydata([expected, expected])
+        self.legend.get_texts()[0].set_text(text(
+            "tally_selection_expected", self.lang, selected=tally.selected,
+            candidates=tally.candidates, percent=100 * expected))
+        top = min(1.0, math.ceil(10 * max(2 * expected, 1.1 * float(fractions.max()))) / 10)
+        if self.ax_sel.get_ylim() != (0, top):
+            self.ax_sel.set_ylim(0, top)
+            self.blitter.invalidate()
+        draws = np.arange(1, tally.samples + 1)
+        for fate, curve in self.curves.items():
+            curve.set_data(draws, tally.fate_fractions[:, fate])
+        right = max(2, tally.samples)  # a log axis needs two different limits
+        if self.ax_fate.get_xlim() != (1, right):
+            self.ax_fate.set_xlim(1, right)
+            self.blitter.invalidate()
+        self.fate_title.set_text(text("tally_fates_title", self.lang, samples=tally.samples))
+        return self.figure
+
+
+def plot_mask_tally(tally: MaskTally, lang: str | None = None) -> Figure:
+    """Selection frequency per position and the running 80/10/10 fractions, with the expected
+    values as dashed reference lines."""
+    return TallyPlot(lang).once(tally)

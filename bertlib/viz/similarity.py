@@ -1,0 +1,42 @@
+"""Cosine similarities between word vectors as a plain, one-shot matplotlib heatmap."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from bertlib.i18n import resolve_language, text
+from bertlib.viz.style import new_figure
+
+
+def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str],
+                    title: str | None = None, lang: str | None = None) -> Figure:
+    """A cosine-similarity heatmap on a fixed [-1, 1] scale, each value written in its cell.
+
+    matrix: (R, C) array-like; row_labels: R strings; col_labels: C strings.
+    """
+    lang = resolve_language(lang)
+    values = np.asarray(matrix, dtype=float)
+    if values.ndim != 2 or values.size == 0:
+        raise ValueError(f"matrix must be a non-empty 2-D array; got shape {values.shape}")
+    R, C = values.shape
+    if len(row_labels) != R or len(col_labels) != C:
+        raise ValueError(f"need one label per row and column: matrix is {R}x{C}, got "
+                         f"{len(row_labels)} row labels and {len(col_labels)} column labels")
+    tolerance = 1e-4  # cosine similarities computed in float32 can overshoot 1 slightly
+    if not np.isfinite(values).all() or np.abs(values).max() > 1 + tolerance:
+        raise ValueError("matrix must hold cosine similarities: finite values in [-1, 1]")
+    fig = new_figure(max(4.0, 1.0 * C + 2.5), max(3.0, 0.6 * R + 1.8))
+    fig.set_layout_engine("constrained")
+    ax = fig.add_subplot()
+    image = ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
+    for (r, c), v in np.ndenumerate(values):
+        ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=11,
+                color="white" if abs(v) > 0.6 else "black")
+    ax.set_xticks(range(C), list(col_labels), rotation=30, ha="right")
+    ax.set_yticks(range(R), list(row_labels))
+    ax.set_title(text("similarity_title", lang) if title is None else title)
+    fig.colorbar(image, ax=ax).set_label(text("similarity_title", lang))
+    return fig

@@ -1,0 +1,35 @@
+"""The look shared by every figure and table: sizes, colours, fonts, label sizes.
+
+Okabe-Ito colours throughout: distinguishable with the common forms of colour blindness.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from bertlib.masking import Fate
+from bertlib.viz.fonts import use_cjk_font
+
+DPI = 90  # sharp on a projector, small enough PNGs to redraw fast
+FATE_COLORS = {Fate.MASK: "#0072B2", Fate.RANDOM: "#E69F00", Fate.KEEP: "#009E73"}
+FATE_TEXT_COLORS = {Fate.MASK: "white", Fate.RANDOM: "black", Fate.KEEP: "black"}
+FATE_KEYS = {Fate.MASK: "fate_mask", Fate.RANDOM: "fate_random", Fate.KEEP: "fate_keep"}
+NOT_SELECTED_COLOR = "#E8E8E8"
+SEGMENT_COLORS = ("#D6EAF8", "#FDEBD0")  # backgrounds of sentence A and sentence B
+BOUNDARY_COLOR = "#D55E00"  # the line between sentence A and sentence B
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready."""
+    use_cjk_font()
+    fig = Figure(figsize=(width, height), dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def label_size(n: int) -> float:
+    """Tick-label font size that stays legible for short inputs and fits long ones; whole
+    points, so that a few tokens more or less keep the same size (and the stamped labels)."""
+    return float(np.clip(round(14 - n / 6), 7, 12))

@@ -1,0 +1,42 @@
+"""HTML tables beside the figures: the input tokens with their segments, and the MLM targets."""
+
+from __future__ import annotations
+
+import html
+
+from bertlib.i18n import text
+from bertlib.inputs import EncodedInput
+from bertlib.masking import MaskedTokens
+from bertlib.viz.style import FATE_KEYS, SEGMENT_COLORS
+
+
+def token_table_html(encoded: EncodedInput, lang: str, unk: str) -> str:
+    """Position, token and segment of every input token, coloured by segment."""
+    cells = {"position": [], "token": [], "segment": []}
+    for i, (tok, seg) in enumerate(zip(encoded.tokens, encoded.segments, strict=True)):
+        style = f"background:{SEGMENT_COLORS[seg]};padding:2px 6px;text-align:center;"
+        if tok == unk:
+            style += "color:#B00020;font-weight:bold;"
+        cells["position"].append(f"<td style='{style}'>{i}</td>")
+        cells["token"].append(f"<td style='{style}font-size:15px'>{html.escape(tok)}</td>")
+        cells["segment"].append(f"<td style='{style}'>{seg}</td>")
+    # nowrap: a narrow Chinese header ("位置") would otherwise break after every character.
+    rows = "".join(f"<tr><th style='text-align:left;padding-right:8px;white-space:nowrap'>"
+                   f"{text(key, lang)}</th>{''.join(tds)}</tr>" for key, tds in cells.items())
+    return (f"<div style='overflow-x:auto'><table style='border-collapse:separate;"
+            f"border-spacing:2px;font-size:13px'>{rows}</table></div>")
+
+
+def targets_table_html(tokens: list[str], masked: MaskedTokens, shown: list[str], lang: str) -> str:
+    """Each position chosen for prediction: the original token, what the model sees, and how
+    it was corrupted."""
+    head = "".join(f"<th style='padding:2px 10px;text-align:left'>{text(k, lang)}</th>"
+                   for k in ("position", "target_original", "target_input", "fate"))
+    rows = "".join(
+        f"<tr><td style='padding:2px 10px'>{pos}</td>"
+        f"<td style='padding:2px 10px'><b>{html.escape(tokens[pos])}</b></td>"
+        f"<td style='padding:2px 10px'>{html.escape(shown[pos])}</td>"
+        f"<td style='padding:2px 10px'>{html.escape(text(FATE_KEYS[fate], lang))}</td>"
+        "</tr>" for pos, fate in zip(masked.positions, masked.fates, strict=True))
+    return (f"<b>{html.escape(text('targets_title', lang))}</b>"
+            f"<table style='font-size:14px'><tr>{head}</tr>{rows}</table>")

@@ -1,0 +1,69 @@
+"""The fast loss gives the chapter's numbers; the allocator setting is opt-in."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from bertlib.fast import fast_loss, keep_freed_memory, linear_cross_entropy
+from bertlib.loss import chapter_loss
+
+
+def random_batch(vocab_size, B=6, T=16, P=4, seed=0):
+    """A batch with random valid lengths and some padded prediction slots."""
+    g = torch.Generator().manual_seed(seed)
+    valid_lens = torch.randint(P + 2, T + 1, (B,), generator=g)
+    tokens = torch.randint(5, vocab_size, (B, T), generator=g)
+    segments = (torch.arange(T) >= valid_lens[:, None] // 2).long()
+    pred_positions = torch.randint(1, P + 1, (B, P), generator=g)
+    weights = (torch.rand(B, P, generator=g) < 0.6).float()
+    weights[0] = 1.0  # at least one real slot
+    labels = torch.randint(5, vocab_size, (B, P), generator=g)
+    nsp = torch.randint(0, 2, (B,), generator=g)
+    return tokens, segments, valid_lens, pred_positions * weights.long(), weights, labels, nsp
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_fast_loss_matches_chapter_loss_and_gradients(tied, toy_model):
+    options = {"tie_mlm_decoder": True} if tied else {}
+    model = toy_model(40, **options).train()  # dropout on: both must draw the same masks
+    batch = random_batch(40)
+    results = []
+    for loss_fn in (chapter_loss, fast_loss):
+        model.zero_grad()
+        torch.manual_seed(7)
+        loss = loss_fn(model, *batch)
+        loss.total.backward()
+        results.append((loss, {n: p.grad.clone() for n, p in model.named_parameters()}))
+    (ref, ref_grads), (fast, fast_grads) = results
+    for a, b in zip(ref, fast, strict=True):
+        torch.testing.assert_close(a, b)
+    for name, grad in ref_grads.items():
+        torch.testing.assert_close(fast_grads[name], grad, msg=name)
+
+
+def test_linear_cross_entropy_against_torch_with_weights():
+    g = torch.Generator().manual_seed(0)
+    X = torch.randn(7, 5, generator=g, dtype=torch.float64, requires_grad=True)
+    W = torch.randn(11, 5, generator=g, dtype=torch.float64, requires_grad=True)
+    b = torch.randn(11, generator=g, dtype=torch.float64, requires_grad=True)
+    labels = torch.randint(11, (7,), generator=g)
+    w = torch.tensor([1.0, 0.5, 2.0, 0.0, 1.0, 3.0, 0.25], dtype=torch.float64)
+    ref = (F.cross_entropy(X @ W.T + b, labels, reduction="none") * w).sum() / w.sum()
+    ref_grads = torch.autograd.grad(ref, (X, W, b))
+    out = linear_cross_entropy(X, W, b, labels, w)
+    torch.testing.assert_close(out, ref)
+    for g_out, g_ref in zip(torch.autograd.grad(out, (X, W, b)), ref_grads, strict=True):
+        torch.testing.assert_close(g_out, g_ref)
+
+
+def test_linear_cross_entropy_backward_runs_once():
+    X = torch.randn(3, 4, requires_grad=True)
+    out = linear_cross_entropy(X, torch.randn(6, 4), torch.zeros(6), torch.tensor([0, 1, 2]),
+                               torch.ones(3))
+    out.backward(retain_graph=True)
+    with pytest.raises(RuntimeError, match="only once"):
+        out.backward()
+
+
+def test_keep_freed_memory_applies_on_glibc_linux():
+    assert keep_freed_memory() is True

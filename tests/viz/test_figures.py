@@ -1,0 +1,159 @@
+"""What each figure shows: the data, the labels, the language."""
+
+import io
+
+import numpy as np
+import PIL.Image
+import pytest
+from matplotlib.colors import to_hex
+
+from bertlib import viz
+from bertlib.i18n import text
+from bertlib.masking import Fate
+from bertlib.viz import style
+
+TOKENS = ["<cls>", "a", "crane", "flew", "<sep>", "it", "sang", "<sep>"]
+
+
+def pixels(png: bytes) -> np.ndarray:
+    return np.asarray(PIL.Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
+
+
+def bar_heights(plot: viz.AttentionPlot) -> list[float]:
+    """Heights of the drawn bars, read from the collection's rectangles."""
+    return [path.vertices[:, 1].max() for path in plot.bars.get_paths()]
+
+
+def attention_weights(T: int, seed: int = 0) -> np.ndarray:
+    w = np.random.default_rng(seed).random((T, T)) ** 3
+    return w / w.sum(-1, keepdims=True)
+
+
+def test_attention_plot_shows_the_weights_the_row_and_the_boundary():
+    w = attention_weights(len(TOKENS))
+    plot = viz.AttentionPlot("en")
+    plot.update(viz.AttentionView(w, TOKENS, boundary=5, query=2, title="t"))
+    np.testing.assert_array_equal(plot.image.get_array(), w)
+    np.testing.assert_allclose(bar_heights(plot), w[2])
+    np.testing.assert_array_equal(plot.row_values, w[2])
+    assert plot.vline.get_visible() and list(plot.vline.get_xdata()) == [4.5, 4.5]
+    assert list(plot.hline.get_ydata()) == [4.5, 4.5]
+    assert plot.highlight.get_y() == 1.5  # the query row is outlined
+    assert plot.query_labels.tokens == TOKENS
+    assert plot.key_labels.tokens == TOKENS
+    image = plot.image
+    w2 = attention_weights(len(TOKENS), seed=1)
+    plot.update(viz.AttentionView(w2, TOKENS, boundary=None, query=0))
+    assert plot.image is image  # updated in place, not redrawn from scratch
+    np.testing.assert_array_equal(plot.image.get_array(), w2)
+    assert not plot.vline.get_visible()
+
+
+def test_attention_plot_rejects_mismatched_inputs():
+    plot = viz.AttentionPlot("en")
+    with pytest.raises(ValueError, match=r"weights must be \(T, T\) with T=8"):
+        plot.update(viz.AttentionView(np.ones((3, 3)), TOKENS))
+    with pytest.raises(ValueError, match=r"query must be a token index in \[0, 7\]"):
+        plot.update(viz.AttentionView(attention_weights(8), TOKENS, query=8))
+
+
+def test_chips_are_coloured_and_labelled_by_fate():
+    fates = [None, Fate.MASK, Fate.RANDOM, Fate.KEEP, None, None, None, None]
+    shown = ["<cls>", "<mask>", "river", "crane", "<sep>", "it", "sang", "<sep>"]
+    plot = viz.ChipsPlot("en")
+    plot.update(TOKENS, shown, fates, "draw")
+    assert [b.get_visible() for b in plot.bands] == [f is not None for f in fates]
+    for band, outline, fate in zip(plot.bands, plot.outlines, fates, strict=True):
+        if fate is not None:
+            assert to_hex(band.get_facecolor()) == style.FATE_COLORS[fate].lower()
+            assert to_hex(outline.get_edgecolor()) == style.FATE_COLORS[fate].lower()
+    assert len({style.FATE_COLORS[f] for f in Fate} | {style.NOT_SELECTED_COLOR}) == 4
+    assert [t.get_text() for t in plot.top_texts] == TOKENS
+    assert [t.get_text() for t, f in zip(plot.bottom_texts, fates, strict=True)
+            if f is not None] == [
+        "→ <mask>", "→ river", "→ crane"]
+    legend = [t.get_text() for t in plot.legend.get_texts()]
+    assert legend == ["→ mask token (80%)", "→ random token (10%)", "unchanged (10%)",
+                      "not selected"]
+    plot.update(TOKENS, TOKENS, [None] * 8)
+    assert not any(b.get_visible() for b in plot.bands)
+    with pytest.raises(ValueError, match="one entry per token"):
+        plot.update(TOKENS, shown[:3], fates)
+
+
+def test_tally_plot_draws_the_fractions_and_the_expected_values():
+    counts = np.array([0, 30, 25, 35, 0, 28, 32, 0])
+    fate_counts = np.cumsum(np.tile([[4, 1, 0]], (50, 1)), axis=0)
+    tally = viz.MaskTally(TOKENS, counts, fate_counts, selected=3, candidates=5)
+    fig = viz.plot_mask_tally(tally, "en")
+    ax_sel, ax_fate = fig.axes
+    bars = ax_sel.collections[0]
+    np.testing.assert_allclose([path.vertices[:, 1].max() for path in bars.get_paths()],
+                               counts / 50)
+    hlines = {round(float(line.get_ydata()[0]), 6) for line in ax_sel.get_lines()
+              if line.get_linestyle() == "--"}
+    assert hlines == {0.6}
+    fate_lines = [line for line in ax_fate.get_lines() if len(line.get_xdata()) == 50]
+    np.testing.assert_allclose([line.get_ydata()[-1] for line in fate_lines], [0.8, 0.2, 0.0])
+    refs = sorted(float(line.get_ydata()[0]) for line in ax_fate.get_lines()
+                  if line.get_linestyle() == "--" and len(line.get_ydata()) == 2)
+    assert refs == pytest.approx([0.1, 0.1, 0.8])
+    legend = [t.get_text() for t in ax_sel.get_legend().get_texts()]
+    assert legend == [text("tally_selection_expected", "en", selected=3, candidates=5,
+                           percent=60.0)]
+    assert ax_sel.get_ylim() == (0, 1.0)  # 2 x 0.6, capped at 1
+
+
+def test_embedding_plot_shows_each_part_on_one_symmetric_scale():
+    rng = np.random.default_rng(0)
+    parts = viz.EmbeddingParts(TOKENS, *(rng.normal(size=(8, 6)) for _ in range(4)))
+    plot = viz.EmbeddingPlot("en")
+    plot.update(parts)
+    for image, data in zip(plot.images, parts.panels(), strict=True):
+        np.testing.assert_array_equal(image.get_array(), data)
+        low, high = image.get_clim()
+        assert low == -high == -max(np.abs(p).max() for p in parts.panels())
+    assert [ax.get_title() for ax in plot.axes][-1] == "sum = encoder input"
+    assert pixels(plot.png()).shape[0] > 100
+
+
+def test_nsp_plot_bars_are_the_probabilities():
+    plot = viz.NSPPlot("en")
+    plot.update([0.25, 0.75])
+    assert [b.get_width() for b in plot.bars] == [0.25, 0.75]
+    assert plot.ax.get_title() == "Next-sentence prediction: P(IsNext) = 0.750"
+    with pytest.raises(ValueError, match="two numbers summing to 1"):
+        plot.update([0.5, 0.7])
+
+
+def test_similarity_heatmap_writes_each_value_in_its_cell():
+    m = np.array([[1.0, 0.31], [-0.5, 0.875]])
+    fig = viz.plot_similarity(m, ["bank (river)", "bank (money)"], ["crane", "bird"])
+    ax = fig.axes[0]
+    np.testing.assert_array_equal(ax.images[0].get_array(), m)
+    cells = {(t.get_position(), t.get_text()) for t in ax.texts}
+    assert cells == {((0, 0), "1.00"), ((1, 0), "0.31"), ((0, 1), "-0.50"), ((1, 1), "0.88")}
+    assert ax.images[0].get_clim() == (-1, 1)
+    assert ax.get_title() == "Cosine similarity"
+    assert viz.plot_similarity(m, "ab", "cd", title="T").axes[0].get_title() == "T"
+    assert viz.plot_similarity(m, "ab", "cd", lang="zh").axes[0].get_title() == "余弦相似度"
+
+
+@pytest.mark.parametrize(("matrix", "rows", "cols", "message"), [
+    (np.ones((2, 2)), ["a"], ["b", "c"], "one label per row and column"),
+    (np.ones(3), ["a"], ["b"], "non-empty 2-D array"),
+    (np.full((1, 1), 1.5), ["a"], ["b"], r"in \[-1, 1\]"),
+    (np.full((1, 1), np.nan), ["a"], ["b"], r"in \[-1, 1\]"),
+])
+def test_similarity_rejects_bad_input(matrix, rows, cols, message):
+    with pytest.raises(ValueError, match=message):
+        viz.plot_similarity(matrix, rows, cols)
+
+
+def test_titles_follow_the_language():
+    w = attention_weights(8)
+    en = viz.plot_attention(viz.AttentionView(w, TOKENS, 5, 0), "en")
+    zh = viz.plot_attention(viz.AttentionView(w, TOKENS, 5, 0), "zh")
+    assert en.axes[1].get_xlabel() == "key (attended token)"
+    assert zh.axes[1].get_xlabel() == "键（被关注的词元）"
+    assert viz.NSPPlot("zh").ax.get_xlabel() == "概率"
