@@ -1,8 +1,10 @@
 """From text to the model's input: one path for every caller."""
 
+import pytest
 import torch
 
-from bertlib import get_bert_encoding, get_tokens_and_segments, load_small_bert
+from bertlib import eval_mode, get_bert_encoding, get_tokens_and_segments, load_small_bert
+from bertlib.inputs import EmptyTextError, encode_pair, stack_inputs, truncate_pair
 
 
 def test_get_tokens_and_segments_pair_and_single():
@@ -28,3 +30,68 @@ def test_get_bert_encoding_is_deterministic_and_restores_mode():
     reference = model.eval().encoder(torch.tensor([ids]), torch.zeros(1, 7, dtype=torch.long))
     torch.testing.assert_close(get_bert_encoding(model, tokenizer, "The train was crowded."),
                                reference)
+
+
+def test_encode_pair_builds_the_chapter_sequence_from_text():
+    _, tokenizer = load_small_bert()
+    enc = encode_pair(tokenizer, "The train was crowded.", "she took a taxi")
+    a, b = tokenizer.tokenize("The train was crowded."), tokenizer.tokenize("she took a taxi")
+    assert enc.tokens == ["<cls>", *a, "<sep>", *b, "<sep>"]
+    assert enc.segments == [0] * (len(a) + 2) + [1] * (len(b) + 1)
+    assert enc.ids == tokenizer.vocab[enc.tokens]
+    assert enc.boundary == len(a) + 2 and enc.total == len(enc.tokens)
+    assert not enc.truncated and enc.unknown == 0
+    tokens, segments = enc.tensors()
+    assert tokens.tolist() == [enc.ids] and segments.tolist() == [enc.segments]
+    # A blank B is no B.
+    single = encode_pair(tokenizer, "The train was crowded.", "  ")
+    assert single.tokens == ["<cls>", *a, "<sep>"] and single.boundary is None
+
+
+def test_encode_pair_truncates_the_longer_sentence_and_counts_unknowns():
+    _, tokenizer = load_small_bert()
+    a, b = "the train was crowded . " * 4, "she took a taxi"
+    enc = encode_pair(tokenizer, a, b, max_len=12)
+    pieces_a, pieces_b = tokenizer.tokenize(a), tokenizer.tokenize(b)
+    assert len(enc.tokens) == 12 and enc.truncated
+    assert enc.total == len(pieces_a) + len(pieces_b) + 3
+    kept_a, kept_b = truncate_pair(pieces_a, pieces_b, 9)
+    assert enc.tokens == ["<cls>", *kept_a, "<sep>", *kept_b, "<sep>"]
+    alone = encode_pair(tokenizer, a, max_len=5)
+    assert alone.tokens == ["<cls>", *pieces_a[:3], "<sep>"]
+    unk = encode_pair(tokenizer, "the ☃ train ☃")
+    assert unk.unknown == unk.tokens.count("<unk>") == 2
+
+
+def test_empty_texts_are_named():
+    _, tokenizer = load_small_bert()
+    with pytest.raises(EmptyTextError, match="text_a") as err:
+        encode_pair(tokenizer, "   ", "b")
+    assert err.value.which == "a" and isinstance(err.value, ValueError)
+    with pytest.raises(EmptyTextError, match="text_b"):
+        encode_pair(tokenizer, "a train", "", require_b=True)
+
+
+def test_stack_inputs_pads_to_the_longest_and_gives_valid_lens():
+    _, tokenizer = load_small_bert()
+    long, short = (encode_pair(tokenizer, t) for t in ("the train was crowded", "the train"))
+    tokens, segments, valid_lens = stack_inputs([long, short], pad_id=0)
+    T = len(long.ids)
+    assert tokens.shape == segments.shape == (2, T)
+    assert valid_lens.tolist() == [T, len(short.ids)]
+    assert tokens[1].tolist() == short.ids + [0] * (T - len(short.ids))
+    with pytest.raises(ValueError, match="at least one"):
+        stack_inputs([], pad_id=0)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_eval_mode_switches_dropout_and_gradients_off_and_restores_the_mode(training):
+    model = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.Dropout(0.5)).train(training)
+    x = torch.ones(1, 4)
+    with eval_mode(model):
+        assert not model.training and not torch.is_grad_enabled()
+        torch.testing.assert_close(model(x), model(x), rtol=0, atol=0)
+    assert model.training is training and torch.is_grad_enabled()
+    with pytest.raises(RuntimeError), eval_mode(model):
+        raise RuntimeError  # restored on the way out of an error too
+    assert model.training is training

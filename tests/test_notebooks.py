@@ -9,7 +9,7 @@ import jupytext
 import nbformat
 import pytest
 
-from bertlib.exercises import EXPECTED
+from bertlib.exercises import EXERCISES
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -85,7 +85,15 @@ def test_chinese_paragraphs_are_unwrapped_without_stray_spaces():
 
 def test_notebooks_use_exactly_the_exercises_that_exist():
     text = "\n".join(src.read_text(encoding="utf-8") for src in SOURCES)
-    assert set(re.findall(r'check_exercise\("(\w+)"', text)) == set(EXPECTED)
+    assert set(re.findall(r'check_exercise\("(\w+)"', text)) == set(EXERCISES)
+
+
+def test_library_code_is_shown_whole_or_by_marked_region():
+    """Listings come from bertlib.viz.listing (whole objects or marked regions), never from
+    slicing source text at a matched line, which breaks on any reformatting."""
+    for src in SOURCES:
+        code = src.read_text(encoding="utf-8")
+        assert "inspect.getsource" not in code, src.name
 
 
 def test_index_links_every_notebook_in_both_languages():
