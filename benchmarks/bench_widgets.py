@@ -6,25 +6,42 @@ a student edits one text box (the boxes redraw on Enter or leaving the box, not 
 "new text" changes sentence A and keeps the 64 tokens, "new length" changes it to 56-64 tokens
 (the figures keep their size), "new size" switches between 40 and 60 tokens, which resizes the
 figure and so redraws all of it, and "unseen words" gives a 30-token pair a sentence A of 13
-words never shown before (nothing of it is cached). Run:
-    .venv/bin/python benchmarks/bench_widgets.py [--repeats 30]
+words never shown before (nothing of it is cached).
+
+With ``--compare``, every action also runs with each piece of the private rendering machinery
+(``bertlib/viz/_render.py``) switched off in turn, interleaved repeat by repeat on widgets of
+their own, so that each piece is kept only while it pays: "no blitting" draws the whole figure on
+every update, "no stamps" renders every token label afresh (matplotlib's own text drawing), and
+"Pillow PNG" encodes with Pillow instead of ``encode_png``. Run:
+    .venv/bin/python benchmarks/bench_widgets.py [--repeats 30] [--compare]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
+import PIL.Image
 import torch
+from matplotlib.text import Text
 
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.viz import AttentionWidget, InputRepresentationWidget, MaskingWidget, NSPWidget
+from bertlib.viz import (
+    AttentionWidget,
+    InputRepresentationWidget,
+    MaskingWidget,
+    NSPWidget,
+    _render,
+)
 from bertlib.vocab import SpecialTokens
 
 VOCAB_SIZE = 20000
@@ -51,26 +68,66 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return statistics.median(samples), samples[round(0.95 * (len(samples) - 1))]
 
 
-def timings(action: Callable[[int], None], repeats: int) -> tuple[float, ...]:
-    """p50/p95 of wall-clock and of this process's CPU time, in ms. On a shared machine the
-    wall clock includes waiting for a core; the CPU time does not."""
-    action(0)  # warm-up: first draw lays out the figure
-    wall, cpu = [], []
+def _full_draw_png(blitter: _render.Blitter) -> bytes:
+    """What Blitter.png would cost without blitting: the whole figure drawn on every update."""
+    animated = blitter.artists + blitter.token_artists
+    for artist in animated:
+        artist.set_animated(False)
+    blitter.figure.canvas.draw()
+    for artist in animated:
+        artist.set_animated(True)
+    return _render.canvas_png(blitter.figure.canvas)
+
+
+def _pillow_png(rgba: np.ndarray) -> bytes:
+    out = io.BytesIO()
+    PIL.Image.fromarray(rgba[:, :, :3]).save(out, format="png")
+    return out.getvalue()
+
+
+# Each variant switches one piece of the rendering machinery off (see the module docstring).
+VARIANTS: dict[str, list[tuple[object, str, object]]] = {
+    "all on": [],
+    "no blitting": [(_render.Blitter, "png", _full_draw_png)],
+    "no stamps": [(_render.StampedText, "draw", Text.draw)],
+    "Pillow PNG": [(_render, "encode_png", _pillow_png)],
+}
+
+
+@contextlib.contextmanager
+def variant(name: str) -> Iterator[None]:
+    saved = [(owner, attr, getattr(owner, attr)) for owner, attr, _ in VARIANTS[name]]
+    for owner, attr, replacement in VARIANTS[name]:
+        setattr(owner, attr, replacement)
+    try:
+        yield
+    finally:
+        for owner, attr, original in saved:
+            setattr(owner, attr, original)
+
+
+def timings(actions: dict[str, Callable[[int], None]],
+            repeats: int) -> dict[str, tuple[float, ...]]:
+    """Per variant: p50/p95 of wall-clock and of this process's CPU time, in ms, the variants
+    interleaved repeat by repeat. On a shared machine the wall clock includes waiting for a
+    core; the CPU time does not."""
+    for name, action in actions.items():
+        with variant(name):
+            action(0)  # warm-up: first draw lays out the figure
+    wall = {name: [] for name in actions}
+    cpu = {name: [] for name in actions}
     for i in range(1, repeats + 1):
-        w0, c0 = time.perf_counter(), time.process_time()
-        action(i)
-        wall.append((time.perf_counter() - w0) * 1000)
-        cpu.append((time.process_time() - c0) * 1000)
-    return (*percentiles(wall), *percentiles(cpu))
+        for name, action in actions.items():
+            with variant(name):
+                w0, c0 = time.perf_counter(), time.process_time()
+                action(i)
+                wall[name].append((time.perf_counter() - w0) * 1000)
+                cpu[name].append((time.process_time() - c0) * 1000)
+    return {name: (*percentiles(wall[name]), *percentiles(cpu[name])) for name in actions}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=30)
-    args = parser.parse_args()
-    torch.manual_seed(0)
-    tokenizer = chapter_tokenizer()
-    model = BERTModel(len(tokenizer.vocab), 128, 256, 2, 2, 0.2).eval()
+def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer) -> dict[str, Callable]:
+    """Widgets of their own, and each action on them as ``action(i)`` for repeat ``i``."""
     # 64 tokens: <cls> + 31 + <sep> + 30 + <sep>
     text_b = sentence(30, 7)
     texts = [sentence(31, k) for k in range(8)]
@@ -113,7 +170,7 @@ def main() -> None:
         att.view.value = "one"
         att.head.value = [0, 1, -1][i % 3]
 
-    actions: dict[str, Callable[[int], None]] = {
+    return {
         "input representation: new text": lambda i: set_texts(rep, i),
         "input representation: new length": lambda i: set_length(rep, i),
         "input representation: new size": lambda i: set_size(rep, i),
@@ -135,13 +192,39 @@ def main() -> None:
         "nsp: new text (model runs)": lambda i: set_texts(nsp, i),
         "nsp: swap A and B": lambda i: nsp.swap.click(),
     }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--compare", action="store_true",
+                        help="also time each action with one piece of the machinery off")
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    tokenizer = chapter_tokenizer()
+    model = BERTModel(len(tokenizer.vocab), 128, 256, 2, 2, 0.2).eval()
+    names = list(VARIANTS) if args.compare else ["all on"]
+    per_variant = {}
+    for name in names:
+        with variant(name):
+            per_variant[name] = widget_actions(model, tokenizer)
     print(f"torch threads: {torch.get_num_threads()}; tokens per input: 64; "
           f"repeats: {args.repeats}")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"{'action':42s} {'wall p50':>9s} {'wall p95':>9s} {'cpu p50':>8s} {'cpu p95':>8s}")
-    for name, action in actions.items():
-        figures = timings(action, args.repeats)
-        print(f"{name:42s} " + " ".join(f"{x:8.1f} " for x in figures))
+    if args.compare:
+        print(f"{'action (wall p50 / p95 ms)':42s}" + "".join(f"{n:>18s}" for n in names)
+              + "".join(f"{'p95 / all on':>14s}" for _ in names[1:]))
+    else:
+        print(f"{'action':42s} {'wall p50':>9s} {'wall p95':>9s} {'cpu p50':>8s} {'cpu p95':>8s}")
+    for action in per_variant["all on"]:
+        figures = timings({name: per_variant[name][action] for name in names}, args.repeats)
+        if args.compare:
+            base = figures["all on"][1]
+            print(f"{action:42s}" + "".join(f"{figures[n][0]:10.1f} /{figures[n][1]:6.1f}"
+                                            for n in names)
+                  + "".join(f"{figures[n][1] / base:13.2f}x" for n in names[1:]))
+        else:
+            print(f"{action:42s} " + " ".join(f"{x:8.1f} " for x in figures["all on"]))
 
 
 if __name__ == "__main__":
