@@ -64,4 +64,4 @@ bench-pretrain: setup
 	$(BIN)/python benchmarks/bench_pretrain.py
 
 bench-widgets: setup
-	$(BIN)/python benchmarks/bench_widgets.py
+	$(BIN)/python benchmarks/bench_widgets.py --compare

@@ -47,13 +47,13 @@ def check_tokenizer(tokenizer: WordPieceTokenizer) -> None:
                          f"{type(tokenizer).__name__}")
 
 
-def _text_box(key: str, value: str, lang: str) -> widgets.Text:
+def text_box(key: str, value: str, lang: str) -> widgets.Text:
     return widgets.Text(value=value, description=text(key, lang), continuous_update=False,
                         style={"description_width": "initial"},
                         layout=widgets.Layout(width="98%"))
 
 
-def _image() -> widgets.Image:
+def image_output() -> widgets.Image:
     return widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto"))
 
 
@@ -71,7 +71,7 @@ def inference(model: BERTModel) -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
-class _Widget:
+class Widget:
     """Shared plumbing: the language, a status line, and errors shown instead of raised."""
 
     ui: widgets.Widget
@@ -85,8 +85,8 @@ class _Widget:
                     text_b: str | None) -> tuple[widgets.Text, widgets.Text]:
         """The sentence A and B boxes, holding the given texts or the language's defaults."""
         default_a, default_b = DEFAULT_TEXTS[self.lang]
-        return (_text_box("sentence_a", default_a if text_a is None else text_a, self.lang),
-                _text_box("sentence_b", default_b if text_b is None else text_b, self.lang))
+        return (text_box("sentence_a", default_a if text_a is None else text_a, self.lang),
+                text_box("sentence_b", default_b if text_b is None else text_b, self.lang))
 
     def _encode(self, tokenizer: WordPieceTokenizer, max_len: int, *,
                 require_b: bool = False) -> tuple[EncodedInput, list[str]]:
@@ -136,7 +136,7 @@ class _Widget:
         self._show([message], error=True)
 
 
-class _ModelWidget(_Widget):
+class ModelWidget(Widget):
     """A widget that runs ``model`` on the sentence pair typed in its two text boxes."""
 
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer, lang: str | None,

@@ -25,10 +25,10 @@ from bertlib.masking import Fate, MaskedTokens, mask_tokens
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.viz._widget import (
-    _image,
-    _ModelWidget,
-    _Widget,
+    ModelWidget,
+    Widget,
     check_tokenizer,
+    image_output,
     inference,
 )
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
@@ -41,7 +41,7 @@ MASKING_MAX_LEN = 64  # beyond this the chips get too small to read
 MEAN_HEAD = -1  # the head selector's value for the mean over heads
 
 
-class InputRepresentationWidget(_ModelWidget):
+class InputRepresentationWidget(ModelWidget):
     """Sentence A and optional B -> the token/segment/position table and the embeddings."""
 
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
@@ -50,7 +50,7 @@ class InputRepresentationWidget(_ModelWidget):
         super().__init__(model, tokenizer, lang, text_a, text_b)
         self.text_b.placeholder = text("optional", self.lang)
         self.table = widgets.HTML()
-        self.image = _image()
+        self.image = image_output()
         self.plot = EmbeddingPlot(self.lang)
         self.encoded: EncodedInput | None = None
         self.parts: EmbeddingParts | None = None
@@ -83,7 +83,7 @@ class InputRepresentationWidget(_ModelWidget):
         return notices
 
 
-class MaskingWidget(_Widget):
+class MaskingWidget(Widget):
     """One MLM masking draw as chips, its targets, and a tally over many redraws."""
 
     def __init__(self, tokenizer: WordPieceTokenizer, lang: str | None = None, seed: int = 0,
@@ -109,10 +109,10 @@ class MaskingWidget(_Widget):
                                                   layout=widgets.Layout(width="200px"))
         self.tally_button = widgets.Button(description=text("tally_button", lang),
                                            icon="bar-chart")
-        self.image = _image()
+        self.image = image_output()
         self.targets = widgets.HTML()
         self.tally_note = widgets.HTML(f"<i>{html.escape(text('tally_stale', lang))}</i>")
-        self.tally_image = _image()
+        self.tally_image = image_output()
         self.chips = ChipsPlot(lang)
         self.encoded: EncodedInput | None = None
         self.masked: MaskedTokens | None = None
@@ -175,7 +175,7 @@ class MaskingWidget(_Widget):
         self._guarded(action, [self.tally_image])
 
 
-class AttentionWidget(_ModelWidget):
+class AttentionWidget(ModelWidget):
     """Attention weights by layer and head, all heads at once, and one token's row."""
 
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
@@ -197,8 +197,8 @@ class AttentionWidget(_ModelWidget):
                                               description=text("hide_specials", lang))
         self.query = widgets.Dropdown(description=text("query_token", lang),
                                       style={"description_width": "initial"})
-        self.image = _image()
-        self.grid_image = _image()
+        self.image = image_output()
+        self.grid_image = image_output()
         self.plot = AttentionPlot(lang)
         self.grid_plot = AllHeadsPlot(cfg.num_heads, lang)
         self.encoded: EncodedInput | None = None
@@ -294,7 +294,7 @@ class AttentionWidget(_ModelWidget):
         return self._notices
 
 
-class NSPWidget(_ModelWidget):
+class NSPWidget(ModelWidget):
     """A sentence pair, its segments and the NSP head's probability that B follows A."""
 
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
@@ -303,7 +303,7 @@ class NSPWidget(_ModelWidget):
         super().__init__(model, tokenizer, lang, text_a, text_b)
         self.swap = widgets.Button(description=text("swap", self.lang), icon="exchange")
         self.table = widgets.HTML()
-        self.image = _image()
+        self.image = image_output()
         self.plot = NSPPlot(self.lang)
         self.encoded: EncodedInput | None = None
         self.probabilities: np.ndarray | None = None  # (P(NotNext), P(IsNext))
