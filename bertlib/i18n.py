@@ -2,16 +2,19 @@
 Simplified Chinese.
 
 The strings themselves live in ``strings.json`` beside this module (a table, kept as data);
-strings that only one notebook shows live in that notebook. The notebooks come in two editions,
-``notebooks/en`` and ``notebooks/zh``, with identical code; a kernel runs in the notebook's
-folder, so the folder name picks the language.
+strings that only one notebook shows live in that notebook.
+
+Every function that shows text takes ``lang=``; without it, the language set by
+:func:`set_language` is used ("en" until then). The notebooks come in two editions,
+``notebooks/en`` and ``notebooks/zh``, with identical code but for one generated set-up cell that
+calls ``set_language`` with the edition's language, so an edition speaks its language wherever
+its kernel runs.
 """
 
 from __future__ import annotations
 
 import json
 from importlib import resources
-from pathlib import Path
 
 LANGUAGES = ("en", "zh")
 
@@ -26,17 +29,35 @@ def _load_strings() -> dict[str, dict[str, str]]:
 STRINGS: dict[str, dict[str, str]] = _load_strings()
 
 
-def detect_language() -> str:
-    """``"zh"`` inside a folder named ``zh`` (the Chinese notebooks), else ``"en"``."""
-    return "zh" if Path.cwd().name == "zh" else "en"
+_language: str | None = None  # set_language's choice; None: "en"
+
+
+def set_language(lang: str | None) -> None:
+    """Make ``lang`` the default of every ``lang=None`` in bertlib (None: back to "en").
+
+    The notebooks' first code cell calls it with the edition's language.
+    """
+    global _language
+    if lang is not None:
+        _check(lang)
+    _language = lang
+
+
+def get_language() -> str:
+    """The language set by :func:`set_language`, "en" when none was."""
+    return _language or "en"
+
+
+def _check(lang: str) -> None:
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {list(LANGUAGES)} or None; got {lang!r}")
 
 
 def resolve_language(lang: str | None) -> str:
-    """``lang`` itself when valid, :func:`detect_language` when None."""
+    """``lang`` itself when valid, :func:`get_language` when None."""
     if lang is None:
-        return detect_language()
-    if lang not in LANGUAGES:
-        raise ValueError(f"lang must be one of {list(LANGUAGES)} or None; got {lang!r}")
+        return get_language()
+    _check(lang)
     return lang
 
 

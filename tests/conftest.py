@@ -5,9 +5,18 @@ import torch
 
 from bertlib import BERTConfig, BERTModel, PretrainBatch, Vocab, load_hf, make_pretrain_data
 from bertlib.hf import minilm_directory
+from bertlib.i18n import set_language
 from bertlib.train import init_model
 
 TOY_MAX_LEN = 16  # the toy corpus' pairs are padded to this
+
+
+@pytest.fixture(autouse=True)
+def english_by_default():
+    """Every test starts and ends with bertlib's default language, whatever it set."""
+    set_language(None)
+    yield
+    set_language(None)
 
 
 @pytest.fixture

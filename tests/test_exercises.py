@@ -4,15 +4,13 @@ import pytest
 from bertlib.assets import SMALL_BERT_DIR
 from bertlib.checkpoint import read_config
 from bertlib.exercises import EXERCISES, check_exercise, is_correct
-from bertlib.i18n import LANGUAGES, STRINGS, text
+from bertlib.i18n import LANGUAGES, STRINGS, set_language, text
 
 
 @pytest.fixture(params=["en", "zh"])
-def lang(request, tmp_path, monkeypatch):
-    """Run in a folder named like a notebook edition, as the notebooks do."""
-    folder = tmp_path / request.param
-    folder.mkdir()
-    monkeypatch.chdir(folder)
+def lang(request):
+    """The edition's language, set as a notebook's first cell sets it."""
+    set_language(request.param)
     return request.param
 
 

@@ -22,16 +22,22 @@ def test_chinese_strings_are_translations_not_copies():
         assert any("\u4e00" <= ch <= "\u9fff" for ch in entry["zh"]), key
 
 
-def test_detect_language_follows_the_notebook_folder(tmp_path, monkeypatch):
+def test_set_language_is_the_default_of_every_lang_none_and_cwd_plays_no_part(tmp_path,
+                                                                            monkeypatch):
+    assert i18n.get_language() == "en" and i18n.text("layer") == "layer"
     (tmp_path / "zh").mkdir()
-    (tmp_path / "en").mkdir()
-    monkeypatch.chdir(tmp_path / "zh")
-    assert i18n.detect_language() == "zh"
-    assert i18n.resolve_language(None) == "zh"
-    assert i18n.text("layer") == "层"
-    monkeypatch.chdir(tmp_path / "en")
-    assert i18n.detect_language() == "en"
+    monkeypatch.chdir(tmp_path / "zh")  # a folder named like the Chinese edition changes nothing
     assert i18n.text("layer") == "layer"
+    i18n.set_language("zh")
+    monkeypatch.chdir(tmp_path)
+    assert i18n.get_language() == "zh" and i18n.resolve_language(None) == "zh"
+    assert i18n.text("layer") == "层"
+    assert i18n.text("layer", "en") == "layer"  # an explicit lang= still wins
+    i18n.set_language(None)
+    assert i18n.get_language() == "en"
+    with pytest.raises(ValueError, match=r"lang must be one of \['en', 'zh'\] or None; got 'fr'"):
+        i18n.set_language("fr")
+    assert i18n.get_language() == "en"
 
 
 def test_text_fills_placeholders_in_each_language():

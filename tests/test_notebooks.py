@@ -10,6 +10,7 @@ import nbformat
 import pytest
 
 from bertlib.exercises import EXERCISES
+from bertlib.i18n import get_language, set_language
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -35,7 +36,11 @@ def test_editions_share_code_and_keep_only_their_language(src):
     en, zh = (tool.edition(source, lang) for lang in ("en", "zh"))
     code = [c.source for c in source.cells if c.cell_type == "code"]
     for lang, nb in (("en", en), ("zh", zh)):
-        assert [c.source for c in nb.cells if c.cell_type == "code"] == code
+        assert [source for _, source in tool.shared_code(nb)] == code
+        setup = nb.cells[1]  # generated, right after the title
+        assert (setup.cell_type, setup.id, setup.source) == ("code", tool.SETUP_ID,
+                                                             tool.setup_cell(lang))
+        assert setup.source.endswith(f'set_language("{lang}")')
         markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
         unwrap = tool.unwrap_chinese if lang == "zh" else str
         assert markdown == [unwrap(c.source) for c in source.cells
@@ -119,7 +124,8 @@ def _edit_notebook(path, change):
 
 
 def _first_code_cell(nb):
-    return next(c for c in nb.cells if c.cell_type == "code")
+    """The first code cell both editions share (after the generated set-up cell)."""
+    return next(c for c in nb.cells if c.cell_type == "code" and c.id != tool.SETUP_ID)
 
 
 def test_the_copy_is_clean(copy):
@@ -135,6 +141,28 @@ def test_check_finds_code_edited_in_one_edition(copy):
     assert any(p.startswith("zh/03_encoder.ipynb differs from src/03_encoder.py") for p in problems)
     assert any("English and Chinese code cells differ" in p for p in problems)
     assert not any(p.startswith("en/") for p in problems)
+
+
+def test_check_finds_a_set_up_cell_in_the_wrong_language(copy):
+    def english(nb):
+        nb.cells[1].source = tool.setup_cell("en")
+
+    _edit_notebook(copy / "zh" / "03_encoder.ipynb", english)
+    (problem,) = tool.check(copy)
+    assert problem.startswith("zh/03_encoder.ipynb differs from src/03_encoder.py at cell 1")
+
+
+def test_set_up_cell_sets_the_language_and_explains_a_missing_bertlib():
+    for lang in ("en", "zh"):
+        scope = {}
+        exec(tool.setup_cell(lang), scope)
+        assert get_language() == lang
+        set_language(None)
+        broken = tool.setup_cell(lang).replace("from bertlib.i18n", "from bertlib_missing.i18n")
+        with pytest.raises(SystemExit, match="make lab") as err:
+            exec(broken, {})
+        assert "bertlib" in str(err.value) and "Traceback" not in str(err.value)
+    assert "没有安装 bertlib" in tool.MISSING_BERTLIB["zh"]
 
 
 def test_check_finds_a_source_edited_without_rebuilding(copy):

@@ -15,7 +15,7 @@ class LossPlot:
 
     ``train_bert(..., callback=LossPlot().update)``; in a notebook the figure appears once and
     is updated every ``every`` steps and after the last one. Its labels are in ``lang``
-    (default: the notebook's language, see :func:`bertlib.i18n.detect_language`).
+    (default: the notebook's language, see :func:`bertlib.i18n.set_language`).
     """
 
     def __init__(self, every: int = 10, lang: str | None = None):

@@ -64,12 +64,12 @@ from bertlib.context import (
 )
 from bertlib.exercises import check_exercise
 from bertlib.hf import minilm_directory
-from bertlib.i18n import detect_language
+from bertlib.i18n import get_language
 from bertlib.viz import new_figure, plot_similarity
 
 # %%
 # This notebook's own figure labels, in the language of its edition.
-lang = detect_language()  # "zh" in notebooks/zh, "en" in notebooks/en
+lang = get_language()  # the edition's language, set in the first code cell
 LABELS = {
     "ctx_figure_title": {"en": "Which tokens can the representation of each token depend on?",
                         "zh": "每个词元的表示可以依赖哪些词元？"},

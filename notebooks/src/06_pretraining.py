@@ -70,14 +70,14 @@ from bertlib import (
 from bertlib.assets import small_bert_metrics
 from bertlib.exercises import check_exercise
 from bertlib.fast import fast_loss
-from bertlib.i18n import detect_language, text
+from bertlib.i18n import get_language, text
 from bertlib.train import init_model
 from bertlib.viz import LossPlot, new_figure
 from bertlib.viz.listing import show_source
 
 # %%
 # This notebook's own figure labels, in the language of its edition.
-lang = detect_language()  # "zh" in notebooks/zh, "en" in notebooks/en
+lang = get_language()  # the edition's language, set in the first code cell
 LABELS = {
     "train_nsp_chance": {"en": "ln 2: NSP by coin toss", "zh": "ln 2：下一句预测靠掷硬币"},
     "train_full_run_title": {"en": "The shipped model's full run: {steps} steps, {minutes} min",

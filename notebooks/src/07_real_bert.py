@@ -69,13 +69,13 @@ from bertlib import (
 )
 from bertlib.exercises import check_exercise
 from bertlib.hf import POOLER_NAMES, minilm_directory, name_table
-from bertlib.i18n import detect_language
+from bertlib.i18n import get_language
 from bertlib.viz import AttentionView, AttentionWidget, new_figure, plot_attention
 from bertlib.viz.listing import show_source
 
 # %%
 # This notebook's own figure labels, in the language of its edition.
-lang = detect_language()  # "zh" in notebooks/zh, "en" in notebooks/en
+lang = get_language()  # the edition's language, set in the first code cell
 LABELS = {
     "real_act_title": {"en": "ReLU (the chapter) and GELU (the original BERT)",
                       "zh": "ReLU（本章）与 GELU（原始 BERT）"},

@@ -2,6 +2,7 @@
 
 import pytest
 
+from bertlib.i18n import set_language
 from bertlib.train import TrainHistory
 from bertlib.viz import LossPlot
 
@@ -34,9 +35,9 @@ def test_loss_plot_labels_follow_the_language(lang, labels):
     assert (plot.ax.get_xlabel(), plot.ax.get_ylabel(), legend) == labels
 
 
-def test_loss_plot_language_defaults_to_the_notebook_folder(tmp_path, monkeypatch):
-    (tmp_path / "zh").mkdir()
-    monkeypatch.chdir(tmp_path / "zh")
+def test_loss_plot_language_defaults_to_the_edition_language():
+    assert LossPlot().ax.get_xlabel() == "step"
+    set_language("zh")
     assert LossPlot().ax.get_xlabel() == "训练步数"
     with pytest.raises(ValueError, match="lang must be one of"):
         LossPlot(lang="fr")

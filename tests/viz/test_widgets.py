@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from bertlib import load_small_bert
-from bertlib.i18n import text
+from bertlib.i18n import set_language, text
 from bertlib.masking import mask_tokens
 from bertlib.model import BERTModel
 from bertlib.rng import make_generator
@@ -269,10 +269,9 @@ def test_hiding_special_tokens_drops_their_rows_and_columns():
     assert w.plot.note.get_text() == text("rows_not_renormalised", "en")
 
 
-def test_attention_titles_follow_the_language(model, tokenizer, tmp_path, monkeypatch):
-    (tmp_path / "zh").mkdir()
-    monkeypatch.chdir(tmp_path / "zh")
-    zh = AttentionWidget(model, tokenizer, **TEXTS)  # lang=None: the folder decides
+def test_attention_titles_follow_the_language(model, tokenizer):
+    set_language("zh")
+    zh = AttentionWidget(model, tokenizer, **TEXTS)  # lang=None: the edition's language
     en = AttentionWidget(model, tokenizer, "en", **TEXTS)
     assert zh.lang == "zh"
     assert zh.plot.ax_map.get_title() == "注意力权重，第 0 层，第 0 个头"
