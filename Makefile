@@ -48,7 +48,7 @@ test: setup lint browser
 notebooks: setup
 	$(BIN)/python tools/notebooks.py $(NAMES)
 
-# The shipped corpus (data/small_corpus) and small pretrained BERT (bertlib/assets/small_bert).
+# The shipped corpus (bertlib/assets/small_corpus) and small pretrained BERT (bertlib/assets/small_bert).
 corpus: setup
 	$(BIN)/python scripts/make_corpus.py
 

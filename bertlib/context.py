@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from bertlib.inputs import encode_pair, eval_mode, stack_inputs
+from bertlib.inputs import encode_pair, eval_mode, model_device, stack_inputs
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 
@@ -66,8 +66,11 @@ def word_vectors(model: BERTModel, tokenizer: WordPieceTokenizer,
         raise ValueError("occurrences must hold at least one (sentence, word) pair")
     starts = [find_word(tokenizer, sentence, word)[1] for sentence, word in occurrences]
     inputs = [encode_pair(tokenizer, sentence) for sentence, _ in occurrences]
-    tokens, segments, valid_lens = stack_inputs(inputs, tokenizer.vocab.pad_id)
-    rows, positions = torch.arange(len(inputs)), torch.tensor(starts) + 1  # + 1 for <cls>
+    device = model_device(model)
+    tokens, segments, valid_lens = (t.to(device) for t in
+                                    stack_inputs(inputs, tokenizer.vocab.pad_id))
+    rows = torch.arange(len(inputs), device=device)
+    positions = torch.tensor(starts, device=device) + 1  # + 1 for <cls>
     if not contextual:
         return model.encoder.token_embedding.weight.detach()[tokens[rows, positions]]
     with eval_mode(model):  # dropout off: the vector must not depend on chance

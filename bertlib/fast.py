@@ -47,7 +47,7 @@ class _LinearCrossEntropy(torch.autograd.Function):
         X, W, logits, lse, labels, weights, wsum = ctx.saved_tensors
         # d loss / d logits = (softmax - onehot) * weight / sum(weights)
         dlogits = logits.sub_(lse[:, None]).exp_()
-        dlogits[torch.arange(len(labels)), labels] -= 1.0
+        dlogits[torch.arange(len(labels), device=labels.device), labels] -= 1.0
         dlogits.mul_((grad * weights / wsum)[:, None])
         dX = dlogits @ W if ctx.needs_input_grad[0] else None
         dW = dlogits.t() @ X if ctx.needs_input_grad[1] else None

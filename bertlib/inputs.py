@@ -75,9 +75,11 @@ class EncodedInput:
     def truncated(self) -> bool:
         return self.total > len(self.tokens)
 
-    def tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """A batch of one: tokens and segments, each (1, T)."""
-        return torch.tensor([self.ids]), torch.tensor([self.segments])
+    def tensors(self, device: torch.device | str | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        """A batch of one on ``device`` (default: the CPU): tokens and segments, each (1, T)."""
+        return (torch.tensor([self.ids], device=device),
+                torch.tensor([self.segments], device=device))
 
 
 def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None = None,
@@ -121,6 +123,11 @@ def stack_inputs(inputs: Sequence[EncodedInput],
     return tokens, segments, torch.tensor([len(x.ids) for x in inputs])
 
 
+def model_device(model: nn.Module) -> torch.device:
+    """Where the model's parameters live; its inputs must go there too."""
+    return next(model.parameters()).device
+
+
 @contextlib.contextmanager
 def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
     """Eval mode (dropout off) and no gradients inside the block; the model's own mode after.
@@ -146,5 +153,5 @@ def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: s
     """
     encoded = encode_pair(tokenizer, text_a, text_b)
     with eval_mode(model):
-        encoded_X, _, _ = model(*encoded.tensors())
+        encoded_X, _, _ = model(*encoded.tensors(model_device(model)))
     return encoded_X

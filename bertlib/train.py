@@ -15,7 +15,7 @@ from tqdm.auto import tqdm
 from bertlib.checks import check_positive_int
 from bertlib.data import PretrainBatch, make_loader
 from bertlib.fast import fast_loss
-from bertlib.inputs import eval_mode
+from bertlib.inputs import eval_mode, model_device
 from bertlib.loss import BERTLoss
 from bertlib.model import BERTConfig, BERTModel
 
@@ -53,17 +53,32 @@ class TrainHistory:
         return self.pairs / self.seconds if self.seconds else 0.0
 
 
+def default_device() -> torch.device:
+    """The first GPU when there is one, else the CPU.
+
+    The chapter's ``try_all_gpus`` spreads a batch over every GPU with ``nn.DataParallel``;
+    bertlib trains on one device (for several, see ``torch.distributed``).
+    """
+    return torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
+
+
 def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_size: int = 128,
                lr: float = 1e-3, seed: int = 0, progress: bool = True,
                callback: Callable[[TrainHistory], None] | None = None,
-               loss_fn: LossFn = fast_loss) -> TrainHistory:
+               loss_fn: LossFn = fast_loss,
+               device: torch.device | str | None = None) -> TrainHistory:
     """Train ``model`` with Adam for ``num_steps`` mini-batches (cycling over ``data``).
+
+    The model moves to ``device`` (default: :func:`default_device`) and stays there; each
+    batch follows it.
 
     ``seed`` fixes both the batch order and the dropout draws, so the same model, data and
     seed give the same losses. ``callback(history)`` runs after every step (e.g.
     ``bertlib.viz.LossPlot().update``). The progress bar shows the MLM and NSP losses and pairs/s.
     """
     check_positive_int("num_steps", num_steps)
+    device = default_device() if device is None else torch.device(device)
+    model.to(device)
     loader = make_loader(data, batch_size, seed=seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     torch.manual_seed(seed)  # dropout draws from the global generator
@@ -73,6 +88,7 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
     while len(history.mlm) < num_steps:
         for batch in loader:
             start = time.perf_counter()
+            batch = [t.to(device) for t in batch]
             loss = train_step(model, optimizer, batch, loss_fn)
             history.seconds += time.perf_counter() - start
             history.pairs += len(batch[0])
@@ -100,12 +116,14 @@ def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
     """
     mlm_hits = 0
     nsp_hits = torch.zeros(2, dtype=torch.long)  # right answers per label [NotNext, IsNext]
+    device = model_device(model)
     with eval_mode(model):
         for batch in make_loader(data, batch_size, seed=0, shuffle=False):
+            batch = [t.to(device) for t in batch]
             tokens, segments, valid_lens, pred_positions, weights, labels, nsp_labels = batch
             _, mlm_Y_hat, nsp_Y_hat = model(tokens, segments, valid_lens, pred_positions)
             right = nsp_Y_hat.argmax(1) == nsp_labels
-            nsp_hits += nsp_labels[right].bincount(minlength=2)
+            nsp_hits += nsp_labels[right].bincount(minlength=2).cpu()
             real = weights > 0
             mlm_hits += int((mlm_Y_hat.argmax(2)[real] == labels[real]).sum())
     real_labels = data.mlm_labels[data.mlm_weights > 0]

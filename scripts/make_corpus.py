@@ -1,4 +1,4 @@
-"""Write the project's bilingual pretraining corpus to ``data/small_corpus/{en,zh}.txt``.
+"""Write the project's bilingual pretraining corpus to ``bertlib/assets/small_corpus/{en,zh}.txt`` (package data).
 
 Every sentence comes from templates written for this project (no outside text), so the corpus
 may be redistributed under the project's licence. A paragraph is a short story about one
@@ -15,7 +15,7 @@ import argparse
 import random
 from pathlib import Path
 
-OUT_DIR = Path(__file__).resolve().parent.parent / "data" / "small_corpus"
+OUT_DIR = Path(__file__).resolve().parent.parent / "bertlib" / "assets" / "small_corpus"
 
 # ---------------------------------------------------------------- English
 EN_PEOPLE = [  # name, subject, object, possessive pronoun

@@ -3,8 +3,11 @@
 import pytest
 import torch
 
+from bertlib import eval_mode, evaluate_pretraining, get_bert_encoding, load_small_bert
 from bertlib.fast import fast_loss
-from bertlib.train import train_bert, train_step
+from bertlib.loss import chapter_loss
+from bertlib.train import default_device, train_bert, train_step
+from bertlib.viz import AttentionWidget, InputRepresentationWidget, NSPWidget
 
 
 def test_one_training_step_lowers_the_loss_on_a_fixed_batch(toy_data, toy_model):
@@ -38,3 +41,39 @@ def test_train_bert_is_deterministic_for_a_seed_and_learns(toy_data, toy_model):
     assert not m1.training
     # 20 steps span several epochs of the toy data; the MLM loss falls from ~log(20).
     assert sum(h1.mlm[-5:]) / 5 < sum(h1.mlm[:5]) / 5 - 0.3
+
+
+def test_default_device_is_the_first_gpu_when_there_is_one(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert default_device() == torch.device("cuda:0")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert default_device() == torch.device("cpu")
+
+
+def test_train_bert_moves_the_model_to_the_device_asked_for(toy_data, toy_model):
+    model = toy_model()
+    train_bert(model, toy_data, num_steps=2, batch_size=8, progress=False, device="cpu")
+    assert {p.device.type for p in model.parameters()} == {"cpu"}
+    with pytest.raises(RuntimeError):
+        train_bert(model, toy_data, num_steps=1, progress=False, device="no-such-device")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(),
+                    reason="no CUDA GPU on this machine: the CUDA path was NOT run")
+def test_everything_follows_a_model_on_cuda(toy_data, toy_model):
+    model = toy_model()
+    history = train_bert(model, toy_data, num_steps=5, batch_size=8, progress=False)  # default
+    assert next(model.parameters()).is_cuda and len(history.mlm) == 5
+    assert 0 <= evaluate_pretraining(model, toy_data)["nsp_accuracy"] <= 1
+    batch = [t.cuda() for t in toy_data[:8].tensors()]
+    with eval_mode(model):
+        torch.testing.assert_close(fast_loss(model, *batch).total,
+                                   chapter_loss(model, *batch).total)
+    small, tokenizer = load_small_bert()
+    small.cuda()
+    cpu_copy, _ = load_small_bert()
+    torch.testing.assert_close(get_bert_encoding(small, tokenizer, "the train").cpu(),
+                               get_bert_encoding(cpu_copy, tokenizer, "the train"),
+                               rtol=1e-4, atol=1e-4)
+    for widget in (AttentionWidget, NSPWidget, InputRepresentationWidget):
+        assert widget(small, tokenizer, "en").status.value == ""

@@ -1,4 +1,4 @@
-"""What ships with bertlib: the small pretrained BERT and the corpus it was trained on."""
+"""What ships with bertlib, as package data: the small pretrained BERT and its corpus."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 
 SMALL_BERT_DIR = Path(__file__).resolve().parent / "small_bert"
-SMALL_CORPUS_DIR = Path(__file__).resolve().parents[2] / "data" / "small_corpus"
+SMALL_CORPUS_DIR = Path(__file__).resolve().parent / "small_corpus"
 METRICS_FILE = "metrics.json"  # the shipped model's losses and held-out figures
 
 

@@ -15,7 +15,7 @@ from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair, eval_mode
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 
-# Two consecutive sentences of one story in the shipped corpus (data/small_corpus), per
+# Two consecutive sentences of one story in the shipped corpus (bertlib/assets/small_corpus), per
 # language: the small pretrained model knows their words, and its NSP head tells their order
 # (P(IsNext) 0.88 as written, 0.03 swapped in English; 0.88 and 0.03 in Chinese).
 DEFAULT_TEXTS = {

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from bertlib.i18n import text
-from bertlib.inputs import EncodedInput
+from bertlib.inputs import EncodedInput, model_device
 from bertlib.masking import Fate, MaskedTokens, mask_tokens
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
@@ -65,15 +65,15 @@ class InputRepresentationWidget(ModelWidget):
     def _draw(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
         encoder = self.model.encoder
-        tokens, segments = enc.tensors()
+        tokens, segments = enc.tensors(model_device(self.model))
         with inference(self.model):
             total = encoder.embed(tokens, segments)[0]
             parts = EmbeddingParts(
                 tokens=enc.tokens,
-                token=encoder.token_embedding(tokens)[0].numpy(),
-                segment=encoder.segment_embedding(segments)[0].numpy(),
-                position=encoder.pos_embedding[0, : len(enc.tokens)].numpy(),
-                total=total.numpy(),
+                token=encoder.token_embedding(tokens)[0].cpu().numpy(),
+                segment=encoder.segment_embedding(segments)[0].cpu().numpy(),
+                position=encoder.pos_embedding[0, : len(enc.tokens)].cpu().numpy(),
+                total=total.cpu().numpy(),
                 normalised=self.model.config.embedding_norm,
             )
         self.encoded, self.parts = enc, parts
@@ -232,9 +232,10 @@ class AttentionWidget(ModelWidget):
     def _compute(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
         with inference(self.model):
-            _, attentions = self.model.encoder(*enc.tensors(), return_attention=True)
+            _, attentions = self.model.encoder(*enc.tensors(model_device(self.model)),
+                                               return_attention=True)
         self.encoded, self._notices = enc, notices
-        self.attentions = torch.stack([a[0] for a in attentions]).numpy()
+        self.attentions = torch.stack([a[0] for a in attentions]).cpu().numpy()
         self.shown = None  # a new text: the query starts again at the first token
         return self._select()
 
@@ -334,9 +335,9 @@ class NSPWidget(ModelWidget):
     def _draw(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len, require_b=True)
         with inference(self.model):
-            _, _, nsp_logits = self.model(*enc.tensors())
+            _, _, nsp_logits = self.model(*enc.tensors(model_device(self.model)))
         self.encoded = enc
-        self.probabilities = nsp_logits[0].softmax(dim=-1).numpy().astype(float)
+        self.probabilities = nsp_logits[0].softmax(dim=-1).cpu().numpy().astype(float)
         self.table.value = token_table_html(enc, self.lang, self.tokenizer.vocab.specials.unk)
         self.plot.update(self.probabilities)
         self.image.value = self.plot.png()
