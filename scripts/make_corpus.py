@@ -1,4 +1,5 @@
-"""Write the project's bilingual pretraining corpus to ``bertlib/assets/small_corpus/{en,zh}.txt`` (package data).
+"""Write the project's bilingual pretraining corpus to
+``bertlib/assets/small_corpus/{en,zh}.txt`` (package data).
 
 Every sentence comes from templates written for this project (no outside text), so the corpus
 may be redistributed under the project's licence. A paragraph is a short story about one

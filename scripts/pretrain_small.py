@@ -2,9 +2,9 @@
 
     python scripts/pretrain_small.py          # the shipped checkpoint (~5 min on one thread)
 
-Steps: split the corpus in ``bertlib/assets/small_corpus`` by paragraph (10% held out), train a WordPiece
-tokenizer on the training paragraphs, pretrain with MLM + NSP, then evaluate on the held-out
-paragraphs and write config.json, model.safetensors, tokenizer.json and metrics.json.
+Steps: split the corpus in ``bertlib/assets/small_corpus`` by paragraph (10% held out), train a
+WordPiece tokenizer on the training paragraphs, pretrain with MLM + NSP, then evaluate on the
+held-out paragraphs and write config.json, model.safetensors, tokenizer.json and metrics.json.
 """
 
 from __future__ import annotations
