@@ -5,6 +5,7 @@ Shapes: B = batch, T = sequence length, P = prediction slots per sequence.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -32,10 +33,20 @@ def train_step(model: BERTModel, optimizer: torch.optim.Optimizer,
     return BERTLoss(*(t.detach() for t in loss))
 
 
+def _own_global_rng() -> contextlib.AbstractContextManager:
+    """A block whose draws from torch's global generators (CPU and every GPU) are undone after
+    it: PyTorch's weight initialisers and dropout can only draw from those, and a library must
+    not move the caller's random stream."""
+    gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    return torch.random.fork_rng(devices=gpus)
+
+
 def init_model(config: BERTConfig, seed: int) -> BERTModel:
-    """A fresh model whose initial weights depend only on ``seed``."""
-    torch.manual_seed(seed)
-    return BERTModel.from_config(config)
+    """A fresh model whose initial weights depend only on ``seed`` (torch's global random
+    state is left as it was)."""
+    with _own_global_rng():
+        torch.manual_seed(seed)
+        return BERTModel.from_config(config)
 
 
 @dataclass
@@ -73,34 +84,36 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
     batch follows it.
 
     ``seed`` fixes both the batch order and the dropout draws, so the same model, data and
-    seed give the same losses. ``callback(history)`` runs after every step (e.g.
-    ``bertlib.viz.LossPlot().update``). The progress bar shows the MLM and NSP losses and pairs/s.
+    seed give the same losses; torch's global random state is left as it was.
+    ``callback(history)`` runs after every step (e.g. ``bertlib.viz.LossPlot().update``). The
+    progress bar shows the MLM and NSP losses and pairs/s.
     """
     check_positive_int("num_steps", num_steps)
     device = default_device() if device is None else torch.device(device)
     model.to(device)
     loader = make_loader(data, batch_size, seed=seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    torch.manual_seed(seed)  # dropout draws from the global generator
-    model.train()
-    history = TrainHistory(num_steps=num_steps)
-    bar = tqdm(total=num_steps, disable=not progress, desc="pretraining")
-    while len(history.mlm) < num_steps:
-        for batch in loader:
-            start = time.perf_counter()
-            batch = [t.to(device) for t in batch]
-            loss = train_step(model, optimizer, batch, loss_fn)
-            history.seconds += time.perf_counter() - start
-            history.pairs += len(batch[0])
-            history.mlm.append(loss.mlm.item())
-            history.nsp.append(loss.nsp.item())
-            bar.set_postfix(mlm=f"{history.mlm[-1]:.3f}", nsp=f"{history.nsp[-1]:.3f}",
-                            pairs_s=f"{history.pairs_per_sec:.0f}", refresh=False)
-            bar.update(1)
-            if callback is not None:
-                callback(history)
-            if len(history.mlm) == num_steps:
-                break
+    with _own_global_rng():
+        torch.manual_seed(seed)  # dropout draws from the global generator
+        model.train()
+        history = TrainHistory(num_steps=num_steps)
+        bar = tqdm(total=num_steps, disable=not progress, desc="pretraining")
+        while len(history.mlm) < num_steps:
+            for batch in loader:
+                start = time.perf_counter()
+                batch = [t.to(device) for t in batch]
+                loss = train_step(model, optimizer, batch, loss_fn)
+                history.seconds += time.perf_counter() - start
+                history.pairs += len(batch[0])
+                history.mlm.append(loss.mlm.item())
+                history.nsp.append(loss.nsp.item())
+                bar.set_postfix(mlm=f"{history.mlm[-1]:.3f}", nsp=f"{history.nsp[-1]:.3f}",
+                                pairs_s=f"{history.pairs_per_sec:.0f}", refresh=False)
+                bar.update(1)
+                if callback is not None:
+                    callback(history)
+                if len(history.mlm) == num_steps:
+                    break
     bar.close()
     model.eval()
     return history

@@ -77,3 +77,16 @@ def test_everything_follows_a_model_on_cuda(toy_data, toy_model):
                                rtol=1e-4, atol=1e-4)
     for widget in (AttentionWidget, NSPWidget, InputRepresentationWidget):
         assert widget(small, tokenizer, "en").status.value == ""
+
+
+def test_init_and_training_leave_the_global_random_state_alone(toy_data, toy_model):
+    torch.manual_seed(1234)
+    state = torch.get_rng_state()
+    model = toy_model(seed=5)
+    train_bert(model, toy_data, num_steps=3, batch_size=8, progress=False)
+    assert torch.equal(torch.get_rng_state(), state)
+    # ... and are still fixed by their own seeds.
+    again = toy_model(seed=5)
+    torch.rand(7)  # the caller's draws in between change nothing
+    assert all(torch.equal(a, b) for a, b in zip(toy_model(seed=5).state_dict().values(),
+                                                 again.state_dict().values(), strict=True))
