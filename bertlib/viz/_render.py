@@ -26,6 +26,8 @@ from matplotlib.markers import TICKDOWN, TICKLEFT
 from matplotlib.text import Text
 from matplotlib.transforms import Affine2D
 
+from bertlib.viz.style import literal
+
 
 def _png_chunk(tag: bytes, data: bytes) -> bytes:
     return (struct.pack(">I", len(data)) + tag + data
@@ -209,7 +211,7 @@ class TokenLabels:
             raise ValueError(f"axis must be 'x' (below the axes) or 'y' (left); got {axis!r}")
         self.ax, self.blitter, self.axis, self.rotation = ax, blitter, axis, rotation
         self.texts: list = []
-        self._count = 0
+        self.tokens: list[str] = []  # what is shown, as given (the texts escape "$")
         (ax.set_yticks if axis == "y" else ax.set_xticks)([])
         color = rcParams[f"{axis}tick.labelcolor"]
         self.color = rcParams[f"{axis}tick.color"] if color == "inherit" else color
@@ -219,10 +221,6 @@ class TokenLabels:
             markeredgewidth=rcParams[f"{axis}tick.major.width"], clip_on=False,
             transform=ax.get_yaxis_transform() if axis == "y" else ax.get_xaxis_transform()))
         blitter.animate(self.marks, with_tokens=True)
-
-    @property
-    def tokens(self) -> list[str]:
-        return [t.get_text() for t in self.texts[: self._count]]
 
     def _grow(self, n: int) -> None:
         a = self.axis
@@ -249,11 +247,11 @@ class TokenLabels:
             self._grow(n)
         for i, t in enumerate(self.texts):
             if i < n:
-                t.set_text(tokens[i])
+                t.set_text(literal(tokens[i]))
                 if t.get_fontsize() != fontsize:
                     t.set_fontsize(fontsize)
             t.set_visible(i < n)
-        self._count = n
+        self.tokens = list(tokens)
         at, zeros = np.arange(n), np.zeros(n)
         self.marks.set_data((zeros, at) if self.axis == "y" else (at, zeros))
         self.blitter.tokens_changed()

@@ -13,7 +13,15 @@ from matplotlib.patches import Rectangle
 from bertlib.i18n import text
 from bertlib.viz._render import TokenLabels, bar_verts, pin_labels, spines
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import BOUNDARY_COLOR, label_size
+from bertlib.viz.style import BOUNDARY_COLOR, label_size, literal
+
+
+def check_weights(weights: np.ndarray) -> None:
+    """Attention weights are probabilities: finite and in [0, 1]."""
+    if not np.isfinite(weights).all() or weights.min() < 0 or weights.max() > 1:
+        bad = weights[~(np.isfinite(weights) & (weights >= 0) & (weights <= 1))]
+        raise ValueError(f"weights must be attention weights, finite and in [0, 1]; got "
+                         f"{bad.flat[0]!r}")
 
 
 @dataclass(frozen=True)
@@ -98,6 +106,7 @@ class AttentionPlot(LiveFigure):
         T = len(view.tokens)
         if weights.shape != (T, T):
             raise ValueError(f"weights must be (T, T) with T={T} tokens; got {weights.shape}")
+        check_weights(weights)
         if not 0 <= view.query < T:
             raise ValueError(f"query must be a token index in [0, {T - 1}]; got {view.query}")
         if self._length != T:
@@ -123,7 +132,8 @@ class AttentionPlot(LiveFigure):
             self.vline.set_xdata([edge, edge])
             self.row_vline.set_xdata([edge, edge])
         self.ax_map.set_title(view.title, y=1.0, pad=6)
-        self.ax_row.set_title(text("attends_title", self.lang, token=view.tokens[view.query]),
+        self.ax_row.set_title(text("attends_title", self.lang,
+                                   token=literal(view.tokens[view.query])),
                               fontsize=11, y=1.0, pad=4)
         self.note.set_text(view.note)
         return self.figure
@@ -180,6 +190,7 @@ class AllHeadsPlot(LiveFigure):
         if weights.shape != (self.num_panels - 1, T, T):
             raise ValueError(f"weights must be (num_heads={self.num_panels - 1}, T, T) with "
                              f"T={T}; got {weights.shape}")
+        check_weights(weights)
         panels = [*weights, weights.mean(axis=0)]
         labelled = T <= 32  # beyond that the labels would not be legible
         for ax in self.axes:  # only the animated images and labels depend on T

@@ -23,6 +23,7 @@ from bertlib.viz.style import (
     FATE_TEXT_COLORS,
     NOT_SELECTED_COLOR,
     label_size,
+    literal,
 )
 from bertlib.vocab import Vocab
 
@@ -103,7 +104,7 @@ class ChipsPlot(LiveFigure):
         if len(tokens) != len(self.top_texts):
             self._layout(len(tokens))
         for top, tok in zip(self.top_texts, tokens, strict=True):
-            top.set_text(tok)
+            top.set_text(literal(tok))
         self.fates = list(fates)
         for outline, band, bottom, seen, fate in zip(
                 self.outlines, self.bands, self.bottom_texts, shown, fates, strict=True):
@@ -113,7 +114,7 @@ class ChipsPlot(LiveFigure):
             if selected:
                 outline.set_edgecolor(FATE_COLORS[fate])
                 band.set_facecolor(FATE_COLORS[fate])
-                bottom.set_text(f"→ {seen}")
+                bottom.set_text(f"→ {literal(seen)}")
                 bottom.set_color(FATE_TEXT_COLORS[fate])
         self.title.set_text(title)
         return self.figure

@@ -35,8 +35,10 @@ class NSPPlot(LiveFigure):
     def update(self, probabilities: Sequence[float]) -> Figure:
         """probabilities: (P(NotNext), P(IsNext)), bertlib's label order (1 = IsNext)."""
         probs = np.asarray(probabilities, dtype=float)
-        if probs.shape != (2,) or not np.isclose(probs.sum(), 1.0):
-            raise ValueError(f"probabilities must be two numbers summing to 1; got {probs}")
+        if (probs.shape != (2,) or not np.isfinite(probs).all() or (probs < 0).any()
+                or (probs > 1).any() or not np.isclose(probs.sum(), 1.0)):
+            raise ValueError(f"probabilities must be two numbers in [0, 1] summing to 1; got "
+                             f"{probs}")
         self.probabilities = probs
         for bar, label, p in zip(self.bars, self.values, probs, strict=True):
             bar.set_width(p)

@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from bertlib.i18n import resolve_language, text
-from bertlib.viz.style import new_figure
+from bertlib.viz.style import literal, new_figure
 
 
 def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str],
@@ -35,8 +35,8 @@ def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str]
     for (r, c), v in np.ndenumerate(values):
         ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=11,
                 color="white" if abs(v) > 0.6 else "black")
-    ax.set_xticks(range(C), list(col_labels), rotation=30, ha="right")
-    ax.set_yticks(range(R), list(row_labels))
+    ax.set_xticks(range(C), [literal(c) for c in col_labels], rotation=30, ha="right")
+    ax.set_yticks(range(R), [literal(r) for r in row_labels])
     ax.set_title(text("similarity_title", lang) if title is None else title)
     fig.colorbar(image, ax=ax).set_label(text("similarity_title", lang))
     return fig

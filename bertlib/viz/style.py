@@ -33,3 +33,9 @@ def label_size(n: int) -> float:
     """Tick-label font size that stays legible for short inputs and fits long ones; whole
     points, so that a few tokens more or less keep the same size (and the stamped labels)."""
     return float(np.clip(round(14 - n / 6), 7, 12))
+
+
+def literal(label: str) -> str:
+    """``label`` as matplotlib must draw it, character for character: every ``$`` escaped, so
+    that a text with two of them ("$5 ... $10") is never typeset as mathtext."""
+    return label.replace("$", r"\$")

@@ -122,7 +122,7 @@ def test_nsp_plot_bars_are_the_probabilities():
     plot.update([0.25, 0.75])
     assert [b.get_width() for b in plot.bars] == [0.25, 0.75]
     assert plot.ax.get_title() == "Next-sentence prediction: P(IsNext) = 0.750"
-    with pytest.raises(ValueError, match="two numbers summing to 1"):
+    with pytest.raises(ValueError, match=r"two numbers in \[0, 1\] summing to 1"):
         plot.update([0.5, 0.7])
 
 
@@ -157,3 +157,33 @@ def test_titles_follow_the_language():
     assert en.axes[1].get_xlabel() == "key (attended token)"
     assert zh.axes[1].get_xlabel() == "键（被关注的词元）"
     assert viz.NSPPlot("zh").ax.get_xlabel() == "概率"
+
+
+def test_dollar_signs_are_drawn_as_written_never_as_mathtext():
+    tokens = ["<cls>", "i", "paid", "$5", "at", "the", "bank", "for", "$10", "<sep>"]
+    T = len(tokens)
+    attention = viz.AttentionPlot("en")
+    attention.update(viz.AttentionView(attention_weights(T), tokens, None, 3, "t"))
+    assert attention.query_labels.tokens == tokens
+    chips = viz.ChipsPlot("en")
+    chips.update(tokens, tokens, [None] * T)
+    similarity = viz.plot_similarity(np.eye(2), ["$5 a", "b $10"], ["$5 a", "b $10"])
+    texts = [*attention.query_labels.texts[:T], *chips.top_texts, attention.ax_row.title,
+             *similarity.axes[0].get_xticklabels(), *similarity.axes[0].get_yticklabels()]
+    for t in texts:
+        if "$" in t.get_text():
+            _, is_math = t._preprocess_math(t.get_text())
+            assert not is_math, t.get_text()
+    attention.png()  # and it draws
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -0.1, 1.5])
+def test_weights_and_probabilities_that_are_not_probabilities_are_refused(bad):
+    w = attention_weights(len(TOKENS))
+    w[2, 3] = bad
+    with pytest.raises(ValueError, match="weights must be attention weights, finite and in"):
+        viz.AttentionPlot("en").update(viz.AttentionView(w, TOKENS))
+    with pytest.raises(ValueError, match="weights must be attention weights"):
+        viz.AllHeadsPlot(1, "en").update(w[None], TOKENS, 0)
+    with pytest.raises(ValueError, match=r"probabilities must be two numbers in \[0, 1\]"):
+        viz.NSPPlot("en").update([bad, 1 - bad])
