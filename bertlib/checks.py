@@ -7,6 +7,10 @@ index error from deep inside torch.
 
 from __future__ import annotations
 
+import json
+import stat
+from pathlib import Path
+
 import torch
 
 
@@ -91,3 +95,38 @@ def check_pred_positions(pred_positions: torch.Tensor, batch: int, seq_len: int)
             f"got {pred_positions.shape[0]} rows"
         )
     check_range("pred_positions", pred_positions, 0, seq_len - 1, f"in [0, {seq_len - 1}]")
+
+
+def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Path:
+    """``directory / name`` when it is a regular file of at most ``max_bytes`` (None: any size).
+
+    A checkpoint is untrusted input: a name that is a FIFO would block a read forever, and a
+    link to a device such as ``/dev/zero`` never ends, so only regular files are read, and a
+    file meant to be small must be small.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
+    path = directory / name
+    try:
+        info = path.stat()  # follows links: what matters is what would be read
+    except FileNotFoundError:
+        raise ValueError(f"{directory} has no {name}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{path} must be a regular file; it is a "
+                         f"{'folder' if stat.S_ISDIR(info.st_mode) else 'device, pipe or socket'}")
+    if max_bytes is not None and info.st_size > max_bytes:
+        raise ValueError(f"{path} has {info.st_size:,} bytes; a {name} may have at most "
+                         f"{max_bytes:,}")
+    return path
+
+
+def read_json(path: Path) -> dict:
+    """A JSON object from a file that :func:`checked_file` let through."""
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ValueError(f"{path} must hold JSON; {err}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} must hold a JSON object; got {type(value).__name__}")
+    return value

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 
 from bertlib.assets import SMALL_BERT_DIR
-from bertlib.checkpoint import read_config
+from bertlib.checkpoint import config_from, read_config
 from bertlib.context import BANK_EXAMPLES
 from bertlib.data import make_nsp_pairs, pad_bert_inputs
 from bertlib.i18n import resolve_language, text
@@ -82,7 +82,7 @@ def _mlm_logits() -> int:
 def _small_bert_params() -> int:
     """06: learnable numbers in the shipped small BERT."""
     with torch.device("meta"):
-        model = BERTModel.from_config(BERTConfig(**read_config(SMALL_BERT_DIR)["config"]))
+        model = BERTModel.from_config(config_from(read_config(SMALL_BERT_DIR)))
     return _num_params(model)
 
 

@@ -20,13 +20,15 @@ from __future__ import annotations
 import dataclasses
 import importlib.resources
 import importlib.util
-import json
+import pickle
 import warnings
 from pathlib import Path
 
 import torch
 from safetensors.torch import load_file
 
+from bertlib.checkpoint import CONFIG_MAX_BYTES, check_finite_weights, header_shapes
+from bertlib.checks import checked_file, read_json
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 
@@ -122,22 +124,52 @@ def config_from_hf(hf: dict) -> BERTConfig:
                                tie_mlm_decoder=c["tie_word_embeddings"])
 
 
-def read_state_dict(directory: str | Path) -> dict[str, torch.Tensor]:
-    """The checkpoint's tensors under Hugging Face's names, without a ``bert.`` prefix."""
-    directory = Path(directory)
-    if (directory / "model.safetensors").exists():
-        state = load_file(directory / "model.safetensors")
-    elif (directory / "pytorch_model.bin").exists():
-        state = torch.load(directory / "pytorch_model.bin", map_location="cpu", weights_only=True)
-    else:
-        raise ValueError(f"{directory} holds neither model.safetensors nor pytorch_model.bin")
+def weights_file(directory: str | Path) -> Path:
+    """The checkpoint's ``model.safetensors``, else its ``pytorch_model.bin`` (regular files)."""
+    for name in ("model.safetensors", "pytorch_model.bin"):
+        if (Path(directory) / name).exists():
+            return checked_file(directory, name, None)
+    raise ValueError(f"{directory} holds neither model.safetensors nor pytorch_model.bin")
+
+
+def _renamed(state: dict) -> dict:
+    """Hugging Face's names without a ``bert.`` prefix; TensorFlow's LayerNorm gamma and beta
+    as weight and bias."""
     renamed = {}
-    for name, tensor in state.items():
+    for name, value in state.items():
         name = name.removeprefix("bert.")
-        # Checkpoints converted from TensorFlow name LayerNorm's parameters gamma and beta.
         name = name.replace("LayerNorm.gamma", "LayerNorm.weight")
-        renamed[name.replace("LayerNorm.beta", "LayerNorm.bias")] = tensor
+        renamed[name.replace("LayerNorm.beta", "LayerNorm.bias")] = value
     return renamed
+
+
+def read_state_dict(directory: str | Path) -> dict[str, torch.Tensor]:
+    """The checkpoint's tensors under Hugging Face's names, without a ``bert.`` prefix.
+
+    ``pytorch_model.bin`` is read with ``weights_only=True``: tensors, never pickled code.
+    """
+    path = weights_file(directory)
+    if path.suffix == ".safetensors":
+        return _renamed(load_file(path))
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise ValueError(f"{path} holds more than tensors and bertlib never runs pickled code; "
+                         "convert the checkpoint to model.safetensors") from None
+    return _renamed(state)
+
+
+def check_weights_header(directory: str | Path, config: BERTConfig) -> None:
+    """For ``model.safetensors``: every tensor's name and shape checked against ``config`` from
+    the file's header, before any memory is allocated (a pickle has no header to read)."""
+    path = weights_file(directory)
+    if path.suffix != ".safetensors":
+        return
+    with torch.device("meta"):
+        expected = BERTModel.from_config(config).state_dict()
+        found = _renamed({name: torch.empty(shape) for name, (shape, _) in
+                          header_shapes(path).items()})
+    convert_state_dict(found, config, expected)
 
 
 def _to_bertlib(name: str, tensor: torch.Tensor) -> torch.Tensor:
@@ -206,13 +238,12 @@ def load_hf_model(directory: str | Path) -> BERTModel:
     NSP logits follow bertlib's convention, 1 = IsNext (Hugging Face: 0 = IsNext).
     """
     directory = Path(directory)
-    config_path = directory / "config.json"
-    if not config_path.exists():
-        raise ValueError(f"{directory} has no config.json; is it a Hugging Face checkpoint?")
-    config = config_from_hf(json.loads(config_path.read_text(encoding="utf-8")))
+    config = config_from_hf(read_json(checked_file(directory, "config.json", CONFIG_MAX_BYTES)))
+    check_weights_header(directory, config)
     model = BERTModel.from_config(config)
     state, untrained = convert_state_dict(read_state_dict(directory), config, model.state_dict())
     model.load_state_dict(state, strict=False)
+    check_finite_weights(model)
     model.untrained_heads = untrained
     if untrained:
         warnings.warn(

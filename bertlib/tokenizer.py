@@ -11,7 +11,10 @@ from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
+from bertlib.checks import checked_file
 from bertlib.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
+
+TOKENIZER_MAX_BYTES = 64 << 20  # BERT's tokenizer.json is under 1 MB, multilingual ones ~10 MB
 
 
 def _bert_backend(model: models.WordPiece, lowercase: bool = True) -> Tokenizer:
@@ -71,14 +74,30 @@ class WordPieceTokenizer:
     @classmethod
     def from_file(cls, path: str | Path) -> WordPieceTokenizer:
         """Load a ``tokenizer.json`` written by ``save`` or by Hugging Face."""
-        return cls(Tokenizer.from_file(str(path)))
+        path = Path(path)
+        checked_file(path.parent, path.name, TOKENIZER_MAX_BYTES)
+        try:
+            backend = Tokenizer.from_file(str(path))
+        except Exception as err:  # tokenizers raises its own Exception for any bad file
+            raise ValueError(f"{path} is not a tokenizer.json the tokenizers library can read: "
+                             f"{err}") from None
+        return cls(backend)
 
     @classmethod
     def from_vocab_txt(cls, path: str | Path, lowercase: bool = True) -> WordPieceTokenizer:
-        """Build BERT's tokenizer from a checkpoint's ``vocab.txt`` (one token per line)."""
-        vocab = {}
-        for line in Path(path).read_text(encoding="utf-8").splitlines():
-            vocab.setdefault(line.rstrip("\n"), len(vocab))
+        """Build BERT's tokenizer from a checkpoint's ``vocab.txt`` (one token per line).
+
+        The id of a token is its line number, as in Hugging Face; a token on two lines would
+        shift every later id, so it is refused.
+        """
+        path = Path(path)
+        checked_file(path.parent, path.name, TOKENIZER_MAX_BYTES)
+        vocab: dict[str, int] = {}
+        for number, token in enumerate(path.read_text(encoding="utf-8").splitlines()):
+            if token in vocab:
+                raise ValueError(f"{path} lists {token!r} twice, on lines {vocab[token] + 1} and "
+                                 f"{number + 1}; each token must have one line (its id)")
+            vocab[token] = number
         specials = HF_SPECIAL_TOKENS if HF_SPECIAL_TOKENS.cls in vocab else SpecialTokens()
         return cls(_bert_backend(models.WordPiece(vocab, unk_token=specials.unk), lowercase),
                    specials)
@@ -87,6 +106,8 @@ class WordPieceTokenizer:
     def from_directory(cls, directory: str | Path) -> WordPieceTokenizer:
         """A checkpoint directory's ``tokenizer.json``, else its ``vocab.txt``."""
         directory = Path(directory)
+        if not directory.is_dir():
+            raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
         if (directory / "tokenizer.json").exists():
             return cls.from_file(directory / "tokenizer.json")
         if (directory / "vocab.txt").exists():

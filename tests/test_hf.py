@@ -2,6 +2,7 @@
 
 import json
 import os
+import time
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # everything here is local; never reach for the hub
 
@@ -218,3 +219,37 @@ def test_minilm_matches_transformers(minilm):
         X, _, _ = model(tokens, segments, valid_lens)
     valid = attention_mask.bool()
     assert (X[valid] - expected[valid]).abs().max() < 1e-4
+
+
+def test_a_hostile_config_is_refused_before_anything_is_allocated(saved_checkpoint):
+    """10^10 x 32 float32 embeddings would take 1.3 TB: the header check comes first."""
+    config = json.loads((saved_checkpoint / "config.json").read_text())
+    (saved_checkpoint / "config.json").write_text(json.dumps(config | {"vocab_size": 10**10}))
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"embeddings.word_embeddings.weight: expected "
+                                         r"\(10000000000, 32\), found \(99, 32\)"):
+        load_hf_model(saved_checkpoint)
+    assert time.perf_counter() - start < 2.0
+
+
+def test_config_must_be_a_small_regular_file(saved_checkpoint):
+    (saved_checkpoint / "config.json").unlink()
+    (saved_checkpoint / "config.json").symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match="must be a regular file"):
+        load_hf_model(saved_checkpoint)
+
+
+def test_nan_weights_are_refused(saved_checkpoint):
+    def poison(state):
+        state["bert.encoder.layer.0.output.dense.weight"][1, 2] = float("inf")
+    edit_weights(saved_checkpoint, poison)
+    with pytest.raises(ValueError, match="encoder.blks.0.ffn.dense2.weight holds NaN or inf"):
+        load_hf_model(saved_checkpoint)
+
+
+def test_a_pickle_with_code_is_refused_without_torch_advice(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(CONFIGS[0]))
+    torch.save({"weights": Exception("not a tensor")}, tmp_path / "pytorch_model.bin")
+    with pytest.raises(ValueError, match="never runs pickled code") as err:
+        load_hf_model(tmp_path)
+    assert "weights_only=False" not in str(err.value)

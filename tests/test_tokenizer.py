@@ -69,3 +69,21 @@ def test_training_gives_the_same_vocabulary_every_time():
     added = tokenizer.backend.get_added_tokens_decoder().values()
     assert [t.content for t in added] == vocabs[0][:5]
     assert tokenizer.tokenize("<mask> hello") == ["<mask>", "he", "##ll", "##o"]
+
+
+def test_a_token_on_two_lines_of_vocab_txt_is_refused(tmp_path):
+    """Hugging Face numbers tokens by line: a repeated line would shift every later id."""
+    lines = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "the", "dog"]
+    (tmp_path / "vocab.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"lists 'the' twice, on lines 6 and 8"):
+        WordPieceTokenizer.from_directory(tmp_path)
+
+
+def test_unreadable_tokenizer_files_are_value_errors(tmp_path):
+    (tmp_path / "tokenizer.json").write_text("{broken", encoding="utf-8")
+    with pytest.raises(ValueError, match="is not a tokenizer.json the tokenizers library"):
+        WordPieceTokenizer.from_directory(tmp_path)
+    with pytest.raises(ValueError, match="has no other.json"):
+        WordPieceTokenizer.from_file(tmp_path / "other.json")
+    with pytest.raises(ValueError, match="directory must be an existing folder"):
+        WordPieceTokenizer.from_directory(tmp_path / "nowhere")
