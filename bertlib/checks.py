@@ -8,7 +8,10 @@ index error from deep inside torch.
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 import torch
@@ -20,8 +23,60 @@ def check_positive_int(name: str, value: int) -> None:
 
 
 def check_dropout(name: str, value: float) -> None:
-    if not 0.0 <= float(value) < 1.0:
-        raise ValueError(f"{name} must be in [0, 1); got {value!r}")
+    if not _is_real(value) or not 0.0 <= value < 1.0:
+        raise ValueError(f"{name} must be a number in [0, 1); got {value!r}")
+
+
+def check_positive_float(name: str, value: float) -> None:
+    if not _is_real(value) or not 0.0 < value < math.inf:
+        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+
+
+def check_bool(name: str, value: bool) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
+
+
+def check_choice(name: str, value, allowed) -> None:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {sorted(allowed)}; got {value!r}")
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_tokens(name: str, tokens) -> None:
+    """A list of token strings, not a text: a string is iterable too, and would silently be
+    taken apart into characters."""
+    if isinstance(tokens, str):
+        raise ValueError(f"{name} must be a list of token strings, not a text: tokenize it "
+                         f"first (tokenizer.tokenize(text) or text.split()); got {tokens!r}")
+    if not isinstance(tokens, Sequence) or not all(isinstance(t, str) for t in tokens):
+        raise ValueError(f"{name} must be a list of token strings; got {tokens!r}")
+
+
+def check_sentences(name: str, paragraphs) -> None:
+    """Paragraphs as lists of tokenized sentences (lists of token strings)."""
+    if isinstance(paragraphs, str) or not isinstance(paragraphs, Sequence):
+        raise ValueError(f"{name} must be a list of paragraphs; got {type(paragraphs).__name__}")
+    for p, paragraph in enumerate(paragraphs):
+        if isinstance(paragraph, str) or not isinstance(paragraph, Sequence):
+            raise ValueError(f"{name}[{p}] must be a paragraph, a list of tokenized sentences; "
+                             f"got {paragraph!r:.60}")
+        for s, sentence in enumerate(paragraph):
+            check_tokens(f"{name}[{p}][{s}]", sentence)
+
+
+def check_integer_dtype(name: str, t: torch.Tensor) -> None:
+    if t.dtype == torch.bool or t.dtype.is_floating_point or t.dtype.is_complex:
+        raise ValueError(f"{name} must hold integers (torch.long); got dtype {t.dtype}")
+
+
+def check_finite(name: str, t: torch.Tensor) -> None:
+    check_floating_dtype(name, t)
+    if not bool(torch.isfinite(t).all()):
+        raise ValueError(f"{name} must be finite; it holds NaN or infinite values")
 
 
 def check_divisible(num_hiddens: int, num_heads: int) -> None:
@@ -37,6 +92,18 @@ def check_ndim(name: str, t: torch.Tensor, ndim: int, shape_doc: str) -> None:
         raise ValueError(f"{name} must be a torch.Tensor of shape {shape_doc}; got {type(t)}")
     if t.dim() != ndim:
         raise ValueError(f"{name} must have shape {shape_doc}; got shape {tuple(t.shape)}")
+
+
+def check_features(name: str, t: torch.Tensor, size: int, what: str) -> None:
+    if t.shape[-1] != size:
+        raise ValueError(f"{name} must have {what} = {size} features in its last dimension; got "
+                         f"shape {tuple(t.shape)}")
+    check_floating_dtype(name, t)
+
+
+def check_floating_dtype(name: str, t: torch.Tensor) -> None:
+    if not t.dtype.is_floating_point:
+        raise ValueError(f"{name} must hold floating-point numbers; got dtype {t.dtype}")
 
 
 def check_range(name: str, t: torch.Tensor, low: int, high: int, allowed: str) -> None:
@@ -75,10 +142,13 @@ def check_token_inputs(
             f"sequence length {seq_len} exceeds max_len={max_len}, the number of learned "
             f"position embeddings; truncate the input to at most {max_len} tokens"
         )
+    check_integer_dtype("tokens", tokens)
+    check_integer_dtype("segments", segments)
     check_range("tokens", tokens, 0, vocab_size - 1, f"token ids in [0, {vocab_size - 1}]")
     check_range("segments", segments, 0, 1, "0 (sentence A) or 1 (sentence B)")
     if valid_lens is not None:
         check_ndim("valid_lens", valid_lens, 1, "(batch,)")
+        check_integer_dtype("valid_lens", valid_lens)
         if valid_lens.shape[0] != tokens.shape[0]:
             raise ValueError(
                 f"valid_lens must have one entry per sequence (batch={tokens.shape[0]}); "
@@ -89,12 +159,24 @@ def check_token_inputs(
 
 def check_pred_positions(pred_positions: torch.Tensor, batch: int, seq_len: int) -> None:
     check_ndim("pred_positions", pred_positions, 2, "(batch, num_preds)")
+    check_integer_dtype("pred_positions", pred_positions)
     if pred_positions.shape[0] != batch:
         raise ValueError(
             f"pred_positions must have one row per sequence (batch={batch}); "
             f"got {pred_positions.shape[0]} rows"
         )
     check_range("pred_positions", pred_positions, 0, seq_len - 1, f"in [0, {seq_len - 1}]")
+
+
+def check_positions_in_text(pred_positions: torch.Tensor, valid_lens: torch.Tensor) -> None:
+    """Prediction positions must point at real tokens, not at padding."""
+    check_pred_positions(pred_positions, valid_lens.shape[0], int(valid_lens.max()))
+    outside = pred_positions >= valid_lens[:, None]
+    if bool(outside.any()):
+        row, col = (int(i) for i in outside.nonzero()[0])
+        raise ValueError(f"pred_positions must point at real tokens, in [0, valid_lens[i] - 1]; "
+                         f"got {int(pred_positions[row, col])} in sequence {row}, whose "
+                         f"valid_lens is {int(valid_lens[row])}")
 
 
 def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Path:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from bertlib.checks import check_positive_int
+from bertlib.checks import check_positive_int, check_sentences
 from bertlib.inputs import get_tokens_and_segments, truncate_pair
 from bertlib.masking import mask_tokens
 from bertlib.rng import make_generator
@@ -72,6 +72,7 @@ def make_nsp_pairs(
     """
     if overflow not in ("truncate", "drop"):
         raise ValueError(f"overflow must be 'truncate' or 'drop'; got {overflow!r}")
+    check_sentences("paragraphs", paragraphs)
     if max_len < 5:
         raise ValueError(f"max_len must be at least 5 (<cls> a <sep> b <sep>); got {max_len}")
     if len(paragraphs) < 2:
@@ -198,6 +199,7 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
     let NSP be solved by telling the languages apart.
     """
     check_positive_int("rounds", rounds)
+    check_sentences("paragraphs", paragraphs)
     if groups is None:
         groups = [""] * len(paragraphs)
     if len(groups) != len(paragraphs):

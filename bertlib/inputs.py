@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from bertlib.checks import check_tokens
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 
@@ -32,6 +33,9 @@ def get_tokens_and_segments(
     Returns the tokens and their segment ids (0 for ``<cls>``, A and its ``<sep>``; 1 for B and
     its ``<sep>``).
     """
+    check_tokens("tokens_a", tokens_a)
+    if tokens_b is not None:
+        check_tokens("tokens_b", tokens_b)
     tokens = [cls_token, *tokens_a, sep_token]
     segments = [0] * len(tokens)
     if tokens_b is not None:

@@ -5,11 +5,13 @@ Shapes: B = batch, P = prediction slots per sequence, V = vocabulary size.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 
+from bertlib.checks import check_finite, check_integer_dtype, check_range
 from bertlib.model import BERTModel
 
 
@@ -45,6 +47,12 @@ def bert_loss(
             f"nsp_Y_hat must be (B, 2) and nsp_labels (B,); got {tuple(nsp_Y_hat.shape)} and "
             f"{tuple(nsp_labels.shape)}"
         )
+    V = mlm_Y_hat.shape[-1]
+    for name, labels, high in (("mlm_labels", mlm_labels, V - 1), ("nsp_labels", nsp_labels, 1)):
+        check_integer_dtype(name, labels)
+        check_range(name, labels, 0, high, f"class ids in [0, {high}]")
+    check_finite("mlm_weights", mlm_weights)
+    check_range("mlm_weights", mlm_weights, 0, math.inf, "weights >= 0")
     per_slot = F.cross_entropy(mlm_Y_hat.flatten(0, 1), mlm_labels.flatten(), reduction="none")
     w = mlm_weights.flatten().to(per_slot.dtype)
     mlm = (per_slot * w).sum() / w.sum().clamp_min(torch.finfo(w.dtype).tiny)

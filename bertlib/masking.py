@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,6 +32,22 @@ class MaskedTokens:
     num_candidates: int  # the maskable positions the choice was made from
 
 
+def _token_ids(token_ids) -> list[int]:
+    """``token_ids`` as a list of Python ints: a 1-D integer tensor or a sequence of integers
+    (not a text, which would be taken apart into characters; not bools or floats)."""
+    if isinstance(token_ids, torch.Tensor):
+        if token_ids.dim() != 1 or token_ids.dtype.is_floating_point or \
+                token_ids.dtype == torch.bool:
+            raise ValueError(f"token_ids must be a 1-D tensor of integer ids; got "
+                             f"{token_ids.dtype} of shape {tuple(token_ids.shape)}")
+        return token_ids.tolist()
+    if isinstance(token_ids, str) or not isinstance(token_ids, Sequence) or not all(
+            isinstance(t, numbers.Integral) and not isinstance(t, bool) for t in token_ids):
+        raise ValueError(f"token_ids must be a list of integer ids (vocab[tokens]); got "
+                         f"{token_ids!r:.80}")
+    return [int(t) for t in token_ids]
+
+
 def mask_tokens(
     token_ids: Sequence[int],
     vocab: Vocab,
@@ -43,10 +60,11 @@ def mask_tokens(
     ``<pad> <cls> <sep> <mask>``) uniformly at random; corrupt each to ``<mask>`` with
     probability 0.8, to a random word with 0.1, and leave it unchanged with 0.1.
     """
-    if not 0.0 < mask_ratio <= 1.0:
+    if isinstance(mask_ratio, bool) or not isinstance(mask_ratio, numbers.Real) \
+            or not 0.0 < mask_ratio <= 1.0:
         raise ValueError(f"mask_ratio must be in (0, 1]; got {mask_ratio!r}")
     g = make_generator(generator, seed)
-    ids = [int(t) for t in token_ids]
+    ids = _token_ids(token_ids)
     bad = [t for t in ids if not 0 <= t < len(vocab)]
     if bad:
         raise ValueError(f"token_ids must be in [0, {len(vocab) - 1}]; got {bad[0]}")

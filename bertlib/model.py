@@ -19,15 +19,22 @@ import torch.nn.functional as F
 from torch import nn
 
 from bertlib.checks import (
+    check_bool,
+    check_choice,
     check_divisible,
     check_dropout,
+    check_features,
     check_ndim,
+    check_positions_in_text,
+    check_positive_float,
     check_positive_int,
     check_pred_positions,
     check_token_inputs,
 )
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU}
+# return_attention keeps num_blks x (B, nh, T, T) weights; past this it is refused, not tried.
+ATTENTION_MAX_BYTES = 2**30
 
 
 @dataclass(frozen=True)
@@ -52,12 +59,10 @@ class BERTConfig:
             check_positive_int(name, getattr(self, name))
         check_divisible(self.num_hiddens, self.num_heads)
         check_dropout("dropout", self.dropout)
-        if self.hidden_act not in ACTIVATIONS:
-            raise ValueError(
-                f"hidden_act must be one of {sorted(ACTIVATIONS)}; got {self.hidden_act!r}"
-            )
-        if not self.layer_norm_eps > 0:
-            raise ValueError(f"layer_norm_eps must be > 0; got {self.layer_norm_eps!r}")
+        check_choice("hidden_act", self.hidden_act, ACTIVATIONS)
+        check_bool("embedding_norm", self.embedding_norm)
+        check_bool("tie_mlm_decoder", self.tie_mlm_decoder)
+        check_positive_float("layer_norm_eps", self.layer_norm_eps)
 
     @classmethod
     def original(cls, **sizes) -> BERTConfig:
@@ -81,6 +86,10 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, num_hiddens: int, num_heads: int, dropout: float):
         super().__init__()
+        check_positive_int("num_hiddens", num_hiddens)
+        check_positive_int("num_heads", num_heads)
+        check_divisible(num_hiddens, num_heads)
+        check_dropout("dropout", dropout)
         self.num_heads = num_heads
         self.dropout = dropout
         self.W_q = nn.Linear(num_hiddens, num_hiddens)
@@ -97,7 +106,12 @@ class MultiHeadAttention(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """X: (B, T, H); mask: (B, T) True for real keys. Returns (B, T, H) and the weights
         (B, nh, T, T) when ``need_weights``."""
+        check_ndim("X", X, 3, "(batch, seq_len, num_hiddens)")
+        check_features("X", X, self.W_q.in_features, "num_hiddens")
         B, T, H = X.shape
+        if mask is not None and (mask.dtype != torch.bool or mask.shape != (B, T)):
+            raise ValueError(f"mask must be a (batch, seq_len) = {(B, T)} boolean tensor, True at "
+                             f"real keys; got {mask.dtype} of shape {tuple(mask.shape)}")
         q, k, v = (self._split_heads(W(X)) for W in (self.W_q, self.W_k, self.W_v))
         attn_mask = None if mask is None else mask[:, None, None, :]  # (B, 1, 1, T)
         p = self.dropout if self.training else 0.0
@@ -199,6 +213,14 @@ class BERTEncoder(nn.Module):
         """
         cfg = self.config
         check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
+        if return_attention:
+            B, T = tokens.shape
+            need = cfg.num_blks * B * cfg.num_heads * T * T * self.pos_embedding.element_size()
+            if need > ATTENTION_MAX_BYTES:
+                raise ValueError(
+                    f"return_attention=True would keep {need / 2**30:.1f} GiB of attention "
+                    f"weights for {B} sequences of {T} tokens (at most "
+                    f"{ATTENTION_MAX_BYTES / 2**30:.0f} GiB): ask for fewer or shorter ones")
         mask = key_padding_mask(valid_lens, tokens.shape[1])
         X = self.embed(tokens, segments)
         attentions = []
@@ -215,6 +237,11 @@ class MaskLM(nn.Module):
                  hidden_act: str = "relu", layer_norm_eps: float = 1e-5):
         super().__init__()
         num_inputs = num_hiddens if num_inputs is None else num_inputs
+        for name, value in (("vocab_size", vocab_size), ("num_hiddens", num_hiddens),
+                            ("num_inputs", num_inputs)):
+            check_positive_int(name, value)
+        check_choice("hidden_act", hidden_act, ACTIVATIONS)
+        check_positive_float("layer_norm_eps", layer_norm_eps)
         self.mlp = nn.Sequential(
             nn.Linear(num_inputs, num_hiddens),
             ACTIVATIONS[hidden_act](),
@@ -225,6 +252,7 @@ class MaskLM(nn.Module):
     def forward(self, X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
         """X: (B, T, num_inputs); pred_positions: (B, P). Returns (B, P, vocab_size)."""
         check_ndim("X", X, 3, "(batch, seq_len, num_hiddens)")
+        check_features("X", X, self.mlp[0].in_features, "num_inputs")
         B, T, _ = X.shape
         check_pred_positions(pred_positions, B, T)
         batch_idx = torch.arange(B, device=X.device)[:, None]  # (B, 1), broadcasts against (B, P)
@@ -237,10 +265,13 @@ class NextSentencePred(nn.Module):
 
     def __init__(self, num_inputs: int):
         super().__init__()
+        check_positive_int("num_inputs", num_inputs)
         self.output = nn.Linear(num_inputs, 2)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """X: (B, num_inputs) -> logits (B, 2)."""
+        check_ndim("X", X, 2, "(batch, num_inputs)")
+        check_features("X", X, self.output.in_features, "num_inputs")
         return self.output(X)
 
 
@@ -284,6 +315,8 @@ class BERTModel(nn.Module):
         None; nsp_Y_hat: (B, 2).
         """
         out = self.encoder(tokens, segments, valid_lens, return_attention=return_attention)
+        if pred_positions is not None and valid_lens is not None:
+            check_positions_in_text(pred_positions, valid_lens)
         encoded_X, attentions = out if return_attention else (out, None)
         mlm_Y_hat = None if pred_positions is None else self.mlm(encoded_X, pred_positions)
         nsp_Y_hat = self.nsp(self.hidden(encoded_X[:, 0, :]))

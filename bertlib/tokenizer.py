@@ -35,6 +35,8 @@ class WordPieceTokenizer:
         # Checkpoints may switch on truncation/padding; bertlib handles both itself.
         backend.no_truncation()
         backend.no_padding()
+        # A "<mask>" or "[CLS]" typed into a text is text, not the special token.
+        backend.encode_special_tokens = True
         self.backend = backend
         size = backend.get_vocab_size(with_added_tokens=True)
         by_id = sorted(backend.get_vocab(with_added_tokens=True).items(), key=lambda kv: kv[1])

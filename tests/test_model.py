@@ -197,8 +197,8 @@ def test_attention_scale_is_one_over_sqrt_head_size():
     ("kwargs", "message"),
     [
         ({"num_hiddens": 30, "num_heads": 4}, "num_hiddens must be divisible by num_heads"),
-        ({"dropout": 1.0}, r"dropout must be in \[0, 1\)"),
-        ({"dropout": -0.1}, r"dropout must be in \[0, 1\)"),
+        ({"dropout": 1.0}, r"dropout must be a number in \[0, 1\)"),
+        ({"dropout": -0.1}, r"dropout must be a number in \[0, 1\)"),
         ({"num_blks": 0}, "num_blks must be a positive integer"),
         ({"hidden_act": "tanh"}, "hidden_act must be one of"),
     ],

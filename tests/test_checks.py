@@ -1,0 +1,143 @@
+"""Bad input gets a ValueError that names the argument, the value and what is allowed: never a
+silent wrong answer, never an error from deep inside torch. One case per family the hardening
+review found; tests of each module check the rest."""
+
+import math
+
+import pytest
+import torch
+
+from bertlib import (
+    BERTConfig,
+    BERTModel,
+    MaskLM,
+    MultiHeadAttention,
+    NextSentencePred,
+    bert_loss,
+    get_tokens_and_segments,
+    make_nsp_pairs,
+    make_pretrain_data,
+    mask_tokens,
+)
+
+SIZES = {"vocab_size": 30, "num_hiddens": 8, "ffn_num_hiddens": 16, "num_heads": 2,
+         "num_blks": 1, "dropout": 0.0, "max_len": 16}
+
+
+@pytest.fixture
+def model():
+    torch.manual_seed(0)
+    return BERTModel(**SIZES).eval()
+
+
+def batch(T=6, B=2):
+    return torch.randint(5, 30, (B, T)), torch.zeros(B, T, dtype=torch.long)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda vocab: get_tokens_and_segments("the cat sat"), "tokens_a must be a list of token "
+                                                           "strings, not a text"),
+    (lambda vocab: get_tokens_and_segments(["a"], "b c"), "tokens_b must be a list"),
+    (lambda vocab: get_tokens_and_segments(["a", 3]), "tokens_a must be a list of token strings"),
+    (lambda vocab: mask_tokens("the cat", vocab, seed=0), "token_ids must be a list of integer"),
+    (lambda vocab: mask_tokens([5, 6.5, 7], vocab, seed=0), "token_ids must be a list of integer"),
+    (lambda vocab: mask_tokens([5, True, 7], vocab, seed=0), "token_ids must be a list of intege"),
+    (lambda vocab: mask_tokens(torch.tensor([5.0, 6.0]), vocab, seed=0),
+     "token_ids must be a 1-D tensor of integer ids"),
+    (lambda vocab: mask_tokens([5, 6, 7], vocab, mask_ratio="0.15", seed=0), "mask_ratio must"),
+    (lambda vocab: make_nsp_pairs(["the cat sat . it ran", "a dog"], 16, seed=0),
+     r"paragraphs\[0\] must be a paragraph, a list of tokenized sentences"),
+    (lambda vocab: make_nsp_pairs([["the cat sat", "it ran"], [["a"], ["b"]]], 16, seed=0),
+     r"paragraphs\[0\]\[0\] must be a list of token strings, not a text"),
+    (lambda vocab: make_pretrain_data([["the cat", "it ran"], ["a b", "c"]], vocab, 16, seed=0),
+     r"paragraphs\[0\]\[0\] must be a list of token strings, not a text"),
+])
+def test_texts_where_tokens_belong_are_refused(vocab, call, message):
+    with pytest.raises(ValueError, match=message):
+        call(vocab)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda t, s, v, p: (t.float(), s, v, p), "tokens must hold integers"),
+    (lambda t, s, v, p: (t.bool(), s, v, p), "tokens must hold integers"),
+    (lambda t, s, v, p: (t, s.float(), v, p), "segments must hold integers"),
+    (lambda t, s, v, p: (t, s, torch.tensor([3.5, 6.0]), p), "valid_lens must hold integers"),
+    (lambda t, s, v, p: (t, s, torch.tensor([math.nan, 6.0]), p), "valid_lens must hold int"),
+    (lambda t, s, v, p: (t, s, v, p.float()), "pred_positions must hold integers"),
+    (lambda t, s, v, p: (t, s, v, torch.tensor([[1, 4], [1, 2]])),
+     r"pred_positions must point at real tokens.*got 4 in sequence 0, whose valid_lens is 3"),
+])
+def test_bad_forward_inputs_are_named(model, change, message):
+    tokens, segments = batch()
+    args = change(tokens, segments, torch.tensor([3, 6]), torch.tensor([[1, 2], [1, 2]]))
+    with pytest.raises(ValueError, match=message):
+        model(*args)
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"embedding_norm": "no"}, "embedding_norm must be True or False; got 'no'"),
+    ({"tie_mlm_decoder": 1}, "tie_mlm_decoder must be True or False"),
+    ({"dropout": "0.1"}, r"dropout must be a number in \[0, 1\)"),
+    ({"layer_norm_eps": math.nan}, "layer_norm_eps must be a positive finite number"),
+    ({"hidden_act": ["relu"]}, "hidden_act must be one of"),
+])
+def test_config_options_of_the_wrong_kind_are_refused(options, message):
+    with pytest.raises(ValueError, match=message):
+        BERTConfig(**{**SIZES, **options})
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: MaskLM(30, 8, hidden_act="swish"), r"hidden_act must be one of \['gelu', 'relu'\]"),
+    (lambda: MaskLM(0, 8), "vocab_size must be a positive integer; got 0"),
+    (lambda: MaskLM(30, 8, layer_norm_eps=0), "layer_norm_eps must be a positive"),
+    (lambda: NextSentencePred(0), "num_inputs must be a positive integer; got 0"),
+    (lambda: MultiHeadAttention(8, 0, 0.1), "num_heads must be a positive integer; got 0"),
+    (lambda: MultiHeadAttention(8, 3, 0.1), "num_hiddens must be divisible by num_heads"),
+    (lambda: MultiHeadAttention(8, 2, 1.5), r"dropout must be a number in \[0, 1\)"),
+])
+def test_bad_head_arguments_are_named(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_bad_head_inputs_are_named():
+    X = torch.randn(2, 5, 8)
+    with pytest.raises(ValueError, match="X must have num_inputs = 8 features"):
+        MaskLM(30, 8)(torch.randn(2, 5, 7), torch.tensor([[1], [2]]))
+    with pytest.raises(ValueError, match="pred_positions must hold integers"):
+        MaskLM(30, 8)(X, torch.tensor([[1.0], [2.0]]))
+    with pytest.raises(ValueError, match=r"X must have shape \(batch, num_inputs\)"):
+        NextSentencePred(8)(X)
+    with pytest.raises(ValueError, match="X must hold floating-point numbers"):
+        NextSentencePred(8)(torch.ones(2, 8, dtype=torch.long))
+    with pytest.raises(ValueError, match="mask must be a .* boolean tensor"):
+        MultiHeadAttention(8, 2, 0.0)(X, torch.ones(2, 5))
+
+
+def test_loss_labels_outside_the_classes_are_named():
+    logits, nsp = torch.randn(2, 3, 30), torch.randn(2, 2)
+    labels, weights = torch.randint(0, 30, (2, 3)), torch.ones(2, 3)
+    with pytest.raises(ValueError, match=r"mlm_labels must be class ids in \[0, 29\]; got 30"):
+        bert_loss(logits, labels.index_fill(1, torch.tensor([0]), 30), weights, nsp,
+                  torch.tensor([0, 1]))
+    with pytest.raises(ValueError, match=r"nsp_labels must be class ids in \[0, 1\]; got 2"):
+        bert_loss(logits, labels, weights, nsp, torch.tensor([0, 2]))
+    with pytest.raises(ValueError, match="mlm_labels must hold integers"):
+        bert_loss(logits, labels.float(), weights, nsp, torch.tensor([0, 1]))
+    with pytest.raises(ValueError, match="mlm_weights must be finite"):
+        bert_loss(logits, labels, weights.index_fill(1, torch.tensor([0]), math.nan), nsp,
+                  torch.tensor([0, 1]))
+    with pytest.raises(ValueError, match="mlm_weights must be weights >= 0"):
+        bert_loss(logits, labels, -weights, nsp, torch.tensor([0, 1]))
+
+
+def test_attention_that_would_not_fit_in_memory_is_refused_up_front():
+    model = BERTModel(30, 8, 16, 4, 6, 0.0, max_len=512).eval()
+    tokens = torch.randint(5, 30, (64, 512))
+    # 6 blocks x 64 sequences x 4 heads x 512 x 512 x 4 bytes = 1.5 GiB
+    with pytest.raises(ValueError, match=r"return_attention=True would keep 1.5 GiB of attention "
+                                         r"weights for 64 sequences of 512 tokens"):
+        model.encoder(tokens, torch.zeros_like(tokens), return_attention=True)
+    _, attentions = model.encoder(tokens[:2, :64], torch.zeros(2, 64, dtype=torch.long),
+                                  return_attention=True)  # a small request still works
+    assert attentions[0].shape == (2, 4, 64, 64)
