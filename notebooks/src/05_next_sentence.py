@@ -215,8 +215,8 @@ print("parameters: flat_nsp", sum(p.numel() for p in flat_nsp.parameters()),
 longer = model.encoder(torch.randint(0, 10000, (2, 10)), torch.zeros(2, 10, dtype=torch.long))
 try:
     flat_nsp(longer.flatten(start_dim=1))  # T = 10
-except RuntimeError as err:
-    print("RuntimeError:", err)
+except ValueError as err:
+    print("ValueError:", err)
 
 # %% [markdown] lang="en"
 # ## The NSP loss
