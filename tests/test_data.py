@@ -179,3 +179,12 @@ def test_loader_batches_cover_the_data_once_per_epoch_in_seeded_order(toy_data):
     assert not torch.equal(a[0][0], c[0][0])
     rows = Counter(tuple(r) for batch in a for r in batch[0].tolist())
     assert rows == Counter(tuple(r) for r in toy_data.tokens.tolist())
+
+
+@pytest.mark.parametrize("mask_ratio", [0.15, 0.5, 1.0])
+def test_pretrain_examples_follow_the_mask_ratio(vocab, mask_ratio):
+    pairs = make_nsp_pairs([[WORDS[:8], WORDS[8:]], [WORDS[2:9], WORDS[:5]]], 20, seed=0).pairs
+    for pair, example in zip(pairs, make_pretrain_examples(pairs, vocab, mask_ratio=mask_ratio,
+                                                           seed=0), strict=True):
+        maskable = len(pair.tokens) - 3  # all but <cls> and the two <sep>
+        assert len(example.pred_positions) == max(1, round(mask_ratio * maskable))

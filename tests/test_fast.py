@@ -22,11 +22,14 @@ def random_batch(vocab_size, B=6, T=16, P=4, seed=0):
     return tokens, segments, valid_lens, pred_positions * weights.long(), weights, labels, nsp
 
 
-@pytest.mark.parametrize("tied", [False, True])
-def test_fast_loss_matches_chapter_loss_and_gradients(tied, toy_model):
+@pytest.mark.parametrize(("tied", "fractional"), [(False, False), (True, False), (False, True)])
+def test_fast_loss_matches_chapter_loss_and_gradients(tied, fractional, toy_model):
     options = {"tie_mlm_decoder": True} if tied else {}
     model = toy_model(40, **options).train()  # dropout on: both must draw the same masks
     batch = random_batch(40)
+    if fractional:  # weights other than 0 and 1 must count as weights, not as "real or not"
+        weights = batch[4] * torch.linspace(0.25, 3.0, batch[4].numel()).view_as(batch[4])
+        batch = (*batch[:4], weights, *batch[5:])
     results = []
     for loss_fn in (chapter_loss, fast_loss):
         model.zero_grad()

@@ -95,3 +95,23 @@ def test_eval_mode_switches_dropout_and_gradients_off_and_restores_the_mode(trai
     with pytest.raises(RuntimeError), eval_mode(model):
         raise RuntimeError  # restored on the way out of an error too
     assert model.training is training
+
+
+def test_truncation_keeps_the_beginning_of_each_sentence():
+    a, b = [f"a{i}" for i in range(10)], ["b0", "b1", "b2"]
+    assert truncate_pair(a, b, 7) == (a[:4], b)  # the longer one loses its end first
+    assert truncate_pair(a, b, 4) == (a[:2], b[:2])  # then both, alternately
+    assert truncate_pair(a, b, 20) == (a, b)
+
+
+def test_get_bert_encoding_gives_sentence_b_segment_one():
+    model, tokenizer = load_small_bert()
+    a, b = tokenizer.tokenize("the train was crowded ."), tokenizer.tokenize("she took a taxi")
+    ids = tokenizer.vocab[["<cls>", *a, "<sep>", *b, "<sep>"]]
+    segments = [0] * (len(a) + 2) + [1] * (len(b) + 1)
+    with eval_mode(model):
+        reference = model.encoder(torch.tensor([ids]), torch.tensor([segments]))
+        all_zero = model.encoder(torch.tensor([ids]), torch.zeros(1, len(ids), dtype=torch.long))
+    encoded = get_bert_encoding(model, tokenizer, "the train was crowded .", "she took a taxi")
+    torch.testing.assert_close(encoded, reference)
+    assert not torch.allclose(encoded, all_zero)

@@ -105,3 +105,18 @@ def test_bad_masking_input(vocab):
         mask_tokens([vocab["cat"]], vocab, seed=0, mask_ratio=0)
     with pytest.raises(ValueError, match=r"token_ids must be in \[0, "):
         mask_tokens([len(vocab)], vocab, seed=0)
+
+
+def test_a_random_replacement_is_a_fresh_draw_not_the_original(big_vocab):
+    """A RANDOM slot equals its original token only when the draw happens to pick it again,
+    1 time in N_WORDS; a replacement that kept the token would do so every time."""
+    ids = _sequence(big_vocab)
+    g = torch.Generator().manual_seed(11)
+    same = total = 0
+    while total < 5_000:
+        m = mask_tokens(ids, big_vocab, mask_ratio=1.0, generator=g)
+        for p, f in zip(m.positions, m.fates, strict=True):
+            if f is Fate.RANDOM:
+                total += 1
+                same += m.masked_ids[p] == ids[p]
+    assert same / total < 4 / N_WORDS

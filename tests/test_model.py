@@ -13,7 +13,7 @@ from bertlib import (
     NextSentencePred,
     bert_loss,
 )
-from bertlib.model import TransformerEncoderBlock, key_padding_mask
+from bertlib.model import AddNorm, TransformerEncoderBlock, key_padding_mask
 
 
 def test_chapter_demo_shapes():
@@ -239,3 +239,42 @@ def test_bad_prediction_positions_are_rejected(small_model):
     ]:
         with pytest.raises(ValueError, match=message):
             small_model(tokens, segments, valid_lens, positions)
+
+
+def test_attention_dropout_drops_attention_weights_in_training_only():
+    torch.manual_seed(0)
+    mha = MultiHeadAttention(8, 2, dropout=0.5).train()
+    X = torch.randn(2, 5, 8)
+    torch.manual_seed(1)
+    out, weights = mha(X, None, need_weights=True)
+    q, k, v = (W(X).view(2, 5, 2, 4).transpose(1, 2) for W in (mha.W_q, mha.W_k, mha.W_v))
+    torch.manual_seed(1)
+    dropped = torch.nn.functional.dropout((q @ k.transpose(-2, -1) / 2).softmax(-1), 0.5)
+    reference = mha.W_o((dropped @ v).transpose(1, 2).reshape(2, 5, 8))
+    torch.testing.assert_close(out, reference)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(2, 2, 5))  # returned before dropout
+    fused_train, _ = mha(X, None)
+    eval_out, _ = mha.eval()(X, None)
+    assert not torch.allclose(fused_train, eval_out)  # the fused path drops too
+
+
+def test_residual_and_embedding_dropout_apply_in_training_only():
+    torch.manual_seed(0)
+    addnorm = AddNorm(8, 0.5, 1e-5).train()
+    X, Y = torch.randn(2, 5, 8), torch.randn(2, 5, 8)
+    torch.manual_seed(3)
+    out = addnorm(X, Y)
+    torch.manual_seed(3)
+    torch.testing.assert_close(out, addnorm.ln(torch.nn.functional.dropout(Y, 0.5) + X))
+    torch.testing.assert_close(addnorm.eval()(X, Y), addnorm.ln(Y + X))
+    encoder = BERTEncoder(20, 8, 16, 2, 1, 0.5, max_len=6, embedding_norm=True).train()
+    tokens, segments = torch.randint(0, 20, (2, 6)), torch.zeros(2, 6, dtype=torch.long)
+    summed = (encoder.token_embedding(tokens) + encoder.segment_embedding(segments)
+              + encoder.pos_embedding[:, :6])
+    torch.manual_seed(4)
+    embedded = encoder.embed(tokens, segments)
+    torch.manual_seed(4)
+    torch.testing.assert_close(embedded, torch.nn.functional.dropout(encoder.embedding_ln(summed),
+                                                                     0.5))
+    torch.testing.assert_close(encoder.eval().embed(tokens, segments),
+                               encoder.embedding_ln(summed))

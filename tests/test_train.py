@@ -90,3 +90,18 @@ def test_init_and_training_leave_the_global_random_state_alone(toy_data, toy_mod
     torch.rand(7)  # the caller's draws in between change nothing
     assert all(torch.equal(a, b) for a, b in zip(toy_model(seed=5).state_dict().values(),
                                                  again.state_dict().values(), strict=True))
+
+
+def test_evaluation_baselines_are_the_majority_shares(toy_data, toy_model):
+    """Against counts made here: the most frequent NSP label and MLM label of the data."""
+    data = toy_data[toy_data.nsp_labels == 1]  # unbalanced: IsNext pairs ...
+    data = type(toy_data)(*(torch.cat([a, b[:3]]) for a, b in
+                            zip(data.tensors(), toy_data[toy_data.nsp_labels == 0].tensors(),
+                                strict=True)))  # ... and three NotNext ones
+    n_is, n_not = int((data.nsp_labels == 1).sum()), 3
+    metrics = evaluate_pretraining(toy_model(), data)
+    assert metrics["nsp_majority_baseline"] == pytest.approx(n_is / (n_is + n_not))
+    labels = data.mlm_labels[data.mlm_weights > 0].tolist()
+    assert metrics["mlm_majority_baseline"] == pytest.approx(
+        max(labels.count(x) for x in set(labels)) / len(labels))
+    assert metrics["pairs"] == n_is + n_not and metrics["mlm_slots"] == len(labels)
