@@ -13,7 +13,9 @@ its kernel runs.
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 from importlib import resources
 
 LANGUAGES = ("en", "zh")
@@ -61,10 +63,21 @@ def resolve_language(lang: str | None) -> str:
     return lang
 
 
-def text(key: str, lang: str | None = None, **fmt) -> str:
-    """The string ``key`` in ``lang``, with ``{placeholders}`` filled from ``fmt``."""
+def text(key: str, lang: str | None = None, *, table: dict | None = None, **fmt) -> str:
+    """The string ``key`` in ``lang``, with ``{placeholders}`` filled from ``fmt``.
+
+    ``table`` (default :data:`STRINGS`) maps keys to ``{language: string}``: a notebook passes
+    its own labels, the strings no other notebook shows.
+    """
     lang = resolve_language(lang)
-    if key not in STRINGS:
-        raise ValueError(f"unknown text key {key!r}; known keys are listed in bertlib.i18n.STRINGS")
-    template = STRINGS[key][lang]
+    table = STRINGS if table is None else table
+    if key not in table:
+        raise ValueError(f"unknown text key {key!r}; known keys: {sorted(table)}")
+    template = table[key][lang]
     return template.format(**fmt) if fmt else template
+
+
+def labels(table: dict[str, dict[str, str]]) -> Callable[..., str]:
+    """``text`` over a notebook's own ``table``: ``label = labels(LABELS)``, then
+    ``label("key", word="bank")`` in the edition's language."""
+    return functools.partial(text, table=table)

@@ -57,3 +57,13 @@ def test_bad_language_is_rejected_listing_the_allowed_ones(lang):
 def test_unknown_key_is_a_value_error():
     with pytest.raises(ValueError, match="unknown text key 'no_such_key'"):
         i18n.text("no_such_key", "en")
+
+
+def test_a_notebook_table_follows_the_edition_language():
+    table = {"title": {"en": "“{word}” in MiniLM", "zh": "MiniLM 中的“{word}”"}}
+    label = i18n.labels(table)
+    assert label("title", word="bank") == "“bank” in MiniLM"
+    i18n.set_language("zh")
+    assert label("title", word="bank") == "MiniLM 中的“bank”"
+    with pytest.raises(ValueError, match=r"unknown text key 'nope'; known keys: \['title'\]"):
+        label("nope")

@@ -64,12 +64,11 @@ from bertlib.context import (
 )
 from bertlib.exercises import check_exercise
 from bertlib.hf import minilm_directory
-from bertlib.i18n import get_language
+from bertlib.i18n import labels
 from bertlib.viz import new_figure, plot_similarity
 
 # %%
-# This notebook's own figure labels, in the language of its edition.
-lang = get_language()  # the edition's language, set in the first code cell
+# This notebook's own figure labels; label() gives them in the edition's language.
 LABELS = {
     "ctx_figure_title": {"en": "Which tokens can the representation of each token depend on?",
                         "zh": "每个词元的表示可以依赖哪些词元？"},
@@ -97,10 +96,7 @@ LABELS = {
                       "zh": "小型预训练模型中的“{word}”"},
     "ctx_sim_random": {"en": "“{word}” with random weights", "zh": "随机权重下的“{word}”"},
 }
-
-
-def label(key: str, **fmt) -> str:
-    return LABELS[key][lang].format(**fmt)
+label = labels(LABELS)
 
 # %% [markdown] lang="en"
 # ## One vector per word

@@ -70,23 +70,19 @@ from bertlib import (
 from bertlib.assets import small_bert_metrics
 from bertlib.exercises import check_exercise
 from bertlib.fast import fast_loss
-from bertlib.i18n import get_language, text
+from bertlib.i18n import labels, text
 from bertlib.train import init_model
 from bertlib.viz import LossPlot, new_figure
 from bertlib.viz.listing import show_source
 
 # %%
-# This notebook's own figure labels, in the language of its edition.
-lang = get_language()  # the edition's language, set in the first code cell
+# This notebook's own figure labels; label() gives them in the edition's language.
 LABELS = {
     "train_nsp_chance": {"en": "ln 2: NSP by coin toss", "zh": "ln 2：下一句预测靠掷硬币"},
     "train_full_run_title": {"en": "The shipped model's full run: {steps} steps, {minutes} min",
                             "zh": "随附模型的完整训练：{steps} 步，{minutes} 分钟"},
 }
-
-
-def label(key: str, **fmt) -> str:
-    return LABELS[key][lang].format(**fmt)
+label = labels(LABELS)
 
 # One thread: the printed losses then come out the same on any number of cores (the order of
 # floating-point sums depends on the thread count), and for models this small it is not slower.

@@ -69,13 +69,12 @@ from bertlib import (
 )
 from bertlib.exercises import check_exercise
 from bertlib.hf import POOLER_NAMES, minilm_directory, name_table
-from bertlib.i18n import get_language
+from bertlib.i18n import labels
 from bertlib.viz import AttentionView, AttentionWidget, new_figure, plot_attention
 from bertlib.viz.listing import show_source
 
 # %%
-# This notebook's own figure labels, in the language of its edition.
-lang = get_language()  # the edition's language, set in the first code cell
+# This notebook's own figure labels; label() gives them in the edition's language.
 LABELS = {
     "real_act_title": {"en": "ReLU (the chapter) and GELU (the original BERT)",
                       "zh": "ReLU（本章）与 GELU（原始 BERT）"},
@@ -88,10 +87,7 @@ LABELS = {
     "real_kind_sep": {"en": "[SEP] tokens", "zh": "[SEP] 词元"},
     "real_kind_cls": {"en": "[CLS] token", "zh": "[CLS] 词元"},
 }
-
-
-def label(key: str, **fmt) -> str:
-    return LABELS[key][lang].format(**fmt)
+label = labels(LABELS)
 
 transformers.logging.set_verbosity_error()  # keep transformers' log messages
 transformers.logging.disable_progress_bar()  # and progress bars out of the notebook
