@@ -81,9 +81,12 @@
 # ```
 #
 # English notebooks are in `notebooks/en/`, Chinese ones in `notebooks/zh/`; the code cells are
-# identical. Run a notebook from the top (*Kernel → Restart Kernel and Run All Cells*): every
-# random draw is seeded, so you get the printed outputs you see here. The outputs are saved in
-# the files, so you can also just read them, e.g. on GitHub.
+# identical but for the first one, which sets the edition's language (and says what to install
+# if `bertlib` is missing). The notebooks do not depend on the folder their kernel starts in, so
+# they also run on JupyterHub, Colab or in VS Code: the README says how to install there. Run a
+# notebook from the top (*Kernel → Restart Kernel and Run All Cells*): every random draw is
+# seeded, so you get the printed outputs you see here. The outputs are saved in the files, so
+# you can also just read them, e.g. on GitHub.
 #
 # Conventions: B = batch size, T = sequence length, H = `num_hiddens`, V = vocabulary size,
 # P = prediction positions per sequence. The Chinese terms follow the
@@ -99,9 +102,11 @@
 # make test   # 同样的安装步骤，然后运行代码检查和全部测试（包括笔记本）
 # ```
 #
-# 英文笔记本在 `notebooks/en/`，中文笔记本在 `notebooks/zh/`，两者的代码单元格完全相同。请从头
-# 运行笔记本（*Kernel → Restart Kernel and Run All Cells*）：所有随机抽样都设定了种子，你会得到
-# 与这里相同的输出。输出已保存在文件中，所以也可以直接阅读，例如在 GitHub 上。
+# 英文笔记本在 `notebooks/en/`，中文笔记本在 `notebooks/zh/`。两者的代码单元格只有第一个不同：
+# 它设置本版本的语言（如果没有安装 `bertlib`，还会说明该安装什么）。笔记本不依赖内核启动时所在的
+# 文件夹，所以在 JupyterHub、Colab 或 VS Code 中同样可以运行，安装方法见 README。请从头运行笔记本
+# （*Kernel → Restart Kernel and Run All Cells*）：所有随机抽样都设定了种子，你会得到与这里相同的
+# 输出。输出已保存在文件中，所以也可以直接阅读，例如在 GitHub 上。
 #
 # 记号约定：B = 批量大小，T = 序列长度，H = `num_hiddens`，V = 词表大小，P = 每个序列的预测位置数。
 # 中文术语以[术语表](../GLOSSARY.md)为准。
