@@ -3,15 +3,13 @@ reader's language, and running the model for one short input."""
 
 from __future__ import annotations
 
-import contextlib
 import html
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import ipywidgets as widgets
-import torch
 
 from bertlib.i18n import resolve_language, text
-from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair, eval_mode
+from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 
@@ -55,20 +53,6 @@ def text_box(key: str, value: str, lang: str) -> widgets.Text:
 
 def image_output() -> widgets.Image:
     return widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto"))
-
-
-@contextlib.contextmanager
-def inference(model: BERTModel) -> Iterator[None]:
-    """:func:`bertlib.inputs.eval_mode` on one thread. For one short sequence, waking a second
-    thread costs more than it saves: measured 133 ms against 2 ms per forward pass on a busy
-    2-core machine."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with eval_mode(model):
-            yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 class Widget:

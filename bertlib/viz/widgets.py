@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from bertlib.i18n import text
-from bertlib.inputs import EncodedInput, model_device
+from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.masking import Fate, MaskedTokens, mask_tokens
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
@@ -29,7 +29,6 @@ from bertlib.viz._widget import (
     Widget,
     check_tokenizer,
     image_output,
-    inference,
 )
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot
@@ -66,7 +65,7 @@ class InputRepresentationWidget(ModelWidget):
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
         encoder = self.model.encoder
         tokens, segments = enc.tensors(model_device(self.model))
-        with inference(self.model):
+        with eval_mode(self.model):
             total = encoder.embed(tokens, segments)[0]
             parts = EmbeddingParts(
                 tokens=enc.tokens,
@@ -231,7 +230,7 @@ class AttentionWidget(ModelWidget):
 
     def _compute(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
-        with inference(self.model):
+        with eval_mode(self.model):
             _, attentions = self.model.encoder(*enc.tensors(model_device(self.model)),
                                                return_attention=True)
         self.encoded, self._notices = enc, notices
@@ -334,7 +333,7 @@ class NSPWidget(ModelWidget):
 
     def _draw(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len, require_b=True)
-        with inference(self.model):
+        with eval_mode(self.model):
             _, _, nsp_logits = self.model(*enc.tensors(model_device(self.model)))
         self.encoded = enc
         self.probabilities = nsp_logits[0].softmax(dim=-1).cpu().numpy().astype(float)
