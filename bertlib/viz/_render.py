@@ -54,13 +54,6 @@ def canvas_png(canvas: FigureCanvasAgg) -> bytes:
     return encode_png(np.asarray(canvas.buffer_rgba()))
 
 
-def figure_png(fig: Figure) -> bytes:
-    """The figure rendered as PNG bytes (a full draw)."""
-    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
-    canvas.draw()
-    return canvas_png(canvas)
-
-
 class Blitter:
     """Redraws only a figure's changing ("animated") artists over cached backgrounds.
 

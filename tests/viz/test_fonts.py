@@ -8,7 +8,7 @@ from matplotlib import font_manager
 from bertlib import viz
 from bertlib.i18n import STRINGS
 from bertlib.masking import Fate
-from bertlib.viz import _render, fonts
+from bertlib.viz import fonts
 
 ZH_TOKENS = ["[CLS]", "起", "重", "机", "在", "飞", "[SEP]", "银", "行", "[SEP]"]
 
@@ -76,7 +76,7 @@ def draw_zh_figures() -> list[str]:
         for fig in figures:
             for artist in fig.findobj(lambda a: a.get_animated()):
                 artist.set_animated(False)  # a full draw must include every artist
-            _render.figure_png(fig)
+            fig.canvas.draw()
     return [str(w.message) for w in caught]
 
 
@@ -90,5 +90,5 @@ def test_the_glyph_check_detects_a_missing_glyph():
     fig.text(0.1, 0.5, "\u0f00")  # Tibetan: in neither font
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        _render.figure_png(fig)
+        fig.canvas.draw()
     assert any("missing from font" in str(w.message) for w in caught)
