@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 PIP    := $(BIN)/python -m pip
 
 .PHONY: setup lab test lint format browser notebooks corpus pretrain-small bench bench-attention \
-        bench-pretrain bench-widgets
+        bench-pretrain bench-widgets mutation
 
 setup: $(STAMP)
 
@@ -72,3 +72,12 @@ bench-pretrain: setup
 
 bench-widgets: setup
 	$(BIN)/python benchmarks/bench_widgets.py --compare
+
+# Mutation testing of the core (model, masking, data, loss, train), outside `make test`: mutmut
+# makes one small change at a time and runs the tests that reach it ([tool.mutmut] in
+# pyproject.toml). About an hour on 2 cores; the score and the survivors are in README.md.
+mutation: setup
+	$(PIP) install --quiet -c constraints.txt -e '.[mutation]'
+	rm -rf mutants
+	$(BIN)/mutmut run --max-children 2
+	$(BIN)/mutmut results

@@ -137,6 +137,12 @@ def check_token_inputs(
             f"got tokens {tuple(tokens.shape)} and segments {tuple(segments.shape)}"
         )
     seq_len = tokens.shape[1]
+    if seq_len == 0:
+        # BERT reads its answer off the first position (<cls>): an empty sequence has none.
+        raise ValueError(
+            f"tokens has seq_len 0 (shape {tuple(tokens.shape)}); every sequence needs at "
+            "least one token, <cls>"
+        )
     if seq_len > max_len:
         raise ValueError(
             f"sequence length {seq_len} exceeds max_len={max_len}, the number of learned "

@@ -48,6 +48,14 @@ def _token_ids(token_ids) -> list[int]:
     return [int(t) for t in token_ids]
 
 
+def check_replacement_words(vocab: Vocab) -> None:
+    """The 10% random replacements are drawn from the vocabulary's ordinary words: refuse a
+    vocabulary that has none (one of special tokens only)."""
+    if not vocab.word_ids:
+        raise ValueError("vocab has no ordinary words to draw the 10% random replacements from; "
+                         f"it holds only {vocab.to_tokens(list(range(len(vocab))))}")
+
+
 def mask_tokens(
     token_ids: Sequence[int],
     vocab: Vocab,
@@ -74,8 +82,7 @@ def mask_tokens(
             "cannot mask a sequence with no maskable token: every token is one of "
             f"{[vocab.to_tokens(i) for i in sorted(vocab.structural_ids)]}"
         )
-    if not vocab.word_ids:
-        raise ValueError("vocab has no ordinary words to draw the 10% random replacements from")
+    check_replacement_words(vocab)
     # <listing: recipe>
     num_preds = max(1, round(mask_ratio * len(candidates)))
     chosen = torch.randperm(len(candidates), generator=g)[:num_preds]

@@ -66,6 +66,8 @@ def test_texts_where_tokens_belong_are_refused(vocab, call, message):
     (lambda t, s, v, p: (t, s, v, p.float()), "pred_positions must hold integers"),
     (lambda t, s, v, p: (t, s, v, torch.tensor([[1, 4], [1, 2]])),
      r"pred_positions must point at real tokens.*got 4 in sequence 0, whose valid_lens is 3"),
+    (lambda t, s, v, p: (t[:, :0], s[:, :0], None, None),
+     r"tokens has seq_len 0 \(shape \(2, 0\)\)"),
 ])
 def test_bad_forward_inputs_are_named(model, change, message):
     tokens, segments = batch()

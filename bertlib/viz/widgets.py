@@ -21,7 +21,7 @@ import torch
 
 from bertlib.i18n import text
 from bertlib.inputs import EncodedInput, eval_mode, model_device
-from bertlib.masking import Fate, MaskedTokens, mask_tokens
+from bertlib.masking import Fate, MaskedTokens, check_replacement_words, mask_tokens
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.viz._widget import (
@@ -90,6 +90,8 @@ class MaskingWidget(Widget):
                  text_b: str | None = None):
         super().__init__(lang)
         check_tokenizer(tokenizer)
+        # Refused here, in the caller's hands, not later as a message inside the widget.
+        check_replacement_words(tokenizer.vocab)
         self.tokenizer, self.max_len = tokenizer, max_len
         lang = self.lang
         self.text_a, self.text_b = self._text_boxes(text_a, text_b)

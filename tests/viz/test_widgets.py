@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -309,12 +311,46 @@ def test_nsp_without_sentence_b_explains_itself(model, tokenizer):
     assert "color:#B00020" in w.status.value
 
 
-def test_a_bertlib_error_is_shown_not_raised(tmp_path):
+def test_a_tokenizer_the_widget_cannot_use_is_refused_up_front(tmp_path):
     (tmp_path / "vocab.txt").write_text("\n".join(HF_SPECIAL_TOKENS.as_list()), encoding="utf-8")
     no_words = WordPieceTokenizer.from_directory(tmp_path)  # every word is [UNK]
-    w = MaskingWidget(no_words, "en", text_a="the bird", text_b="")
+    with pytest.raises(ValueError, match=r"vocab has no ordinary words.*\[PAD\]"):
+        MaskingWidget(no_words, "zh", text_a="the bird", text_b="")
+
+
+def test_an_error_the_widget_did_not_foresee_is_shown_not_raised(tokenizer):
+    w = MaskingWidget(tokenizer, "en", **TEXTS)
+    w.tokenizer.vocab.word_ids, saved = [], w.tokenizer.vocab.word_ids  # broken behind its back
+    try:
+        w.refresh()
+    finally:
+        w.tokenizer.vocab.word_ids = saved
     assert w.message.startswith(text("error", "en", message="vocab has no ordinary words"))
     assert w.image.layout.display == "none"
+
+
+# Texts a class types, on purpose or not: nothing, spaces, emoji only, special-token spellings,
+# control and zero-width characters, a dollar amount, a page of one word, a page of characters.
+HOSTILE_TEXTS = ["", "  ", "🙂🙂", "<unk>", "[MASK] <mask>", "<cls> <sep>", "\x00\x07",
+                 "\u200b", "$5 at $10", "\t\n", "bank " * 200, "词" * 300]
+
+
+@pytest.mark.parametrize("make", [
+    lambda m, t: InputRepresentationWidget(m, t, "zh"),
+    lambda m, t: MaskingWidget(t, "zh"),
+    lambda m, t: AttentionWidget(m, t, "zh"),
+    lambda m, t: NSPWidget(m, t, "zh"),
+], ids=["input", "masking", "attention", "nsp"])
+def test_what_a_class_types_is_answered_in_the_widget_language(model, tokenizer, make):
+    w = make(model, tokenizer)
+    for a in HOSTILE_TEXTS:
+        for b in ["", "🙂", "河岸"]:
+            w.text_a.value, w.text_b.value = a, b
+            # Token spellings (<unk>) and argument names (max_len=40) may appear; an English
+            # word of the library's may not.
+            code = re.sub(r"<\w+>|\w+=\d+", "", w.message)
+            english = re.findall(r"[A-Za-z]{3,}", code)
+            assert not english, (a, b, w.message)
 
 
 def test_special_tokens_typed_into_a_text_are_text(tokenizer):
