@@ -1,5 +1,7 @@
 """Training: one step, the loop, and held-out evaluation."""
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -105,3 +107,24 @@ def test_evaluation_baselines_are_the_majority_shares(toy_data, toy_model):
     assert metrics["mlm_majority_baseline"] == pytest.approx(
         max(labels.count(x) for x in set(labels)) / len(labels))
     assert metrics["pairs"] == n_is + n_not and metrics["mlm_slots"] == len(labels)
+
+
+def test_evaluation_counts_what_the_model_gets_right_and_nothing_else(toy_data, toy_model):
+    """Against one forward pass over all the data made here: MLM hits on real slots only, NSP
+    hits per class, whatever the batch size; the model's mode is left as it was."""
+    model = toy_model(seed=3)
+    with torch.no_grad(), eval_mode(model):
+        _, mlm_Y_hat, nsp_Y_hat = model(toy_data.tokens, toy_data.segments,
+                                        toy_data.valid_lens, toy_data.pred_positions)
+    guess, real = mlm_Y_hat.argmax(2), toy_data.mlm_weights > 0
+    # The padding slots are labelled with the model's own guess: counting them would show.
+    labels = torch.where(real, toy_data.mlm_labels, guess)
+    data = dataclasses.replace(toy_data, mlm_labels=labels)
+    model.train()
+    metrics = evaluate_pretraining(model, data, batch_size=7)
+    assert model.training
+    assert metrics["mlm_accuracy"] == pytest.approx((guess[real] == labels[real]).double().mean())
+    right = nsp_Y_hat.argmax(1) == data.nsp_labels
+    assert metrics["nsp_accuracy"] == pytest.approx(right.double().mean())
+    for label, key in ((1, "nsp_accuracy_is_next"), (0, "nsp_accuracy_not_next")):
+        assert metrics[key] == pytest.approx(right[data.nsp_labels == label].double().mean())
