@@ -56,6 +56,36 @@ def check_replacement_words(vocab: Vocab) -> None:
                          f"it holds only {vocab.to_tokens(list(range(len(vocab))))}")
 
 
+def _word_groups(candidates: list[int], words, length: int) -> list[list[int]]:
+    """The maskable positions grouped by word: one position per group without ``words``."""
+    if words is None:
+        return [[i] for i in candidates]
+    if isinstance(words, (str, torch.Tensor)) or not isinstance(words, Sequence) \
+            or len(words) != length:
+        raise ValueError(f"words must be a list of {length} word indices, one per token; got "
+                         f"{words!r:.80}")
+    groups: dict[int, list[int]] = {}
+    for i in candidates:
+        w = words[i]
+        if isinstance(w, bool) or not isinstance(w, numbers.Integral):
+            raise ValueError(f"words[{i}] must be the integer index of the word token {i} "
+                             f"belongs to (None only for special tokens); got {w!r}")
+        groups.setdefault(int(w), []).append(i)
+    return list(groups.values())
+
+
+def _take_words(groups: list[list[int]], order: list[int], budget: int) -> list[int]:
+    """Whole groups, in ``order``, while they fit in ``budget`` positions; a first word longer
+    than the whole budget is taken alone, so that something is always predicted."""
+    chosen: list[int] = []
+    for i in order:
+        if len(chosen) + len(groups[i]) <= budget:
+            chosen += groups[i]
+        if len(chosen) == budget:
+            break
+    return chosen or groups[order[0]]
+
+
 def mask_tokens(
     token_ids: Sequence[int],
     vocab: Vocab,
@@ -63,10 +93,16 @@ def mask_tokens(
     mask_ratio: float = 0.15,
     generator: torch.Generator | None = None,
     seed: int | None = None,
+    words: Sequence[int | None] | None = None,
 ) -> MaskedTokens:
     """Choose ``max(1, round(mask_ratio * n))`` of the ``n`` maskable positions (everything but
     ``<pad> <cls> <sep> <mask>``) uniformly at random; corrupt each to ``<mask>`` with
     probability 0.8, to a random word with 0.1, and leave it unchanged with 0.1.
+
+    Whole-word masking: with ``words``, the word each token belongs to (None for the special
+    tokens; :func:`bertlib.words.word_ids` gives them), whole words are chosen, in random
+    order, as long as they fit in that budget, as the original BERT's data script does; the
+    pieces of a chosen word are then corrupted one by one.
     """
     if isinstance(mask_ratio, bool) or not isinstance(mask_ratio, numbers.Real) \
             or not 0.0 < mask_ratio <= 1.0:
@@ -83,10 +119,12 @@ def mask_tokens(
             f"{[vocab.to_tokens(i) for i in sorted(vocab.structural_ids)]}"
         )
     check_replacement_words(vocab)
+    groups = _word_groups(candidates, words, len(ids))
     # <listing: recipe>
     num_preds = max(1, round(mask_ratio * len(candidates)))
-    chosen = torch.randperm(len(candidates), generator=g)[:num_preds]
-    positions = sorted(candidates[i] for i in chosen.tolist())
+    order = torch.randperm(len(groups), generator=g).tolist()  # words in random order
+    positions = sorted(_take_words(groups, order, num_preds))
+    num_preds = len(positions)
     u = torch.rand(num_preds, generator=g).tolist()
     words = torch.randint(len(vocab.word_ids), (num_preds,), generator=g).tolist()
 

@@ -120,3 +120,66 @@ def test_a_random_replacement_is_a_fresh_draw_not_the_original(big_vocab):
                 total += 1
                 same += m.masked_ids[p] == ids[p]
     assert same / total < 4 / N_WORDS
+
+
+def _words_of(lengths: list[int]) -> list[int | None]:
+    """<cls>, then words of the given lengths in tokens, then <sep>: the word of each token."""
+    return [None, *(w for w, n in enumerate(lengths) for _ in range(n)), None]
+
+
+def test_whole_word_masking_takes_every_piece_of_a_chosen_word(big_vocab):
+    lengths = [1, 2, 3, 1, 4, 2, 1, 1, 3, 2] * 4  # 80 tokens in 40 words
+    words = _words_of(lengths)
+    ids = [big_vocab.cls_id, *big_vocab[[f"w{i}" for i in range(80)]], big_vocab.sep_id]
+    chosen_words = []
+    for seed in range(300):
+        out = mask_tokens(ids, big_vocab, seed=seed, words=words)
+        picked = {words[p] for p in out.positions}
+        # All pieces of each chosen word, within the budget round(0.15 * 80) = 12 tokens.
+        assert out.positions == sorted(i for i, w in enumerate(words) if w in picked)
+        assert len(out.positions) <= 12
+        assert out.labels == [ids[p] for p in out.positions]
+        chosen_words += picked
+    # Every word is as likely to come first; later ones must fit what is left, so a 4-piece
+    # word is chosen less often than a 1-piece one, but both are chosen.
+    counts = [chosen_words.count(w) for w in range(40)]
+    one_piece = [c for c, n in zip(counts, lengths, strict=True) if n == 1]
+    four_piece = [c for c, n in zip(counts, lengths, strict=True) if n == 4]
+    assert min(four_piece) > 0 and sum(four_piece) / 4 < sum(one_piece) / len(one_piece)
+
+
+def test_whole_word_masking_corrupts_each_piece_80_10_10(big_vocab):
+    words = _words_of([2] * 50)
+    ids = _sequence(big_vocab)
+    fates = []
+    for seed in range(400):
+        fates += mask_tokens(ids, big_vocab, seed=seed, words=words).fates
+    n = len(fates)
+    for fate, p in [(Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)]:
+        assert _within(fates.count(fate) / n, p, n)
+
+
+def test_one_token_words_give_the_same_draw_as_no_words(big_vocab):
+    ids = _sequence(big_vocab)
+    for seed in range(20):
+        assert mask_tokens(ids, big_vocab, seed=seed, words=_words_of([1] * N_WORDS)) == \
+            mask_tokens(ids, big_vocab, seed=seed)
+
+
+def test_a_word_longer_than_the_budget_is_predicted_whole(vocab):
+    ids = [vocab.cls_id] + [vocab["cat"]] * 5 + [vocab.sep_id]  # budget: max(1, round(0.75))
+    out = mask_tokens(ids, vocab, seed=0, words=_words_of([5]))
+    assert out.positions == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(("words", "message"), [
+    ("0 1 2", r"words must be a list of 4 word indices"),
+    ([None, 0, 1], r"words must be a list of 4 word indices"),
+    ([None, 0, 1.0, None], r"words\[2\] must be the integer index"),
+    ([None, 0, None, None], r"words\[2\] must be the integer index"),
+    ([None, True, 1, None], r"words\[1\] must be the integer index"),
+])
+def test_bad_words_are_named(vocab, words, message):
+    ids = [vocab.cls_id, vocab["cat"], vocab["sat"], vocab.sep_id]
+    with pytest.raises(ValueError, match=message):
+        mask_tokens(ids, vocab, seed=0, words=words)
