@@ -17,6 +17,7 @@ import struct
 import zlib
 from collections.abc import Sequence
 
+import matplotlib
 import numpy as np
 from matplotlib import rcParams
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
@@ -93,6 +94,21 @@ class Blitter:
 
     def tokens_changed(self) -> None:
         self._with_tokens = None
+
+    def save(self, fname, **kwargs) -> None:
+        """``figure.savefig(fname, **kwargs)`` with every artist in it: savefig leaves animated
+        artists out, so they are still for the call and animated again after."""
+        animated = self.artists + self.token_artists
+        for artist in animated:
+            artist.set_animated(False)
+        try:
+            # Text stays text: editable in SVG, embedded TrueType in PDF (for this call only).
+            with matplotlib.rc_context({"svg.fonttype": "none", "pdf.fonttype": 42}):
+                self.figure.savefig(fname, **kwargs)
+        finally:
+            for artist in animated:
+                artist.set_animated(True)
+            self.invalidate()
 
     def still(self) -> Figure:
         """The figure with nothing animated, for a one-shot figure that is shown once.

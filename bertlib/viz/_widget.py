@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from pathlib import Path
 
 import ipywidgets as widgets
 
@@ -12,6 +13,7 @@ from bertlib.i18n import resolve_language, text
 from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.viz.live import SAVE_DPI, SAVE_FORMATS, LiveFigure
 
 # Two consecutive sentences of one story in the shipped corpus (bertlib/assets/small_corpus), per
 # language: the small pretrained model knows their words, and its NSP head tells their order
@@ -56,9 +58,35 @@ def image_output() -> widgets.Image:
 
 
 class Widget:
-    """Shared plumbing: the language, a status line, and errors shown instead of raised."""
+    """Shared plumbing: the language, a status line, errors shown instead of raised, and
+    saving the figure on screen."""
 
     ui: widgets.Widget
+    name = "figure"  # what a saved figure's file is called
+
+    def shown_figure(self) -> LiveFigure:
+        """The figure on screen now."""
+        raise NotImplementedError
+
+    def save(self, path: str | Path | None = None, *, dpi: int = SAVE_DPI) -> Path:
+        """Save the figure on screen as PNG, SVG or PDF, by ``path``'s suffix (default
+        ``<name>.png`` in the current folder); returns the path."""
+        return self.shown_figure().save(f"{self.name}.png" if path is None else path, dpi=dpi)
+
+    def _save_controls(self) -> widgets.HBox:
+        """A format menu and a button that saves the figure on screen into the current
+        folder (the notebook's, in JupyterLab)."""
+        self.save_format = widgets.Dropdown(options=list(SAVE_FORMATS), value="png",
+                                            description=text("save_format", self.lang),
+                                            layout=widgets.Layout(width="150px"))
+        self.save_button = widgets.Button(description=text("save_figure", self.lang),
+                                          icon="download")
+        self.save_button.on_click(lambda _: self._guarded(self._save_clicked, []))
+        return widgets.HBox([self.save_format, self.save_button])
+
+    def _save_clicked(self) -> list[str]:
+        path = self.save(f"{self.name}.{self.save_format.value}")
+        return [text("saved", self.lang, path=path)]
 
     def __init__(self, lang: str | None):
         self.lang = resolve_language(lang)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from matplotlib.figure import Figure
 
 from bertlib.i18n import resolve_language
 from bertlib.viz._render import Blitter
 from bertlib.viz.style import new_figure
+
+SAVE_FORMATS = ("png", "svg", "pdf")
+SAVE_DPI = 300
 
 
 class LiveFigure:
@@ -29,6 +34,20 @@ class LiveFigure:
     def png(self) -> bytes:
         """The current picture as PNG bytes, redrawing only what changed."""
         return self.blitter.png()
+
+    def save(self, path: str | Path, *, dpi: int = SAVE_DPI) -> Path:
+        """The current picture as a PNG, SVG or PDF file (by ``path``'s suffix); text stays
+        text in SVG and PDF. ``dpi`` sets a PNG's resolution (300: sharp on a slide or in
+        print)."""
+        path = Path(path)
+        fmt = path.suffix.lower().lstrip(".")
+        if fmt not in SAVE_FORMATS:
+            raise ValueError(f"path must end in one of {['.' + f for f in SAVE_FORMATS]}; "
+                             f"got {str(path)!r}")
+        if isinstance(dpi, bool) or not isinstance(dpi, int) or not 50 <= dpi <= 1200:
+            raise ValueError(f"dpi must be an integer in [50, 1200]; got {dpi!r}")
+        self.blitter.save(path, format=fmt, dpi=dpi)
+        return path
 
     def once(self, *args, **kwargs) -> Figure:
         """``update(...)``, then the figure as a plain matplotlib Figure to show or save once.

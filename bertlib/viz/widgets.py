@@ -43,6 +43,8 @@ MEAN_HEAD = -1  # the head selector's value for the mean over heads
 class InputRepresentationWidget(ModelWidget):
     """Sentence A and optional B -> the token/segment/position table and the embeddings."""
 
+    name = "input-representation"
+
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
                  lang: str | None = None, *, text_a: str | None = None,
                  text_b: str | None = None):
@@ -55,8 +57,12 @@ class InputRepresentationWidget(ModelWidget):
         self.parts: EmbeddingParts | None = None
         for box in (self.text_a, self.text_b):
             box.observe(lambda _: self.refresh(), names="value")
-        self.ui = widgets.VBox([self.text_a, self.text_b, self.status, self.table, self.image])
+        self.ui = widgets.VBox([self.text_a, self.text_b, self.status, self.table, self.image,
+                                self._save_controls()])
         self.refresh()
+
+    def shown_figure(self) -> EmbeddingPlot:
+        return self.plot
 
     def refresh(self) -> None:
         self._guarded(self._draw, [self.table, self.image])
@@ -84,6 +90,8 @@ class InputRepresentationWidget(ModelWidget):
 
 class MaskingWidget(Widget):
     """One MLM masking draw as chips, its targets, and a tally over many redraws."""
+
+    name = "masking"
 
     def __init__(self, tokenizer: WordPieceTokenizer, lang: str | None = None, seed: int = 0,
                  *, max_len: int = MASKING_MAX_LEN, text_a: str | None = None,
@@ -130,10 +138,13 @@ class MaskingWidget(Widget):
             widgets.HBox([self.mask_ratio, self.seed, self.resample]),
             self.status, self.image, self.targets,
             widgets.HBox([self.num_samples, self.tally_button]), self.tally_note,
-            self.tally_image,
+            self.tally_image, self._save_controls(),
         ])
         self.tally_image.layout.display = "none"
         self.refresh()
+
+    def shown_figure(self) -> ChipsPlot:
+        return self.chips
 
     def _next_seed(self) -> None:
         self.seed.value = self.seed.value + 1  # the observer redraws with the new seed
@@ -179,6 +190,8 @@ class MaskingWidget(Widget):
 class AttentionWidget(ModelWidget):
     """Attention weights by layer and head, all heads at once, and one token's row."""
 
+    name = "attention"
+
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
                  lang: str | None = None, *, text_a: str | None = None,
                  text_b: str | None = None):
@@ -219,9 +232,12 @@ class AttentionWidget(ModelWidget):
             self.text_a, self.text_b,
             widgets.HBox([self.layer, self.head, self.hide_specials]),
             widgets.HBox([self.view, self.query]),
-            self.status, self.image, self.grid_image,
+            self.status, self.image, self.grid_image, self._save_controls(),
         ])
         self.refresh()
+
+    def shown_figure(self) -> AttentionPlot | AllHeadsPlot:
+        return self.grid_plot if self.view.value == "all" else self.plot
 
     def _outputs(self) -> list[widgets.Widget]:
         return [self.grid_image if self.view.value == "all" else self.image]
@@ -299,6 +315,8 @@ class AttentionWidget(ModelWidget):
 class NSPWidget(ModelWidget):
     """A sentence pair, its segments and the NSP head's probability that B follows A."""
 
+    name = "next-sentence"
+
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
                  lang: str | None = None, *, text_a: str | None = None,
                  text_b: str | None = None):
@@ -314,8 +332,11 @@ class NSPWidget(ModelWidget):
             box.observe(lambda _: self.refresh(), names="value")
         self.swap.on_click(lambda _: self._swap())
         self.ui = widgets.VBox([self.text_a, self.text_b, self.swap, self.status, self.table,
-                                self.image])
+                                self.image, self._save_controls()])
         self.refresh()
+
+    def shown_figure(self) -> NSPPlot:
+        return self.plot
 
     @property
     def is_next_probability(self) -> float | None:

@@ -1,5 +1,7 @@
 import re
+import struct
 
+import matplotlib
 import numpy as np
 import pytest
 import torch
@@ -358,3 +360,55 @@ def test_special_tokens_typed_into_a_text_are_text(tokenizer):
     assert "color:#B00020" not in w.status.value  # a notice at most (unknown pieces)
     specials = tokenizer.vocab.structural_ids
     assert [t in specials for t in w.encoded.ids].count(True) == 2  # only <cls> ... <sep>
+
+
+def _all_widgets(model, tokenizer, lang):
+    return (InputRepresentationWidget(model, tokenizer, lang, **TEXTS),
+            MaskingWidget(tokenizer, lang, **TEXTS),
+            AttentionWidget(model, tokenizer, lang, **TEXTS),
+            NSPWidget(model, tokenizer, lang, **TEXTS))
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
+def test_every_widget_saves_the_figure_on_screen(model, tokenizer, tmp_path, fmt):
+    for w in _all_widgets(model, tokenizer, "zh"):
+        before = w.shown_figure().png()
+        path = w.save(tmp_path / f"{w.name}.{fmt}", dpi=200)
+        data = path.read_bytes()
+        if fmt == "png":
+            assert data[:8] == b"\x89PNG\r\n\x1a\n"
+            width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
+            size = w.shown_figure().figure.get_size_inches() * 200
+            assert (width, height) == pytest.approx(tuple(size), abs=1)
+        elif fmt == "svg":
+            svg = data.decode("utf-8")
+            assert "<svg" in svg
+            # Text stays text (the Chinese labels can be edited), not glyph outlines.
+            assert re.search(r"<text[^>]*>[^<]*[\u4e00-\u9fff]", svg), w.name
+        else:
+            assert data.startswith(b"%PDF") and b"FontFile2" in data  # TrueType embedded
+        # The widget goes on drawing the same picture, and nothing process-wide changed.
+        assert w.shown_figure().png() == before
+        assert matplotlib.rcParams["svg.fonttype"] == "path"
+
+
+def test_the_save_button_saves_into_the_current_folder(model, tokenizer, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    w = AttentionWidget(model, tokenizer, "zh", **TEXTS)
+    w.view.value = "all"
+    w.save_format.value = "svg"
+    w.save_button.click()
+    assert (tmp_path / "attention.svg").is_file()
+    assert w.message == text("saved", "zh", path="attention.svg")
+
+
+@pytest.mark.parametrize(("path", "dpi", "message"), [
+    ("figure.jpg", 300, r"path must end in one of \['.png', '.svg', '.pdf'\]; got '.*figure.jpg'"),
+    ("figure", 300, "path must end in one of"),
+    ("figure.png", 10, r"dpi must be an integer in \[50, 1200\]; got 10"),
+    ("figure.png", 300.0, "dpi must be an integer"),
+])
+def test_bad_save_arguments_are_named(model, tokenizer, tmp_path, path, dpi, message):
+    w = NSPWidget(model, tokenizer, "en", **TEXTS)
+    with pytest.raises(ValueError, match=message):
+        w.save(tmp_path / path, dpi=dpi)
