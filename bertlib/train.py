@@ -16,6 +16,7 @@ from tqdm.auto import tqdm
 from bertlib.checks import check_positive_int
 from bertlib.data import PretrainBatch, make_loader
 from bertlib.fast import fast_loss
+from bertlib.i18n import text
 from bertlib.inputs import eval_mode, model_device
 from bertlib.loss import BERTLoss
 from bertlib.model import BERTConfig, BERTModel
@@ -97,7 +98,7 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
         torch.manual_seed(seed)  # dropout draws from the global generator
         model.train()
         history = TrainHistory(num_steps=num_steps)
-        bar = tqdm(total=num_steps, disable=not progress, desc="pretraining")
+        bar = tqdm(total=num_steps, disable=not progress, desc=text("progress_pretraining"))
         while len(history.mlm) < num_steps:
             for batch in loader:
                 start = time.perf_counter()

@@ -6,7 +6,9 @@ import pytest
 import torch
 
 from bertlib import eval_mode, evaluate_pretraining, get_bert_encoding, load_small_bert
+from bertlib.data import make_loader
 from bertlib.fast import fast_loss
+from bertlib.i18n import text
 from bertlib.loss import chapter_loss
 from bertlib.train import default_device, train_bert, train_step
 from bertlib.viz import AttentionWidget, InputRepresentationWidget, NSPWidget
@@ -128,3 +130,35 @@ def test_evaluation_counts_what_the_model_gets_right_and_nothing_else(toy_data, 
     assert metrics["nsp_accuracy"] == pytest.approx(right.double().mean())
     for label, key in ((1, "nsp_accuracy_is_next"), (0, "nsp_accuracy_not_next")):
         assert metrics[key] == pytest.approx(right[data.nsp_labels == label].double().mean())
+
+
+def test_train_bert_is_the_plain_loop_written_out(toy_data, toy_model):
+    """train_bert's defaults against the loop written here: Adam at lr 1e-3, batches in
+    make_loader's order for the seed, dropout drawn after seeding torch with it."""
+    model, reference = toy_model(), toy_model()
+    train_bert(model, toy_data, num_steps=3, batch_size=16, progress=False)
+
+    optimizer = torch.optim.Adam(reference.parameters(), lr=1e-3)
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        reference.train()
+        for _, batch in zip(range(3), make_loader(toy_data, 16, seed=0), strict=False):
+            train_step(reference, optimizer, batch)  # fast_loss: see test_fast.py
+    for (name, a), b in zip(model.state_dict().items(), reference.state_dict().values(),
+                            strict=True):
+        torch.testing.assert_close(a, b, msg=name)
+
+
+def test_history_and_progress_bar_report_each_step(toy_data, toy_model, capsys):
+    seen = []
+    history = train_bert(toy_model(), toy_data, num_steps=3, batch_size=16, progress=True,
+                         callback=lambda h: seen.append((len(h.mlm), h.pairs, h.seconds,
+                                                         h.num_steps)))
+    assert [s[:2] for s in seen] == [(1, 16), (2, 32), (3, 48)]
+    assert all(s[3] == 3 for s in seen)
+    seconds = [s[2] for s in seen]
+    assert 0 < seconds[0] < seconds[1] < seconds[2] == history.seconds
+    assert history.pairs_per_sec == pytest.approx(48 / history.seconds)
+    bar = capsys.readouterr().err.split("\r")[-1]
+    assert "3/3" in bar and text("progress_pretraining", "en") in bar
+    assert f"mlm={history.mlm[-1]:.3f}" in bar and f"nsp={history.nsp[-1]:.3f}" in bar
