@@ -355,6 +355,86 @@ print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
 # 位置 0（`<cls>`）上预测编号为 0 的词元。
 
 # %% [markdown] lang="en"
+# ## Whole-word masking
+#
+# BERT cuts Chinese text into single characters, so a Chinese word of two characters is two
+# tokens, and masking one of them leaves the other in plain view: with 球 ("ball") showing,
+# 队 ("team") of 球队 is easy to guess. The Chinese BERT-wwm models (Cui et al., 2019) mask
+# **whole words** instead, taking the words from a segmenter; the usual choice is `jieba`. The
+# original BERT's later release does the same for WordPiece: the `##` pieces of a word are
+# masked together. `mask_tokens(..., words=...)` takes the word of each token (`None` for
+# `<cls>`/`<sep>`); `bertlib.words.word_ids` computes it from the text, joining `##` pieces and
+# the characters of each word jieba finds. Whole words are drawn in random order while they
+# fit into the same budget of 15% of the tokens, as in the original data script, and each
+# chosen piece still gets its own 80/10/10 fate.
+
+# %% [markdown] lang="zh"
+# ## 全词掩蔽
+#
+# BERT 把中文切成单个汉字，于是一个两字的词就是两个词元；只掩蔽其中一个，另一个仍然摆在眼前：看到
+# “球”，“球队”里的“队”就不难猜。中文 BERT-wwm（Cui 等，2019）改为掩蔽**整个词**，词由分词工具
+# 切出，常用的是 `jieba`。原始 BERT 后来发布的版本对 WordPiece 也这样做：一个词的各个 `##` 子词
+# 一起掩蔽。`mask_tokens(..., words=...)` 接收每个词元所属的词（`<cls>`、`<sep>` 为 `None`）；
+# `bertlib.words.word_ids` 从文本算出它：`##` 子词归入前面的词，汉字按 jieba 切出的词归并。
+# 整词按随机顺序选取，只要还放得进同样的预算（词元数的 15%）就选入，与原始的数据脚本一致；选中的
+# 每个词元仍各自按 80/10/10 处理。
+
+# %%
+from bertlib.inputs import encode_pair
+from bertlib.words import segment, word_ids
+
+model, tokenizer = load_small_bert()
+vocab = tokenizer.vocab
+text = "后来小明抓住机会，为球队得了分。"
+print(segment(text))  # jieba's words
+enc = encode_pair(tokenizer, text)
+words = [None, *word_ids(tokenizer, text), None]  # <cls> and <sep> belong to no word
+print(list(zip(enc.tokens, words, strict=True)))
+for seed in range(3):
+    per_char = mask_tokens(enc.ids, vocab, mask_ratio=0.3, seed=seed)
+    whole = mask_tokens(enc.ids, vocab, mask_ratio=0.3, seed=seed, words=words)
+    print(f"seed {seed}  per character: {vocab.to_tokens(per_char.labels)}"
+          f"  whole words: {vocab.to_tokens(whole.labels)}")
+
+# %% [markdown] lang="en"
+# What the model has to predict changes with it. The small BERT of these notebooks was
+# pretrained with per-character masking; ask it for 队 when only 队 is masked, and when the
+# whole word 球队 is:
+
+# %% [markdown] lang="zh"
+# 要预测的内容也随之改变。这些笔记本里的小型 BERT 是用逐字掩蔽预训练的；分别在只掩蔽“队”和掩蔽
+# 整个词“球队”时，让它预测“队”：
+
+# %%
+team = enc.tokens.index("队")
+
+
+def probability_of_original(masked: list[int], position: int) -> float:
+    """P(the original token at ``position``) under the small BERT, given ``masked``."""
+    tokens, segments = torch.tensor([masked]), torch.tensor([enc.segments])
+    with torch.no_grad():
+        _, mlm_Y_hat, _ = model(tokens, segments, None, torch.tensor([[position]]))
+    return mlm_Y_hat[0, 0].softmax(-1)[enc.ids[position]].item()
+
+
+one_char = list(enc.ids)
+one_char[team] = vocab.mask_id
+whole_word = list(one_char)
+whole_word[team - 1] = vocab.mask_id  # 球 as well
+print(f"P(队 | 球 visible)  {probability_of_original(one_char, team):.3f}")
+print(f"P(队 | 球 masked)   {probability_of_original(whole_word, team):.3f}")
+
+# %% [markdown] lang="en"
+# With its partner in view the answer is close to a coin toss in a vocabulary of thousands;
+# with the whole word hidden it falls by almost two orders of magnitude, and the model has to
+# work the word out from the sentence around it. That is the harder, more useful task
+# whole-word masking sets.
+
+# %% [markdown] lang="zh"
+# 同伴字还在时，答案的概率接近抛硬币，而词表有几千个词元；整个词都被掩蔽后，概率下降了将近两个
+# 数量级，模型只能从周围的句子推断这个词。全词掩蔽出的正是这样一个更难、也更有用的任务。
+
+# %% [markdown] lang="en"
 # ## Summary
 #
 # * MLM picks 15% of the tokens (never `<cls>`/`<sep>`) and corrupts them 80/10/10 into
@@ -363,6 +443,8 @@ print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
 #   `(B, T, H)` → `(B, P, H)`, then scores the vocabulary: `(B, P, V)`.
 # * The MLM loss is a weighted mean over real slots; weighting only works on per-slot losses
 #   (`reduction="none"`).
+# * Whole-word masking hides all pieces of a word together (`mask_tokens(..., words=...)`), so a
+#   Chinese word cannot be read off its other character.
 #
 # ## Exercises
 #
@@ -386,6 +468,8 @@ print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
 # * `MaskLM` 用 `X[batch_idx, pred_positions]` 取出预测位置，`(B, T, H)` → `(B, P, H)`，再为词表
 #   打分：`(B, P, V)`。
 # * 掩蔽语言模型的损失是真实位置上的加权平均；只有对逐位置的损失（`reduction="none"`）加权才有效。
+# * 全词掩蔽把一个词的所有词元一起掩蔽（`mask_tokens(..., words=...)`），中文词不能再凭另一个字
+#   猜出来。
 #
 # ## 练习
 #
