@@ -281,6 +281,77 @@ pretrained, tokenizer = load_small_bert()  # the small pretrained BERT and its t
 NSPWidget(pretrained, tokenizer)
 
 # %% [markdown] lang="en"
+# ## Each sentence mostly looks at itself
+#
+# How does `<cls>` get to compare A with B? One clue is in the attention of the small BERT. For
+# every held-out pair of consecutive sentences, take each real token's attention in each layer
+# and head and add up the weight it gives to keys **of its own segment**. A query that spread its
+# attention evenly would give its own segment the share of the tokens that segment holds (the
+# first row below); the same architecture with fresh random weights is close to that.
+
+# %% [markdown] lang="zh"
+# ## 每个句子主要关注自己
+#
+# `<cls>` 是怎样比较 A 和 B 的？小型 BERT 的注意力里有一条线索。对留出数据中每一对相邻的句子，
+# 取每个真实词元在每一层、每个头中的注意力，把它分给**本片段**内各个键的权重加起来。如果一个查询
+# 把注意力平均分给所有词元，它分给本片段的份额就是本片段词元所占的比例（下面第一行）；同样结构、
+# 权重随机初始化的模型与此相差不远。
+
+# %%
+from bertlib import load_small_corpus
+from bertlib.i18n import labels
+from bertlib.inputs import encode_pair, stack_inputs
+from bertlib.train import init_model
+
+# This section's printed labels, in the edition's language.
+LABELS = {
+    "even": {"en": "{n} held-out pairs; spreading evenly: {share:.1%}",
+             "zh": "{n} 个留出的句子对；平均分配时：{share:.1%}"},
+    "pretrained": {"en": "pretrained: ", "zh": "预训练后："},
+    "random": {"en": "random weights: ", "zh": "随机权重："},
+    "cell": {"en": "layer {layer} head {head} {share:.1%}",
+             "zh": "层 {layer}、头 {head} {share:.1%}"},
+}
+label = labels(LABELS)
+
+held_out = load_small_corpus().held_out  # paragraphs the model never trained on
+pairs = [(p[i], p[i + 1]) for p in held_out for i in range(len(p) - 1)]
+encoded = [encode_pair(tokenizer, a, b, pretrained.config.max_len) for a, b in pairs]
+tokens, segments, valid_lens = stack_inputs(encoded, tokenizer.vocab.pad_id)
+same_segment = segments[:, :, None] == segments[:, None, :]  # (N, query, key)
+real = torch.arange(tokens.shape[1]) < valid_lens[:, None]  # (N, T): queries that are tokens
+
+
+def share_inside_own_segment(model: BERTModel) -> torch.Tensor:
+    """(layers, heads): the mean over real queries of the attention kept in their segment."""
+    _, attentions = model.encoder(tokens, segments, valid_lens, return_attention=True)
+    attention = torch.stack(attentions, dim=1)  # (N, layers, heads, T, T)
+    inside = (attention * same_segment[:, None, None]).sum(-1)  # (N, layers, heads, T)
+    return (inside * real[:, None, None]).sum((0, 3)) / real.sum()
+
+
+even = (same_segment & real[:, None, :]).sum(-1) / valid_lens[:, None]  # (N, T)
+print(label("even", n=len(pairs), share=even[real].mean().item()))
+random_weights = init_model(pretrained.config, seed=0).eval()
+for name, model in [("pretrained", pretrained), ("random", random_weights)]:
+    shares = share_inside_own_segment(model)
+    print(label(name) + "  ".join(label("cell", layer=layer, head=head, share=share)
+                                         for layer, row in enumerate(shares.tolist())
+                                         for head, share in enumerate(row)))
+
+# %% [markdown] lang="en"
+# Pretraining pushed every head of the small BERT to keep most of each token's attention inside
+# its own sentence, well above the even share and the random model. Each token's vector then
+# mostly describes its own sentence, so the two sentences reach the top layer as two separate
+# summaries, which is what a head that compares them needs. (Exercise 6: how much of `<cls>`'s
+# own attention goes to sentence B?)
+
+# %% [markdown] lang="zh"
+# 预训练让小型 BERT 的每个头都把每个词元的大部分注意力留在它所在的句子里，远高于平均分配的份额，
+# 也远高于随机权重的模型。于是每个词元的向量主要描述它自己所在的句子，两个句子以两份各自独立的
+# 概括到达最上层，这正是比较两个句子所需要的。（练习 6：`<cls>` 自己的注意力有多少给了句子 B？）
+
+# %% [markdown] lang="en"
 # ## A padded pretraining batch
 #
 # Now both tasks together. `make_pretrain_examples` masks every pair for MLM (notebook 04), and
@@ -365,6 +436,8 @@ print(f"MLM {loss.mlm:.2f} + NSP {loss.nsp:.2f} = {loss.total:.2f}")
 #    too easy? How would you change `make_nsp_pairs` for sentence-order prediction?
 # 5. With the chapter's sampler (any sentence of the corpus), check the "1 time in 12" claim for
 #    this corpus: how often is a NotNext pair really consecutive?
+# 6. Change `share_inside_own_segment` to measure, for the `<cls>` query only, the share of
+#    attention that reaches sentence B, layer by layer. Where does `<cls>` first look across?
 
 # %% [markdown] lang="zh"
 # ## 小结
@@ -387,6 +460,8 @@ print(f"MLM {loss.mlm:.2f} + NSP {loss.nsp:.2f} = {loss.total:.2f}")
 #    怎样修改 `make_nsp_pairs`？
 # 5. 使用本章的采样方式（从整个语料库中任选一个句子），验证这个语料库上“1/12”的说法：NotNext
 #    句子对中有多大比例其实是相邻的句子？
+# 6. 修改 `share_inside_own_segment`，只对 `<cls>` 这一个查询，逐层计算它分给句子 B 的注意力份额。
+#    `<cls>` 从哪一层开始关注另一个句子？
 
 # %%
 answer = None  # your answer to exercise 1: an integer
