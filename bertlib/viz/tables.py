@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
+from bertlib.fill_mask import Guess
 from bertlib.i18n import text
 from bertlib.inputs import EncodedInput
 from bertlib.masking import MaskedTokens
@@ -27,16 +29,32 @@ def token_table_html(encoded: EncodedInput, lang: str, unk: str) -> str:
             f"border-spacing:2px;font-size:13px'>{rows}</table></div>")
 
 
-def targets_table_html(tokens: list[str], masked: MaskedTokens, shown: list[str], lang: str) -> str:
+def targets_table_html(tokens: list[str], masked: MaskedTokens, shown: list[str], lang: str,
+                       guesses: Sequence[Guess] | None = None) -> str:
     """Each position chosen for prediction: the original token, what the model sees, and how
-    it was corrupted."""
+    it was corrupted; with ``guesses`` (from :func:`bertlib.fill_mask.fill_mask`), the model's
+    top tokens there, the original in bold."""
+    keys = ["position", "target_original", "target_input", "fate"]
+    if guesses is not None:
+        keys.append("model_guesses")
     head = "".join(f"<th style='padding:2px 10px;text-align:left'>{text(k, lang)}</th>"
-                   for k in ("position", "target_original", "target_input", "fate"))
-    rows = "".join(
-        f"<tr><td style='padding:2px 10px'>{pos}</td>"
-        f"<td style='padding:2px 10px'><b>{html.escape(tokens[pos])}</b></td>"
-        f"<td style='padding:2px 10px'>{html.escape(shown[pos])}</td>"
-        f"<td style='padding:2px 10px'>{html.escape(text(FATE_KEYS[fate], lang))}</td>"
-        "</tr>" for pos, fate in zip(masked.positions, masked.fates, strict=True))
+                   for k in keys)
+    rows = []
+    for i, (pos, fate) in enumerate(zip(masked.positions, masked.fates, strict=True)):
+        cells = [str(pos), f"<b>{html.escape(tokens[pos])}</b>", html.escape(shown[pos]),
+                 html.escape(text(FATE_KEYS[fate], lang))]
+        if guesses is not None:
+            g = guesses[i]
+            cells.append(" · ".join(
+                (f"<b>{html.escape(t)} {p:.2f} ✓</b>" if t == g.original
+                 else f"{html.escape(t)} {p:.2f}")
+                for t, p in zip(g.tokens, g.probabilities, strict=True)))
+        rows.append("<tr>" + "".join(f"<td style='padding:2px 10px'>{c}</td>" for c in cells)
+                    + "</tr>")
+    footer = ""
+    if guesses:
+        found = text("guesses_found", lang, found=sum(g.rank is not None for g in guesses),
+                     total=len(guesses), k=len(guesses[0].tokens))
+        footer = f"<div style='font-size:14px'>{html.escape(found)}</div>"
     return (f"<b>{html.escape(text('targets_title', lang))}</b>"
-            f"<table style='font-size:14px'><tr>{head}</tr>{rows}</table>")
+            f"<table style='font-size:14px'><tr>{head}</tr>{''.join(rows)}</table>{footer}")

@@ -19,6 +19,8 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
+from bertlib.checks import check_positive_int
+from bertlib.fill_mask import Guess, fill_mask
 from bertlib.i18n import text
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.masking import Fate, MaskedTokens, check_replacement_words, mask_tokens
@@ -27,6 +29,7 @@ from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.viz._widget import (
     ModelWidget,
     Widget,
+    check_model_and_tokenizer,
     check_tokenizer,
     image_output,
 )
@@ -95,11 +98,17 @@ class MaskingWidget(Widget):
 
     def __init__(self, tokenizer: WordPieceTokenizer, lang: str | None = None, seed: int = 0,
                  *, max_len: int = MASKING_MAX_LEN, text_a: str | None = None,
-                 text_b: str | None = None):
+                 text_b: str | None = None, model: BERTModel | None = None, top_k: int = 5):
         super().__init__(lang)
         check_tokenizer(tokenizer)
         # Refused here, in the caller's hands, not later as a message inside the widget.
         check_replacement_words(tokenizer.vocab)
+        if model is not None:  # fill-mask: the model's guesses at every chosen position
+            check_model_and_tokenizer(model, tokenizer)
+            check_positive_int("top_k", top_k)
+            max_len = min(max_len, model.config.max_len)
+        self.model, self.top_k = model, top_k
+        self.guesses: list[Guess] | None = None
         self.tokenizer, self.max_len = tokenizer, max_len
         lang = self.lang
         self.text_a, self.text_b = self._text_boxes(text_a, text_b)
@@ -170,7 +179,10 @@ class MaskingWidget(Widget):
                      candidates=masked.num_candidates, seed=self.seed.value)
         self.chips.update(enc.tokens, shown, fates, title)
         self.image.value = self.chips.png()
-        self.targets.value = targets_table_html(enc.tokens, masked, shown, self.lang)
+        if self.model is not None:
+            self.guesses = fill_mask(self.model, vocab, enc, masked, self.top_k)
+        self.targets.value = targets_table_html(enc.tokens, masked, shown, self.lang,
+                                                self.guesses)
         return notices
 
     def run_tally(self) -> None:

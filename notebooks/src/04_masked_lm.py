@@ -62,8 +62,10 @@ from bertlib import (
     mask_tokens,
 )
 from bertlib.exercises import check_exercise
+from bertlib.inputs import encode_pair
 from bertlib.viz import MaskingWidget
 from bertlib.viz.listing import show_source
+from bertlib.words import segment, word_ids
 
 # %% [markdown] lang="en"
 # ## The 15% and the 80/10/10 rule
@@ -182,8 +184,21 @@ for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)):
 # * *掩蔽比例*设为 0.5：模型还能读到多少上下文？（见下面的练习 4。）
 
 # %%
-_, tokenizer = load_small_bert()  # only the tokenizer of the small pretrained BERT is needed
-MaskingWidget(tokenizer)
+model, tokenizer = load_small_bert()  # the small pretrained BERT and its tokenizer
+MaskingWidget(tokenizer, model=model)
+
+# %% [markdown] lang="en"
+# The last column of the table is the model at work: given the corrupted sequence, the small
+# BERT's five most probable tokens at each chosen position, with the original in bold when it is
+# among them. Watch how the three fates differ: at a `<mask>` the model has only the context; at
+# a random replacement it must overrule a wrong token it can see; at an unchanged position the
+# right answer is in plain view, yet the model does not always simply copy it.
+
+# %% [markdown] lang="zh"
+# 表格最后一列是模型在工作：看着被破坏的序列，小型 BERT 在每个被选中的位置上给出概率最高的 5 个
+# 词元；原词元在其中时以粗体显示。留意三种处理方式的差别：遇到 `<mask>`，模型只能依靠上下文；遇到
+# 随机替换的词，它要否定一个看得见的错误词元；位置保持不变时，正确答案就摆在眼前，但模型并不总是
+# 照抄。
 
 # %% [markdown] lang="en"
 # ## The MLM head: gather, then predict
@@ -380,11 +395,7 @@ print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
 # 每个词元仍各自按 80/10/10 处理。
 
 # %%
-from bertlib.inputs import encode_pair
-from bertlib.words import segment, word_ids
-
-model, tokenizer = load_small_bert()
-vocab = tokenizer.vocab
+vocab = tokenizer.vocab  # the small BERT's, loaded for the widget above
 text = "后来小明抓住机会，为球队得了分。"
 print(segment(text))  # jieba's words
 enc = encode_pair(tokenizer, text)

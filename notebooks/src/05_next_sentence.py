@@ -58,12 +58,16 @@ from bertlib import (
     NextSentencePred,
     Vocab,
     bert_loss,
+    i18n,
     load_small_bert,
+    load_small_corpus,
     make_nsp_pairs,
     make_pretrain_examples,
     pad_bert_inputs,
 )
 from bertlib.exercises import check_exercise
+from bertlib.inputs import encode_pair, stack_inputs
+from bertlib.train import init_model
 from bertlib.viz import NSPWidget
 
 # %% [markdown] lang="en"
@@ -298,11 +302,6 @@ NSPWidget(pretrained, tokenizer)
 # 权重随机初始化的模型与此相差不远。
 
 # %%
-from bertlib import load_small_corpus
-from bertlib.i18n import labels
-from bertlib.inputs import encode_pair, stack_inputs
-from bertlib.train import init_model
-
 # This section's printed labels, in the edition's language.
 LABELS = {
     "even": {"en": "{n} held-out pairs; spreading evenly: {share:.1%}",
@@ -312,7 +311,7 @@ LABELS = {
     "cell": {"en": "layer {layer} head {head} {share:.1%}",
              "zh": "层 {layer}、头 {head} {share:.1%}"},
 }
-label = labels(LABELS)
+label = i18n.labels(LABELS)
 
 held_out = load_small_corpus().held_out  # paragraphs the model never trained on
 pairs = [(p[i], p[i + 1]) for p in held_out for i in range(len(p) - 1)]

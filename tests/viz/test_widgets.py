@@ -412,3 +412,19 @@ def test_bad_save_arguments_are_named(model, tokenizer, tmp_path, path, dpi, mes
     w = NSPWidget(model, tokenizer, "en", **TEXTS)
     with pytest.raises(ValueError, match=message):
         w.save(tmp_path / path, dpi=dpi)
+
+
+def test_masking_widget_with_a_model_shows_its_guesses(tokenizer, model):
+    w = MaskingWidget(tokenizer, "zh", model=model, top_k=3, **TEXTS)
+    assert [g.position for g in w.guesses] == w.masked.positions
+    assert all(len(g.tokens) == 3 for g in w.guesses)
+    assert text("model_guesses", "zh") in w.targets.value
+    found = sum(g.rank is not None for g in w.guesses)
+    assert text("guesses_found", "zh", found=found, total=len(w.guesses), k=3) in w.targets.value
+    assert w.targets.value.count("✓") == found
+    before = w.guesses
+    w.resample.click()  # a new draw, new guesses
+    assert w.guesses != before
+    assert MaskingWidget(tokenizer, "en", **TEXTS).guesses is None  # no model, no guesses
+    with pytest.raises(ValueError, match="top_k must be a positive integer"):
+        MaskingWidget(tokenizer, "en", model=model, top_k=0)
