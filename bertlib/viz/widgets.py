@@ -37,6 +37,7 @@ from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot
 from bertlib.viz.masks import ChipsPlot, MaskTally, TallyPlot, tally_masks
 from bertlib.viz.nsp import NSPPlot
+from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps
 from bertlib.viz.tables import targets_table_html, token_table_html
 
 MASKING_MAX_LEN = 64  # beyond this the chips get too small to read
@@ -217,7 +218,8 @@ class AttentionWidget(ModelWidget):
                      (text("mean_heads", lang), MEAN_HEAD)],
             value=0, description=text("head", lang), layout=widgets.Layout(width="220px"))
         self.view = widgets.ToggleButtons(
-            options=[(text("view_one", lang), "one"), (text("view_all", lang), "all")],
+            options=[(text("view_one", lang), "one"), (text("view_all", lang), "all"),
+                     (text("view_query_key", lang), "querykey")],
             value="one", description=text("view", lang))
         self.hide_specials = widgets.Checkbox(value=False,
                                               description=text("hide_specials", lang))
@@ -225,8 +227,14 @@ class AttentionWidget(ModelWidget):
                                       style={"description_width": "initial"})
         self.image = image_output()
         self.grid_image = image_output()
+        self.steps_image = image_output()
         self.plot = AttentionPlot(lang)
         self.grid_plot = AllHeadsPlot(cfg.num_heads, lang)
+        self.steps_plot = QueryKeyPlot(lang)
+        self._views = {"one": (self.image, self.plot), "all": (self.grid_image, self.grid_plot),
+                       "querykey": (self.steps_image, self.steps_plot)}
+        self.block_inputs: list[torch.Tensor] = []  # (T, H) per block: what each block reads
+        self.steps: QueryKeySteps | None = None
         self.encoded: EncodedInput | None = None
         self.attentions: np.ndarray | None = None  # (num_blks, num_heads, T, T)
         self.shown: np.ndarray | None = None  # indices of the tokens on screen
@@ -244,15 +252,15 @@ class AttentionWidget(ModelWidget):
             self.text_a, self.text_b,
             widgets.HBox([self.layer, self.head, self.hide_specials]),
             widgets.HBox([self.view, self.query]),
-            self.status, self.image, self.grid_image, self._save_controls(),
+            self.status, self.image, self.grid_image, self.steps_image, self._save_controls(),
         ])
         self.refresh()
 
-    def shown_figure(self) -> AttentionPlot | AllHeadsPlot:
-        return self.grid_plot if self.view.value == "all" else self.plot
+    def shown_figure(self) -> AttentionPlot | AllHeadsPlot | QueryKeyPlot:
+        return self._views[self.view.value][1]
 
     def _outputs(self) -> list[widgets.Widget]:
-        return [self.grid_image if self.view.value == "all" else self.image]
+        return [self._views[self.view.value][0]]
 
     def refresh(self) -> None:
         """Run the model on the current text (the only place it runs) and redraw."""
@@ -260,11 +268,16 @@ class AttentionWidget(ModelWidget):
 
     def _compute(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
-        with eval_mode(self.model):
-            _, attentions = self.model.encoder(*enc.tensors(model_device(self.model)),
-                                               return_attention=True)
+        encoder = self.model.encoder
+        attentions, self.block_inputs = [], []
+        with eval_mode(self.model):  # BERTEncoder.forward, keeping what each block reads
+            X = encoder.embed(*enc.tensors(model_device(self.model)))
+            for blk in encoder.blks:
+                self.block_inputs.append(X[0])
+                X, weights = blk(X, None, need_weights=True)
+                attentions.append(weights[0])
         self.encoded, self._notices = enc, notices
-        self.attentions = torch.stack([a[0] for a in attentions]).cpu().numpy()
+        self.attentions = torch.stack(attentions).cpu().numpy()
         self.shown = None  # a new text: the query starts again at the first token
         return self._select()
 
@@ -297,13 +310,14 @@ class AttentionWidget(ModelWidget):
         """Slice the stored attentions for the current controls and draw them."""
         if self.attentions is None:
             return []
-        show_all = self.view.value == "all"
-        self.image.layout.display = "none" if show_all else None
-        self.grid_image.layout.display = None if show_all else "none"
+        for view, (image, _) in self._views.items():
+            image.layout.display = None if self.view.value == view else "none"
         enc, keep = self.encoded, self.shown
+        if self.view.value == "querykey":
+            return self._draw_steps()
         tokens = [enc.tokens[i] for i in keep]
         layer_weights = self.attentions[self.layer.value][:, keep][:, :, keep]  # (nh, T', T')
-        if show_all:
+        if self.view.value == "all":
             self.grid_plot.update(layer_weights, tokens, self.layer.value)
             self.grid_image.value = self.grid_plot.png()
             return self._notices
@@ -321,6 +335,21 @@ class AttentionWidget(ModelWidget):
             note=text("rows_not_renormalised", self.lang) if hiding else "")
         self.plot.update(self.current)
         self.image.value = self.plot.png()
+        return self._notices
+
+    def _draw_steps(self) -> list[str]:
+        """One query of one head, step by step; always over all tokens (the keys a query
+        sees), so hiding the specials does not apply here."""
+        if self.head.value == MEAN_HEAD:
+            self.steps_image.layout.display = "none"
+            return [*self._notices, text("qk_mean_head", self.lang)]
+        layer, query = self.layer.value, int(self.shown[self.query.value])
+        with eval_mode(self.model):
+            self.steps = query_key_steps(self.model.encoder.blks[layer].attention,
+                                         self.block_inputs[layer], self.encoded.tokens,
+                                         self.head.value, query)
+        self.steps_plot.update(self.steps, layer)
+        self.steps_image.value = self.steps_plot.png()
         return self._notices
 
 
