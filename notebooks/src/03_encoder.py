@@ -390,6 +390,41 @@ AttentionWidget(random_model, tokenizer)
 AttentionWidget(model, tokenizer)
 
 # %% [markdown] lang="en"
+# ## One query, step by step
+#
+# The third view of the widget, *one query, step by step*, takes the formula of this notebook
+# apart on the sentence pair in the boxes. For the chosen layer, head and query token it draws:
+# 1. the scores $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$ of the query with every key $j$ ($d$ is
+#    the head size, 64 here);
+# 2. the softmax of those scores over the real keys (a padded key would get exactly 0: a single
+#    pair has none): the row of the heatmap above;
+# 3. the head's output for this query, $\sum_j \text{weight}_j\,\mathbf{v}_j$: one vector of $d$
+#    numbers, which `W_o` then mixes with the other heads' outputs.
+#
+# Pick a query token and a head and follow a large score to a large weight. Then look at how
+# much larger the largest score has to be than the others before one key takes almost all of
+# the weight: that is the softmax at work.
+
+# %% [markdown] lang="zh"
+# ## 逐步看一个查询
+#
+# 小部件的第三种视图“单个查询，逐步计算”，在文本框里的句子对上把本笔记本的公式逐项拆开。对所选的
+# 层、头和查询词元，它画出：
+# 1. 查询与每个键 $j$ 的打分 $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$（$d$ 是每个头的大小，这里是 64）；
+# 2. 这些打分在真实的键上做 softmax 的结果（填充位置的权重恰好为 0；单个句子对没有填充）：也就是
+#    上面热图中的一行；
+# 3. 这个头对该查询的输出 $\sum_j \text{权重}_j\,\mathbf{v}_j$：一个含 $d$ 个数的向量，随后 `W_o`
+#    把它与其他头的输出混合起来。
+#
+# 选一个查询词元和一个头，顺着一个大的打分找到一个大的权重。再看看最大的打分要比其余的大出多少，
+# 才能让一个键几乎拿走全部权重：这就是 softmax 的作用。
+
+# %%
+steps = AttentionWidget(model, tokenizer)
+steps.view.value = "querykey"
+steps
+
+# %% [markdown] lang="en"
 # ## Summary
 #
 # * Each block: multi-head self-attention → add & norm → position-wise FFN → add & norm. The
