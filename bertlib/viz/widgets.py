@@ -36,6 +36,7 @@ from bertlib.viz._widget import (
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot
 from bertlib.viz.masks import ChipsPlot, MaskTally, TallyPlot, tally_masks
+from bertlib.viz.modelview import ModelViewPlot
 from bertlib.viz.nsp import NSPPlot
 from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps
 from bertlib.viz.tables import targets_table_html, token_table_html
@@ -219,6 +220,7 @@ class AttentionWidget(ModelWidget):
             value=0, description=text("head", lang), layout=widgets.Layout(width="220px"))
         self.view = widgets.ToggleButtons(
             options=[(text("view_one", lang), "one"), (text("view_all", lang), "all"),
+                     (text("view_model", lang), "model"),
                      (text("view_query_key", lang), "querykey")],
             value="one", description=text("view", lang))
         self.hide_specials = widgets.Checkbox(value=False,
@@ -231,7 +233,16 @@ class AttentionWidget(ModelWidget):
         self.plot = AttentionPlot(lang)
         self.grid_plot = AllHeadsPlot(cfg.num_heads, lang)
         self.steps_plot = QueryKeyPlot(lang)
+        self.model_image = image_output()
+        self.model_plot = ModelViewPlot(cfg.num_blks, cfg.num_heads, lang)
+        # The model view's thumbnails are too small for tokens: open one in the one-head view.
+        self.pick = widgets.ToggleButtons(
+            options=[(text("model_view_cell", lang, layer=layer, head=head), (layer, head))
+                     for layer in range(cfg.num_blks) for head in range(cfg.num_heads)],
+            value=None, description=text("pick_head", lang))
+        self.pick.observe(lambda change: self._open(change["new"]), names="value")
         self._views = {"one": (self.image, self.plot), "all": (self.grid_image, self.grid_plot),
+                       "model": (self.model_image, self.model_plot),
                        "querykey": (self.steps_image, self.steps_plot)}
         self.block_inputs: list[torch.Tensor] = []  # (T, H) per block: what each block reads
         self.steps: QueryKeySteps | None = None
@@ -252,11 +263,17 @@ class AttentionWidget(ModelWidget):
             self.text_a, self.text_b,
             widgets.HBox([self.layer, self.head, self.hide_specials]),
             widgets.HBox([self.view, self.query]),
-            self.status, self.image, self.grid_image, self.steps_image, self._save_controls(),
+            self.status, self.image, self.grid_image, self.model_image, self.pick,
+            self.steps_image, self._save_controls(),
         ])
         self.refresh()
 
-    def shown_figure(self) -> AttentionPlot | AllHeadsPlot | QueryKeyPlot:
+    def _open(self, layer_head: tuple[int, int] | None) -> None:
+        if layer_head is not None:
+            self.layer.value, self.head.value = layer_head
+            self.view.value = "one"
+
+    def shown_figure(self) -> AttentionPlot | AllHeadsPlot | ModelViewPlot | QueryKeyPlot:
         return self._views[self.view.value][1]
 
     def _outputs(self) -> list[widgets.Widget]:
@@ -312,9 +329,15 @@ class AttentionWidget(ModelWidget):
             return []
         for view, (image, _) in self._views.items():
             image.layout.display = None if self.view.value == view else "none"
+        self.pick.layout.display = None if self.view.value == "model" else "none"
+        self.pick.value = None
         enc, keep = self.encoded, self.shown
         if self.view.value == "querykey":
             return self._draw_steps()
+        if self.view.value == "model":
+            self.model_plot.update(self.attentions[:, :, keep][:, :, :, keep])
+            self.model_image.value = self.model_plot.png()
+            return self._notices
         tokens = [enc.tokens[i] for i in keep]
         layer_weights = self.attentions[self.layer.value][:, keep][:, :, keep]  # (nh, T', T')
         if self.view.value == "all":

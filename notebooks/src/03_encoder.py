@@ -390,9 +390,13 @@ AttentionWidget(random_model, tokenizer)
 AttentionWidget(model, tokenizer)
 
 # %% [markdown] lang="en"
-# ## One query, step by step
+# ## All layers at once, and one query step by step
 #
-# The third view of the widget, *one query, step by step*, takes the formula of this notebook
+# Two more views of the widget. *All layers and heads* draws every head of every layer as a
+# thumbnail, each on its own colour scale, so the patterns of the pretrained model can be
+# compared at a glance; *Open* shows the chosen one with its tokens in the one-head view.
+#
+# The last view, *one query, step by step*, takes the formula of this notebook
 # apart on the sentence pair in the boxes. For the chosen layer, head and query token it draws:
 # 1. the scores $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$ of the query with every key $j$ ($d$ is
 #    the head size, 64 here);
@@ -406,9 +410,12 @@ AttentionWidget(model, tokenizer)
 # the weight: that is the softmax at work.
 
 # %% [markdown] lang="zh"
-# ## 逐步看一个查询
+# ## 一次看全部层，再逐步看一个查询
 #
-# 小部件的第三种视图“单个查询，逐步计算”，在文本框里的句子对上把本笔记本的公式逐项拆开。对所选的
+# 小部件还有两种视图。“全部层和头”把每一层的每个头画成一幅小图，各用自己的颜色刻度，预训练模型的
+# 各种模式可以一眼比较；用“打开”可以在单个头的视图中连同词元查看选中的那一幅。
+#
+# 最后一种视图“单个查询，逐步计算”，在文本框里的句子对上把本笔记本的公式逐项拆开。对所选的
 # 层、头和查询词元，它画出：
 # 1. 查询与每个键 $j$ 的打分 $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$（$d$ 是每个头的大小，这里是 64）；
 # 2. 这些打分在真实的键上做 softmax 的结果（填充位置的权重恰好为 0；单个句子对没有填充）：也就是
