@@ -54,7 +54,7 @@
 # 0. [**目录**](00_index.ipynb)：本页，包括内容简介、运行方法以及与原书章节的对应关系。
 # 1. [**从上下文无关到上下文敏感**](01_context.ipynb)：比较 word2vec/GloVe、ELMo、GPT 与
 #    BERT；用真实权重度量一词多义。
-# 2. [**输入表示**](02_input_representation.ipynb)：`<cls>` A `<sep>` B `<sep>` 与片段编号；
+# 2. [**输入表示**](02_input_representation.ipynb)：`<cls>` A `<sep>` B `<sep>` 与片段索引；
 #    亲手把词元嵌入、片段嵌入和位置嵌入相加。
 # 3. [**编码器的前向传播**](03_encoder.ipynb)：亲手计算一个编码器块并打印每一步的形状；
 #    `valid_lens` 掩码；注意力热图。

@@ -89,7 +89,7 @@ show_source(get_tokens_and_segments)
 # A single sentence: every segment id is 0.
 
 # %% [markdown] lang="zh"
-# 单个句子：所有片段编号都是 0。
+# 单个句子：所有片段索引都是 0。
 
 # %%
 tokens, segments = get_tokens_and_segments(["this", "movie", "is", "great"])
@@ -100,7 +100,7 @@ print(segments)
 # A pair. Read the two rows together: each token sits above its segment id.
 
 # %% [markdown] lang="zh"
-# 一对句子。把两行对照着看：每个词元下方就是它的片段编号。
+# 一对句子。把两行对照着看：每个词元下方就是它的片段索引。
 
 # %%
 tokens_a = ["the", "cat", "sat", "on", "the", "mat"]
@@ -154,7 +154,7 @@ print(segment_ids, tuple(segment_ids.shape))
 # | 表 | 行数 | 按什么查 |
 # | --- | --- | --- |
 # | 词元嵌入 | 词表中每个词元一行 | 词元编号 |
-# | 片段嵌入 | 2（A 和 B） | 片段编号 |
+# | 片段嵌入 | 2（A 和 B） | 片段索引 |
 # | 位置嵌入 | `max_len` | 位置 0、1、2、… |
 #
 # 一个词元的输入表示就是这三行的**和**。我们用一个很小的编码器（H = 6），好让整个向量能显示在
@@ -251,7 +251,7 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 #
 # 可以试试：
 #
-# * 看片段嵌入那张图：它只有两种不同的行，A 一种、B 一种。再把句子 B 删掉：所有片段编号都变成 0。
+# * 看片段嵌入那张图：它只有两种不同的行，A 一种、B 一种。再把句子 B 删掉：所有片段索引都变成 0。
 # * 找一个出现两次的词元（在默认的句子对中，“球队”的“球”和“队”都出现了两次）。在词元嵌入图中
 #   它的两行完全相同，在求和图中却不同。
 # * 输入一个故事里从没出现过的词，比如“咖啡”：中文按字切分，而这两个字都不在词表中，于是各显示为
@@ -332,7 +332,7 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# * BERT 输入序列是 `<cls>` A `<sep>` 或 `<cls>` A `<sep>` B `<sep>`；片段编号（0 / 1）表示每个
+# * BERT 输入序列是 `<cls>` A `<sep>` 或 `<cls>` A `<sep>` B `<sep>`；片段索引（0 / 1）表示每个
 #   词元属于哪个文本。
 # * 输入表示 = 词元嵌入 + 片段嵌入 + 位置嵌入，是一个形状为 `(B, T, H)` 的张量。
 # * 位置嵌入是可学习的，每个位置一行，最多 `max_len` 行。
@@ -345,7 +345,7 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #    填充后的批量中长度不同的序列。）
 # 3. 设想把可学习的位置嵌入换成 Transformer 固定的正弦位置编码：模型不再需要学习什么？对于比训练
 #    中见过的都长的输入，又可能得到什么好处？
-# 4. 片段编号只取 0 和 1。如果要让 BERT 读入*三个*文本，你会怎么做？
+# 4. 片段索引只取 0 和 1。如果要让 BERT 读入*三个*文本，你会怎么做？
 
 # %%
 answer = None  # your answer to exercise 1: an integer

@@ -100,7 +100,7 @@ paragraphs = [
 #
 # `make_nsp_pairs` 依次遍历每个段落，为每两个相邻的句子 A、B 构造一个句子对。它以 0.5 的概率
 # 保留真正的 B（标签 `IsNext`，即 1）；否则把 B 换成*另一个*段落中的随机句子（标签 `NotNext`，
-# 即 0）。然后每个句子对被包装成 `<cls>` A `<sep>` B `<sep>`，并附上片段编号（见第 02 个笔记本）。
+# 即 0）。然后每个句子对被包装成 `<cls>` A `<sep>` B `<sep>`，并附上片段索引（见第 02 个笔记本）。
 
 # %%
 nsp = make_nsp_pairs(paragraphs, max_len=16, seed=0)
@@ -263,7 +263,7 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 #
 # 未经训练的输出层只是在掷硬币；训练过的输出层则学到了一些关于故事如何发展的知识。下面的小部件把
 # 一个句子对交给为这些笔记本预训练的小型 BERT（第 06 个笔记本用中英文的日常小故事、以掩蔽语言模型
-# 和下一句预测训练它）。它显示 BERT 输入序列及其片段编号，以及输出层给出的 NotNext 和 IsNext 的
+# 和下一句预测训练它）。它显示 BERT 输入序列及其片段索引，以及输出层给出的 NotNext 和 IsNext 的
 # 概率，即两个 logits 的 softmax。默认的句子对是同一个故事中相邻的两个句子。可以试试：
 #
 # * *交换 A 和 B*：同样的两个句子，顺序却是错的；
