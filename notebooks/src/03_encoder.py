@@ -268,7 +268,7 @@ print(mask)
 
 X_pad, attentions = encoder(padded, segments, valid_lens, return_attention=True)
 print(len(attentions), "x", tuple(attentions[0].shape))  # one (B, nh, T, T) tensor per block
-print(attentions[0][1, 0].numpy().round(2))  # layer 0, second sequence, head 0: columns 5-7 are 0
+print(attentions[0][1, 0].numpy().round(2))  # layer 0, 2nd sequence, head 0: columns 5-7 = 0
 print("weights on padded keys == 0:", bool((attentions[0][1, :, :, 5:] == 0).all()))
 
 # %% [markdown] lang="en"
@@ -299,9 +299,9 @@ print("X_no_mask[1, :5] ≈ alone:       ", torch.allclose(X_no_mask[1, :5], alo
 # ## Attention weights as a picture
 #
 # Each head gives a `(T, T)` matrix: row i = query i, column j = key j. Here are the four heads
-# (0 to 3) of layer 0, the first block, for the padded sequence; the three empty columns on the right are the
-# padded keys. This model is untrained, so the patterns mean nothing yet; notebook 07 shows the
-# heads of a real BERT.
+# (0 to 3) of layer 0, the first block, for the padded sequence; the three empty columns on the
+# right are the padded keys. This model is untrained, so the patterns mean nothing yet;
+# notebook 07 shows the heads of a real BERT.
 
 # %% [markdown] lang="zh"
 # ## 把注意力权重画出来
