@@ -64,12 +64,15 @@ from bertlib import (
     pad_bert_inputs,
 )
 from bertlib.exercises import check_exercise
-from bertlib.i18n import labels, text
+from bertlib.i18n import labels
 from bertlib.viz import NSPWidget
 
 # %%
 # This notebook's own printed labels; label() gives them in the edition's language.
 LABELS = {
+    # the NSP labels, padded to one width (a Chinese character is two columns wide)
+    "is_next": {"en": "IsNext ", "zh": "是下一句\u3000"},
+    "not_next": {"en": "NotNext", "zh": "不是下一句"},
     "overflow": {"en": "truncated: {truncated} dropped: {dropped}",
                  "zh": "截断：{truncated}  丢弃：{dropped}"},
     "kept": {"en": " kept: {kept}", "zh": "  保留：{kept}"},
@@ -119,10 +122,9 @@ paragraphs = [
 
 # %%
 nsp = make_nsp_pairs(paragraphs, max_len=16, seed=0)
-names = {IS_NEXT: text("is_next"), NOT_NEXT: text("not_next")}  # IsNext, NotNext
-width = max(len(name) for name in names.values())
+names = {IS_NEXT: label("is_next"), NOT_NEXT: label("not_next")}
 for pair in nsp.pairs:
-    print(names[pair.is_next].ljust(width), " ".join(pair.tokens))
+    print(names[pair.is_next], " ".join(pair.tokens))
 print(nsp.pairs[0].segments)
 
 # %% [markdown] lang="en"
