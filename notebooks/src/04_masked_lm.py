@@ -115,9 +115,9 @@ ids = vocab[tokens]
 
 m = mask_tokens(ids, vocab, seed=0)
 print("len(words) =", len(words), " m.positions =", m.positions)
-for pos, label, fate in zip(m.positions, m.labels, m.fates, strict=True):
+for pos, target, fate in zip(m.positions, m.labels, m.fates, strict=True):
     shown = vocab.to_tokens(m.masked_ids[pos])  # what the model will see at this position
-    print(f"{pos:2}: {vocab.to_tokens(label):>6} -> {shown:<6} {fate.name}")
+    print(f"{pos:2}: {vocab.to_tokens(target):>6} -> {shown:<6} {fate.name}")
 
 # %% [markdown] lang="en"
 # `mask_tokens` returns the corrupted ids (the model's input), the prediction positions, the
