@@ -103,7 +103,7 @@ LABELS = {
     "ctx_bank_identical": {"en": "bank, identical in all three sentences: {same}",
                            "zh": "bank 在三个句子中完全相同：{same}"},
     "ctx_cosine": {"en": "cosine similarity {value:.3f}", "zh": "余弦相似度 {value:.3f}"},
-    "ctx_position": {"en": "position {position}:", "zh": "位置 {position}："},
+    "ctx_position": {"en": "position {position}: {sentence}", "zh": "位置 {position}：{sentence}"},
     "ctx_header": {"en": "         crane  bank A–B    A–C    B–C  (B–C)−(A–C)",
                    "zh": " crane  bank A–B    A–C    B–C  (B–C)−(A–C)  模型"},
     "ctx_row": {"en": "{name:>7} {crane:6.3f} {ab:9.3f} {ac:6.3f} {bc:6.3f} {diff:12.3f}",
@@ -392,7 +392,7 @@ random_model = BERTModel.from_config(minilm.config).eval()  # MiniLM's architect
 print(small_tokenizer.tokenize("crane bank"))
 for sentence, word in BANK_EXAMPLES:
     _, start = find_word(minilm_tokenizer, sentence, word)
-    print(label("ctx_position", position=start + 1), sentence)  # + 1 for [CLS]
+    print(label("ctx_position", position=start + 1, sentence=sentence))  # + 1 for [CLS]
 
 # %% [markdown] lang="en"
 # The same measurements for the three models. The last column compares A and B against the same

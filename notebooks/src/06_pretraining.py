@@ -82,6 +82,8 @@ LABELS = {
     "train_full_run_title": {"en": "The shipped model's full run: {steps} steps, {minutes} min",
                             "zh": "随附模型的完整训练：{steps} 步，{minutes} 分钟"},
     # printed lines
+    "no_positions": {"en": "without pred_positions: {value}",
+                     "zh": "不传 pred_positions 时：{value}"},
     "paragraphs": {"en": "paragraphs: train {train}  held out {held_out}",
                    "zh": "段落：训练 {train}  留出 {held_out}"},
     "pairs_count": {"en": " pairs: {count}", "zh": " 句子对：{count}"},
@@ -179,7 +181,7 @@ with torch.no_grad():
     print("encoded_X", tuple(encoded_X.shape))  # (B, T, H)
     print("mlm_Y_hat", tuple(mlm_Y_hat.shape))  # (B, P, V)
     print("nsp_Y_hat", tuple(nsp_Y_hat.shape))  # (B, 2)
-    print("without pred_positions:", demo(tokens, segments)[1])
+    print(label("no_positions", value=demo(tokens, segments)[1]))
 
 # %% [markdown] lang="en"
 # Three outputs, three uses. `encoded_X` is BERT's representation of every token; it is what
