@@ -54,14 +54,14 @@
 # 0. [**目录**](00_index.ipynb)：本页，包括内容简介、运行方法以及与原书章节的对应关系。
 # 1. [**从上下文无关到上下文敏感**](01_context.ipynb)：比较 word2vec/GloVe、ELMo、GPT 与
 #    BERT；用真实权重度量一词多义。
-# 2. [**输入表示**](02_input_representation.ipynb)：`<cls>` A `<sep>` B `<sep>` 与片段编号；
+# 2. [**输入表示**](02_input_representation.ipynb)：`<cls>` A `<sep>` B `<sep>` 与片段索引；
 #    亲手把词元嵌入、片段嵌入和位置嵌入相加。
 # 3. [**编码器的前向传播**](03_encoder.ipynb)：亲手计算一个编码器块并打印每一步的形状；
 #    `valid_lens` 掩码；注意力热图。
 # 4. [**掩蔽语言模型**](04_masked_lm.ipynb)：统计验证 15% 与 80/10/10 规则；取出预测位置；
 #    加权损失。
-# 5. [**下一句预测**](05_next_sentence.ipynb)：IsNext/NotNext 句子对；基于 `<cls>` 的输出层；
-#    填充好的预训练批量。
+# 5. [**下一句预测**](05_next_sentence.ipynb)：“是下一句”与“不是下一句”的句子对；基于 `<cls>` 的输出
+#    层；填充好的预训练批量。
 # 6. [**整合与预训练**](06_pretraining.ipynb)：`BERTModel`、总损失、现场运行预训练、随附的
 #    预训练模型。
 # 7. [**真实的 BERT**](07_real_bert.ipynb)：原始 BERT 增加了什么；加载真实权重；与参考实现
@@ -80,10 +80,19 @@
 # make test   # the same set-up, then the linter and every test, notebooks included
 # ```
 #
-# English notebooks are in `notebooks/en/`, Chinese ones in `notebooks/zh/`; the code cells are
-# identical but for the first one, which sets the edition's language (and says what to install
-# if `bertlib` is missing). The notebooks do not depend on the folder their kernel starts in, so
-# they also run on JupyterHub, Colab or in VS Code: the README says how to install there. Run a
+# English notebooks are in `notebooks/en/`, Chinese ones in `notebooks/zh/`.
+#
+# **What the two editions share, and what differs.** The code cells are the same in both
+# editions, but for the first one, which sets the edition's language (and says what to install
+# if `bertlib` is missing). So are the numbers they print: the same models, data and seeds give
+# the same results. What differs is everything around the numbers: the explanations, the labels
+# of printed lines, figures, tables and widgets, and each edition's default example sentences.
+# The widgets of notebooks 02–05 start on an English sentence pair in the English edition and on
+# a Chinese pair in the Chinese edition, so what such a widget shows before you type anything,
+# and a count the text takes from it, can differ between the editions.
+#
+# The notebooks do not depend on the folder their kernel starts in, so they also run on
+# JupyterHub, Colab or in VS Code: the README says how to install there. Run a
 # notebook from the top (*Kernel → Restart Kernel and Run All Cells*): every random draw is
 # seeded, so you get the printed outputs you see here. The outputs are saved in the files, so
 # you can also just read them, e.g. on GitHub.
@@ -102,11 +111,18 @@
 # make test   # 同样的安装步骤，然后运行代码检查和全部测试（包括笔记本）
 # ```
 #
-# 英文笔记本在 `notebooks/en/`，中文笔记本在 `notebooks/zh/`。两者的代码单元格只有第一个不同：
-# 它设置本版本的语言（如果没有安装 `bertlib`，还会说明该安装什么）。笔记本不依赖内核启动时所在的
-# 文件夹，所以在 JupyterHub、Colab 或 VS Code 中同样可以运行，安装方法见 README。请从头运行笔记本
-# （*Kernel → Restart Kernel and Run All Cells*）：所有随机抽样都设定了种子，你会得到与这里相同的
-# 输出。输出已保存在文件中，所以也可以直接阅读，例如在 GitHub 上。
+# 英文笔记本在 `notebooks/en/`，中文笔记本在 `notebooks/zh/`。
+#
+# **两个版本哪些相同，哪些不同。** 两个版本的代码单元格完全相同，只有第一个除外：它设置本版本的
+# 语言（如果没有安装 `bertlib`，还会说明该安装什么）。代码打印出的数字也完全相同：模型、数据和
+# 随机种子都一样，结果自然一样。不同的是数字以外的一切：讲解文字，打印结果、图、表格和小部件中的
+# 标签，以及各版本默认的示例句子。第 02–05 个笔记本中的小部件在英文版中默认显示一对英文句子，
+# 在中文版中默认显示一对中文句子；因此，在你输入任何内容之前这些小部件显示的结果，以及正文从中
+# 数出的数字，两个版本可能不同。
+#
+# 笔记本不依赖内核启动时所在的文件夹，所以在 JupyterHub、Colab 或 VS Code 中同样可以运行，安装
+# 方法见 README。请从头运行笔记本（*Kernel → Restart Kernel and Run All Cells*）：所有随机抽样都
+# 设定了种子，你会得到与这里相同的输出。输出已保存在文件中，所以也可以直接阅读，例如在 GitHub 上。
 #
 # 记号约定：B = 批量大小，T = 序列长度，H = `num_hiddens`，V = 词表大小，P = 每个序列的预测位置数。
 # 中文术语以[术语表](../GLOSSARY.md)为准。
@@ -141,8 +157,8 @@
 # | 超出本章：原始 BERT 及其公开的权重 | 07 |
 # | 小结与练习 | 每个笔记本的末尾 |
 #
-# `bertlib` 与本章 PyTorch 代码不同的地方（用 `-inf` 做注意力掩码、加权的掩蔽语言模型损失、
-# NotNext 的句子取自另一个段落、过长的句子对被截断并计数），都会在涉及它的笔记本中说明差别及原因。
+# `bertlib` 与本章 PyTorch 代码不同的地方（用 `-inf` 做注意力掩码、加权的掩蔽语言模型损失、“不是下一
+# 句”的句子取自另一个段落、过长的句子对被截断并计数），都会在涉及它的笔记本中说明差别及原因。
 
 # %% [markdown] lang="en"
 # ## For instructors: presenting in class
@@ -157,7 +173,7 @@
 #   numbers repeatable, so students can follow along on their own machines.
 # * **Two languages in one room:** open the same notebook from `en/` and `zh/`; the code and the
 #   printed numbers are the same, while the explanations, figures and widgets speak each
-#   edition's language.
+#   edition's language and the widgets start on each edition's own example sentences.
 # * **Exercises:** the check cells (✓/× with a hint) work well as short in-class quizzes.
 
 # %% [markdown] lang="zh"
@@ -172,5 +188,5 @@
 # * **现场修改：** 每个单元格都可以修改后重新运行；单元格开头设定的随机种子让数字可以复现，学生
 #   可以在自己的电脑上同步操作。
 # * **双语课堂：** 分别从 `en/` 和 `zh/` 打开同一个笔记本；代码和打印出的数字完全相同，讲解文字、
-#   图和小部件则使用各自版本的语言。
+#   图和小部件则使用各自版本的语言，小部件默认的示例句子也各用本版本的语言。
 # * **练习：** 检查单元格（✓/× 并附提示）很适合用作课堂小测验。

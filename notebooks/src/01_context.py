@@ -36,7 +36,7 @@
 #
 # word2vec 和 GloVe 给每个词一个向量，不管它出现在什么句子里。BERT 则在每个句子中给同一个词一个
 # 新的向量。本笔记本回顾自然语言处理是怎样从前者走到后者的（中间经过 ELMo 和 GPT），然后用真实的
-# 权重把两者的差别*度量*出来。
+# 权重把两者的差别**度量**出来。
 #
 # 你将会：
 # 1. 理解“上下文无关”是什么意思，并在一个真实 BERT 的词元嵌入表上验证它；
@@ -95,6 +95,26 @@ LABELS = {
     "ctx_sim_small": {"en": "“{word}” in the small pretrained model",
                       "zh": "小型预训练模型中的“{word}”"},
     "ctx_sim_random": {"en": "“{word}” with random weights", "zh": "随机权重下的“{word}”"},
+    # printed lines
+    "ctx_sizes": {"en": "vocabulary: {V}  H: {H}", "zh": "词表大小：{V}  H：{H}"},
+    "ctx_table_shape": {"en": "token embedding: {shape}", "zh": "词元嵌入：{shape}"},
+    "ctx_identical": {"en": "identical in all three sentences: {same}",
+                      "zh": "三个句子中完全相同：{same}"},
+    "ctx_bank_identical": {"en": "bank, identical in all three sentences: {same}",
+                           "zh": "bank 在三个句子中完全相同：{same}"},
+    "ctx_cosine": {"en": "cosine similarity {value:.3f}", "zh": "余弦相似度 {value:.3f}"},
+    "ctx_position": {"en": "position {position}: {sentence}", "zh": "位置 {position}：{sentence}"},
+    "ctx_header": {"en": "         crane  bank A–B    A–C    B–C  (B–C)−(A–C)",
+                   "zh": " crane  bank A–B    A–C    B–C  (B–C)−(A–C)  模型"},
+    "ctx_row": {"en": "{name:>7} {crane:6.3f} {ab:9.3f} {ac:6.3f} {bc:6.3f} {diff:12.3f}",
+                "zh": "{crane:6.3f} {ab:9.3f} {ac:6.3f} {bc:6.3f} {diff:12.3f}  {name}"},
+    "ctx_hua_row": {"en": "{name:>7}  A–B {ab:.3f}  A–C {ac:.3f}  B–C {bc:.3f}",
+                    "zh": "A–B {ab:.3f}  A–C {ac:.3f}  B–C {bc:.3f}  {name}"},
+    "ctx_model_MiniLM": {"en": "MiniLM", "zh": "MiniLM"},
+    "ctx_model_small": {"en": "small", "zh": "小模型"},
+    "ctx_model_random": {"en": "random", "zh": "随机权重"},
+    "ctx_cjk_count": {"en": "Chinese characters in MiniLM's vocabulary: {count}",
+                      "zh": "MiniLM 词表中的汉字：{count} 个"},
 }
 label = labels(LABELS)
 
@@ -137,8 +157,8 @@ label = labels(LABELS)
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # no MLM/NSP heads in this checkpoint; see notebook 07
     minilm, minilm_tokenizer = load_hf(minilm_directory())
-print("vocabulary:", len(minilm_tokenizer.vocab), " H:", minilm.config.num_hiddens)
-print("token embedding:", tuple(minilm.encoder.token_embedding.weight.shape))  # (V, H)
+print(label("ctx_sizes", V=len(minilm_tokenizer.vocab), H=minilm.config.num_hiddens))
+print(label("ctx_table_shape", shape=tuple(minilm.encoder.token_embedding.weight.shape)))  # (V, H)
 for sentence, _ in BANK_EXAMPLES:
     print(minilm_tokenizer.tokenize(sentence))
 
@@ -154,7 +174,7 @@ for sentence, _ in BANK_EXAMPLES:
 # %%
 static = word_vectors(minilm, minilm_tokenizer, BANK_EXAMPLES, contextual=False)  # (3, H)
 print(tuple(static.shape))
-print("identical in all three sentences:", all(torch.equal(v, static[0]) for v in static))
+print(label("ctx_identical", same=all(torch.equal(v, static[0]) for v in static)))
 
 # %% [markdown] lang="en"
 # ## Context-sensitive representations: ELMo
@@ -192,7 +212,7 @@ print("identical in all three sentences:", all(torch.equal(v, static[0]) for v i
 # 例子。
 #
 # ELMo 用一个预训练好的双向 LSTM 读入整个句子：一个语言模型从左到右读，另一个从右到左读，ELMo
-# 把它们所有层的隐状态组合成每个词的一个向量。用于下游任务时，这些向量作为*附加特征*加入为该任务
+# 把它们所有层的隐状态组合成每个词的一个向量。用于下游任务时，这些向量作为**附加特征**加入为该任务
 # 专门设计的有监督模型，例如与模型原有的 GloVe 向量连结起来。LSTM 的参数保持冻结，只训练任务模型。
 # 在当时各任务最好的模型上加入 ELMo，六个任务的最好成绩得到了改进：情感分析、自然语言推断、语义
 # 角色标注、共指消解、命名实体识别和问答。
@@ -201,7 +221,7 @@ print("identical in all three sentences:", all(torch.equal(v, static[0]) for v i
 #
 # ELMo 仍然需要为每个任务设计一个模型，而设计模型并不容易。GPT（*Generative Pre-Training*，生成式
 # 预训练；Radford 等人，2018）是**任务无关**的：它是一个按语言模型预训练的 Transformer 解码器；用于
-# 某个任务时，它的输出被送入一个新加的线性输出层，并且解码器的*全部*参数都在该任务的有标签数据上
+# 某个任务时，它的输出被送入一个新加的线性输出层，并且解码器的**全部**参数都在该任务的有标签数据上
 # **微调**。在对模型架构只做最小改动的情况下，它在 12 个任务中的 9 个上刷新了最好成绩（自然语言
 # 推断、问答、句子相似度、分类）。
 #
@@ -248,7 +268,7 @@ print("identical in all three sentences:", all(torch.equal(v, static[0]) for v i
 # | | ELMo | GPT | BERT |
 # | --- | --- | --- | --- |
 # | 网络 | 两个 LSTM 语言模型 | Transformer 解码器 | Transformer 编码器 |
-# | 词元的上下文 | 左侧*和*右侧，分开读 | 只有左侧 | 左侧和右侧，一起读 |
+# | 词元的上下文 | 左侧**和**右侧，分开读 | 只有左侧 | 左侧和右侧，一起读 |
 # | 用于新任务 | 冻结的特征 + 特定于任务的模型 | 微调 + 输出层 | 微调 + 输出层 |
 #
 # 下图针对句子 A 把“上下文”这一行画了出来。第 *i* 行表示词元 *i* 的表示可以依赖哪些词元；“bank”
@@ -303,10 +323,9 @@ display(fig)
 
 # %%
 contextual = word_vectors(minilm, minilm_tokenizer, BANK_EXAMPLES)  # (3, H), encoder output
-print("bank, identical in all three sentences:",
-      all(torch.equal(v, contextual[0]) for v in contextual))
+print(label("ctx_bank_identical", same=all(torch.equal(v, contextual[0]) for v in contextual)))
 crane = similarity_table(minilm, minilm_tokenizer, CRANE_EXAMPLES)
-print(crane.labels, f"cosine similarity {crane.matrix[0, 1]:.3f}")
+print(crane.labels, label("ctx_cosine", value=crane.matrix[0, 1]))
 plot_similarity(crane.matrix, crane.labels, crane.labels,
                 title=label("ctx_sim_minilm", word="crane"))
 
@@ -353,7 +372,7 @@ plot_similarity(bank.matrix, bank.labels, bank.labels, title=label("ctx_sim_mini
 
 # %% [markdown] lang="zh"
 # “bank”每次出现都有自己的向量，而且河岸（C）离银行（A）最远。这说明 MiniLM 理解了两种含义吗？
-# 光是向量不同说明不了多少：在*任何*编码器中，自注意力都会把*任何*词元的邻居和位置混进它的向量。
+# 光是向量不同说明不了多少：在**任何**编码器中，自注意力都会把**任何**词元的邻居和位置混进它的向量。
 # 所以我们需要基准。
 #
 # ## 两个基准
@@ -361,8 +380,8 @@ plot_similarity(bank.matrix, bank.labels, bank.labels, title=label("ctx_sim_mini
 # * **随机权重：** 与 MiniLM 相同的架构和分词器，权重随机抽取（设定了种子）。它表现出来的一切都
 #   来自架构和输入，而不是来自训练。
 # * **我们的小型预训练模型：** `bertlib` 随附的小型双语 BERT，按第 06 个笔记本的方法在一个由短故事
-#   组成的小语料库上预训练。它从没把“crane”或“bank”当作一个词见过；它的 WordPiece 词表把这两个词
-#   拆成几个片段，得到的向量是第一个片段的向量。
+#   组成的小语料库上预训练。它从没见过作为完整单词的“crane”或“bank”；它的 WordPiece 词表把这两个词
+#   拆成几个子词，得到的向量是第一个子词的向量。
 #
 # “bank”在句子中的位置也很重要：位置嵌入是它的输入的一部分。
 
@@ -373,7 +392,7 @@ random_model = BERTModel.from_config(minilm.config).eval()  # MiniLM's architect
 print(small_tokenizer.tokenize("crane bank"))
 for sentence, word in BANK_EXAMPLES:
     _, start = find_word(minilm_tokenizer, sentence, word)
-    print(f"position {start + 1}:", sentence)  # + 1 for [CLS]
+    print(label("ctx_position", position=start + 1, sentence=sentence))  # + 1 for [CLS]
 
 # %% [markdown] lang="en"
 # The same measurements for the three models. The last column compares A and B against the same
@@ -387,12 +406,12 @@ for sentence, word in BANK_EXAMPLES:
 # %%
 models = {"MiniLM": (minilm, minilm_tokenizer), "small": (small, small_tokenizer),
           "random": (random_model, minilm_tokenizer)}
-print(f"{'':>7} {'crane':>6} {'bank A–B':>9} {'A–C':>6} {'B–C':>6} {'(B–C)−(A–C)':>12}")
+print(label("ctx_header"))
 for name, (model, tokenizer) in models.items():
     c = similarity_table(model, tokenizer, CRANE_EXAMPLES).matrix
     b = similarity_table(model, tokenizer, BANK_EXAMPLES).matrix
-    print(f"{name:>7} {c[0, 1]:6.3f} {b[0, 1]:9.3f} {b[0, 2]:6.3f} {b[1, 2]:6.3f} "
-          f"{b[1, 2] - b[0, 2]:12.3f}")
+    print(label("ctx_row", name=label(f"ctx_model_{name}"), crane=c[0, 1], ab=b[0, 1],
+                ac=b[0, 2], bc=b[1, 2], diff=b[1, 2] - b[0, 2]))
 
 # %% [markdown] lang="en"
 # How to read this table:
@@ -433,7 +452,7 @@ for name, (model, tokenizer) in models.items():
 #   中的 bank 更近（0.818 对 0.743，相差 0.075）；随机权重则完全没有差别。小模型同样没有这种效应
 #   （它的差值甚至略小于 0）：它从没见过“bank”这个词。
 # * **并没有按含义整齐地聚类。** 即使在 MiniLM 中，“sit down”中的 bank 离银行（0.899）仍然比离河岸
-#   （0.818）更近：共同的词和位置比含义的分量更重。此外，MiniLM 经过微调是为了比较*句子*，而不是
+#   （0.818）更近：共同的词和位置比含义的分量更重。此外，MiniLM 微调的目标是比较**句子**，而不是
 #   区分词义。
 #
 # 结论是：同一个词在不同的上下文中得到不同的向量，而且用训练过的权重时，河岸离银行更远；这是一个
@@ -460,7 +479,7 @@ plot_similarity(random_bank.matrix, random_bank.labels, random_bank.labels,
 # %%
 vocabulary = minilm_tokenizer.vocab.to_tokens(list(range(len(minilm_tokenizer.vocab))))
 cjk = {t.removeprefix("##") for t in vocabulary if any("\u4e00" <= ch <= "\u9fff" for ch in t)}
-print("Chinese characters in MiniLM's vocabulary:", len(cjk))
+print(label("ctx_cjk_count", count=len(cjk)))
 print(minilm_tokenizer.tokenize("我去银行存钱。"))  # "I went to the bank to deposit money."
 
 # %% [markdown] lang="en"
@@ -490,7 +509,8 @@ torch.manual_seed(0)
 random_small = BERTModel.from_config(small.config).eval()  # the small model's architecture
 for name, model in (("small", small), ("random", random_small)):
     m = similarity_table(model, small_tokenizer, HUA_EXAMPLES).matrix
-    print(f"{name:>7}  A–B {m[0, 1]:.3f}  A–C {m[0, 2]:.3f}  B–C {m[1, 2]:.3f}")
+    print(label("ctx_hua_row", name=label(f"ctx_model_{name}"), ab=m[0, 1], ac=m[0, 2],
+                bc=m[1, 2]))
 hua = similarity_table(small, small_tokenizer, HUA_EXAMPLES)
 plot_similarity(hua.matrix, hua.labels, hua.labels, title=label("ctx_sim_small", word="花"))
 
@@ -543,7 +563,7 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=label("ctx_sim_small",
 # ## 小结
 #
 # * word2vec 和 GloVe 是上下文无关的：每个词一个向量，即 $f(x)$。它们无法区分一个多义词的不同
-#   含义。BERT 的词元嵌入表也是这样的东西。
+#   含义。BERT 的词元嵌入表也属于这一类。
 # * 上下文敏感的表示 $f(x, c(x))$：ELMo 用两个独立的 LSTM 双向读取，并把冻结的特征送入特定于任务的
 #   模型；GPT 是任务无关的，需要微调，但只从左到右读取。
 # * BERT 结合了两者：一个双向的 Transformer 编码器，对每个任务只需加一个输出层再微调。
@@ -557,7 +577,7 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=label("ctx_sim_small",
 #    答案。
 # 2. 在其他条件相同的情况下，掩蔽语言模型收敛所需的预训练步数比从左到右的语言模型多还是少？为什么？
 #    （想一想每个序列中有多少个词元提供了训练信号。）
-# 3. 为什么 ELMo 不能干脆训练*一个*双向模型，根据每个词的两侧来预测这个词？BERT 是怎样绕开这个
+# 3. 为什么 ELMo 不能干脆训练**一个**双向模型，根据每个词的两侧来预测这个词？BERT 是怎样绕开这个
 #    问题的？（第 04 个笔记本给出了答案。）
 # 4. 写一个“bank”位于位置 5 的河岸句子（与 A、B 相同），例如“i sat on the bank of the river”，
 #    再为三个模型重新填一遍那张表。哪些数字变了？这说明上面的 A–C 列有什么问题？

@@ -36,16 +36,17 @@
 # 构造这个矩阵。
 #
 # 你将会：
-# 1. 把一个句子或一对句子变成 **BERT 输入序列**，并得到它的**片段**编号；
+# 1. 把一个句子或一对句子变成 **BERT 输入序列**，并得到每个词元的**片段索引**；
 # 2. 查出 BERT 相加的三种嵌入（词元嵌入、片段嵌入、位置嵌入），亲手求和，并与
 #    `BERTEncoder.embed` 的结果对照；
-# 3. 理解为什么位置嵌入是*可学习的*，以及这样做的代价。
+# 3. 理解为什么位置嵌入是**可学习的**，以及这样做的代价。
 
 # %%
 import torch
 
 from bertlib import BERTEncoder, Vocab, get_tokens_and_segments, load_small_bert
 from bertlib.exercises import check_exercise
+from bertlib.i18n import text
 from bertlib.viz import InputRepresentationWidget
 from bertlib.viz.listing import show_source
 
@@ -69,17 +70,17 @@ from bertlib.viz.listing import show_source
 # %% [markdown] lang="zh"
 # ## 单个文本还是文本对
 #
-# 有些任务只读一个文本（情感分析：*这条评论是好评吗？*），有些任务读一对文本（自然语言推断：
-# *句子 A 能推出句子 B 吗？*）。BERT 用同一种输入格式处理这两种情况：
+# 有些任务只读一个文本（情感分析：这条评论是好评吗？），有些任务读一对文本（自然语言推断：
+# 句子 A 能推出句子 B 吗？）。BERT 用同一种输入格式处理这两种情况：
 #
 # * 单个文本：`<cls>` A `<sep>`
 # * 文本对：`<cls>` A `<sep>` B `<sep>`
 #
 # `<cls>`（classification，分类）总在最前面，它最终的向量将概括整个输入（第 05 个笔记本会用到
-# 它）。`<sep>` 标志每个文本的结束。每个词元还有一个**片段**编号，表示它属于哪个文本：`<cls>`、
+# 它）。`<sep>` 标志每个文本的结束。每个词元还有一个**片段索引**，表示它属于哪个文本：`<cls>`、
 # A 以及 A 后面的 `<sep>` 是 0；B 以及 B 后面的 `<sep>` 是 1。
 #
-# 本章区分 *BERT 输入序列*（模型读入的内容）和 *文本序列*（其中最多两个文本之一）。下面是完整的
+# 本章区分 **BERT 输入序列**（模型读入的内容）和**文本序列**（其中最多两个文本之一）。下面是完整的
 # 函数：
 
 # %%
@@ -89,7 +90,7 @@ show_source(get_tokens_and_segments)
 # A single sentence: every segment id is 0.
 
 # %% [markdown] lang="zh"
-# 单个句子：所有片段编号都是 0。
+# 单个句子：所有片段索引都是 0。
 
 # %%
 tokens, segments = get_tokens_and_segments(["this", "movie", "is", "great"])
@@ -100,15 +101,17 @@ print(segments)
 # A pair. Read the two rows together: each token sits above its segment id.
 
 # %% [markdown] lang="zh"
-# 一对句子。把两行对照着看：每个词元下方就是它的片段编号。
+# 一对句子。把两行对照着看：每个词元下方就是它的片段索引。
 
 # %%
 tokens_a = ["the", "cat", "sat", "on", "the", "mat"]
 tokens_b = ["it", "was", "warm"]
 tokens, segments = get_tokens_and_segments(tokens_a, tokens_b)
 
-for name, row in (("position", range(len(tokens))), ("token", tokens), ("segment", segments)):
-    print(f"{name:>8}: " + " ".join(f"{x!s:>5}" for x in row))
+rows = {text("position"): range(len(tokens)), text("token"): tokens, text("segment"): segments}
+width = max(len(name) for name in rows)  # the row names are in the edition's language
+for name, row in rows.items():
+    print(f"{name:>{width}}: " + " ".join(f"{x!s:>5}" for x in row))
 
 # %% [markdown] lang="en"
 # ## From tokens to ids
@@ -154,7 +157,7 @@ print(segment_ids, tuple(segment_ids.shape))
 # | 表 | 行数 | 按什么查 |
 # | --- | --- | --- |
 # | 词元嵌入 | 词表中每个词元一行 | 词元编号 |
-# | 片段嵌入 | 2（A 和 B） | 片段编号 |
+# | 片段嵌入 | 2（A 和 B） | 片段索引 |
 # | 位置嵌入 | `max_len` | 位置 0、1、2、… |
 #
 # 一个词元的输入表示就是这三行的**和**。我们用一个很小的编码器（H = 6），好让整个向量能显示在
@@ -165,9 +168,11 @@ torch.manual_seed(0)
 encoder = BERTEncoder(vocab_size=len(vocab), num_hiddens=6, ffn_num_hiddens=12, num_heads=2,
                       num_blks=1, dropout=0.0, max_len=16)
 
-print("token embedding   ", tuple(encoder.token_embedding.weight.shape))  # (V, H)
-print("segment embedding ", tuple(encoder.segment_embedding.weight.shape))  # (2, H)
-print("position embedding", tuple(encoder.pos_embedding.shape))  # (1, max_len, H)
+names = [text(key) for key in ("emb_token", "emb_segment", "emb_position")]  # token embedding, ...
+width = max(len(name) for name in names)
+print(names[0].ljust(width), tuple(encoder.token_embedding.weight.shape))  # (V, H)
+print(names[1].ljust(width), tuple(encoder.segment_embedding.weight.shape))  # (2, H)
+print(names[2].ljust(width), tuple(encoder.pos_embedding.shape))  # (1, max_len, H)
 
 # %% [markdown] lang="en"
 # Now the sum by hand. Indexing a table with a tensor of ids picks one row per id, so a `(1, T)`
@@ -202,7 +207,7 @@ print("torch.allclose(by_hand, X):", torch.allclose(by_hand, X))
 # ## 每一部分的作用
 #
 # “the”在 A 中出现了两次（位置 1 和 5）。两次的词元嵌入相同，但输入向量不同，而差值恰好等于两行
-# 位置嵌入之差。如果没有位置嵌入，自注意力就无法区分这两个“the”：它把输入当作一个*集合*。
+# 位置嵌入之差。如果没有位置嵌入，自注意力就无法区分这两个“the”：它把输入当作一个**集合**。
 
 # %%
 first, second = 1, 5
@@ -246,12 +251,12 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 #
 # 下面的小部件对你输入的任意文本完成上面的全部步骤，使用的是为这些笔记本预训练的小型 BERT（第 06
 # 个笔记本用中英文的日常小故事训练它；H = 128，`max_len` = 64）。表格给出每个词元的位置和片段
-# 编号，并按片段着色。四张热图每行对应一个词元，每列对应一个隐藏维度，依次是词元嵌入、片段嵌入、
+# 索引，并按片段着色。四张热图每行对应一个词元，每列对应一个隐藏维度，依次是词元嵌入、片段嵌入、
 # 位置嵌入以及三者之和，使用同一个颜色刻度。
 #
 # 可以试试：
 #
-# * 看片段嵌入那张图：它只有两种不同的行，A 一种、B 一种。再把句子 B 删掉：所有片段编号都变成 0。
+# * 看片段嵌入那张图：它只有两种不同的行，A 一种、B 一种。再把句子 B 删掉：所有片段索引都变成 0。
 # * 找一个出现两次的词元（在默认的句子对中，“球队”的“球”和“队”都出现了两次）。在词元嵌入图中
 #   它的两行完全相同，在求和图中却不同。
 # * 输入一个故事里从没出现过的词，比如“咖啡”：中文按字切分，而这两个字都不在词表中，于是各显示为
@@ -332,7 +337,7 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# * BERT 输入序列是 `<cls>` A `<sep>` 或 `<cls>` A `<sep>` B `<sep>`；片段编号（0 / 1）表示每个
+# * BERT 输入序列是 `<cls>` A `<sep>` 或 `<cls>` A `<sep>` B `<sep>`；片段索引（0 / 1）表示每个
 #   词元属于哪个文本。
 # * 输入表示 = 词元嵌入 + 片段嵌入 + 位置嵌入，是一个形状为 `(B, T, H)` 的张量。
 # * 位置嵌入是可学习的，每个位置一行，最多 `max_len` 行。
@@ -345,7 +350,7 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #    填充后的批量中长度不同的序列。）
 # 3. 设想把可学习的位置嵌入换成 Transformer 固定的正弦位置编码：模型不再需要学习什么？对于比训练
 #    中见过的都长的输入，又可能得到什么好处？
-# 4. 片段编号只取 0 和 1。如果要让 BERT 读入*三个*文本，你会怎么做？
+# 4. 片段索引只取 0 和 1。如果要让 BERT 读入**三个**文本，你会怎么做？
 
 # %%
 answer = None  # your answer to exercise 1: an integer

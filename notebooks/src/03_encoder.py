@@ -59,9 +59,11 @@ import math
 
 import matplotlib.pyplot as plt
 import torch
+from IPython.display import display
 
 from bertlib import BERTEncoder, BERTModel, load_small_bert
 from bertlib.exercises import check_exercise
+from bertlib.i18n import labels, text
 from bertlib.viz import AttentionWidget
 from bertlib.viz.listing import show_source
 
@@ -144,8 +146,8 @@ print(f"B={B} T={T} H={H} nh={nh} hs={hs}")
 # 和值（我要传递什么？），长度都是 H。
 #
 # **拆分成多个头。** 多头注意力并不需要为每个头准备单独的权重：它把每个长度为 H 的向量切成 nh 段，
-# 每段长 hs，第 h 段属于第 h 个头。`view` 把这些段变成一个新的维度，`transpose` 再把“头”这一维
-# 移到批量维旁边，于是每个头都成为一批独立的 `(T, hs)` 矩阵。
+# 每段长 hs，第 h 段属于头 h。`view` 把这些段变成一个新的维度，`transpose` 再把“头”这一维移到
+# 批量维旁边，于是每个头都成为一批独立的 `(T, hs)` 矩阵。
 
 # %%
 Q, K, V = attention.W_q(X), attention.W_k(X), attention.W_v(X)  # each (B, T, H)
@@ -204,7 +206,7 @@ print("weights  ≈ ref_weights:   ", torch.allclose(weights, ref_weights, atol=
 
 # %% [markdown] lang="zh"
 # **编码器块的其余部分。** 残差连接把注意力的输出加回到块的输入上，层规范化再对每个词元向量做
-# 规范化（*相加并规范化*）。接着是前馈网络：在每个位置上使用同一个两层感知机（H → 1024 → H），
+# 规范化（即“相加并规范化”）。接着是前馈网络：在每个位置上使用同一个两层感知机（H → 1024 → H），
 # 之后是第二次相加并规范化。下面是编码器块的代码，以及我们的复现：
 
 # %%
@@ -217,11 +219,12 @@ print(tuple(Y.shape), tuple(hidden.shape), tuple(Z.shape))
 print("Z ≈ block(X):", torch.allclose(Z, block(X, None)[0], atol=1e-5))
 
 # %% [markdown] lang="en"
-# The whole encoder is just this, block after block: the output of block 1 is the input of
-# block 2.
+# The whole encoder is just this, block after block: the output of block 0 is the input of
+# block 1 (blocks are numbered from 0, like layers and heads).
 
 # %% [markdown] lang="zh"
-# 整个编码器就是这样一个块接一个块地计算：第 1 个块的输出就是第 2 个块的输入。
+# 整个编码器就是把这样的块一个接一个地串起来：块 0 的输出就是块 1 的输入（块与层、头一样，从 0
+# 开始编号）。
 
 # %%
 out = Z
@@ -266,7 +269,7 @@ print(mask)
 
 X_pad, attentions = encoder(padded, segments, valid_lens, return_attention=True)
 print(len(attentions), "x", tuple(attentions[0].shape))  # one (B, nh, T, T) tensor per block
-print(attentions[0][1, 0].numpy().round(2))  # block 1, sequence 2, head 1: columns 5-7 are 0
+print(attentions[0][1, 0].numpy().round(2))  # layer 0, 2nd sequence, head 0: columns 5-7 = 0
 print("weights on padded keys == 0:", bool((attentions[0][1, :, :, 5:] == 0).all()))
 
 # %% [markdown] lang="en"
@@ -278,7 +281,7 @@ print("weights on padded keys == 0:", bool((attentions[0][1, :, :, 5:] == 0).all
 
 # %% [markdown] lang="zh"
 # 由于真实词元从不关注填充位置上的键，5 个真实位置的输出与不加填充、长度为 5 的序列完全相同，
-# 而且无论填充位置放的是什么都不会改变。填充位置*本身*的输出也会被计算出来（它们的查询仍然关注
+# 而且无论填充位置放的是什么都不会改变。填充位置**本身**的输出也会被计算出来（它们的查询仍然关注
 # 真实的键），但这些输出没有意义：预训练的输出层从不读取它们。如果不传入 `valid_lens`，填充就会
 # 影响真实位置的输出。
 
@@ -297,23 +300,27 @@ print("X_no_mask[1, :5] ≈ alone:       ", torch.allclose(X_no_mask[1, :5], alo
 # ## Attention weights as a picture
 #
 # Each head gives a `(T, T)` matrix: row i = query i, column j = key j. Here are the four heads
-# of the first block for the padded sequence; the three empty columns on the right are the
-# padded keys. This model is untrained, so the patterns mean nothing yet; notebook 07 shows the
-# heads of a real BERT.
+# (0 to 3) of layer 0, the first block, for the padded sequence; the three empty columns on the
+# right are the padded keys. This model is untrained, so the patterns mean nothing yet;
+# notebook 07 shows the heads of a real BERT.
 
 # %% [markdown] lang="zh"
 # ## 把注意力权重画出来
 #
-# 每个头给出一个 `(T, T)` 矩阵：第 i 行对应查询 i，第 j 列对应键 j。下图是第一个编码器块的四个头
-# 在这条带填充的序列上的权重；右边三列空白就是填充位置上的键。这个模型还没有训练，所以图案本身
-# 没有意义；第 07 个笔记本会展示真实 BERT 的注意力头。
+# 每个头给出一个 `(T, T)` 矩阵：第 i 行对应查询 i，第 j 列对应键 j。下图画出层 0（即第一个编码器
+# 块）的头 0 到头 3 在这条填充过的序列上的权重；右边三列空白就是填充位置上的键。这个模型还没有
+# 训练，所以图案本身没有意义；第 07 个笔记本会展示真实 BERT 的注意力头。
 
 # %%
+# This figure's axis labels; label() gives them in the edition's language.
+label = labels({"key_j": {"en": "key j", "zh": "键 j"},
+                "query_i": {"en": "query i", "zh": "查询 i"}})
 fig, axes = plt.subplots(1, nh, figsize=(12, 3.2), layout="constrained")
-for h, ax in enumerate(axes):
+for h, ax in enumerate(axes):  # heads numbered from 0, as in the code and the widgets
     image = ax.imshow(attentions[0][1, h].numpy(), cmap="Reds", vmin=0, vmax=1)
-    ax.set(title=f"head {h + 1}", xlabel="key j", xticks=range(T), yticks=range(T))
-axes[0].set_ylabel("query i")
+    ax.set(title=text("head_name", head=h), xlabel=label("key_j"), xticks=range(T),
+           yticks=range(T))
+axes[0].set_ylabel(label("query_i"))
 fig.colorbar(image, ax=axes, shrink=0.8)
 plt.show()
 
@@ -339,16 +346,16 @@ plt.show()
 # ## 用小部件探索注意力
 #
 # 下面的小部件让一个 BERT 读入你输入的一对句子，并画出一个头的注意力权重：第 i 行是查询 i，
-# 第 j 列是键 j，橙色的线把句子 A 和句子 B 分开。热图下方的柱状图重复显示所选*查询词元*那一行：
+# 第 j 列是键 j，橙色的线把句子 A 和句子 B 分开。热图下方的柱状图单独画出所选**查询词元**的那一行：
 # 这个词元从哪些位置获取信息。层和头都从 0 开始编号，与代码一致。
 #
 # 先看随机权重：一个 `BERTModel`，尺寸与为这些笔记本预训练的小型 BERT 相同（2 个块，每块 2 个头，
 # H = 128），也使用它的 WordPiece 分词器，但还没有经过任何训练。可以试试：
 #
-# * 换一个查询词元、另一层或另一个头：权重分散在许多词元上，第 1 层几乎是均匀的（看颜色条：没有
+# * 换一个查询词元、另一层或另一个头：权重分散在许多词元上，层 1 几乎是均匀的（看颜色条：没有
 #   哪个权重接近 1），看不出任何有意义的模式；
-# * 选择*全部头*：同一层的两个头以及它们的平均并排显示；
-# * 把 `torch.manual_seed(0)` 换一个种子，再运行这个单元：图案变了，但同样没有意义。
+# * 选择“全部头”：同一层的两个头和它们的平均并排显示；
+# * 把 `torch.manual_seed(0)` 换一个种子，再运行这个单元格：图案变了，但同样没有意义。
 
 # %%
 model, tokenizer = load_small_bert()  # the pretrained small BERT and its tokenizer
@@ -376,11 +383,11 @@ AttentionWidget(random_model, tokenizer)
 # 现在换成同一结构、但使用预训练权重的模型（第 06 个笔记本用中英文的日常小故事训练它）。每一行
 # 不再是平的。可以试试：
 #
-# * 第 0 层第 0 个头：大多数词元把最大的权重给了紧挨在它*前面*的词元（在默认的句子对中，约五分之四
-#   的词元如此）。第 1 层第 1 个头：给了紧挨在它*后面*的词元（约三分之二）。故事中的其他句子对大多
-#   也呈现这两种模式，只是第二种没那么明显。没有人编写过这些规则：是预训练发现相邻的词元有助于预测
-#   被掩蔽的词元；
-# * *隐藏特殊词元*：去掉 `<cls>` 和 `<sep>` 所在的行和列后的热图；
+# * 层 0、头 0：大多数词元把最大的权重给了紧挨在它**前面**的词元（在本版默认的句子对中，约五分之四
+#   的词元如此）。层 1、头 1：把最大的权重给了紧挨在它**后面**的词元（约三分之二）。故事中的其他
+#   句子对大多也呈现这两种模式，只是第二种没那么明显。这些规则不是谁写进去的，而是预训练自己发现的：
+#   相邻的词元有助于预测被掩蔽的词元；
+# * 勾选“隐藏特殊词元”：热图去掉 `<cls>` 和 `<sep>` 所在的行和列；
 # * 查询词元选 `<cls>`：它在每一层读取了哪些词元？
 # * 输入你自己的句子，中文或英文都可以。分词器的词表只从这些故事中学来：没见过的英文单词会被切成
 #   几个它认识的子词（*astronaut* 变成 `as ##t ##r ##on ##a ##ut`），但含有它没见过的字母的单词
@@ -417,7 +424,8 @@ AttentionWidget(model, tokenizer)
 #
 # 最后一种视图“单个查询，逐步计算”，在文本框里的句子对上把本笔记本的公式逐项拆开。对所选的
 # 层、头和查询词元，它画出：
-# 1. 查询与每个键 $j$ 的打分 $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$（$d$ 是每个头的大小，这里是 64）；
+# 1. 查询与每个键 $j$ 的打分 $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$（$d$ 是每个头的大小，
+#    这里是 64）；
 # 2. 这些打分在真实的键上做 softmax 的结果（填充位置的权重恰好为 0；单个句子对没有填充）：也就是
 #    上面热图中的一行；
 # 3. 这个头对该查询的输出 $\sum_j \text{权重}_j\,\mathbf{v}_j$：一个含 $d$ 个数的向量，随后 `W_o`
@@ -427,9 +435,9 @@ AttentionWidget(model, tokenizer)
 # 才能让一个键几乎拿走全部权重：这就是 softmax 的作用。
 
 # %%
-steps = AttentionWidget(model, tokenizer)
-steps.view.value = "querykey"
-steps
+step_by_step = AttentionWidget(model, tokenizer)
+step_by_step.view.value = "querykey"
+display(step_by_step)
 
 # %% [markdown] lang="en"
 # ## Summary
@@ -464,7 +472,7 @@ steps
 #
 # ## 练习
 #
-# 1. **数一数。** 演示编码器的*一个*编码器块（H = 768，前馈网络 1024，4 个头）有多少个可学习的
+# 1. **数一数。** 演示编码器的**一个**编码器块（H = 768，前馈网络 1024，4 个头）有多少个可学习的
 #    数？在下面检查你的答案。
 # 2. 保持 H = 768，把 `num_heads` 从 4 改成 8。本笔记本中哪些形状会变化？参数数量会变吗？
 # 3. 去掉除以 $\sqrt{hs}$ 这一步，再看看 `weights`。softmax 的每一行会变成什么样？为什么这会妨碍
@@ -472,7 +480,7 @@ steps
 # 4. 原始 BERT 在前馈网络和掩蔽语言模型的输出层中使用 GELU 激活函数，而不是 ReLU。用几个输入
 #    比较 `torch.nn.functional.gelu` 和 `relu`：它们在 0 附近以及输入为负时有什么不同？
 #    （`BERTEncoder(..., hidden_act="gelu")` 可以构建 GELU 版本。）
-# 5. 填充位置上的键必须得到零权重，但填充位置上的*查询*却不需要屏蔽。为什么？
+# 5. 填充位置上的键必须得到零权重，但填充位置上的**查询**却不需要屏蔽。为什么？
 
 # %%
 answer = None  # your answer to exercise 1: an integer

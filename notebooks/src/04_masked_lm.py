@@ -35,7 +35,7 @@
 #
 # *[English](../en/04_masked_lm.ipynb) · [目录](00_index.ipynb)*
 #
-# 从左到右的语言模型根据左边的词元预测下一个词元。BERT 希望每个词元的向量同时利用*两侧*的上下文，
+# 从左到右的语言模型根据左边的词元预测下一个词元。BERT 希望每个词元的向量同时利用**两侧**的上下文，
 # 但一个能看到两侧的模型，可以直接把要预测的那个词元抄过来。解决办法是：把一部分词元掩蔽起来，再根据
 # 上下文把它们预测出来。这就是**掩蔽语言模型**（MLM），BERT 的两个预训练任务中的第一个。它的
 # 标签直接来自原始文本，不需要人工标注。
@@ -62,10 +62,26 @@ from bertlib import (
     mask_tokens,
 )
 from bertlib.exercises import check_exercise
+from bertlib.i18n import labels
 from bertlib.inputs import encode_pair
 from bertlib.viz import MaskingWidget
 from bertlib.viz.listing import show_source
 from bertlib.words import segment, word_ids
+
+# %%
+# This notebook's own printed labels; label() gives them in the edition's language.
+LABELS = {
+    "per_position": {"en": "chosen per position: min {low}, max {high}, expected {expected:.1f}",
+                     "zh": "每个位置被选中的次数：最少 {low}，最多 {high}，期望 {expected:.1f}"},
+    "specials": {"en": "chosen <cls>, <sep>: {cls} {sep}",
+                 "zh": "<cls>、<sep> 被选中的次数：{cls} {sep}"},
+    "expected": {"en": "(expected {share})", "zh": "（期望 {share}）"},
+    "wwm_draw": {"en": "seed {seed}  per character: {per_char}  whole words: {whole}",
+                 "zh": "种子 {seed}  逐字掩蔽：{per_char}  全词掩蔽：{whole}"},
+    "team_visible": {"en": "P(队 | 球 visible)  {p:.3f}", "zh": "P(队 | “球”可见)    {p:.3f}"},
+    "team_masked": {"en": "P(队 | 球 masked)   {p:.3f}", "zh": "P(队 | “球”被掩蔽)  {p:.3f}"},
+}
+label = labels(LABELS)
 
 # %% [markdown] lang="en"
 # ## The 15% and the 80/10/10 rule
@@ -94,7 +110,7 @@ from bertlib.words import segment, word_ids
 # * 10% 的时间保持不变（“this movie is great”）。
 #
 # 这三种情况下，模型都要预测原来的词元。因此它不能轻信预测位置上的输入；而且任何词元都可能被
-# 问到，所以它必须为*每个*词元都构造出好的向量。
+# 问到，所以它必须为**每个**词元都构造出好的向量。
 
 # %%
 words = ("the old man sat by the river and watched the boats go by "
@@ -105,9 +121,9 @@ ids = vocab[tokens]
 
 m = mask_tokens(ids, vocab, seed=0)
 print("len(words) =", len(words), " m.positions =", m.positions)
-for pos, label, fate in zip(m.positions, m.labels, m.fates, strict=True):
+for pos, target, fate in zip(m.positions, m.labels, m.fates, strict=True):
     shown = vocab.to_tokens(m.masked_ids[pos])  # what the model will see at this position
-    print(f"{pos:2}: {vocab.to_tokens(label):>6} -> {shown:<6} {fate.name}")
+    print(f"{pos:2}: {vocab.to_tokens(target):>6} -> {shown:<6} {fate.name}")
 
 # %% [markdown] lang="en"
 # `mask_tokens` returns the corrupted ids (the model's input), the prediction positions, the
@@ -143,12 +159,12 @@ for _ in range(draws):
 print("len(m.positions):", dict(num_preds))  # {number of positions: draws}
 per_position = [chosen[i] for i in range(1, len(tokens) - 1)]  # the word positions
 expected = draws * len(m.positions) / len(words)  # every draw picks the same number of words
-print(f"chosen per position: min {min(per_position)}, max {max(per_position)}, "
-      f"expected {expected:.1f}")
-print("chosen <cls>, <sep>:", chosen[0], chosen[len(tokens) - 1])
+print(label("per_position", low=min(per_position), high=max(per_position), expected=expected))
+print(label("specials", cls=chosen[0], sep=chosen[len(tokens) - 1]))
 total = sum(fates.values())
 for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)):
-    print(f"{fate.name:<6} {fates[fate]:5}  {fates[fate] / total:.3f}  (expected {share})")
+    print(f"{fate.name:<6} {fates[fate]:5}  {fates[fate] / total:.3f}  "
+          + label("expected", share=share))
 
 # %% [markdown] lang="en"
 # ## Try it: masking a sentence pair
@@ -174,14 +190,14 @@ for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)):
 # 分词器分词。每个方块是一个词元。被选中的方块用其处理方式的颜色描边，方块中的色条显示模型在这个
 # 位置上实际看到的内容；方块下面的表格列出掩蔽语言模型的预测目标。可以试试：
 #
-# * 多点几次*重新采样*（或者修改随机种子）：被选中的词元个数不变，但选中哪些词元、如何处理都会
+# * 多点几次“重新采样”（或者修改随机种子）：被选中的词元个数不变，但选中哪些词元、如何处理都会
 #   变化；`<cls>` 和 `<sep>` 永远不会被选中；
 # * 把句子改长或改短：被选中的词元个数始终是除 `<cls>` 和 `<sep>` 之外的词元个数的 15%（取最接近
 #   的整数），且至少为 1；
-# * *统计多次采样*：小部件用同一个设定了种子的随机数生成器抽样 300 次，然后画出每个位置被选中的
+# * 点击“统计多次采样”：小部件用同一个设定了种子的随机数生成器抽样 300 次，然后画出每个位置被选中的
 #   频率，以及随着抽样次数增加，三种处理方式的比例如何逼近 80/10/10。把采样次数改成 5000 再统计
 #   一次；
-# * *掩蔽比例*设为 0.5：模型还能读到多少上下文？（见下面的练习 4。）
+# * 把“掩蔽比例”设为 0.5：模型还能读到多少上下文？（见下面的练习 4。）
 
 # %%
 model, tokenizer = load_small_bert()  # the small pretrained BERT and its tokenizer
@@ -215,7 +231,7 @@ MaskingWidget(tokenizer, model=model)
 # ## 掩蔽语言模型的输出层：先取出，再预测
 #
 # 编码器为每个位置返回一个向量，形状是 `(B, T, H)`；但损失只需要预测位置上的向量：预测位置是
-# 一个形状为 `(B, P)` 的张量，每个序列 P 个位置。`MaskLM` 先把这些向量*取出*，组成形状为
+# 一个形状为 `(B, P)` 的张量，每个序列 P 个位置。`MaskLM` 先把这些向量**取出**，组成形状为
 # `(B, P, H)` 的张量，再用一个单隐藏层的多层感知机为词表中的每个词元打分。
 #
 # 取出向量只需一行高级索引。为了看清楚，我们用一个元素容易辨认的小张量 `X`。
@@ -241,7 +257,7 @@ print(gathered)
 # %% [markdown] lang="zh"
 # 结果中第 `[b, p]` 行就是第 b 个序列的第 `pred_positions[b, p]` 行。本章用另一种方式构造同样的
 # 索引：先把一切展平，再用 `repeat_interleave` 把每个批量下标重复 P 次；结果完全相同。一个看似
-# 省事的写法 `X[:, pred_positions]` 是错的：它把*每个*序列的预测位置都用到了*每个*序列上。
+# 省事的写法 `X[:, pred_positions]` 是错的：它把**每个**序列的预测位置都用到了**每个**序列上。
 
 # %%
 P = pred_positions.shape[1]
@@ -284,7 +300,7 @@ print(tuple(mlm_Y_hat.shape))  # (B, P, vocab_size)
 # ## 损失，以及填充的预测位置
 #
 # 有了这些位置上的真实词元 `mlm_Y`，就可以分别计算每个位置的交叉熵（`reduction="none"`）。
-# 未经训练的模型接近于在 10000 个词元中均匀地猜，代价约为 $\ln 10000 \approx 9.21$。
+# 未经训练的模型差不多是在 10000 个词元中均匀地猜，损失约为 $\ln 10000 \approx 9.21$。
 
 # %%
 mlm_Y = torch.tensor([[7, 8, 9],
@@ -336,7 +352,7 @@ print(f"loss_other          {loss_other:.3f}")  # another label in the padded sl
 # ## 为什么本章的训练损失什么也没屏蔽
 #
 # 本章 PyTorch 版的预训练代码用 `nn.CrossEntropyLoss()` 定义损失，它默认按**均值**归约。随后代码
-# 把损失乘以权重，再除以权重之和。可是按均值归约的损失已经是一个数了，即*所有*位置（包括填充位置）
+# 把损失乘以权重，再除以权重之和。可是按均值归约的损失已经是一个数了，即**所有**位置（包括填充位置）
 # 的平均。一个标量乘以权重再除以权重之和，得到的还是这个标量：权重被约掉了，填充位置和真实位置
 # 一样被计入。这个问题见 [d2l-en issue #2582](https://github.com/d2l-ai/d2l-en/issues/2582)。下面
 # 重现那段代码：
@@ -366,7 +382,7 @@ print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
 # %% [markdown] lang="zh"
 # 本章的结果是全部 6 个位置的平均，而且会随填充位置上的标签而变；`bert_loss` 只计算 5 个真实
 # 位置。修正只需一处：定义损失时使用 `reduction="none"`，让每个位置保留自己的损失值，再乘以权重。
-# 真实的预训练批量中有很多填充位置，所以这个差别并非无关紧要：模型会被一遍又一遍地训练去在
+# 真实的预训练批量中有很多填充位置，所以这个差别并非无关紧要：模型会一遍又一遍地被训练成在
 # 位置 0（`<cls>`）上预测编号为 0 的词元。
 
 # %% [markdown] lang="en"
@@ -396,16 +412,16 @@ print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
 
 # %%
 vocab = tokenizer.vocab  # the small BERT's, loaded for the widget above
-text = "后来小明抓住机会，为球队得了分。"
-print(segment(text))  # jieba's words
-enc = encode_pair(tokenizer, text)
-words = [None, *word_ids(tokenizer, text), None]  # <cls> and <sep> belong to no word
+sentence = "后来小明抓住机会，为球队得了分。"
+print(segment(sentence))  # jieba's words
+enc = encode_pair(tokenizer, sentence)
+words = [None, *word_ids(tokenizer, sentence), None]  # <cls> and <sep> belong to no word
 print(list(zip(enc.tokens, words, strict=True)))
 for seed in range(3):
     per_char = mask_tokens(enc.ids, vocab, mask_ratio=0.3, seed=seed)
     whole = mask_tokens(enc.ids, vocab, mask_ratio=0.3, seed=seed, words=words)
-    print(f"seed {seed}  per character: {vocab.to_tokens(per_char.labels)}"
-          f"  whole words: {vocab.to_tokens(whole.labels)}")
+    print(label("wwm_draw", seed=seed, per_char=vocab.to_tokens(per_char.labels),
+                whole=vocab.to_tokens(whole.labels)))
 
 # %% [markdown] lang="en"
 # What the model has to predict changes with it. The small BERT of these notebooks was
@@ -432,8 +448,8 @@ one_char = list(enc.ids)
 one_char[team] = vocab.mask_id
 whole_word = list(one_char)
 whole_word[team - 1] = vocab.mask_id  # 球 as well
-print(f"P(队 | 球 visible)  {probability_of_original(one_char, team):.3f}")
-print(f"P(队 | 球 masked)   {probability_of_original(whole_word, team):.3f}")
+print(label("team_visible", p=probability_of_original(one_char, team)))
+print(label("team_masked", p=probability_of_original(whole_word, team)))
 
 # %% [markdown] lang="en"
 # With its partner in view the answer is close to a coin toss in a vocabulary of thousands;

@@ -37,11 +37,11 @@
 #
 # 掩蔽语言模型让 BERT 学会在上下文中理解词元，却没有教它两个文本之间的关系，而问答、自然语言推断
 # 等任务恰恰需要这种关系。BERT 的第二个预训练任务——**下一句预测**（NSP）——针对一对句子提出一个
-# 二分类问题：*B 真的紧跟在 A 后面吗？* 与掩蔽语言模型一样，它的标签可以从任何由段落组成的语料库
+# 二分类问题：**B 真的紧跟在 A 后面吗？** 与掩蔽语言模型一样，它的标签可以从任何由段落组成的语料库
 # 中免费得到。
 #
 # 你将会：
-# 1. 用 `make_nsp_pairs` 采样 IsNext / NotNext 句子对，并检验 50% 的比例；
+# 1. 用 `make_nsp_pairs` 采样“是下一句”和“不是下一句”的句子对，并检验各占 50% 的比例；
 # 2. 理解为什么下一句预测的输出层只读取 `<cls>` 的向量，并且先经过一个全连接层 + Tanh；
 # 3. 计算下一句预测的损失，并让一个预训练好的下一句预测输出层判断你自己写的句子对；
 # 4. 用 `pad_bert_inputs` 把一批预训练样本填充成批量，再把它送入一个小的 `BERTModel` 和
@@ -58,7 +58,6 @@ from bertlib import (
     NextSentencePred,
     Vocab,
     bert_loss,
-    i18n,
     load_small_bert,
     load_small_corpus,
     make_nsp_pairs,
@@ -66,9 +65,26 @@ from bertlib import (
     pad_bert_inputs,
 )
 from bertlib.exercises import check_exercise
+from bertlib.i18n import labels
 from bertlib.inputs import encode_pair, stack_inputs
 from bertlib.train import init_model
 from bertlib.viz import NSPWidget
+
+# %%
+# This notebook's own printed labels; label() gives them in the edition's language.
+LABELS = {
+    # the NSP labels, padded to one width (a Chinese character is two columns wide)
+    "is_next": {"en": "IsNext ", "zh": "是下一句\u3000"},
+    "not_next": {"en": "NotNext", "zh": "不是下一句"},
+    "overflow": {"en": "truncated: {truncated} dropped: {dropped}",
+                 "zh": "截断：{truncated}  丢弃：{dropped}"},
+    "kept": {"en": " kept: {kept}", "zh": "  保留：{kept}"},
+    "head_sizes": {"en": "parameters: flat_nsp {flat} vs model.nsp {cls}",
+                   "zh": "参数个数：flat_nsp {flat}，model.nsp {cls}"},
+    "losses": {"en": "MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
+               "zh": "掩蔽语言模型 {mlm:.2f} + 下一句预测 {nsp:.2f} = {total:.2f}"},
+}
+label = labels(LABELS)
 
 # %% [markdown] lang="en"
 # ## A corpus you can check by eye
@@ -103,14 +119,15 @@ paragraphs = [
 # ## 采样句子对
 #
 # `make_nsp_pairs` 依次遍历每个段落，为每两个相邻的句子 A、B 构造一个句子对。它以 0.5 的概率
-# 保留真正的 B（标签 `IsNext`，即 1）；否则把 B 换成*另一个*段落中的随机句子（标签 `NotNext`，
-# 即 0）。然后每个句子对被包装成 `<cls>` A `<sep>` B `<sep>`，并附上片段编号（见第 02 个笔记本）。
+# 保留真正的 B，标签为**是下一句**（代码中的 `IsNext`，即 1）；否则把 B 换成**另一个**段落中的随机
+# 句子，标签为**不是下一句**（`NotNext`，即 0）。然后每个句子对被包装成 `<cls>` A `<sep>` B
+# `<sep>`，并附上片段索引（见第 02 个笔记本）。
 
 # %%
 nsp = make_nsp_pairs(paragraphs, max_len=16, seed=0)
+names = {IS_NEXT: label("is_next"), NOT_NEXT: label("not_next")}
 for pair in nsp.pairs:
-    label = "IsNext " if pair.is_next == IS_NEXT else "NotNext"
-    print(label, " ".join(pair.tokens))
+    print(names[pair.is_next], " ".join(pair.tokens))
 print(nsp.pairs[0].segments)
 
 # %% [markdown] lang="en"
@@ -118,8 +135,8 @@ print(nsp.pairs[0].segments)
 # seeds and count: the IsNext share is close to 0.5.
 
 # %% [markdown] lang="zh"
-# 九个句子对太少，看不出概率，所以我们用 500 个不同的种子对语料库采样并计数：IsNext 的比例接近
-# 0.5。
+# 九个句子对太少，看不出概率，所以我们用 500 个不同的种子对语料库采样并计数：“是下一句”的比例
+# 接近 0.5。
 
 # %%
 labels = [pair.is_next for seed in range(500)
@@ -141,19 +158,20 @@ print("len(labels) =", len(labels), " mean(labels) =", round(sum(labels) / len(l
 # %% [markdown] lang="zh"
 # 有两处细节，本章代码的处理方式不同：
 #
-# * **NotNext 的句子从哪里来。** 本章从整个语料库中抽取替换句，因此可能恰好抽到真正的下一句，
-#   却仍然把这对句子标为 NotNext（在这个语料库上，概率是 1/12）。`bertlib` 只从另一个段落中抽取，
-#   所以每个 NotNext 标签都是真的。
+# * **“不是下一句”的句子从哪里来。** 本章从整个语料库中抽取替换句，因此可能恰好抽到真正的下一句，
+#   却仍然把这对句子标为“不是下一句”（在这个语料库上，概率是 1/12）。`bertlib` 只从另一个段落中
+#   抽取，所以每个“不是下一句”的标签都是对的。
 # * **太长的句子对。** 句子对连同 `<cls>` 和两个 `<sep>` 必须能放进 `max_len` 个词元。本章的代码
 #   会悄悄丢弃放不下的句子对；`bertlib` 会截断较长的句子（或者在 `overflow="drop"` 时丢弃），并且
 #   两种情况都会计数，让你知道有多少数据受到了影响。
 
 # %%
 short = make_nsp_pairs(paragraphs, max_len=8, seed=0)
-print("truncated:", short.truncated, "dropped:", short.dropped)
+print(label("overflow", truncated=short.truncated, dropped=short.dropped))
 print(" ".join(short.pairs[2].tokens))  # "f g h i" lost its end to fit
 dropped = make_nsp_pairs(paragraphs, max_len=8, overflow="drop", seed=0)
-print("truncated:", dropped.truncated, "dropped:", dropped.dropped, "kept:", len(dropped.pairs))
+print(label("overflow", truncated=dropped.truncated, dropped=dropped.dropped)
+      + label("kept", kept=len(dropped.pairs)))
 
 # %% [markdown] lang="en"
 # ## The NSP head reads `<cls>`
@@ -169,10 +187,11 @@ print("truncated:", dropped.truncated, "dropped:", dropped.dropped, "kept:", len
 # %% [markdown] lang="zh"
 # ## 下一句预测的输出层读取 `<cls>`
 #
-# 经过编码器后，每个位置都有一个向量，形状为 `(B, T, H)`。分类器却需要每个*句子对*一个向量。
+# 经过编码器后，每个位置都有一个向量，形状为 `(B, T, H)`。分类器却需要每个**句子对**一个向量。
 # BERT 取位置 0 上的向量，即 `<cls>` 词元：通过自注意力，它看过了两个句子中的每个词元；而且它在
 # 每个输入中都是同一个词元，模型便学会把它当作整个输入的概括。下一句预测的输出层随后依次经过一个
-# 全连接层 + Tanh（原始 BERT 称之为 *pooler*）和一个输出两个 logits（NotNext 与 IsNext）的全连接层。
+# 全连接层 + Tanh（原始 BERT 称之为 *pooler*）和一个全连接层，输出两个 logits（不是下一句与
+# 是下一句）。
 #
 # 下面是一个采用本章尺寸的 `BERTModel` 中的这些部件：
 
@@ -203,7 +222,7 @@ print("nsp_Y_hat ≈ model(tokens, segments)[2]:",
 # position, reads the padded positions too, and breaks as soon as T changes:
 
 # %% [markdown] lang="zh"
-# **展平的做法。** 在本章单独演示下一句预测的例子中，分类器读取的是*整个*编码后的序列，展平成
+# **展平的做法。** 在本章单独演示下一句预测的例子中，分类器读取的是**整个**编码后的序列，展平成
 # `(B, T·H)`：MXNet 的 `Dense` 层默认会展平输入，PyTorch 版的正文用 `torch.flatten` 照搬了这一
 # 做法。只有最后的 `BERTModel` 才改用经过全连接层 + Tanh 的 `<cls>` 向量。展平在 T 固定时可行，
 # 但输出层的权重会多出 T 倍，同一个词出现在不同位置时被区别对待，填充位置也被读进来，而且 T
@@ -213,8 +232,8 @@ print("nsp_Y_hat ≈ model(tokens, segments)[2]:",
 flat_nsp = NextSentencePred(num_inputs=8 * 768)  # sized for T = 8
 flat = encoded_X.flatten(start_dim=1)  # (B, T * H)
 print(tuple(flat.shape), "->", tuple(flat_nsp(flat).shape))
-print("parameters: flat_nsp", sum(p.numel() for p in flat_nsp.parameters()),
-      "vs model.nsp", sum(p.numel() for p in model.nsp.parameters()))
+print(label("head_sizes", flat=sum(p.numel() for p in flat_nsp.parameters()),
+            cls=sum(p.numel() for p in model.nsp.parameters())))
 
 longer = model.encoder(torch.randint(0, 10000, (2, 10)), torch.zeros(2, 10, dtype=torch.long))
 try:
@@ -232,8 +251,8 @@ except ValueError as err:
 # %% [markdown] lang="zh"
 # ## 下一句预测的损失
 #
-# 下一句预测是二分类问题，所以它的损失是两个 logits 与标签（1 = IsNext，0 = NotNext）之间的交叉熵。
-# 未经训练的模型接近于掷硬币，代价约为 $\ln 2 \approx 0.693$。
+# 下一句预测是二分类问题，所以它的损失是两个 logits 与标签（1 = 是下一句，0 = 不是下一句）之间的
+# 交叉熵。未经训练的模型跟掷硬币差不多，损失约为 $\ln 2 \approx 0.693$。
 
 # %%
 nsp_labels = torch.tensor([IS_NEXT, NOT_NEXT])  # (B,)
@@ -267,18 +286,19 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 #
 # 未经训练的输出层只是在掷硬币；训练过的输出层则学到了一些关于故事如何发展的知识。下面的小部件把
 # 一个句子对交给为这些笔记本预训练的小型 BERT（第 06 个笔记本用中英文的日常小故事、以掩蔽语言模型
-# 和下一句预测训练它）。它显示 BERT 输入序列及其片段编号，以及输出层给出的 NotNext 和 IsNext 的
-# 概率，即两个 logits 的 softmax。默认的句子对是同一个故事中相邻的两个句子。可以试试：
+# 和下一句预测训练它）。它显示 BERT 输入序列及其片段索引，以及输出层给出的“不是下一句”和“是下一句”
+# 的概率，即两个 logits 的 softmax。默认的句子对是同一个故事中相邻的两个句子。可以试试：
 #
-# * *交换 A 和 B*：同样的两个句子，顺序却是错的；
+# * 点击“交换 A 和 B”：同样的两个句子，顺序却是错的；
 # * 把 B 换成另一个故事中同一种语言的句子，比如“李华扔出一个球，豆豆很快就把球叼了回来。”（如果
 #   句子 A 是英文，可以用“Grace threw a ball, and Lucky brought it back.”）。预训练从未把不同语言的
-#   句子配成一对（每个 NotNext 句子都取自同一种语言的故事），所以对中英混合的句子对，模型的判断
+#   句子配成一对（每个“不是下一句”的句子都取自同一种语言的故事），所以对中英混合的句子对，模型的判断
 #   没有什么意义；
 # * 删除 B：下一句预测需要一个句子对，小部件会提示这一点。
 #
-# 在留出的句子对上，这个模型的正确率是 76%（`bertlib/assets/small_bert/metrics.json`）：IsNext
-# 句子对判断对了 84%，NotNext 句子对却只判断对了 67%。所以它并不总是对的：找一个它判断错的句子对。
+# 在留出的句子对上，这个模型的正确率是 76%（`bertlib/assets/small_bert/metrics.json`）：“是下一句”的
+# 句子对判断对了 84%，“不是下一句”的句子对却只判断对了 67%。所以它并不总是对的：找一个它判断错的句子
+# 对。
 
 # %%
 pretrained, tokenizer = load_small_bert()  # the small pretrained BERT and its tokenizer
@@ -302,16 +322,6 @@ NSPWidget(pretrained, tokenizer)
 # 权重随机初始化的模型与此相差不远。
 
 # %%
-# This section's printed labels, in the edition's language.
-LABELS = {
-    "even": {"en": "{n} held-out pairs; spreading evenly: {share:.1%}",
-             "zh": "{n} 个留出的句子对；平均分配时：{share:.1%}"},
-    "pretrained": {"en": "pretrained: ", "zh": "预训练后："},
-    "random": {"en": "random weights: ", "zh": "随机权重："},
-    "cell": {"en": "layer {layer} head {head} {share:.1%}",
-             "zh": "层 {layer}、头 {head} {share:.1%}"},
-}
-label = i18n.labels(LABELS)
 
 held_out = load_small_corpus().held_out  # paragraphs the model never trained on
 pairs = [(p[i], p[i + 1]) for p in held_out for i in range(len(p) - 1)]
@@ -410,7 +420,7 @@ _, mlm_Y_hat, nsp_Y_hat = small(batch.tokens, batch.segments, batch.valid_lens,
                                 batch.pred_positions)
 loss = bert_loss(mlm_Y_hat, batch.mlm_labels, batch.mlm_weights, nsp_Y_hat, batch.nsp_labels)
 print(tuple(mlm_Y_hat.shape), tuple(nsp_Y_hat.shape))  # (N, P, V), (N, 2)
-print(f"MLM {loss.mlm:.2f} + NSP {loss.nsp:.2f} = {loss.total:.2f}")
+print(label("losses", mlm=loss.mlm, nsp=loss.nsp, total=loss.total))
 
 # %% [markdown] lang="en"
 # ## Summary
@@ -441,8 +451,8 @@ print(f"MLM {loss.mlm:.2f} + NSP {loss.nsp:.2f} = {loss.total:.2f}")
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# * 下一句预测的句子对：相邻的两个句子（IsNext，50%），或者来自另一个段落的句子（NotNext，50%），
-#   包装成 `<cls>` A `<sep>` B `<sep>`。
+# * 下一句预测的句子对：相邻的两个句子（是下一句，50%），或者来自另一个段落的句子（不是下一句，
+#   50%），包装成 `<cls>` A `<sep>` B `<sep>`。
 # * 输出层读取 `<cls>` 的向量 `(B, H)`，经过全连接层 + Tanh，再经过全连接层得到 `(B, 2)`；损失是
 #   二分类交叉熵。
 # * `pad_bert_inputs` 给出预训练每一步需要的全部张量，用 `valid_lens` 和 `mlm_weights` 标出填充。
@@ -454,11 +464,11 @@ print(f"MLM {loss.mlm:.2f} + NSP {loss.nsp:.2f} = {loss.total:.2f}")
 # 2. **数一数。** 在演示模型（H = 768）中，从编码后的 `<cls>` 向量到两个下一句预测 logits 之间，
 #    一共有多少个可学习的数？在下面检查，再与展平的输出层比较。
 # 3. 学完了两个预训练任务，你认为 BERT 为什么如此成功？哪一个组成部分你会最后才去掉？
-# 4. RoBERTa（Liu 等人，2019）发现去掉下一句预测并没有坏处；ALBERT 则用*句序预测*代替它：
-#    NotNext 句子对就是把两个句子交换顺序。为什么下一句预测可能太简单了？要实现句序预测，你会
+# 4. RoBERTa（Liu 等人，2019）发现去掉下一句预测并没有坏处；ALBERT 则用**句序预测**代替它：
+#    “不是下一句”的句子对就是把两个句子交换顺序。为什么下一句预测可能太简单了？要实现句序预测，你会
 #    怎样修改 `make_nsp_pairs`？
-# 5. 使用本章的采样方式（从整个语料库中任选一个句子），验证这个语料库上“1/12”的说法：NotNext
-#    句子对中有多大比例其实是相邻的句子？
+# 5. 使用本章的采样方式（从整个语料库中任选一个句子），验证这个语料库上“1/12”的说法：“不是下一句”
+#    的句子对中有多大比例其实是相邻的句子？
 # 6. 修改 `share_inside_own_segment`，只对 `<cls>` 这一个查询，逐层计算它分给句子 B 的注意力份额。
 #    `<cls>` 从哪一层开始关注另一个句子？
 

@@ -40,11 +40,11 @@
 #
 # 你将会：
 # 1. 组装 `BERTModel`，并检查它的三个输出的形状；
-# 2. 把掩蔽语言模型的损失和下一句预测的损失加成预训练要最小化的那一个数；
+# 2. 把掩蔽语言模型的损失和下一句预测的损失相加，得到预训练要最小化的总损失；
 # 3. 亲手执行一步预训练，再看 `train_bert` 执行很多步，并实时画出损失曲线；
-# 4. 加载 `bertlib` 随附的小 BERT（用同样的代码训练了大约五分钟），看看它学到了什么：留出数据上
-#    的准确率与基线的对比、促成其训练配置的那条捷径，以及这些数字背后隐藏的东西；它在英文和中文
-#    句子中对被掩蔽词元的猜测；以及 `get_bert_encoding` 给出的编码。
+# 4. 加载 `bertlib` 随附的小 BERT（用同样的代码训练了大约五分钟），看看它学到了什么：它在留出
+#    数据上的准确率与基线相比如何，它的训练配置为什么要堵住一条捷径，这些数字背后又藏着什么；它
+#    怎样猜英文和中文句子中被掩蔽的词元；`get_bert_encoding` 又给出什么样的编码。
 
 # %%
 import math
@@ -81,6 +81,56 @@ LABELS = {
     "train_nsp_chance": {"en": "ln 2: NSP by coin toss", "zh": "ln 2：下一句预测靠掷硬币"},
     "train_full_run_title": {"en": "The shipped model's full run: {steps} steps, {minutes} min",
                             "zh": "随附模型的完整训练：{steps} 步，{minutes} 分钟"},
+    # printed lines
+    "no_positions": {"en": "without pred_positions: {value}",
+                     "zh": "不传 pred_positions 时：{value}"},
+    "paragraphs": {"en": "paragraphs: train {train}  held out {held_out}",
+                   "zh": "段落：训练 {train}  留出 {held_out}"},
+    "pairs_count": {"en": " pairs: {count}", "zh": " 句子对：{count}"},
+    "real_slots": {"en": "real prediction slots: {share:.2f} of all slots",
+                   "zh": "真实的预测位置占全部预测位置的 {share:.2f}"},
+    "losses": {"en": "MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}",
+               "zh": "掩蔽语言模型 {mlm:.3f}  下一句预测 {nsp:.3f}  总损失 {total:.3f}"},
+    "loss_mlm": {"en": "MLM {mlm:.3f}  (ln V = {ln_v:.3f})",
+                 "zh": "掩蔽语言模型损失 {mlm:.3f}  (ln V = {ln_v:.3f})"},
+    "loss_nsp": {"en": "NSP {nsp:.3f}  (ln 2 = {ln_2:.3f})",
+                 "zh": "下一句预测损失 {nsp:.3f}  (ln 2 = {ln_2:.3f})"},
+    "loss_total": {"en": "total {total:.3f}", "zh": "总损失 {total:.3f}"},
+    "with_grad": {"en": "parameter tensors with a gradient: {count} of {total}",
+                  "zh": "有梯度的参数张量：{total} 个中的 {count} 个"},
+    "before": {"en": "before: ", "zh": "更新前："},
+    "after": {"en": "after:  ", "zh": "更新后："},
+    "mlm": {"en": "MLM", "zh": "掩蔽语言模型"},
+    "nsp": {"en": "NSP", "zh": "下一句预测"},
+    "loss_means": {"en": "{name}: mean of steps 1-10 {first:.2f}, of steps 51-60 {last:.2f}",
+                   "zh": "{name}损失：第 1–10 步平均 {first:.2f}，第 51–60 步平均 {last:.2f}"},
+    "frequency_guess": {"en": "MLM loss of a guess from token frequencies alone: {loss:.2f}",
+                        "zh": "只按词元频率猜测时的掩蔽语言模型损失：{loss:.2f}"},
+    "eval_counts": {"en": "pairs {pairs}  MLM slots {slots}",
+                    "zh": "句子对 {pairs}  掩蔽语言模型的预测位置 {slots}"},
+    "nsp_accuracy": {"en": "NSP accuracy {accuracy:.3f}   chance {chance:.3f}",
+                     "zh": "下一句预测准确率 {accuracy:.3f}   随机猜测 {chance:.3f}"},
+    "mlm_accuracy": {"en": "MLM accuracy {accuracy:.3f}   most frequent token {baseline:.3f}",
+                     "zh": "掩蔽语言模型准确率 {accuracy:.3f}   总猜最常见的词元 {baseline:.3f}"},
+    "same_as_metrics": {"en": "same as metrics.json: {same}", "zh": "与 metrics.json 一致：{same}"},
+    "kind_all": {"en": "all pairs", "zh": "全部句子对"},
+    "kind_is_next": {"en": "IsNext", "zh": "是下一句"},
+    "kind_same": {"en": "NotNext, same language", "zh": "不是下一句，同一种语言"},
+    "kind_other": {"en": "NotNext, other language", "zh": "不是下一句，不同语言"},
+    "kind_row": {"en": "{kind:<24} {count:4} pairs  accuracy {accuracy:.3f}",
+                 "zh": "{count:4} 个句子对  准确率 {accuracy:.3f}  {kind}"},
+    "seen_sentences": {"en": "{seen} of {total} held-out sentences also occur in training",
+                       "zh": "{total} 个留出的句子中，有 {seen} 个也出现在训练段落中"},
+    "origin_corpus": {"en": "corpus", "zh": "语料库"},
+    "origin_new": {"en": "new", "zh": "新句子"},
+    "enc_cls": {"en": "<cls>  ", "zh": "<cls>（单句）  "},
+    "enc_train": {"en": "train  ", "zh": "train（单句）  "},
+    "enc_in_pair": {"en": "in pair", "zh": "train（句子对）"},
+    "dropout_on": {"en": "chapter, dropout on:  same encoding twice? {same}  largest difference "
+                         "{diff:.2f}",
+                   "zh": "本章的做法（dropout 打开）：两次编码相同吗？{same}  最大差值 {diff:.2f}"},
+    "eval_mode": {"en": "get_bert_encoding:    same encoding twice? {same}",
+                  "zh": "get_bert_encoding：两次编码相同吗？{same}"},
 }
 label = labels(LABELS)
 
@@ -131,7 +181,7 @@ with torch.no_grad():
     print("encoded_X", tuple(encoded_X.shape))  # (B, T, H)
     print("mlm_Y_hat", tuple(mlm_Y_hat.shape))  # (B, P, V)
     print("nsp_Y_hat", tuple(nsp_Y_hat.shape))  # (B, 2)
-    print("without pred_positions:", demo(tokens, segments)[1])
+    print(label("no_positions", value=demo(tokens, segments)[1]))
 
 # %% [markdown] lang="en"
 # Three outputs, three uses. `encoded_X` is BERT's representation of every token; it is what
@@ -144,8 +194,8 @@ with torch.no_grad():
 # %% [markdown] lang="zh"
 # 三个输出，三种用途。`encoded_X` 是 BERT 对每个词元的表示，微调就建立在它上面（那时掩蔽语言
 # 模型的输出层和下一句预测的输出层会被丢掉）。`mlm_Y_hat` 在每个预测位置上为整个词表打分，只有
-# 传入 `pred_positions` 时才会计算。`nsp_Y_hat` 是每个序列的两个 logits：NotNext 和 IsNext。注意
-# 参数都在哪里：单是掩蔽语言模型输出层的最后一层（768 × 10000 个权重）就差不多和嵌入表一样大。
+# 传入 `pred_positions` 时才会计算。`nsp_Y_hat` 是每个序列的两个 logits：不是下一句和是下一句。
+# 再看看参数都在哪里：单是掩蔽语言模型输出层的最后一层（768 × 10000 个权重）就差不多和嵌入表一样大。
 
 # %% [markdown] lang="en"
 # ## The pretraining data
@@ -167,7 +217,7 @@ with torch.no_grad():
 # 随附了一个小的双语语料库：800 个英文段落和 800 个中文段落，都是日常生活中的小故事（坐火车、
 # 过生日、搬家……），每段 5 或 6 个句子，是为本项目编写的（见 `data/README.md`）。
 # `load_small_corpus` 从每种语言的段落中留出 10% 用于评估。随附模型的 WordPiece 分词器把英文切分成
-# 单词和词片，把中文切分成单个汉字。
+# 单词和子词，把中文切分成单个汉字。
 #
 # 为了让训练几秒钟就能跑完，我们只用四分之一的训练段落，每个句子对只掩蔽一次；`max_len` 与随附
 # 模型相同，都是 64。
@@ -176,15 +226,15 @@ with torch.no_grad():
 small_bert, tokenizer = load_small_bert()  # the trained model comes later; its tokenizer now
 vocab = tokenizer.vocab
 split = load_small_corpus()
-print("paragraphs: train", len(split.train), " held out", len(split.held_out))
+print(label("paragraphs", train=len(split.train), held_out=len(split.held_out)))
 print(split.train[0][0], "->", tokenizer.tokenize(split.train[0][0]))
 print(split.train[-1][0], "->", tokenizer.tokenize(split.train[-1][0]))
 
 data = make_pretrain_data(tokenize_paragraphs(split.train[::4], tokenizer.tokenize), vocab,
                           max_len=64, seed=0, groups=split.train_langs[::4])
-print("len(vocab) =", len(vocab), " pairs:", len(data))
+print("len(vocab) =", len(vocab), label("pairs_count", count=len(data)))
 print("tokens", tuple(data.tokens.shape), " pred_positions", tuple(data.pred_positions.shape))
-print(f"real prediction slots: {data.mlm_weights.mean():.2f} of all slots")
+print(label("real_slots", share=data.mlm_weights.mean()))
 
 # %% [markdown] lang="en"
 # Only about 40% of the prediction slots are real: the sentence pairs here are much shorter
@@ -209,12 +259,12 @@ print(f"real prediction slots: {data.mlm_weights.mean():.2f} of all slots")
 # %% [markdown] lang="zh"
 # ## 总损失
 #
-# 预训练要最小化的是一个数：掩蔽语言模型的损失加上下一句预测的损失。本章说最终的损失是两者的
+# 预训练要最小化的只有一个数：掩蔽语言模型的损失与下一句预测的损失之和。本章说最终的损失是两者的
 # 线性组合；它的训练代码和原始 BERT 一样，直接以相同的权重把两者相加。`bert_loss` 返回这两部分
 # 以及它们的和。
 #
 # 我们构建一个比随附模型更小的模型（H = 64，而不是 128），让下面的现场训练几秒钟就能完成，并计算
-# 一个由 32 个句子对组成的批量的损失。训练之前，模型接近于均匀地猜：掩蔽语言模型的损失约为
+# 一个由 32 个句子对组成的批量的损失。训练之前，模型的预测接近均匀猜测：掩蔽语言模型的损失约为
 # $\ln V$，下一句预测的损失约为 $\ln 2$。
 
 # %%
@@ -226,9 +276,9 @@ tokens, segments, valid_lens, pred_positions, mlm_weights, mlm_labels, nsp_label
 
 _, mlm_Y_hat, nsp_Y_hat = model(tokens, segments, valid_lens, pred_positions)
 loss = bert_loss(mlm_Y_hat, mlm_labels, mlm_weights, nsp_Y_hat, nsp_labels)
-print(f"MLM {loss.mlm:.3f}  (ln V = {math.log(len(vocab)):.3f})")
-print(f"NSP {loss.nsp:.3f}  (ln 2 = {math.log(2):.3f})")
-print(f"total {loss.total:.3f}")
+print(label("loss_mlm", mlm=loss.mlm, ln_v=math.log(len(vocab))))
+print(label("loss_nsp", nsp=loss.nsp, ln_2=math.log(2)))
+print(label("loss_total", total=loss.total))
 
 # %% [markdown] lang="en"
 # Two remarks.
@@ -252,7 +302,7 @@ print(f"total {loss.total:.3f}")
 
 # %%
 fast = fast_loss(model, *batch)
-print(f"fast_loss: MLM {fast.mlm:.3f}  NSP {fast.nsp:.3f}  total {fast.total:.3f}")
+print("fast_loss:", label("losses", mlm=fast.mlm, nsp=fast.nsp, total=fast.total))
 print("B x P =", mlm_weights.numel(), " K =", int(mlm_weights.sum()))
 
 # %% [markdown] lang="en"
@@ -275,12 +325,12 @@ optimizer.zero_grad()
 loss = fast_loss(model, *batch)
 loss.total.backward()
 with_grad = sum(p.grad is not None for p in model.parameters())
-print("parameter tensors with a gradient:", with_grad, "of", len(list(model.parameters())))
+print(label("with_grad", count=with_grad, total=len(list(model.parameters()))))
 optimizer.step()
 
 after = fast_loss(model, *batch)
-print(f"before: MLM {loss.mlm:.3f}  NSP {loss.nsp:.3f}  total {loss.total:.3f}")
-print(f"after:  MLM {after.mlm:.3f}  NSP {after.nsp:.3f}  total {after.total:.3f}")
+print(label("before") + label("losses", mlm=loss.mlm, nsp=loss.nsp, total=loss.total))
+print(label("after") + label("losses", mlm=after.mlm, nsp=after.nsp, total=after.total))
 
 # %% [markdown] lang="en"
 # ## A short live run
@@ -305,12 +355,12 @@ history = train_bert(model, data, num_steps=60, batch_size=32, lr=5e-3, seed=0,
                      callback=LossPlot(every=10).update)
 for name in ("mlm", "nsp"):
     losses = getattr(history, name)
-    print(f"{name.upper()}: mean of steps 1-10 {sum(losses[:10]) / 10:.2f}, "
-          f"of steps 51-60 {sum(losses[-10:]) / 10:.2f}")
+    print(label("loss_means", name=label(name), first=sum(losses[:10]) / 10,
+                last=sum(losses[-10:]) / 10))
 labels = data.mlm_labels[data.mlm_weights > 0]  # the tokens to predict
 freq = labels.bincount() / len(labels)
 freq = freq[freq > 0]
-print(f"MLM loss of a guess from token frequencies alone: {-(freq * freq.log()).sum():.2f}")
+print(label("frequency_guess", loss=-(freq * freq.log()).sum()))
 
 # %% [markdown] lang="en"
 # In sixty steps the MLM loss falls from about $\ln V$ to near the loss of a guess that knows
@@ -387,12 +437,12 @@ held_out_paragraphs = tokenize_paragraphs(split.held_out, tokenizer.tokenize)
 held_out = make_pretrain_data(held_out_paragraphs, vocab, max_len=recipe["max_len"],
                               seed=recipe["held_out_data_seed"], groups=split.held_out_langs)
 scores = evaluate_pretraining(small_bert, held_out)
-print("pairs", scores["pairs"], " MLM slots", scores["mlm_slots"])
-print(f"NSP accuracy {scores['nsp_accuracy']:.3f}   chance {scores['nsp_chance']:.3f}")
-print(f"MLM accuracy {scores['mlm_accuracy']:.3f}   most frequent token "
-      f"{scores['mlm_majority_baseline']:.3f}")
-print("same as metrics.json:", all(round(scores[k], 3) == round(metrics["held_out"][k], 3)
-                                   for k in ("nsp_accuracy", "mlm_accuracy")))
+print(label("eval_counts", pairs=scores["pairs"], slots=scores["mlm_slots"]))
+print(label("nsp_accuracy", accuracy=scores["nsp_accuracy"], chance=scores["nsp_chance"]))
+print(label("mlm_accuracy", accuracy=scores["mlm_accuracy"],
+            baseline=scores["mlm_majority_baseline"]))
+print(label("same_as_metrics", same=all(round(scores[k], 3) == round(metrics["held_out"][k], 3)
+                                        for k in ("nsp_accuracy", "mlm_accuracy"))))
 
 # %% [markdown] lang="en"
 # Both numbers are far above their baselines. Note `groups=split.held_out_langs`: each NotNext
@@ -416,17 +466,17 @@ print("same as metrics.json:", all(round(scores[k], 3) == round(metrics["held_ou
 # tokens:
 
 # %% [markdown] lang="zh"
-# 两个数字都远高于各自的基线。注意 `groups=split.held_out_langs`：NotNext 句子对中的另一个句子
-# 都取自同一种语言的段落，这里如此，训练时也如此（即训练配置中的 `notnext_same_language`）。
-# 这是训练配置的第一个版本留下的教训：它和本章一样，从任意段落中抽取 NotNext 的另一个句子。由于
-# 一半的段落是另一种语言，它的 NotNext 句子对中大约有一半是一个英文句子配一个中文句子，模型不必
-# 理解任何一种语言就能看出来。那个模型在留出数据上的下一句预测准确率达到 0.858，远高于这里的
-# 0.760；但按句子对的类型拆分之后，情况就不同了：IsNext 0.956，同一种语言的 NotNext 0.503，
-# 不同语言的 NotNext 1.000。它拒绝了所有跨语言的句子对；而在同一种语言之内，它几乎接受了所有
-# 真正相邻的句子对，却也接受了大约一半并不相邻的句子对。这就是捷径：区分两种语言是降低下一句
-# 预测损失最省力的办法，于是模型学会了它，而总准确率还奖励了它。因此，随附模型的训练配置从同一
-# 种语言中抽取另一个句子（`groups=split.train_langs`），训练数据中就不再有这条捷径；上面的
-# 0.760 衡量的也只是在同一种语言之内的判断。
+# 两个数字都远高于各自的基线。注意 `groups=split.held_out_langs`：“不是下一句”的句子对中，另一个句子
+# 都取自同一种语言的段落，这里如此，训练时也如此（即训练配置中的 `notnext_same_language`）。这是训练
+# 配置的第一个版本留下的教训：它和本章一样，从任意段落中抽取“不是下一句”的另一个句子。由于一半的段落
+# 是另一种语言，它的“不是下一句”句子对中大约有一半是一个英文句子配一个中文句子，模型不必理解任何一种
+# 语言就能看出来。那个模型在留出数据上的下一句预测准确率达到 0.858，远高于这里的 0.760；但按句子对的
+# 类型拆开来看，情况就不同了：是下一句 0.956，同一种语言的不是下一句 0.503，不同语言的不是下一句
+# 1.000。它拒绝了所有跨语言的句子对；而在同一种语言之内，它几乎接受了所有真正相邻的句子对，却也接受
+# 了大约一半并不相邻的句子对。这就是捷径：区分两种语言是降低下一句预测损失最省力的办法，于是模型学会
+# 了它，而总准确率还给了它奖励。因此，随附模型的训练配置从同一种语言中抽取另一个句子
+# （`groups=split.train_langs`），训练数据中就不再有这条捷径；上面的 0.760 衡量的也只是在同一种语言
+# 之内的判断。
 #
 # 随附模型在训练中从未见过混合语言的句子对，它会怎样对待这样的句子对呢？下面像第一个版本那样
 # 构造留出数据（不传 `groups`，种子相同），并按句子对的类型拆分下一句预测的准确率；每个片段的
@@ -447,11 +497,12 @@ def accuracy_by_kind(model, data):
     _, _, nsp_Y_hat = model(data.tokens, data.segments, data.valid_lens)
     right = nsp_Y_hat.argmax(1) == data.nsp_labels
     is_next = data.nsp_labels == IS_NEXT
-    for name, rows in (("all pairs", torch.ones_like(is_next)),
-                       ("IsNext", is_next),
-                       ("NotNext, same language", ~is_next & (chinese_a == chinese_b)),
-                       ("NotNext, other language", ~is_next & (chinese_a != chinese_b))):
-        print(f"{name:<24} {int(rows.sum()):4} pairs  accuracy {right[rows].float().mean():.3f}")
+    for kind, rows in (("kind_all", torch.ones_like(is_next)),
+                       ("kind_is_next", is_next),
+                       ("kind_same", ~is_next & (chinese_a == chinese_b)),
+                       ("kind_other", ~is_next & (chinese_a != chinese_b))):
+        print(label("kind_row", kind=label(kind), count=int(rows.sum()),
+                    accuracy=right[rows].float().mean()))
 
 
 mixed = make_pretrain_data(held_out_paragraphs, vocab, max_len=recipe["max_len"],
@@ -475,19 +526,19 @@ accuracy_by_kind(small_bert, mixed)
 # %% [markdown] lang="zh"
 # 这里没有捷径。模型拒绝跨语言句子对的比例（0.699）只比同一种语言的（0.624）略高一点，远不是
 # 第一个模型的 1.000；它的总准确率 0.745 也低于分组构造的留出数据上的 0.760：跨语言的句子对不再
-# 让测试变得更容易。模型在训练中从未见过切换语言的句子对，所以没有学到“语言一变就是 NotNext”，
+# 让测试变得更容易。模型在训练中从未见过切换语言的句子对，所以没有学到“语言一变就不是下一句”，
 # 对待这样的句子对和对待其他句子对差不多。它的本领在同一种语言之内，而这正是 `metrics.json` 中的
-# 0.760 所衡量的。（IsNext 和同一种语言的 NotNext 的准确率与分组构造的留出数据上的 0.843 和
+# 0.760 所衡量的。（是下一句和同一种语言的不是下一句，准确率与分组构造的留出数据上的 0.843 和
 # 0.674 略有不同，因为这里的句子对是另一次随机抽取的结果。）
 #
-# 掩蔽语言模型的数字也需要说明：留出的*段落*是新的，但语料库是用句子模板生成的，所以
-# 留出的*句子*大多也出现在训练段落的某处：
+# 掩蔽语言模型的数字也需要说明：留出的**段落**是新的，但语料库是用句子模板生成的，所以
+# 留出的**句子**大多也出现在训练段落的某处：
 
 # %%
 train_sentences = {s for paragraph in split.train for s in paragraph}
 held_out_sentences = [s for paragraph in split.held_out for s in paragraph]
 seen = sum(s in train_sentences for s in held_out_sentences)
-print(seen, "of", len(held_out_sentences), "held-out sentences also occur in training")
+print(label("seen_sentences", seen=seen, total=len(held_out_sentences)))
 
 # %% [markdown] lang="en"
 # So the held-out MLM accuracy mostly measures how well the model learned the corpus's
@@ -537,7 +588,7 @@ def fill_mask(sentence, target, k=5):
     top = mlm_Y_hat[0, 0].softmax(dim=-1).topk(k)  # mlm_Y_hat: (1, 1, V)
     guesses = ", ".join(f"{vocab.to_tokens(int(i))} {p:.2f}"
                         for p, i in zip(top.values, top.indices, strict=True))
-    origin = "corpus" if sentence in corpus_sentences else "new"
+    origin = label("origin_corpus" if sentence in corpus_sentences else "origin_new")
     print(f"[{origin}] {' '.join(tokens[1:-1])}\n    -> {guesses}")
 
 
@@ -589,9 +640,9 @@ pair = get_bert_encoding(small_bert, tokenizer, "The train left at ten.",
                          "It was full of people.")
 chinese = get_bert_encoding(small_bert, tokenizer, "火车七点出发。", "车上的人很多。")
 print("alone", tuple(alone.shape), " pair", tuple(pair.shape), " chinese", tuple(chinese.shape))
-print("<cls>  ", alone[0, 0, :3].numpy().round(3))  # the whole input
-print("train  ", alone[0, 2, :3].numpy().round(3))  # <cls> the train ...
-print("in pair", pair[0, 2, :3].numpy().round(3))  # same token, more context
+print(label("enc_cls"), alone[0, 0, :3].numpy().round(3))  # the whole input
+print(label("enc_train"), alone[0, 2, :3].numpy().round(3))  # <cls> the train ...
+print(label("enc_in_pair"), pair[0, 2, :3].numpy().round(3))  # same token, more context
 
 # %% [markdown] lang="en"
 # The same token "train" gets a different vector once a second sentence is added: every vector
@@ -613,10 +664,9 @@ small_bert.train()  # as the chapter's network is after training
 with torch.no_grad():
     first, second = (small_bert(token_ids, segments)[0] for _ in range(2))
 small_bert.eval()
-print("chapter, dropout on:  same encoding twice?", torch.equal(first, second),
-      f" largest difference {(first - second).abs().max():.2f}")
-print("get_bert_encoding:    same encoding twice?",
-      torch.equal(get_bert_encoding(small_bert, tokenizer, "The train left at ten."), alone))
+print(label("dropout_on", same=torch.equal(first, second), diff=(first - second).abs().max()))
+print(label("eval_mode", same=torch.equal(
+    get_bert_encoding(small_bert, tokenizer, "The train left at ten."), alone)))
 
 # %% [markdown] lang="en"
 # ## Summary
@@ -662,7 +712,7 @@ print("get_bert_encoding:    same encoding twice?",
 # * 预训练的损失是加权的掩蔽语言模型交叉熵加上下一句预测的交叉熵。
 # * 一步训练就是清零梯度、计算损失、反向传播、更新参数；`train_bert` 用设定了种子的批量并在打开
 #   dropout 的情况下重复这一步，`LossPlot` 随训练实时画出损失。
-# * 随附的小 BERT 在留出数据上超过了基线。它的训练配置从同一种语言中抽取 NotNext 的另一个
+# * 随附的小 BERT 在留出数据上超过了基线。它的训练配置从同一种语言中抽取“不是下一句”的另一个
 #   句子：第一个版本从任意段落中抽取，靠区分两种语言在下一句预测上得到了更高的分数，这是一条
 #   捷径。掩蔽语言模型的准确率背后是训练中见过的句子模板。
 # * `get_bert_encoding` 给出依赖上下文的向量，形状为 `(1, T, H)`，在评估模式下是确定的。
@@ -673,8 +723,8 @@ print("get_bert_encoding:    same encoding twice?",
 #    中有多少个数？在下面检查你的答案；再与 `fast_loss` 计算的 K 个真实位置比较。
 # 2. **数一数。** 随附的小 BERT 有多少个可学习的参数？根据 `small_bert.config` 算出来，再在下面
 #    检查。
-# 3. 无论在这里还是在本章中，掩蔽语言模型的损失都远高于下一句预测的损失。为什么？一个均匀地猜的
-#    模型，这两个损失分别是多少？
+# 3. 无论在这里还是在本章中，掩蔽语言模型的损失都远高于下一句预测的损失。为什么？如果模型完全
+#    均匀地猜测，这两个损失分别是多少？
 # 4. 按照本章的建议，给 `train_bert` 一个 `max_len=512`、采用 BERT-large 尺寸（24 个编码器块，
 #    H = 1024，16 个头，前馈网络 4096）的模型。在你的电脑上会发生什么？为什么？估算参数占用的
 #    内存，以及一个批量的注意力权重占用的内存。

@@ -81,11 +81,32 @@ LABELS = {
     "real_act_input": {"en": "input x", "zh": "输入 x"},
     "real_act_output": {"en": "activation", "zh": "激活值"},
     "real_head_title": {"en": "Layer {layer}, head {head}: mean weight {mass:.2f} on the {kind}",
-                       "zh": "第 {layer} 层第 {head} 个头：{kind}上的平均权重为 {mass:.2f}"},
+                       "zh": "层 {layer}、头 {head}：{kind}上的平均权重为 {mass:.2f}"},
     "real_kind_prev": {"en": "previous token", "zh": "前一个词元"},
     "real_kind_next": {"en": "next token", "zh": "后一个词元"},
     "real_kind_sep": {"en": "[SEP] tokens", "zh": "[SEP] 词元"},
     "real_kind_cls": {"en": "[CLS] token", "zh": "[CLS] 词元"},
+    # printed lines
+    "params_chapter": {"en": " chapter: {count:,} parameters",
+                       "zh": "本章的 BERT：{count:,} 个参数"},
+    "params_original": {"en": "original: {count:,} parameters",
+                        "zh": "原始 BERT：{count:,} 个参数"},
+    "gelu_min": {"en": "GELU's minimum: {value:.3f} at x = {x:.2f}",
+                 "zh": "GELU 的最小值：{value:.3f}，在 x = {x:.2f} 处"},
+    "loaded": {"en": "parameters: {count:,} in all, {loaded:,} loaded from the checkpoint",
+               "zh": "参数：共 {count:,} 个，其中 {loaded:,} 个从检查点加载"},
+    "same_hidden": {"en": "last hidden states: max |difference| < 1e-5: {ok}",
+                    "zh": "最后一层的隐状态：最大 |差值| < 1e-5：{ok}"},
+    "same_pooler": {"en": "pooler outputs:     max |difference| < 1e-5: {ok}",
+                    "zh": "pooler 的输出：   最大 |差值| < 1e-5：{ok}"},
+    "table_header": {"en": "          layer head  weight  uniform",
+                     "zh": "关注对象      层   头    权重     均匀"},
+    "table_row": {"en": "{kind:>9} {layer:5} {head:4} {weight:7.2f} {uniform:8.2f}",
+                  "zh": "{kind} {layer:5} {head:4} {weight:7.2f} {uniform:8.2f}"},
+    "row_previous": {"en": "previous", "zh": "前一个词元"},
+    "row_next": {"en": "next", "zh": "后一个词元"},
+    "row_sep": {"en": "[SEP]", "zh": "[SEP] 词元"},
+    "row_cls": {"en": "[CLS]", "zh": "[CLS] 词元"},
 }
 label = labels(LABELS)
 
@@ -123,8 +144,8 @@ for field in dataclasses.fields(BERTConfig):
     print(f"{field.name:>16}  {a!s:>10}  {b!s:>10}" + ("  ←" if a != b else ""))
 
 with torch.device("meta"):  # shapes only: no memory, no random numbers
-    for name, config in (("chapter", chapter), ("original", original)):
-        print(f"{name:>8}: {num_params(BERTModel.from_config(config)):,} parameters")
+    for name, config in (("params_chapter", chapter), ("params_original", original)):
+        print(label(name, count=num_params(BERTModel.from_config(config))))
 
 # %% [markdown] lang="en"
 # Four switches, and 23 million fewer parameters for the original: that is BERT-Base's famous
@@ -158,7 +179,7 @@ print(tiny.encoder.blks[0].ffn)
 
 x = torch.linspace(-4, 3, 281)
 gelu = torch.nn.functional.gelu(x)
-print(f"GELU's minimum: {gelu.min():.3f} at x = {x[gelu.argmin()]:.2f}")
+print(label("gelu_min", value=gelu.min(), x=x[gelu.argmin()]))
 fig = new_figure(6, 3.6)
 fig.set_layout_engine("constrained")
 ax = fig.add_subplot()
@@ -276,7 +297,7 @@ for eps in (1e-5, 1e-12):
 #
 # 本章从语料库构建一个以词为单位的词表，并把特殊词元写作 `<cls>`、`<sep>` 等。公开的 BERT 则附带
 # 一个 **WordPiece** 词表（英文 uncased 模型有 30522 项）：常见的词本身就是词元，较少见的词被拆成
-# 以 `##` 标记的片段，特殊词元写作 `[CLS]`、`[SEP]`、`[PAD]`、`[MASK]`、`[UNK]`。分词器和检查点
+# 以 `##` 标记的子词，特殊词元写作 `[CLS]`、`[SEP]`、`[PAD]`、`[MASK]`、`[UNK]`。分词器和检查点
 # 必须配套使用：嵌入表的各行是按词表的顺序排列的。
 #
 # 还有两处差别不需要开关：原始 BERT 对注意力权重和隐状态分别设置 dropout 比例（`bertlib` 只有一个；
@@ -302,7 +323,7 @@ with warnings.catch_warnings():
 print(model.config)
 print("untrained_heads:", model.untrained_heads)
 loaded = num_params(model.encoder) + num_params(model.hidden)
-print(f"parameters: {num_params(model):,} in all, {loaded:,} loaded from the checkpoint")
+print(label("loaded", count=num_params(model), loaded=loaded))
 
 # %% [markdown] lang="en"
 # `config_from_hf` turned `config.json` into `BERTConfig.original(...)` with MiniLM's sizes. The
@@ -340,11 +361,11 @@ print(tokenizer.tokenize("Tokenization of unbelievably long words"))
 # temporary folder and loaded back with `load_hf_model`. This checkpoint has all the heads:
 
 # %% [markdown] lang="zh"
-# ## 下一句预测的标签：哪个是 IsNext？
+# ## 下一句预测的标签：哪个是“是下一句”？
 #
-# 本章（以及 `bertlib`）把真正的下一句标为 1 = IsNext，0 = NotNext。Google 的 BERT，以及 Hugging
-# Face 的 `BertForPreTraining`，用的是相反的约定：**0 = IsNext**。加载函数把下一句预测输出层的两行
-# 交换过来，使 `bertlib` 的 logits 保持 `bertlib` 的顺序。
+# 本章（以及 `bertlib`）把真正的下一句标为 1 = 是下一句，0 = 不是下一句。Google 的 BERT，以及
+# Hugging Face 的 `BertForPreTraining`，用的是相反的约定：**0 = 是下一句**。加载函数把下一句预测输出
+# 层的两行交换过来，使 `bertlib` 的 logits 保持 `bertlib` 的顺序。
 #
 # MiniLM 没有下一句预测的输出层，所以我们用一个随机初始化的小 `BertForPreTraining` 来验证：先把它
 # 保存到临时文件夹，再用 `load_hf_model` 加载回来。这个检查点包含全部输出层：
@@ -408,8 +429,8 @@ encoded_X, _, _ = model(tokens, segments, valid_lens)
 real = attention_mask.bool()
 hidden_diff = (encoded_X[real] - theirs.last_hidden_state[real]).abs().max().item()
 pooler_diff = (model.hidden(encoded_X[:, 0]) - theirs.pooler_output).abs().max().item()
-print("last hidden states: max |difference| < 1e-5:", hidden_diff < 1e-5)
-print("pooler outputs:     max |difference| < 1e-5:", pooler_diff < 1e-5)
+print(label("same_hidden", ok=hidden_diff < 1e-5))
+print(label("same_pooler", ok=pooler_diff < 1e-5))
 
 # %% [markdown] lang="en"
 # The two implementations agree to within rounding. (We print a comparison, not the difference
@@ -445,9 +466,9 @@ print("pooler outputs:     max |difference| < 1e-5:", pooler_diff < 1e-5)
 # 特殊词元上。Clark 等人（2019，*What Does BERT Look At?*）发现，BERT-Base 中间几层的许多头把大部分
 # 权重放在 `[SEP]` 上，并把它解释为“空操作”：没事可做的头就看向那里。
 #
-# 我们不靠肉眼去找，而是计算。对批量中的第一个句子对，在每一层的每个头上，对所有查询词元取平均：
-# 落在前一个词元、后一个词元、`[SEP]` 词元和 `[CLS]` 上的权重。层和头都从 0 开始编号，与下面的
-# 小部件一致。最后一列是均匀注意力给出的值。
+# 我们不靠肉眼去找，而是计算。对批量中的第一个句子对，在每一层的每个头上分别计算落在前一个词元、后一
+# 个词元、`[SEP]` 词元和 `[CLS]` 上的权重，并对所有查询词元取平均。层和头都从 0 开始编号，与下面的小
+# 部件一致。最后一列是均匀注意力给出的值。
 
 # %%
 toks, segs = inputs[0]
@@ -465,11 +486,14 @@ mass = {  # each (layers, heads): the weight on that kind of key, averaged over 
 uniform = {"previous": 1 / T, "next": 1 / T, "[SEP]": len(seps) / T, "[CLS]": 1 / T}
 best = {}
 print(toks)
-print(f"{'':>9} layer head  weight  uniform")
+ROW_TEXT = {"previous": "row_previous", "next": "row_next", "[SEP]": "row_sep",
+            "[CLS]": "row_cls"}
+print(label("table_header"))
 for kind, m in mass.items():
     layer, head = divmod(int(m.argmax()), m.shape[1])
     best[kind] = (layer, head, m[layer, head].item())
-    print(f"{kind:>9} {layer:5} {head:4} {best[kind][2]:7.2f} {uniform[kind]:8.2f}")
+    print(label("table_row", kind=label(ROW_TEXT[kind]), layer=layer, head=head,
+                weight=best[kind][2], uniform=uniform[kind]))
 
 # %% [markdown] lang="en"
 # The previous-token head is almost perfect: nearly all of each row sits on the token to the
@@ -480,11 +504,11 @@ for kind, m in mass.items():
 # each map show one query token's row.
 
 # %% [markdown] lang="zh"
-# 关注前一个词元的头几乎是完美的：每一行的权重几乎全都落在左边那个词元上。最好的关注后一个词元的头
-# 也很明显，只是没有那么集中。BERT-Base 中那种 `[SEP]` 头在 MiniLM 中没有出现：没有哪个头在那里
-# 放了明显超过三分之一的权重。相反，有一个头把大部分权重放在 `[CLS]` 上：在这个蒸馏得到的模型中，
-# 似乎是 `[CLS]` 扮演了那个角色。下面画出关注前一个词元的头，以及两种特殊词元头中较强的那个；每张
-# 热图下方的条形图显示一个查询词元的那一行。
+# 关注前一个词元的头几乎是完美的：每一行的权重几乎全都落在左边那个词元上。关注后一个词元的头中最强的
+# 那个也很明显，只是没有那么集中。BERT-Base 中那种 `[SEP]` 头在 MiniLM 中没有出现：没有哪个头在那里
+# 放了明显超过三分之一的权重。相反，有一个头把大部分权重放在 `[CLS]` 上：在这个蒸馏得到的模型中，似
+# 乎是 `[CLS]` 扮演了那个角色。下面画出关注前一个词元的头，以及两种特殊词元头中较强的那个；每张热图
+# 下方的条形图显示一个查询词元的那一行。
 
 # %%
 KIND_TEXT = {"previous": "real_kind_prev", "next": "real_kind_next", "[SEP]": "real_kind_sep",
@@ -550,8 +574,8 @@ display(widget)
 #   层规范化 + dropout，与词元嵌入共享权重的掩蔽语言模型解码器（外加它自己的偏置），以及层规范化的
 #   $\epsilon = 10^{-12}$。它的 pooler 就是本章的 `hidden` 层；它的词表是 WordPiece。
 # * `load_hf_model` 通过一张明确的名字和形状对照表加载 Hugging Face 检查点，把无法加载的部分
-#   列在 `untrained_heads` 中，并转换下一句预测的标签（Hugging Face：0 = IsNext；`bertlib`：
-#   1 = IsNext）。
+#   列在 `untrained_heads` 中，并转换下一句预测的标签（Hugging Face：0 = 是下一句；`bertlib`：
+#   1 = 是下一句）。
 # * 在同一个填充后的批量上，`bertlib` 和 `transformers` 给出相同的隐状态。
 # * 训练过的注意力头有可辨认的分工，可以通过度量找到：MiniLM 有一个几乎完美的关注前一个词元的头，
 #   还有一个把注意力停放在 `[CLS]` 上的头。
@@ -568,7 +592,7 @@ display(widget)
 #    `m.load_state_dict(model.state_dict())`。现在与 `transformers` 的差别有多大？再用
 #    `hidden_act="relu"` 试一次。
 # 4. MiniLM 的下一句预测输出层是随机的。计算它对批量中第一个句子对以及交换后的句子对给出的
-#    P(IsNext)。你得到了什么？为什么不能从中解读出任何东西？
+#    P(是下一句)。你得到了什么？为什么不能从中解读出任何东西？
 # 5. 找一个把句子 B 中的词与句子 A 中相同或相关的词联系起来的头。像上面那样去度量它，而不是只相信
 #    自己的眼睛。
 # 6. 一个“没事可做”的头，为什么会把权重放在某个特殊词元上，而不是平均分散开？（想一想这些权重乘的

@@ -278,7 +278,7 @@ def test_attention_titles_follow_the_language(model, tokenizer):
     zh = AttentionWidget(model, tokenizer, **TEXTS)  # lang=None: the edition's language
     en = AttentionWidget(model, tokenizer, "en", **TEXTS)
     assert zh.lang == "zh"
-    assert zh.plot.ax_map.get_title() == "注意力权重，第 0 层，第 0 个头"
+    assert zh.plot.ax_map.get_title() == "注意力权重：层 0、头 0"
     assert en.plot.ax_map.get_title() == "Attention weights, layer 0, head 0"
     assert zh.layer.description == "层" and en.layer.description == "layer"
 
