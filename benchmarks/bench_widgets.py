@@ -154,9 +154,11 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer) -> dict[str,
 
     rep = InputRepresentationWidget(model, tokenizer, lang="en")
     mask = MaskingWidget(tokenizer, lang="en")
+    fill = MaskingWidget(tokenizer, lang="en", model=model)  # with the model's guesses
     att = AttentionWidget(model, tokenizer, lang="en")
     nsp = NSPWidget(model, tokenizer, lang="en")
     set_texts(mask, 0)
+    set_texts(fill, 0)
     set_texts(att, 0)
     assert len(att.encoded.tokens) == 64 and len(mask.encoded.tokens) == 64
 
@@ -170,6 +172,19 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer) -> dict[str,
         att.view.value = "one"
         att.head.value = [0, 1, -1][i % 3]
 
+    def step_by_step(control: str) -> Callable[[int], None]:
+        def act(i: int) -> None:
+            att.view.value = "querykey"
+            if control == "query":
+                att.query.value = i % 64
+            else:
+                att.head.value = i % 2
+        return act
+
+    def model_view(i: int) -> None:
+        att.view.value = "model"
+        set_texts(att, i)  # the model runs, and every layer and head is drawn
+
     return {
         "input representation: new text": lambda i: set_texts(rep, i),
         "input representation: new length": lambda i: set_length(rep, i),
@@ -178,12 +193,17 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer) -> dict[str,
         "masking: resample (new seed)": lambda i: mask.resample.click(),
         "masking: new text": lambda i: set_texts(mask, i),
         "masking: tally 300 resamples": lambda i: mask.tally_button.click(),
+        "masking + model guesses: resample": lambda i: fill.resample.click(),
+        "masking + model guesses: new text": lambda i: set_texts(fill, i),
         "attention: new text (model runs)": lambda i: set_texts(att, i),
         "attention: change head": change_head,
         "attention: change query token": lambda i: setattr(att.query, "value", i % 64),
         "attention: hide/show specials": lambda i: setattr(att.hide_specials, "value",
                                                            i % 2 == 1),
         "attention: all-heads grid, change layer": set_view("all"),
+        "attention: step by step, change query": step_by_step("query"),
+        "attention: step by step, change head": step_by_step("head"),
+        "attention: every layer and head, new text": model_view,
         # Last of the attention actions: the ones above assume 64 tokens.
         "attention: new length": lambda i: (setattr(att.view, "value", "one"),
                                             set_length(att, i)),
