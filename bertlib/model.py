@@ -24,6 +24,7 @@ from bertlib.checks import (
     check_divisible,
     check_dropout,
     check_features,
+    check_finite,
     check_ndim,
     check_positions_in_text,
     check_positive_float,
@@ -81,6 +82,19 @@ def key_padding_mask(valid_lens: torch.Tensor | None, seq_len: int) -> torch.Ten
     return torch.arange(seq_len, device=valid_lens.device) < valid_lens[:, None]
 
 
+def check_key_mask(mask: torch.Tensor, B: int, T: int) -> None:
+    """A (B, T) boolean mask with at least one real key per sequence: a query with no key to
+    attend to has no softmax (NaN, or garbage from the fused kernel)."""
+    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or mask.shape != (B, T):
+        raise ValueError(f"mask must be a (batch, seq_len) = {(B, T)} boolean tensor, True at "
+                         f"real keys; got {getattr(mask, 'dtype', type(mask).__name__)} of "
+                         f"shape {tuple(getattr(mask, 'shape', ()))}")
+    empty = ~mask.any(dim=1)
+    if bool(empty.any()):
+        raise ValueError(f"mask must have at least one True (real key) per sequence; sequence "
+                         f"{int(empty.nonzero()[0])} has none, so it has nothing to attend to")
+
+
 class MultiHeadAttention(nn.Module):
     """Scaled dot-product self-attention with ``num_heads`` heads and key padding masking."""
 
@@ -108,10 +122,11 @@ class MultiHeadAttention(nn.Module):
         (B, nh, T, T) when ``need_weights``."""
         check_ndim("X", X, 3, "(batch, seq_len, num_hiddens)")
         check_features("X", X, self.W_q.in_features, "num_hiddens")
+        check_finite("X", X)
+        check_bool("need_weights", need_weights)
         B, T, H = X.shape
-        if mask is not None and (mask.dtype != torch.bool or mask.shape != (B, T)):
-            raise ValueError(f"mask must be a (batch, seq_len) = {(B, T)} boolean tensor, True at "
-                             f"real keys; got {mask.dtype} of shape {tuple(mask.shape)}")
+        if mask is not None:
+            check_key_mask(mask, B, T)
         q, k, v = (self._split_heads(W(X)) for W in (self.W_q, self.W_k, self.W_v))
         attn_mask = None if mask is None else mask[:, None, None, :]  # (B, 1, 1, T)
         p = self.dropout if self.training else 0.0
@@ -213,6 +228,7 @@ class BERTEncoder(nn.Module):
         """
         cfg = self.config
         check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
+        check_bool("return_attention", return_attention)
         if return_attention:
             B, T = tokens.shape
             need = cfg.num_blks * B * cfg.num_heads * T * T * self.pos_embedding.element_size()
@@ -253,6 +269,7 @@ class MaskLM(nn.Module):
         """X: (B, T, num_inputs); pred_positions: (B, P). Returns (B, P, vocab_size)."""
         check_ndim("X", X, 3, "(batch, seq_len, num_hiddens)")
         check_features("X", X, self.mlp[0].in_features, "num_inputs")
+        check_finite("X", X)
         B, T, _ = X.shape
         check_pred_positions(pred_positions, B, T)
         batch_idx = torch.arange(B, device=X.device)[:, None]  # (B, 1), broadcasts against (B, P)
@@ -272,6 +289,7 @@ class NextSentencePred(nn.Module):
         """X: (B, num_inputs) -> logits (B, 2)."""
         check_ndim("X", X, 2, "(batch, num_inputs)")
         check_features("X", X, self.output.in_features, "num_inputs")
+        check_finite("X", X)
         return self.output(X)
 
 
