@@ -254,8 +254,6 @@ def pad_bert_inputs(
 def check_batch(data: PretrainBatch, vocab_size: int) -> None:
     """Every id of ``data`` in range, in one vectorised pass per tensor: tokens are vocabulary
     ids, segments 0/1, prediction positions on real tokens, labels vocabulary ids."""
-    check_instance("data", data, PretrainBatch, "a PretrainBatch (from make_pretrain_data or "
-                   "pad_bert_inputs)")
     if len(data) == 0:
         return
     for name in ("tokens", "mlm_labels"):
@@ -310,14 +308,18 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
     return pad_bert_inputs(examples, max_len, vocab, max_preds)
 
 
-def make_loader(data: PretrainBatch, batch_size: int, *, seed: int,
-                shuffle: bool = True) -> DataLoader:
-    """Mini-batches of the seven PretrainBatch tensors, shuffled by a generator seeded with
-    ``seed`` (so two loaders with the same seed give the same batches)."""
+def check_nonempty_batch(data: PretrainBatch) -> None:
     check_instance("data", data, PretrainBatch, "a PretrainBatch (from make_pretrain_data or "
                    "pad_bert_inputs)")
     if len(data) == 0:
         raise ValueError("data must hold at least one example; got an empty PretrainBatch")
+
+
+def make_loader(data: PretrainBatch, batch_size: int, *, seed: int,
+                shuffle: bool = True) -> DataLoader:
+    """Mini-batches of the seven PretrainBatch tensors, shuffled by a generator seeded with
+    ``seed`` (so two loaders with the same seed give the same batches)."""
+    check_nonempty_batch(data)
     check_positive_int("batch_size", batch_size)
     check_bool("shuffle", shuffle)
     return DataLoader(TensorDataset(*data.tensors()), batch_size=batch_size, shuffle=shuffle,
