@@ -37,7 +37,7 @@ def source(obj, region: str | None = None) -> str:
                 inside.append(line)
     if region is None:
         return textwrap.dedent("\n".join(kept))
-    if region not in regions:
+    if not isinstance(region, str) or region not in regions:
         raise ValueError(f"region must name a marked region of {obj.__qualname__}; got "
                          f"{region!r}, the source has {sorted(regions) or 'none'}")
     return textwrap.dedent("\n".join(regions[region]))
