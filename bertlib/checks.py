@@ -143,6 +143,9 @@ def check_token_inputs(
             "tokens and segments must have the same shape (one segment id per token); "
             f"got tokens {tuple(tokens.shape)} and segments {tuple(segments.shape)}"
         )
+    if tokens.shape[0] == 0:
+        raise ValueError(f"tokens holds no sequence (shape {tuple(tokens.shape)}); give at least "
+                         "one")
     seq_len = tokens.shape[1]
     if seq_len == 0:
         # BERT reads its answer off the first position (<cls>): an empty sequence has none.

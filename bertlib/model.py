@@ -68,6 +68,10 @@ class BERTConfig:
     @classmethod
     def original(cls, **sizes) -> BERTConfig:
         """The original BERT's architecture with the given sizes."""
+        fixed = {"hidden_act", "embedding_norm", "tie_mlm_decoder", "layer_norm_eps"} & set(sizes)
+        if fixed:
+            raise ValueError(f"BERTConfig.original takes sizes only; {sorted(fixed)} are set by "
+                             "it (use dataclasses.replace on its result to change them)")
         return cls(hidden_act="gelu", embedding_norm=True, tie_mlm_decoder=True,
                    layer_norm_eps=1e-12, **sizes)
 
@@ -195,6 +199,10 @@ class BERTEncoder(nn.Module):
     def __init__(self, vocab_size: int, num_hiddens: int, ffn_num_hiddens: int, num_heads: int,
                  num_blks: int, dropout: float, max_len: int = 1000, **options):
         super().__init__()
+        unknown = set(options) - {f.name for f in dataclasses.fields(BERTConfig)}
+        if unknown:
+            raise ValueError(f"unknown options {sorted(unknown)}; BERTConfig has "
+                             f"{[f.name for f in dataclasses.fields(BERTConfig)]}")
         self.config = BERTConfig(vocab_size, num_hiddens, ffn_num_hiddens, num_heads, num_blks,
                                  dropout, max_len, **options)
         self.token_embedding = nn.Embedding(vocab_size, num_hiddens)

@@ -319,3 +319,19 @@ def test_non_finite_hidden_states_are_refused(bad):
                          (NextSentencePred(8), (X[:, 0],))]:
         with pytest.raises(ValueError, match="X must be finite; it holds NaN or infinite"):
             module(*args)
+
+
+def test_unknown_or_fixed_options_are_named():
+    sizes = {"vocab_size": 50, "num_hiddens": 8, "ffn_num_hiddens": 16, "num_heads": 2,
+             "num_blks": 1, "dropout": 0.0}
+    with pytest.raises(ValueError, match=r"unknown options \['typo_option'\]; BERTConfig has"):
+        BERTModel(**sizes, typo_option=1)
+    with pytest.raises(ValueError, match=r"takes sizes only; \['hidden_act'\] are set by it"):
+        BERTConfig.original(**sizes, hidden_act="relu")
+
+
+def test_a_batch_of_no_sequence_is_refused(small_model):
+    """Before: empty outputs returned silently."""
+    empty = torch.zeros(0, 6, dtype=torch.long)
+    with pytest.raises(ValueError, match=r"tokens holds no sequence \(shape \(0, 6\)\)"):
+        small_model(empty, empty)

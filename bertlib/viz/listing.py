@@ -18,6 +18,8 @@ _END = re.compile(r"\s*# </listing>\s*$")
 def source(obj, region: str | None = None) -> str:
     """The source of ``obj`` (a function, method or class), dedented, without the markers;
     with ``region``, only the lines of that marked region."""
+    if inspect.ismodule(obj):  # inspect would give the whole file
+        raise ValueError(f"obj must be a function, method or class, not a module; got {obj!r}")
     try:
         lines = inspect.getsource(obj).splitlines()
     except (TypeError, OSError) as err:

@@ -42,3 +42,9 @@ def test_a_region_must_be_a_name():
     """Before: TypeError unhashable for a list."""
     with pytest.raises(ValueError, match=r"region must name a marked region.*got \['recipe'\]"):
         source(mask_tokens, region=["recipe"])
+
+
+def test_a_module_is_not_a_listing():
+    import bertlib
+    with pytest.raises(ValueError, match="obj must be a function, method or class, not a module"):
+        source(bertlib)
