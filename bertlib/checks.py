@@ -68,9 +68,16 @@ def check_sentences(name: str, paragraphs) -> None:
             check_tokens(f"{name}[{p}][{s}]", sentence)
 
 
-def check_integer_dtype(name: str, t: torch.Tensor) -> None:
-    if t.dtype == torch.bool or t.dtype.is_floating_point or t.dtype.is_complex:
-        raise ValueError(f"{name} must hold integers (torch.long); got dtype {t.dtype}")
+# The integer dtypes torch takes as indices (embedding rows, gathers): uint8 and bool index as
+# masks, int16 and int8 are refused by nn.Embedding.
+INDEX_DTYPES = (torch.int64, torch.int32)
+
+
+def check_integer_dtype(name: str, t: torch.Tensor,
+                        allowed: tuple[torch.dtype, ...] = INDEX_DTYPES) -> None:
+    if t.dtype not in allowed:
+        names = " or ".join(str(d) for d in allowed)
+        raise ValueError(f"{name} must hold integers of dtype {names}; got dtype {t.dtype}")
 
 
 def check_finite(name: str, t: torch.Tensor) -> None:
@@ -136,6 +143,9 @@ def check_token_inputs(
             "tokens and segments must have the same shape (one segment id per token); "
             f"got tokens {tuple(tokens.shape)} and segments {tuple(segments.shape)}"
         )
+    if tokens.shape[0] == 0:
+        raise ValueError(f"tokens holds no sequence (shape {tuple(tokens.shape)}); give at least "
+                         "one")
     seq_len = tokens.shape[1]
     if seq_len == 0:
         # BERT reads its answer off the first position (<cls>): an empty sequence has none.
@@ -218,3 +228,24 @@ def read_json(path: Path) -> dict:
     if not isinstance(value, dict):
         raise ValueError(f"{path} must hold a JSON object; got {type(value).__name__}")
     return value
+
+
+SEED_MAX = 2**63 - 1
+
+
+def check_seed(name: str, value: int) -> None:
+    """A seed is an integer in [0, 2**63 - 1]: a float would be cut to another seed silently."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or not 0 <= value <= SEED_MAX:
+        raise ValueError(f"{name} must be an integer in [0, 2**63 - 1]; got {value!r:.80}")
+
+
+def check_instance(name: str, value, cls: type | tuple[type, ...], what: str) -> None:
+    """``value`` must be a ``cls``; ``what`` says what that is (and how to get one)."""
+    if not isinstance(value, cls):
+        raise ValueError(f"{name} must be {what}; got {type(value).__name__} {value!r:.80}")
+
+
+def check_str(name: str, value: str) -> None:
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string; got {type(value).__name__} {value!r:.80}")

@@ -7,11 +7,13 @@ row of the token embedding matrix instead, which is the same in every sentence.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
 
+from bertlib.checks import check_bool, check_finite, check_instance, check_ndim, check_str
 from bertlib.inputs import encode_pair, eval_mode, model_device, stack_inputs
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
@@ -40,6 +42,12 @@ def find_word(tokenizer: WordPieceTokenizer, sentence: str, word: str,
               occurrence: int = 0) -> tuple[list[str], int]:
     """The WordPiece tokens of ``sentence`` and the index of the first piece of ``word``
     (its ``occurrence``-th appearance, counting from 0), both without ``[CLS]``."""
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
+                   "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
+    check_str("sentence", sentence)
+    check_str("word", word)
+    if isinstance(occurrence, bool) or not isinstance(occurrence, numbers.Integral):
+        raise ValueError(f"occurrence must be an integer (0 for the first); got {occurrence!r}")
     encoding = tokenizer.backend.encode(sentence, add_special_tokens=False)
     tokens, word_ids = encoding.tokens, encoding.word_ids
     pieces = tokenizer.tokenize(word)
@@ -62,8 +70,16 @@ def word_vectors(model: BERTModel, tokenizer: WordPieceTokenizer,
                  occurrences: Sequence[tuple[str, str]], *,
                  contextual: bool = True) -> torch.Tensor:
     """One vector per ``(sentence, word)`` pair: (N, H)."""
-    if not occurrences:
-        raise ValueError("occurrences must hold at least one (sentence, word) pair")
+    check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
+    check_bool("contextual", contextual)
+    if isinstance(occurrences, str) or not isinstance(occurrences, Sequence) or not occurrences:
+        raise ValueError(f"occurrences must be a list of at least one (sentence, word) pair; "
+                         f"got {occurrences!r:.80}")
+    for i, pair in enumerate(occurrences):
+        # A single pair given instead of a list shows up here: its items are strings.
+        if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
+            raise ValueError(f"occurrences[{i}] must be a (sentence, word) pair; got "
+                             f"{pair!r:.80}")
     starts = [find_word(tokenizer, sentence, word)[1] for sentence, word in occurrences]
     inputs = [encode_pair(tokenizer, sentence) for sentence, _ in occurrences]
     device = model_device(model)
@@ -80,6 +96,12 @@ def word_vectors(model: BERTModel, tokenizer: WordPieceTokenizer,
 
 def cosine_similarity_matrix(vectors: torch.Tensor) -> torch.Tensor:
     """(N, H) -> (N, N) cosine similarities, in float64."""
+    check_ndim("vectors", vectors, 2, "(N, H)")
+    check_finite("vectors", vectors)
+    zero = ~vectors.any(dim=1)
+    if bool(zero.any()):  # its cosine with anything, itself included, is undefined
+        raise ValueError(f"vectors[{int(zero.nonzero()[0])}] is all zeros; a cosine needs a "
+                         "direction")
     unit = torch.nn.functional.normalize(vectors.double(), dim=-1)
     # Rounding can push a vector's similarity with itself to 1 + 2e-16; cosines lie in [-1, 1].
     return (unit @ unit.T).clamp(-1.0, 1.0)

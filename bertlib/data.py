@@ -8,7 +8,15 @@ from dataclasses import dataclass, field
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
-from bertlib.checks import check_positive_int, check_sentences
+from bertlib.checks import (
+    check_bool,
+    check_instance,
+    check_positions_in_text,
+    check_positive_int,
+    check_range,
+    check_sentences,
+    check_tokens,
+)
 from bertlib.inputs import get_tokens_and_segments, truncate_pair
 from bertlib.masking import mask_tokens
 from bertlib.rng import make_generator
@@ -25,6 +33,24 @@ class NSPPair:
     tokens: list[str]
     segments: list[int]
     is_next: int  # IS_NEXT or NOT_NEXT
+
+    def __post_init__(self) -> None:
+        check_tokens("tokens", self.tokens)
+        _check_label("is_next", self.is_next)
+        _check_same_length("segments", self.segments, "tokens", self.tokens)
+
+
+def _check_label(name: str, value: int) -> None:
+    if value not in (IS_NEXT, NOT_NEXT) or isinstance(value, (bool, float)):
+        raise ValueError(f"{name} must be {IS_NEXT} (IsNext) or {NOT_NEXT} (NotNext); got "
+                         f"{value!r:.80}")
+
+
+def _check_same_length(name: str, values, other_name: str, other) -> None:
+    """One entry of ``values`` per entry of ``other`` (len() is all it costs)."""
+    if isinstance(values, str) or not isinstance(values, Sequence) or len(values) != len(other):
+        raise ValueError(f"{name} must be a list with one entry per entry of {other_name} "
+                         f"({len(other)}); got {values!r:.80}")
 
 
 @dataclass
@@ -73,6 +99,7 @@ def make_nsp_pairs(
     if overflow not in ("truncate", "drop"):
         raise ValueError(f"overflow must be 'truncate' or 'drop'; got {overflow!r}")
     check_sentences("paragraphs", paragraphs)
+    check_positive_int("max_len", max_len)
     if max_len < 5:
         raise ValueError(f"max_len must be at least 5 (<cls> a <sep> b <sep>); got {max_len}")
     if len(paragraphs) < 2:
@@ -80,6 +107,12 @@ def make_nsp_pairs(
             f"paragraphs must hold at least 2 paragraphs, so that NotNext pairs can take a "
             f"sentence from another one; got {len(paragraphs)}"
         )
+    empty = [p for p, paragraph in enumerate(paragraphs) if not paragraph]
+    if empty:  # a NotNext partner drawn from it would have no sentence to take
+        raise ValueError(f"paragraphs[{empty[0]}] has no sentence; every paragraph needs at "
+                         "least one")
+    if specials is not None:
+        check_instance("specials", specials, SpecialTokens, "a bertlib.vocab.SpecialTokens")
     g = make_generator(generator, seed)
     specials = specials or SpecialTokens()
     result = NSPPairs()
@@ -110,12 +143,23 @@ class PretrainExample:
     mlm_labels: list[int]
     is_next: int
 
+    def __post_init__(self) -> None:
+        # Lengths and the label only: the ids' values are checked in one pass per batch by
+        # pad_bert_inputs, where the vocabulary and max_len are known.
+        _check_same_length("segments", self.segments, "token_ids", self.token_ids)
+        _check_same_length("mlm_labels", self.mlm_labels, "pred_positions", self.pred_positions)
+        _check_label("is_next", self.is_next)
+
 
 def make_pretrain_examples(
-    pairs: Sequence[NSPPair], vocab: Vocab, *, mask_ratio: float = 0.15,
+    pairs: NSPPairs | Sequence[NSPPair], vocab: Vocab, *, mask_ratio: float = 0.15,
     generator: torch.Generator | None = None, seed: int | None = None,
 ) -> list[PretrainExample]:
-    """Apply MLM masking to every NSP pair."""
+    """Apply MLM masking to every NSP pair (``pairs``: the result of :func:`make_nsp_pairs` or
+    its ``.pairs``)."""
+    pairs = pairs.pairs if isinstance(pairs, NSPPairs) else pairs
+    _check_items("pairs", pairs, NSPPair, "NSPPair (from make_nsp_pairs)")
+    check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
     g = make_generator(generator, seed)
     examples = []
     for pair in pairs:
@@ -150,14 +194,35 @@ class PretrainBatch:
                 self.mlm_weights, self.mlm_labels, self.nsp_labels)
 
 
+def _check_items(name: str, items, cls: type, what: str) -> None:
+    if isinstance(items, str) or not isinstance(items, Sequence):
+        raise ValueError(f"{name} must be a list of {what}; got {type(items).__name__}")
+    for i, item in enumerate(items):
+        if not isinstance(item, cls):
+            raise ValueError(f"{name}[{i}] must be a {what}; got {type(item).__name__} "
+                             f"{item!r:.80}")
+
+
+def _ids(name: str, i: int, values: list[int]) -> torch.Tensor:
+    """``values`` of example ``i`` as an int64 tensor; a float or a bool is refused, not cut."""
+    t = torch.tensor(values, dtype=None if values else torch.long)
+    if t.dtype != torch.long:
+        raise ValueError(f"examples[{i}].{name} must hold integers; got {values!r:.80}")
+    return t
+
+
 def pad_bert_inputs(
     examples: Sequence[PretrainExample], max_len: int, vocab: Vocab,
     max_preds: int | None = None,
 ) -> PretrainBatch:
     """Pad every example to ``max_len`` tokens and ``max_preds`` prediction slots
     (default ``round(0.15 * max_len)``)."""
+    _check_items("examples", examples, PretrainExample, "PretrainExample")
+    check_positive_int("max_len", max_len)
+    check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
     if max_preds is None:
         max_preds = max(1, round(0.15 * max_len))
+    check_positive_int("max_preds", max_preds)
     n = len(examples)
     batch = PretrainBatch(
         tokens=torch.full((n, max_len), vocab.pad_id, dtype=torch.long),
@@ -175,14 +240,29 @@ def pad_bert_inputs(
         if preds > max_preds:
             raise ValueError(f"example {i} has {preds} prediction positions; max_preds is "
                              f"{max_preds}")
-        batch.tokens[i, :length] = torch.tensor(ex.token_ids)
-        batch.segments[i, :length] = torch.tensor(ex.segments)
+        batch.tokens[i, :length] = _ids("token_ids", i, ex.token_ids)
+        batch.segments[i, :length] = _ids("segments", i, ex.segments)
         batch.valid_lens[i] = length
-        batch.pred_positions[i, :preds] = torch.tensor(ex.pred_positions, dtype=torch.long)
+        batch.pred_positions[i, :preds] = _ids("pred_positions", i, ex.pred_positions)
         batch.mlm_weights[i, :preds] = 1.0
-        batch.mlm_labels[i, :preds] = torch.tensor(ex.mlm_labels, dtype=torch.long)
+        batch.mlm_labels[i, :preds] = _ids("mlm_labels", i, ex.mlm_labels)
         batch.nsp_labels[i] = ex.is_next
+    check_batch(batch, len(vocab))
     return batch
+
+
+def check_batch(data: PretrainBatch, vocab_size: int) -> None:
+    """Every id of ``data`` in range, in one vectorised pass per tensor: tokens are vocabulary
+    ids, segments 0/1, prediction positions on real tokens, labels vocabulary ids."""
+    if len(data) == 0:
+        return
+    for name in ("tokens", "mlm_labels"):
+        check_range(name, getattr(data, name), 0, vocab_size - 1,
+                    f"token ids in [0, {vocab_size - 1}]")
+    check_range("segments", data.segments, 0, 1, "0 (sentence A) or 1 (sentence B)")
+    check_range("valid_lens", data.valid_lens, 1, data.tokens.shape[1],
+                f"in [1, max_len={data.tokens.shape[1]}] (an example needs a token)")
+    check_positions_in_text(data.pred_positions, data.valid_lens)
 
 
 def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_len: int, *,
@@ -200,8 +280,14 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
     """
     check_positive_int("rounds", rounds)
     check_sentences("paragraphs", paragraphs)
+    check_positive_int("max_len", max_len)
+    check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
     if groups is None:
         groups = [""] * len(paragraphs)
+    if isinstance(groups, str) or not isinstance(groups, Sequence) \
+            or not all(isinstance(group, str) for group in groups):
+        raise ValueError(f"groups must be a list of strings, one label per paragraph; got "
+                         f"{groups!r:.80}")
     if len(groups) != len(paragraphs):
         raise ValueError(f"groups must give one label per paragraph: {len(paragraphs)} "
                          f"paragraphs, {len(groups)} labels")
@@ -222,10 +308,19 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
     return pad_bert_inputs(examples, max_len, vocab, max_preds)
 
 
+def check_nonempty_batch(data: PretrainBatch) -> None:
+    check_instance("data", data, PretrainBatch, "a PretrainBatch (from make_pretrain_data or "
+                   "pad_bert_inputs)")
+    if len(data) == 0:
+        raise ValueError("data must hold at least one example; got an empty PretrainBatch")
+
+
 def make_loader(data: PretrainBatch, batch_size: int, *, seed: int,
                 shuffle: bool = True) -> DataLoader:
     """Mini-batches of the seven PretrainBatch tensors, shuffled by a generator seeded with
     ``seed`` (so two loaders with the same seed give the same batches)."""
+    check_nonempty_batch(data)
     check_positive_int("batch_size", batch_size)
+    check_bool("shuffle", shuffle)
     return DataLoader(TensorDataset(*data.tensors()), batch_size=batch_size, shuffle=shuffle,
                       generator=make_generator(seed=seed))

@@ -177,13 +177,18 @@ EXERCISES: dict[str, Exercise] = {
 
 
 def _check_key(key: str) -> None:
-    if key not in EXERCISES:
+    if not isinstance(key, str) or key not in EXERCISES:
         raise ValueError(f"unknown exercise {key!r}; known: {list(EXERCISES)}")
 
 
 def is_correct(key: str, answer) -> bool:
-    """Whether ``answer`` (a Python or NumPy number) is the expected answer of exercise ``key``."""
+    """Whether ``answer`` (a Python or NumPy number, or a one-number tensor or array) is the
+    expected answer of exercise ``key``."""
     _check_key(key)
+    if isinstance(answer, torch.Tensor) and answer.numel() == 1 and answer.dtype != torch.bool:
+        answer = answer.item()  # e.g. p.numel() summed with torch gives a 0-d tensor
+    elif getattr(answer, "shape", None) == () and hasattr(answer, "item"):
+        answer = answer.item()  # a 0-d NumPy array
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         return False
     return answer == EXERCISES[key].answer()

@@ -19,8 +19,8 @@ import sys
 import torch
 import torch.nn.functional as F
 
-from bertlib.checks import check_pred_positions
-from bertlib.loss import BERTLoss
+from bertlib.checks import check_positions_in_text, check_pred_positions
+from bertlib.loss import BERTLoss, check_targets
 from bertlib.model import BERTModel
 
 
@@ -74,11 +74,16 @@ def fast_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, ml
     """
     encoded_X, _, nsp_Y_hat = model(tokens, segments, valid_lens)
     B, T, H = encoded_X.shape
-    check_pred_positions(pred_positions, B, T)
+    if valid_lens is None:
+        check_pred_positions(pred_positions, B, T)
+    else:  # what the model checks in chapter_loss, which passes it pred_positions
+        check_positions_in_text(pred_positions, valid_lens)
+    *body, out = model.mlm.mlp
+    check_targets(mlm_labels, mlm_weights, nsp_labels, tuple(pred_positions.shape),
+                  out.weight.shape[0])
     real = mlm_weights > 0  # (B, P)
     rows = torch.arange(B, device=tokens.device)[:, None] * T + pred_positions  # (B, P)
     X = encoded_X.reshape(B * T, H).index_select(0, rows[real])  # (K, H)
-    *body, out = model.mlm.mlp
     hidden = X
     for layer in body:
         hidden = layer(hidden)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+import string
 from collections.abc import Callable
 from importlib import resources
 
@@ -71,13 +73,34 @@ def text(key: str, lang: str | None = None, *, table: dict | None = None, **fmt)
     """
     lang = resolve_language(lang)
     table = STRINGS if table is None else table
-    if key not in table:
-        raise ValueError(f"unknown text key {key!r}; known keys: {sorted(table)}")
-    template = table[key][lang]
-    return template.format(**fmt) if fmt else template
+    _check_table(table)
+    if not isinstance(key, str) or key not in table:
+        raise ValueError(f"unknown text key {key!r:.80}; known keys: {sorted(table)}")
+    texts = table[key]
+    if not isinstance(texts, dict) or not isinstance(texts.get(lang), str):
+        raise ValueError(f"text {key!r} has no {lang!r} string; the table gives "
+                         f"{texts!r:.80}")
+    template = texts[lang]
+    # "{n:,}" and "{x.y}" need the field n and x.
+    fields = sorted({re.match(r"[^.[]*", name).group() for _, name, _, _ in
+                     string.Formatter().parse(template) if name})
+    if not fields:
+        return template
+    missing = [name for name in fields if name not in fmt]
+    if missing:
+        # Unfilled, the template would show "{hint}" to the learner.
+        raise ValueError(f"text {key!r} needs the fields {fields}; {missing} not given")
+    return template.format(**fmt)
+
+
+def _check_table(table: dict) -> None:
+    if not isinstance(table, dict):
+        raise ValueError(f"table must be a dict of key -> {{language: string}}; got "
+                         f"{type(table).__name__} {table!r:.80}")
 
 
 def labels(table: dict[str, dict[str, str]]) -> Callable[..., str]:
     """``text`` over a notebook's own ``table``: ``label = labels(LABELS)``, then
     ``label("key", word="bank")`` in the edition's language."""
+    _check_table(table)
     return functools.partial(text, table=table)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from bertlib.checks import check_tokens
+from bertlib.checks import check_bool, check_instance, check_positive_int, check_str, check_tokens
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 
@@ -34,6 +34,8 @@ def get_tokens_and_segments(
     its ``<sep>``).
     """
     check_tokens("tokens_a", tokens_a)
+    check_str("cls_token", cls_token)
+    check_str("sep_token", sep_token)
     if tokens_b is not None:
         check_tokens("tokens_b", tokens_b)
     tokens = [cls_token, *tokens_a, sep_token]
@@ -94,6 +96,14 @@ def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None =
     sentence loses its last tokens first). Raises :class:`EmptyTextError` when A (or a required
     B) gives no token.
     """
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
+                   "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
+    check_str("text_a", text_a)
+    if text_b is not None:
+        check_str("text_b", text_b)
+    if max_len is not None:
+        check_positive_int("max_len", max_len)
+    check_bool("require_b", require_b)
     a = tokenizer.tokenize(text_a)
     b = tokenizer.tokenize(text_b) if text_b and text_b.strip() else None
     if not a:
@@ -138,6 +148,7 @@ def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
 
     Use it wherever a representation must not depend on chance: the same text, the same vector.
     """
+    check_instance("model", model, nn.Module, "a torch module such as a BERTModel")
     was_training = model.training
     model.eval()
     try:
@@ -155,6 +166,7 @@ def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: s
     the network in training mode, so dropout stays on and the same text gets a slightly
     different encoding on every call; here it is deterministic.
     """
+    check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
     encoded = encode_pair(tokenizer, text_a, text_b)
     with eval_mode(model):
         encoded_X, _, _ = model(*encoded.tensors(model_device(model)))

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import torch
 import torch.nn.functional as F
 
-from bertlib.checks import check_finite, check_integer_dtype, check_range
+from bertlib.checks import check_finite, check_integer_dtype, check_ndim, check_range
 from bertlib.model import BERTModel
 
 
@@ -19,6 +19,33 @@ class BERTLoss(NamedTuple):
     mlm: torch.Tensor  # scalar: mean cross-entropy over the real prediction slots
     nsp: torch.Tensor  # scalar: mean cross-entropy over the sequences
     total: torch.Tensor  # mlm + nsp
+
+
+def check_targets(mlm_labels: torch.Tensor, mlm_weights: torch.Tensor,
+                  nsp_labels: torch.Tensor, slots: tuple[int, int], vocab_size: int) -> None:
+    """The targets of a pretraining loss, for ``slots = (B, P)`` prediction slots and
+    ``vocab_size`` classes: labels are class ids (int64, as cross_entropy needs), weights finite,
+    non-negative and not all zero (the MLM loss is a mean over the weighted slots)."""
+    check_ndim("mlm_labels", mlm_labels, 2, "(B, P)")
+    check_ndim("mlm_weights", mlm_weights, 2, "(B, P)")
+    check_ndim("nsp_labels", nsp_labels, 1, "(B,)")
+    if mlm_labels.shape != slots or mlm_weights.shape != slots:
+        raise ValueError(
+            "mlm_Y_hat (B, P, V), mlm_labels (B, P) and mlm_weights (B, P) must agree on B and "
+            f"P = {slots}; got mlm_labels {tuple(mlm_labels.shape)}, mlm_weights "
+            f"{tuple(mlm_weights.shape)}")
+    if nsp_labels.shape[0] != slots[0]:
+        raise ValueError(f"nsp_labels must hold one label per sequence (B = {slots[0]}); got "
+                         f"shape {tuple(nsp_labels.shape)}")
+    for name, labels, high in (("mlm_labels", mlm_labels, vocab_size - 1),
+                               ("nsp_labels", nsp_labels, 1)):
+        check_integer_dtype(name, labels, (torch.int64,))
+        check_range(name, labels, 0, high, f"class ids in [0, {high}]")
+    check_finite("mlm_weights", mlm_weights)
+    check_range("mlm_weights", mlm_weights, 0, math.inf, "weights >= 0")
+    if not bool((mlm_weights > 0).any()):
+        raise ValueError("mlm_weights are all 0: there is no real prediction slot to compute "
+                         "the MLM loss over")
 
 
 def bert_loss(
@@ -36,23 +63,15 @@ def bert_loss(
     work: with a mean-reduced loss, as in the chapter's PyTorch training code, the product with
     the weights is a scalar times a matrix and padded slots still count (d2l-en issue #2582).
     """
-    if mlm_Y_hat.shape[:2] != mlm_labels.shape or mlm_labels.shape != mlm_weights.shape:
-        raise ValueError(
-            "mlm_Y_hat (B, P, V), mlm_labels (B, P) and mlm_weights (B, P) must agree on B and "
-            f"P; got {tuple(mlm_Y_hat.shape)}, {tuple(mlm_labels.shape)}, "
-            f"{tuple(mlm_weights.shape)}"
-        )
-    if nsp_Y_hat.shape != (nsp_labels.shape[0], 2) or nsp_labels.dim() != 1:
-        raise ValueError(
-            f"nsp_Y_hat must be (B, 2) and nsp_labels (B,); got {tuple(nsp_Y_hat.shape)} and "
-            f"{tuple(nsp_labels.shape)}"
-        )
-    V = mlm_Y_hat.shape[-1]
-    for name, labels, high in (("mlm_labels", mlm_labels, V - 1), ("nsp_labels", nsp_labels, 1)):
-        check_integer_dtype(name, labels)
-        check_range(name, labels, 0, high, f"class ids in [0, {high}]")
-    check_finite("mlm_weights", mlm_weights)
-    check_range("mlm_weights", mlm_weights, 0, math.inf, "weights >= 0")
+    check_ndim("mlm_Y_hat", mlm_Y_hat, 3, "(B, P, V)")
+    check_ndim("nsp_Y_hat", nsp_Y_hat, 2, "(B, 2)")
+    B, P, V = mlm_Y_hat.shape
+    if nsp_Y_hat.shape != (B, 2):
+        raise ValueError(f"nsp_Y_hat must be (B, 2) with the B = {B} of mlm_Y_hat; got "
+                         f"{tuple(nsp_Y_hat.shape)}")
+    check_targets(mlm_labels, mlm_weights, nsp_labels, (B, P), V)
+    check_finite("mlm_Y_hat", mlm_Y_hat)
+    check_finite("nsp_Y_hat", nsp_Y_hat)
     per_slot = F.cross_entropy(mlm_Y_hat.flatten(0, 1), mlm_labels.flatten(), reduction="none")
     w = mlm_weights.flatten().to(per_slot.dtype)
     mlm = (per_slot * w).sum() / w.sum().clamp_min(torch.finfo(w.dtype).tiny)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import torch
 
+from bertlib.checks import check_instance
 from bertlib.rng import make_generator
 from bertlib.vocab import Vocab
 
@@ -107,6 +108,7 @@ def mask_tokens(
     if isinstance(mask_ratio, bool) or not isinstance(mask_ratio, numbers.Real) \
             or not 0.0 < mask_ratio <= 1.0:
         raise ValueError(f"mask_ratio must be in (0, 1]; got {mask_ratio!r}")
+    check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
     g = make_generator(generator, seed)
     ids = _token_ids(token_ids)
     bad = [t for t in ids if not 0 <= t < len(vocab)]

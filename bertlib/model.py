@@ -24,6 +24,7 @@ from bertlib.checks import (
     check_divisible,
     check_dropout,
     check_features,
+    check_finite,
     check_ndim,
     check_positions_in_text,
     check_positive_float,
@@ -67,6 +68,10 @@ class BERTConfig:
     @classmethod
     def original(cls, **sizes) -> BERTConfig:
         """The original BERT's architecture with the given sizes."""
+        fixed = {"hidden_act", "embedding_norm", "tie_mlm_decoder", "layer_norm_eps"} & set(sizes)
+        if fixed:
+            raise ValueError(f"BERTConfig.original takes sizes only; {sorted(fixed)} are set by "
+                             "it (use dataclasses.replace on its result to change them)")
         return cls(hidden_act="gelu", embedding_norm=True, tie_mlm_decoder=True,
                    layer_norm_eps=1e-12, **sizes)
 
@@ -79,6 +84,19 @@ def key_padding_mask(valid_lens: torch.Tensor | None, seq_len: int) -> torch.Ten
     if valid_lens is None:
         return None
     return torch.arange(seq_len, device=valid_lens.device) < valid_lens[:, None]
+
+
+def check_key_mask(mask: torch.Tensor, B: int, T: int) -> None:
+    """A (B, T) boolean mask with at least one real key per sequence: a query with no key to
+    attend to has no softmax (NaN, or garbage from the fused kernel)."""
+    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool or mask.shape != (B, T):
+        raise ValueError(f"mask must be a (batch, seq_len) = {(B, T)} boolean tensor, True at "
+                         f"real keys; got {getattr(mask, 'dtype', type(mask).__name__)} of "
+                         f"shape {tuple(getattr(mask, 'shape', ()))}")
+    empty = ~mask.any(dim=1)
+    if bool(empty.any()):
+        raise ValueError(f"mask must have at least one True (real key) per sequence; sequence "
+                         f"{int(empty.nonzero()[0])} has none, so it has nothing to attend to")
 
 
 class MultiHeadAttention(nn.Module):
@@ -108,10 +126,11 @@ class MultiHeadAttention(nn.Module):
         (B, nh, T, T) when ``need_weights``."""
         check_ndim("X", X, 3, "(batch, seq_len, num_hiddens)")
         check_features("X", X, self.W_q.in_features, "num_hiddens")
+        check_finite("X", X)
+        check_bool("need_weights", need_weights)
         B, T, H = X.shape
-        if mask is not None and (mask.dtype != torch.bool or mask.shape != (B, T)):
-            raise ValueError(f"mask must be a (batch, seq_len) = {(B, T)} boolean tensor, True at "
-                             f"real keys; got {mask.dtype} of shape {tuple(mask.shape)}")
+        if mask is not None:
+            check_key_mask(mask, B, T)
         q, k, v = (self._split_heads(W(X)) for W in (self.W_q, self.W_k, self.W_v))
         attn_mask = None if mask is None else mask[:, None, None, :]  # (B, 1, 1, T)
         p = self.dropout if self.training else 0.0
@@ -180,6 +199,10 @@ class BERTEncoder(nn.Module):
     def __init__(self, vocab_size: int, num_hiddens: int, ffn_num_hiddens: int, num_heads: int,
                  num_blks: int, dropout: float, max_len: int = 1000, **options):
         super().__init__()
+        unknown = set(options) - {f.name for f in dataclasses.fields(BERTConfig)}
+        if unknown:
+            raise ValueError(f"unknown options {sorted(unknown)}; BERTConfig has "
+                             f"{[f.name for f in dataclasses.fields(BERTConfig)]}")
         self.config = BERTConfig(vocab_size, num_hiddens, ffn_num_hiddens, num_heads, num_blks,
                                  dropout, max_len, **options)
         self.token_embedding = nn.Embedding(vocab_size, num_hiddens)
@@ -213,6 +236,7 @@ class BERTEncoder(nn.Module):
         """
         cfg = self.config
         check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
+        check_bool("return_attention", return_attention)
         if return_attention:
             B, T = tokens.shape
             need = cfg.num_blks * B * cfg.num_heads * T * T * self.pos_embedding.element_size()
@@ -253,6 +277,7 @@ class MaskLM(nn.Module):
         """X: (B, T, num_inputs); pred_positions: (B, P). Returns (B, P, vocab_size)."""
         check_ndim("X", X, 3, "(batch, seq_len, num_hiddens)")
         check_features("X", X, self.mlp[0].in_features, "num_inputs")
+        check_finite("X", X)
         B, T, _ = X.shape
         check_pred_positions(pred_positions, B, T)
         batch_idx = torch.arange(B, device=X.device)[:, None]  # (B, 1), broadcasts against (B, P)
@@ -272,6 +297,7 @@ class NextSentencePred(nn.Module):
         """X: (B, num_inputs) -> logits (B, 2)."""
         check_ndim("X", X, 2, "(batch, num_inputs)")
         check_features("X", X, self.output.in_features, "num_inputs")
+        check_finite("X", X)
         return self.output(X)
 
 

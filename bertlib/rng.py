@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import torch
 
+from bertlib.checks import check_instance, check_seed
+
 
 def make_generator(generator: torch.Generator | None = None,
                    seed: int | None = None) -> torch.Generator:
@@ -15,5 +17,7 @@ def make_generator(generator: torch.Generator | None = None,
     if (generator is None) == (seed is None):
         raise ValueError("pass exactly one of generator= (a torch.Generator) or seed= (an int)")
     if generator is not None:
+        check_instance("generator", generator, torch.Generator, "a torch.Generator")
         return generator
+    check_seed("seed", seed)
     return torch.Generator().manual_seed(int(seed))

@@ -13,12 +13,18 @@ from dataclasses import dataclass, field
 import torch
 from tqdm.auto import tqdm
 
-from bertlib.checks import check_positive_int
-from bertlib.data import PretrainBatch, make_loader
+from bertlib.checks import (
+    check_bool,
+    check_instance,
+    check_positive_float,
+    check_positive_int,
+    check_seed,
+)
+from bertlib.data import PretrainBatch, check_batch, check_nonempty_batch, make_loader
 from bertlib.fast import fast_loss
 from bertlib.i18n import text
 from bertlib.inputs import eval_mode, model_device
-from bertlib.loss import BERTLoss
+from bertlib.loss import BERTLoss, check_targets
 from bertlib.model import BERTConfig, BERTModel
 
 LossFn = Callable[..., BERTLoss]
@@ -45,6 +51,8 @@ def _own_global_rng() -> contextlib.AbstractContextManager:
 def init_model(config: BERTConfig, seed: int) -> BERTModel:
     """A fresh model whose initial weights depend only on ``seed`` (torch's global random
     state is left as it was)."""
+    check_instance("config", config, BERTConfig, "a BERTConfig")
+    check_seed("seed", seed)
     with _own_global_rng():
         torch.manual_seed(seed)
         return BERTModel.from_config(config)
@@ -74,6 +82,35 @@ def default_device() -> torch.device:
     return torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
 
 
+# Past this Adam's steps are so large that training diverges at once: a typo, not a choice.
+MAX_LR = 10.0
+
+
+def _device(device: torch.device | str | None) -> torch.device:
+    """``device`` as a torch.device that exists here (None: :func:`default_device`)."""
+    if device is None:
+        return default_device()
+    try:
+        device = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"device must be a torch.device or a name such as 'cpu' or 'cuda'; got "
+                         f"{device!r:.80}") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device is {str(device)!r} but no CUDA device is available here; use "
+                         "'cpu' or leave device=None")
+    return device
+
+
+def _check_model_and_data(model: BERTModel, data: PretrainBatch) -> None:
+    """A BERTModel and non-empty data whose ids it can read and whose MLM/NSP labels are in
+    range with at least one real prediction slot: one vectorised pass over the data."""
+    check_instance("model", model, BERTModel, "a BERTModel")
+    check_nonempty_batch(data)
+    check_batch(data, model.config.vocab_size)
+    check_targets(data.mlm_labels, data.mlm_weights, data.nsp_labels,
+                  tuple(data.pred_positions.shape), model.config.vocab_size)
+
+
 def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_size: int = 128,
                lr: float = 1e-3, seed: int = 0, progress: bool = True,
                callback: Callable[[TrainHistory], None] | None = None,
@@ -89,10 +126,22 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
     ``callback(history)`` runs after every step (e.g. ``bertlib.viz.LossPlot().update``). The
     progress bar shows the MLM and NSP losses and pairs/s.
     """
+    _check_model_and_data(model, data)
     check_positive_int("num_steps", num_steps)
-    device = default_device() if device is None else torch.device(device)
+    check_positive_float("lr", lr)
+    if lr > MAX_LR:
+        raise ValueError(f"lr must be at most {MAX_LR} (Adam's usual range is 1e-5 to 1e-2); "
+                         f"got {lr!r}")
+    check_bool("progress", progress)
+    if callback is not None and not callable(callback):
+        raise ValueError(f"callback must be a function of the history, or None; got "
+                         f"{callback!r:.80}")
+    if not callable(loss_fn):
+        raise ValueError(f"loss_fn must be a function such as fast_loss or chapter_loss; got "
+                         f"{loss_fn!r:.80}")
+    device = _device(device)
+    loader = make_loader(data, batch_size, seed=seed)  # checks batch_size and seed
     model.to(device)
-    loader = make_loader(data, batch_size, seed=seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     with _own_global_rng():
         torch.manual_seed(seed)  # dropout draws from the global generator
@@ -128,6 +177,8 @@ def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
     ``data`` itself (the best any constant guess can do); ``nsp_majority_baseline`` likewise.
     The NSP accuracy is also given per class: a head that favours one answer shows it there.
     """
+    _check_model_and_data(model, data)
+    check_positive_int("batch_size", batch_size)
     mlm_hits = 0
     nsp_hits = torch.zeros(2, dtype=torch.long)  # right answers per label [NotNext, IsNext]
     device = model_device(model)

@@ -14,6 +14,7 @@ from bertlib import (
     MultiHeadAttention,
     NextSentencePred,
     bert_loss,
+    checks,
     get_tokens_and_segments,
     make_nsp_pairs,
     make_pretrain_data,
@@ -143,3 +144,21 @@ def test_attention_that_would_not_fit_in_memory_is_refused_up_front():
     _, attentions = model.encoder(tokens[:2, :64], torch.zeros(2, 64, dtype=torch.long),
                                   return_attention=True)  # a small request still works
     assert attentions[0].shape == (2, 4, 64, 64)
+
+
+@pytest.mark.parametrize(("check", "message"), [
+    (lambda: checks.check_seed("seed", 1.0), r"seed must be an integer in \[0, 2\*\*63 - 1\]"),
+    (lambda: checks.check_seed("seed", False), "seed must be an integer"),
+    (lambda: checks.check_seed("seed", 2**63), "seed must be an integer"),
+    (lambda: checks.check_instance("vocab", [1], dict, "a dict"),
+     "vocab must be a dict; got list"),
+    (lambda: checks.check_str("text", b"x"), "text must be a string; got bytes"),
+    (lambda: checks.check_integer_dtype("ids", torch.zeros(2, dtype=torch.uint8)),
+     "ids must hold integers of dtype torch.int64 or torch.int32; got dtype torch.uint8"),
+    (lambda: checks.check_integer_dtype("labels", torch.zeros(2, dtype=torch.int32),
+                                        (torch.int64,)),
+     "labels must hold integers of dtype torch.int64; got dtype torch.int32"),
+])
+def test_new_helpers_name_argument_value_and_what_is_allowed(check, message):
+    with pytest.raises(ValueError, match=message):
+        check()

@@ -7,6 +7,7 @@ import torch
 from bertlib.context import (
     BANK_EXAMPLES,
     CRANE_EXAMPLES,
+    cosine_similarity_matrix,
     find_word,
     similarity_table,
     word_vectors,
@@ -76,3 +77,40 @@ def test_minilm_vocabulary_lacks_most_chinese_characters(minilm):
     _, tokenizer = minilm
     # "I went to the bank to deposit money": 4 of its 6 characters are unknown.
     assert tokenizer.tokenize("我去银行存钱") == ["我", "[UNK]", "[UNK]", "行", "[UNK]", "[UNK]"]
+
+
+@pytest.mark.parametrize(("occurrences", "kwargs", "message"), [
+    (("the crane is flying", "crane"), {},
+     r"occurrences\[0\] must be a \(sentence, word\) pair; got 'the crane is flying'"),
+    ([("the bank", None)], {}, "word must be a string; got NoneType"),
+    ([(None, "bank")], {}, "sentence must be a string; got NoneType"),
+    ("the bank", {}, "occurrences must be a list of at least one"),
+    ([], {}, "occurrences must be a list of at least one"),
+    ([("the bank", "bank")], {"contextual": "no"}, "contextual must be True or False; got 'no'"),
+    ([("the bank", "bank")], {"contextual": None}, "contextual must be True or False"),
+])
+def test_bad_occurrences_are_named(occurrences, kwargs, message, small_model, tiny_tokenizer):
+    """Before: 'too many values to unpack' for one pair, TypeErrors for None."""
+    for function in (word_vectors, similarity_table):
+        with pytest.raises(ValueError, match=message):
+            function(small_model, tiny_tokenizer, occurrences, **kwargs)
+
+
+@pytest.mark.parametrize(("occurrence", "message"), [
+    (True, "occurrence must be an integer"), ("0", "occurrence must be an integer"),
+])
+def test_occurrence_is_an_integer(occurrence, message, tiny_tokenizer):
+    with pytest.raises(ValueError, match=message):
+        find_word(tiny_tokenizer, "the bank", "bank", occurrence=occurrence)
+
+
+@pytest.mark.parametrize(("vectors", "message"), [
+    (torch.tensor([[1.0, float("nan")], [1.0, 0.0]]), "vectors must be finite"),
+    (torch.tensor([[1.0, 2.0], [0.0, 0.0]]), r"vectors\[1\] is all zeros"),
+    (torch.ones(3), r"vectors must have shape \(N, H\)"),
+    ([[1.0, 2.0]], r"vectors must be a torch.Tensor"),
+])
+def test_cosine_similarity_refuses_what_has_no_cosine(vectors, message):
+    """Before: NaN similarities, a self-similarity of 0 for a zero vector, a 1-D input taken."""
+    with pytest.raises(ValueError, match=message):
+        cosine_similarity_matrix(vectors)

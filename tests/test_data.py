@@ -8,6 +8,8 @@ from bertlib import (
     HF_SPECIAL_TOKENS,
     IS_NEXT,
     NOT_NEXT,
+    NSPPair,
+    PretrainExample,
     Vocab,
     make_loader,
     make_nsp_pairs,
@@ -188,3 +190,66 @@ def test_pretrain_examples_follow_the_mask_ratio(vocab, mask_ratio):
                                                            seed=0), strict=True):
         maskable = len(pair.tokens) - 3  # all but <cls> and the two <sep>
         assert len(example.pred_positions) == max(1, round(mask_ratio * maskable))
+
+
+_PARAS = [[["the", "cat"], ["sat", "on"]], [["a", "mat"], ["dog", "ran"]]]
+_EX = {"token_ids": [2, 5, 3], "segments": [0, 0, 0], "pred_positions": [1],
+       "mlm_labels": [6], "is_next": 1}
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda v: make_nsp_pairs([[["a"], ["b"]], []], 16, seed=0),
+     "paragraphs\\[1\\] has no sentence"),
+    (lambda v: make_nsp_pairs(_PARAS, float("nan"), seed=0), "max_len must be a positive int"),
+    (lambda v: make_nsp_pairs(_PARAS, 10.5, seed=0), "max_len must be a positive integer"),
+    (lambda v: make_nsp_pairs(_PARAS, "16", seed=0), "max_len must be a positive integer"),
+    (lambda v: make_nsp_pairs(_PARAS, 16, seed=0, specials=("<cls>", "<sep>")),
+     "specials must be a bertlib.vocab.SpecialTokens"),
+    (lambda v: make_nsp_pairs(_PARAS, 16, seed=1.5), "seed must be an integer"),
+    (lambda v: make_pretrain_examples([["the", "cat"]], v, seed=0),
+     r"pairs\[0\] must be a NSPPair"),
+    (lambda v: make_pretrain_examples([], ["the"], seed=0), "vocab must be a bertlib.vocab.Voc"),
+    (lambda v: pad_bert_inputs([], -1, v), "max_len must be a positive integer; got -1"),
+    (lambda v: pad_bert_inputs([], 16.0, v), "max_len must be a positive integer"),
+    (lambda v: pad_bert_inputs([], 16, v, max_preds=2.5), "max_preds must be a positive int"),
+    (lambda v: pad_bert_inputs([], 16, v, max_preds=-2), "max_preds must be a positive int"),
+    (lambda v: pad_bert_inputs([_EX], 16, v), r"examples\[0\] must be a PretrainExample"),
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX | {"token_ids": [2, 5.7, 3]})], 16, v),
+     r"examples\[0\].token_ids must hold integers; got \[2, 5.7, 3\]"),
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX | {"token_ids": [2, 999, 3]})], 16, v),
+     r"tokens must be token ids in \[0, 19\]; got 999"),
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX | {"segments": [0, 7, 0]})], 16, v),
+     "segments must be 0 .*got 7"),
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX | {"pred_positions": [4]})], 16, v),
+     r"pred_positions must be in \[0, 2\]; got 4"),
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX | {"mlm_labels": [99]})], 16, v),
+     r"mlm_labels must be token ids in \[0, 19\]; got 99"),
+    (lambda v: PretrainExample(**_EX | {"is_next": 5}), "is_next must be 1 .*or 0 .*got 5"),
+    (lambda v: PretrainExample(**_EX | {"mlm_labels": []}),
+     r"mlm_labels must be a list with one entry per entry of pred_positions \(1\)"),
+    (lambda v: PretrainExample(**_EX | {"segments": [0, 0, 0, 0]}),
+     "segments must be a list with one entry per entry of token_ids"),
+    (lambda v: NSPPair(["a", "b"], [0], 1), "segments must be a list with one entry per entry"),
+    (lambda v: NSPPair(["a"], [0], 7), "is_next must be 1"),
+    (lambda v: NSPPair("ab", [0, 0], 1), "tokens must be a list of token strings, not a text"),
+    (lambda v: make_pretrain_data(_PARAS, v, 16.5, seed=0), "max_len must be a positive int"),
+    (lambda v: make_pretrain_data(_PARAS, v, 16, seed=0.5), "seed must be an integer"),
+    (lambda v: make_pretrain_data(_PARAS, v, 16, seed=0, groups=[["en"], ["en"]]),
+     "groups must be a list of strings"),
+    (lambda v: make_loader([torch.zeros(2)], 2, seed=0), "data must be a PretrainBatch"),
+    (lambda v: make_loader(pad_bert_inputs([], 16, v), 2, seed=0),
+     "data must hold at least one example"),
+    (lambda v: make_loader(make_pretrain_data(_PARAS, v, 16, seed=0), 2, seed=0,
+                           shuffle="False"), "shuffle must be True or False; got 'False'"),
+])
+def test_bad_pretraining_data_is_named(call, message, vocab):
+    """Before: raw torch errors, or floats cut to ints, bad labels stored silently, and
+    shuffle='False' shuffled."""
+    with pytest.raises(ValueError, match=message):
+        call(vocab)
+
+
+def test_the_result_of_make_nsp_pairs_is_taken_whole(vocab):
+    pairs = make_nsp_pairs(_PARAS, 16, seed=0)
+    assert make_pretrain_examples(pairs, vocab, seed=1) == \
+        make_pretrain_examples(pairs.pairs, vocab, seed=1)

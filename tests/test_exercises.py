@@ -88,3 +88,22 @@ def test_expected_answers_match_counts_by_hand():
     }
     assert {key: EXERCISES[key].answer() for key in hand} == hand
     assert set(hand) == set(EXERCISES)
+
+
+@pytest.mark.parametrize("key", [["04_num_preds"], {"k"}, None])
+def test_a_key_that_is_not_a_string_is_unknown(key):
+    """Before: TypeError unhashable for a list or a set."""
+    with pytest.raises(ValueError, match="unknown exercise"):
+        check_exercise(key, 6)
+    with pytest.raises(ValueError, match="unknown exercise"):
+        is_correct(key, 6)
+
+
+def test_a_one_number_tensor_or_array_is_read_as_its_number():
+    """Before: a 0-d tensor holding the right answer was judged wrong."""
+    import torch
+    right = EXERCISES["04_num_preds"].answer()
+    for answer in (torch.tensor(right), np.array(right), torch.tensor([right])):
+        assert is_correct("04_num_preds", answer)
+    assert not is_correct("04_num_preds", torch.tensor(right + 1))
+    assert not is_correct("04_num_preds", torch.tensor([right, right]))

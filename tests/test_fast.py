@@ -70,3 +70,24 @@ def test_linear_cross_entropy_backward_runs_once():
 
 def test_keep_freed_memory_applies_on_glibc_linux():
     assert keep_freed_memory() is True
+
+
+@pytest.mark.parametrize(("index", "change", "message"), [
+    (4, lambda w: w.index_fill(1, torch.tensor([0]), float("nan")), "mlm_weights must be finite"),
+    (4, lambda w: w.index_fill(1, torch.tensor([0]), -1.0), "weights >= 0"),
+    (4, lambda w: w * 0, "no real prediction slot"),
+    (5, lambda labels: labels.index_fill(1, torch.tensor([0]), 9999),
+     r"mlm_labels must be class ids in \[0, 39\]; got 9999"),
+    (6, lambda labels: labels.index_fill(0, torch.tensor([0]), 5),
+     r"nsp_labels must be class ids in \[0, 1\]; got 5"),
+    (3, lambda p: p.index_put((torch.tensor([0]), torch.tensor([0])), torch.tensor(11)),
+     "pred_positions must point at real tokens.*got 11 in sequence 0, whose valid_lens is 8"),
+])
+def test_fast_loss_checks_what_bert_loss_checks(index, change, message, toy_model):
+    """Before: the default loss of train_bert gave NaN for NaN or negative weights."""
+    batch = list(random_batch(40))
+    batch[2] = batch[2].clamp_max(12).index_fill(0, torch.tensor([0]), 8)
+    batch[index] = change(batch[index])
+    for loss_fn in (chapter_loss, fast_loss):
+        with pytest.raises(ValueError, match=message):
+            loss_fn(toy_model(40), *batch)

@@ -67,3 +67,23 @@ def test_a_notebook_table_follows_the_edition_language():
     assert label("title", word="bank") == "MiniLM 中的“bank”"
     with pytest.raises(ValueError, match=r"unknown text key 'nope'; known keys: \['title'\]"):
         label("nope")
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: i18n.text("ex_wrong", "en", foo=1), r"text 'ex_wrong' needs the fields \['hint'\]"),
+    (lambda: i18n.text("ex_wrong"), r"needs the fields \['hint'\]; \['hint'\] not given"),
+    (lambda: i18n.text(["weight"]), r"unknown text key \['weight'\]"),
+    (lambda: i18n.text("weight", table="weights"), "table must be a dict of key -> "),
+    (lambda: i18n.labels({"k": {"en": "x"}})("k", lang="zh"),
+     "text 'k' has no 'zh' string; the table gives"),
+    (lambda: i18n.labels("str"), "table must be a dict; got str|table must be a dict of key"),
+])
+def test_bad_text_requests_are_named(call, message):
+    """Before: KeyError, TypeError, or the unformatted '{hint}' shown to the learner."""
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_a_field_with_a_format_spec_is_filled():
+    table = {"k": {"en": "{n:,} steps of {x.real}", "zh": "{n:,} 步"}}
+    assert i18n.text("k", "en", table=table, n=12345, x=2) == "12,345 steps of 2"

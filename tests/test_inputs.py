@@ -115,3 +115,27 @@ def test_get_bert_encoding_gives_sentence_b_segment_one():
     encoded = get_bert_encoding(model, tokenizer, "the train was crowded .", "she took a taxi")
     torch.testing.assert_close(encoded, reference)
     assert not torch.allclose(encoded, all_zero)
+
+
+@pytest.fixture(scope="module")
+def small_bert():
+    return load_small_bert()
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda m, t: get_bert_encoding(m, t, None), "text_a must be a string; got NoneType None"),
+    (lambda m, t: get_bert_encoding(m, t, 123), "text_a must be a string; got int 123"),
+    (lambda m, t: get_bert_encoding(m, t, ["the", "cat"]), "text_a must be a string"),
+    (lambda m, t: get_bert_encoding(m, t, "x", 42), "text_b must be a string; got int 42"),
+    (lambda m, t: get_bert_encoding(t, m, "x"), "model must be a BERTModel .*; got WordPieceToken"),
+    (lambda m, t: get_bert_encoding(m, m, "x"), "tokenizer must be a bertlib WordPieceTokenizer"),
+    (lambda m, t: encode_pair(t, "x", max_len=2.5), "max_len must be a positive integer"),
+    (lambda m, t: encode_pair(t, "x", "y", require_b="yes"), "require_b must be True or False"),
+    (lambda m, t: eval_mode("model").__enter__(), "model must be a torch module"),
+    (lambda m, t: get_tokens_and_segments(["a"], cls_token=None), "cls_token must be a string"),
+    (lambda m, t: get_tokens_and_segments(["a"], sep_token=3), "sep_token must be a string"),
+])
+def test_bad_text_inputs_are_named(call, message, small_bert):
+    """Before: TypeErrors and AttributeErrors from deep inside (text_b.strip, model.training)."""
+    with pytest.raises(ValueError, match=message):
+        call(*small_bert)

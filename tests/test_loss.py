@@ -64,3 +64,39 @@ def test_bad_loss_input():
     with pytest.raises(ValueError, match=r"nsp_Y_hat must be \(B, 2\)"):
         bert_loss(torch.zeros(2, 3, 5), torch.zeros(2, 3, dtype=torch.long), torch.zeros(2, 3),
                   torch.zeros(2, 3), torch.zeros(2, dtype=torch.long))
+
+
+def _loss_inputs():
+    g = torch.Generator().manual_seed(0)
+    return (torch.randn(2, 3, 5, generator=g), torch.randint(5, (2, 3), generator=g),
+            torch.ones(2, 3), torch.randn(2, 2, generator=g), torch.tensor([0, 1]))
+
+
+def _with(i, value):
+    args = list(_loss_inputs())
+    args[i] = value(args[i]) if callable(value) else value
+    return args
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    # a 0-d nsp_labels used to reach an IndexError
+    (_with(4, torch.tensor(1)), r"nsp_labels must have shape \(B,\); got shape \(\)"),
+    (_with(3, lambda t: t[:1]), r"nsp_Y_hat must be \(B, 2\) with the B = 2"),
+    (_with(4, torch.tensor([0, 1, 1])), "nsp_labels must hold one label per sequence"),
+    (_with(0, lambda t: t.long()), "mlm_Y_hat must hold floating-point numbers"),
+    (_with(1, lambda t: t.tolist()), r"mlm_labels must be a torch.Tensor of shape \(B, P\)"),
+    (_with(0, lambda t: t.index_fill(2, torch.tensor([1]), math.nan)),
+     "mlm_Y_hat must be finite"),
+    (_with(3, lambda t: t.index_fill(1, torch.tensor([0]), math.inf)),
+     "nsp_Y_hat must be finite"),
+    (_with(2, lambda t: t * 0), "mlm_weights are all 0: there is no real prediction slot"),
+    (_with(2, lambda t: t.index_fill(1, torch.tensor([0]), -1.0)), "weights >= 0; got -1"),
+    (_with(2, lambda t: t.index_fill(1, torch.tensor([0]), math.nan)), "mlm_weights must be fin"),
+    (_with(1, lambda t: t.int()), "mlm_labels must hold integers of dtype torch.int64"),
+    (_with(1, lambda t: t + 5), r"mlm_labels must be class ids in \[0, 4\]"),
+    (_with(4, torch.tensor([0, 5])), r"nsp_labels must be class ids in \[0, 1\]; got 5"),
+])
+def test_bad_loss_inputs_are_named(args, message):
+    """Before: NaN losses or a 0.0 MLM loss silently, or raw torch errors."""
+    with pytest.raises(ValueError, match=message):
+        bert_loss(*args)

@@ -183,3 +183,17 @@ def test_bad_words_are_named(vocab, words, message):
     ids = [vocab.cls_id, vocab["cat"], vocab["sat"], vocab.sep_id]
     with pytest.raises(ValueError, match=message):
         mask_tokens(ids, vocab, seed=0, words=words)
+
+
+@pytest.mark.parametrize(("vocab", "kwargs", "message"), [
+    (None, {"seed": 0}, "vocab must be a bertlib.vocab.Vocab; got NoneType"),
+    ([f"w{i}" for i in range(9)], {"seed": 0}, "vocab must be a bertlib.vocab.Vocab; got list"),
+    ("big", {"generator": "g"}, "generator must be a torch.Generator; got str 'g'"),
+    ("big", {"seed": 1.9}, r"seed must be an integer in \[0, 2\*\*63 - 1\]; got 1.9"),
+    ("big", {"seed": "7"}, "seed must be an integer"),
+])
+def test_bad_vocab_and_random_source_are_named(vocab, kwargs, message, big_vocab):
+    """Before: seed=1.9 silently drew with seed 1; a list vocab gave a misleading range."""
+    vocab = big_vocab if vocab == "big" else vocab
+    with pytest.raises(ValueError, match=message):
+        mask_tokens([5, 6, 7], vocab, **kwargs)

@@ -223,6 +223,11 @@ def test_bad_forward_inputs_are_rejected(small_model):
         ((tokens, segments, torch.tensor([3, 0, 3])), r"valid_lens must be in \[1, seq_len=10\]"),
         ((tokens, segments, torch.tensor([3, 11, 3])), r"valid_lens .*got 11"),
         ((tokens, segments, valid_lens[:, None]), r"valid_lens must have shape \(batch,\)"),
+        # int16/uint8 ids: nn.Embedding refuses them; uint8 would index as a mask.
+        ((tokens.to(torch.uint8), segments), r"tokens must hold integers of dtype torch.int64 "
+                                             r"or torch.int32; got dtype torch.uint8"),
+        ((tokens.to(torch.int16), segments), "tokens must hold integers .*torch.int16"),
+        ((tokens, segments.to(torch.uint8)), "segments must hold integers .*torch.uint8"),
     ]
     for args, message in cases:
         with pytest.raises(ValueError, match=message):
@@ -236,6 +241,7 @@ def test_bad_prediction_positions_are_rejected(small_model):
         (torch.tensor([[1], [-1], [2]]), r"pred_positions must be in \[0, 9\]; got -1"),
         (torch.tensor([[1], [2]]), "pred_positions must have one row per sequence"),
         (torch.tensor([1, 2, 3]), r"pred_positions must have shape \(batch, num_preds\)"),
+        (torch.tensor([[1], [2], [3]], dtype=torch.uint8), "pred_positions must hold integers"),
     ]:
         with pytest.raises(ValueError, match=message):
             small_model(tokens, segments, valid_lens, positions)
@@ -278,3 +284,54 @@ def test_residual_and_embedding_dropout_apply_in_training_only():
                                                                      0.5))
     torch.testing.assert_close(encoder.eval().embed(tokens, segments),
                                encoder.embedding_ln(summed))
+
+
+def test_int32_ids_are_read_like_int64(small_model):
+    tokens, segments, valid_lens = _batch()
+    small_model.eval()
+    expected = small_model(tokens, segments, valid_lens)[0]
+    got = small_model(tokens.int(), segments.int(), valid_lens.int())[0]
+    assert torch.equal(got, expected)
+
+
+def test_a_string_is_not_a_bool(small_model):
+    tokens, segments, _ = _batch()
+    with pytest.raises(ValueError, match="return_attention must be True or False; got 'no'"):
+        small_model(tokens, segments, return_attention="no")
+    with pytest.raises(ValueError, match="need_weights must be True or False; got 'no'"):
+        MultiHeadAttention(8, 2, 0.0)(torch.randn(2, 5, 8), None, "no")
+
+
+@pytest.mark.parametrize("need_weights", [False, True])
+def test_a_sequence_with_no_key_to_attend_to_is_refused(need_weights):
+    """Before: the fused path returned garbage and the explicit path NaN."""
+    mask = torch.tensor([[True] * 5, [False] * 5])
+    with pytest.raises(ValueError, match="sequence 1 has none, so it has nothing to attend to"):
+        MultiHeadAttention(8, 2, 0.0)(torch.randn(2, 5, 8), mask, need_weights)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_non_finite_hidden_states_are_refused(bad):
+    X = torch.randn(2, 5, 8)
+    X[1, 0, 3] = bad
+    for module, args in [(MultiHeadAttention(8, 2, 0.0), (X, None)),
+                         (MaskLM(11, 8), (X, torch.tensor([[0], [1]]))),
+                         (NextSentencePred(8), (X[:, 0],))]:
+        with pytest.raises(ValueError, match="X must be finite; it holds NaN or infinite"):
+            module(*args)
+
+
+def test_unknown_or_fixed_options_are_named():
+    sizes = {"vocab_size": 50, "num_hiddens": 8, "ffn_num_hiddens": 16, "num_heads": 2,
+             "num_blks": 1, "dropout": 0.0}
+    with pytest.raises(ValueError, match=r"unknown options \['typo_option'\]; BERTConfig has"):
+        BERTModel(**sizes, typo_option=1)
+    with pytest.raises(ValueError, match=r"takes sizes only; \['hidden_act'\] are set by it"):
+        BERTConfig.original(**sizes, hidden_act="relu")
+
+
+def test_a_batch_of_no_sequence_is_refused(small_model):
+    """Before: empty outputs returned silently."""
+    empty = torch.zeros(0, 6, dtype=torch.long)
+    with pytest.raises(ValueError, match=r"tokens holds no sequence \(shape \(0, 6\)\)"):
+        small_model(empty, empty)

@@ -31,3 +31,22 @@ def test_the_global_generator_is_untouched():
 def test_exactly_one_source_is_required(kwargs):
     with pytest.raises(ValueError, match="exactly one of generator="):
         make_generator(**kwargs)
+
+
+@pytest.mark.parametrize("seed", [1.9, 0.5, "7", True, -1, "abc", float("nan"), 2**63])
+def test_a_seed_is_an_integer_in_range(seed):
+    """Before, 1.9 silently became seed 1 and '7', True and -1 were taken."""
+    with pytest.raises(ValueError, match=r"seed must be an integer in \[0, 2\*\*63 - 1\]"):
+        make_generator(seed=seed)
+
+
+def test_numpy_and_large_seeds_are_integers():
+    import numpy as np
+    for seed in (np.int64(5), 2**63 - 1):
+        assert torch.equal(torch.rand(3, generator=make_generator(seed=seed)),
+                           torch.rand(3, generator=torch.Generator().manual_seed(int(seed))))
+
+
+def test_a_generator_must_be_a_torch_generator():
+    with pytest.raises(ValueError, match="generator must be a torch.Generator; got str 'g'"):
+        make_generator(generator="g")

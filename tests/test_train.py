@@ -58,7 +58,7 @@ def test_train_bert_moves_the_model_to_the_device_asked_for(toy_data, toy_model)
     model = toy_model()
     train_bert(model, toy_data, num_steps=2, batch_size=8, progress=False, device="cpu")
     assert {p.device.type for p in model.parameters()} == {"cpu"}
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ValueError, match="device must be a torch.device or a name"):
         train_bert(model, toy_data, num_steps=1, progress=False, device="no-such-device")
 
 
@@ -162,3 +162,60 @@ def test_history_and_progress_bar_report_each_step(toy_data, toy_model, capsys):
     bar = capsys.readouterr().err.split("\r")[-1]
     assert "3/3" in bar and text("progress_pretraining", "en") in bar
     assert f"mlm={history.mlm[-1]:.3f}" in bar and f"nsp={history.nsp[-1]:.3f}" in bar
+
+
+def _changed(data, **tensors):
+    return dataclasses.replace(data, **{k: f(getattr(data, k)) for k, f in tensors.items()})
+
+
+def _nan_weight(w):
+    return w.index_fill(0, torch.tensor([0]), float("nan"))
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"lr": "0.1"}, "lr must be a positive finite number; got '0.1'"),
+    ({"lr": float("nan")}, "lr must be a positive finite number"),
+    ({"lr": -1e-3}, "lr must be a positive finite number"),
+    ({"lr": 1e6}, r"lr must be at most 10.0 .*got 1000000.0"),
+    ({"device": "gpu"}, "device must be a torch.device or a name"),
+    ({"callback": "plot"}, "callback must be a function of the history, or None; got 'plot'"),
+    ({"loss_fn": None}, "loss_fn must be a function such as fast_loss"),
+    ({"progress": "no"}, "progress must be True or False; got 'no'"),
+    ({"seed": 1.5}, "seed must be an integer"),
+    ({"batch_size": 0}, "batch_size must be a positive integer"),
+    ({"num_steps": 1.0}, "num_steps must be a positive integer"),
+    ({"model": "model"}, "model must be a BERTModel; got str"),
+    ({"data": [1, 2]}, "data must be a PretrainBatch"),
+    ({"data": lambda d: d[:0]}, "data must hold at least one example"),
+    ({"data": lambda d: _changed(d, mlm_weights=_nan_weight)}, "mlm_weights must be finite"),
+    ({"data": lambda d: _changed(d, mlm_weights=torch.neg)}, "mlm_weights must be weights >= 0"),
+    ({"data": lambda d: _changed(d, mlm_labels=lambda t: t + 9999)},
+     r"mlm_labels must be token ids in \[0, 19\]"),
+    ({"data": lambda d: _changed(d, nsp_labels=lambda t: t + 5)}, "nsp_labels must be class ids"),
+])
+def test_bad_training_arguments_are_named_before_any_step(kwargs, message, toy_data, toy_model):
+    """Before: NaN losses silently, or TypeErrors, some after a whole step."""
+    model = toy_model()
+    data = kwargs.pop("data", toy_data)
+    args = {"model": model, "data": data(toy_data) if callable(data) else data,
+            "num_steps": 1, "progress": False} | kwargs
+    with pytest.raises(ValueError, match=message):
+        train_bert(args.pop("model"), args.pop("data"), **args)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+def test_cuda_without_a_gpu_is_named(toy_data, toy_model):
+    with pytest.raises(ValueError, match="no CUDA device is available here"):
+        train_bert(toy_model(), toy_data, num_steps=1, progress=False, device="cuda")
+
+
+@pytest.mark.parametrize(("data", "message"), [
+    (lambda d: d[:0], "data must hold at least one example"),
+    (lambda d: _changed(d, mlm_weights=torch.zeros_like), "no real prediction slot"),
+    (lambda d: _changed(d, nsp_labels=lambda t: t + 5), "nsp_labels must be class ids"),
+    (lambda d: _changed(d, mlm_labels=lambda t: t + 9999), "mlm_labels must be token ids"),
+])
+def test_evaluation_refuses_data_it_cannot_score(data, message, toy_data, toy_model):
+    """Before: ZeroDivisionError, a RuntimeError, or an MLM accuracy of 0.0 silently."""
+    with pytest.raises(ValueError, match=message):
+        evaluate_pretraining(toy_model(), data(toy_data))

@@ -18,6 +18,8 @@ _END = re.compile(r"\s*# </listing>\s*$")
 def source(obj, region: str | None = None) -> str:
     """The source of ``obj`` (a function, method or class), dedented, without the markers;
     with ``region``, only the lines of that marked region."""
+    if inspect.ismodule(obj):  # inspect would give the whole file
+        raise ValueError(f"obj must be a function, method or class, not a module; got {obj!r}")
     try:
         lines = inspect.getsource(obj).splitlines()
     except (TypeError, OSError) as err:
@@ -37,7 +39,7 @@ def source(obj, region: str | None = None) -> str:
                 inside.append(line)
     if region is None:
         return textwrap.dedent("\n".join(kept))
-    if region not in regions:
+    if not isinstance(region, str) or region not in regions:
         raise ValueError(f"region must name a marked region of {obj.__qualname__}; got "
                          f"{region!r}, the source has {sorted(regions) or 'none'}")
     return textwrap.dedent("\n".join(regions[region]))

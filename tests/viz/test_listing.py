@@ -36,3 +36,15 @@ def test_unknown_region_or_object_is_an_error(capsys):
         source(42)
     show_source(get_tokens_and_segments)
     assert capsys.readouterr().out == inspect.getsource(get_tokens_and_segments)
+
+
+def test_a_region_must_be_a_name():
+    """Before: TypeError unhashable for a list."""
+    with pytest.raises(ValueError, match=r"region must name a marked region.*got \['recipe'\]"):
+        source(mask_tokens, region=["recipe"])
+
+
+def test_a_module_is_not_a_listing():
+    import bertlib
+    with pytest.raises(ValueError, match="obj must be a function, method or class, not a module"):
+        source(bertlib)
