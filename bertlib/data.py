@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import torch
 from torch.utils.data import DataLoader, TensorDataset
@@ -222,10 +223,16 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
     return pad_bert_inputs(examples, max_len, vocab, max_preds)
 
 
-def make_loader(data: PretrainBatch, batch_size: int, *, seed: int,
+class Tensors(Protocol):
+    """Data as equally long tensors: a :class:`PretrainBatch`, or a fine-tuning task's data."""
+
+    def tensors(self) -> tuple[torch.Tensor, ...]: ...
+
+
+def make_loader(data: Tensors, batch_size: int, *, seed: int,
                 shuffle: bool = True) -> DataLoader:
-    """Mini-batches of the seven PretrainBatch tensors, shuffled by a generator seeded with
-    ``seed`` (so two loaders with the same seed give the same batches)."""
+    """Mini-batches of ``data.tensors()`` (the seven PretrainBatch tensors, say), shuffled by a
+    generator seeded with ``seed`` (so two loaders with the same seed give the same batches)."""
     check_positive_int("batch_size", batch_size)
     return DataLoader(TensorDataset(*data.tensors()), batch_size=batch_size, shuffle=shuffle,
                       generator=make_generator(seed=seed))
