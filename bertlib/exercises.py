@@ -293,12 +293,12 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
 }
 
 
-def check_implementation(key: str, function: Callable[..., torch.Tensor],
-                         lang: str | None = None) -> bool:
+def implementation_problem(key: str, function: Callable[..., torch.Tensor],
+                           lang: str | None = None) -> str | None:
     """Run ``function`` on every case of exercise ``key`` and compare it with bertlib's own.
 
-    Prints ✓, or the first case that failed and how (an error, a wrong shape, a wrong value),
-    with a hint, in ``lang``; returns whether every case passed.
+    Returns None when every case passes, else the first case that failed and how (an error, a
+    wrong shape, a wrong value) with a hint, in ``lang``.
     """
     if key not in IMPLEMENTATIONS:
         raise ValueError(f"unknown exercise {key!r}; known: {list(IMPLEMENTATIONS)}")
@@ -307,29 +307,32 @@ def check_implementation(key: str, function: Callable[..., torch.Tensor],
     lang = resolve_language(lang)
     exercise = IMPLEMENTATIONS[key]
     hint = exercise.hint[lang]
-    cases = exercise.cases()
-    for names, args in cases:
+    for names, args in exercise.cases():
         case = names[lang]
         expected = exercise.reference(*args)
         try:
             with torch.no_grad():
                 got = function(*(a.clone() for a in args))  # clones: the cases stay intact
         except NotImplementedError:
-            print(text("ex_impl_missing", lang))
-            return False
+            return text("ex_impl_missing", lang)
         except Exception as err:  # the learner's code may fail in any way: say how
-            print(text("ex_impl_raised", lang, case=case, error=f"{type(err).__name__}: {err}",
-                       hint=hint))
-            return False
+            return text("ex_impl_raised", lang, case=case, error=f"{type(err).__name__}: {err}",
+                        hint=hint)
         got_shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
         if got_shape != tuple(expected.shape):
-            print(text("ex_impl_shape", lang, case=case, expected=tuple(expected.shape),
-                       got=got_shape, hint=hint))
-            return False
+            return text("ex_impl_shape", lang, case=case, expected=tuple(expected.shape),
+                        got=got_shape, hint=hint)
         got = got.detach().to(expected.dtype)
         if not torch.allclose(got, expected, rtol=1e-4, atol=1e-5):
             diff = (got - expected).abs().nan_to_num(nan=float("inf")).max().item()
-            print(text("ex_impl_value", lang, case=case, diff=diff, hint=hint))
-            return False
-    print(text("ex_impl_correct", lang, count=len(cases)))
-    return True
+            return text("ex_impl_value", lang, case=case, diff=diff, hint=hint)
+    return None
+
+
+def check_implementation(key: str, function: Callable[..., torch.Tensor],
+                         lang: str | None = None) -> None:
+    """Print ✓ when ``function`` agrees with bertlib's own on every case of exercise ``key``,
+    else the first case that failed, how, and a hint."""
+    problem = implementation_problem(key, function, lang)
+    count = len(IMPLEMENTATIONS[key].cases())
+    print(problem or text("ex_impl_correct", lang, count=count))
