@@ -112,6 +112,26 @@ LABELS = {
     "topic": {"en": "topic", "zh": "话题"},
     "tag": {"en": "tag", "zh": "标签"},
     "trainable": {"en": "trainable parameters", "zh": "可训练的参数"},
+    "trainable_of": {"en": "trainable parameters: {n:,} of {total:,} ({frozen:,} frozen)",
+                     "zh": "可训练的参数：{n:,} 个，共 {total:,} 个（冻结了 {frozen:,} 个）"},
+    "adam_state": {"en": "Adam's state: {n:,} numbers instead of {total:,}",
+                   "zh": "Adam 的状态：{n:,} 个数，而不是 {total:,} 个"},
+    "frozen_faster": {"en": "frozen steps took less time:", "zh": "冻结后每一步用时更少："},
+    "story": {"en": "story", "zh": "故事"},
+    "pairs": {"en": "pairs:", "zh": "句子对："},
+    "labels": {"en": "labels", "zh": "标签"},
+    "split": {"en": "{train} training sentences, {held} held-out sentences",
+              "zh": "训练句子 {train} 个，留出句子 {held} 个"},
+    "both_sides": {"en": "templates on both sides:", "zh": "两边都有的模板："},
+    "held_out_ex": {"en": "held out:", "zh": "留出："},
+    "trained_ex": {"en": "trained: ", "zh": "训练："},
+    "loss": {"en": "loss", "zh": "损失"},
+    "shapes": {"en": "training {train}, held out {held}", "zh": "训练 {train}，留出 {held}"},
+    "loss_steps": {"en": "loss over {steps} steps: first 10 {first:.2f}, last 10 {last:.2f}",
+                   "zh": "{steps} 步的损失：前 10 步 {first:.2f}，后 10 步 {last:.2f}"},
+    "training_tokens": {"en": "training tokens:", "zh": "训练词元："},
+    "always_other": {"en": "always '{tag}': right on {share:.3f} of the held-out tokens",
+                     "zh": "永远回答“{tag}”：在 {share:.3f} 的留出词元上是对的"},
     "figure_title": {"en": "Topic of a sentence from a held-out template",
                      "zh": "留出模板中句子的话题"},
 }
@@ -146,7 +166,8 @@ sentences = load_task_sentences()
 print(Counter(s.lang for s in sentences))
 topics = class_names("topic")
 for s in (sentences[0], sentences[1], sentences[1440], sentences[1441]):
-    print(f"{s.template:>6}  story {s.story:3}  {topics[s.topic]:<6}  {s.text}  {s.spans}")
+    print(f"{s.template:>6}  {label('story')} {s.story:3}  {topics[s.topic]:<6}  {s.text}",
+          s.spans)
 
 # %% [markdown] lang="en"
 # Each sentence gives one example of three tasks, one for each kind of application the
@@ -179,7 +200,7 @@ for s in (sentences[0], sentences[1444]):
     print(" ".join(f"{p}/{tag_names[t]}" if t else p
                    for p, t in zip(pieces, token_tags(s, tokenizer), strict=True)))
 pairs = pair_data(sentences[:12] + sentences[1440:1452], tokenizer, max_len, seed=0)
-print("pairs:", tuple(pairs.tokens.shape), "labels", pairs.labels.tolist())
+print(label("pairs"), tuple(pairs.tokens.shape), label("labels"), pairs.labels.tolist())
 print(" ".join(tokenizer.vocab.to_tokens(pairs.tokens[0, :int(pairs.valid_lens[0])].tolist())))
 
 # %% [markdown] lang="en"
@@ -205,12 +226,13 @@ print(" ".join(tokenizer.vocab.to_tokens(pairs.tokens[0, :int(pairs.valid_lens[0
 # %%
 split = split_by_template(sentences, held_out_steps=3, seed=0)
 train_templates = {(s.lang, s.template) for s in split.train}
-print(len(split.train), "training sentences,", len(split.held_out), "held-out sentences")
-print("templates on both sides:", len(train_templates & split.held_out_templates))
+print(label("split", train=len(split.train), held=len(split.held_out)))
+print(label("both_sides"), len(train_templates & split.held_out_templates))
 held = next(s for s in split.held_out if s.lang == "en")
 topic_, step, wording = held.template.split(".")
 twin = next(s for s in split.train if s.template == f"{topic_}.{step}.{1 - int(wording)}")
-print("held out:", held.text, "\ntrained: ", twin.text)
+print(label("held_out_ex"), held.text)
+print(label("trained_ex"), twin.text)
 
 # %% [markdown] lang="en"
 # One caveat: the small BERT was *pretrained* on the whole corpus, held-out wordings included.
@@ -256,9 +278,10 @@ show_source(BERTTagger.forward)
 classifier = BERTClassifier(small_bert, NUM_TOPICS, seed=0)
 tagger = BERTTagger(small_bert, len(TAGS), seed=0)
 batch = topic_data(split.train[:4], tokenizer, max_len)
+inputs = batch.tokens, batch.segments, batch.valid_lens
 with torch.no_grad():
-    print("classifier:", tuple(classifier(batch.tokens, batch.segments, batch.valid_lens).shape))
-    print("tagger:    ", tuple(tagger(batch.tokens, batch.segments, batch.valid_lens).shape))
+    print("BERTClassifier:", tuple(classifier(*inputs).shape))  # (B, C)
+    print("BERTTagger:    ", tuple(tagger(*inputs).shape))  # (B, T, C)
 
 # %% [markdown] lang="en"
 # The loss is the cross-entropy of the labels, averaged over every labelled position of the
@@ -273,7 +296,7 @@ with torch.no_grad():
 tags = tagging_data(split.train[:2], tokenizer, max_len)
 print(tags.labels)
 with torch.no_grad():
-    print(f"loss {task_loss(tagger(*tags.tensors()[:3]), tags.labels):.3f}, "
+    print(f"{label('loss')} {task_loss(tagger(*tags.tensors()[:3]), tags.labels):.3f}, "
           f"ln 4 = {torch.log(torch.tensor(4.0)):.3f}")
 
 # %% [markdown] lang="en"
@@ -294,10 +317,10 @@ with torch.no_grad():
 # %%
 topic_train = topic_data(split.train, tokenizer, max_len)
 topic_held = topic_data(split.held_out, tokenizer, max_len)
-print("train", tuple(topic_train.tokens.shape), " held out", tuple(topic_held.tokens.shape))
+print(label("shapes", train=tuple(topic_train.tokens.shape), held=tuple(topic_held.tokens.shape)))
 history = fine_tune(classifier, topic_train, num_steps=STEPS, lr=LR, seed=0)
-print(f"loss: first 10 steps {sum(history.loss[:10]) / 10:.2f}, "
-      f"last 10 {sum(history.loss[-10:]) / 10:.2f}")
+print(label("loss_steps", steps=len(history.loss), first=sum(history.loss[:10]) / 10,
+            last=sum(history.loss[-10:]) / 10))
 
 
 def held_out_accuracy(model, data, languages=("en", "zh")):
@@ -351,7 +374,7 @@ print(f"{label('pretrained')} − {label('random')}:",
 # English (0.324) and much better in Chinese (0.593). A topic is mostly told by its words
 # (*library*, *ticket*, 医生, 球), and the bag of words sees each word directly, while the small
 # BERT must learn to gather them into its `<cls>` vector, from 100 steps of labels, with an
-# encoder that was pretrained for five minutes on 9,000 template sentences. (In Chinese every
+# encoder that was briefly pretrained on a small corpus of template sentences. (In Chinese every
 # character is a token, so many topic words reach the bag of words as several telling
 # characters.) The last part of this notebook shows what a properly pretrained encoder does on
 # the same test.
@@ -366,8 +389,8 @@ print(f"{label('pretrained')} − {label('random')}:",
 #
 # 词袋基线则让人清醒。它在英文上和预训练的小 BERT 一样好（0.324），在中文上则好得多（0.593）。
 # 话题主要是由词决定的（*library*、*ticket*、医生、球），词袋直接就能看到每个词；而小 BERT 必须
-# 学会把这些词汇集到它的 `<cls>` 向量中，所凭借的只是 100 步的标签，以及一个只在 9,000 个模板
-# 句子上预训练了五分钟的编码器。（中文里每个汉字是一个词元，所以许多话题词对词袋来说就是好几个
+# 学会把这些词汇集到它的 `<cls>` 向量中，所凭借的只是 100 步的标签，以及一个只在一个小小的模板
+# 句子语料库上短暂预训练过的编码器。（中文里每个汉字是一个词元，所以许多话题词对词袋来说就是好几个
 # 很能说明问题的汉字。）本笔记本的最后一部分会展示：一个真正充分预训练过的编码器在同样的测试中
 # 表现如何。
 #
@@ -399,15 +422,14 @@ for name, acc in zip(topics, per_class, strict=True):
 tag_train = tagging_data(split.train, tokenizer, max_len)
 tag_held = tagging_data(split.held_out, tokenizer, max_len)
 counts = Counter(tag_train.labels[tag_train.labels != IGNORE].tolist())
-print("training tokens:", {tag_names[t]: counts[t] for t in range(len(TAGS))})
+print(label("training_tokens"), {tag_names[t]: counts[t] for t in range(len(TAGS))})
 fine_tune(tagger, tag_train, num_steps=60, lr=2e-3, seed=0, progress=False)
 print(f"{label('tag'):<8}" + "".join(f"{label(lang):<24}" for lang in ("en", "zh")))
 scores = {lang: evaluate_task(tagger, tag_held.select(lang), len(TAGS)) for lang in ("en", "zh")}
 for t, name in enumerate(tag_names):
     print(f"{name:<8}" + "".join(f"{scores[lang].per_class[t]!s:<24}" for lang in ("en", "zh")))
 labelled = tag_held.labels[tag_held.labels != IGNORE]
-print(f"always '{tag_names[0]}': right on {(labelled == 0).float().mean():.3f} of the held-out "
-      "tokens")
+print(label("always_other", tag=tag_names[0], share=(labelled == 0).float().mean()))
 
 # %% [markdown] lang="en"
 # The accuracy here is per tag: the share of the held-out tokens of each tag that got it. After
@@ -448,10 +470,10 @@ total = sum(p.numel() for p in frozen.parameters())
 trainable = freeze_layers(frozen, trainable_blocks=0)
 frozen_history = fine_tune(frozen, topic_train, num_steps=STEPS, lr=LR, seed=0, progress=False)
 results["frozen"] = held_out_accuracy(frozen, topic_held)
-print(f"{label('trainable')}: {trainable:,} of {total:,}")
+print(label("trainable_of", n=trainable, total=total, frozen=total - trainable))
 # Adam keeps two running averages for every trainable parameter.
-print(f"Adam's state: {2 * trainable:,} numbers instead of {2 * total:,}")
-print("frozen steps took less time:", frozen_history.seconds < history.seconds)
+print(label("adam_state", n=2 * trainable, total=2 * total))
+print(label("frozen_faster"), frozen_history.seconds < history.seconds)
 print({label(lang): str(acc) for lang, acc in results["frozen"].items()})
 
 # %% [markdown] lang="en"
@@ -466,8 +488,8 @@ print({label(lang): str(acc) for lang, acc in results["frozen"].items()})
 #
 # ## A real BERT: MiniLM
 #
-# all-MiniLM-L6-v2 (notebook 07) was pretrained on far more text than our 9,000 template
-# sentences. It knows only English, so we fine-tune it on the English sentences, with its own
+# all-MiniLM-L6-v2 (notebook 07) was pretrained on far more text than our template corpus.
+# It knows only English, so we fine-tune it on the English sentences, with its own
 # tokenizer. To stay within the time budget of this notebook, we train only its top two encoder
 # blocks (and the layers above them), with batches of 16 for 20 steps.
 
@@ -481,7 +503,7 @@ print({label(lang): str(acc) for lang, acc in results["frozen"].items()})
 #
 # ## 真实的 BERT：MiniLM
 #
-# all-MiniLM-L6-v2（见第 07 个笔记本）预训练所用的文本远远多于我们这 9,000 个模板句子。它只懂
+# all-MiniLM-L6-v2（见第 07 个笔记本）预训练所用的文本远远多于我们的模板语料库。它只懂
 # 英文，所以我们用它自己的分词器，在英文句子上微调它。为了不超出本笔记本的时间预算，我们只训练它
 # 最上面的两个编码器块（以及它们上面的层），批量大小 16，训练 20 步。
 
@@ -523,10 +545,10 @@ display(fig)
 # %% [markdown] lang="en"
 # MiniLM gets 0.848 of the held-out English sentences right after only 20 steps, far above the
 # small BERT (0.314) and the bag of words (0.324), with the same labels and the same held-out
-# templates. Its encoder was pretrained on vastly more, and real, English text: it already
-# knows that a fridge is where food is kept and that groceries are bought at a market, so a
-# sentence worded in a new way still lands near the others of its topic. That is what
-# pretraining buys, at scale: the labels of a small task only have to point the way.
+# templates. Its encoder was pretrained on vastly more, and real, English text, where words
+# such as *fridge*, *groceries* and *market* meet in countless contexts; so a sentence worded in
+# a new way still gets a representation close to those of its topic. That is what pretraining
+# buys, at scale: the labels of a small task only have to point the way.
 #
 # ## Try it
 #
@@ -536,9 +558,9 @@ display(fig)
 
 # %% [markdown] lang="zh"
 # 只训练了 20 步，MiniLM 就答对了 0.848 的英文留出句子，远高于小 BERT（0.314）和词袋（0.324），
-# 而标签和留出的模板完全相同。它的编码器是在多得多的真实英文文本上预训练的：它早就知道冰箱是放
-# 食物的地方、食品是在市场上买的，所以即使句子换了一种说法，它的表示仍然落在同一话题的其他句子
-# 附近。这就是规模足够时预训练带来的东西：小任务的标签只需要指一指方向。
+# 而标签和留出的模板完全相同。它的编码器是在多得多的真实英文文本上预训练的，在那里，*fridge*、
+# *groceries*、*market* 这样的词在无数种上下文中相遇；所以即使句子换了一种说法，它得到的表示仍然
+# 接近同一话题的句子。这就是规模足够时预训练带来的东西：小任务的标签只需要指一指方向。
 #
 # ## 动手试一试
 #
