@@ -159,8 +159,15 @@ def pair_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, 
     check_positive_int("max_len", max_len)
     g = make_generator(seed=seed)
     stories: dict[tuple[str, int], list[int]] = {}
+    topics: dict[tuple[str, int], list[int]] = {}
     for i, s in enumerate(sentences):
         stories.setdefault((s.lang, s.story), []).append(i)
+        topics.setdefault((s.lang, s.topic), []).append(i)
+    # For each language and topic, the sentences of the other topics (in their order): the
+    # wrong partners.
+    others = {(lang, topic): sorted(j for (lang2, topic2), members in topics.items()
+                                    if lang2 == lang and topic2 != topic for j in members)
+              for lang, topic in topics}
     inputs, labels, langs = [], [], []
     for i, a in enumerate(sentences):
         mates = [j for j in stories[a.lang, a.story] if j != i]
@@ -169,8 +176,8 @@ def pair_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, 
         if float(torch.rand(1, generator=g)) < 0.5:
             b, label = mates[int(torch.randint(len(mates), (1,), generator=g))], SAME_STORY
         else:
-            others = [j for j, s in enumerate(sentences) if s.lang == a.lang and s.topic != a.topic]
-            b, label = others[int(torch.randint(len(others), (1,), generator=g))], OTHER_STORY
+            wrong = others[a.lang, a.topic]
+            b, label = wrong[int(torch.randint(len(wrong), (1,), generator=g))], OTHER_STORY
         inputs.append(encode_pair(tokenizer, a.text, sentences[b].text, max_len))
         labels.append(label)
         langs.append(a.lang)
