@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from bertlib.checks import (
-    check_features,
+    check_floating_dtype,
     check_integer_dtype,
     check_ndim,
     check_positive_float,
@@ -134,7 +134,7 @@ def task_loss(Y_hat: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         raise ValueError(f"labels must have shape {tuple(Y_hat.shape[:-1])} (Y_hat's without "
                          f"its last dimension); got {tuple(labels.shape)}")
     check_integer_dtype("labels", labels)
-    check_features("Y_hat", Y_hat, Y_hat.shape[-1], "classes")
+    check_floating_dtype("Y_hat", Y_hat)
     C = Y_hat.shape[-1]
     labelled = labels != IGNORE
     check_range("labels", labels[labelled], 0, C - 1, f"class ids in [0, {C - 1}] or IGNORE")

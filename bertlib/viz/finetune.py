@@ -14,7 +14,7 @@ from bertlib.i18n import text
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.tasks import TAGS
 from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.viz._widget import InputNotice, Widget, check_tokenizer, text_box
+from bertlib.viz._widget import Widget, check_tokenizer, text_box
 
 # New sentences, in no template of the corpus, about the train trip and the market.
 DEFAULT_SENTENCES = {
@@ -98,9 +98,7 @@ class FineTuneWidget(Widget):
     def _draw(self) -> list[str]:
         max_len = min(self.classifier.encoder.config.max_len,
                       self.tagger.encoder.config.max_len)
-        enc, notices = self._encode(self.tokenizer, max_len)
-        if len(enc.tokens) < 3:
-            raise InputNotice(text("empty_text", self.lang))
+        enc, notices = self._encode(self.tokenizer, max_len)  # an empty text is explained
         with eval_mode(self.classifier), eval_mode(self.tagger):
             logits = self.classifier(*enc.tensors(model_device(self.classifier)))
             tag_logits = self.tagger(*enc.tensors(model_device(self.tagger)))
