@@ -7,8 +7,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PIP    := $(BIN)/python -m pip
 
-.PHONY: setup lab test lint format browser notebooks corpus pretrain-small bench bench-attention \
-        bench-pretrain bench-widgets mutation
+.PHONY: setup lab test lint format browser notebooks corpus tasks pretrain-small bench \
+        bench-attention bench-pretrain bench-widgets mutation
 
 setup: $(STAMP)
 
@@ -58,6 +58,10 @@ notebooks: setup
 # The shipped corpus (bertlib/assets/small_corpus) and small pretrained BERT (bertlib/assets/small_bert).
 corpus: setup
 	$(BIN)/python scripts/make_corpus.py
+
+# The labelled fine-tuning sets of notebook 08 (bertlib/assets/tasks), from the same templates.
+tasks: setup
+	$(BIN)/python scripts/make_tasks.py
 
 pretrain-small: setup
 	$(BIN)/python scripts/pretrain_small.py

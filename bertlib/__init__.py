@@ -17,6 +17,7 @@ from bertlib.data import (
     make_pretrain_examples,
     pad_bert_inputs,
 )
+from bertlib.finetune import BERTClassifier, BERTTagger, evaluate_task, fine_tune
 from bertlib.hf import load_hf, load_hf_model
 from bertlib.inputs import eval_mode, get_bert_encoding, get_tokens_and_segments
 from bertlib.loss import BERTLoss, bert_loss
@@ -37,10 +38,12 @@ __all__ = [
     "HF_SPECIAL_TOKENS",
     "IS_NEXT",
     "NOT_NEXT",
+    "BERTClassifier",
     "BERTConfig",
     "BERTEncoder",
     "BERTLoss",
     "BERTModel",
+    "BERTTagger",
     "Fate",
     "MaskLM",
     "MaskedTokens",
@@ -56,6 +59,8 @@ __all__ = [
     "bert_loss",
     "eval_mode",
     "evaluate_pretraining",
+    "evaluate_task",
+    "fine_tune",
     "get_bert_encoding",
     "get_tokens_and_segments",
     "load_hf",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import torch
 from torch.utils.data import DataLoader, TensorDataset
@@ -315,12 +316,21 @@ def check_nonempty_batch(data: PretrainBatch) -> None:
         raise ValueError("data must hold at least one example; got an empty PretrainBatch")
 
 
-def make_loader(data: PretrainBatch, batch_size: int, *, seed: int,
+class Tensors(Protocol):
+    """Data as equally long tensors: a :class:`PretrainBatch`, or a fine-tuning task's data."""
+
+    def tensors(self) -> tuple[torch.Tensor, ...]: ...
+
+
+def make_loader(data: Tensors, batch_size: int, *, seed: int,
                 shuffle: bool = True) -> DataLoader:
-    """Mini-batches of the seven PretrainBatch tensors, shuffled by a generator seeded with
-    ``seed`` (so two loaders with the same seed give the same batches)."""
-    check_nonempty_batch(data)
+    """Mini-batches of ``data.tensors()`` (the seven PretrainBatch tensors, say), shuffled by a
+    generator seeded with ``seed`` (so two loaders with the same seed give the same batches)."""
+    tensors = data.tensors() if callable(getattr(data, "tensors", None)) else None
+    if not tensors or len(tensors[0]) == 0:
+        raise ValueError("data must be a non-empty PretrainBatch or task data (an object whose "
+                         f"tensors() gives equally long tensors); got {type(data).__name__}")
     check_positive_int("batch_size", batch_size)
     check_bool("shuffle", shuffle)
-    return DataLoader(TensorDataset(*data.tensors()), batch_size=batch_size, shuffle=shuffle,
+    return DataLoader(TensorDataset(*tensors), batch_size=batch_size, shuffle=shuffle,
                       generator=make_generator(seed=seed))

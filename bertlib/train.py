@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import torch
+from torch import nn
+from torch.utils.data import DataLoader
 from tqdm.auto import tqdm
 
 from bertlib.checks import (
@@ -40,7 +42,7 @@ def train_step(model: BERTModel, optimizer: torch.optim.Optimizer,
     return BERTLoss(*(t.detach() for t in loss))
 
 
-def _own_global_rng() -> contextlib.AbstractContextManager:
+def own_global_rng() -> contextlib.AbstractContextManager:
     """A block whose draws from torch's global generators (CPU and every GPU) are undone after
     it: PyTorch's weight initialisers and dropout can only draw from those, and a library must
     not move the caller's random stream."""
@@ -53,7 +55,7 @@ def init_model(config: BERTConfig, seed: int) -> BERTModel:
     state is left as it was)."""
     check_instance("config", config, BERTConfig, "a BERTConfig")
     check_seed("seed", seed)
-    with _own_global_rng():
+    with own_global_rng():
         torch.manual_seed(seed)
         return BERTModel.from_config(config)
 
@@ -111,6 +113,34 @@ def _check_model_and_data(model: BERTModel, data: PretrainBatch) -> None:
                   tuple(data.pred_positions.shape), model.config.vocab_size)
 
 
+def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
+              step: Callable[[list[torch.Tensor]], dict[str, str]], *, seed: int,
+              device: torch.device, desc: str, progress: bool = True) -> None:
+    """The training loop that pretraining and fine-tuning share: ``num_steps`` mini-batches
+    from ``loader`` (cycling over it), each moved to ``device`` and given to
+    ``step(batch)``, which takes one optimisation step and returns the progress bar's
+    postfix. The model is in training mode during the loop and in eval mode after it.
+
+    ``seed`` fixes the dropout draws, which come from torch's global generator; the caller's
+    global random state is left as it was.
+    """
+    with own_global_rng():
+        torch.manual_seed(seed)  # dropout draws from the global generator
+        model.train()
+        bar = tqdm(total=num_steps, disable=not progress, desc=desc)
+        done = 0
+        while done < num_steps:
+            for batch in loader:
+                postfix = step([t.to(device) for t in batch])
+                bar.set_postfix(postfix, refresh=False)
+                bar.update(1)
+                done += 1
+                if done == num_steps:
+                    break
+    bar.close()
+    model.eval()
+
+
 def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_size: int = 128,
                lr: float = 1e-3, seed: int = 0, progress: bool = True,
                callback: Callable[[TrainHistory], None] | None = None,
@@ -143,29 +173,22 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
     loader = make_loader(data, batch_size, seed=seed)  # checks batch_size and seed
     model.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    with _own_global_rng():
-        torch.manual_seed(seed)  # dropout draws from the global generator
-        model.train()
-        history = TrainHistory(num_steps=num_steps)
-        bar = tqdm(total=num_steps, disable=not progress, desc=text("progress_pretraining"))
-        while len(history.mlm) < num_steps:
-            for batch in loader:
-                start = time.perf_counter()
-                batch = [t.to(device) for t in batch]
-                loss = train_step(model, optimizer, batch, loss_fn)
-                history.seconds += time.perf_counter() - start
-                history.pairs += len(batch[0])
-                history.mlm.append(loss.mlm.item())
-                history.nsp.append(loss.nsp.item())
-                bar.set_postfix(mlm=f"{history.mlm[-1]:.3f}", nsp=f"{history.nsp[-1]:.3f}",
-                                pairs_s=f"{history.pairs_per_sec:.0f}", refresh=False)
-                bar.update(1)
-                if callback is not None:
-                    callback(history)
-                if len(history.mlm) == num_steps:
-                    break
-    bar.close()
-    model.eval()
+    history = TrainHistory(num_steps=num_steps)
+
+    def step(batch: list[torch.Tensor]) -> dict[str, str]:
+        start = time.perf_counter()
+        loss = train_step(model, optimizer, batch, loss_fn)
+        history.seconds += time.perf_counter() - start
+        history.pairs += len(batch[0])
+        history.mlm.append(loss.mlm.item())
+        history.nsp.append(loss.nsp.item())
+        if callback is not None:
+            callback(history)
+        return {"mlm": f"{history.mlm[-1]:.3f}", "nsp": f"{history.nsp[-1]:.3f}",
+                "pairs_s": f"{history.pairs_per_sec:.0f}"}
+
+    run_steps(model, loader, num_steps, step, seed=seed, device=device,
+              desc=text("progress_pretraining"), progress=progress)
     return history
 
 

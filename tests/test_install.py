@@ -20,6 +20,7 @@ SCRIPT = textwrap.dedent("""
     import bertlib
     from bertlib import load_small_bert, load_small_corpus, make_pretrain_data, train_bert
     from bertlib.corpus import tokenize_paragraphs
+    from bertlib.tasks import load_task_sentences, split_by_template
     from bertlib.viz import (AttentionWidget, InputRepresentationWidget, LossPlot,
                              MaskingWidget, NSPWidget)
     from bertlib.viz.fonts import use_cjk_font
@@ -44,6 +45,8 @@ SCRIPT = textwrap.dedent("""
                               groups=split.train_langs[:20])
     history = train_bert(model, data, num_steps=1, batch_size=16, progress=False)
     assert len(history.mlm) == 1
+    tasks = split_by_template(load_task_sentences())
+    assert len(tasks.train) > 2000 and len(tasks.held_out) > 500
     print("whole install works")
 """)
 
@@ -65,7 +68,7 @@ def fresh_install(tmp_path_factory) -> Path:
     return venv
 
 
-def test_the_wheel_carries_the_model_the_corpus_and_the_strings(fresh_install):
+def test_the_wheel_carries_the_model_the_corpus_the_tasks_and_the_strings(fresh_install):
     (wheel,) = (fresh_install.parent / "dist").glob("bertlib-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("bertlib/strings.json", "bertlib/assets/small_bert/model.safetensors",
@@ -73,6 +76,7 @@ def test_the_wheel_carries_the_model_the_corpus_and_the_strings(fresh_install):
                    "bertlib/assets/small_bert/tokenizer.json",
                    "bertlib/assets/small_bert/metrics.json",
                    "bertlib/assets/small_corpus/en.txt", "bertlib/assets/small_corpus/zh.txt",
+                   "bertlib/assets/tasks/en.jsonl", "bertlib/assets/tasks/zh.jsonl",
                    "bertlib/viz/widgets.py"):
         assert needed in names, needed
 

@@ -1,4 +1,5 @@
-"""What ships with bertlib, as package data: the small pretrained BERT and its corpus."""
+"""What ships with bertlib, as package data: the small pretrained BERT, its corpus and the
+labelled fine-tuning sets."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from bertlib.tokenizer import WordPieceTokenizer
 
 SMALL_BERT_DIR = Path(__file__).resolve().parent / "small_bert"
 SMALL_CORPUS_DIR = Path(__file__).resolve().parent / "small_corpus"
+TASKS_DIR = Path(__file__).resolve().parent / "tasks"  # scripts/make_tasks.py writes it
 METRICS_FILE = "metrics.json"  # the shipped model's losses and held-out figures
 
 

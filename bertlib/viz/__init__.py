@@ -12,6 +12,7 @@ from bertlib.viz.attention import (
     plot_attention,
 )
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot, plot_input_representation
+from bertlib.viz.finetune import FineTuneWidget
 from bertlib.viz.masks import (
     ChipsPlot,
     MaskTally,
@@ -34,6 +35,7 @@ __all__ = [
     "ChipsPlot",
     "EmbeddingParts",
     "EmbeddingPlot",
+    "FineTuneWidget",
     "InputRepresentationWidget",
     "LossPlot",
     "MaskTally",

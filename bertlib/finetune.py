@@ -1,0 +1,274 @@
+"""Fine-tuning: a new output layer on the pretrained encoder, the loop, held-out accuracy.
+
+The original BERT is pretrained once and then fine-tuned for each task: the MLM and NSP heads
+are dropped, a small output layer is added, and every parameter is trained a little further on
+the task's labelled data. :class:`BERTClassifier` is the chapter's (one label per text or text
+pair, from the ``<cls>`` representation); :class:`BERTTagger` gives one label per token.
+
+Shapes: B = batch, T = sequence length, H = num_hiddens, C = classes (or tags).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from bertlib.checks import (
+    check_floating_dtype,
+    check_integer_dtype,
+    check_ndim,
+    check_positive_float,
+    check_positive_int,
+    check_range,
+)
+from bertlib.data import make_loader
+from bertlib.i18n import text
+from bertlib.inputs import eval_mode, model_device
+from bertlib.model import BERTModel
+from bertlib.tasks import IGNORE, TaskData
+from bertlib.train import default_device, own_global_rng, run_steps
+
+
+def _new_linear(num_inputs: int, num_outputs: int, seed: int) -> nn.Linear:
+    """A freshly initialised output layer whose weights depend only on ``seed``."""
+    with own_global_rng():
+        torch.manual_seed(seed)
+        return nn.Linear(num_inputs, num_outputs)
+
+
+def _check_num_classes(num_classes: int) -> None:
+    check_positive_int("num_classes", num_classes)
+    if num_classes < 2:
+        raise ValueError(f"num_classes must be at least 2; got {num_classes}")
+
+
+class BERTClassifier(nn.Module):
+    """The chapter's classifier: the pretrained encoder and its ``hidden`` layer (Linear + Tanh
+    on ``<cls>``, the pooler), then a new output layer with ``num_classes`` outputs.
+
+    For a text pair, ``<cls> A <sep> B <sep>`` with its segment ids goes in unchanged: the
+    chapter fine-tunes the same class for natural language inference. The encoder and hidden
+    layer are copies, so fine-tuning leaves ``bert`` as it was; the output layer's initial
+    weights depend only on ``seed``.
+    """
+
+    def __init__(self, bert: BERTModel, num_classes: int, *, seed: int = 0):
+        super().__init__()
+        _check_num_classes(num_classes)
+        self.encoder = copy.deepcopy(bert.encoder)
+        self.hidden = copy.deepcopy(bert.hidden)
+        H = bert.config.num_hiddens
+        self.output = _new_linear(H, num_classes, seed).to(model_device(bert))
+
+    def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
+                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+        """tokens, segments: (B, T); valid_lens: (B,) or None. Returns logits (B, C)."""
+        encoded_X = self.encoder(tokens, segments, valid_lens)  # (B, T, H); checks its inputs
+        return self.output(self.hidden(encoded_X[:, 0, :]))
+
+
+class BERTTagger(nn.Module):
+    """One label per token: the pretrained encoder, then a new output layer applied to every
+    token's representation (the chapter's token-level application, such as tagging)."""
+
+    def __init__(self, bert: BERTModel, num_tags: int, *, seed: int = 0):
+        super().__init__()
+        _check_num_classes(num_tags)
+        self.encoder = copy.deepcopy(bert.encoder)
+        self.output = _new_linear(bert.config.num_hiddens, num_tags, seed).to(model_device(bert))
+
+    def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
+                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+        """tokens, segments: (B, T); valid_lens: (B,) or None. Returns logits (B, T, C)."""
+        return self.output(self.encoder(tokens, segments, valid_lens))
+
+
+class BagOfWords(nn.Module):
+    """The baseline: a linear classifier on the share of each vocabulary entry among a text's
+    tokens. No order and no context, and nothing pretrained."""
+
+    def __init__(self, vocab_size: int, num_classes: int, *, seed: int = 0):
+        super().__init__()
+        check_positive_int("vocab_size", vocab_size)
+        _check_num_classes(num_classes)
+        with own_global_rng():
+            torch.manual_seed(seed)
+            self.weights = nn.Embedding(vocab_size, num_classes)  # one row per vocabulary entry
+        self.bias = nn.Parameter(torch.zeros(num_classes))
+
+    def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
+                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+        """tokens: (B, T); valid_lens: (B,) or None (no padding). Returns logits (B, C);
+        ``segments`` is accepted for a uniform call and ignored."""
+        check_ndim("tokens", tokens, 2, "(batch, seq_len)")
+        check_integer_dtype("tokens", tokens)
+        V = self.weights.num_embeddings
+        check_range("tokens", tokens, 0, V - 1, f"token ids in [0, {V - 1}]")
+        B, T = tokens.shape
+        if valid_lens is None:
+            valid_lens = torch.full((B,), T, device=tokens.device)
+        real = torch.arange(T, device=tokens.device)[None, :] < valid_lens[:, None]  # (B, T)
+        summed = (self.weights(tokens) * real[..., None]).sum(1)  # (B, C)
+        return summed / valid_lens[:, None] + self.bias
+
+
+def task_loss(Y_hat: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy over the labelled positions.
+
+    ``Y_hat`` (B, C) with ``labels`` (B,), or ``Y_hat`` (B, T, C) with ``labels`` (B, T), where
+    positions labelled ``IGNORE`` (``<cls>``, ``<sep>``, padding) count for nothing: the mean
+    is over the labelled tokens of the whole batch, so every real token weighs the same
+    whatever the length of its sentence.
+    """
+    if not isinstance(Y_hat, torch.Tensor) or Y_hat.dim() not in (2, 3):
+        raise ValueError("Y_hat must be a tensor of shape (batch, classes) or (batch, seq_len, "
+                         f"classes); got {getattr(Y_hat, 'shape', type(Y_hat))}")
+    check_ndim("labels", labels, Y_hat.dim() - 1, "Y_hat's shape without its last dimension")
+    if labels.shape != Y_hat.shape[:-1]:
+        raise ValueError(f"labels must have shape {tuple(Y_hat.shape[:-1])} (Y_hat's without "
+                         f"its last dimension); got {tuple(labels.shape)}")
+    check_integer_dtype("labels", labels)
+    check_floating_dtype("Y_hat", Y_hat)
+    C = Y_hat.shape[-1]
+    labelled = labels != IGNORE
+    check_range("labels", labels[labelled], 0, C - 1, f"class ids in [0, {C - 1}] or IGNORE")
+    if not bool(labelled.any()):
+        raise ValueError(f"labels must label at least one position; every one is IGNORE "
+                         f"({IGNORE})")
+    return F.cross_entropy(Y_hat.reshape(-1, C), labels.reshape(-1), ignore_index=IGNORE)
+
+
+def freeze_layers(model: BERTClassifier | BERTTagger, *, trainable_blocks: int) -> int:
+    """Freeze the embeddings and all but the top ``trainable_blocks`` encoder blocks (0: the
+    whole encoder); the layers above the encoder stay trainable. Returns the number of
+    trainable parameters. Frozen parameters get no gradient, which saves the backward pass
+    through everything below the lowest trainable block."""
+    if not isinstance(model, BERTClassifier | BERTTagger):
+        raise ValueError(f"model must be a BERTClassifier or BERTTagger; got "
+                         f"{type(model).__name__}")
+    blocks = len(model.encoder.blks)
+    if isinstance(trainable_blocks, bool) or not isinstance(trainable_blocks, int) or not (
+            0 <= trainable_blocks <= blocks):
+        raise ValueError(f"trainable_blocks must be an integer in [0, {blocks}]; got "
+                         f"{trainable_blocks!r}")
+    trainable = set(model.encoder.blks[blocks - trainable_blocks:].parameters())
+    encoder = set(model.encoder.parameters())
+    for p in model.parameters():
+        p.requires_grad_(p not in encoder or p in trainable)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@dataclass
+class FineTuneHistory:
+    """Per-step losses of :func:`fine_tune`."""
+
+    loss: list[float] = field(default_factory=list)
+    examples: int = 0  # texts or text pairs processed
+    seconds: float = 0.0  # wall-clock time of the steps
+
+
+def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: int = 32,
+              lr: float = 1e-4, seed: int = 0, progress: bool = True,
+              device: torch.device | str | None = None,
+              lang: str | None = None) -> FineTuneHistory:
+    """Train ``model`` with Adam on ``data`` for ``num_steps`` mini-batches, every parameter
+    that requires a gradient (see :func:`freeze_layers`), with :func:`task_loss`.
+
+    Uses the pretraining loop (:func:`bertlib.train.run_steps`): ``seed`` fixes the batch
+    order and the dropout draws, torch's global random state is left as it was, and the
+    progress bar (described in ``lang``) shows the loss and examples/s.
+    """
+    check_positive_int("num_steps", num_steps)
+    check_positive_float("lr", lr)
+    if not isinstance(data, TaskData):
+        raise ValueError(f"data must be a bertlib.tasks.TaskData; got {type(data).__name__}")
+    device = default_device() if device is None else torch.device(device)
+    model.to(device)
+    params = [p for p in model.parameters() if p.requires_grad]
+    if not params:
+        raise ValueError("model has no trainable parameter: every one is frozen")
+    optimizer = torch.optim.Adam(params, lr=lr)
+    history = FineTuneHistory()
+
+    def step(batch: list[torch.Tensor]) -> dict[str, str]:
+        start = time.perf_counter()
+        tokens, segments, valid_lens, labels = batch
+        optimizer.zero_grad(set_to_none=True)
+        loss = task_loss(model(tokens, segments, valid_lens), labels)
+        loss.backward()
+        optimizer.step()
+        history.seconds += time.perf_counter() - start
+        history.examples += len(tokens)
+        history.loss.append(loss.item())
+        return {"loss": f"{history.loss[-1]:.3f}",
+                "ex_s": f"{history.examples / history.seconds:.0f}"}
+
+    run_steps(model, make_loader(data, batch_size, seed=seed), num_steps, step, seed=seed,
+              device=device, desc=text("finetune_progress", lang), progress=progress)
+    return history
+
+
+def predict(model: nn.Module, data: TaskData, batch_size: int = 256) -> torch.Tensor:
+    """The most probable class of every example (N,), or tag of every token (N, T), in eval
+    mode, on the CPU."""
+    check_positive_int("batch_size", batch_size)
+    device, out = model_device(model), []
+    with eval_mode(model):
+        for batch in make_loader(data, batch_size, seed=0, shuffle=False):
+            tokens, segments, valid_lens, _ = (t.to(device) for t in batch)
+            out.append(model(tokens, segments, valid_lens).argmax(-1).cpu())
+    return torch.cat(out)
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """``hits`` right answers out of ``n``, with a 95% Wilson confidence interval."""
+
+    hits: int
+    n: int
+
+    @property
+    def value(self) -> float:
+        return self.hits / self.n if self.n else math.nan
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The Wilson score interval: unlike value ± 1.96 standard errors, it stays in [0, 1]
+        and is not empty when every answer is right."""
+        if not self.n:
+            return math.nan, math.nan
+        z2, p, n = 1.96**2, self.value, self.n
+        centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+        half = math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) * math.sqrt(z2) / (1 + z2 / n)
+        return max(0.0, centre - half), min(1.0, centre + half)
+
+    def __str__(self) -> str:
+        low, high = self.interval
+        return f"{self.value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+@dataclass(frozen=True)
+class TaskScore:
+    """Held-out accuracy over every labelled example or token, and per class (the share of each
+    class's examples or tokens that got their own label)."""
+
+    overall: Accuracy
+    per_class: tuple[Accuracy, ...]
+
+
+def evaluate_task(model: nn.Module, data: TaskData, num_classes: int,
+                  batch_size: int = 256) -> TaskScore:
+    """Accuracy of ``model`` on ``data``, overall and per class, ``IGNORE`` positions left out."""
+    _check_num_classes(num_classes)
+    predicted = predict(model, data, batch_size)
+    labelled = data.labels != IGNORE
+    labels, right = data.labels[labelled], (predicted == data.labels)[labelled]
+    per_class = tuple(Accuracy(int(right[labels == c].sum()), int((labels == c).sum()))
+                      for c in range(num_classes))
+    return TaskScore(Accuracy(int(right.sum()), len(labels)), per_class)

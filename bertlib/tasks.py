@@ -1,0 +1,209 @@
+"""Labelled data for fine-tuning: three small bilingual tasks built from the corpus templates.
+
+The shipped sets (``bertlib/assets/tasks/{en,zh}.jsonl``, written by ``scripts/make_tasks.py``)
+hold one sentence of a generated story per line, with its topic, its story, its template and
+the character spans of the names, places and times the template filled in. Three tasks follow:
+
+* **topic** (sentence level): which of the 12 story topics a sentence is about;
+* **pair** (pair level): do two sentences come from the same story? The wrong partner comes
+  from a story about another topic, in the same language;
+* **tags** (token level): is each token part of a name, a place, a time, or none of them?
+
+:func:`split_by_template` holds out whole templates, so a held-out sentence is never a
+training sentence with other names filled in.
+
+Shapes: N = examples, T = sequence length.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from bertlib.assets import TASKS_DIR
+from bertlib.checks import check_choice, check_positive_int
+from bertlib.i18n import LANGUAGES, text
+from bertlib.inputs import EncodedInput, encode_pair, stack_inputs
+from bertlib.rng import make_generator
+from bertlib.tokenizer import WordPieceTokenizer
+
+NUM_TOPICS = 12
+TAGS = ("O", "NAME", "PLACE", "TIME")  # tag ids are positions in this tuple
+IGNORE = -100  # the label of positions no loss is computed on (<cls>, <sep>, padding)
+SAME_STORY, OTHER_STORY = 1, 0
+TASKS = ("topic", "pair", "tags")
+
+
+@dataclass(frozen=True)
+class TaskSentence:
+    """One sentence of one generated story, with everything the three tasks need."""
+
+    text: str
+    lang: str
+    topic: int
+    story: int
+    template: str  # "topic.step.wording"
+    spans: tuple[tuple[int, int, str], ...]  # character spans of names, places and times
+
+
+def load_task_sentences(directory: str | Path = TASKS_DIR) -> list[TaskSentence]:
+    """Every sentence of the shipped sets, English first, in file order."""
+    sentences = []
+    for lang in LANGUAGES:
+        for line in (Path(directory) / f"{lang}.jsonl").read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            sentences.append(TaskSentence(row["text"], lang, row["topic"], row["story"],
+                                          row["template"],
+                                          tuple((s, e, kind) for s, e, kind in row["spans"])))
+    return sentences
+
+
+def class_names(task: str, lang: str | None = None) -> list[str]:
+    """The names of a task's classes (or tags) in ``lang``, in label order."""
+    check_choice("task", task, TASKS)
+    keys = {"topic": [f"topic_{i}" for i in range(NUM_TOPICS)],
+            "pair": ["pair_other", "pair_same"],
+            "tags": [f"tag_{tag}" for tag in TAGS]}[task]
+    return [text(key, lang) for key in keys]
+
+
+@dataclass
+class TemplateSplit:
+    """Sentences split by template: no template has sentences on both sides."""
+
+    train: list[TaskSentence]
+    held_out: list[TaskSentence]
+    held_out_templates: frozenset[tuple[str, str]]  # (language, template)
+
+
+def split_by_template(sentences: Sequence[TaskSentence], *, held_out_steps: int = 3,
+                      seed: int = 0) -> TemplateSplit:
+    """Hold out one wording of ``held_out_steps`` story steps per topic and language.
+
+    The other wording of each such step stays in training, so every step of every story is
+    still taught, but the held-out wordings are never seen with a label: held-out accuracy
+    measures how well a model generalises to new sentences, not how well it remembers
+    templates with other names filled in.
+    """
+    check_positive_int("held_out_steps", held_out_steps)
+    steps: dict[tuple[str, int], set[int]] = {}
+    for s in sentences:
+        steps.setdefault((s.lang, s.topic), set()).add(int(s.template.split(".")[1]))
+    if steps and held_out_steps >= min(len(v) for v in steps.values()):
+        raise ValueError(f"held_out_steps must be below the number of steps per story "
+                         f"({min(len(v) for v in steps.values())}); got {held_out_steps}")
+    g = make_generator(seed=seed)
+    held = set()
+    for (lang, topic), found in sorted(steps.items()):
+        order = sorted(found)
+        for i in torch.randperm(len(order), generator=g)[:held_out_steps].tolist():
+            wording = int(torch.randint(2, (1,), generator=g))
+            held.add((lang, f"{topic}.{order[i]}.{wording}"))
+    split = TemplateSplit([], [], frozenset(held))
+    for s in sentences:
+        (split.held_out if (s.lang, s.template) in held else split.train).append(s)
+    return split
+
+
+@dataclass
+class TaskData:
+    """Padded tensors for N examples of one task, and each example's language."""
+
+    tokens: torch.Tensor  # (N, T) long, padded with <pad>
+    segments: torch.Tensor  # (N, T) long
+    valid_lens: torch.Tensor  # (N,) long
+    labels: torch.Tensor  # (N,) a class per example, or (N, T) a tag per token (IGNORE elsewhere)
+    langs: list[str]
+
+    def __len__(self) -> int:
+        return self.tokens.shape[0]
+
+    def tensors(self) -> tuple[torch.Tensor, ...]:
+        return self.tokens, self.segments, self.valid_lens, self.labels
+
+    def select(self, lang: str) -> TaskData:
+        """The examples in one language."""
+        check_choice("lang", lang, LANGUAGES)
+        rows = torch.tensor([x == lang for x in self.langs])
+        return TaskData(*(t[rows] for t in self.tensors()), [lang] * int(rows.sum()))
+
+
+def _batch(inputs: list[EncodedInput], labels: torch.Tensor, langs: list[str],
+           tokenizer: WordPieceTokenizer) -> TaskData:
+    if not inputs:
+        raise ValueError("sentences must hold at least one sentence (none gave an example)")
+    return TaskData(*stack_inputs(inputs, tokenizer.vocab.pad_id), labels, langs)
+
+
+def topic_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
+               max_len: int) -> TaskData:
+    """``<cls> sentence <sep>`` labelled with its story's topic (0 to 11)."""
+    check_positive_int("max_len", max_len)
+    inputs = [encode_pair(tokenizer, s.text, max_len=max_len) for s in sentences]
+    return _batch(inputs, torch.tensor([s.topic for s in sentences]),
+                  [s.lang for s in sentences], tokenizer)
+
+
+def pair_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, max_len: int,
+              *, seed: int) -> TaskData:
+    """``<cls> A <sep> B <sep>`` labelled SAME_STORY (1) or OTHER_STORY (0), half each.
+
+    Every sentence whose story has another sentence in ``sentences`` is an A once; B is drawn
+    from ``sentences`` only, so pairs made from held-out sentences use held-out templates only.
+    The wrong partner is a sentence in the same language from a story of another topic.
+    """
+    check_positive_int("max_len", max_len)
+    g = make_generator(seed=seed)
+    stories: dict[tuple[str, int], list[int]] = {}
+    topics: dict[tuple[str, int], list[int]] = {}
+    for i, s in enumerate(sentences):
+        stories.setdefault((s.lang, s.story), []).append(i)
+        topics.setdefault((s.lang, s.topic), []).append(i)
+    # For each language and topic, the sentences of the other topics (in their order): the
+    # wrong partners.
+    others = {(lang, topic): sorted(j for (lang2, topic2), members in topics.items()
+                                    if lang2 == lang and topic2 != topic for j in members)
+              for lang, topic in topics}
+    inputs, labels, langs = [], [], []
+    for i, a in enumerate(sentences):
+        mates = [j for j in stories[a.lang, a.story] if j != i]
+        if not mates:
+            continue
+        if float(torch.rand(1, generator=g)) < 0.5:
+            b, label = mates[int(torch.randint(len(mates), (1,), generator=g))], SAME_STORY
+        else:
+            wrong = others[a.lang, a.topic]
+            b, label = wrong[int(torch.randint(len(wrong), (1,), generator=g))], OTHER_STORY
+        inputs.append(encode_pair(tokenizer, a.text, sentences[b].text, max_len))
+        labels.append(label)
+        langs.append(a.lang)
+    return _batch(inputs, torch.tensor(labels), langs, tokenizer)
+
+
+def token_tags(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list[int]:
+    """One tag id per WordPiece token of the sentence: the kind of the span the token starts
+    in, else ``O``. A word cut into pieces gives every piece the word's tag."""
+    encoding = tokenizer.backend.encode(sentence.text, add_special_tokens=False)
+    tags = []
+    for start, _ in encoding.offsets:
+        kinds = [kind for s, e, kind in sentence.spans if s <= start < e]
+        tags.append(TAGS.index(kinds[0]) if kinds else 0)
+    return tags
+
+
+def tagging_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
+                 max_len: int) -> TaskData:
+    """``<cls> sentence <sep>`` with one tag per token; ``<cls>``, ``<sep>`` and padding get
+    ``IGNORE``, so that no loss and no accuracy is computed there."""
+    check_positive_int("max_len", max_len)
+    inputs = [encode_pair(tokenizer, s.text, max_len=max_len) for s in sentences]
+    T = max(len(x.ids) for x in inputs) if inputs else 0
+    labels = torch.full((len(inputs), T), IGNORE)
+    for i, (s, x) in enumerate(zip(sentences, inputs, strict=True)):
+        tags = token_tags(s, tokenizer)[: len(x.ids) - 2]  # as encode_pair truncated
+        labels[i, 1: 1 + len(tags)] = torch.tensor(tags, dtype=torch.long)
+    return _batch(inputs, labels, [s.lang for s in sentences], tokenizer)

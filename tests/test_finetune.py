@@ -1,0 +1,248 @@
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from bertlib import BERTClassifier, BERTTagger, evaluate_task, fine_tune, load_small_bert
+from bertlib.finetune import Accuracy, BagOfWords, freeze_layers, predict, task_loss
+from bertlib.tasks import IGNORE, NUM_TOPICS, TaskData, load_task_sentences, split_by_template
+from bertlib.tasks import topic_data as make_topic_data
+from bertlib.train import init_model
+
+
+def toy_task(vocab_size: int, n: int = 64, T: int = 8, seed: int = 0) -> TaskData:
+    """Sequences of random words whose class is whether word 5 (the first non-special id) is
+    in them; padded at random lengths."""
+    g = torch.Generator().manual_seed(seed)
+    tokens = torch.randint(6, vocab_size, (n, T), generator=g)
+    valid_lens = torch.randint(3, T + 1, (n,), generator=g)
+    labels = torch.randint(2, (n,), generator=g)
+    for i in range(n):
+        if labels[i]:
+            tokens[i, 1 + int(torch.randint(int(valid_lens[i]) - 1, (1,), generator=g))] = 5
+        tokens[i, valid_lens[i]:] = 0
+    tokens[:, 0] = 2  # <cls>
+    return TaskData(tokens, torch.zeros_like(tokens), valid_lens, labels, ["en"] * n)
+
+
+def test_classifier_reads_cls_through_the_pretrained_hidden_layer(toy_model):
+    bert = toy_model().eval()
+    clf = BERTClassifier(bert, 3, seed=0).eval()
+    tokens = torch.randint(5, 20, (4, 7))
+    segments = torch.tensor([[0, 0, 0, 1, 1, 1, 1]] * 4)
+    valid_lens = torch.tensor([7, 5, 3, 6])
+    with torch.no_grad():
+        Y = clf(tokens, segments, valid_lens)
+        encoded_X, _, _ = bert(tokens, segments, valid_lens)
+        expected = encoded_X[:, 0] @ bert.hidden[0].weight.T + bert.hidden[0].bias
+        expected = torch.tanh(expected) @ clf.output.weight.T + clf.output.bias
+    assert Y.shape == (4, 3)
+    torch.testing.assert_close(Y, expected)
+    # Only <cls>'s row matters: changing a later (attended-to) token changes it, padding not.
+    changed = tokens.clone()
+    changed[2, 5] = 6  # beyond valid_lens[2] = 3: padding
+    with torch.no_grad():
+        torch.testing.assert_close(clf(changed, segments, valid_lens), Y)
+
+
+def test_tagger_gives_one_row_per_token(toy_model):
+    bert = toy_model().eval()
+    tagger = BERTTagger(bert, 4).eval()
+    tokens = torch.randint(5, 20, (2, 9))
+    with torch.no_grad():
+        Y = tagger(tokens, torch.zeros_like(tokens))
+        expected = tagger.output(bert(tokens, torch.zeros_like(tokens))[0])
+    assert Y.shape == (2, 9, 4)
+    torch.testing.assert_close(Y, expected)
+
+
+def test_heads_are_seeded_leave_the_global_rng_and_the_pretrained_model_alone(toy_model):
+    bert = toy_model()
+    before = {k: v.clone() for k, v in bert.state_dict().items()}
+    state = torch.random.get_rng_state()
+    a, b, c = (BERTClassifier(bert, 2, seed=s) for s in (0, 0, 1))
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert torch.equal(a.output.weight, b.output.weight)
+    assert not torch.equal(a.output.weight, c.output.weight)
+    fine_tune(a, toy_task(bert.config.vocab_size), num_steps=3, progress=False)
+    assert all(torch.equal(v, bert.state_dict()[k]) for k, v in before.items())
+    assert not torch.equal(a.encoder.token_embedding.weight, bert.encoder.token_embedding.weight)
+
+
+@pytest.mark.parametrize("cls", [BERTClassifier, BERTTagger])
+def test_heads_check_their_input(cls, toy_model):
+    bert = toy_model()
+    with pytest.raises(ValueError, match="num_classes must be at least 2; got 1"):
+        cls(bert, 1)
+    with pytest.raises(ValueError, match="num_classes must be a positive integer; got 2.0"):
+        cls(bert, 2.0)
+    head = cls(bert, 2)
+    with pytest.raises(ValueError, match=r"tokens must be token ids in \[0, 19\]; got 20"):
+        head(torch.tensor([[2, 20]]), torch.zeros(1, 2, dtype=torch.long))
+    with pytest.raises(ValueError, match="segments must be 0"):
+        head(torch.tensor([[2, 7]]), torch.tensor([[0, 2]]))
+
+
+def test_bag_of_words_is_the_mean_of_the_real_tokens_rows():
+    bow = BagOfWords(10, 3, seed=0)
+    tokens = torch.tensor([[2, 7, 7, 4, 0], [2, 5, 3, 3, 3]])
+    valid_lens = torch.tensor([4, 5])
+    Y = bow(tokens, torch.zeros_like(tokens), valid_lens)
+    W = bow.weights.weight
+    expected = torch.stack([W[[2, 7, 7, 4]].mean(0), W[[2, 5, 3, 3, 3]].mean(0)]) + bow.bias
+    torch.testing.assert_close(Y, expected)
+    # Word order plays no part.
+    torch.testing.assert_close(bow(tokens[:, [0, 3, 2, 1, 4]], tokens, valid_lens), Y)
+    with pytest.raises(ValueError, match=r"tokens must be token ids in \[0, 9\]; got 10"):
+        bow(torch.tensor([[10]]), torch.zeros(1, 1, dtype=torch.long))
+
+
+def test_task_loss_is_the_mean_over_labelled_positions():
+    g = torch.Generator().manual_seed(0)
+    Y_hat = torch.randn(2, 5, 3, generator=g)
+    labels = torch.tensor([[IGNORE, 0, 2, IGNORE, IGNORE], [IGNORE, 1, 1, 2, IGNORE]])
+    picked = [Y_hat[0, 1].log_softmax(-1)[0], Y_hat[0, 2].log_softmax(-1)[2],
+              Y_hat[1, 1].log_softmax(-1)[1], Y_hat[1, 2].log_softmax(-1)[1],
+              Y_hat[1, 3].log_softmax(-1)[2]]
+    torch.testing.assert_close(task_loss(Y_hat, labels), -torch.stack(picked).mean())
+    # Invariance: what the model says at IGNORE positions counts for nothing.
+    noisy = Y_hat.clone()
+    noisy[labels == IGNORE] = 100 * torch.randn(int((labels == IGNORE).sum()), 3, generator=g)
+    torch.testing.assert_close(task_loss(noisy, labels), task_loss(Y_hat, labels))
+    # Sequence level: plain cross-entropy.
+    torch.testing.assert_close(task_loss(Y_hat[:, 0], torch.tensor([2, 0])),
+                               F.cross_entropy(Y_hat[:, 0], torch.tensor([2, 0])))
+
+
+@pytest.mark.parametrize("Y_hat, labels, message", [
+    (torch.zeros(2, 3), torch.tensor([0, 3]), r"labels must be class ids in \[0, 2\] or IGNORE; "
+                                              r"got 3"),
+    (torch.zeros(2, 3), torch.tensor([0.0, 1.0]), "labels must hold integers"),
+    (torch.zeros(2, 3), torch.tensor([0, 1, 1]), r"labels must have shape \(2,\)"),
+    (torch.zeros(2, 4, 3), torch.full((2, 4), IGNORE), "labels must label at least one"),
+    (torch.zeros(2, 3, dtype=torch.long), torch.tensor([0, 1]), "Y_hat must hold floating"),
+    (torch.zeros(3), torch.tensor([0]), r"Y_hat must be a tensor of shape \(batch, classes\)"),
+])
+def test_task_loss_refuses_bad_input(Y_hat, labels, message):
+    with pytest.raises(ValueError, match=message):
+        task_loss(Y_hat, labels)
+
+
+@pytest.fixture
+def one_thread():
+    """One torch thread for the duration of a test: on a busy 2-core machine, two threads
+    fighting over tiny matrices make training several times slower. Restored afterwards."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_the_loop_learns_and_is_reproducible(toy_model, one_thread):
+    bert = toy_model()
+    train, held = toy_task(bert.config.vocab_size, 256, seed=0), toy_task(bert.config.vocab_size,
+                                                                          128, seed=1)
+    state = torch.random.get_rng_state()
+    models = [BERTClassifier(bert, 2, seed=0) for _ in range(2)]
+    before = evaluate_task(models[0], held, 2).overall.value
+    histories = [fine_tune(m, train, num_steps=60, lr=1e-3, batch_size=32, progress=False)
+                 for m in models]
+    assert torch.equal(torch.random.get_rng_state(), state)
+    assert histories[0].loss == histories[1].loss and len(histories[0].loss) == 60
+    assert histories[0].examples == 60 * 32
+    assert sum(histories[0].loss[-10:]) < 0.5 * sum(histories[0].loss[:10])
+    after = evaluate_task(models[0], held, 2)
+    assert after.overall.value > 0.9 > before + 0.2
+    assert not models[0].training  # eval mode after the loop
+
+
+def test_freezing_keeps_frozen_weights_and_trains_the_rest(toy_model):
+    bert = toy_model()
+    clf = BERTClassifier(bert, 2)
+    total = sum(p.numel() for p in clf.parameters())
+    top = sum(p.numel() for p in clf.encoder.blks[-1].parameters())
+    above = sum(p.numel() for m in (clf.hidden, clf.output) for p in m.parameters())
+    embeddings = sum(p.numel() for n, p in clf.encoder.named_parameters() if "blks" not in n)
+    assert freeze_layers(clf, trainable_blocks=2) == total - embeddings
+    assert freeze_layers(clf, trainable_blocks=1) == top + above
+    frozen = {n: p.clone() for n, p in clf.named_parameters() if not p.requires_grad}
+    trained = {n: p.clone() for n, p in clf.named_parameters() if p.requires_grad}
+    fine_tune(clf, toy_task(bert.config.vocab_size), num_steps=5, lr=1e-2, progress=False)
+    params = dict(clf.named_parameters())
+    assert all(torch.equal(params[n], p) for n, p in frozen.items())
+    assert all(not torch.equal(params[n], p) for n, p in trained.items())
+    assert {n.split(".")[1] for n in frozen} == {"token_embedding", "segment_embedding",
+                                                 "pos_embedding", "blks"}
+    assert all(n.startswith("encoder.blks.0.") for n in frozen if "blks" in n)
+    assert freeze_layers(clf, trainable_blocks=0) == above
+    with pytest.raises(ValueError, match=r"trainable_blocks must be an integer in \[0, 2\]; "
+                                         r"got 3"):
+        freeze_layers(clf, trainable_blocks=3)
+    with pytest.raises(ValueError, match="model must be a BERTClassifier or BERTTagger"):
+        freeze_layers(bert, trainable_blocks=0)
+
+
+def test_fine_tune_checks_its_arguments(toy_model):
+    clf = BERTClassifier(toy_model(), 2)
+    data = toy_task(20)
+    with pytest.raises(ValueError, match="num_steps must be a positive integer; got 0"):
+        fine_tune(clf, data, num_steps=0)
+    with pytest.raises(ValueError, match="lr must be a positive finite number; got -1"):
+        fine_tune(clf, data, num_steps=1, lr=-1)
+    with pytest.raises(ValueError, match="data must be a bertlib.tasks.TaskData; got tuple"):
+        fine_tune(clf, data.tensors(), num_steps=1)
+    for p in clf.parameters():
+        p.requires_grad_(False)
+    with pytest.raises(ValueError, match="model has no trainable parameter"):
+        fine_tune(clf, data, num_steps=1)
+
+
+class Fixed(nn.Module):
+    """Predicts the class given in the first token, whatever else the input holds."""
+
+    def __init__(self):
+        super().__init__()
+        self.anchor = nn.Parameter(torch.zeros(1))
+
+    def forward(self, tokens, segments, valid_lens=None):
+        return F.one_hot(tokens[:, 0], 3).float() + self.anchor
+
+
+def test_evaluate_task_counts_per_class_and_ignores_ignored():
+    tokens = torch.tensor([[0], [1], [2], [2], [1], [0]])
+    labels = torch.tensor([0, 1, 1, 2, 0, IGNORE])
+    data = TaskData(tokens, torch.zeros_like(tokens), torch.ones(6, dtype=torch.long), labels,
+                    ["en"] * 6)
+    assert predict(Fixed(), data).tolist() == [0, 1, 2, 2, 1, 0]
+    score = evaluate_task(Fixed(), data, 3)
+    assert (score.overall.hits, score.overall.n) == (3, 5)
+    assert [(a.hits, a.n) for a in score.per_class] == [(1, 2), (1, 2), (1, 1)]
+
+
+def test_wilson_interval_matches_the_textbook_values():
+    low, high = Accuracy(8, 10).interval  # Wilson (1927); e.g. Agresti & Coull (1998)
+    assert (round(low, 3), round(high, 3)) == (0.490, 0.943)
+    low, high = Accuracy(0, 20).interval
+    assert low == 0.0 and round(high, 3) == 0.161
+    assert Accuracy(20, 20).interval[1] == 1.0
+    assert all(math.isnan(x) for x in Accuracy(0, 0).interval)
+    assert str(Accuracy(8, 10)) == "0.800 [0.490, 0.943]"
+
+
+def test_pretraining_is_clearly_ahead_of_random_initialisation_on_held_out_templates(one_thread):
+    """The point of pretraining: the same architecture and the same fine-tuning, from the
+    shipped weights or from random ones, on sentences of templates never seen with a label."""
+    bert, tokenizer = load_small_bert()
+    split = split_by_template(load_task_sentences(), seed=0)
+    train = make_topic_data(split.train, tokenizer, bert.config.max_len)
+    held = make_topic_data(split.held_out, tokenizer, bert.config.max_len)
+    scores = {}
+    for name, start in (("pretrained", bert), ("random", init_model(bert.config, seed=1))):
+        clf = BERTClassifier(start, NUM_TOPICS, seed=0)
+        fine_tune(clf, train, num_steps=100, lr=7e-4, progress=False)  # notebook 08's recipe
+        scores[name] = evaluate_task(clf, held, NUM_TOPICS).overall
+    pretrained, random = scores["pretrained"], scores["random"]
+    assert pretrained.interval[0] > random.interval[1], (str(pretrained), str(random))
+    assert pretrained.value > random.value + 0.08

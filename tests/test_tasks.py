@@ -1,0 +1,167 @@
+import re
+from collections import Counter
+
+import pytest
+import torch
+
+from bertlib import load_small_bert
+from bertlib.assets import SMALL_CORPUS_DIR
+from bertlib.corpus import read_paragraphs
+from bertlib.tasks import (
+    IGNORE,
+    NUM_TOPICS,
+    OTHER_STORY,
+    SAME_STORY,
+    TAGS,
+    class_names,
+    load_task_sentences,
+    pair_data,
+    split_by_template,
+    tagging_data,
+    token_tags,
+    topic_data,
+)
+
+
+@pytest.fixture(scope="module")
+def sentences():
+    return load_task_sentences()
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return load_small_bert()[1]
+
+
+def test_the_sets_are_bilingual_cover_every_topic_and_come_from_the_corpus_templates(sentences):
+    by_lang = Counter(s.lang for s in sentences)
+    assert by_lang == {"en": 1440, "zh": 1440}
+    assert {(s.lang, s.topic) for s in sentences} == {(lang, t) for lang in ("en", "zh")
+                                                      for t in range(NUM_TOPICS)}
+    # Same templates as the pretraining corpus: most task sentences occur in it word for word.
+    corpus = {lang: {s for p in read_paragraphs(SMALL_CORPUS_DIR / f"{lang}.txt") for s in p}
+              for lang in ("en", "zh")}
+    seen = sum(s.text in corpus[s.lang] for s in sentences) / len(sentences)
+    assert seen > 0.5
+    # Every story is one topic, told in order, one sentence per step.
+    steps = Counter((s.lang, s.story) for s in sentences)
+    assert set(steps.values()) == {6}
+
+
+def test_spans_cover_the_names_places_and_times(sentences):
+    names = {"Anna", "Tom", "Maria", "David", "Lucy", "Peter", "Emma", "James", "Sara", "Ben",
+             "Grace", "Sam", "小明", "小红", "李华", "王芳", "张伟", "陈静", "刘洋", "赵丽", "杨帆",
+             "周敏"}
+    kinds = Counter()
+    for s in sentences:
+        for start, end, kind in s.spans:
+            kinds[kind] += 1
+            piece = s.text[start:end]
+            if kind == "NAME":
+                assert piece in names, (s.text, piece)
+            if kind == "TIME":
+                assert re.fullmatch(r"\w+day|星期.|seven|eight|nine|ten|[七八九十]", piece), piece
+    assert set(kinds) == {"NAME", "PLACE", "TIME"} and min(kinds.values()) > 50
+
+
+def test_held_out_templates_are_never_in_training(sentences):
+    split = split_by_template(sentences, held_out_steps=3, seed=0)
+    train = {(s.lang, s.template) for s in split.train}
+    held = {(s.lang, s.template) for s in split.held_out}
+    assert train.isdisjoint(held)
+    assert held == set(split.held_out_templates)
+    assert len(split.train) + len(split.held_out) == len(sentences)
+    # Three held-out wordings per topic and language, each of a different step, whose other
+    # wording stays in training.
+    per_topic = Counter((lang, t.split(".")[0]) for lang, t in held)
+    assert set(per_topic.values()) == {3} and len(per_topic) == 2 * NUM_TOPICS
+    for lang, template in held:
+        topic, step, wording = template.split(".")
+        assert (lang, f"{topic}.{step}.{1 - int(wording)}") in train
+    # A held-out sentence is never a training sentence: the templates differ in their words.
+    assert not {s.text for s in split.held_out} & {s.text for s in split.train}
+
+
+def test_the_split_depends_on_the_seed_only(sentences):
+    a, b = split_by_template(sentences, seed=1), split_by_template(sentences, seed=1)
+    assert a.held_out_templates == b.held_out_templates
+    assert a.held_out_templates != split_by_template(sentences, seed=2).held_out_templates
+    with pytest.raises(ValueError, match="held_out_steps must be below the number of steps"):
+        split_by_template(sentences, held_out_steps=6)
+    with pytest.raises(ValueError, match="held_out_steps must be a positive integer; got 0"):
+        split_by_template(sentences, held_out_steps=0)
+
+
+def test_topic_data_is_one_padded_sentence_per_example(sentences, tokenizer):
+    some = sentences[:7] + sentences[-3:]
+    data = topic_data(some, tokenizer, max_len=64)
+    assert data.labels.tolist() == [s.topic for s in some]
+    assert data.langs == [s.lang for s in some]
+    vocab = tokenizer.vocab
+    for i, s in enumerate(some):
+        n = int(data.valid_lens[i])
+        assert vocab.to_tokens(data.tokens[i, :n].tolist()) == ["<cls>",
+                                                                *tokenizer.tokenize(s.text),
+                                                                "<sep>"]
+        assert (data.tokens[i, n:] == vocab.pad_id).all() and (data.segments[i] == 0).all()
+    assert len(data.select("zh")) == 3 and data.select("zh").langs == ["zh"] * 3
+    with pytest.raises(ValueError, match="lang must be one of"):
+        data.select("fr")
+
+
+def test_pairs_are_half_same_story_and_never_mix_languages_or_splits(sentences, tokenizer):
+    split = split_by_template(sentences, seed=0)
+    data = pair_data(split.held_out, tokenizer, max_len=64, seed=0)
+    share = data.labels.float().mean().item()
+    assert 0.4 < share < 0.6 and set(data.labels.tolist()) == {SAME_STORY, OTHER_STORY}
+    specials = tokenizer.vocab.specials
+    for i in range(0, len(data), 7):
+        n = int(data.valid_lens[i])
+        tokens = tokenizer.vocab.to_tokens(data.tokens[i, :n].tolist())
+        sep = tokens.index(specials.sep)
+        assert data.segments[i, sep + 1:n].eq(1).all() and data.segments[i, :sep + 1].eq(0).all()
+        # Sentences without a name in them occur in many stories: find every one of each.
+        a, b = ([s for s in split.held_out if tokenizer.tokenize(s.text) == part]
+                for part in (tokens[1:sep], tokens[sep + 1:-1]))
+        assert {s.lang for s in a + b} == {data.langs[i]}
+        if data.labels[i] == SAME_STORY:
+            assert {s.story for s in a} & {s.story for s in b}
+        else:
+            assert not {s.topic for s in a} & {s.topic for s in b}
+    again = pair_data(split.held_out, tokenizer, max_len=64, seed=0)
+    assert torch.equal(again.tokens, data.tokens)
+
+
+def test_tags_follow_the_spans_and_ignore_specials_and_padding(sentences, tokenizer):
+    en = next(s for s in sentences if s.text.startswith("On Monday morning, Maria"))
+    tags = token_tags(en, tokenizer)
+    assert list(zip(tokenizer.tokenize(en.text), (TAGS[t] for t in tags), strict=True))[:4] == [
+        ("on", "O"), ("monday", "TIME"), ("morning", "O"), (",", "O")]
+    zh = next(s for s in sentences if s.lang == "zh" and any(k == "PLACE" for *_, k in s.spans))
+    start, end, _ = next(span for span in zh.spans if span[2] == "PLACE")
+    tokens = tokenizer.tokenize(zh.text)
+    place = [tok for tok, t in zip(tokens, token_tags(zh, tokenizer), strict=True)
+             if TAGS[t] == "PLACE"]
+    assert "".join(place) == zh.text[start:end]  # one token per Chinese character
+    data = tagging_data([en, zh], tokenizer, max_len=64)
+    for i in range(2):
+        n = int(data.valid_lens[i])
+        assert data.labels[i, 0] == IGNORE and data.labels[i, n - 1] == IGNORE
+        assert (data.labels[i, n:] == IGNORE).all() and (data.labels[i, 1:n - 1] >= 0).all()
+    short = tagging_data([en], tokenizer, max_len=4)  # <cls> on monday <sep>
+    assert short.labels[0].tolist() == [IGNORE, 0, TAGS.index("TIME"), IGNORE]
+
+
+def test_class_names_in_both_languages():
+    assert len(class_names("topic", "en")) == NUM_TOPICS
+    assert class_names("tags", "zh") == ["其他", "人名", "地点", "时间"]
+    assert class_names("pair", "en")[SAME_STORY] == "same story"
+    with pytest.raises(ValueError, match=r"task must be one of \['pair', 'tags', 'topic'\]"):
+        class_names("ner")
+
+
+def test_empty_input_is_refused(tokenizer):
+    with pytest.raises(ValueError, match="sentences must hold at least one sentence"):
+        topic_data([], tokenizer, max_len=16)
+    with pytest.raises(ValueError, match="max_len must be a positive integer; got 0"):
+        topic_data([], tokenizer, max_len=0)
