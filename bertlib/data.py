@@ -326,10 +326,13 @@ def make_loader(data: Tensors, batch_size: int, *, seed: int,
                 shuffle: bool = True) -> DataLoader:
     """Mini-batches of ``data.tensors()`` (the seven PretrainBatch tensors, say), shuffled by a
     generator seeded with ``seed`` (so two loaders with the same seed give the same batches)."""
-    tensors = data.tensors() if callable(getattr(data, "tensors", None)) else None
+    if not callable(getattr(data, "tensors", None)):
+        raise ValueError("data must be a PretrainBatch or task data (an object whose tensors() "
+                         f"gives equally long tensors); got {type(data).__name__}")
+    tensors = data.tensors()
     if not tensors or len(tensors[0]) == 0:
-        raise ValueError("data must be a non-empty PretrainBatch or task data (an object whose "
-                         f"tensors() gives equally long tensors); got {type(data).__name__}")
+        raise ValueError("data must hold at least one example; got an empty "
+                         f"{type(data).__name__}")
     check_positive_int("batch_size", batch_size)
     check_bool("shuffle", shuffle)
     return DataLoader(TensorDataset(*tensors), batch_size=batch_size, shuffle=shuffle,
