@@ -10,7 +10,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from bertlib.masking import Fate
-from bertlib.viz.fonts import use_cjk_font
+from bertlib.viz.fonts import add_cjk_fallback
 
 DPI = 90  # sharp on a projector, small enough PNGs to redraw fast
 FATE_COLORS = {Fate.MASK: "#0072B2", Fate.RANDOM: "#E69F00", Fate.KEEP: "#009E73"}
@@ -21,10 +21,23 @@ SEGMENT_COLORS = ("#D6EAF8", "#FDEBD0")  # backgrounds of sentence A and sentenc
 BOUNDARY_COLOR = "#D55E00"  # the line between sentence A and sentence B
 
 
+class CJKFigure(Figure):
+    """A Figure whose texts fall back to the CJK font for characters their font lacks, set
+    on each text as it is drawn: a whole draw (canvas.draw, savefig, a notebook's display)
+    or one artist at a time (:class:`bertlib.viz._render.Blitter`)."""
+
+    def draw(self, renderer) -> None:
+        add_cjk_fallback(self)
+        super().draw(renderer)
+
+    def draw_artist(self, a) -> None:
+        add_cjk_fallback(a)
+        super().draw_artist(a)
+
+
 def new_figure(width: float, height: float) -> Figure:
     """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready."""
-    use_cjk_font()
-    fig = Figure(figsize=(width, height), dpi=DPI)
+    fig = CJKFigure(figsize=(width, height), dpi=DPI)
     FigureCanvasAgg(fig)
     return fig
 

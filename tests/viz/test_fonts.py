@@ -35,11 +35,19 @@ def test_matplotlib_resolves_the_family_to_that_face():
 
 
 def test_cjk_font_is_a_fallback_after_the_default_family():
-    fonts.use_cjk_font()
-    family = matplotlib.rcParams["font.family"]
+    fig = viz.new_figure(2, 1)
+    label = fig.text(0.1, 0.5, "银行")  # added by the user after new_figure
+    fig.canvas.draw()
+    family = label.get_fontproperties().get_family()
     assert family[-1] == fonts.CJK_FAMILY
     assert family.count(fonts.CJK_FAMILY) == 1
     assert family[0] != fonts.CJK_FAMILY  # Latin keeps the default family
+
+
+def test_no_figure_or_widget_changes_rcparams():
+    before = dict(matplotlib.rcParams)
+    draw_zh_figures()
+    assert dict(matplotlib.rcParams) == before
 
 
 def test_every_chinese_string_is_covered_by_the_font():
