@@ -5,6 +5,8 @@ Okabe-Ito colours throughout: distinguishable with the common forms of colour bl
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -13,6 +15,7 @@ from bertlib.masking import Fate
 from bertlib.viz.fonts import add_cjk_fallback
 
 DPI = 90  # sharp on a projector, small enough PNGs to redraw fast
+MAX_INCHES = 100  # 9,000 pixels at DPI; a larger figure would need gigabytes to draw
 FATE_COLORS = {Fate.MASK: "#0072B2", Fate.RANDOM: "#E69F00", Fate.KEEP: "#009E73"}
 FATE_TEXT_COLORS = {Fate.MASK: "white", Fate.RANDOM: "black", Fate.KEEP: "black"}
 FATE_KEYS = {Fate.MASK: "fate_mask", Fate.RANDOM: "fate_random", Fate.KEEP: "fate_keep"}
@@ -37,6 +40,11 @@ class CJKFigure(Figure):
 
 def new_figure(width: float, height: float) -> Figure:
     """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready."""
+    for name, value in (("width", width), ("height", height)):
+        if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                or not 0 < value <= MAX_INCHES):
+            raise ValueError(f"{name} must be a number of inches in (0, {MAX_INCHES}]; got "
+                             f"{value!r:.80}")
     fig = CJKFigure(figsize=(width, height), dpi=DPI)
     FigureCanvasAgg(fig)
     return fig

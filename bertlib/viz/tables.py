@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import html
 
-from bertlib.i18n import text
+from bertlib.checks import check_int_in, check_str, check_tokens
+from bertlib.i18n import resolve_language, text
 from bertlib.inputs import EncodedInput
-from bertlib.masking import MaskedTokens
+from bertlib.masking import Fate, MaskedTokens
 from bertlib.viz.style import FATE_KEYS, SEGMENT_COLORS
 
 
 def token_table_html(encoded: EncodedInput, lang: str, unk: str) -> str:
     """Position, token and segment of every input token, coloured by segment."""
+    if not isinstance(encoded, EncodedInput):
+        raise ValueError(f"encoded must be an EncodedInput (see bertlib.inputs.encode_pair); "
+                         f"got {type(encoded).__name__}")
+    check_tokens("encoded.tokens", encoded.tokens)
+    if len(encoded.segments) != len(encoded.tokens) or any(
+            isinstance(s, bool) or s not in (0, 1) for s in encoded.segments):
+        raise ValueError(f"encoded.segments must hold one 0 (sentence A) or 1 (sentence B) per "
+                         f"token; got {encoded.segments!r:.80}")
+    check_str("unk", unk)
+    lang = resolve_language(lang)
     cells = {"position": [], "token": [], "segment": []}
     for i, (tok, seg) in enumerate(zip(encoded.tokens, encoded.segments, strict=True)):
         style = f"background:{SEGMENT_COLORS[seg]};padding:2px 6px;text-align:center;"
@@ -30,6 +41,20 @@ def token_table_html(encoded: EncodedInput, lang: str, unk: str) -> str:
 def targets_table_html(tokens: list[str], masked: MaskedTokens, shown: list[str], lang: str) -> str:
     """Each position chosen for prediction: the original token, what the model sees, and how
     it was corrupted."""
+    check_tokens("tokens", tokens)
+    check_tokens("shown", shown)
+    if not isinstance(masked, MaskedTokens):
+        raise ValueError(f"masked must be a MaskedTokens (see bertlib.mask_tokens); got "
+                         f"{type(masked).__name__}")
+    if len(shown) != len(tokens):
+        raise ValueError(f"shown must have one entry per token ({len(tokens)}); got "
+                         f"{len(shown)}")
+    for pos, fate in zip(masked.positions, masked.fates, strict=True):
+        check_int_in("masked.positions[i]", pos, 0, len(tokens) - 1, " (a token index)")
+        if not isinstance(fate, Fate):
+            raise ValueError(f"masked.fates must hold bertlib.masking.Fate values; got "
+                             f"{fate!r:.80}")
+    lang = resolve_language(lang)
     head = "".join(f"<th style='padding:2px 10px;text-align:left'>{text(k, lang)}</th>"
                    for k in ("position", "target_original", "target_input", "fate"))
     rows = "".join(

@@ -66,7 +66,7 @@ def draw_zh_figures() -> list[str]:
     weights /= weights.sum(-1, keepdims=True)
     emb = rng.normal(size=(T, 8))
     fates = [None, Fate.MASK, None, Fate.RANDOM, None, Fate.KEEP, None, None, None, None]
-    tally = viz.MaskTally(ZH_TOKENS, np.arange(T), np.cumsum(np.ones((5, 3)), axis=0), 1, 7)
+    tally = viz.MaskTally(ZH_TOKENS, np.arange(T) % 6, np.cumsum(np.ones((5, 3)), axis=0), 1, 7)
     figures = [
         viz.plot_input_representation(
             viz.EmbeddingParts(ZH_TOKENS, emb, emb, emb, emb), lang="zh"),
