@@ -30,7 +30,8 @@ from bertlib.vocab import Vocab
 
 CHIP_COLUMNS = 8
 MAX_CHIPS = 512  # BERT's longest input; 64 rows of chips, a figure 49 inches tall
-# Each draw costs ~0.1 ms: 100,000 take seconds; the widget offers at most 20,000.
+# A draw takes ~0.25 ms for a sentence pair (~3 ms at 512 tokens): 100,000 take half a minute;
+# the widget offers at most 20,000, and the fractions settle long before.
 MAX_SAMPLES = 100_000
 EXPECTED_FATE_FRACTIONS = {Fate.MASK: 0.8, Fate.RANDOM: 0.1, Fate.KEEP: 0.1}
 
@@ -214,7 +215,7 @@ def tally_masks(enc: EncodedInput, vocab: Vocab, mask_ratio: float, samples: int
     if not isinstance(enc, EncodedInput):
         raise ValueError(f"enc must be an EncodedInput (see bertlib.inputs.encode_pair); got "
                          f"{type(enc).__name__}")
-    check_int_in("samples", samples, 1, MAX_SAMPLES, " (draws; each costs ~0.1 ms)")
+    check_int_in("samples", samples, 1, MAX_SAMPLES, " (draws; each takes ~0.25 ms)")
     check_int_in("seed", seed, 0)
     g = make_generator(seed=seed)
     selection = np.zeros(len(enc.ids), dtype=np.int64)
