@@ -71,6 +71,8 @@ class EmbeddingPlot(LiveFigure):
         self.token_labels = TokenLabels(self.axes[0], self.blitter, "y")
 
     def update(self, parts: EmbeddingParts) -> Figure:
+        if not isinstance(parts, EmbeddingParts):
+            raise ValueError(f"parts must be an EmbeddingParts; got {type(parts).__name__}")
         T, H = parts.token.shape
         # The height grows in steps of 16 tokens: within a step only the (animated) images and
         # labels change and the background is kept; a new height redraws everything (~110 ms

@@ -269,6 +269,9 @@ class TallyPlot(LiveFigure):
         self.token_labels = TokenLabels(self.ax_sel, self.blitter, "x", rotation=90)
 
     def update(self, tally: MaskTally) -> Figure:
+        if not isinstance(tally, MaskTally):
+            raise ValueError(f"tally must be a MaskTally (see tally_masks); got "
+                             f"{type(tally).__name__}")
         T, fractions = len(tally.tokens), tally.selection_fractions
         self.bars.set_verts(bar_verts(fractions))
         self.ax_sel.set_xlim(-0.5, T - 0.5)

@@ -250,6 +250,8 @@ def view(**changes) -> Figure:
     (lambda: view(boundary="1"), r"boundary must be an integer in \[1, 2\]"),
     (lambda: view(boundary=7), r"boundary must be an integer in \[1, 2\]"),
     (lambda: viz.plot_attention(W3), "view must be an AttentionView; got ndarray"),
+    (lambda: viz.plot_input_representation(EMB), "parts must be an EmbeddingParts; got"),
+    (lambda: viz.plot_mask_tally(TALLY), "tally must be a MaskTally .*; got dict"),
     # all heads: a sane number of heads, a layer index
     (lambda: viz.plot_all_heads(np.float64(0.5), T3, 0), r"weights must be \(num_heads, T, T\)"),
     (lambda: viz.AllHeadsPlot(-1), r"num_heads must be an integer in \[1, 64\]"),
