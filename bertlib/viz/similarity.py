@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 from bertlib.checks import check_str, check_tokens, number_array
 from bertlib.i18n import resolve_language, text
-from bertlib.viz.style import literal, new_figure
+from bertlib.viz.style import MAX_INCHES, literal, new_figure
 
 
 def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str],
@@ -33,7 +33,9 @@ def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str]
     tolerance = 1e-4  # cosine similarities computed in float32 can overshoot 1 slightly
     if not np.isfinite(values).all() or np.abs(values).max() > 1 + tolerance:
         raise ValueError("matrix must hold cosine similarities: finite values in [-1, 1]")
-    fig = new_figure(max(4.0, 1.0 * C + 2.5), max(3.0, 0.6 * R + 1.8))
+    # An inch per column and 0.6 per row, within new_figure's largest size.
+    fig = new_figure(min(max(4.0, 1.0 * C + 2.5), MAX_INCHES),
+                     min(max(3.0, 0.6 * R + 1.8), MAX_INCHES))
     fig.set_layout_engine("constrained")
     ax = fig.add_subplot()
     image = ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")

@@ -11,8 +11,9 @@ from bertlib.masking import Fate, MaskedTokens
 from bertlib.viz.style import FATE_KEYS, SEGMENT_COLORS
 
 
-def token_table_html(encoded: EncodedInput, lang: str, unk: str) -> str:
-    """Position, token and segment of every input token, coloured by segment."""
+def token_table_html(encoded: EncodedInput, lang: str | None, unk: str | None) -> str:
+    """Position, token and segment of every input token, coloured by segment; the unknown
+    token ``unk`` (None: none) in red."""
     if not isinstance(encoded, EncodedInput):
         raise ValueError(f"encoded must be an EncodedInput (see bertlib.inputs.encode_pair); "
                          f"got {type(encoded).__name__}")
@@ -21,7 +22,8 @@ def token_table_html(encoded: EncodedInput, lang: str, unk: str) -> str:
             isinstance(s, bool) or s not in (0, 1) for s in encoded.segments):
         raise ValueError(f"encoded.segments must hold one 0 (sentence A) or 1 (sentence B) per "
                          f"token; got {encoded.segments!r:.80}")
-    check_str("unk", unk)
+    if unk is not None:
+        check_str("unk", unk)
     lang = resolve_language(lang)
     cells = {"position": [], "token": [], "segment": []}
     for i, (tok, seg) in enumerate(zip(encoded.tokens, encoded.segments, strict=True)):

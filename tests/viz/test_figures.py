@@ -311,6 +311,12 @@ def test_arrays_may_be_lists_or_tensors_even_with_grad():
     viz.plot_mask_tally(tally(selection_counts=[1, 2, 0]))
 
 
+def test_a_large_similarity_matrix_fits_the_largest_figure():
+    labels = [str(i) for i in range(120)]
+    fig = viz.plot_similarity(np.eye(120), labels, labels)
+    assert tuple(fig.get_size_inches()) == (style.MAX_INCHES, 73.8)
+
+
 def test_a_boundary_is_drawn_where_it_is():
     plot = viz.AttentionPlot("en")
     plot.update(viz.AttentionView(W3, T3, boundary=2))

@@ -502,3 +502,4 @@ def test_bad_table_input_is_named(encoded):
         with pytest.raises(ValueError, match=message):
             call()
     assert "<b>" in tables.targets_table_html(tokens, masked, tokens, "en")
+    assert "crane" in tables.token_table_html(encoded, None, None)  # no unknown token to mark
