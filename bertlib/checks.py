@@ -14,6 +14,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import torch
 
 
@@ -246,6 +247,37 @@ def check_instance(name: str, value, cls: type | tuple[type, ...], what: str) ->
         raise ValueError(f"{name} must be {what}; got {type(value).__name__} {value!r:.80}")
 
 
+def check_int_in(name: str, value: int, low: int, high: int | None = None,
+                 why: str = "") -> None:
+    """An integer (not a bool, not a float) in ``[low, high]`` (no upper bound when None);
+    ``why`` explains the bound in the message."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low
+            or (high is not None and value > high)):
+        allowed = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be an integer {allowed}{why}; got {value!r:.80}")
+
+
 def check_str(name: str, value: str) -> None:
     if not isinstance(value, str):
         raise ValueError(f"{name} must be a string; got {type(value).__name__} {value!r:.80}")
+
+
+def number_array(name: str, value) -> np.ndarray:
+    """``value`` (array-like or tensor, even one that requires grad) as a numpy array of numbers.
+
+    Bools, strings and ragged nestings are refused: numpy would take them as numbers or as
+    objects and fail later with a message that names nothing. Floating arrays keep their dtype
+    (a figure draws float32 exactly as before); others become float64.
+    """
+    if isinstance(value, torch.Tensor):
+        value = value.detach().cpu()
+        value = (value.float() if value.dtype == torch.bfloat16 else value).numpy()
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a rectangular array of numbers; got "
+                         f"{value!r:.80}") from None
+    if array.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold numbers (not bools, strings or objects); got "
+                         f"dtype {array.dtype}: {value!r:.80}")
+    return array if array.dtype.kind == "f" else array.astype(float)

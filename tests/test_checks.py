@@ -4,6 +4,7 @@ review found; tests of each module check the rest."""
 
 import math
 
+import numpy as np
 import pytest
 import torch
 
@@ -20,6 +21,7 @@ from bertlib import (
     make_pretrain_data,
     mask_tokens,
 )
+from bertlib.checks import check_int_in, check_str, number_array
 
 SIZES = {"vocab_size": 30, "num_hiddens": 8, "ffn_num_hiddens": 16, "num_heads": 2,
          "num_blks": 1, "dropout": 0.0, "max_len": 16}
@@ -162,3 +164,28 @@ def test_attention_that_would_not_fit_in_memory_is_refused_up_front():
 def test_new_helpers_name_argument_value_and_what_is_allowed(check, message):
     with pytest.raises(ValueError, match=message):
         check()
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: check_int_in("n", True, 0, 5), r"n must be an integer in \[0, 5\]; got True"),
+    (lambda: check_int_in("n", 1.0, 0, 5), r"n must be an integer in \[0, 5\]; got 1.0"),
+    (lambda: check_int_in("n", 6, 0, 5, " (why)"), r"n must be an integer in \[0, 5\] \(why\); "
+                                                     "got 6"),
+    (lambda: check_int_in("n", -1, 0), "n must be an integer >= 0; got -1"),
+    (lambda: check_str("s", b"x"), "s must be a string; got bytes b'x'"),
+    (lambda: number_array("a", [True, False]), "a must hold numbers .*dtype bool"),
+    (lambda: number_array("a", "12"), "a must hold numbers"),
+    (lambda: number_array("a", {1, 2}), "a must hold numbers .*dtype object"),
+    (lambda: number_array("a", [[1], [1, 2]]), "a must be a rectangular array of numbers"),
+])
+def test_general_checks_name_the_argument(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_number_array_accepts_what_holds_numbers():
+    check_int_in("n", np.int64(3), 0, 5)  # numpy integers are integers
+    grad = torch.ones(2, requires_grad=True)
+    assert number_array("a", grad).dtype == np.float32  # a float dtype is kept
+    assert number_array("a", [1, 2]).dtype == np.float64
+    assert number_array("a", torch.ones(2, dtype=torch.bfloat16)).tolist() == [1.0, 1.0]

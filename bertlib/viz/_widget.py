@@ -9,6 +9,7 @@ from pathlib import Path
 
 import ipywidgets as widgets
 
+from bertlib.checks import check_str
 from bertlib.i18n import resolve_language, text
 from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair
 from bertlib.model import BERTModel
@@ -96,6 +97,9 @@ class Widget:
     def _text_boxes(self, text_a: str | None,
                     text_b: str | None) -> tuple[widgets.Text, widgets.Text]:
         """The sentence A and B boxes, holding the given texts or the language's defaults."""
+        for name, value in (("text_a", text_a), ("text_b", text_b)):
+            if value is not None:
+                check_str(name, value)
         default_a, default_b = DEFAULT_TEXTS[self.lang]
         return (text_box("sentence_a", default_a if text_a is None else text_a, self.lang),
                 text_box("sentence_b", default_b if text_b is None else text_b, self.lang))

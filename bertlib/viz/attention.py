@@ -10,14 +10,21 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from bertlib.checks import check_int_in, check_str, check_tokens, number_array
 from bertlib.i18n import text
 from bertlib.viz._render import TokenLabels, bar_verts, pin_labels, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import BOUNDARY_COLOR, label_size, literal
 
+# One panel per head (and the mean): BERT-large has 16 heads; 64 panels already fill 17 rows,
+# and laying out thousands would take minutes.
+MAX_HEADS = 64
+
 
 def check_weights(weights: np.ndarray) -> None:
     """Attention weights are probabilities: finite and in [0, 1]."""
+    if weights.size == 0:
+        raise ValueError(f"weights must not be empty; got shape {weights.shape}")
     if not np.isfinite(weights).all() or weights.min() < 0 or weights.max() > 1:
         bad = weights[~(np.isfinite(weights) & (weights >= 0) & (weights <= 1))]
         raise ValueError(f"weights must be attention weights, finite and in [0, 1]; got "
@@ -102,13 +109,21 @@ class AttentionPlot(LiveFigure):
         self._length = T
 
     def update(self, view: AttentionView) -> Figure:
-        weights = np.asarray(view.weights)
+        if not isinstance(view, AttentionView):
+            raise ValueError(f"view must be an AttentionView; got {type(view).__name__}")
+        check_tokens("tokens", view.tokens)
+        weights = number_array("weights", view.weights)
         T = len(view.tokens)
-        if weights.shape != (T, T):
-            raise ValueError(f"weights must be (T, T) with T={T} tokens; got {weights.shape}")
+        if weights.shape != (T, T) or T == 0:
+            raise ValueError(f"weights must be (T, T) with T={T} tokens, T >= 1; got "
+                             f"{weights.shape}")
         check_weights(weights)
-        if not 0 <= view.query < T:
-            raise ValueError(f"query must be a token index in [0, {T - 1}]; got {view.query}")
+        check_int_in("query", view.query, 0, T - 1, " (a token index)")
+        if view.boundary is not None:
+            check_int_in("boundary", view.boundary, 1, T - 1,
+                         " (the index of the first sentence-B token), or None")
+        check_str("title", view.title)
+        check_str("note", view.note)
         if self._length != T:
             self._layout(T)
         for labels in (self.query_labels, self.key_labels):
@@ -123,7 +138,7 @@ class AttentionPlot(LiveFigure):
         self.ax_row.set_ylim(0, vmax * 1.05)
         self.peak.set_text(f"max {row.max():.3f}")
         self.highlight.set_y(view.query - 0.5)
-        has_boundary = view.boundary is not None and 0 < view.boundary < T
+        has_boundary = view.boundary is not None
         for line in (self.hline, self.vline, self.row_vline):
             line.set_visible(has_boundary)
         if has_boundary:
@@ -131,11 +146,11 @@ class AttentionPlot(LiveFigure):
             self.hline.set_ydata([edge, edge])
             self.vline.set_xdata([edge, edge])
             self.row_vline.set_xdata([edge, edge])
-        self.ax_map.set_title(view.title, y=1.0, pad=6)
+        self.ax_map.set_title(literal(view.title), y=1.0, pad=6)
         self.ax_row.set_title(text("attends_title", self.lang,
                                    token=literal(view.tokens[view.query])),
                               fontsize=11, y=1.0, pad=4)
-        self.note.set_text(view.note)
+        self.note.set_text(literal(view.note))
         return self.figure
 
 
@@ -148,6 +163,8 @@ class AllHeadsPlot(LiveFigure):
     """Small multiples: every head of one layer and their mean, on one colour scale."""
 
     def __init__(self, num_heads: int, lang: str | None = None):
+        check_int_in("num_heads", num_heads, 1, MAX_HEADS,
+                     " (one panel per head; BERT-large has 16)")
         self.num_panels = num_heads + 1
         self.cols = min(4, self.num_panels)
         self.rows = math.ceil(self.num_panels / self.cols)
@@ -185,9 +202,11 @@ class AllHeadsPlot(LiveFigure):
 
     def update(self, weights: np.ndarray, tokens: list[str], layer: int) -> Figure:
         """weights: (num_heads, T, T) for one layer; the mean over heads is added here."""
-        weights = np.asarray(weights)
+        check_tokens("tokens", tokens)
+        weights = number_array("weights", weights)
+        check_int_in("layer", layer, 0)
         T = len(tokens)
-        if weights.shape != (self.num_panels - 1, T, T):
+        if weights.shape != (self.num_panels - 1, T, T) or T == 0:
             raise ValueError(f"weights must be (num_heads={self.num_panels - 1}, T, T) with "
                              f"T={T}; got {weights.shape}")
         check_weights(weights)
@@ -210,4 +229,7 @@ class AllHeadsPlot(LiveFigure):
 def plot_all_heads(weights: np.ndarray, tokens: list[str], layer: int,
                    lang: str | None = None) -> Figure:
     """Every head of one layer plus their mean. weights: (num_heads, T, T)."""
-    return AllHeadsPlot(np.asarray(weights).shape[0], lang).once(weights, tokens, layer)
+    weights = number_array("weights", weights)
+    if weights.ndim != 3:
+        raise ValueError(f"weights must be (num_heads, T, T); got shape {weights.shape}")
+    return AllHeadsPlot(weights.shape[0], lang).once(weights, tokens, layer)

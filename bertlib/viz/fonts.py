@@ -11,8 +11,9 @@ import functools
 import warnings
 from pathlib import Path
 
-import matplotlib
 from matplotlib import font_manager
+from matplotlib.artist import Artist
+from matplotlib.text import Text
 
 CJK_FAMILY = "Noto Sans CJK SC"
 FONT_FILE = "NotoSansCJK-Regular.ttc"
@@ -59,11 +60,11 @@ def cjk_codepoints() -> frozenset[int]:
 
 @functools.cache
 def use_cjk_font() -> bool:
-    """Register the CJK font once and append it to ``font.family`` as a fallback.
+    """Register the CJK font with matplotlib's font manager, once.
 
-    Latin text keeps matplotlib's default family; characters it lacks fall back to the CJK
-    face. Returns False (with one warning) when no CJK font is installed, so English figures
-    still work.
+    Registering adds a font matplotlib can find; it changes no setting (``rcParams`` stay the
+    user's). Returns False (with one warning) when no CJK font is installed, so English
+    figures still work.
     """
     try:
         path = cjk_font_path()
@@ -71,6 +72,23 @@ def use_cjk_font() -> bool:
         warnings.warn(f"Chinese labels will not render: {err}", stacklevel=2)
         return False
     font_manager.fontManager.addfont(str(path))
-    families = [f for f in matplotlib.rcParams["font.family"] if f != CJK_FAMILY]
-    matplotlib.rcParams["font.family"] = [*families, CJK_FAMILY]
     return True
+
+
+def add_cjk_fallback(artist: Artist) -> None:
+    """Append the CJK face to the font family of every text in ``artist`` that lacks it.
+
+    Latin text keeps its family; characters it lacks fall back to the CJK face. Done per text
+    just before it is drawn (see :class:`bertlib.viz.style.CJKFigure`) rather than through
+    ``rcParams["font.family"]``, which would change every figure of the process; a text
+    keeps the family it had when created, so this also covers texts added later by the user
+    and tick labels matplotlib creates while drawing.
+    """
+    if not use_cjk_font():
+        return
+    texts = [artist] if isinstance(artist, Text) else artist.findobj(Text)
+    for t in texts:
+        prop = t.get_fontproperties()
+        family = prop.get_family()
+        if CJK_FAMILY not in family:
+            prop.set_family([*family, CJK_FAMILY])

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from bertlib.checks import number_array
 from bertlib.i18n import text
 from bertlib.viz._render import spines
 from bertlib.viz.live import LiveFigure
@@ -34,11 +35,11 @@ class NSPPlot(LiveFigure):
 
     def update(self, probabilities: Sequence[float]) -> Figure:
         """probabilities: (P(NotNext), P(IsNext)), bertlib's label order (1 = IsNext)."""
-        probs = np.asarray(probabilities, dtype=float)
+        probs = number_array("probabilities", probabilities).astype(float)
         if (probs.shape != (2,) or not np.isfinite(probs).all() or (probs < 0).any()
                 or (probs > 1).any() or not np.isclose(probs.sum(), 1.0)):
             raise ValueError(f"probabilities must be two numbers in [0, 1] summing to 1; got "
-                             f"{probs}")
+                             f"{probabilities!r:.80}")
         self.probabilities = probs
         for bar, label, p in zip(self.bars, self.values, probs, strict=True):
             bar.set_width(p)

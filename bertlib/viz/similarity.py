@@ -7,8 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from bertlib.checks import check_str, check_tokens, number_array
 from bertlib.i18n import resolve_language, text
-from bertlib.viz.style import literal, new_figure
+from bertlib.viz.style import MAX_INCHES, literal, new_figure
 
 
 def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str],
@@ -18,7 +19,11 @@ def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str]
     matrix: (R, C) array-like; row_labels: R strings; col_labels: C strings.
     """
     lang = resolve_language(lang)
-    values = np.asarray(matrix, dtype=float)
+    values = number_array("matrix", matrix).astype(float)
+    check_tokens("row_labels", row_labels)
+    check_tokens("col_labels", col_labels)
+    if title is not None:
+        check_str("title", title)
     if values.ndim != 2 or values.size == 0:
         raise ValueError(f"matrix must be a non-empty 2-D array; got shape {values.shape}")
     R, C = values.shape
@@ -28,7 +33,9 @@ def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str]
     tolerance = 1e-4  # cosine similarities computed in float32 can overshoot 1 slightly
     if not np.isfinite(values).all() or np.abs(values).max() > 1 + tolerance:
         raise ValueError("matrix must hold cosine similarities: finite values in [-1, 1]")
-    fig = new_figure(max(4.0, 1.0 * C + 2.5), max(3.0, 0.6 * R + 1.8))
+    # An inch per column and 0.6 per row, within new_figure's largest size.
+    fig = new_figure(min(max(4.0, 1.0 * C + 2.5), MAX_INCHES),
+                     min(max(3.0, 0.6 * R + 1.8), MAX_INCHES))
     fig.set_layout_engine("constrained")
     ax = fig.add_subplot()
     image = ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
@@ -37,6 +44,6 @@ def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str]
                 color="white" if abs(v) > 0.6 else "black")
     ax.set_xticks(range(C), [literal(c) for c in col_labels], rotation=30, ha="right")
     ax.set_yticks(range(R), [literal(r) for r in row_labels])
-    ax.set_title(text("similarity_title", lang) if title is None else title)
+    ax.set_title(text("similarity_title", lang) if title is None else literal(title))
     fig.colorbar(image, ax=ax).set_label(text("similarity_title", lang))
     return fig

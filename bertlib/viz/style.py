@@ -5,14 +5,17 @@ Okabe-Ito colours throughout: distinguishable with the common forms of colour bl
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from bertlib.masking import Fate
-from bertlib.viz.fonts import use_cjk_font
+from bertlib.viz.fonts import add_cjk_fallback
 
 DPI = 90  # sharp on a projector, small enough PNGs to redraw fast
+MAX_INCHES = 100  # 9,000 pixels at DPI; a larger figure would need gigabytes to draw
 FATE_COLORS = {Fate.MASK: "#0072B2", Fate.RANDOM: "#E69F00", Fate.KEEP: "#009E73"}
 FATE_TEXT_COLORS = {Fate.MASK: "white", Fate.RANDOM: "black", Fate.KEEP: "black"}
 FATE_KEYS = {Fate.MASK: "fate_mask", Fate.RANDOM: "fate_random", Fate.KEEP: "fate_keep"}
@@ -21,10 +24,28 @@ SEGMENT_COLORS = ("#D6EAF8", "#FDEBD0")  # backgrounds of sentence A and sentenc
 BOUNDARY_COLOR = "#D55E00"  # the line between sentence A and sentence B
 
 
+class CJKFigure(Figure):
+    """A Figure whose texts fall back to the CJK font for characters their font lacks, set
+    on each text as it is drawn: a whole draw (canvas.draw, savefig, a notebook's display)
+    or one artist at a time (:class:`bertlib.viz._render.Blitter`)."""
+
+    def draw(self, renderer) -> None:
+        add_cjk_fallback(self)
+        super().draw(renderer)
+
+    def draw_artist(self, a) -> None:
+        add_cjk_fallback(a)
+        super().draw_artist(a)
+
+
 def new_figure(width: float, height: float) -> Figure:
     """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready."""
-    use_cjk_font()
-    fig = Figure(figsize=(width, height), dpi=DPI)
+    for name, value in (("width", width), ("height", height)):
+        if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                or not 0 < value <= MAX_INCHES):
+            raise ValueError(f"{name} must be a number of inches in (0, {MAX_INCHES}]; got "
+                             f"{value!r:.80}")
+    fig = CJKFigure(figsize=(width, height), dpi=DPI)
     FigureCanvasAgg(fig)
     return fig
 

@@ -19,7 +19,7 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
-from bertlib.checks import check_positive_int
+from bertlib.checks import check_int_in, check_positive_int
 from bertlib.fill_mask import Guess, fill_mask
 from bertlib.i18n import text
 from bertlib.inputs import EncodedInput, eval_mode, model_device
@@ -42,6 +42,8 @@ from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps
 from bertlib.viz.tables import targets_table_html, token_table_html
 
 MASKING_MAX_LEN = 64  # beyond this the chips get too small to read
+MASKING_LONGEST = 512  # BERT's longest input: the most chips max_len may ask for
+MAX_SEED = 2**31 - 1  # the seed box's upper bound
 MEAN_HEAD = -1  # the head selector's value for the mean over heads
 
 
@@ -105,6 +107,9 @@ class MaskingWidget(Widget):
         check_tokenizer(tokenizer)
         # Refused here, in the caller's hands, not later as a message inside the widget.
         check_replacement_words(tokenizer.vocab)
+        check_int_in("max_len", max_len, 5, MASKING_LONGEST,
+                     " (<cls> A <sep> B <sep> needs 5)")
+        check_int_in("seed", seed, 0, MAX_SEED)
         if model is not None:  # fill-mask: the model's guesses at every chosen position
             check_model_and_tokenizer(model, tokenizer)
             check_positive_int("top_k", top_k)
@@ -118,7 +123,7 @@ class MaskingWidget(Widget):
                                               description=text("mask_ratio", lang),
                                               readout_format=".2f", continuous_update=False,
                                               style={"description_width": "initial"})
-        self.seed = widgets.BoundedIntText(value=seed, min=0, max=2**31 - 1,
+        self.seed = widgets.BoundedIntText(value=seed, min=0, max=MAX_SEED,
                                            description=text("seed", lang),
                                            style={"description_width": "initial"},
                                            layout=widgets.Layout(width="160px"))

@@ -2,10 +2,13 @@
 
 import io
 
+import matplotlib
 import numpy as np
 import PIL.Image
 import pytest
+import torch
 from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
 
 from bertlib import viz
 from bertlib.i18n import text
@@ -53,7 +56,7 @@ def test_attention_plot_rejects_mismatched_inputs():
     plot = viz.AttentionPlot("en")
     with pytest.raises(ValueError, match=r"weights must be \(T, T\) with T=8"):
         plot.update(viz.AttentionView(np.ones((3, 3)), TOKENS))
-    with pytest.raises(ValueError, match=r"query must be a token index in \[0, 7\]"):
+    with pytest.raises(ValueError, match=r"query must be an integer in \[0, 7\]"):
         plot.update(viz.AttentionView(attention_weights(8), TOKENS, query=8))
 
 
@@ -135,8 +138,9 @@ def test_similarity_heatmap_writes_each_value_in_its_cell():
     assert cells == {((0, 0), "1.00"), ((1, 0), "0.31"), ((0, 1), "-0.50"), ((1, 1), "0.88")}
     assert ax.images[0].get_clim() == (-1, 1)
     assert ax.get_title() == "Cosine similarity"
-    assert viz.plot_similarity(m, "ab", "cd", title="T").axes[0].get_title() == "T"
-    assert viz.plot_similarity(m, "ab", "cd", lang="zh").axes[0].get_title() == "余弦相似度"
+    assert viz.plot_similarity(m, ["a", "b"], ["c", "d"], title="T").axes[0].get_title() == "T"
+    zh = viz.plot_similarity(m, ["a", "b"], ["c", "d"], lang="zh")
+    assert zh.axes[0].get_title() == "余弦相似度"
 
 
 @pytest.mark.parametrize(("matrix", "rows", "cols", "message"), [
@@ -163,18 +167,23 @@ def test_dollar_signs_are_drawn_as_written_never_as_mathtext():
     tokens = ["<cls>", "i", "paid", "$5", "at", "the", "bank", "for", "$10", "<sep>"]
     T = len(tokens)
     attention = viz.AttentionPlot("en")
-    attention.update(viz.AttentionView(attention_weights(T), tokens, None, 3, "t"))
+    attention.update(viz.AttentionView(attention_weights(T), tokens, None, 3, "cost $5 or $10",
+                                       note=r"$\foo$ and $y$"))
     assert attention.query_labels.tokens == tokens
     chips = viz.ChipsPlot("en")
-    chips.update(tokens, tokens, [None] * T)
-    similarity = viz.plot_similarity(np.eye(2), ["$5 a", "b $10"], ["$5 a", "b $10"])
+    chips.update(tokens, tokens, [None] * T, title="$5 to $10")
+    similarity = viz.plot_similarity(np.eye(2), ["$5 a", "b $10"], ["$5 a", "b $10"],
+                                     title="$5 vs $10")
     texts = [*attention.query_labels.texts[:T], *chips.top_texts, attention.ax_row.title,
+             attention.ax_map.title, attention.note, chips.title, similarity.axes[0].title,
              *similarity.axes[0].get_xticklabels(), *similarity.axes[0].get_yticklabels()]
     for t in texts:
         if "$" in t.get_text():
             _, is_math = t._preprocess_math(t.get_text())
             assert not is_math, t.get_text()
     attention.png()  # and it draws
+    chips.png()
+    similarity.savefig(io.BytesIO())  # an unknown \\foo would fail only here, as mathtext
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -0.1, 1.5])
@@ -187,3 +196,138 @@ def test_weights_and_probabilities_that_are_not_probabilities_are_refused(bad):
         viz.AllHeadsPlot(1, "en").update(w[None], TOKENS, 0)
     with pytest.raises(ValueError, match=r"probabilities must be two numbers in \[0, 1\]"):
         viz.NSPPlot("en").update([bad, 1 - bad])
+
+
+T3 = ["a", "b", "c"]
+W3 = np.full((3, 3), 1 / 3)
+HEADS = np.full((2, 3, 3), 1 / 3)
+TALLY = {"tokens": T3, "selection_counts": np.array([1, 2, 0]),
+         "fate_counts": np.cumsum(np.tile([[1, 0, 0]], (2, 1)), axis=0), "selected": 1,
+         "candidates": 3}
+EMB = np.zeros((3, 2))
+
+
+def tally(**changes) -> viz.MaskTally:
+    return viz.MaskTally(**{**TALLY, **changes})
+
+
+def parts(**changes) -> viz.EmbeddingParts:
+    return viz.EmbeddingParts(**{"tokens": T3, "token": EMB, "segment": EMB, "position": EMB,
+                                 "total": EMB, **changes})
+
+
+def view(**changes) -> Figure:
+    return viz.plot_attention(viz.AttentionView(**{"weights": W3, "tokens": T3, **changes}))
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    # a string where a list of tokens belongs would be split into characters
+    (lambda: view(tokens="abc"), "tokens must be a list of token strings, not a text"),
+    (lambda: view(tokens=[1, 2, 3]), "tokens must be a list of token strings; got"),
+    (lambda: viz.plot_all_heads(HEADS, "abc", 0), "tokens must be a list of token strings"),
+    (lambda: viz.plot_mask_chips("abc", "abc", [None] * 3), "tokens must be a list"),
+    (lambda: viz.plot_mask_chips(T3, [None] * 3, [None] * 3), "shown must be a list"),
+    (lambda: tally(tokens="abc"), "tokens must be a list of token strings, not a text"),
+    (lambda: parts(tokens="abc"), "tokens must be a list of token strings, not a text"),
+    (lambda: viz.plot_similarity(np.eye(2), "ab", ["a", "b"]), "row_labels must be a list"),
+    (lambda: viz.plot_similarity(np.eye(2), [1, 2], ["a", "b"]), "row_labels must be a list"),
+    (lambda: viz.plot_similarity(np.eye(2), None, ["a", "b"]), "row_labels must be a list"),
+    # titles and notes are strings
+    (lambda: viz.plot_similarity(np.eye(2), ["a", "b"], ["a", "b"], title=42),
+     "title must be a string; got 42"),
+    (lambda: view(title=None), "title must be a string; got None"),
+    (lambda: view(note=3), "note must be a string; got 3"),
+    (lambda: viz.plot_mask_chips(T3, T3, [None] * 3, title=None), "title must be a string"),
+    # attention weights: numbers, a (T, T) shape, probabilities
+    (lambda: view(weights=np.zeros((0, 0)), tokens=[]), r"weights must be \(T, T\)"),
+    (lambda: view(weights=[["a"] * 3] * 3), "weights must hold numbers"),
+    (lambda: view(weights=np.ones((3, 3), dtype=bool)), "weights must hold numbers"),
+    (lambda: view(weights=[[1], [1, 2]], tokens=["a", "b"]), "weights must be a rectangular"),
+    (lambda: view(query=1.5), r"query must be an integer in \[0, 2\] \(a token index\)"),
+    (lambda: view(query=True), r"query must be an integer in \[0, 2\] \(a token index\); got True"),
+    (lambda: view(query="0"), r"query must be an integer in \[0, 2\]"),
+    (lambda: view(boundary=1.5), r"boundary must be an integer in \[1, 2\]"),
+    (lambda: view(boundary="1"), r"boundary must be an integer in \[1, 2\]"),
+    (lambda: view(boundary=7), r"boundary must be an integer in \[1, 2\]"),
+    (lambda: viz.plot_attention(W3), "view must be an AttentionView; got ndarray"),
+    (lambda: viz.plot_input_representation(EMB), "parts must be an EmbeddingParts; got"),
+    (lambda: viz.plot_mask_tally(TALLY), "tally must be a MaskTally .*; got dict"),
+    # all heads: a sane number of heads, a layer index
+    (lambda: viz.plot_all_heads(np.float64(0.5), T3, 0), r"weights must be \(num_heads, T, T\)"),
+    (lambda: viz.AllHeadsPlot(-1), r"num_heads must be an integer in \[1, 64\]"),
+    (lambda: viz.AllHeadsPlot(0), r"num_heads must be an integer in \[1, 64\]"),
+    (lambda: viz.AllHeadsPlot(True), r"num_heads must be an integer in \[1, 64\]"),
+    (lambda: viz.AllHeadsPlot(2.5), r"num_heads must be an integer in \[1, 64\]"),
+    (lambda: viz.AllHeadsPlot(10**5), r"num_heads must be an integer in \[1, 64\]"),
+    (lambda: viz.plot_all_heads(HEADS, T3, "first"), "layer must be an integer >= 0"),
+    (lambda: viz.plot_all_heads(HEADS, T3, -3), "layer must be an integer >= 0"),
+    # NSP: two probabilities
+    (lambda: viz.plot_nsp({0.3, 0.7}), "probabilities must hold numbers"),
+    (lambda: viz.plot_nsp("ab"), "probabilities must hold numbers"),
+    (lambda: viz.plot_nsp([True, False]), "probabilities must hold numbers"),
+    # chips: one Fate or None per token, at least one and at most 512 tokens
+    (lambda: viz.plot_mask_chips(T3, T3, [None, 5, None]), r"fates\[1\] must be a bertlib"),
+    (lambda: viz.plot_mask_chips(T3, T3, [None, "MASK", None]), r"fates\[1\] must be"),
+    (lambda: viz.plot_mask_chips(T3, T3, "abc"), "fates must be a list of Fate or None"),
+    (lambda: viz.plot_mask_chips([], [], []), "tokens must hold 1 to 512 tokens"),
+    (lambda: viz.plot_mask_chips(["x"] * 600, ["x"] * 600, [None] * 600), "1 to 512"),
+    # a tally holds counts
+    (lambda: tally(selection_counts=np.array([1.0, np.nan, 0])), "selection_counts must hold "
+                                                                  "counts, finite and >= 0"),
+    (lambda: tally(selection_counts=np.array([1, -1, 0])), "selection_counts must hold counts"),
+    (lambda: tally(selection_counts=np.array([1, 3, 0])), "selection_counts must be at most "
+                                                          "samples=2"),
+    (lambda: tally(fate_counts=np.zeros((2, 3))), "fate_counts must count at least one"),
+    (lambda: tally(fate_counts=-np.ones((2, 3))), "fate_counts must hold counts"),
+    (lambda: tally(selected=1.5), r"selected must be an integer >= 1; got 1.5"),
+    (lambda: tally(selected=True), r"selected must be an integer >= 1; got True"),
+    (lambda: tally(selected="1"), r"selected must be an integer >= 1"),
+    (lambda: tally(candidates=4), r"need 1 <= selected <= candidates <= 3"),
+    # embeddings: finite numbers
+    (lambda: parts(total=np.full((3, 2), np.nan)), "total must be finite"),
+    (lambda: parts(token=np.full((3, 2), np.inf)), "token must be finite"),
+    (lambda: parts(token=np.full((3, 2), "x")), "token must hold numbers"),
+    (lambda: parts(token=np.zeros(())), r"must all be \(T, H\) arrays"),
+    (lambda: parts(normalised="yes"), "normalised must be True or False"),
+    # figure sizes
+    (lambda: viz.new_figure("4", 3), r"width must be a number of inches in \(0, 100\]"),
+    (lambda: viz.new_figure(1e6, 1e6), r"width must be a number of inches in \(0, 100\]"),
+    (lambda: viz.new_figure(4, float("nan")), r"height must be a number of inches"),
+    (lambda: viz.new_figure(4, 0), r"height must be a number of inches"),
+])
+def test_bad_figure_input_is_refused_by_name(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_arrays_may_be_lists_or_tensors_even_with_grad():
+    w = torch.full((3, 3), 1 / 3, requires_grad=True)
+    assert view(weights=w).axes[0].images[0].get_array().shape == (3, 3)
+    viz.plot_nsp(torch.tensor([0.3, 0.7], requires_grad=True))
+    viz.plot_all_heads(torch.tensor(HEADS), T3, np.int64(0))
+    lists = parts(**{name: EMB.tolist() for name in ("token", "segment", "position", "total")})
+    assert isinstance(lists.token, np.ndarray)
+    viz.plot_input_representation(lists)
+    viz.plot_mask_tally(tally(selection_counts=[1, 2, 0]))
+
+
+def test_a_large_similarity_matrix_fits_the_largest_figure():
+    labels = [str(i) for i in range(120)]
+    fig = viz.plot_similarity(np.eye(120), labels, labels)
+    assert tuple(fig.get_size_inches()) == (style.MAX_INCHES, 73.8)
+
+
+def test_a_boundary_is_drawn_where_it_is():
+    plot = viz.AttentionPlot("en")
+    plot.update(viz.AttentionView(W3, T3, boundary=2))
+    assert plot.hline.get_visible() and plot.hline.get_ydata()[0] == 1.5
+    plot.update(viz.AttentionView(W3, T3))
+    assert not plot.hline.get_visible()
+
+
+def test_no_figure_changes_matplotlib_settings():
+    before = dict(matplotlib.rcParams)
+    viz.plot_nsp([0.3, 0.7])
+    viz.plot_mask_chips(T3, T3, [None, Fate.MASK, None], lang="zh")
+    view()
+    assert dict(matplotlib.rcParams) == before

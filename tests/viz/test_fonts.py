@@ -35,11 +35,19 @@ def test_matplotlib_resolves_the_family_to_that_face():
 
 
 def test_cjk_font_is_a_fallback_after_the_default_family():
-    fonts.use_cjk_font()
-    family = matplotlib.rcParams["font.family"]
+    fig = viz.new_figure(2, 1)
+    label = fig.text(0.1, 0.5, "银行")  # added by the user after new_figure
+    fig.canvas.draw()
+    family = label.get_fontproperties().get_family()
     assert family[-1] == fonts.CJK_FAMILY
     assert family.count(fonts.CJK_FAMILY) == 1
     assert family[0] != fonts.CJK_FAMILY  # Latin keeps the default family
+
+
+def test_no_figure_or_widget_changes_rcparams():
+    before = dict(matplotlib.rcParams)
+    draw_zh_figures()
+    assert dict(matplotlib.rcParams) == before
 
 
 def test_every_chinese_string_is_covered_by_the_font():
@@ -58,7 +66,7 @@ def draw_zh_figures() -> list[str]:
     weights /= weights.sum(-1, keepdims=True)
     emb = rng.normal(size=(T, 8))
     fates = [None, Fate.MASK, None, Fate.RANDOM, None, Fate.KEEP, None, None, None, None]
-    tally = viz.MaskTally(ZH_TOKENS, np.arange(T), np.cumsum(np.ones((5, 3)), axis=0), 1, 7)
+    tally = viz.MaskTally(ZH_TOKENS, np.arange(T) % 6, np.cumsum(np.ones((5, 3)), axis=0), 1, 7)
     figures = [
         viz.plot_input_representation(
             viz.EmbeddingParts(ZH_TOKENS, emb, emb, emb, emb), lang="zh"),

@@ -8,10 +8,12 @@ import torch
 
 from bertlib import load_small_bert
 from bertlib.i18n import set_language, text
-from bertlib.masking import mask_tokens
+from bertlib.inputs import EncodedInput, encode_pair
+from bertlib.masking import Fate, MaskedTokens, mask_tokens
 from bertlib.model import BERTModel
 from bertlib.rng import make_generator
 from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.viz import tables, tally_masks
 from bertlib.viz._widget import DEFAULT_TEXTS
 from bertlib.viz.widgets import (
     AttentionWidget,
@@ -428,3 +430,92 @@ def test_masking_widget_with_a_model_shows_its_guesses(tokenizer, model):
     assert MaskingWidget(tokenizer, "en", **TEXTS).guesses is None  # no model, no guesses
     with pytest.raises(ValueError, match="top_k must be a positive integer"):
         MaskingWidget(tokenizer, "en", model=model, top_k=0)
+
+
+@pytest.mark.parametrize("cls", [InputRepresentationWidget, AttentionWidget, NSPWidget])
+@pytest.mark.parametrize(("texts", "message"), [
+    ({"text_a": 123}, "text_a must be a string; got int 123"),
+    ({"text_b": ["the", "cat"]}, r"text_b must be a string; got list \['the', 'cat'\]"),
+])
+def test_texts_that_are_not_strings_are_named(model, tokenizer, cls, texts, message):
+    with pytest.raises(ValueError, match=message):
+        cls(model, tokenizer, "en", **texts)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"text_a": 5}, "text_a must be a string; got int 5"),
+    ({"max_len": 0}, r"max_len must be an integer in \[5, 512\] \(<cls> A <sep> B <sep> needs"),
+    ({"max_len": 1.5}, r"max_len must be an integer in \[5, 512\]"),
+    ({"max_len": -3}, r"max_len must be an integer in \[5, 512\]"),
+    ({"max_len": 10**6}, r"max_len must be an integer in \[5, 512\]"),
+    ({"seed": -1}, r"seed must be an integer in \[0, 2147483647\]; got -1"),
+    ({"seed": 1.5}, r"seed must be an integer in \[0, 2147483647\]; got 1.5"),
+    ({"seed": "0"}, r"seed must be an integer in \[0, 2147483647\]; got '0'"),
+])
+def test_bad_masking_widget_arguments_are_named(tokenizer, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        MaskingWidget(tokenizer, "en", **kwargs)
+
+
+def test_the_shortest_masking_input_still_draws(tokenizer):
+    w = MaskingWidget(tokenizer, "en", max_len=5, **TEXTS)
+    assert len(w.encoded.tokens) == 5 and len(w.chips.top_texts) == 5
+
+
+def test_no_widget_changes_matplotlib_settings(model, tokenizer):
+    before = dict(matplotlib.rcParams)
+    AttentionWidget(model, tokenizer, "zh", **TEXTS).view.value = "all"
+    MaskingWidget(tokenizer, "zh", **TEXTS).tally_button.click()
+    assert dict(matplotlib.rcParams) == before
+
+
+@pytest.fixture
+def encoded(tokenizer) -> EncodedInput:
+    return encode_pair(tokenizer, *TEXTS.values())
+
+
+@pytest.mark.parametrize(("samples", "seed", "message"), [
+    (0, 0, r"samples must be an integer in \[1, 100000\] \(draws; each takes"),
+    (2.5, 0, r"samples must be an integer in \[1, 100000\]"),
+    (True, 0, r"samples must be an integer in \[1, 100000\] .*; got True"),
+    (-1, 0, r"samples must be an integer in \[1, 100000\]"),
+    (10**8, 0, r"samples must be an integer in \[1, 100000\] .*; got 100000000"),
+    (10, 1.5, r"seed must be an integer >= 0; got 1.5"),
+    (10, -1, r"seed must be an integer >= 0; got -1"),
+])
+def test_bad_tally_arguments_are_named(tokenizer, encoded, samples, seed, message):
+    with pytest.raises(ValueError, match=message):
+        tally_masks(encoded, tokenizer.vocab, 0.15, samples, seed)
+
+
+def test_a_tally_needs_an_encoded_input(tokenizer, encoded):
+    with pytest.raises(ValueError, match="enc must be an EncodedInput .*; got list"):
+        tally_masks(encoded.ids, tokenizer.vocab, 0.15, 10, 0)
+
+
+def test_bad_table_input_is_named(encoded):
+    tokens = encoded.tokens
+    masked = MaskedTokens([0] * len(tokens), [1], [0], [Fate.MASK], len(tokens) - 3)
+    bad_segments = EncodedInput(tokens, encoded.ids, [0, 2, *encoded.segments[2:]],
+                                encoded.boundary, encoded.total, encoded.unknown)
+    calls = [
+        (lambda: tables.token_table_html(bad_segments, "en", "<unk>"),
+         r"encoded.segments must hold one 0 \(sentence A\) or 1 \(sentence B\) per token"),
+        (lambda: tables.token_table_html("<cls> a", "en", "<unk>"),
+         "encoded must be an EncodedInput"),
+        (lambda: tables.targets_table_html(" ".join(tokens), masked, tokens, "en"),
+         "tokens must be a list of token strings, not a text"),
+        (lambda: tables.targets_table_html(tokens, MaskedTokens(
+            [0] * len(tokens), [99], [0], [Fate.MASK], 5), tokens, "en"),
+         r"masked.positions\[i\] must be an integer in \[0, \d+\] \(a token index\); got 99"),
+        (lambda: tables.targets_table_html(tokens, MaskedTokens(
+            [0] * len(tokens), [1], [0], [7], 5), tokens, "en"),
+         "masked.fates must hold bertlib.masking.Fate values; got 7"),
+        (lambda: tables.targets_table_html(tokens, masked, tokens[:2], "en"),
+         "shown must have one entry per token"),
+    ]
+    for call, message in calls:
+        with pytest.raises(ValueError, match=message):
+            call()
+    assert "<b>" in tables.targets_table_html(tokens, masked, tokens, "en")
+    assert "crane" in tables.token_table_html(encoded, None, None)  # no unknown token to mark
