@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -192,6 +193,7 @@ def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Pat
     link to a device such as ``/dev/zero`` never ends, so only regular files are read, and a
     file meant to be small must be small.
     """
+    check_path("directory", directory)
     directory = Path(directory)
     if not directory.is_dir():
         raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
@@ -200,6 +202,8 @@ def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Pat
         info = path.stat()  # follows links: what matters is what would be read
     except FileNotFoundError:
         raise ValueError(f"{directory} has no {name}") from None
+    except OSError as err:  # a loop of symbolic links, a name too long, no permission...
+        raise ValueError(f"{path} cannot be read: {err.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
         raise ValueError(f"{path} must be a regular file; it is a "
                          f"{'folder' if stat.S_ISDIR(info.st_mode) else 'device, pipe or socket'}")
@@ -212,9 +216,41 @@ def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Pat
 def read_json(path: Path) -> dict:
     """A JSON object from a file that :func:`checked_file` let through."""
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        value = json.loads(read_text(path))
+    except json.JSONDecodeError as err:
         raise ValueError(f"{path} must hold JSON; {err}") from None
+    except RecursionError:  # "[[[[..." nested deeper than Python's stack
+        raise ValueError(f"{path} must hold JSON nested at most ~1000 levels deep") from None
     if not isinstance(value, dict):
         raise ValueError(f"{path} must hold a JSON object; got {type(value).__name__}")
     return value
+
+
+def check_path(name: str, value) -> None:
+    """A file system path: a ``str`` or ``os.PathLike`` (a ``pathlib.Path``)."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise ValueError(f"{name} must be a path (str or pathlib.Path); got {value!r:.80}")
+
+
+def checked_path(name: str, path, max_bytes: int | None) -> Path:
+    """``path`` when it names a regular file of at most ``max_bytes``; see :func:`checked_file`."""
+    check_path(name, path)
+    path = Path(path)
+    return checked_file(path.parent, path.name, max_bytes)
+
+
+def read_text(path: Path) -> str:
+    """The UTF-8 text of a file that :func:`checked_file` let through; ValueError naming it."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path} must be UTF-8 text; {err}") from None
+    except OSError as err:
+        raise ValueError(f"{path} cannot be read: {err.strerror}") from None
+
+
+def check_seed(name: str, value: int) -> None:
+    """A seed for ``torch.Generator.manual_seed``: a non-negative int (a float would be
+    truncated silently, and a bool is not meant as a number)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**64:
+        raise ValueError(f"{name} must be an integer in [0, 2**64); got {value!r:.80}")

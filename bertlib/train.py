@@ -5,7 +5,6 @@ Shapes: B = batch, T = sequence length, P = prediction slots per sequence.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from bertlib.i18n import text
 from bertlib.inputs import eval_mode, model_device
 from bertlib.loss import BERTLoss
 from bertlib.model import BERTConfig, BERTModel
+from bertlib.rng import own_global_rng
 
 LossFn = Callable[..., BERTLoss]
 
@@ -34,18 +34,10 @@ def train_step(model: BERTModel, optimizer: torch.optim.Optimizer,
     return BERTLoss(*(t.detach() for t in loss))
 
 
-def _own_global_rng() -> contextlib.AbstractContextManager:
-    """A block whose draws from torch's global generators (CPU and every GPU) are undone after
-    it: PyTorch's weight initialisers and dropout can only draw from those, and a library must
-    not move the caller's random stream."""
-    gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
-    return torch.random.fork_rng(devices=gpus)
-
-
 def init_model(config: BERTConfig, seed: int) -> BERTModel:
     """A fresh model whose initial weights depend only on ``seed`` (torch's global random
     state is left as it was)."""
-    with _own_global_rng():
+    with own_global_rng():
         torch.manual_seed(seed)
         return BERTModel.from_config(config)
 
@@ -94,7 +86,7 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
     model.to(device)
     loader = make_loader(data, batch_size, seed=seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    with _own_global_rng():
+    with own_global_rng():
         torch.manual_seed(seed)  # dropout draws from the global generator
         model.train()
         history = TrainHistory(num_steps=num_steps)
