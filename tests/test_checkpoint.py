@@ -1,3 +1,4 @@
+import contextlib
 import json
 import os
 import subprocess
@@ -166,10 +167,8 @@ def test_mismatch_lists_are_short(saved):
 
 def rng_state_kept(load, *args) -> None:
     state = torch.get_rng_state()
-    try:
+    with contextlib.suppress(ValueError):  # a refusal too must leave it alone
         load(*args)
-    except ValueError:
-        pass
     assert torch.equal(state, torch.get_rng_state())
 
 
