@@ -361,7 +361,7 @@ def test_loading_leaves_the_global_rng_alone(saved_checkpoint):
 
 @pytest.mark.parametrize(("lines", "message"), [
     (["[PAD]", "[UNK]", "[SEP]", "[MASK]", "a"],
-     r"vocab.txt .*lacks the reserved tokens \['\[CLS\]'\]"),
+     r"vocab.txt: vocabulary lacks the reserved tokens \['\[CLS\]'\]"),
 ])
 def test_a_bad_vocab_txt_is_named(saved_checkpoint, lines, message):
     (saved_checkpoint / "vocab.txt").write_text("\n".join(lines))
