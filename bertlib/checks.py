@@ -235,6 +235,8 @@ def check_path(name: str, value) -> None:
 def checked_path(name: str, path, max_bytes: int | None) -> Path:
     """``path`` when it names a regular file of at most ``max_bytes``; see :func:`checked_file`."""
     check_path(name, path)
+    if isinstance(path, str) and "\n" in path:
+        raise ValueError(f"{name} must be the path of a file, not its text; got {path!r:.80}")
     path = Path(path)
     return checked_file(path.parent, path.name, max_bytes)
 
