@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from bertlib.rng import make_generator
+from bertlib.rng import make_generator, own_global_rng
 
 
 def test_a_seed_gives_a_fresh_generator_with_repeatable_draws():
@@ -31,3 +31,11 @@ def test_the_global_generator_is_untouched():
 def test_exactly_one_source_is_required(kwargs):
     with pytest.raises(ValueError, match="exactly one of generator="):
         make_generator(**kwargs)
+
+
+def test_own_global_rng_undoes_draws_from_the_global_generator():
+    state = torch.get_rng_state()
+    with own_global_rng():
+        torch.manual_seed(5)
+        torch.rand(3)
+    assert torch.equal(state, torch.get_rng_state())
