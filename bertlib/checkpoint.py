@@ -47,10 +47,10 @@ def save_pretrained(model: BERTModel, directory: str | Path, **metadata) -> None
     try:
         directory.mkdir(parents=True, exist_ok=True)
         (directory / CONFIG_FILE).write_text(text, encoding="utf-8")
-    except OSError as err:  # a file where the folder should be, no permission...
-        raise ValueError(f"cannot save into {str(directory)!r}: {err.strerror}") from None
-    # save_model, unlike save_file, copes with the tied MLM decoder (a shared tensor).
-    save_model(model, str(directory / WEIGHTS_FILE))
+        # save_model, unlike save_file, copes with the tied MLM decoder (a shared tensor).
+        save_model(model, str(directory / WEIGHTS_FILE))
+    except (OSError, SafetensorError) as err:  # a file where the folder should be, no room...
+        raise ValueError(f"cannot save into {str(directory)!r}: {err}") from None
 
 
 def read_config(directory: str | Path) -> dict:
