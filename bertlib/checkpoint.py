@@ -130,9 +130,10 @@ def check_block_count(path: Path, names, prefix: str, num_blks: int, key: str) -
     pattern = re.compile(re.escape(prefix) + r"(\d+)\.")
     found = {int(m.group(1)) for name in names if (m := pattern.match(name))}
     if found != set(range(len(found))) or len(found) != num_blks:
-        last = max(found, default=-1)
-        raise ValueError(f"{path} holds {len(found):,} encoder blocks (numbers up to {last}); "
-                         f"its config asks for {key}={num_blks:,}, numbered 0 to {num_blks - 1}")
+        held = (f"{len(found):,} encoder blocks (numbered up to {max(found)})" if found
+                else "no encoder block")
+        raise ValueError(f"{path} holds {held}; its config asks for {key}={num_blks:,}, "
+                         f"numbered 0 to {num_blks - 1}")
 
 
 def check_weights_file(path: Path, config: BERTConfig) -> None:
