@@ -8,31 +8,49 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from pathlib import Path
 
 import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_model, save_model
 
-from bertlib.checks import checked_file, read_json
+from bertlib.checks import check_path, checked_file, read_json
 from bertlib.model import BERTConfig, BERTModel
+from bertlib.rng import own_global_rng
 
 CONFIG_FILE = "config.json"
 CONFIG_MAX_BYTES = 1 << 20  # a config is a few hundred bytes; anything near this is not one
 WEIGHTS_FILE = "model.safetensors"
 FORMAT = "bertlib"
 FLOAT_DTYPES = frozenset({"F16", "BF16", "F32", "F64"})
+LIST_MAX = 5  # names shown per list in an error message; a hostile file may differ in millions
 
 
 def save_pretrained(model: BERTModel, directory: str | Path, **metadata) -> None:
-    """Write the model's config (plus any JSON-able ``metadata``) and weights to ``directory``."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    """Write the model's config (plus any JSON-able ``metadata``) and weights to ``directory``.
+
+    Everything is checked before anything is created: a model that :func:`load_pretrained`
+    would refuse (NaN weights) is not written.
+    """
+    if not isinstance(model, BERTModel):
+        raise ValueError(f"model must be a bertlib BERTModel; got {model!r:.80}")
+    check_path("directory", directory)
     config = {"format": FORMAT, "config": model.config.to_dict(), "metadata": metadata}
-    (directory / CONFIG_FILE).write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n",
-                                         encoding="utf-8")
-    # save_model, unlike save_file, copes with the tied MLM decoder (a shared tensor).
-    save_model(model, str(directory / WEIGHTS_FILE))
+    try:  # strict JSON: NaN and infinity are not JSON, other readers refuse them
+        text = json.dumps(config, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"metadata must be JSON: str, finite numbers, bool, None, lists and "
+                         f"dicts of them; {err}") from None
+    check_finite_weights(model)
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / CONFIG_FILE).write_text(text, encoding="utf-8")
+        # save_model, unlike save_file, copes with the tied MLM decoder (a shared tensor).
+        save_model(model, str(directory / WEIGHTS_FILE))
+    except (OSError, SafetensorError) as err:  # a file where the folder should be, no room...
+        raise ValueError(f"cannot save into {str(directory)!r}: {err}") from None
 
 
 def read_config(directory: str | Path) -> dict:
@@ -74,21 +92,55 @@ def header_shapes(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
 
 
 def expected_shapes(config: BERTConfig) -> tuple[dict[str, tuple[int, ...]], list[set[str]]]:
-    """The shapes of a model built from ``config``, and the groups of names that share one
-    tensor (a tied MLM decoder), worked out on PyTorch's meta device: no memory is allocated."""
-    with torch.device("meta"):
-        model = BERTModel.from_config(config)
-    groups: dict[int, set[str]] = {}
-    for name, param in model.named_parameters(remove_duplicate=False):
-        groups.setdefault(id(param), set()).add(name)
-    shapes = {name: tuple(t.shape) for name, t in model.state_dict(keep_vars=True).items()}
-    return shapes, [g for g in groups.values() if len(g) > 1]
+    """The state-dict shapes of ``BERTModel.from_config(config)``, and the groups of names that
+    share one tensor (a tied MLM decoder), worked out from the sizes alone: nothing is built, so
+    a hostile config costs nothing (tests/test_checkpoint.py checks them against a real model).
+    """
+    V, H, F, L = config.vocab_size, config.num_hiddens, config.ffn_num_hiddens, config.max_len
+    shapes = {"encoder.pos_embedding": (1, L, H), "encoder.token_embedding.weight": (V, H),
+              "encoder.segment_embedding.weight": (2, H)}
+    if config.embedding_norm:
+        shapes |= {"encoder.embedding_ln.weight": (H,), "encoder.embedding_ln.bias": (H,)}
+    block = {f"attention.W_{x}.{kind}": shape for x in "qkvo"
+             for kind, shape in (("weight", (H, H)), ("bias", (H,)))}
+    block |= {"addnorm1.ln.weight": (H,), "addnorm1.ln.bias": (H,),
+              "ffn.dense1.weight": (F, H), "ffn.dense1.bias": (F,),
+              "ffn.dense2.weight": (H, F), "ffn.dense2.bias": (H,),
+              "addnorm2.ln.weight": (H,), "addnorm2.ln.bias": (H,)}
+    for i in range(config.num_blks):
+        shapes |= {f"encoder.blks.{i}.{name}": shape for name, shape in block.items()}
+    shapes |= {"hidden.0.weight": (H, H), "hidden.0.bias": (H,),
+               "mlm.mlp.0.weight": (H, H), "mlm.mlp.0.bias": (H,),
+               "mlm.mlp.2.weight": (H,), "mlm.mlp.2.bias": (H,),
+               "mlm.mlp.3.weight": (V, H), "mlm.mlp.3.bias": (V,),
+               "nsp.output.weight": (2, H), "nsp.output.bias": (2,)}
+    tied = {"encoder.token_embedding.weight", "mlm.mlp.3.weight"}
+    return shapes, [tied] if config.tie_mlm_decoder else []
+
+
+def some(names: list[str]) -> str:
+    """The first few of ``names`` and how many there are: a message stays short."""
+    more = f" and {len(names) - LIST_MAX:,} more" if len(names) > LIST_MAX else ""
+    return f"{names[:LIST_MAX]}{more}"
+
+
+def check_block_count(path: Path, names, prefix: str, num_blks: int, key: str) -> None:
+    """The blocks a weights file holds (``{prefix}{i}.``) are 0 .. num_blks - 1: checked before
+    any per-block name is listed, since a hostile config may ask for millions of blocks."""
+    pattern = re.compile(re.escape(prefix) + r"(\d+)\.")
+    found = {int(m.group(1)) for name in names if (m := pattern.match(name))}
+    if found != set(range(len(found))) or len(found) != num_blks:
+        held = (f"{len(found):,} encoder blocks (numbered up to {max(found)})" if found
+                else "no encoder block")
+        raise ValueError(f"{path} holds {held}; its config asks for {key}={num_blks:,}, "
+                         f"numbered 0 to {num_blks - 1}")
 
 
 def check_weights_file(path: Path, config: BERTConfig) -> None:
     """Every tensor a model of ``config`` needs, with its shape and a floating-point dtype,
     before anything is allocated; ValueError naming each difference."""
     found = header_shapes(path)
+    check_block_count(path, found, "encoder.blks.", config.num_blks, "num_blks")
     shapes, tied = expected_shapes(config)
     stored_once = {name for group in tied for name in group if group & set(found)}
     missing = [name for name in shapes if name not in found and name not in stored_once]
@@ -98,8 +150,9 @@ def check_weights_file(path: Path, config: BERTConfig) -> None:
     wrong += [f"{name}: dtype {dtype}, not floating point" for name, (_, dtype) in found.items()
               if dtype not in FLOAT_DTYPES]
     if missing or unexpected or wrong:
-        raise ValueError(f"{path} does not match its config.json: missing tensors {missing}; "
-                         f"unexpected tensors {unexpected}; mismatched {wrong}")
+        raise ValueError(f"{path} does not match its config.json: missing tensors "
+                         f"{some(missing)}; unexpected tensors {some(unexpected)}; mismatched "
+                         f"{some(wrong)}")
 
 
 def check_finite_weights(model: BERTModel) -> None:
@@ -118,7 +171,8 @@ def load_pretrained(directory: str | Path) -> BERTModel:
     config = config_from(read_config(directory))
     weights = checked_file(directory, WEIGHTS_FILE, None)
     check_weights_file(weights, config)
-    model = BERTModel.from_config(config)
+    with own_global_rng():  # the initial weights, overwritten next, draw from the global RNG
+        model = BERTModel.from_config(config)
     load_model(model, str(weights), strict=False)
     check_finite_weights(model)
     return model.eval()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import os
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -203,6 +204,7 @@ def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Pat
     link to a device such as ``/dev/zero`` never ends, so only regular files are read, and a
     file meant to be small must be small.
     """
+    check_path("directory", directory)
     directory = Path(directory)
     if not directory.is_dir():
         raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
@@ -211,6 +213,8 @@ def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Pat
         info = path.stat()  # follows links: what matters is what would be read
     except FileNotFoundError:
         raise ValueError(f"{directory} has no {name}") from None
+    except OSError as err:  # a loop of symbolic links, a name too long, no permission...
+        raise ValueError(f"{path} cannot be read: {err.strerror}") from None
     if not stat.S_ISREG(info.st_mode):
         raise ValueError(f"{path} must be a regular file; it is a "
                          f"{'folder' if stat.S_ISDIR(info.st_mode) else 'device, pipe or socket'}")
@@ -223,9 +227,11 @@ def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Pat
 def read_json(path: Path) -> dict:
     """A JSON object from a file that :func:`checked_file` let through."""
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        value = json.loads(read_text(path))
+    except json.JSONDecodeError as err:
         raise ValueError(f"{path} must hold JSON; {err}") from None
+    except RecursionError:  # "[[[[..." nested deeper than Python's stack
+        raise ValueError(f"{path} must hold JSON nested at most ~1000 levels deep") from None
     if not isinstance(value, dict):
         raise ValueError(f"{path} must hold a JSON object; got {type(value).__name__}")
     return value
@@ -281,3 +287,28 @@ def number_array(name: str, value) -> np.ndarray:
         raise ValueError(f"{name} must hold numbers (not bools, strings or objects); got "
                          f"dtype {array.dtype}: {value!r:.80}")
     return array if array.dtype.kind == "f" else array.astype(float)
+
+
+def check_path(name: str, value) -> None:
+    """A file system path: a ``str`` or ``os.PathLike`` (a ``pathlib.Path``)."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise ValueError(f"{name} must be a path (str or pathlib.Path); got {value!r:.80}")
+
+
+def checked_path(name: str, path, max_bytes: int | None) -> Path:
+    """``path`` when it names a regular file of at most ``max_bytes``; see :func:`checked_file`."""
+    check_path(name, path)
+    if isinstance(path, str) and "\n" in path:
+        raise ValueError(f"{name} must be the path of a file, not its text; got {path!r:.80}")
+    path = Path(path)
+    return checked_file(path.parent, path.name, max_bytes)
+
+
+def read_text(path: Path) -> str:
+    """The UTF-8 text of a file that :func:`checked_file` let through; ValueError naming it."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path} must be UTF-8 text; {err}") from None
+    except OSError as err:
+        raise ValueError(f"{path} cannot be read: {err.strerror}") from None

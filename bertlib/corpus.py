@@ -6,6 +6,7 @@ A paragraph is a list of sentences. ``read_*`` functions return sentences as str
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,13 +14,19 @@ from pathlib import Path
 import torch
 
 from bertlib.assets import SMALL_CORPUS_DIR
+from bertlib.checks import check_path, check_seed, check_tokens, checked_path, read_text
 from bertlib.i18n import LANGUAGES
 from bertlib.rng import make_generator
+
+# WikiText-2's largest file has 11 MB, the shipped corpus 1 MB. A bigger file, read whole and
+# split into Python lists of words (~20 times its size), would exhaust a teaching machine's
+# memory: WikiText-103 (540 MB) needs streaming, which this chapter-sized reader does not do.
+CORPUS_MAX_BYTES = 256 << 20
 
 
 def read_paragraphs(path: str | Path) -> list[list[str]]:
     """A text file with one sentence per line and a blank line between paragraphs."""
-    text = Path(path).read_text(encoding="utf-8")
+    text = read_text(checked_path("path", path, CORPUS_MAX_BYTES))
     blocks = (block.strip() for block in text.split("\n\n"))
     return [[s.strip() for s in block.splitlines() if s.strip()] for block in blocks if block]
 
@@ -34,7 +41,7 @@ def read_wikitext(path: str | Path) -> list[list[list[str]]]:
     not shuffle them (``make_nsp_pairs`` draws its own randomness).
     """
     paragraphs = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for line in read_text(checked_path("path", path, CORPUS_MAX_BYTES)).splitlines():
         line = line.strip().lower()
         if not line or (line.startswith("= ") and line.endswith(" =")):
             continue
@@ -62,8 +69,11 @@ def load_small_corpus(directory: str | Path = SMALL_CORPUS_DIR, *, held_out: flo
     The same fraction of each language's paragraphs, chosen by a permutation seeded with
     ``seed``, is held out, so the split is fixed for a given seed.
     """
-    if not 0.0 <= held_out < 1.0:
-        raise ValueError(f"held_out must be a fraction in [0, 1); got {held_out!r}")
+    check_path("directory", directory)
+    if isinstance(held_out, bool) or not isinstance(held_out, numbers.Real) or not (
+            0.0 <= held_out < 1.0):
+        raise ValueError(f"held_out must be a fraction in [0, 1); got {held_out!r:.80}")
+    check_seed("seed", seed)
     g = make_generator(seed=seed)
     split = CorpusSplit([], [], [], [])
     for lang in LANGUAGES:
@@ -80,5 +90,25 @@ def load_small_corpus(directory: str | Path = SMALL_CORPUS_DIR, *, held_out: flo
 
 def tokenize_paragraphs(paragraphs: Sequence[Sequence[str]],
                         tokenize: Callable[[str], list[str]]) -> list[list[list[str]]]:
-    """Apply ``tokenize`` (e.g. ``WordPieceTokenizer.tokenize``) to every sentence."""
-    return [[tokenize(s) for s in paragraph] for paragraph in paragraphs]
+    """Apply ``tokenize`` (e.g. ``WordPieceTokenizer.tokenize``) to every sentence.
+
+    ``paragraphs`` is a list of paragraphs, each a list of sentence strings (as
+    :func:`load_small_corpus` gives them); ``tokenize`` must return a list of token strings.
+    """
+    if not callable(tokenize):
+        raise ValueError(f"tokenize must be a function from a sentence to its tokens, e.g. "
+                         f"tokenizer.tokenize; got {tokenize!r:.80}")
+    if isinstance(paragraphs, str) or not isinstance(paragraphs, Sequence):
+        raise ValueError(f"paragraphs must be a list of paragraphs, each a list of sentence "
+                         f"strings; got {paragraphs!r:.80}")
+    for p, paragraph in enumerate(paragraphs):
+        if (isinstance(paragraph, str) or not isinstance(paragraph, Sequence)
+                or not all(isinstance(s, str) for s in paragraph)):
+            raise ValueError(f"paragraphs[{p}] must be a paragraph, a list of sentence strings "
+                             f"(a list of sentences is one paragraph: wrap it in a list); got "
+                             f"{paragraph!r:.80}")
+    tokenized = [[tokenize(s) for s in paragraph] for paragraph in paragraphs]
+    for p, paragraph in enumerate(tokenized):
+        for s, tokens in enumerate(paragraph):
+            check_tokens(f"tokenize(paragraphs[{p}][{s}])", tokens)
+    return tokenized

@@ -31,8 +31,9 @@ from bertlib.data import make_loader
 from bertlib.i18n import text
 from bertlib.inputs import eval_mode, model_device
 from bertlib.model import BERTModel
+from bertlib.rng import own_global_rng
 from bertlib.tasks import IGNORE, TaskData
-from bertlib.train import default_device, own_global_rng, run_steps
+from bertlib.train import default_device, run_steps
 
 
 def _new_linear(num_inputs: int, num_outputs: int, seed: int) -> nn.Linear:

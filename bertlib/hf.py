@@ -22,14 +22,33 @@ import importlib.resources
 import importlib.util
 import pickle
 import warnings
+import zipfile
 from pathlib import Path
 
 import torch
 from safetensors.torch import load_file
 
-from bertlib.checkpoint import CONFIG_MAX_BYTES, check_finite_weights, header_shapes
-from bertlib.checks import checked_file, read_json
+from bertlib.checkpoint import (
+    CONFIG_MAX_BYTES,
+    FLOAT_DTYPES,
+    check_block_count,
+    check_finite_weights,
+    expected_shapes,
+    header_shapes,
+    some,
+)
+from bertlib.checks import (
+    check_bool,
+    check_choice,
+    check_dropout,
+    check_path,
+    check_positive_float,
+    check_positive_int,
+    checked_file,
+    read_json,
+)
 from bertlib.model import BERTConfig, BERTModel
+from bertlib.rng import own_global_rng
 from bertlib.tokenizer import WordPieceTokenizer
 
 # Defaults of transformers' BertConfig, for keys an older config.json leaves out.
@@ -38,11 +57,17 @@ HF_DEFAULTS = {
     "intermediate_size": 3072, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
     "max_position_embeddings": 512, "type_vocab_size": 2, "layer_norm_eps": 1e-12,
     "position_embedding_type": "absolute", "tie_word_embeddings": True, "is_decoder": False,
-    "add_cross_attention": False,
+    "add_cross_attention": False, "model_type": "bert",
 }
 # Both compute exactly what bertlib's activation of the same name computes ("gelu" is the exact
 # erf GELU in both; the tanh approximations "gelu_new", "gelu_pytorch_tanh" are not supported).
 HF_ACTIVATIONS = {"gelu": "gelu", "relu": "relu"}
+# How each key of config.json is checked, under its own name (the file's words, not bertlib's).
+HF_SIZES = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+            "intermediate_size", "max_position_embeddings", "type_vocab_size")
+HF_FLAGS = ("tie_word_embeddings", "is_decoder", "add_cross_attention")
+# torch dtypes of real weights; an integer or bool tensor would be cast to float without a word.
+TORCH_FLOAT_DTYPES = frozenset({torch.float16, torch.bfloat16, torch.float32, torch.float64})
 
 EMBEDDING_NAMES = {
     "embeddings.word_embeddings.weight": "encoder.token_embedding.weight",
@@ -96,23 +121,33 @@ def name_table(config: BERTConfig) -> dict[str, dict[str, str]]:
     return {"encoder": encoder, "pooler": POOLER_NAMES, "mlm": mlm, "nsp": NSP_NAMES}
 
 
-def config_from_hf(hf: dict) -> BERTConfig:
-    """The :class:`BERTConfig` of a Hugging Face BERT ``config.json`` (as a dict)."""
-    if hf.get("model_type", "bert") != "bert":
-        raise ValueError(f"model_type must be 'bert'; got {hf['model_type']!r}")
+def _require(c: dict, key: str, allowed: str | int, why: str, source: str) -> None:
+    if c[key] != allowed:
+        raise ValueError(f"{key} in {source} must be {allowed!r}{why}; got {c[key]!r:.80}")
+
+
+def config_from_hf(hf: dict, source: str = "config.json") -> BERTConfig:
+    """The :class:`BERTConfig` of a Hugging Face BERT ``config.json`` (as a dict; ``source``
+    names the file in messages). Every key is checked under its Hugging Face name."""
+    if not isinstance(hf, dict):
+        raise ValueError(f"{source} must hold a JSON object; got {hf!r:.80}")
     c = HF_DEFAULTS | hf
-    if c["position_embedding_type"] != "absolute":
-        raise ValueError("position_embedding_type must be 'absolute' (learned positions, as in "
-                         f"BERT); got {c['position_embedding_type']!r}")
-    if c["type_vocab_size"] != 2:
-        raise ValueError("type_vocab_size must be 2 (segments A and B); got "
-                         f"{c['type_vocab_size']!r}")
-    if c["hidden_act"] not in HF_ACTIVATIONS:
-        raise ValueError(f"hidden_act must be one of {sorted(HF_ACTIVATIONS)}; got "
-                         f"{c['hidden_act']!r}")
+    _require(c, "model_type", "bert", "", source)
+    for key in HF_SIZES:
+        check_positive_int(f"{key} in {source}", c[key])
+    for key in HF_FLAGS:
+        check_bool(f"{key} in {source}", c[key])
+    _require(c, "position_embedding_type", "absolute", " (learned positions, as in BERT)", source)
+    _require(c, "type_vocab_size", 2, " (segments A and B)", source)
+    check_choice(f"hidden_act in {source}", c["hidden_act"], HF_ACTIVATIONS)
+    check_dropout(f"hidden_dropout_prob in {source}", c["hidden_dropout_prob"])
+    check_positive_float(f"layer_norm_eps in {source}", c["layer_norm_eps"])
     if c["is_decoder"] or c["add_cross_attention"]:
-        raise ValueError("only encoder checkpoints are supported; got is_decoder="
+        raise ValueError(f"only encoder checkpoints are supported; {source} has is_decoder="
                          f"{c['is_decoder']}, add_cross_attention={c['add_cross_attention']}")
+    if c["hidden_size"] % c["num_attention_heads"]:
+        raise ValueError(f"hidden_size in {source} must be divisible by num_attention_heads; got "
+                         f"{c['hidden_size']} and {c['num_attention_heads']}")
     original = BERTConfig.original(
         vocab_size=c["vocab_size"], num_hiddens=c["hidden_size"],
         ffn_num_hiddens=c["intermediate_size"], num_heads=c["num_attention_heads"],
@@ -127,7 +162,7 @@ def config_from_hf(hf: dict) -> BERTConfig:
 def weights_file(directory: str | Path) -> Path:
     """The checkpoint's ``model.safetensors``, else its ``pytorch_model.bin`` (regular files)."""
     for name in ("model.safetensors", "pytorch_model.bin"):
-        if (Path(directory) / name).exists():
+        if (Path(directory) / name).is_symlink() or (Path(directory) / name).exists():
             return checked_file(directory, name, None)
     raise ValueError(f"{directory} holds neither model.safetensors nor pytorch_model.bin")
 
@@ -143,33 +178,79 @@ def _renamed(state: dict) -> dict:
     return renamed
 
 
-def read_state_dict(directory: str | Path) -> dict[str, torch.Tensor]:
-    """The checkpoint's tensors under Hugging Face's names, without a ``bert.`` prefix.
+def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
+    """The tensors of a weights file under Hugging Face's names, without a ``bert.`` prefix.
 
-    ``pytorch_model.bin`` is read with ``weights_only=True``: tensors, never pickled code.
+    ``pytorch_model.bin`` is read with ``weights_only=True`` (tensors, never pickled code) and,
+    in torch's zip format, memory-mapped: nothing is copied before the shapes are checked.
     """
-    path = weights_file(directory)
     if path.suffix == ".safetensors":
         return _renamed(load_file(path))
     try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
+        state = torch.load(path, map_location="cpu", weights_only=True,
+                           mmap=zipfile.is_zipfile(path))
     except pickle.UnpicklingError:
         raise ValueError(f"{path} holds more than tensors and bertlib never runs pickled code; "
                          "convert the checkpoint to model.safetensors") from None
+    except Exception as err:  # the weights-only unpickler raises whatever broken bytes provoke
+        raise ValueError(f"{path} is not a PyTorch checkpoint torch.load can read: "
+                         f"{type(err).__name__}: {err!s:.200}") from None
+    if not isinstance(state, dict) or not all(
+            isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
+        raise ValueError(f"{path} must hold a dict of tensor names to tensors (a state dict); "
+                         f"got {type(state).__name__}")
     return _renamed(state)
 
 
-def check_weights_header(directory: str | Path, config: BERTConfig) -> None:
-    """For ``model.safetensors``: every tensor's name and shape checked against ``config`` from
-    the file's header, before any memory is allocated (a pickle has no header to read)."""
-    path = weights_file(directory)
-    if path.suffix != ".safetensors":
-        return
-    with torch.device("meta"):
-        expected = BERTModel.from_config(config).state_dict()
-        found = _renamed({name: torch.empty(shape) for name, (shape, _) in
-                          header_shapes(path).items()})
-    convert_state_dict(found, config, expected)
+def _normalised(state: dict, config: BERTConfig) -> dict:
+    """``state`` without recomputed buffers and copies nobody reads.
+
+    The MLM output adds cls.predictions.decoder.bias; usually that *is* cls.predictions.bias
+    and only one of them is stored, but transformers 5 unties the two along with an untied
+    decoder weight. A tied decoder weight *is* the word embedding matrix, so a stored copy of
+    it is never read by transformers either.
+    """
+    state = {k: v for k, v in state.items() if k not in IGNORED}
+    if "cls.predictions.decoder.bias" in state:
+        state["cls.predictions.bias"] = state.pop("cls.predictions.decoder.bias")
+    if config.tie_mlm_decoder:
+        state.pop("cls.predictions.decoder.weight", None)
+    return state
+
+
+def check_tensors(found: dict[str, tuple[tuple[int, ...], bool]], config: BERTConfig,
+                  path: Path) -> tuple[str, ...]:
+    """``found``: each (normalised) Hugging Face name's shape and whether it is floating-point.
+
+    Raises ValueError naming the missing, unexpected, wrongly shaped and non-float tensors;
+    returns the optional parts the checkpoint lacks. Works from shapes alone, so it runs before
+    a model is built; the block count comes first, as a config may ask for millions of blocks.
+    """
+    check_block_count(path, found, "encoder.layer.", config.num_blks, "num_hidden_layers")
+    expected, _ = expected_shapes(config)
+    table = name_table(config)
+    missing, mismatched, untrained = [], [], []
+    for part, names in table.items():
+        present = [hf for hf in names if hf in found]
+        if part in OPTIONAL_PARTS and not present:
+            untrained.append(part)
+            continue
+        missing += [hf for hf in names if hf not in found]
+        for hf in present:
+            want = expected[names[hf]]
+            if names[hf] == "encoder.pos_embedding":
+                want = want[1:]
+            if found[hf][0] != want:
+                mismatched.append(f"{hf}: expected {want}, found {found[hf][0]}")
+    mismatched += [f"{hf}: not floating point" for hf, (_, is_float) in found.items()
+                   if not is_float]
+    known = {hf for names in table.values() for hf in names}
+    unexpected = sorted(set(found) - known)
+    if missing or unexpected or mismatched:
+        raise ValueError(f"{path} does not match its config.json: missing tensors "
+                         f"{some(missing)}; unexpected tensors {some(unexpected)}; mismatched "
+                         f"{some(mismatched)}")
+    return tuple(untrained)
 
 
 def _to_bertlib(name: str, tensor: torch.Tensor) -> torch.Tensor:
@@ -180,51 +261,11 @@ def _to_bertlib(name: str, tensor: torch.Tensor) -> torch.Tensor:
     return tensor
 
 
-def convert_state_dict(
-    state: dict[str, torch.Tensor], config: BERTConfig, expected: dict[str, torch.Tensor]
-) -> tuple[dict[str, torch.Tensor], tuple[str, ...]]:
-    """Rename and reshape Hugging Face tensors for a bertlib model whose state dict is
-    ``expected``. Returns the bertlib state dict and the optional parts the checkpoint lacks.
-
-    Raises ValueError naming every missing, unexpected or wrongly shaped tensor.
-    """
-    state = {k: v for k, v in state.items() if k not in IGNORED}
-    # The MLM output adds cls.predictions.decoder.bias; usually that *is* cls.predictions.bias
-    # and only one of them is stored, but transformers 5 unties the two along with an untied
-    # decoder weight. A tied decoder weight *is* the word embedding matrix, so a stored copy of
-    # it is never read by transformers either.
-    if "cls.predictions.decoder.bias" in state:
-        state["cls.predictions.bias"] = state.pop("cls.predictions.decoder.bias")
-    if config.tie_mlm_decoder:
-        state.pop("cls.predictions.decoder.weight", None)
-
-    table = name_table(config)
-    missing, mismatched, untrained = [], [], []
-    converted = {}
-    for part, names in table.items():
-        present = [hf for hf in names if hf in state]
-        if part in OPTIONAL_PARTS and not present:
-            untrained.append(part)
-            continue
-        missing += [hf for hf in names if hf not in state]
-        for hf in present:
-            ours, found = names[hf], state[hf]
-            want = tuple(expected[ours].shape)
-            if ours == "encoder.pos_embedding":
-                want = want[1:]
-            if tuple(found.shape) != want:
-                mismatched.append(f"{hf}: expected {want}, found {tuple(found.shape)}")
-            else:
-                converted[ours] = _to_bertlib(ours, found)
-    known = {hf for names in table.values() for hf in names}
-    unexpected = sorted(set(state) - known)
-    if missing or unexpected or mismatched:
-        raise ValueError(
-            "checkpoint does not match its config.json: "
-            f"missing tensors {missing}; unexpected tensors {unexpected}; "
-            f"mismatched shapes {mismatched}"
-        )
-    return converted, tuple(untrained)
+def convert_state_dict(state: dict[str, torch.Tensor],
+                       config: BERTConfig) -> dict[str, torch.Tensor]:
+    """Renamed and reshaped for bertlib: a state dict that :func:`check_tensors` let through."""
+    return {ours: _to_bertlib(ours, state[hf]) for names in name_table(config).values()
+            for hf, ours in names.items() if hf in state}
 
 
 def load_hf_model(directory: str | Path) -> BERTModel:
@@ -236,13 +277,25 @@ def load_hf_model(directory: str | Path) -> BERTModel:
     ``untrained_heads`` (a subset of ``("pooler", "mlm", "nsp")``, empty when nothing is
     missing), with a warning.
     NSP logits follow bertlib's convention, 1 = IsNext (Hugging Face: 0 = IsNext).
+    The config and the tensors' names, shapes and dtypes are checked before the model is built
+    (for ``model.safetensors``, from its header, before any tensor is read).
     """
+    check_path("directory", directory)
     directory = Path(directory)
-    config = config_from_hf(read_json(checked_file(directory, "config.json", CONFIG_MAX_BYTES)))
-    check_weights_header(directory, config)
-    model = BERTModel.from_config(config)
-    state, untrained = convert_state_dict(read_state_dict(directory), config, model.state_dict())
-    model.load_state_dict(state, strict=False)
+    config_path = checked_file(directory, "config.json", CONFIG_MAX_BYTES)
+    config = config_from_hf(read_json(config_path), str(config_path))
+    path = weights_file(directory)
+    if path.suffix == ".safetensors":
+        header = _renamed({name: (shape, dtype in FLOAT_DTYPES)
+                           for name, (shape, dtype) in header_shapes(path).items()})
+        check_tensors(_normalised(header, config), config, path)
+    state = _normalised(read_state_dict(path), config)
+    untrained = check_tensors({name: (tuple(t.shape), t.dtype in TORCH_FLOAT_DTYPES)
+                               for name, t in state.items()}, config, path)
+    # Parts the checkpoint lacks keep their initial draws; the caller's random stream stays.
+    with own_global_rng():
+        model = BERTModel.from_config(config)
+    model.load_state_dict(convert_state_dict(state, config), strict=False)
     check_finite_weights(model)
     model.untrained_heads = untrained
     if untrained:
@@ -259,8 +312,8 @@ def load_hf(directory: str | Path) -> tuple[BERTModel, WordPieceTokenizer]:
     model = load_hf_model(directory)
     tokenizer = WordPieceTokenizer.from_directory(directory)
     if len(tokenizer) > model.config.vocab_size:
-        raise ValueError(f"the tokenizer has {len(tokenizer)} tokens but the model only "
-                         f"{model.config.vocab_size} embeddings")
+        raise ValueError(f"the tokenizer of {directory} has {len(tokenizer)} tokens but the "
+                         f"model only {model.config.vocab_size} embeddings")
     return model, tokenizer
 
 

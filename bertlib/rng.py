@@ -6,6 +6,8 @@ the same draw however many other cells ran before it.
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 
 from bertlib.checks import check_instance, check_seed
@@ -21,3 +23,11 @@ def make_generator(generator: torch.Generator | None = None,
         return generator
     check_seed("seed", seed)
     return torch.Generator().manual_seed(int(seed))
+
+
+def own_global_rng() -> contextlib.AbstractContextManager:
+    """A block whose draws from torch's global generators (CPU and every GPU) are undone after
+    it: PyTorch's weight initialisers and dropout can only draw from those, and a library must
+    not move the caller's random stream."""
+    gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    return torch.random.fork_rng(devices=gpus)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 
-from bertlib.checks import checked_file
+from bertlib.checks import check_bool, check_path, check_positive_int, checked_path, read_text
 from bertlib.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
 
 TOKENIZER_MAX_BYTES = 64 << 20  # BERT's tokenizer.json is under 1 MB, multilingual ones ~10 MB
@@ -28,10 +28,28 @@ def _bert_backend(model: models.WordPiece, lowercase: bool = True) -> Tokenizer:
     return backend
 
 
+def _spelling(tokens) -> SpecialTokens:
+    """The spelling of reserved tokens that ``tokens`` use most: Hugging Face's (``[CLS]``),
+    the usual one of checkpoints, or the chapter's (``<cls>``)."""
+    chapter = SpecialTokens()
+    count = {s: sum(t in tokens for t in s.as_list()) for s in (HF_SPECIAL_TOKENS, chapter)}
+    return chapter if count[chapter] > count[HF_SPECIAL_TOKENS] else HF_SPECIAL_TOKENS
+
+
+def _check_specials(specials: SpecialTokens | None) -> None:
+    if specials is not None and not isinstance(specials, SpecialTokens):
+        raise ValueError(f"specials must be a SpecialTokens (e.g. bertlib.HF_SPECIAL_TOKENS) or "
+                         f"None; got {specials!r:.80}")
+
+
 class WordPieceTokenizer:
     """Text -> WordPiece tokens -> ids, with the vocabulary as a :class:`Vocab`."""
 
     def __init__(self, backend: Tokenizer, specials: SpecialTokens | None = None):
+        if not isinstance(backend, Tokenizer):
+            raise ValueError(f"backend must be a tokenizers.Tokenizer; got {backend!r:.80} (to "
+                             "load a file use WordPieceTokenizer.from_file or from_directory)")
+        _check_specials(specials)
         # Checkpoints may switch on truncation/padding; bertlib handles both itself.
         backend.no_truncation()
         backend.no_padding()
@@ -44,7 +62,7 @@ class WordPieceTokenizer:
             raise ValueError("tokenizer ids must run from 0 without gaps")
         tokens = [tok for tok, _ in by_id]
         if specials is None:
-            specials = HF_SPECIAL_TOKENS if HF_SPECIAL_TOKENS.cls in tokens else SpecialTokens()
+            specials = _spelling(set(tokens))
         self.vocab = Vocab.from_list(tokens, specials)
 
     @classmethod
@@ -54,16 +72,30 @@ class WordPieceTokenizer:
 
         The same texts always give the same vocabulary, in the same order.
         """
-        specials = specials or SpecialTokens()
+        if isinstance(texts, str) or not isinstance(texts, Iterable):
+            raise ValueError(f"texts must be a list of texts (str), not one text: a text would "
+                             f"be read one character per text; got {texts!r:.80}")
         texts = list(texts)
+        bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
+        if bad is not None:
+            raise ValueError(f"texts[{bad}] must be a text (str); got {texts[bad]!r:.80}")
+        if not texts:
+            raise ValueError("texts must hold at least one text to learn a vocabulary from")
+        check_positive_int("vocab_size", vocab_size)
+        check_positive_int("min_frequency", min_frequency)
+        _check_specials(specials)
+        specials = specials or SpecialTokens()
         backend = _bert_backend(models.WordPiece(unk_token=specials.unk))
+        words = {word for t in texts for word, _ in backend.pre_tokenizer.pre_tokenize_str(
+            backend.normalizer.normalize_str(t))}
+        typed = [s for s in specials.as_list() if backend.normalizer.normalize_str(s) in words]
+        if typed:
+            raise ValueError(f"specials {typed} are words of the texts; a reserved token must "
+                             "be a spelling no text uses (as <pad> or [PAD])")
         # tokenizers numbers the "##x" pieces in hash-map order, and those numbers break ties
         # between equally frequent merges, so the vocabulary changes from run to run
         # (huggingface/tokenizers#1794). Reserving them up front, sorted, fixes their ids.
-        continuing = sorted({"##" + ch for t in texts
-                             for word, _ in backend.pre_tokenizer.pre_tokenize_str(
-                                 backend.normalizer.normalize_str(t))
-                             for ch in word[1:]})
+        continuing = sorted({"##" + ch for word in words for ch in word[1:]})
         trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
                                             special_tokens=specials.as_list() + continuing,
                                             show_progress=False)
@@ -76,14 +108,16 @@ class WordPieceTokenizer:
     @classmethod
     def from_file(cls, path: str | Path) -> WordPieceTokenizer:
         """Load a ``tokenizer.json`` written by ``save`` or by Hugging Face."""
-        path = Path(path)
-        checked_file(path.parent, path.name, TOKENIZER_MAX_BYTES)
+        path = checked_path("path", path, TOKENIZER_MAX_BYTES)
         try:
             backend = Tokenizer.from_file(str(path))
         except Exception as err:  # tokenizers raises its own Exception for any bad file
             raise ValueError(f"{path} is not a tokenizer.json the tokenizers library can read: "
                              f"{err}") from None
-        return cls(backend)
+        try:
+            return cls(backend)
+        except ValueError as err:  # e.g. reserved tokens missing: say which file lacks them
+            raise ValueError(f"{path}: {err}") from None
 
     @classmethod
     def from_vocab_txt(cls, path: str | Path, lowercase: bool = True) -> WordPieceTokenizer:
@@ -92,21 +126,25 @@ class WordPieceTokenizer:
         The id of a token is its line number, as in Hugging Face; a token on two lines would
         shift every later id, so it is refused.
         """
-        path = Path(path)
-        checked_file(path.parent, path.name, TOKENIZER_MAX_BYTES)
+        path = checked_path("path", path, TOKENIZER_MAX_BYTES)
+        check_bool("lowercase", lowercase)
         vocab: dict[str, int] = {}
-        for number, token in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        for number, token in enumerate(read_text(path).splitlines()):
             if token in vocab:
                 raise ValueError(f"{path} lists {token!r} twice, on lines {vocab[token] + 1} and "
                                  f"{number + 1}; each token must have one line (its id)")
             vocab[token] = number
-        specials = HF_SPECIAL_TOKENS if HF_SPECIAL_TOKENS.cls in vocab else SpecialTokens()
-        return cls(_bert_backend(models.WordPiece(vocab, unk_token=specials.unk), lowercase),
-                   specials)
+        specials = _spelling(vocab)
+        try:
+            return cls(_bert_backend(models.WordPiece(vocab, unk_token=specials.unk), lowercase),
+                       specials)
+        except ValueError as err:  # e.g. reserved tokens missing: say which file lacks them
+            raise ValueError(f"{path}: {err}") from None
 
     @classmethod
     def from_directory(cls, directory: str | Path) -> WordPieceTokenizer:
         """A checkpoint directory's ``tokenizer.json``, else its ``vocab.txt``."""
+        check_path("directory", directory)
         directory = Path(directory)
         if not directory.is_dir():
             raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
@@ -117,10 +155,17 @@ class WordPieceTokenizer:
         raise ValueError(f"{directory} holds neither tokenizer.json nor vocab.txt")
 
     def save(self, path: str | Path) -> None:
-        self.backend.save(str(path))
+        """Write ``tokenizer.json`` to ``path`` (its folder must exist)."""
+        check_path("path", path)
+        try:
+            self.backend.save(str(path))
+        except Exception as err:  # tokenizers raises a bare Exception for an OS error
+            raise ValueError(f"cannot save the tokenizer to {str(path)!r}: {err}") from None
 
     def tokenize(self, text: str) -> list[str]:
         """WordPiece tokens of ``text``, without ``<cls>``/``<sep>``."""
+        if not isinstance(text, str):
+            raise ValueError(f"text must be a str; got {text!r:.80}")
         return self.backend.encode(text, add_special_tokens=False).tokens
 
     def __len__(self) -> int:

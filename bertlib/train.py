@@ -5,7 +5,6 @@ Shapes: B = batch, T = sequence length, P = prediction slots per sequence.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from bertlib.i18n import text
 from bertlib.inputs import eval_mode, model_device
 from bertlib.loss import BERTLoss, check_targets
 from bertlib.model import BERTConfig, BERTModel
+from bertlib.rng import own_global_rng
 
 LossFn = Callable[..., BERTLoss]
 
@@ -40,14 +40,6 @@ def train_step(model: BERTModel, optimizer: torch.optim.Optimizer,
     loss.total.backward()
     optimizer.step()
     return BERTLoss(*(t.detach() for t in loss))
-
-
-def own_global_rng() -> contextlib.AbstractContextManager:
-    """A block whose draws from torch's global generators (CPU and every GPU) are undone after
-    it: PyTorch's weight initialisers and dropout can only draw from those, and a library must
-    not move the caller's random stream."""
-    gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
-    return torch.random.fork_rng(devices=gpus)
 
 
 def init_model(config: BERTConfig, seed: int) -> BERTModel:

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import collections
+import numbers
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+
+import torch
+
+from bertlib.checks import check_positive_int, check_tokens
 
 
 @dataclass(frozen=True)
@@ -17,6 +22,15 @@ class SpecialTokens:
     cls: str = "<cls>"
     sep: str = "<sep>"
     mask: str = "<mask>"
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"SpecialTokens.{field.name} must be a non-empty string; got "
+                                 f"{value!r:.80}")
+        if len(set(self.as_list())) < len(self.as_list()):
+            raise ValueError(f"SpecialTokens must be five different strings; got {self.as_list()}")
 
     def as_list(self) -> list[str]:
         return [self.pad, self.unk, self.cls, self.sep, self.mask]
@@ -35,7 +49,9 @@ class Vocab:
 
     def __init__(self, tokens: Iterable = (), min_freq: int = 1,
                  specials: SpecialTokens = SpecialTokens()):
-        counter = collections.Counter(_flatten(tokens))
+        check_positive_int("min_freq", min_freq)
+        _check_specials(specials)
+        counter = collections.Counter(_flatten("tokens", tokens))
         reserved = specials.as_list()
         ordered = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
         words = [tok for tok, freq in ordered if freq >= min_freq and tok not in reserved]
@@ -44,6 +60,8 @@ class Vocab:
     @classmethod
     def from_list(cls, idx_to_token: Sequence[str],
                   specials: SpecialTokens = SpecialTokens()) -> Vocab:
+        check_tokens("idx_to_token", idx_to_token)
+        _check_specials(specials)
         vocab = cls.__new__(cls)
         vocab._init(list(idx_to_token), specials)
         return vocab
@@ -71,21 +89,62 @@ class Vocab:
         return len(self.idx_to_token)
 
     def __getitem__(self, tokens: str | Sequence[str]) -> int | list[int]:
+        """The id of a token (``<unk>``'s when unknown), or the ids of a list of tokens."""
         if isinstance(tokens, str):
             return self.token_to_idx.get(tokens, self.unk_id)
+        check_tokens("vocab[...]", tokens)
         return [self[t] for t in tokens]
 
     def to_tokens(self, indices: int | Sequence[int]) -> str | list[str]:
-        if isinstance(indices, int):
-            if not 0 <= indices < len(self):
-                raise ValueError(f"token id must be in [0, {len(self) - 1}]; got {indices}")
-            return self.idx_to_token[indices]
-        return [self.to_tokens(int(i)) for i in indices]
+        """The token of an id, or the tokens of a list or 1-d tensor of ids. An id is an int,
+        a numpy integer or a 0-d integer tensor; not a float, which would be truncated."""
+        index = _as_id(indices)
+        if index is not None:
+            if not 0 <= index < len(self):
+                raise ValueError(f"token id must be in [0, {len(self) - 1}]; got {index}")
+            return self.idx_to_token[index]
+        if (isinstance(indices, (str, bytes)) or not isinstance(indices, Iterable)
+                or (isinstance(indices, torch.Tensor) and indices.dim() != 1)):
+            raise ValueError(f"indices must be an integer token id or a list of them; got "
+                             f"{indices!r:.80}")
+        ids = []
+        for i, value in enumerate(indices):
+            index = _as_id(value)
+            if index is None:
+                raise ValueError(f"indices[{i}] must be an integer token id; got {value!r:.80}")
+            ids.append(index)
+        return [self.to_tokens(index) for index in ids]
 
 
-def _flatten(tokens: Iterable) -> Iterable[str]:
-    for t in tokens:
-        if isinstance(t, str):
-            yield t
+def _as_id(value) -> int | None:
+    """``value`` as a token id when it is an integer (Python, numpy, or a 0-d integer tensor);
+    None otherwise. A bool is not an id, though Python counts it as an int."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if (isinstance(value, torch.Tensor) and value.dim() == 0 and value.dtype != torch.bool
+            and not value.dtype.is_floating_point and not value.dtype.is_complex):
+        return int(value)
+    return None
+
+
+def _check_specials(specials: SpecialTokens) -> None:
+    if not isinstance(specials, SpecialTokens):
+        raise ValueError(f"specials must be a SpecialTokens (e.g. bertlib.HF_SPECIAL_TOKENS); "
+                         f"got {specials!r:.80}")
+
+
+def _flatten(name: str, tokens: Iterable) -> Iterable[str]:
+    """The token strings of a flat or nested list; a text (a str where a list belongs) or a
+    token holding whitespace (a sentence) is refused: it would become characters or one token.
+    """
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Iterable):
+        raise ValueError(f"{name} must be a list of token strings (or of lists of them), not a "
+                         f"text: tokenize it first; got {tokens!r:.80}")
+    for i, t in enumerate(tokens):
+        if not isinstance(t, str):
+            yield from _flatten(f"{name}[{i}]", t)
+        elif not t or t != "".join(t.split()):
+            raise ValueError(f"{name}[{i}] must be one token, non-empty and without spaces: "
+                             f"split the text first; got {t!r:.80}")
         else:
-            yield from _flatten(t)
+            yield t

@@ -1,13 +1,17 @@
+import contextlib
 import json
 import os
+import subprocess
+import sys
 import time
 
 import pytest
 import torch
-from safetensors.torch import save_file
+from safetensors.torch import save_file, save_model
 
 from bertlib import BERTConfig, BERTModel
-from bertlib.checkpoint import load_pretrained, save_pretrained
+from bertlib.assets import load_small_bert
+from bertlib.checkpoint import expected_shapes, load_pretrained, save_pretrained
 
 
 @pytest.mark.parametrize("original", [False, True])
@@ -123,6 +127,100 @@ def test_nan_weights_are_refused(saved):
     model = load_pretrained(saved)
     with torch.no_grad():
         model.encoder.blks[0].ffn.dense1.weight[0, 0] = float("nan")
-    save_pretrained(model, saved)
+    with pytest.raises(ValueError, match="encoder.blks.0.ffn.dense1.weight holds NaN"):
+        save_pretrained(model, saved / "copy")
+    assert not (saved / "copy").exists()
+    save_model(model, str(saved / "model.safetensors"))
     with pytest.raises(ValueError, match="encoder.blks.0.ffn.dense1.weight holds NaN"):
         load_pretrained(saved)
+
+
+@pytest.mark.parametrize("options", [{}, {"embedding_norm": True, "tie_mlm_decoder": True},
+                                     {"num_blks": 3, "hidden_act": "gelu"}])
+def test_expected_shapes_are_those_of_a_real_model(options):
+    config = BERTConfig(**SIZES | options)
+    model = BERTModel.from_config(config)
+    shapes, tied = expected_shapes(config)
+    assert shapes == {name: tuple(t.shape) for name, t in model.state_dict().items()}
+    assert list(shapes) == list(model.state_dict())
+    shared = model.mlm.mlp[-1].weight is model.encoder.token_embedding.weight
+    assert tied == ([{"encoder.token_embedding.weight", "mlm.mlp.3.weight"}] if shared else [])
+
+
+def test_a_config_with_many_blocks_is_refused_at_once(saved):
+    """100,000 blocks against a file holding one: refused from the header's block count, with
+    a short message, without listing 1.6 million missing names."""
+    edit_config(saved, num_blks=100_000)
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"holds 1 encoder blocks .*num_blks=100,000") as err:
+        load_pretrained(saved)
+    assert time.perf_counter() - start < 2.0
+    assert len(str(err.value)) < 400
+
+
+def test_mismatch_lists_are_short(saved):
+    edit_config(saved, num_hiddens=8, ffn_num_hiddens=8)
+    with pytest.raises(ValueError, match=r"and \d+ more") as err:
+        load_pretrained(saved)
+    assert len(str(err.value)) < 1500
+
+
+def rng_state_kept(load, *args) -> None:
+    state = torch.get_rng_state()
+    with contextlib.suppress(ValueError):  # a refusal too must leave it alone
+        load(*args)
+    assert torch.equal(state, torch.get_rng_state())
+
+
+def test_loading_leaves_the_global_rng_alone(saved):
+    rng_state_kept(load_pretrained, saved)
+    rng_state_kept(load_small_bert)
+    model = load_pretrained(saved)
+    with torch.no_grad():
+        model.nsp.output.bias[0] = float("nan")
+    save_model(model, str(saved / "model.safetensors"))
+    rng_state_kept(load_pretrained, saved)
+
+
+def test_loading_changes_no_environment_or_warning_filter(saved):
+    """Building a model on the meta device imported torch._inductor, which sets
+    TORCHINDUCTOR_CACHE_DIR and a warnings filter: a fresh process shows it."""
+    code = ("import os, sys, warnings, bertlib\n"
+            "env, filters = dict(os.environ), list(warnings.filters)\n"
+            "bertlib.load_pretrained(sys.argv[1])\n"
+            "assert dict(os.environ) == env, set(os.environ) - set(env)\n"
+            "assert warnings.filters == filters\n")
+    subprocess.run([sys.executable, "-c", code, str(saved)], check=True, timeout=120)
+
+
+@pytest.mark.parametrize(("model", "metadata", "message"), [
+    ("model", {}, "model must be a bertlib BERTModel; got 'model'"),
+    (None, {"note": torch.zeros(1)}, "metadata must be JSON.*Tensor"),
+    (None, {"note": float("nan")}, "metadata must be JSON.*nan"),
+])
+def test_save_refuses_before_creating_anything(tmp_path, model, metadata, message):
+    model = BERTModel.from_config(BERTConfig(**SIZES)) if model is None else model
+    with pytest.raises(ValueError, match=message):
+        save_pretrained(model, tmp_path / "out", **metadata)
+    assert not (tmp_path / "out").exists()
+
+
+def test_save_into_a_file_is_refused(tmp_path):
+    (tmp_path / "x").write_text("a file")
+    with pytest.raises(ValueError, match=r"cannot save into '.*x'"):
+        save_pretrained(BERTModel.from_config(BERTConfig(**SIZES)), tmp_path / "x")
+    with pytest.raises(ValueError, match="directory must be a path"):
+        save_pretrained(BERTModel.from_config(BERTConfig(**SIZES)), 3)
+
+
+@pytest.mark.parametrize("content", ["[" * 500_000, '{"format": "bertlib", "config": [}'])
+def test_a_hostile_config_file_is_a_value_error(tmp_path, content):
+    (tmp_path / "config.json").write_text(content)
+    with pytest.raises(ValueError, match="config.json must hold JSON"):
+        load_pretrained(tmp_path)
+
+
+def test_a_symlink_loop_is_a_value_error(tmp_path):
+    os.symlink(tmp_path / "config.json", tmp_path / "config.json")
+    with pytest.raises(ValueError, match="config.json cannot be read: Too many levels"):
+        load_pretrained(tmp_path)

@@ -21,7 +21,16 @@ from bertlib import (
     make_pretrain_data,
     mask_tokens,
 )
-from bertlib.checks import check_int_in, check_str, number_array
+from bertlib.checks import (
+    check_int_in,
+    check_seed,
+    check_str,
+    checked_file,
+    checked_path,
+    number_array,
+    read_json,
+    read_text,
+)
 
 SIZES = {"vocab_size": 30, "num_hiddens": 8, "ffn_num_hiddens": 16, "num_heads": 2,
          "num_blks": 1, "dropout": 0.0, "max_len": 16}
@@ -189,3 +198,22 @@ def test_number_array_accepts_what_holds_numbers():
     assert number_array("a", grad).dtype == np.float32  # a float dtype is kept
     assert number_array("a", [1, 2]).dtype == np.float64
     assert number_array("a", torch.ones(2, dtype=torch.bfloat16)).tolist() == [1.0, 1.0]
+
+
+def test_file_helpers_name_the_file(tmp_path):
+    (tmp_path / "deep.json").write_text("[" * 100_000)
+    with pytest.raises(ValueError, match="deep.json must hold JSON nested at most"):
+        read_json(tmp_path / "deep.json")
+    (tmp_path / "latin1.txt").write_bytes(b"caf\xe9")
+    with pytest.raises(ValueError, match="latin1.txt must be UTF-8 text"):
+        read_text(tmp_path / "latin1.txt")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    with pytest.raises(ValueError, match="loop cannot be read: Too many levels"):
+        checked_file(tmp_path, "loop", None)
+    with pytest.raises(ValueError, match=r"directory must be a path \(str or pathlib.Path\)"):
+        checked_file(None, "x", None)
+    with pytest.raises(ValueError, match="p must be the path of a file, not its text"):
+        checked_path("p", "line one\nline two", None)
+    for bad in (1.5, True, -1, 2**64, "3"):
+        with pytest.raises(ValueError, match=r"seed must be an integer in \[0, 2\*\*63 - 1\]"):
+            check_seed("seed", bad)

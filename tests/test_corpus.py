@@ -1,3 +1,4 @@
+import os
 import re
 import runpy
 from pathlib import Path
@@ -5,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from bertlib.corpus import (
+    CORPUS_MAX_BYTES,
     SMALL_CORPUS_DIR,
     load_small_corpus,
     read_paragraphs,
@@ -89,3 +91,79 @@ def test_shipped_corpus_is_what_the_generator_writes(tmp_path):
 def test_tokenize_paragraphs_keeps_structure():
     out = tokenize_paragraphs([["a b", "c"], ["d e f"]], str.split)
     assert out == [[["a", "b"], ["c"]], [["d", "e", "f"]]]
+
+
+@pytest.mark.parametrize("reader", [read_wikitext, read_paragraphs])
+def test_a_fifo_or_a_device_is_refused_at_once(tmp_path, reader):
+    """A FIFO would block the read forever, /dev/zero would fill the memory."""
+    os.mkfifo(tmp_path / "f")
+    with pytest.raises(ValueError, match="f must be a regular file; it is a device, pipe"):
+        reader(tmp_path / "f")
+    with pytest.raises(ValueError, match="/dev/zero must be a regular file"):
+        reader("/dev/zero")
+
+
+@pytest.mark.parametrize(("path", "message"), [
+    ("nope.tokens", "has no nope.tokens"),
+    (".", "must be a regular file; it is a folder"),
+    (123, r"path must be a path \(str or pathlib.Path\); got 123"),
+    ("a . b . c\n", "path must be the path of a file, not its text"),
+    ("loop", "loop cannot be read: Too many levels of symbolic links"),
+    ("latin1", "latin1 must be UTF-8 text"),
+])
+def test_bad_paths_are_named(tmp_path, monkeypatch, path, message):
+    monkeypatch.chdir(tmp_path)
+    os.symlink("loop", "loop")
+    Path("latin1").write_bytes("caf\xe9 . au lait".encode("latin-1"))
+    for reader in (read_wikitext, read_paragraphs):
+        with pytest.raises(ValueError, match=message):
+            reader(path)
+
+
+def test_a_large_file_is_refused(tmp_path):
+    with open(tmp_path / "big.tokens", "wb") as f:
+        f.truncate(CORPUS_MAX_BYTES + 1)  # sparse: no disk space used
+    with pytest.raises(ValueError, match="big.tokens has 268,435,457 bytes"):
+        read_wikitext(tmp_path / "big.tokens")
+
+
+def test_load_small_corpus_refuses_a_fifo(tmp_path):
+    os.mkfifo(tmp_path / "en.txt")
+    with pytest.raises(ValueError, match="en.txt must be a regular file"):
+        load_small_corpus(tmp_path)
+    with pytest.raises(ValueError, match="directory must be an existing folder"):
+        load_small_corpus(tmp_path / "nope")
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"held_out": "0.1"}, "held_out must be a fraction in [0, 1); got '0.1'"),
+    ({"held_out": False}, "held_out must be a fraction in [0, 1); got False"),
+    ({"held_out": float("nan")}, "held_out must be a fraction in [0, 1); got nan"),
+    ({"held_out": 1.0}, "held_out must be a fraction in [0, 1); got 1.0"),
+    ({"seed": 0.7}, "seed must be an integer in [0, 2**63 - 1]; got 0.7"),
+    ({"seed": True}, "seed must be an integer in [0, 2**63 - 1]; got True"),
+    ({"seed": -1}, "seed must be an integer in [0, 2**63 - 1]; got -1"),
+    ({"directory": None}, "directory must be a path"),
+])
+def test_load_small_corpus_arguments_are_checked(kwargs, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_small_corpus(**kwargs)
+
+
+def split_words(sentence: str) -> list[str]:
+    return sentence.split()
+
+
+@pytest.mark.parametrize(("paragraphs", "tokenize", "message"), [
+    ("the cat . a dog", split_words, "paragraphs must be a list of paragraphs"),
+    (["sentence one", "sentence two"], split_words,
+     r"paragraphs\[0\] must be a paragraph, a list of sentence strings"),
+    ([["a b", 3]], split_words, r"paragraphs\[0\] must be a paragraph"),
+    ([["a b"]], "not callable", "tokenize must be a function"),
+    ([["a b"]], lambda s: "x y", r"tokenize\(paragraphs\[0\]\[0\]\) must be a list of token "
+                                 "strings, not a text"),
+    ([["a b"]], lambda s: [1], r"tokenize\(paragraphs\[0\]\[0\]\) must be a list of token"),
+])
+def test_tokenize_paragraphs_checks_its_input(paragraphs, tokenize, message):
+    with pytest.raises(ValueError, match=message):
+        tokenize_paragraphs(paragraphs, tokenize)

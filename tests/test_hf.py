@@ -11,7 +11,7 @@ import torch
 import transformers
 from safetensors.torch import load_file, save_file
 
-from bertlib.hf import config_from_hf, load_hf_model, minilm_directory
+from bertlib.hf import config_from_hf, load_hf, load_hf_model, minilm_directory
 
 TOL = 1e-5
 
@@ -167,15 +167,30 @@ def test_directory_without_weights_or_config(tmp_path):
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    ({"position_embedding_type": "relative_key"}, "position_embedding_type must be 'absolute'"),
-    ({"type_vocab_size": 3}, "type_vocab_size must be 2"),
-    ({"hidden_act": "gelu_new"}, r"hidden_act must be one of \['gelu', 'relu'\]"),
-    ({"model_type": "roberta"}, "model_type must be 'bert'"),
+    ({"position_embedding_type": "relative_key"},
+     "position_embedding_type in config.json must be 'absolute'"),
+    ({"type_vocab_size": 3}, "type_vocab_size in config.json must be 2"),
+    ({"hidden_act": "gelu_new"}, r"hidden_act in config.json must be one of \['gelu', 'relu'\]"),
+    ({"hidden_act": ["gelu"]}, r"hidden_act in config.json must be one of .*got \['gelu'\]"),
+    ({"hidden_act": {"a": 1}}, "hidden_act in config.json must be one of"),
+    ({"model_type": "roberta"}, "model_type in config.json must be 'bert'; got 'roberta'"),
     ({"is_decoder": True}, "only encoder checkpoints"),
+    ({"is_decoder": "false"}, "is_decoder in config.json must be True or False; got 'false'"),
+    ({"tie_word_embeddings": 1}, "tie_word_embeddings in config.json must be True or False"),
+    ({"num_hidden_layers": "2"}, "num_hidden_layers in config.json must be a positive integer"),
+    ({"vocab_size": 9.5}, "vocab_size in config.json must be a positive integer; got 9.5"),
+    ({"hidden_size": 30}, "hidden_size in config.json must be divisible by num_attention_heads"),
+    ({"hidden_dropout_prob": 1.5}, r"hidden_dropout_prob in config.json must be a number in"),
+    ({"layer_norm_eps": None}, "layer_norm_eps in config.json must be a positive finite number"),
 ])
 def test_unsupported_configs(change, message):
     with pytest.raises(ValueError, match=message):
         config_from_hf(CONFIGS[0] | change)
+
+
+def test_config_must_be_a_dict():
+    with pytest.raises(ValueError, match="config.json must hold a JSON object; got 'bert'"):
+        config_from_hf("bert")
 
 
 def test_config_translation():
@@ -253,3 +268,102 @@ def test_a_pickle_with_code_is_refused_without_torch_advice(tmp_path):
     with pytest.raises(ValueError, match="never runs pickled code") as err:
         load_hf_model(tmp_path)
     assert "weights_only=False" not in str(err.value)
+
+
+def write_hf(directory, config: dict, weights=None) -> None:
+    """A Hugging Face checkpoint folder: config.json and, when given, pytorch_model.bin."""
+    (directory / "config.json").write_text(json.dumps(config))
+    if weights is not None:
+        torch.save(weights, directory / "pytorch_model.bin")
+
+
+def test_a_huge_config_with_a_tiny_bin_is_refused_before_building(tmp_path):
+    """3,000,000 x 32 embeddings take 400 MB: a 1 KB pytorch_model.bin must be refused from
+    its shapes, before the model is built."""
+    hf = random_hf(transformers.BertModel, **CONFIGS[0])
+    write_hf(tmp_path, CONFIGS[0] | {"vocab_size": 3_000_000}, hf.state_dict())
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"pytorch_model.bin does not match its config.json.*"
+                                         r"expected \(3000000, 32\), found \(99, 32\)"):
+        load_hf_model(tmp_path)
+    assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize("weights_format", ["bin", "safetensors"])
+def test_a_config_with_many_layers_is_refused_at_once(tmp_path, weights_format):
+    state = {"encoder.layer.0.output.dense.bias": torch.zeros(32)}
+    write_hf(tmp_path, CONFIGS[0] | {"num_hidden_layers": 100_000},
+             state if weights_format == "bin" else None)
+    if weights_format == "safetensors":
+        save_file(state, tmp_path / "model.safetensors")
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"holds 1 encoder blocks .*"
+                                         r"num_hidden_layers=100,000") as err:
+        load_hf_model(tmp_path)
+    assert time.perf_counter() - start < 2.0
+    assert len(str(err.value)) < 400
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.bool])
+def test_non_float_weights_are_refused(saved_checkpoint, dtype):
+    def cast(state):
+        for name in state:
+            state[name] = state[name].to(dtype)
+    edit_weights(saved_checkpoint, cast)
+    with pytest.raises(ValueError, match="not floating point"):
+        load_hf_model(saved_checkpoint)
+
+
+@pytest.mark.parametrize(("weights", "message"), [
+    ([torch.zeros(1)], "must hold a dict of tensor names to tensors.*got list"),
+    ({"embeddings.word_embeddings.weight": 3}, "must hold a dict of tensor names to tensors"),
+    ({"encoder.layer.0.output.dense.bias": torch.zeros(16, dtype=torch.long)},
+     "output.dense.bias: not floating point"),
+    (bytes(range(256)) * 4, "never runs pickled code"),
+    (b"PK\x03\x04" + bytes(100), "not a PyTorch checkpoint torch.load can read"),
+])
+def test_bad_bin_files_are_named(tmp_path, weights, message):
+    write_hf(tmp_path, CONFIGS[2], None if isinstance(weights, bytes) else weights)
+    if isinstance(weights, bytes):
+        (tmp_path / "pytorch_model.bin").write_bytes(weights)
+    with pytest.raises(ValueError, match=message):
+        load_hf_model(tmp_path)
+
+
+@pytest.mark.parametrize("content", ["[" * 500_000, "{", "\xff"])
+def test_a_hostile_config_file_is_a_value_error(tmp_path, content):
+    (tmp_path / "config.json").write_text(content, encoding="latin-1")
+    with pytest.raises(ValueError, match="config.json must "):
+        load_hf_model(tmp_path)
+
+
+def test_a_symlink_loop_is_a_value_error(tmp_path):
+    os.symlink(tmp_path / "config.json", tmp_path / "config.json")
+    with pytest.raises(ValueError, match="config.json cannot be read"):
+        load_hf_model(tmp_path)
+
+
+def test_loading_leaves_the_global_rng_alone(saved_checkpoint):
+    state = torch.get_rng_state()
+    with pytest.warns(UserWarning, match="no weights for"):
+        load_hf_model(minilm_directory())
+    (saved_checkpoint / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]",
+                                                          "[MASK]", "a"]))
+    load_hf(saved_checkpoint)
+
+    def poison(state):
+        state["bert.encoder.layer.0.output.dense.weight"][1, 2] = float("nan")
+    edit_weights(saved_checkpoint, poison)
+    with pytest.raises(ValueError, match="holds NaN"):
+        load_hf(saved_checkpoint)
+    assert torch.equal(state, torch.get_rng_state())
+
+
+@pytest.mark.parametrize(("lines", "message"), [
+    (["[PAD]", "[UNK]", "[SEP]", "[MASK]", "a"],
+     r"vocab.txt: vocabulary lacks the reserved tokens \['\[CLS\]'\]"),
+])
+def test_a_bad_vocab_txt_is_named(saved_checkpoint, lines, message):
+    (saved_checkpoint / "vocab.txt").write_text("\n".join(lines))
+    with pytest.raises(ValueError, match=message):
+        load_hf(saved_checkpoint)

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from bertlib.rng import make_generator
+from bertlib.rng import make_generator, own_global_rng
 
 
 def test_a_seed_gives_a_fresh_generator_with_repeatable_draws():
@@ -50,3 +50,11 @@ def test_numpy_and_large_seeds_are_integers():
 def test_a_generator_must_be_a_torch_generator():
     with pytest.raises(ValueError, match="generator must be a torch.Generator; got str 'g'"):
         make_generator(generator="g")
+
+
+def test_own_global_rng_undoes_draws_from_the_global_generator():
+    state = torch.get_rng_state()
+    with own_global_rng():
+        torch.manual_seed(5)
+        torch.rand(3)
+    assert torch.equal(state, torch.get_rng_state())

@@ -1,6 +1,8 @@
+import os
+
 import pytest
 
-from bertlib import HF_SPECIAL_TOKENS
+from bertlib import HF_SPECIAL_TOKENS, SpecialTokens
 from bertlib.corpus import load_small_corpus
 from bertlib.tokenizer import WordPieceTokenizer
 
@@ -90,3 +92,71 @@ def test_unreadable_tokenizer_files_are_value_errors(tmp_path):
         WordPieceTokenizer.from_file(tmp_path / "other.json")
     with pytest.raises(ValueError, match="directory must be an existing folder"):
         WordPieceTokenizer.from_directory(tmp_path / "nowhere")
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"texts": "the cat sat on the mat"}, "texts must be a list of texts .*not one text"),
+    ({"texts": [1, 2]}, r"texts\[0\] must be a text \(str\); got 1"),
+    ({"texts": ["a", None]}, r"texts\[1\] must be a text \(str\); got None"),
+    ({"texts": []}, "texts must hold at least one text"),
+    ({"vocab_size": 0}, "vocab_size must be a positive integer; got 0"),
+    ({"vocab_size": True}, "vocab_size must be a positive integer; got True"),
+    ({"vocab_size": -5}, "vocab_size must be a positive integer; got -5"),
+    ({"vocab_size": 30.5}, "vocab_size must be a positive integer; got 30.5"),
+    ({"min_frequency": -1}, "min_frequency must be a positive integer; got -1"),
+    ({"min_frequency": float("nan")}, "min_frequency must be a positive integer; got nan"),
+    ({"specials": ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")},
+     "specials must be a SpecialTokens"),
+    ({"specials": SpecialTokens(pad="the")}, r"specials \['the'\] are words of the texts"),
+])
+def test_bad_training_input_is_named(kwargs, message):
+    args = {"texts": TEXTS, "vocab_size": 50} | kwargs
+    with pytest.raises(ValueError, match=message):
+        WordPieceTokenizer.train(args.pop("texts"), args.pop("vocab_size"), **args)
+
+
+@pytest.mark.parametrize("text", [None, 123, ["the", "cat"], b"the cat"])
+def test_tokenize_takes_a_str(trained, text):
+    with pytest.raises(ValueError, match="text must be a str; got"):
+        trained.tokenize(text)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: WordPieceTokenizer("backend"), "backend must be a tokenizers.Tokenizer; got"),
+    (lambda: WordPieceTokenizer.from_file(123), r"path must be a path \(str or pathlib.Path\)"),
+    (lambda: WordPieceTokenizer.from_directory(None), "directory must be a path"),
+    (lambda: WordPieceTokenizer.from_vocab_txt(None), "path must be a path"),
+])
+def test_bad_arguments_are_named(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_save_into_a_missing_folder_is_named(trained, tmp_path):
+    with pytest.raises(ValueError, match="cannot save the tokenizer to '.*/no/dir/t.json'"):
+        trained.save(tmp_path / "no" / "dir" / "t.json")
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\ncaf\xe9\n".encode("latin-1"),
+     r"vocab.txt must be UTF-8 text"),
+    (b"[PAD]\n[UNK]\n[SEP]\n[MASK]\nthe\n",
+     r"vocab.txt: vocabulary lacks the reserved tokens \['\[CLS\]'\]"),
+    (b"<pad>\n<unk>\n<sep>\n<mask>\nthe\n",
+     r"vocab.txt: vocabulary lacks the reserved tokens \['<cls>'\]"),
+])
+def test_bad_vocab_txt_is_named(tmp_path, content, message):
+    (tmp_path / "vocab.txt").write_bytes(content)
+    with pytest.raises(ValueError, match=message):
+        WordPieceTokenizer.from_directory(tmp_path)
+    with pytest.raises(ValueError, match="lowercase must be True or False; got 'no'"):
+        WordPieceTokenizer.from_vocab_txt(tmp_path / "vocab.txt", lowercase="no")
+
+
+def test_a_fifo_or_a_symlink_loop_is_refused(tmp_path):
+    os.mkfifo(tmp_path / "vocab.txt")
+    with pytest.raises(ValueError, match="must be a regular file"):
+        WordPieceTokenizer.from_directory(tmp_path)
+    os.symlink(tmp_path / "tokenizer.json", tmp_path / "tokenizer.json")
+    with pytest.raises(ValueError, match="tokenizer.json cannot be read"):
+        WordPieceTokenizer.from_file(tmp_path / "tokenizer.json")

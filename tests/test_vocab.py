@@ -1,6 +1,8 @@
+import numpy as np
 import pytest
+import torch
 
-from bertlib import HF_SPECIAL_TOKENS, Vocab
+from bertlib import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
 
 
 def test_reserved_tokens_come_first_and_pad_is_zero():
@@ -42,3 +44,59 @@ def test_bad_vocab_input():
         Vocab.from_list(["<pad>", "<unk>", "<cls>", "<sep>", "<mask>", "a", "a"])
     with pytest.raises(ValueError, match=r"token id must be in \[0, 5\]; got 6"):
         Vocab(["a"]).to_tokens([6])
+
+
+WORDS = [["the", "cat"], ["the", "dog"]]
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: Vocab("the cat sat"), "tokens must be a list of token strings .*not a text"),
+    (lambda: Vocab(["the cat", "a dog"]), r"tokens\[0\] must be one token.*'the cat'"),
+    (lambda: Vocab([1, 2, 3]), r"tokens\[0\] must be a list of token strings.*got 1"),
+    (lambda: Vocab([["a", None]]), r"tokens\[0\]\[1\] must be a list of token strings"),
+    (lambda: Vocab([""]), r"tokens\[0\] must be one token, non-empty"),
+    (lambda: Vocab(WORDS, min_freq=0), "min_freq must be a positive integer; got 0"),
+    (lambda: Vocab(WORDS, min_freq=-1), "min_freq must be a positive integer; got -1"),
+    (lambda: Vocab(WORDS, min_freq=1.5), "min_freq must be a positive integer; got 1.5"),
+    (lambda: Vocab(WORDS, min_freq=float("nan")), "min_freq must be a positive integer; got nan"),
+    (lambda: Vocab(WORDS, min_freq="2"), "min_freq must be a positive integer; got '2'"),
+    (lambda: Vocab(WORDS, specials=("<pad>", "<unk>", "<cls>", "<sep>", "<mask>")),
+     "specials must be a SpecialTokens"),
+    (lambda: Vocab.from_list(["<pad>", "<unk>", "<cls>", "<sep>", "<mask>", 5, None]),
+     "idx_to_token must be a list of token strings"),
+    (lambda: Vocab.from_list("<pad><unk>"), "idx_to_token must be a list of token strings, not"),
+    (lambda: SpecialTokens(pad=""), "SpecialTokens.pad must be a non-empty string; got ''"),
+    (lambda: SpecialTokens(cls=5), "SpecialTokens.cls must be a non-empty string; got 5"),
+    (lambda: SpecialTokens(pad="<sep>"), "SpecialTokens must be five different strings"),
+])
+def test_bad_construction_is_named(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+@pytest.mark.parametrize(("indices", "message"), [
+    ([1.7, 2.9], r"indices\[0\] must be an integer token id; got 1.7"),
+    (True, "indices must be an integer token id or a list of them; got True"),
+    (1.7, "indices must be an integer token id or a list of them; got 1.7"),
+    ("abc", "indices must be an integer token id or a list of them; got 'abc'"),
+    ([[1, 2]], r"indices\[0\] must be an integer token id; got \[1, 2\]"),
+    (torch.tensor([1.5]), r"indices\[0\] must be an integer token id"),
+    (torch.tensor([[1, 2]]), "indices must be an integer token id or a list"),
+    ([True], r"indices\[0\] must be an integer token id; got True"),
+])
+def test_to_tokens_takes_integer_ids_only(indices, message):
+    with pytest.raises(ValueError, match=message):
+        Vocab(WORDS).to_tokens(indices)
+
+
+def test_to_tokens_takes_numpy_and_torch_integers():
+    vocab = Vocab(WORDS)
+    assert vocab.to_tokens(np.int64(5)) == vocab.to_tokens(torch.tensor(5)) == "the"
+    assert vocab.to_tokens(torch.tensor([2, 5])) == vocab.to_tokens(np.array([2, 5])) == [
+        "<cls>", "the"]
+
+
+@pytest.mark.parametrize("key", [5, None, b"the", [1], ["the", 2]])
+def test_getitem_takes_tokens_only(key):
+    with pytest.raises(ValueError, match=r"vocab\[...\] must be a list of token strings"):
+        Vocab(WORDS)[key]

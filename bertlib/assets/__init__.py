@@ -3,10 +3,10 @@ labelled fine-tuning sets."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from bertlib.checkpoint import load_pretrained
+from bertlib.checkpoint import CONFIG_MAX_BYTES, load_pretrained
+from bertlib.checks import checked_file, read_json
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 
@@ -24,4 +24,4 @@ def load_small_bert(directory: str | Path = SMALL_BERT_DIR) -> tuple[BERTModel,
 
 def small_bert_metrics(directory: str | Path = SMALL_BERT_DIR) -> dict:
     """The training run and held-out evaluation recorded next to the shipped small BERT."""
-    return json.loads((Path(directory) / METRICS_FILE).read_text(encoding="utf-8"))
+    return read_json(checked_file(directory, METRICS_FILE, CONFIG_MAX_BYTES))

@@ -234,9 +234,9 @@ def view(**changes) -> Figure:
     (lambda: viz.plot_similarity(np.eye(2), None, ["a", "b"]), "row_labels must be a list"),
     # titles and notes are strings
     (lambda: viz.plot_similarity(np.eye(2), ["a", "b"], ["a", "b"], title=42),
-     "title must be a string; got 42"),
-    (lambda: view(title=None), "title must be a string; got None"),
-    (lambda: view(note=3), "note must be a string; got 3"),
+     "title must be a string; got int 42"),
+    (lambda: view(title=None), "title must be a string; got NoneType None"),
+    (lambda: view(note=3), "note must be a string; got int 3"),
     (lambda: viz.plot_mask_chips(T3, T3, [None] * 3, title=None), "title must be a string"),
     # attention weights: numbers, a (T, T) shape, probabilities
     (lambda: view(weights=np.zeros((0, 0)), tokens=[]), r"weights must be \(T, T\)"),
