@@ -11,6 +11,7 @@ from bertlib.viz.attention import (
     plot_all_heads,
     plot_attention,
 )
+from bertlib.viz.attention_widget import AttentionWidget
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot, plot_input_representation
 from bertlib.viz.finetune import FineTuneWidget
 from bertlib.viz.masks import (
@@ -25,7 +26,7 @@ from bertlib.viz.nsp import NSPPlot, plot_nsp
 from bertlib.viz.similarity import plot_similarity
 from bertlib.viz.style import new_figure
 from bertlib.viz.training import LossPlot
-from bertlib.viz.widgets import AttentionWidget, InputRepresentationWidget, MaskingWidget, NSPWidget
+from bertlib.viz.widgets import InputRepresentationWidget, MaskingWidget, NSPWidget
 
 __all__ = [
     "AllHeadsPlot",

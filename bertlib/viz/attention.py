@@ -136,7 +136,7 @@ class AttentionPlot(LiveFigure):
         self.row_values = row
         self.bars.set_verts(bar_verts(row))
         self.ax_row.set_ylim(0, vmax * 1.05)
-        self.peak.set_text(f"max {row.max():.3f}")
+        self.peak.set_text(text("row_peak", self.lang, value=row.max()))
         self.highlight.set_y(view.query - 0.5)
         has_boundary = view.boundary is not None
         for line in (self.hline, self.vline, self.row_vline):

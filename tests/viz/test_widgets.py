@@ -15,8 +15,8 @@ from bertlib.rng import make_generator
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.viz import tables, tally_masks
 from bertlib.viz._widget import DEFAULT_TEXTS
+from bertlib.viz.attention_widget import AttentionWidget
 from bertlib.viz.widgets import (
-    AttentionWidget,
     InputRepresentationWidget,
     MaskingWidget,
     NSPWidget,
