@@ -166,11 +166,15 @@ class AllHeadsPlot(LiveFigure):
         check_int_in("num_heads", num_heads, 1, MAX_HEADS,
                      " (one panel per head; BERT-large has 16)")
         self.num_panels = num_heads + 1
-        self.cols = min(4, self.num_panels)
+        # Two columns of larger panels while they fit (the small BERT's two heads and their
+        # mean), so that a pair's tokens can be read beside them; four smaller ones beyond.
+        self.cols = 2 if self.num_panels <= 4 else 4
+        self.side = 4.4 if self.cols == 2 else 3.2
         self.rows = math.ceil(self.num_panels / self.cols)
-        height = 3.4 * self.rows + 1.0
-        super().__init__(3.2 * self.cols + 1.8, height, lang)
-        self.figure.subplots_adjust(left=1.0 / (3.2 * self.cols + 1.8), right=0.88,
+        height = (self.side + 0.2) * self.rows + 1.0
+        width = self.side * self.cols + 1.8
+        super().__init__(width, height, lang)
+        self.figure.subplots_adjust(left=1.0 / width, right=1 - 1.3 / width,
                                     top=1 - 0.75 / height, bottom=0.9 / height, wspace=0.15,
                                     hspace=0.35)
         axes = self.figure.subplots(self.rows, self.cols, squeeze=False)
@@ -186,7 +190,8 @@ class AllHeadsPlot(LiveFigure):
             ax.set_yticks([])
             ax.set_title(text("mean_heads" if is_mean else "head_name", self.lang, head=i),
                          y=1.0, pad=4)
-        cax = self.figure.add_axes((0.9, 0.9 / height, 0.015, 1 - 1.65 / height))
+        cax = self.figure.add_axes((1 - 1.0 / width, 0.9 / height, 0.15 / width,
+                                    1 - 1.65 / height))
         self.colorbar = self.figure.colorbar(self.images[0], cax=cax)
         self.colorbar.set_label(text("weight", self.lang))
         self.suptitle = self.figure.suptitle("")
@@ -211,12 +216,15 @@ class AllHeadsPlot(LiveFigure):
                              f"T={T}; got {weights.shape}")
         check_weights(weights)
         panels = [*weights, weights.mean(axis=0)]
-        labelled = T <= 32  # beyond that the labels would not be legible
+        # A label needs about its font size plus a third along the axis; below 7 points it is
+        # not legible, and the panels are left unlabelled (the one-head view names them all).
+        fontsize = min(label_size(T), math.floor(0.75 * 72 * self.side / T))
+        labelled = fontsize >= 7
         for ax in self.axes:  # only the animated images and labels depend on T
             ax.set_xlim(-0.5, T - 0.5)
             ax.set_ylim(T - 0.5, -0.5)
         for labels in self.token_labels:
-            labels.set(tokens if labelled else [], label_size(T) - 2)
+            labels.set(tokens if labelled else [], fontsize)
         vmax = float(max(p.max() for p in panels)) or 1.0
         for im, data in zip(self.images, panels, strict=True):
             im.set_data(data)
