@@ -57,14 +57,13 @@
 # %%
 import math
 
-import matplotlib.pyplot as plt
 import torch
 from IPython.display import display
 
 from bertlib import BERTEncoder, BERTModel, load_small_bert
 from bertlib.exercises import check_exercise
 from bertlib.i18n import labels, text
-from bertlib.viz import AttentionWidget
+from bertlib.viz import AttentionWidget, new_figure
 from bertlib.viz.listing import show_source
 
 # %% [markdown] lang="en"
@@ -315,14 +314,16 @@ print("X_no_mask[1, :5] ≈ alone:       ", torch.allclose(X_no_mask[1, :5], alo
 # This figure's axis labels; label() gives them in the edition's language.
 label = labels({"key_j": {"en": "key j", "zh": "键 j"},
                 "query_i": {"en": "query i", "zh": "查询 i"}})
-fig, axes = plt.subplots(1, nh, figsize=(12, 3.2), layout="constrained")
+fig = new_figure(12, 3.2)  # bertlib's figures draw Chinese labels with the CJK font
+fig.set_layout_engine("constrained")
+axes = fig.subplots(1, nh)
 for h, ax in enumerate(axes):  # heads numbered from 0, as in the code and the widgets
     image = ax.imshow(attentions[0][1, h].numpy(), cmap="Reds", vmin=0, vmax=1)
     ax.set(title=text("head_name", head=h), xlabel=label("key_j"), xticks=range(T),
            yticks=range(T))
 axes[0].set_ylabel(label("query_i"))
 fig.colorbar(image, ax=axes, shrink=0.8)
-plt.show()
+display(fig)
 
 # %% [markdown] lang="en"
 # ## Exploring attention with a widget

@@ -83,6 +83,12 @@ LABELS = {
                    "zh": "参数个数：flat_nsp {flat}，model.nsp {cls}"},
     "losses": {"en": "MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
                "zh": "掩蔽语言模型 {mlm:.2f} + 下一句预测 {nsp:.2f} = {total:.2f}"},
+    "even": {"en": "{n} held-out pairs; spreading evenly: {share:.1%}",
+             "zh": "{n} 个留出的句子对；平均分配时：{share:.1%}"},
+    "pretrained": {"en": "pretrained: ", "zh": "预训练后："},
+    "random": {"en": "random weights: ", "zh": "随机权重："},
+    "cell": {"en": "layer {layer} head {head} {share:.1%}",
+             "zh": "层 {layer}、头 {head} {share:.1%}"},
 }
 label = labels(LABELS)
 
@@ -322,7 +328,6 @@ NSPWidget(pretrained, tokenizer)
 # 权重随机初始化的模型与此相差不远。
 
 # %%
-
 held_out = load_small_corpus().held_out  # paragraphs the model never trained on
 pairs = [(p[i], p[i + 1]) for p in held_out for i in range(len(p) - 1)]
 encoded = [encode_pair(tokenizer, a, b, pretrained.config.max_len) for a, b in pairs]
