@@ -176,6 +176,7 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer) -> dict[str,
         def act(i: int) -> None:
             att.view.value = "querykey"
             if control == "query":
+                att.head.value = 0  # one head: the mean has no single query and key
                 att.query.value = i % 64
             else:
                 att.head.value = i % 2
