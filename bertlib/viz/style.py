@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from bertlib.masking import Fate
 from bertlib.viz.fonts import add_cjk_fallback
@@ -34,7 +35,10 @@ class CJKFigure(Figure):
         super().draw(renderer)
 
     def draw_artist(self, a) -> None:
-        add_cjk_fallback(a)
+        # A blitted redraw draws ~200 artists one by one; most (spines, bars, images) hold no
+        # text, and searching each for texts cost more than the fallback itself.
+        if isinstance(a, Text) or a.get_children():
+            add_cjk_fallback(a)
         super().draw_artist(a)
 
 
