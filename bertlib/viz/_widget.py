@@ -75,18 +75,18 @@ class Widget:
         return self.shown_figure().save(f"{self.name}.png" if path is None else path, dpi=dpi)
 
     def _save_controls(self) -> widgets.HBox:
-        """A format menu and a button that saves the figure on screen into the current
-        folder (the notebook's, in JupyterLab)."""
-        self.save_format = widgets.Dropdown(options=list(SAVE_FORMATS), value="png",
-                                            description=text("save_format", self.lang),
-                                            layout=widgets.Layout(width="150px"))
-        self.save_button = widgets.Button(description=text("save_figure", self.lang),
-                                          icon="download")
-        self.save_button.on_click(lambda _: self._guarded(self._save_clicked, []))
-        return widgets.HBox([self.save_format, self.save_button])
+        """One button per format, each saving the figure on screen into the current folder
+        (the notebook's, in JupyterLab) and saying where."""
+        self.save_buttons = {fmt: widgets.Button(description=text("save_as", self.lang,
+                                                                  fmt=fmt.upper()),
+                                                 icon="download")
+                             for fmt in SAVE_FORMATS}
+        for fmt, button in self.save_buttons.items():
+            button.on_click(lambda _, fmt=fmt: self._guarded(lambda: self._save_as(fmt), []))
+        return widgets.HBox(list(self.save_buttons.values()))
 
-    def _save_clicked(self) -> list[str]:
-        path = self.save(f"{self.name}.{self.save_format.value}")
+    def _save_as(self, fmt: str) -> list[str]:
+        path = self.save(f"{self.name}.{fmt}")
         return [text("saved", self.lang, path=path)]
 
     def __init__(self, lang: str | None):

@@ -398,8 +398,7 @@ def test_the_save_button_saves_into_the_current_folder(model, tokenizer, tmp_pat
     monkeypatch.chdir(tmp_path)
     w = AttentionWidget(model, tokenizer, "zh", **TEXTS)
     w.view.value = "all"
-    w.save_format.value = "svg"
-    w.save_button.click()
+    w.save_buttons["svg"].click()
     assert (tmp_path / "attention.svg").is_file()
     assert w.message == text("saved", "zh", path="attention.svg")
 
