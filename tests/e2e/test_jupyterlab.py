@@ -424,10 +424,10 @@ def problems_in_widgets(page: Page, notebook: str) -> list[str]:
         problems.append("the code uses widgets but no widget was displayed")
     if notebook.startswith("zh/"):
         # Every control a Chinese reader operates is labelled in Chinese (token spellings such
-        # as <cls> and code names such as max_len=64 aside).
+        # as <cls>, code names such as max_len=64 and acronyms such as PNG aside).
         for index, widget in enumerate(widgets):
             english = [label for label in widget["labels"]
-                       if re.search(r"[A-Za-z]{3,}", re.sub(r"<\w+>|\w+=\d+", "", label))]
+                       if re.search(r"[A-Za-z]*[a-z]{3,}", re.sub(r"<\w+>|\w+=\d+", "", label))]
             if english:
                 problems.append(f"widget {index + 1}: controls labelled in English: {english}")
     for index, widget in enumerate(widgets):
