@@ -1,7 +1,6 @@
 """Self-check exercises: ``check_exercise(key, answer)`` says whether an answer is right and
-gives a hint when it is not, without ever printing the expected answer;
-``check_implementation(key, function)`` runs a function the learner wrote against bertlib's own
-on several cases and says which case failed and how.
+gives a hint when it is not, without ever printing the expected answer. (The exercises in which
+the learner writes a function are in :mod:`bertlib.implement`.)
 
 One :class:`Exercise` record per exercise holds how its answer is computed and its hint in both
 languages. The expected answers are not stored: each is computed with bertlib itself, which
@@ -23,13 +22,12 @@ from bertlib.assets import SMALL_BERT_DIR
 from bertlib.checkpoint import config_from, read_config
 from bertlib.context import BANK_EXAMPLES
 from bertlib.data import make_nsp_pairs, pad_bert_inputs
-from bertlib.finetune import BERTClassifier, freeze_layers, task_loss
+from bertlib.finetune import BERTClassifier, freeze_layers
 from bertlib.i18n import resolve_language, text
 from bertlib.inputs import get_tokens_and_segments
 from bertlib.masking import mask_tokens
 from bertlib.model import BERTConfig, BERTEncoder, BERTModel, TransformerEncoderBlock
-from bertlib.rng import make_generator
-from bertlib.tasks import IGNORE, NUM_TOPICS
+from bertlib.tasks import NUM_TOPICS
 from bertlib.vocab import Vocab
 
 # The chapter's demo sizes.
@@ -240,104 +238,3 @@ def check_exercise(key: str, answer, lang: str | None = None) -> None:
         print(text("ex_correct", lang))
     else:
         print(text("ex_wrong", lang, hint=EXERCISES[key].hint[lang]))
-
-
-# ---------------------------------------------------------------- implement-it exercises
-Case = tuple[dict[str, str], tuple[torch.Tensor, ...]]  # (name per language, arguments)
-
-
-def _labels(lengths: list[int], T: int, C: int, g: torch.Generator) -> torch.Tensor:
-    """Tags for sentences of the given lengths padded to T: IGNORE on <cls>, on <sep> and on
-    the padding, a random tag on every word."""
-    labels = torch.full((len(lengths), T), IGNORE)
-    for i, n in enumerate(lengths):
-        labels[i, 1:n - 1] = torch.randint(C, (n - 2,), generator=g)
-    return labels
-
-
-def _tagging_loss_cases() -> list[Case]:
-    """08: the per-token loss; every case is drawn from a fixed seed."""
-    g = make_generator(seed=0)
-    C = 4
-    single = _labels([6], 6, C, g)
-    one_token = torch.full((2, 5), IGNORE)
-    one_token[1, 2] = 3
-    return [
-        ({"en": "one sentence, no padding", "zh": "一个句子，没有填充"},
-         (torch.randn(1, 6, C, generator=g), single)),
-        ({"en": "two sentences, the second padded", "zh": "两个句子，第二个有填充"},
-         (torch.randn(2, 8, C, generator=g), _labels([8, 5], 8, C, g))),
-        ({"en": "three sentences of very different lengths", "zh": "三个长度相差很大的句子"},
-         (torch.randn(3, 12, C, generator=g), _labels([4, 7, 12], 12, C, g))),
-        ({"en": "a single labelled token in the batch", "zh": "整个批量中只有一个带标签的词元"},
-         (torch.randn(2, 5, C, generator=g), one_token)),
-        ({"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）"},
-         (1000 * torch.randn(2, 8, C, generator=g), _labels([8, 6], 8, C, g))),
-    ]
-
-
-@dataclass(frozen=True)
-class Implementation:
-    """An implement-it exercise: bertlib's own function, the cases it is compared on, a hint."""
-
-    reference: Callable[..., torch.Tensor]
-    cases: Callable[[], list[Case]]
-    hint: dict[str, str]
-
-
-IMPLEMENTATIONS: dict[str, Implementation] = {
-    "08_tagging_loss": Implementation(task_loss, _tagging_loss_cases, {
-        "en": "average the cross-entropy over the positions whose label is not IGNORE, all "
-              "sentences of the batch together (not sentence by sentence); F.cross_entropy "
-              "with ignore_index=IGNORE on Y_hat.reshape(-1, C) does exactly that, and stays "
-              "finite for large logits.",
-        "zh": "对标签不是 IGNORE 的位置求交叉熵的平均，整个批量的所有句子放在一起平均（而不是逐句"
-              "平均）；F.cross_entropy 在 Y_hat.reshape(-1, C) 上加 ignore_index=IGNORE 正好做到"
-              "这一点，而且在 logits 很大时也不会溢出。",
-    }),
-}
-
-
-def implementation_problem(key: str, function: Callable[..., torch.Tensor],
-                           lang: str | None = None) -> str | None:
-    """Run ``function`` on every case of exercise ``key`` and compare it with bertlib's own.
-
-    Returns None when every case passes, else the first case that failed and how (an error, a
-    wrong shape, a wrong value) with a hint, in ``lang``.
-    """
-    if key not in IMPLEMENTATIONS:
-        raise ValueError(f"unknown exercise {key!r}; known: {list(IMPLEMENTATIONS)}")
-    if not callable(function):
-        raise ValueError(f"function must be a function; got {type(function).__name__}")
-    lang = resolve_language(lang)
-    exercise = IMPLEMENTATIONS[key]
-    hint = exercise.hint[lang]
-    for names, args in exercise.cases():
-        case = names[lang]
-        expected = exercise.reference(*args)
-        try:
-            with torch.no_grad():
-                got = function(*(a.clone() for a in args))  # clones: the cases stay intact
-        except NotImplementedError:
-            return text("ex_impl_missing", lang)
-        except Exception as err:  # the learner's code may fail in any way: say how
-            return text("ex_impl_raised", lang, case=case, error=f"{type(err).__name__}: {err}",
-                        hint=hint)
-        got_shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
-        if got_shape != tuple(expected.shape):
-            return text("ex_impl_shape", lang, case=case, expected=tuple(expected.shape),
-                        got=got_shape, hint=hint)
-        got = got.detach().to(expected.dtype)
-        if not torch.allclose(got, expected, rtol=1e-4, atol=1e-5):
-            diff = (got - expected).abs().nan_to_num(nan=float("inf")).max().item()
-            return text("ex_impl_value", lang, case=case, diff=diff, hint=hint)
-    return None
-
-
-def check_implementation(key: str, function: Callable[..., torch.Tensor],
-                         lang: str | None = None) -> None:
-    """Print ✓ when ``function`` agrees with bertlib's own on every case of exercise ``key``,
-    else the first case that failed, how, and a hint."""
-    problem = implementation_problem(key, function, lang)
-    count = len(IMPLEMENTATIONS[key].cases())
-    print(problem or text("ex_impl_correct", lang, count=count))

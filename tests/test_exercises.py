@@ -1,21 +1,11 @@
 import numpy as np
 import pytest
 import torch
-import torch.nn.functional as F
 
 from bertlib.assets import SMALL_BERT_DIR
 from bertlib.checkpoint import read_config
-from bertlib.exercises import (
-    EXERCISES,
-    IMPLEMENTATIONS,
-    check_exercise,
-    check_implementation,
-    implementation_problem,
-    is_correct,
-)
-from bertlib.finetune import task_loss
+from bertlib.exercises import EXERCISES, check_exercise, is_correct
 from bertlib.i18n import LANGUAGES, STRINGS, set_language, text
-from bertlib.tasks import IGNORE
 
 
 @pytest.fixture(params=["en", "zh"])
@@ -114,7 +104,6 @@ def test_a_key_that_is_not_a_string_is_unknown(key):
 
 def test_a_one_number_tensor_or_array_is_read_as_its_number():
     """Before: a 0-d tensor holding the right answer was judged wrong."""
-    import torch
     right = EXERCISES["04_num_preds"].answer()
     for answer in (torch.tensor(right), np.array(right), torch.tensor([right])):
         assert is_correct("04_num_preds", answer)
@@ -123,74 +112,3 @@ def test_a_one_number_tensor_or_array_is_read_as_its_number():
 
 
 # ---------------------------------------------------------------- implement-it: the tagging loss
-def loss_by_hand(Y_hat, labels):
-    """The right answer written independently of bertlib: log-softmax by hand, then the mean
-    over labelled positions."""
-    log_p = Y_hat - Y_hat.logsumexp(-1, keepdim=True)
-    keep = labels != IGNORE
-    picked = log_p[keep].gather(1, labels[keep][:, None])
-    return -picked.mean()
-
-
-def mean_over_all_positions(Y_hat, labels):  # padding and specials counted as class 0
-    return F.cross_entropy(Y_hat.reshape(-1, Y_hat.shape[-1]), labels.clamp_min(0).reshape(-1))
-
-
-def mean_per_sentence(Y_hat, labels):  # every sentence weighs the same, whatever its length
-    per_token = F.cross_entropy(Y_hat.transpose(1, 2), labels, ignore_index=IGNORE,
-                                reduction="none")
-    keep = (labels != IGNORE).float()
-    return ((per_token * keep).sum(1) / keep.sum(1)).mean()
-
-
-def naive_softmax(Y_hat, labels):  # exp overflows for large logits
-    p = Y_hat.exp() / Y_hat.exp().sum(-1, keepdim=True)
-    keep = labels != IGNORE
-    return -p[keep].gather(1, labels[keep][:, None]).log().mean()
-
-
-def summed(Y_hat, labels):  # a sum, not a mean
-    return F.cross_entropy(Y_hat.reshape(-1, Y_hat.shape[-1]), labels.reshape(-1),
-                           ignore_index=IGNORE, reduction="sum")
-
-
-def unfinished(Y_hat, labels):
-    raise NotImplementedError
-
-
-def test_the_cases_agree_with_a_loss_written_by_hand():
-    for _, args in IMPLEMENTATIONS["08_tagging_loss"].cases():
-        assert torch.allclose(task_loss(*args), loss_by_hand(*args), rtol=1e-5)
-
-
-def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
-    assert implementation_problem("08_tagging_loss", task_loss) is None
-    assert implementation_problem("08_tagging_loss", loss_by_hand) is None
-    check_implementation("08_tagging_loss", loss_by_hand)
-    assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
-
-
-@pytest.mark.parametrize("wrong, case", [
-    (mean_over_all_positions, {"en": "one sentence, no padding", "zh": "一个句子，没有填充"}),
-    (mean_per_sentence, {"en": "two sentences, the second padded", "zh": "两个句子，第二个有填充"}),
-    (naive_softmax, {"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）"}),
-    (summed, {"en": "one sentence, no padding", "zh": "一个句子，没有填充"}),
-])
-def test_typical_wrong_versions_fail_naming_the_case(wrong, case, lang, capsys):
-    check_implementation("08_tagging_loss", wrong)
-    out = capsys.readouterr().out
-    assert out.startswith("×") and f"“{case[lang]}”" in out
-    assert IMPLEMENTATIONS["08_tagging_loss"].hint[lang] in out
-
-
-def test_errors_shapes_and_unfinished_functions_are_explained(lang, capsys):
-    check_implementation("08_tagging_loss", unfinished)
-    assert capsys.readouterr().out.strip() == text("ex_impl_missing", lang)
-    problem = implementation_problem("08_tagging_loss", lambda Y_hat, labels: Y_hat.sum(-1))
-    assert problem.startswith("×") and "()" in problem and "(1, 6)" in problem
-    problem = implementation_problem("08_tagging_loss", lambda Y_hat, labels: 1 / 0)
-    assert "ZeroDivisionError" in problem
-    with pytest.raises(ValueError, match="unknown exercise '08_nope'"):
-        check_implementation("08_nope", task_loss)
-    with pytest.raises(ValueError, match="function must be a function; got int"):
-        check_implementation("08_tagging_loss", 3)

@@ -75,10 +75,11 @@ from bertlib import (
     load_hf,
     load_small_bert,
 )
-from bertlib.exercises import check_exercise, check_implementation
+from bertlib.exercises import check_exercise
 from bertlib.finetune import BagOfWords, freeze_layers, predict, task_loss
 from bertlib.hf import minilm_directory
 from bertlib.i18n import labels
+from bertlib.implement import check_implementation
 from bertlib.tasks import (
     IGNORE,
     NUM_TOPICS,

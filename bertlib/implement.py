@@ -1,0 +1,184 @@
+"""Implement-it exercises: the learner writes one of the chapter's functions, and
+``check_implementation(key, function)`` runs it against bertlib's own on several cases, edge cases
+included, and says in the notebook's language which case failed and how (an error, a wrong type,
+length, shape, dtype or value).
+
+One :class:`Implementation` record per exercise holds bertlib's function, the cases (drawn from
+fixed seeds) and a hint in both languages. ``tests/test_implement.py`` checks, for every
+exercise, that bertlib's function and one written by hand pass and that typical wrong versions
+fail on the case meant to catch them.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from bertlib.finetune import task_loss
+from bertlib.i18n import resolve_language, text
+from bertlib.rng import make_generator
+from bertlib.tasks import IGNORE
+
+Case = tuple[dict[str, str], tuple]  # (the case's name per language, the function's arguments)
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """An implement-it exercise: bertlib's own function, the cases it is compared on, a hint."""
+
+    reference: Callable
+    cases: Callable[[], list[Case]]
+    hint: dict[str, str]
+
+
+# ---------------------------------------------------------------- the cases, in notebook order
+def _labels(lengths: list[int], T: int, C: int, g: torch.Generator) -> torch.Tensor:
+    """Tags for sentences of the given lengths padded to T: IGNORE on <cls>, on <sep> and on
+    the padding, a random tag on every word."""
+    labels = torch.full((len(lengths), T), IGNORE)
+    for i, n in enumerate(lengths):
+        labels[i, 1:n - 1] = torch.randint(C, (n - 2,), generator=g)
+    return labels
+
+
+def _tagging_loss_cases() -> list[Case]:
+    """08: the per-token loss; every case is drawn from a fixed seed."""
+    g = make_generator(seed=0)
+    C = 4
+    single = _labels([6], 6, C, g)
+    one_token = torch.full((2, 5), IGNORE)
+    one_token[1, 2] = 3
+    return [
+        ({"en": "one sentence, no padding", "zh": "一个句子，没有填充"},
+         (torch.randn(1, 6, C, generator=g), single)),
+        ({"en": "two sentences, the second padded", "zh": "两个句子，第二个有填充"},
+         (torch.randn(2, 8, C, generator=g), _labels([8, 5], 8, C, g))),
+        ({"en": "three sentences of very different lengths", "zh": "三个长度相差很大的句子"},
+         (torch.randn(3, 12, C, generator=g), _labels([4, 7, 12], 12, C, g))),
+        ({"en": "a single labelled token in the batch", "zh": "整个批量中只有一个带标签的词元"},
+         (torch.randn(2, 5, C, generator=g), one_token)),
+        ({"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）"},
+         (1000 * torch.randn(2, 8, C, generator=g), _labels([8, 6], 8, C, g))),
+    ]
+
+
+IMPLEMENTATIONS: dict[str, Implementation] = {
+    "08_tagging_loss": Implementation(task_loss, _tagging_loss_cases, {
+        "en": "average the cross-entropy over the positions whose label is not IGNORE, all "
+              "sentences of the batch together (not sentence by sentence); F.cross_entropy "
+              "with ignore_index=IGNORE on Y_hat.reshape(-1, C) does exactly that, and stays "
+              "finite for large logits.",
+        "zh": "对标签不是 IGNORE 的位置求交叉熵的平均，整个批量的所有句子放在一起平均（而不是逐句"
+              "平均）；F.cross_entropy 在 Y_hat.reshape(-1, C) 上加 ignore_index=IGNORE 正好做到"
+              "这一点，而且在 logits 很大时也不会溢出。",
+    }),
+}
+
+
+# ---------------------------------------------------------------- comparing two results
+def _describe(x) -> str:
+    """A short, language-neutral description of a result: its type and size."""
+    if isinstance(x, torch.Tensor):
+        return f"Tensor(shape={tuple(x.shape)}, dtype={x.dtype})"
+    if isinstance(x, (list, tuple)):
+        return f"{type(x).__name__}(len={len(x)})"
+    return type(x).__name__
+
+
+def _same_kind(expected, got) -> bool:
+    if isinstance(expected, torch.Tensor):
+        return isinstance(got, torch.Tensor)
+    if isinstance(expected, (list, tuple)):
+        return isinstance(got, (list, tuple))  # a list where a tuple is expected is fine
+    if isinstance(expected, bool) or isinstance(got, bool):
+        return isinstance(expected, bool) and isinstance(got, bool)
+    if isinstance(expected, numbers.Integral):
+        return isinstance(got, numbers.Integral)
+    if isinstance(expected, numbers.Real):
+        return isinstance(got, numbers.Real)
+    return type(got) is type(expected)
+
+
+def _difference(expected, got, where: str, lang: str) -> str | None:
+    """How ``got`` differs from ``expected`` (``where`` names the part, e.g. ``the result[1]``),
+    in ``lang``; None when they agree."""
+    if not _same_kind(expected, got):
+        return text("ex_impl_type", lang, where=where, expected=_describe(expected),
+                    got=_describe(got))
+    if isinstance(expected, (list, tuple)):
+        if len(got) != len(expected):
+            return text("ex_impl_type", lang, where=where, expected=_describe(expected),
+                        got=_describe(got))
+        for i, (e, g) in enumerate(zip(expected, got, strict=True)):
+            if (problem := _difference(e, g, f"{where}[{i}]", lang)) is not None:
+                return problem
+        return None
+    if isinstance(expected, torch.Tensor):
+        if tuple(got.shape) != tuple(expected.shape):
+            return text("ex_impl_shape", lang, where=where, expected=tuple(expected.shape),
+                        got=tuple(got.shape))
+        if got.dtype != expected.dtype:
+            return text("ex_impl_dtype", lang, where=where, expected=expected.dtype,
+                        got=got.dtype)
+        got = got.detach().cpu()
+        if expected.is_floating_point():
+            if torch.allclose(got, expected, rtol=1e-4, atol=1e-5):
+                return None
+            diff = (got - expected).abs().nan_to_num(nan=math.inf).max().item()
+            return text("ex_impl_value", lang, where=where, diff=diff)
+        wrong = (got != expected).nonzero()
+        if len(wrong) == 0:
+            return None
+        index = tuple(wrong[0].tolist())
+        return text("ex_impl_item", lang, where=f"{where}[{', '.join(map(str, index))}]",
+                    expected=expected[index].item(), got=got[index].item())
+    if isinstance(expected, numbers.Real) and not isinstance(expected, numbers.Integral):
+        if math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-5):
+            return None
+        return text("ex_impl_value", lang, where=where, diff=abs(got - expected))
+    if got != expected:
+        return text("ex_impl_item", lang, where=where, expected=repr(expected), got=repr(got))
+    return None
+
+
+# ---------------------------------------------------------------- running the learner's code
+def implementation_problem(key: str, function: Callable, lang: str | None = None) -> str | None:
+    """Run ``function`` on every case of exercise ``key`` and compare it with bertlib's own.
+
+    Returns None when every case passes, else the first case that failed and how (an error, a
+    wrong type, length, shape, dtype or value) with a hint, in ``lang``.
+    """
+    if not isinstance(key, str) or key not in IMPLEMENTATIONS:
+        raise ValueError(f"unknown exercise {key!r}; known: {list(IMPLEMENTATIONS)}")
+    if not callable(function):
+        raise ValueError(f"function must be a function; got {type(function).__name__}")
+    lang = resolve_language(lang)
+    exercise = IMPLEMENTATIONS[key]
+    hint = exercise.hint[lang]
+    for names, args in exercise.cases():
+        case = names[lang]
+        expected = exercise.reference(*copy.deepcopy(args))
+        try:
+            with torch.no_grad():
+                got = function(*copy.deepcopy(args))  # copies: the cases stay intact
+        except NotImplementedError:
+            return text("ex_impl_missing", lang)
+        except Exception as err:  # the learner's code may fail in any way: say how
+            return text("ex_impl_raised", lang, case=case, error=f"{type(err).__name__}: {err}",
+                        hint=hint)
+        if (problem := _difference(expected, got, text("ex_impl_result", lang), lang)) is not None:
+            return text("ex_impl_case", lang, case=case, problem=problem, hint=hint)
+    return None
+
+
+def check_implementation(key: str, function: Callable, lang: str | None = None) -> None:
+    """Print ✓ when ``function`` agrees with bertlib's own on every case of exercise ``key``,
+    else the first case that failed, how, and a hint."""
+    problem = implementation_problem(key, function, lang)
+    count = len(IMPLEMENTATIONS[key].cases())
+    print(problem or text("ex_impl_correct", lang, count=count))

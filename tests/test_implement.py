@@ -1,0 +1,124 @@
+"""The implement-it exercises: for each, bertlib's function and one written by hand pass, and
+typical wrong versions fail on the case meant to catch them, in the notebook's language."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from bertlib.finetune import task_loss
+from bertlib.i18n import set_language, text
+from bertlib.implement import IMPLEMENTATIONS, check_implementation, implementation_problem
+from bertlib.tasks import IGNORE
+
+
+@pytest.fixture(params=["en", "zh"])
+def lang(request):
+    """The edition's language, set as a notebook's first cell sets it."""
+    set_language(request.param)
+    return request.param
+
+
+def test_every_exercise_has_cases_and_a_hint_in_every_language():
+    for exercise in IMPLEMENTATIONS.values():
+        cases = exercise.cases()
+        assert len(cases) >= 3
+        assert all(set(names) == {"en", "zh"} for names, _ in cases)
+        assert set(exercise.hint) == {"en", "zh"}
+
+
+# ---------------------------------------------------------------- 08: the tagging loss
+def loss_by_hand(Y_hat, labels):
+    """The right answer written independently of bertlib: log-softmax by hand, then the mean
+    over labelled positions."""
+    log_p = Y_hat - Y_hat.logsumexp(-1, keepdim=True)
+    keep = labels != IGNORE
+    picked = log_p[keep].gather(1, labels[keep][:, None])
+    return -picked.mean()
+
+
+def mean_over_all_positions(Y_hat, labels):  # padding and specials counted as class 0
+    return F.cross_entropy(Y_hat.reshape(-1, Y_hat.shape[-1]), labels.clamp_min(0).reshape(-1))
+
+
+def mean_per_sentence(Y_hat, labels):  # every sentence weighs the same, whatever its length
+    per_token = F.cross_entropy(Y_hat.transpose(1, 2), labels, ignore_index=IGNORE,
+                                reduction="none")
+    keep = (labels != IGNORE).float()
+    return ((per_token * keep).sum(1) / keep.sum(1)).mean()
+
+
+def naive_softmax(Y_hat, labels):  # exp overflows for large logits
+    p = Y_hat.exp() / Y_hat.exp().sum(-1, keepdim=True)
+    keep = labels != IGNORE
+    return -p[keep].gather(1, labels[keep][:, None]).log().mean()
+
+
+def summed(Y_hat, labels):  # a sum, not a mean
+    return F.cross_entropy(Y_hat.reshape(-1, Y_hat.shape[-1]), labels.reshape(-1),
+                           ignore_index=IGNORE, reduction="sum")
+
+
+def unfinished(Y_hat, labels):
+    raise NotImplementedError
+
+
+def test_the_cases_agree_with_a_loss_written_by_hand():
+    for _, args in IMPLEMENTATIONS["08_tagging_loss"].cases():
+        assert torch.allclose(task_loss(*args), loss_by_hand(*args), rtol=1e-5)
+
+
+def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
+    assert implementation_problem("08_tagging_loss", task_loss) is None
+    assert implementation_problem("08_tagging_loss", loss_by_hand) is None
+    check_implementation("08_tagging_loss", loss_by_hand)
+    assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
+
+
+@pytest.mark.parametrize("wrong, case", [
+    (mean_over_all_positions, {"en": "one sentence, no padding", "zh": "一个句子，没有填充"}),
+    (mean_per_sentence, {"en": "two sentences, the second padded", "zh": "两个句子，第二个有填充"}),
+    (naive_softmax, {"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）"}),
+    (summed, {"en": "one sentence, no padding", "zh": "一个句子，没有填充"}),
+])
+def test_typical_wrong_versions_fail_naming_the_case(wrong, case, lang, capsys):
+    check_implementation("08_tagging_loss", wrong)
+    out = capsys.readouterr().out
+    assert out.startswith("×") and f"“{case[lang]}”" in out
+    assert IMPLEMENTATIONS["08_tagging_loss"].hint[lang] in out
+
+
+def test_errors_shapes_and_unfinished_functions_are_explained(lang, capsys):
+    check_implementation("08_tagging_loss", unfinished)
+    assert capsys.readouterr().out.strip() == text("ex_impl_missing", lang)
+    problem = implementation_problem("08_tagging_loss", lambda Y_hat, labels: Y_hat.sum(-1))
+    assert problem.startswith("×") and "()" in problem and "(1, 6)" in problem
+    problem = implementation_problem("08_tagging_loss", lambda Y_hat, labels: 1 / 0)
+    assert "ZeroDivisionError" in problem
+    with pytest.raises(ValueError, match="unknown exercise '08_nope'"):
+        check_implementation("08_nope", task_loss)
+    with pytest.raises(ValueError, match="function must be a function; got int"):
+        check_implementation("08_tagging_loss", 3)
+
+
+# ---------------------------------------------------------------- how a difference is told
+def test_every_kind_of_difference_is_named(lang):
+    from bertlib.implement import _difference as diff
+
+    ints = torch.tensor([[1, 2], [3, 4]])
+    assert diff(ints, ints.clone(), "r", lang) is None
+    assert diff((ints, [1, "a"]), [ints, (1, "a")], "r", lang) is None  # list or tuple alike
+    assert "(2, 2)" in diff(ints, ints[0], "r", lang)
+    assert "torch.float32" in diff(ints, ints.float(), "r", lang)
+    wrong = ints.clone()
+    wrong[1, 0] = 9
+    assert diff(ints, wrong, "r", lang) == text("ex_impl_item", lang, where="r[1, 0]",
+                                                expected=3, got=9)
+    assert "list(len=2)" in diff([1, 2], [1], "r", lang)
+    assert "Tensor(shape=(2, 2)" in diff(ints, ints.tolist(), "r", lang)
+    assert diff(["<cls>", "a"], ["<cls>", "b"], "r", lang) == text(
+        "ex_impl_item", lang, where="r[1]", expected="'a'", got="'b'")
+    assert diff(3, True, "r", lang) is not None  # a bool is not a count
+    assert diff(0.5, 0.5 + 1e-7, "r", lang) is None
+    assert "0.1" in diff(0.5, 0.6, "r", lang)
+    floats = torch.tensor([0.0, float("nan")])
+    assert "inf" in diff(torch.zeros(2), floats, "r", lang)
