@@ -107,7 +107,7 @@ def _check_model_and_data(model: BERTModel, data: PretrainBatch) -> None:
 
 def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
               step: Callable[[list[torch.Tensor]], dict[str, str]], *, seed: int,
-              device: torch.device, desc: str, progress: bool = True) -> None:
+              device: torch.device, desc: str, progress: bool) -> None:
     """The training loop that pretraining and fine-tuning share: ``num_steps`` mini-batches
     from ``loader`` (cycling over it), each moved to ``device`` and given to
     ``step(batch)``, which takes one optimisation step and returns the progress bar's

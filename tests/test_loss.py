@@ -95,8 +95,20 @@ def _with(i, value):
     (_with(1, lambda t: t.int()), "mlm_labels must hold integers of dtype torch.int64"),
     (_with(1, lambda t: t + 5), r"mlm_labels must be class ids in \[0, 4\]"),
     (_with(4, torch.tensor([0, 5])), r"nsp_labels must be class ids in \[0, 1\]; got 5"),
+    (_with(0, lambda t: t[0]), r"mlm_Y_hat must have shape \(B, P, V\); got shape \(3, 5\)"),
+    (_with(3, lambda t: t[None]), r"nsp_Y_hat must have shape \(B, 2\); got shape \(1, 2, 2\)"),
 ])
 def test_bad_loss_inputs_are_named(args, message):
     """Before: NaN losses or a 0.0 MLM loss silently, or raw torch errors."""
     with pytest.raises(ValueError, match=message):
         bert_loss(*args)
+
+
+def test_double_weights_give_the_same_loss_in_the_logits_dtype():
+    """Weights built as doubles weigh the slots as float weights do, and the loss keeps the
+    logits' dtype."""
+    args = _with(2, torch.tensor([[1, 1, 0], [1, 0, 0]], dtype=torch.float64))
+    reference = _with(2, torch.tensor([[1.0, 1.0, 0.0], [1.0, 0.0, 0.0]]))
+    loss = bert_loss(*args)
+    assert loss.mlm.dtype == torch.float32
+    torch.testing.assert_close(loss.mlm, bert_loss(*reference).mlm)

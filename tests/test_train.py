@@ -162,6 +162,8 @@ def test_history_and_progress_bar_report_each_step(toy_data, toy_model, capsys):
     bar = capsys.readouterr().err.split("\r")[-1]
     assert "3/3" in bar and text("progress_pretraining", "en") in bar
     assert f"mlm={history.mlm[-1]:.3f}" in bar and f"nsp={history.nsp[-1]:.3f}" in bar
+    train_bert(toy_model(), toy_data, num_steps=3, batch_size=16, progress=False)
+    assert capsys.readouterr().err == ""  # no bar at all
 
 
 def _changed(data, **tensors):
