@@ -328,6 +328,10 @@ def test_unknown_or_fixed_options_are_named():
         BERTModel(**sizes, typo_option=1)
     with pytest.raises(ValueError, match=r"takes sizes only; \['hidden_act'\] are set by it"):
         BERTConfig.original(**sizes, hidden_act="relu")
+    for fixed, value in (("embedding_norm", False), ("tie_mlm_decoder", False),
+                         ("layer_norm_eps", 1e-5)):
+        with pytest.raises(ValueError, match=rf"takes sizes only; \['{fixed}'\] are set by it"):
+            BERTConfig.original(**sizes, **{fixed: value})
 
 
 def test_a_batch_of_no_sequence_is_refused(small_model):

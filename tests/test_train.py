@@ -125,6 +125,8 @@ def test_evaluation_counts_what_the_model_gets_right_and_nothing_else(toy_data, 
     model.train()
     metrics = evaluate_pretraining(model, data, batch_size=7)
     assert model.training
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        evaluate_pretraining(model, data, batch_size=0)
     assert metrics["mlm_accuracy"] == pytest.approx((guess[real] == labels[real]).double().mean())
     right = nsp_Y_hat.argmax(1) == data.nsp_labels
     assert metrics["nsp_accuracy"] == pytest.approx(right.double().mean())
