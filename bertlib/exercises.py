@@ -47,10 +47,20 @@ def _embedding_params() -> int:
     return _num_params(enc.token_embedding, enc.segment_embedding, enc.pos_embedding)
 
 
-def _block_params() -> int:
+def _block_params(num_heads: int = DEMO["num_heads"]) -> int:
     """03: learnable numbers in one encoder block of the demo encoder."""
     with torch.device("meta"):
-        return _num_params(TransformerEncoderBlock(BERTConfig(**DEMO)))
+        return _num_params(TransformerEncoderBlock(BERTConfig(**DEMO | {"num_heads": num_heads})))
+
+
+def _more_heads() -> int:
+    """03: how many learnable numbers one demo block gains with 8 heads instead of 4."""
+    return _block_params(num_heads=8) - _block_params()
+
+
+def _gelu_slope() -> float:
+    """03: GELU's derivative at 0, by autograd."""
+    return torch.func.grad(torch.nn.functional.gelu)(torch.tensor(0.0)).item()
 
 
 def _num_preds() -> int:
@@ -132,7 +142,7 @@ def _frozen_trainable() -> int:
 class Exercise:
     """A checked exercise: how its answer is computed, and a hint that never gives it away."""
 
-    answer: Callable[[], int]
+    answer: Callable[[], float]  # a count, or a value such as a slope
     hint: dict[str, str]  # per language
 
 
@@ -156,6 +166,19 @@ EXERCISES: dict[str, Exercise] = {
               "FFN (H→1024→H), and a scale and a shift per LayerNorm (there are two).",
         "zh": "权重和偏置都要算：注意力中有四个 H×H 的投影，前馈网络有两层（H→1024→H），每个层"
               "规范化有一个缩放和一个平移（共两个）。",
+    }),
+    "03_more_heads": Exercise(_more_heads, {
+        "en": "heads are slices of H, not extra weights: which sizes of W_q, W_k, W_v and W_o "
+              "depend on num_heads? Give the change (the new count minus the old one).",
+        "zh": "头只是 H 的一段，而不是额外的权重：W_q、W_k、W_v 和 W_o 的哪个尺寸取决于 "
+              "num_heads？给出变化量（新的参数数量减去原来的）。",
+    }),
+    "03_gelu_slope": Exercise(_gelu_slope, {
+        "en": "differentiate x·Φ(x) with the product rule: Φ(x) + x·φ(x); at x = 0 the second "
+              "term vanishes, and Φ(0) is the probability that a standard normal variable is "
+              "negative. Enter the exact value.",
+        "zh": "用乘积法则对 x·Φ(x) 求导：Φ(x) + x·φ(x)；在 x = 0 处第二项为 0，而 Φ(0) 是标准"
+              "正态随机变量小于 0 的概率。请输入精确值。",
     }),
     "04_num_preds": Exercise(_num_preds, {
         "en": "<cls> and <sep> are never chosen; take 15% of the other tokens and round to the "
