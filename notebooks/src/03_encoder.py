@@ -487,16 +487,17 @@ display(step_by_step)
 # 1. ★ **Count.** How many learnable numbers does *one* encoder block of the demo encoder hold
 #    (H = 768, FFN 1024, 4 heads)? Check below.
 # 2. ★ **Predict.** Change `num_heads` from 4 to 8 with H = 768. Which shapes in this notebook
-#    change? By how many does the number of learnable numbers of one block change? Write your
-#    prediction below, then build the block with 8 heads and count.
+#    change? How many learnable numbers does one block hold now? Write your prediction below
+#    before you build the block with 8 heads and count.
 # 3. ★★ Remove the division by $\sqrt{hs}$ and look at `weights` again. What happens to the rows
 #    of the softmax, and why would that hurt training?
 # 4. ★★ **GELU or ReLU.** The original BERT uses the Gaussian error linear unit,
 #    $\mathrm{GELU}(x) = x\,\Phi(x)$ ($\Phi$: the standard normal distribution function), in
 #    its FFN and MLM head instead of ReLU. Compare `torch.nn.functional.gelu` and `relu` on a few
 #    inputs: how do they differ near 0 and for negative inputs, and what does that mean for the
-#    gradient? ReLU's slope is 0 left of 0 and 1 right of it; work out GELU's slope at exactly
-#    $x = 0$, check it below, then confirm it with autograd.
+#    gradient? ReLU's slope is 0 for every negative input. For how many of the seven integers
+#    $x = -3, -2, \dots, 3$ is GELU's slope negative? Predict it from the shape of
+#    $x\,\Phi(x)$, check below, then confirm it with autograd.
 #    (`BERTEncoder(..., hidden_act="gelu")` builds the GELU version.)
 # 5. ★★ Padded keys must get zero weight, but padded *queries* need no mask. Why?
 # 6. ★★ **Implement it: the masked attention weights.** Write
@@ -518,15 +519,16 @@ display(step_by_step)
 #
 # 1. ★ **数一数。** 演示编码器的**一个**编码器块（H = 768，前馈网络 1024，4 个头）有多少个可学习的
 #    数？在下面检查你的答案。
-# 2. ★ **先预测。** 保持 H = 768，把 `num_heads` 从 4 改成 8。本笔记本中哪些形状会变化？一个编码器
-#    块的可学习参数数量会变化多少？先在下面写出你的预测，再构建一个 8 个头的块数一数。
+# 2. ★ **先预测。** 保持 H = 768，把 `num_heads` 从 4 改成 8。本笔记本中哪些形状会变化？现在一个
+#    编码器块有多少个可学习的数？先在下面写出你的预测，再构建一个 8 个头的块数一数。
 # 3. ★★ 去掉除以 $\sqrt{hs}$ 这一步，再看看 `weights`。softmax 的每一行会变成什么样？为什么这会
 #    妨碍训练？
 # 4. ★★ **GELU 还是 ReLU。** 原始 BERT 在前馈网络和掩蔽语言模型的输出层中使用高斯误差线性单元
 #    $\mathrm{GELU}(x) = x\,\Phi(x)$（$\Phi$ 是标准正态分布的分布函数），而不是 ReLU。用几个
 #    输入比较 `torch.nn.functional.gelu` 和 `relu`：它们在 0 附近以及输入为负时有什么不同？这对
-#    梯度意味着什么？ReLU 的斜率在 0 的左边是 0，右边是 1；算出 GELU 恰好在 $x = 0$ 处的斜率，在
-#    下面检查，再用自动微分验证。（`BERTEncoder(..., hidden_act="gelu")` 可以构建 GELU 版本。）
+#    梯度意味着什么？对每个负的输入，ReLU 的斜率都是 0。在 $x = -3, -2, \dots, 3$ 这七个整数中，
+#    GELU 的斜率在几个点上是负的？先根据 $x\,\Phi(x)$ 的形状预测，在下面检查，再用自动微分验证。
+#    （`BERTEncoder(..., hidden_act="gelu")` 可以构建 GELU 版本。）
 # 5. ★★ 填充位置上的键必须得到零权重，但填充位置上的**查询**却不需要屏蔽。为什么？
 # 6. ★★ **动手实现：带掩蔽的注意力权重。** 为 `bertlib` 的 `MultiHeadAttention` 写出
 #    `attention_weights(attention, X, valid_lens)`：它的各个头在 `X`（形状为 `(B, T, H)`）上的
@@ -539,12 +541,12 @@ answer = None  # your answer to exercise 1: an integer
 check_exercise("03_block_params", answer)
 
 # %%
-answer = None  # your prediction for exercise 2: the change in the number of learnable numbers
+answer = None  # your prediction for exercise 2: learnable numbers in one block with 8 heads
 check_exercise("03_more_heads", answer)
 
 # %%
-answer = None  # your answer to exercise 4: GELU's slope at x = 0
-check_exercise("03_gelu_slope", answer)
+answer = None  # your prediction for exercise 4: how many of -3, ..., 3 GELU falls at
+check_exercise("03_gelu_falling", answer)
 
 
 # %%
