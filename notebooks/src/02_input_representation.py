@@ -151,9 +151,10 @@ print(segment_ids, tuple(segment_ids.shape))
 # | position embedding | `max_len` | position 0, 1, 2, … |
 #
 # The input representation of a token is the **sum** of its three rows. The constructor of
-# `BERTEncoder` creates the three tables (the position table as a plain `nn.Parameter`, since it
-# is indexed by position rather than by an id), then the stack of encoder blocks that notebook 03
-# follows; the original BERT's options add a LayerNorm and dropout after the sum:
+# `BERTEncoder` creates the three tables, then the stack of encoder blocks that notebook 03
+# follows. The position table is a plain `nn.Parameter` of shape `(1, max_len, H)`, as in the
+# chapter: it is never looked up by id, only sliced, its first T rows for T tokens. The original
+# BERT's options add a LayerNorm and dropout after the sum:
 
 # %% [markdown] lang="zh"
 # ## 三种嵌入，一个和
@@ -166,9 +167,10 @@ print(segment_ids, tuple(segment_ids.shape))
 # | 片段嵌入 | 2（A 和 B） | 片段索引 |
 # | 位置嵌入 | `max_len` | 位置 0、1、2、… |
 #
-# 一个词元的输入表示就是这三行的**和**。`BERTEncoder` 的构造函数先创建这三张表（位置表是一个普通
-# 的 `nn.Parameter`，因为它按位置而不是按编号来查），再创建第 03 个笔记本要跟踪的那一串编码器块；
-# 原始 BERT 的选项还会在求和之后加上层规范化和 dropout：
+# 一个词元的输入表示就是这三行的**和**。`BERTEncoder` 的构造函数先创建这三张表，再创建第 03 个
+# 笔记本要跟踪的那一串编码器块。与本章一样，位置表是一个形状为 `(1, max_len, H)` 的普通
+# `nn.Parameter`：它从不按编号查表，只做切片，T 个词元取它的前 T 行。原始 BERT 的选项还会在求和
+# 之后加上层规范化和 dropout：
 
 # %%
 show_source(BERTEncoder.__init__)
