@@ -492,8 +492,8 @@ display(step_by_step)
 # 3. ★★ Remove the division by $\sqrt{hs}$ and look at `weights` again. What happens to the rows
 #    of the softmax, and why would that hurt training?
 # 4. ★★ **GELU or ReLU.** The original BERT uses the Gaussian error linear unit,
-#    $\mathrm{GELU}(x) = x\,\Phi(x)$ ($\Phi$: the standard normal distribution function), in
-#    its FFN and MLM head instead of ReLU. Compare `torch.nn.functional.gelu` and `relu` on a few
+#    $\mathrm{GELU}(x) = x\,\Phi(x)$ ($\Phi$: the cumulative distribution function of the
+#    standard normal distribution), in its FFN and MLM head instead of ReLU. Compare `torch.nn.functional.gelu` and `relu` on a few
 #    inputs: how do they differ near 0 and for negative inputs, and what does that mean for the
 #    gradient? ReLU's slope is 0 for every negative input. For how many of the seven integers
 #    $x = -3, -2, \dots, 3$ is GELU's slope negative? Predict it from the shape of
@@ -524,7 +524,7 @@ display(step_by_step)
 # 3. ★★ 去掉除以 $\sqrt{hs}$ 这一步，再看看 `weights`。softmax 的每一行会变成什么样？为什么这会
 #    妨碍训练？
 # 4. ★★ **GELU 还是 ReLU。** 原始 BERT 在前馈网络和掩蔽语言模型的输出层中使用高斯误差线性单元
-#    $\mathrm{GELU}(x) = x\,\Phi(x)$（$\Phi$ 是标准正态分布的分布函数），而不是 ReLU。用几个
+#    $\mathrm{GELU}(x) = x\,\Phi(x)$（$\Phi$ 是标准正态分布的累积分布函数），而不是 ReLU。用几个
 #    输入比较 `torch.nn.functional.gelu` 和 `relu`：它们在 0 附近以及输入为负时有什么不同？这对
 #    梯度意味着什么？对每个负的输入，ReLU 的斜率都是 0。在 $x = -3, -2, \dots, 3$ 这七个整数中，
 #    GELU 的斜率在几个点上是负的？先根据 $x\,\Phi(x)$ 的形状预测，在下面检查，再用自动微分验证。
