@@ -493,11 +493,12 @@ display(step_by_step)
 #    of the softmax, and why would that hurt training?
 # 4. ★★ **GELU or ReLU.** The original BERT uses the Gaussian error linear unit,
 #    $\mathrm{GELU}(x) = x\,\Phi(x)$ ($\Phi$: the cumulative distribution function of the
-#    standard normal distribution), in its FFN and MLM head instead of ReLU. Compare `torch.nn.functional.gelu` and `relu` on a few
-#    inputs: how do they differ near 0 and for negative inputs, and what does that mean for the
-#    gradient? ReLU's slope is 0 for every negative input. For how many of the seven integers
-#    $x = -3, -2, \dots, 3$ is GELU's slope negative? Predict it from the shape of
-#    $x\,\Phi(x)$, check below, then confirm it with autograd.
+#    standard normal distribution), in its FFN and MLM head instead of ReLU. Compare
+#    `torch.nn.functional.gelu` and `relu` on a few inputs: how do they differ near 0 and for
+#    negative inputs, and what does that mean for the gradient? ReLU's slope is 0 for every
+#    negative input. For how many of the seven integers $x = -3, -2, \dots, 3$ is GELU's slope
+#    negative? Predict it from the shape of $x\,\Phi(x)$, check below, then confirm it with
+#    autograd.
 #    (`BERTEncoder(..., hidden_act="gelu")` builds the GELU version.)
 # 5. ★★ Padded keys must get zero weight, but padded *queries* need no mask. Why?
 # 6. ★★ **Implement it: the masked attention weights.** Write
