@@ -12,6 +12,7 @@ allocates no memory); ``tests/test_exercises.py`` checks them against counts by 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,10 +48,17 @@ def _embedding_params() -> int:
     return _num_params(enc.token_embedding, enc.segment_embedding, enc.pos_embedding)
 
 
-def _block_params() -> int:
+def _block_params(num_heads: int = DEMO["num_heads"]) -> int:
     """03: learnable numbers in one encoder block of the demo encoder."""
     with torch.device("meta"):
-        return _num_params(TransformerEncoderBlock(BERTConfig(**DEMO)))
+        return _num_params(TransformerEncoderBlock(BERTConfig(**DEMO | {"num_heads": num_heads})))
+
+
+def _gelu_falling() -> int:
+    """03: how many of the integers -3..3 GELU falls at (a negative slope, by autograd)."""
+    x = torch.arange(-3.0, 4.0, requires_grad=True)
+    torch.nn.functional.gelu(x).sum().backward()
+    return int((x.grad < 0).sum())
 
 
 def _num_preds() -> int:
@@ -156,6 +164,23 @@ EXERCISES: dict[str, Exercise] = {
               "FFN (H→1024→H), and a scale and a shift per LayerNorm (there are two).",
         "zh": "权重和偏置都要算：注意力中有四个 H×H 的投影，前馈网络有两层（H→1024→H），每个层"
               "规范化有一个缩放和一个平移（共两个）。",
+    }),
+    "03_more_heads": Exercise(functools.partial(_block_params, num_heads=8), {
+        "en": "heads are slices of H, not extra weights: does any size of W_q, W_k, W_v, W_o, "
+              "the FFN or the LayerNorms depend on num_heads? Build TransformerEncoderBlock("
+              "BERTConfig(...)) with num_heads=8 and count its parameters.",
+        "zh": "头只是 H 的一段，而不是额外的权重：W_q、W_k、W_v、W_o、前馈网络或层规范化的尺寸"
+              "有哪个取决于 num_heads？用 num_heads=8 构建 TransformerEncoderBlock(BERTConfig(...))"
+              "，数一数它的参数。",
+    }),
+    "03_gelu_falling": Exercise(_gelu_falling, {
+        "en": "the slope of x·Φ(x) is Φ(x) + x·φ(x): for x > 0 both terms are positive; left of "
+              "its minimum (near x = -0.75) GELU falls. Check it: put the seven integers in a "
+              "float tensor x with requires_grad=True, run F.gelu(x).sum().backward() and read "
+              "x.grad.",
+        "zh": "x·Φ(x) 的斜率是 Φ(x) + x·φ(x)：x > 0 时两项都是正的；在最小值（约 x = -0.75）"
+              "的左边，GELU 是下降的。验证方法：把这七个整数放进一个 requires_grad=True 的浮点张量 "
+              "x，运行 F.gelu(x).sum().backward()，再看 x.grad。",
     }),
     "04_num_preds": Exercise(_num_preds, {
         "en": "<cls> and <sep> are never chosen; take 15% of the other tokens and round to the "

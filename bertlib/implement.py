@@ -21,7 +21,9 @@ import torch
 
 from bertlib.finetune import task_loss
 from bertlib.i18n import resolve_language, text
-from bertlib.rng import make_generator
+from bertlib.inputs import get_tokens_and_segments
+from bertlib.model import MultiHeadAttention, key_padding_mask
+from bertlib.rng import make_generator, own_global_rng
 from bertlib.tasks import IGNORE
 
 Case = tuple[dict[str, str], tuple]  # (the case's name per language, the function's arguments)
@@ -37,6 +39,50 @@ class Implementation:
 
 
 # ---------------------------------------------------------------- the cases, in notebook order
+def _tokens_and_segments_cases() -> list[Case]:
+    """02: ``<cls> A <sep> [B <sep>]``; fixed token lists, no draw."""
+    return [
+        ({"en": "one text (tokens_b is None)", "zh": "单个文本（tokens_b 为 None）"},
+         (["this", "movie", "is", "great"], None)),
+        ({"en": "a pair of texts", "zh": "一个文本对"},
+         (["the", "cat", "sat"], ["it", "was", "warm"])),
+        ({"en": "a pair of Chinese texts", "zh": "一对中文文本"},
+         (["我", "去", "银", "行"], ["存", "钱"])),
+        ({"en": "one token in each text", "zh": "每个文本只有一个词元"}, (["hi"], ["yo"])),
+        ({"en": "an empty sentence B ([], not None)", "zh": "空的句子 B（是 []，不是 None）"},
+         (["hello"], [])),
+    ]
+
+
+def _attention_weights(attention: MultiHeadAttention, X: torch.Tensor,
+                       valid_lens: torch.Tensor | None) -> torch.Tensor:
+    """03: bertlib's attention weights (B, nh, T, T) on X (B, T, H), padded keys masked."""
+    return attention(X, key_padding_mask(valid_lens, X.shape[1]), need_weights=True)[1]
+
+
+def _attention_cases() -> list[Case]:
+    """03: one attention module and one batch per case, drawn from fixed seeds."""
+    def case(seed: int, num_heads: int, T: int, valid_lens: list[int] | None) -> tuple:
+        with own_global_rng():  # nn.Linear initialises from torch's global generator
+            torch.manual_seed(seed)
+            attention = MultiHeadAttention(8, num_heads, dropout=0.0).eval()
+        B = 2 if valid_lens is None else len(valid_lens)
+        X = torch.randn(B, T, 8, generator=make_generator(seed=seed))
+        return attention, X, None if valid_lens is None else torch.tensor(valid_lens)
+
+    return [
+        ({"en": "two sequences, no padding", "zh": "两个序列，没有填充"}, case(0, 2, 5, [5, 5])),
+        ({"en": "no valid_lens (nothing is masked)", "zh": "没有 valid_lens（什么都不屏蔽）"},
+         case(1, 2, 5, None)),
+        ({"en": "the second sequence padded (5 real tokens of 8)",
+          "zh": "第二个序列有填充（8 个位置中 5 个是真实词元）"}, case(2, 2, 8, [8, 5])),
+        ({"en": "a sequence of one real token", "zh": "只有一个真实词元的序列"},
+         case(3, 2, 6, [1, 4])),
+        ({"en": "four heads, three sequences of lengths 2, 7 and 4",
+          "zh": "四个头，三个长度分别为 2、7、4 的序列"}, case(4, 4, 7, [2, 7, 4])),
+    ]
+
+
 def _labels(lengths: list[int], T: int, C: int, g: torch.Generator) -> torch.Tensor:
     """Tags for sentences of the given lengths padded to T: IGNORE on <cls>, on <sep> and on
     the padding, a random tag on every word."""
@@ -68,6 +114,25 @@ def _tagging_loss_cases() -> list[Case]:
 
 
 IMPLEMENTATIONS: dict[str, Implementation] = {
+    "02_tokens_and_segments": Implementation(get_tokens_and_segments, _tokens_and_segments_cases, {
+        "en": "the tokens are <cls>, A, <sep>, then, when tokens_b is not None (even if it is "
+              "empty), B and a second <sep>; the segment ids are 0 for <cls>, A and the first "
+              "<sep>, 1 for B and its <sep>; return the two lists as a tuple.",
+        "zh": "词元依次是 <cls>、A、<sep>；当 tokens_b 不是 None 时（即使它是空列表），后面再接 B "
+              "和第二个 <sep>。片段索引：<cls>、A 和第一个 <sep> 是 0，B 和它后面的 <sep> 是 1。"
+              "把这两个列表作为一个元组返回。",
+    }),
+    "03_attention_weights": Implementation(_attention_weights, _attention_cases, {
+        "en": "compute the scores as in “One block by hand” (W_q, W_k, split into heads, "
+              "q @ k.transpose(-2, -1) / sqrt(hs)); the mask is on the keys, the last axis: key "
+              "j is real when j < valid_lens[b] (strictly less); give the other keys the score "
+              "-inf (not 0) with masked_fill before the softmax over the keys; without "
+              "valid_lens nothing is masked.",
+        "zh": "像“亲手计算一个编码器块”那样算出注意力分数（W_q、W_k，拆分成多个头，"
+              "q @ k.transpose(-2, -1) / sqrt(hs)）；掩码作用在键上，也就是最后一维：j < "
+              "valid_lens[b]（严格小于）时键 j 是真实词元；在对键做 softmax 之前，用 masked_fill "
+              "把其余键的分数设为 -inf（不是 0）；没有 valid_lens 时什么都不屏蔽。",
+    }),
     "08_tagging_loss": Implementation(task_loss, _tagging_loss_cases, {
         "en": "average the cross-entropy over the positions whose label is not IGNORE, all "
               "sentences of the batch together (not sentence by sentence); F.cross_entropy "

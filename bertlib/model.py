@@ -132,6 +132,7 @@ class MultiHeadAttention(nn.Module):
         if mask is not None:
             check_key_mask(mask, B, T)
         q, k, v = (self._split_heads(W(X)) for W in (self.W_q, self.W_k, self.W_v))
+        # <listing: masked-softmax>
         attn_mask = None if mask is None else mask[:, None, None, :]  # (B, 1, 1, T)
         p = self.dropout if self.training else 0.0
         if need_weights:
@@ -140,6 +141,7 @@ class MultiHeadAttention(nn.Module):
                 # -inf, not a large negative number, so padded keys get exactly zero weight.
                 scores = scores.masked_fill(~attn_mask, float("-inf"))
             weights = scores.softmax(dim=-1)
+            # </listing>
             out = F.dropout(weights, p, self.training) @ v  # (B, nh, T, hs)
         else:
             # Fused kernel: same maths, no (T, T) weights kept for the backward pass.

@@ -79,6 +79,8 @@ def test_expected_answers_match_counts_by_hand():
         "01_gpt_context": len("<cls> i went to the bank".split()),
         "02_embedding_params": (10000 + 2 + 1000) * H,
         "03_block_params": block(H, F),
+        "03_more_heads": block(H, F),  # heads are slices of H
+        "03_gelu_falling": len([-3, -2, -1]),  # GELU falls left of its minimum near -0.75
         "04_num_preds": round(0.15 * 40),
         "05_nsp_pairs": 3 + 1 + 4,
         "05_nsp_head_params": linear(H, H) + linear(H, 2),

@@ -1,6 +1,9 @@
 """The implement-it exercises: for each, bertlib's function and one written by hand pass, and
 typical wrong versions fail on the case meant to catch them, in the notebook's language."""
 
+import functools
+import math
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -8,6 +11,7 @@ import torch.nn.functional as F
 from bertlib.finetune import task_loss
 from bertlib.i18n import set_language, text
 from bertlib.implement import IMPLEMENTATIONS, check_implementation, implementation_problem
+from bertlib.inputs import get_tokens_and_segments
 from bertlib.tasks import IGNORE
 
 
@@ -122,3 +126,122 @@ def test_every_kind_of_difference_is_named(lang):
     assert "0.1" in diff(0.5, 0.6, "r", lang)
     floats = torch.tensor([0.0, float("nan")])
     assert "inf" in diff(torch.zeros(2), floats, "r", lang)
+
+
+# ---------------------------------------------------------------- 02: <cls> A <sep> B <sep>
+def pair_by_hand(tokens_a, tokens_b=None):
+    """The right answer written independently of bertlib."""
+    tokens, segments = ["<cls>"], [0]
+    for segment, text_tokens in enumerate([tokens_a] if tokens_b is None else [tokens_a, tokens_b]):
+        tokens += [*text_tokens, "<sep>"]
+        segments += [segment] * (len(text_tokens) + 1)
+    return tokens, segments
+
+
+def no_sep_after_b(tokens_a, tokens_b=None):
+    tokens, segments = ["<cls>", *tokens_a, "<sep>"], [0] * (len(tokens_a) + 2)
+    if tokens_b is not None:
+        tokens += tokens_b
+        segments += [1] * len(tokens_b)
+    return tokens, segments
+
+
+def b_sep_in_segment_0(tokens_a, tokens_b=None):
+    tokens, segments = pair_by_hand(tokens_a, tokens_b)
+    return tokens, [*segments[:-1], 0] if tokens_b is not None else segments
+
+
+def cls_in_segment_1(tokens_a, tokens_b=None):
+    tokens, segments = pair_by_hand(tokens_a, tokens_b)
+    return tokens, [1, *segments[1:]]
+
+
+def empty_b_taken_for_none(tokens_a, tokens_b=None):  # `if tokens_b:` instead of `is not None`
+    return pair_by_hand(tokens_a, tokens_b or None)
+
+
+def test_bertlib_and_a_hand_written_pair_builder_pass(lang, capsys):
+    assert implementation_problem("02_tokens_and_segments", get_tokens_and_segments) is None
+    check_implementation("02_tokens_and_segments", pair_by_hand)
+    assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
+
+
+@pytest.mark.parametrize("wrong, case", [
+    (no_sep_after_b, {"en": "a pair of texts", "zh": "一个文本对"}),
+    (b_sep_in_segment_0, {"en": "a pair of texts", "zh": "一个文本对"}),
+    (cls_in_segment_1, {"en": "one text (tokens_b is None)", "zh": "单个文本（tokens_b 为 None）"}),
+    (empty_b_taken_for_none, {"en": "an empty sentence B ([], not None)",
+                              "zh": "空的句子 B（是 []，不是 None）"}),
+])
+def test_typical_wrong_pair_builders_fail_naming_the_case(wrong, case, lang, capsys):
+    check_implementation("02_tokens_and_segments", wrong)
+    out = capsys.readouterr().out
+    assert out.startswith("×") and f"“{case[lang]}”" in out
+    assert IMPLEMENTATIONS["02_tokens_and_segments"].hint[lang] in out
+
+
+def test_a_wrong_segment_id_is_named_by_its_position(lang):
+    problem = implementation_problem("02_tokens_and_segments", b_sep_in_segment_0, lang)
+    where = text("ex_impl_result", lang) + "[1][8]"  # the segments, at B's <sep>
+    assert text("ex_impl_item", lang, where=where, expected=1, got=0) in problem
+
+
+# ---------------------------------------------------------------- 03: the key padding mask
+def weights_by_hand(attention, X, valid_lens):
+    """The right answer written independently of bertlib: per-head scores with einsum, the
+    softmax over real keys only."""
+    B, T, H = X.shape
+    nh = attention.num_heads
+    q, k = (W(X).reshape(B, T, nh, H // nh) for W in (attention.W_q, attention.W_k))
+    scores = torch.einsum("bihd,bjhd->bhij", q, k) / (H // nh) ** 0.5
+    real = torch.ones(B, T, dtype=torch.bool)
+    if valid_lens is not None:
+        real = torch.stack([torch.arange(T) < n for n in valid_lens.tolist()])
+    e = torch.where(real[:, None, None, :], (scores - scores.amax(-1, keepdim=True)).exp(), 0.0)
+    return e / e.sum(-1, keepdim=True)
+
+
+def masked_weights(attention, X, valid_lens, *, keys=True, strict=True, fill=float("-inf")):
+    """A version whose mask can be put on the queries, be off by one, or fill with 0."""
+    B, T, H = X.shape
+    nh = attention.num_heads
+    q, k = (W(X).view(B, T, nh, H // nh).transpose(1, 2) for W in (attention.W_q, attention.W_k))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(H // nh)
+    if valid_lens is not None:
+        positions = torch.arange(T)
+        real = positions < valid_lens[:, None] if strict else positions <= valid_lens[:, None]
+        shape = (B, 1, 1, T) if keys else (B, 1, T, 1)
+        scores = scores.masked_fill(~real.view(shape), fill)
+    return scores.softmax(-1)
+
+
+def test_bertlib_and_hand_written_attention_weights_pass(lang, capsys):
+    assert implementation_problem("03_attention_weights", masked_weights) is None
+    check_implementation("03_attention_weights", weights_by_hand)
+    assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
+    for _, args in IMPLEMENTATIONS["03_attention_weights"].cases():
+        weights = IMPLEMENTATIONS["03_attention_weights"].reference(*args)
+        if args[2] is not None:  # padded keys get exactly 0
+            T = args[1].shape[1]
+            padded = torch.arange(T) >= args[2][:, None]
+            assert (weights.detach().permute(0, 2, 3, 1)[padded[:, None, :].expand(-1, T, -1)]
+                    == 0).all()
+
+
+PADDED = {"en": "the second sequence padded (5 real tokens of 8)",
+          "zh": "第二个序列有填充（8 个位置中 5 个是真实词元）"}
+
+
+@pytest.mark.parametrize("wrong, case", [
+    (functools.partial(masked_weights, keys=False), PADDED),  # masks queries: NaN rows
+    (functools.partial(masked_weights, strict=False), PADDED),  # <= keeps one padded key
+    (functools.partial(masked_weights, fill=0.0), PADDED),  # a score of 0 is not no weight
+    (lambda attention, X, valid_lens: masked_weights(attention, X, None), PADDED),
+    (lambda attention, X, valid_lens: masked_weights(attention, X, valid_lens)[:, 0], PADDED
+     | {"en": "two sequences, no padding", "zh": "两个序列，没有填充"}),  # one head only
+])
+def test_typical_wrong_masks_fail_naming_the_case(wrong, case, lang, capsys):
+    check_implementation("03_attention_weights", wrong)
+    out = capsys.readouterr().out
+    assert out.startswith("×") and f"“{case[lang]}”" in out
+    assert IMPLEMENTATIONS["03_attention_weights"].hint[lang] in out

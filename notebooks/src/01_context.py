@@ -544,18 +544,18 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=label("ctx_sim_small",
 #
 # ## Exercises
 #
-# 1. **Count.** In the BERT input sequence of sentence A, `<cls> i went to the bank to deposit
+# 1. ★ **Count.** In the BERT input sequence of sentence A, `<cls> i went to the bank to deposit
 #    cash <sep>`, how many tokens can a left-to-right model such as GPT use for the
 #    representation of "bank", "bank" itself included? Check below.
-# 2. All other things being equal, will a masked language model need more or fewer pretraining
-#    steps to converge than a left-to-right language model? Why? (Think of how many tokens of
-#    each sequence give a training signal.)
-# 3. Why could ELMo not simply train *one* bidirectional model to predict each word from both of
-#    its sides? How does BERT get around this? (Notebook 04 gives the answer.)
-# 4. Write a river sentence in which "bank" stands at position 5, as in A and B (for example
+# 2. ★★ All other things being equal, will a masked language model need more or fewer
+#    pretraining steps to converge than a left-to-right language model? Why? (Think of how many
+#    tokens of each sequence give a training signal.)
+# 3. ★★ Why could ELMo not simply train *one* bidirectional model to predict each word from both
+#    of its sides? How does BERT get around this? (Notebook 04 gives the answer.)
+# 4. ★★ Write a river sentence in which "bank" stands at position 5, as in A and B (for example
 #    "i sat on the bank of the river"), and fill the three models' table again. Which numbers
 #    change, and what does that say about the A–C column above?
-# 5. Try other polysemous words with `similarity_table`: "bat", "spring", "light"; or, with the
+# 5. ★ Try other polysemous words with `similarity_table`: "bat", "spring", "light"; or, with the
 #    small model, 打 in 打电话 (to phone) and 打篮球 (to play basketball). Remember to compare
 #    with random weights.
 
@@ -572,16 +572,16 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=label("ctx_sim_small",
 #
 # ## 练习
 #
-# 1. **数一数。** 在句子 A 的 BERT 输入序列 `<cls> i went to the bank to deposit cash <sep>` 中，
+# 1. ★ **数一数。** 在句子 A 的 BERT 输入序列 `<cls> i went to the bank to deposit cash <sep>` 中，
 #    像 GPT 这样从左到右的模型在表示“bank”时可以用到多少个词元（包括“bank”本身）？在下面检查你的
 #    答案。
-# 2. 在其他条件相同的情况下，掩蔽语言模型收敛所需的预训练步数比从左到右的语言模型多还是少？为什么？
-#    （想一想每个序列中有多少个词元提供了训练信号。）
-# 3. 为什么 ELMo 不能干脆训练**一个**双向模型，根据每个词的两侧来预测这个词？BERT 是怎样绕开这个
-#    问题的？（第 04 个笔记本给出了答案。）
-# 4. 写一个“bank”位于位置 5 的河岸句子（与 A、B 相同），例如“i sat on the bank of the river”，
+# 2. ★★ 在其他条件相同的情况下，掩蔽语言模型收敛所需的预训练步数比从左到右的语言模型多还是少？
+#    为什么？（想一想每个序列中有多少个词元提供了训练信号。）
+# 3. ★★ 为什么 ELMo 不能干脆训练**一个**双向模型，根据每个词的两侧来预测这个词？BERT 是怎样绕开
+#    这个问题的？（第 04 个笔记本给出了答案。）
+# 4. ★★ 写一个“bank”位于位置 5 的河岸句子（与 A、B 相同），例如“i sat on the bank of the river”，
 #    再为三个模型重新填一遍那张表。哪些数字变了？这说明上面的 A–C 列有什么问题？
-# 5. 用 `similarity_table` 试试其他多义词：“bat”“spring”“light”；或者用小模型试试“打电话”和
+# 5. ★ 用 `similarity_table` 试试其他多义词：“bat”“spring”“light”；或者用小模型试试“打电话”和
 #    “打篮球”中的“打”。别忘了与随机权重作比较。
 
 # %%

@@ -25,7 +25,9 @@
 #    **segment ids**;
 # 2. look up the three embeddings BERT adds together (token, segment, position) and check your
 #    sum against `BERTEncoder.embed`;
-# 3. see why the position embeddings are *learned*, and what that costs.
+# 3. see why the position embeddings are *learned*, and what that costs;
+# 4. write the function that builds a BERT input sequence yourself, and let a check compare it
+#    with `bertlib`'s on several cases.
 
 # %% [markdown] lang="zh"
 # # 02 · 输入表示
@@ -39,7 +41,8 @@
 # 1. 把一个句子或一对句子变成 **BERT 输入序列**，并得到每个词元的**片段索引**；
 # 2. 查出 BERT 相加的三种嵌入（词元嵌入、片段嵌入、位置嵌入），亲手求和，并与
 #    `BERTEncoder.embed` 的结果对照；
-# 3. 理解为什么位置嵌入是**可学习的**，以及这样做的代价。
+# 3. 理解为什么位置嵌入是**可学习的**，以及这样做的代价；
+# 4. 亲手写出构造 BERT 输入序列的函数，并让检查单元格在几个测试用例上把它与 `bertlib` 的实现比较。
 
 # %%
 import torch
@@ -47,6 +50,7 @@ import torch
 from bertlib import BERTEncoder, Vocab, get_tokens_and_segments, load_small_bert
 from bertlib.exercises import check_exercise
 from bertlib.i18n import text
+from bertlib.implement import check_implementation
 from bertlib.viz import InputRepresentationWidget
 from bertlib.viz.listing import show_source
 
@@ -146,8 +150,11 @@ print(segment_ids, tuple(segment_ids.shape))
 # | segment embedding | 2 (A and B) | segment id |
 # | position embedding | `max_len` | position 0, 1, 2, … |
 #
-# The input representation of a token is the **sum** of its three rows. We use a tiny encoder
-# (H = 6) so that whole vectors fit on screen; the sizes do not change the idea.
+# The input representation of a token is the **sum** of its three rows. The constructor of
+# `BERTEncoder` creates the three tables, then the stack of encoder blocks that notebook 03
+# follows. The position table is a plain `nn.Parameter` of shape `(1, max_len, H)`, as in the
+# chapter: it is never looked up by id, only sliced, its first T rows for T tokens. The original
+# BERT's options add a LayerNorm and dropout after the sum:
 
 # %% [markdown] lang="zh"
 # ## 三种嵌入，一个和
@@ -160,8 +167,20 @@ print(segment_ids, tuple(segment_ids.shape))
 # | 片段嵌入 | 2（A 和 B） | 片段索引 |
 # | 位置嵌入 | `max_len` | 位置 0、1、2、… |
 #
-# 一个词元的输入表示就是这三行的**和**。我们用一个很小的编码器（H = 6），好让整个向量能显示在
-# 屏幕上；尺寸大小不影响原理。
+# 一个词元的输入表示就是这三行的**和**。`BERTEncoder` 的构造函数先创建这三张表，再创建第 03 个
+# 笔记本要跟踪的那一串编码器块。与本章一样，位置表是一个形状为 `(1, max_len, H)` 的普通
+# `nn.Parameter`：它从不按编号查表，只做切片，T 个词元取它的前 T 行。原始 BERT 的选项还会在求和
+# 之后加上层规范化和 dropout：
+
+# %%
+show_source(BERTEncoder.__init__)
+
+# %% [markdown] lang="en"
+# We use a tiny encoder (H = 6) so that whole vectors fit on screen; the sizes do not change the
+# idea.
+
+# %% [markdown] lang="zh"
+# 我们用一个很小的编码器（H = 6），好让整个向量能显示在屏幕上；尺寸大小不影响原理。
 
 # %%
 torch.manual_seed(0)
@@ -194,6 +213,17 @@ by_hand = tok + seg + pos  # (1, T, H)
 X = encoder.embed(token_ids, segment_ids)  # what the encoder computes
 print(tuple(by_hand.shape), tuple(X.shape))
 print("torch.allclose(by_hand, X):", torch.allclose(by_hand, X))
+
+# %% [markdown] lang="en"
+# `BERTEncoder.embed` is that sum in code: the token and segment tables are `nn.Embedding`
+# layers (a lookup by id, as above), the position table is sliced to the first T rows.
+
+# %% [markdown] lang="zh"
+# `BERTEncoder.embed` 就是代码中的这个求和：词元表和片段表是 `nn.Embedding` 层（和上面一样，按编号
+# 查表），位置表则取前 T 行。
+
+# %%
+show_source(BERTEncoder.embed)
 
 # %% [markdown] lang="en"
 # ## What each part contributes
@@ -324,15 +354,21 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #
 # ## Exercises
 #
-# 1. **Count.** How many learnable numbers do the three embedding tables of the chapter's demo
-#    encoder hold (vocabulary 10000, H = 768, `max_len` = 1000)? Work it out on paper, then
+# 1. ★ **Count.** How many learnable numbers do the three embedding tables of the chapter's
+#    demo encoder hold (vocabulary 10000, H = 768, `max_len` = 1000)? Work it out on paper, then
 #    check below.
-# 2. Why does a single text still end with `<sep>`? And why is `<cls>` placed first rather than
-#    last? (Think of sequences of different lengths in one padded batch.)
-# 3. Imagine the learned positions replaced by the Transformer's fixed sinusoids. What would the
-#    model no longer have to learn, and what could it gain for inputs longer than any it saw in
-#    training?
-# 4. Segment ids only take the values 0 and 1. How would you feed BERT *three* texts?
+# 2. ★★ **Implement it: the BERT input sequence.** Without looking back at the listing, write
+#    `tokens_and_segments(tokens_a, tokens_b=None)`: it returns the tokens of
+#    `<cls>` A `<sep>` (or `<cls>` A `<sep>` B `<sep>` when `tokens_b` is not None) and their
+#    segment ids, as a tuple of two lists. The check compares it with `get_tokens_and_segments`
+#    on a single text, pairs, Chinese characters, one-token texts and an empty B, and tells you
+#    which case fails.
+# 3. ★ Why does a single text still end with `<sep>`? And why is `<cls>` placed first rather
+#    than last? (Think of sequences of different lengths in one padded batch.)
+# 4. ★★ Imagine the learned positions replaced by the Transformer's fixed sinusoids. What would
+#    the model no longer have to learn, and what could it gain for inputs longer than any it saw
+#    in training?
+# 5. ★★ Segment ids only take the values 0 and 1. How would you feed BERT *three* texts?
 
 # %% [markdown] lang="zh"
 # ## 小结
@@ -344,14 +380,29 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #
 # ## 练习
 #
-# 1. **数一数。** 本章演示用的编码器（词表大小 10000，H = 768，`max_len` = 1000）的三张嵌入表
+# 1. ★ **数一数。** 本章演示用的编码器（词表大小 10000，H = 768，`max_len` = 1000）的三张嵌入表
 #    一共有多少个可学习的数？先在纸上算出来，再在下面检查。
-# 2. 为什么单个文本的末尾也要加 `<sep>`？为什么 `<cls>` 放在最前面而不是最后面？（想一想一个
+# 2. ★★ **动手实现：BERT 输入序列。** 不要回头看上面的代码，写出
+#    `tokens_and_segments(tokens_a, tokens_b=None)`：它返回 `<cls>` A `<sep>`（当 `tokens_b`
+#    不是 None 时为 `<cls>` A `<sep>` B `<sep>`）的词元及其片段索引，两者都是列表，作为一个元组
+#    返回。检查单元格会在单个文本、文本对、汉字、只有一个词元的文本以及空的 B 上把它与
+#    `get_tokens_and_segments` 比较，并告诉你哪个测试用例没有通过。
+# 3. ★ 为什么单个文本的末尾也要加 `<sep>`？为什么 `<cls>` 放在最前面而不是最后面？（想一想一个
 #    填充后的批量中长度不同的序列。）
-# 3. 设想把可学习的位置嵌入换成 Transformer 固定的正弦位置编码：模型不再需要学习什么？对于比训练
-#    中见过的都长的输入，又可能得到什么好处？
-# 4. 片段索引只取 0 和 1。如果要让 BERT 读入**三个**文本，你会怎么做？
+# 4. ★★ 设想把可学习的位置嵌入换成 Transformer 固定的正弦位置编码：模型不再需要学习什么？对于比
+#    训练中见过的都长的输入，又可能得到什么好处？
+# 5. ★★ 片段索引只取 0 和 1。如果要让 BERT 读入**三个**文本，你会怎么做？
 
 # %%
 answer = None  # your answer to exercise 1: an integer
 check_exercise("02_embedding_params", answer)
+
+
+# %%
+def tokens_and_segments(tokens_a, tokens_b=None):
+    """Exercise 2. tokens_a, tokens_b: lists of token strings (tokens_b may be None). Returns
+    (tokens, segments): the BERT input sequence and one segment id (0 or 1) per token."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check_implementation("02_tokens_and_segments", tokens_and_segments)

@@ -29,7 +29,9 @@
 # 3. see how `valid_lens` hides padding: padded keys get weight exactly 0, and padding does not
 #    change the outputs at real positions;
 # 4. plot attention weights, and explore them in a widget, first with random weights, then with
-#    the weights of a pretrained BERT.
+#    the weights of a pretrained BERT;
+# 5. write the masked attention weights yourself, and let a check compare them with `bertlib`'s
+#    on several batches.
 #
 # Shapes use B = batch size, T = sequence length, H = `num_hiddens`, nh = `num_heads`,
 # hs = H / nh (the size of one head).
@@ -49,7 +51,8 @@
 #    和输出，并与 `bertlib` 的结果对照；
 # 3. 看 `valid_lens` 如何屏蔽填充：填充位置上的键得到的权重恰好为 0，填充也不会改变真实位置
 #    的输出；
-# 4. 画出注意力权重，并用小部件探索它们：先用随机权重，再用预训练好的 BERT 的权重。
+# 4. 画出注意力权重，并用小部件探索它们：先用随机权重，再用预训练好的 BERT 的权重；
+# 5. 亲手写出带掩蔽的注意力权重，并让检查单元格在几个批量上把它与 `bertlib` 的结果比较。
 #
 # 形状记号：B = 批量大小，T = 序列长度，H = `num_hiddens`，nh = `num_heads`，hs = H / nh（每个头
 # 的大小）。
@@ -60,9 +63,11 @@ import math
 import torch
 from IPython.display import display
 
-from bertlib import BERTEncoder, BERTModel, load_small_bert
+from bertlib import BERTEncoder, BERTModel, MultiHeadAttention, load_small_bert
 from bertlib.exercises import check_exercise
 from bertlib.i18n import labels, text
+from bertlib.implement import check_implementation
+from bertlib.model import key_padding_mask
 from bertlib.viz import AttentionWidget, new_figure
 from bertlib.viz.listing import show_source
 
@@ -219,13 +224,20 @@ print("Z ≈ block(X):", torch.allclose(Z, block(X, None)[0], atol=1e-5))
 
 # %% [markdown] lang="en"
 # The whole encoder is just this, block after block: the output of block 0 is the input of
-# block 1 (blocks are numbered from 0, like layers and heads).
+# block 1 (blocks are numbered from 0, like layers and heads). `BERTEncoder.forward` checks its
+# inputs, turns `valid_lens` into the padding mask (next section), computes the input
+# representation of notebook 02 and runs the blocks one after another; with
+# `return_attention=True` it also keeps every block's attention weights:
 
 # %% [markdown] lang="zh"
 # 整个编码器就是把这样的块一个接一个地串起来：块 0 的输出就是块 1 的输入（块与层、头一样，从 0
-# 开始编号）。
+# 开始编号）。`BERTEncoder.forward` 先检查输入，把 `valid_lens` 变成填充掩码（见下一节），计算第 02
+# 个笔记本中的输入表示，再依次运行各个块；传入 `return_attention=True` 时，它还会保留每个块的注意力
+# 权重：
 
 # %%
+show_source(BERTEncoder.forward)
+
 out = Z
 for blk in encoder.blks[1:]:
     out, _ = blk(out, None)
@@ -243,7 +255,12 @@ print("out ≈ encoded_X:", torch.allclose(out, encoded_X, atol=1e-5))
 # (The chapter's `masked_softmax` writes $-10^6$ instead; in float32 that also rounds to 0 after
 # the softmax unless the scores are huge. $-\infty$ needs no such argument.)
 #
-# Below, the second sequence has 5 real tokens and 3 padded slots.
+# Here is that code. `key_padding_mask` compares the positions 0 … T−1 with each sequence's
+# length: key j of sequence b is real when j < `valid_lens[b]`. In `MultiHeadAttention.forward`
+# the mask gets two axes of size 1, `(B, 1, 1, T)`, so that it broadcasts over every head and
+# every query: it masks **keys** (the columns of the score matrix), never queries (the rows).
+# When no weights are asked for, the same `(B, 1, 1, T)` mask goes to PyTorch's fused
+# `scaled_dot_product_attention`, which computes the same output without keeping the weights.
 
 # %% [markdown] lang="zh"
 # ## 填充与 `valid_lens`
@@ -256,6 +273,21 @@ print("out ≈ encoded_X:", torch.allclose(out, encoded_X, atol=1e-5))
 # （本章的 `masked_softmax` 用的是 $-10^6$；在 float32 中，只要分数不是特别大，softmax 之后同样会
 # 舍入为 0。用 $-\infty$ 则无需这种论证。）
 #
+# 下面就是这段代码。`key_padding_mask` 把位置 0 … T−1 与每个序列的长度比较：当 j <
+# `valid_lens[b]` 时，序列 b 的键 j 是真实词元。在 `MultiHeadAttention.forward` 中，掩码被加上两个
+# 大小为 1 的维度，变成 `(B, 1, 1, T)`，从而沿每个头、每个查询广播：它屏蔽的是**键**（分数矩阵的
+# 列），而不是查询（行）。不需要返回权重时，同一个 `(B, 1, 1, T)` 掩码被交给 PyTorch 融合实现的
+# `scaled_dot_product_attention`，它算出相同的输出，但不保留权重。
+
+# %%
+show_source(key_padding_mask)
+print()
+show_source(MultiHeadAttention.forward, region="masked-softmax")
+
+# %% [markdown] lang="en"
+# Below, the second sequence has 5 real tokens and 3 padded slots.
+
+# %% [markdown] lang="zh"
 # 下面第二个序列有 5 个真实词元和 3 个填充位置。
 
 # %%
@@ -263,7 +295,7 @@ valid_lens = torch.tensor([8, 5])  # (B,)
 padded = tokens.clone()
 padded[1, 5:] = 0  # <pad>
 
-mask = torch.arange(T) < valid_lens[:, None]  # (B, T): True at real keys
+mask = key_padding_mask(valid_lens, T)  # (B, T): True at real keys
 print(mask)
 
 X_pad, attentions = encoder(padded, segments, valid_lens, return_attention=True)
@@ -452,16 +484,29 @@ display(step_by_step)
 #
 # ## Exercises
 #
-# 1. **Count.** How many learnable numbers does *one* encoder block of the demo encoder hold
+# 1. ★ **Count.** How many learnable numbers does *one* encoder block of the demo encoder hold
 #    (H = 768, FFN 1024, 4 heads)? Check below.
-# 2. Change `num_heads` from 4 to 8 with H = 768. Which shapes in this notebook change? Does the
-#    number of parameters change?
-# 3. Remove the division by $\sqrt{hs}$ and look at `weights` again. What happens to the rows of
-#    the softmax, and why would that hurt training?
-# 4. The original BERT uses the GELU activation in its FFN and MLM head instead of ReLU. Compare
-#    `torch.nn.functional.gelu` and `relu` on a few inputs; how do they differ near 0 and for
-#    negative inputs? (`BERTEncoder(..., hidden_act="gelu")` builds the GELU version.)
-# 5. Padded keys must get zero weight, but padded *queries* need no mask. Why?
+# 2. ★ **Predict.** Change `num_heads` from 4 to 8 with H = 768. Which shapes in this notebook
+#    change? How many learnable numbers does one block hold now? Write your prediction below
+#    before you build the block with 8 heads and count.
+# 3. ★★ Remove the division by $\sqrt{hs}$ and look at `weights` again. What happens to the rows
+#    of the softmax, and why would that hurt training?
+# 4. ★★ **GELU or ReLU.** The original BERT uses the Gaussian error linear unit,
+#    $\mathrm{GELU}(x) = x\,\Phi(x)$ ($\Phi$: the cumulative distribution function of the
+#    standard normal distribution), in its FFN and MLM head instead of ReLU. Compare
+#    `torch.nn.functional.gelu` and `relu` on a few inputs: how do they differ near 0 and for
+#    negative inputs, and what does that mean for the gradient? ReLU's slope is 0 for every
+#    negative input. For how many of the seven integers $x = -3, -2, \dots, 3$ is GELU's slope
+#    negative? Predict it from the shape of $x\,\Phi(x)$, check below, then confirm it with
+#    autograd.
+#    (`BERTEncoder(..., hidden_act="gelu")` builds the GELU version.)
+# 5. ★★ Padded keys must get zero weight, but padded *queries* need no mask. Why?
+# 6. ★★ **Implement it: the masked attention weights.** Write
+#    `attention_weights(attention, X, valid_lens)` for a `bertlib` `MultiHeadAttention`:
+#    the weights `(B, nh, T, T)` of its heads on `X` `(B, T, H)`, with weight exactly 0 on the
+#    padded keys (`valid_lens` may be None: then nothing is masked). The check compares it with
+#    `bertlib`'s on several batches, padding and one-token sequences included, and tells you
+#    which case fails.
 
 # %% [markdown] lang="zh"
 # ## 小结
@@ -473,16 +518,43 @@ display(step_by_step)
 #
 # ## 练习
 #
-# 1. **数一数。** 演示编码器的**一个**编码器块（H = 768，前馈网络 1024，4 个头）有多少个可学习的
+# 1. ★ **数一数。** 演示编码器的**一个**编码器块（H = 768，前馈网络 1024，4 个头）有多少个可学习的
 #    数？在下面检查你的答案。
-# 2. 保持 H = 768，把 `num_heads` 从 4 改成 8。本笔记本中哪些形状会变化？参数数量会变吗？
-# 3. 去掉除以 $\sqrt{hs}$ 这一步，再看看 `weights`。softmax 的每一行会变成什么样？为什么这会妨碍
-#    训练？
-# 4. 原始 BERT 在前馈网络和掩蔽语言模型的输出层中使用 GELU 激活函数，而不是 ReLU。用几个输入
-#    比较 `torch.nn.functional.gelu` 和 `relu`：它们在 0 附近以及输入为负时有什么不同？
+# 2. ★ **先预测。** 保持 H = 768，把 `num_heads` 从 4 改成 8。本笔记本中哪些形状会变化？现在一个
+#    编码器块有多少个可学习的数？先在下面写出你的预测，再构建一个 8 个头的块数一数。
+# 3. ★★ 去掉除以 $\sqrt{hs}$ 这一步，再看看 `weights`。softmax 的每一行会变成什么样？为什么这会
+#    妨碍训练？
+# 4. ★★ **GELU 还是 ReLU。** 原始 BERT 在前馈网络和掩蔽语言模型的输出层中使用高斯误差线性单元
+#    $\mathrm{GELU}(x) = x\,\Phi(x)$（$\Phi$ 是标准正态分布的累积分布函数），而不是 ReLU。用几个
+#    输入比较 `torch.nn.functional.gelu` 和 `relu`：它们在 0 附近以及输入为负时有什么不同？这对
+#    梯度意味着什么？对每个负的输入，ReLU 的斜率都是 0。在 $x = -3, -2, \dots, 3$ 这七个整数中，
+#    GELU 的斜率在几个点上是负的？先根据 $x\,\Phi(x)$ 的形状预测，在下面检查，再用自动微分验证。
 #    （`BERTEncoder(..., hidden_act="gelu")` 可以构建 GELU 版本。）
-# 5. 填充位置上的键必须得到零权重，但填充位置上的**查询**却不需要屏蔽。为什么？
+# 5. ★★ 填充位置上的键必须得到零权重，但填充位置上的**查询**却不需要屏蔽。为什么？
+# 6. ★★ **动手实现：带掩蔽的注意力权重。** 为 `bertlib` 的 `MultiHeadAttention` 写出
+#    `attention_weights(attention, X, valid_lens)`：它的各个头在 `X`（形状为 `(B, T, H)`）上的
+#    注意力权重，形状为 `(B, nh, T, T)`，填充位置上的键的权重恰好为 0（`valid_lens` 可以是
+#    None，这时什么都不屏蔽）。检查单元格会在几个批量上（包括填充和只有一个词元的序列）把它与
+#    `bertlib` 的结果比较，并告诉你哪个测试用例没有通过。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
 check_exercise("03_block_params", answer)
+
+# %%
+answer = None  # your prediction for exercise 2: learnable numbers in one block with 8 heads
+check_exercise("03_more_heads", answer)
+
+# %%
+answer = None  # your prediction for exercise 4: how many of -3, ..., 3 GELU falls at
+check_exercise("03_gelu_falling", answer)
+
+
+# %%
+def attention_weights(attention, X, valid_lens):
+    """Exercise 6. attention: a bertlib MultiHeadAttention; X: (B, T, H); valid_lens: (B,) real
+    lengths, or None. Returns the weights (B, nh, T, T), exactly 0 on padded keys."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check_implementation("03_attention_weights", attention_weights)
