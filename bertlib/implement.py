@@ -47,7 +47,7 @@ def _labels(lengths: list[int], T: int, C: int, g: torch.Generator) -> torch.Ten
 
 
 def _tagging_loss_cases() -> list[Case]:
-    """08: the per-token loss; every case is drawn from a fixed seed."""
+    """09: the per-token loss; every case is drawn from a fixed seed."""
     g = make_generator(seed=0)
     C = 4
     single = _labels([6], 6, C, g)
@@ -68,7 +68,7 @@ def _tagging_loss_cases() -> list[Case]:
 
 
 IMPLEMENTATIONS: dict[str, Implementation] = {
-    "08_tagging_loss": Implementation(task_loss, _tagging_loss_cases, {
+    "09_tagging_loss": Implementation(task_loss, _tagging_loss_cases, {
         "en": "average the cross-entropy over the positions whose label is not IGNORE, all "
               "sentences of the batch together (not sentence by sentence); F.cross_entropy "
               "with ignore_index=IGNORE on Y_hat.reshape(-1, C) does exactly that, and stays "

@@ -26,7 +26,7 @@ def test_every_exercise_has_cases_and_a_hint_in_every_language():
         assert set(exercise.hint) == {"en", "zh"}
 
 
-# ---------------------------------------------------------------- 08: the tagging loss
+# ---------------------------------------------------------------- 09: the tagging loss
 def loss_by_hand(Y_hat, labels):
     """The right answer written independently of bertlib: log-softmax by hand, then the mean
     over labelled positions."""
@@ -63,14 +63,14 @@ def unfinished(Y_hat, labels):
 
 
 def test_the_cases_agree_with_a_loss_written_by_hand():
-    for _, args in IMPLEMENTATIONS["08_tagging_loss"].cases():
+    for _, args in IMPLEMENTATIONS["09_tagging_loss"].cases():
         assert torch.allclose(task_loss(*args), loss_by_hand(*args), rtol=1e-5)
 
 
 def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
-    assert implementation_problem("08_tagging_loss", task_loss) is None
-    assert implementation_problem("08_tagging_loss", loss_by_hand) is None
-    check_implementation("08_tagging_loss", loss_by_hand)
+    assert implementation_problem("09_tagging_loss", task_loss) is None
+    assert implementation_problem("09_tagging_loss", loss_by_hand) is None
+    check_implementation("09_tagging_loss", loss_by_hand)
     assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
 
 
@@ -81,23 +81,23 @@ def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
     (summed, {"en": "one sentence, no padding", "zh": "一个句子，没有填充"}),
 ])
 def test_typical_wrong_versions_fail_naming_the_case(wrong, case, lang, capsys):
-    check_implementation("08_tagging_loss", wrong)
+    check_implementation("09_tagging_loss", wrong)
     out = capsys.readouterr().out
     assert out.startswith("×") and f"“{case[lang]}”" in out
-    assert IMPLEMENTATIONS["08_tagging_loss"].hint[lang] in out
+    assert IMPLEMENTATIONS["09_tagging_loss"].hint[lang] in out
 
 
 def test_errors_shapes_and_unfinished_functions_are_explained(lang, capsys):
-    check_implementation("08_tagging_loss", unfinished)
+    check_implementation("09_tagging_loss", unfinished)
     assert capsys.readouterr().out.strip() == text("ex_impl_missing", lang)
-    problem = implementation_problem("08_tagging_loss", lambda Y_hat, labels: Y_hat.sum(-1))
+    problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels: Y_hat.sum(-1))
     assert problem.startswith("×") and "()" in problem and "(1, 6)" in problem
-    problem = implementation_problem("08_tagging_loss", lambda Y_hat, labels: 1 / 0)
+    problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels: 1 / 0)
     assert "ZeroDivisionError" in problem
-    with pytest.raises(ValueError, match="unknown exercise '08_nope'"):
-        check_implementation("08_nope", task_loss)
+    with pytest.raises(ValueError, match="unknown exercise '09_nope'"):
+        check_implementation("09_nope", task_loss)
     with pytest.raises(ValueError, match="function must be a function; got int"):
-        check_implementation("08_tagging_loss", 3)
+        check_implementation("09_tagging_loss", 3)
 
 
 # ---------------------------------------------------------------- how a difference is told
