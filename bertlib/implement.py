@@ -107,15 +107,6 @@ def _mlm_loss_cases() -> list[Case]:
 
 
 IMPLEMENTATIONS: dict[str, Implementation] = {
-    "06_mlm_loss": Implementation(_mlm_loss, _mlm_loss_cases, {
-        "en": "take the cross-entropy of every slot (reduction='none' on mlm_Y_hat.reshape(-1, V) "
-              "and mlm_Y.reshape(-1)), multiply it by the slot's weight, and divide the sum by "
-              "the sum of the weights: a padded slot (weight 0) must change neither the sum nor "
-              "the count.",
-        "zh": "先求每个预测位置的交叉熵（在 mlm_Y_hat.reshape(-1, V) 和 mlm_Y.reshape(-1) 上用 "
-              "reduction='none'），乘以该位置的权重，再用乘积之和除以权重之和：填充的预测位置"
-              "（权重为 0）既不能改变分子，也不能改变分母。",
-    }),
     "09_tagging_loss": Implementation(task_loss, _tagging_loss_cases, {
         "en": "average the cross-entropy over the positions whose label is not IGNORE, all "
               "sentences of the batch together (not sentence by sentence); F.cross_entropy "
@@ -124,6 +115,15 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
         "zh": "对标签不是 IGNORE 的位置求交叉熵的平均，整个批量的所有句子放在一起平均（而不是逐句"
               "平均）；F.cross_entropy 在 Y_hat.reshape(-1, C) 上加 ignore_index=IGNORE 正好做到"
               "这一点，而且在 logits 很大时也不会溢出。",
+    }),
+    "06_mlm_loss": Implementation(_mlm_loss, _mlm_loss_cases, {
+        "en": "take the cross-entropy of every slot (reduction='none' on mlm_Y_hat.reshape(-1, V) "
+              "and mlm_Y.reshape(-1)), multiply it by the slot's weight, and divide the sum by "
+              "the sum of the weights: a padded slot (weight 0) must change neither the sum nor "
+              "the count.",
+        "zh": "先求每个预测位置的交叉熵（在 mlm_Y_hat.reshape(-1, V) 和 mlm_Y.reshape(-1) 上用 "
+              "reduction='none'），乘以该位置的权重，再用乘积之和除以权重之和：填充的预测位置"
+              "（权重为 0）既不能改变分子，也不能改变分母。",
     }),
 }
 
