@@ -59,7 +59,7 @@ notebooks: setup
 corpus: setup
 	$(BIN)/python scripts/make_corpus.py
 
-# The labelled fine-tuning sets of notebook 08 (bertlib/assets/tasks), from the same templates.
+# The labelled fine-tuning sets of notebook 09 (bertlib/assets/tasks), from the same templates.
 tasks: setup
 	$(BIN)/python scripts/make_tasks.py
 

@@ -225,6 +225,7 @@ def pad_bert_inputs(
         max_preds = max(1, round(0.15 * max_len))
     check_positive_int("max_preds", max_preds)
     n = len(examples)
+    # <listing: padding>
     batch = PretrainBatch(
         tokens=torch.full((n, max_len), vocab.pad_id, dtype=torch.long),
         segments=torch.zeros((n, max_len), dtype=torch.long),
@@ -248,6 +249,7 @@ def pad_bert_inputs(
         batch.mlm_weights[i, :preds] = 1.0
         batch.mlm_labels[i, :preds] = _ids("mlm_labels", i, ex.mlm_labels)
         batch.nsp_labels[i] = ex.is_next
+    # </listing>
     check_batch(batch, len(vocab))
     return batch
 
@@ -335,5 +337,7 @@ def make_loader(data: Tensors, batch_size: int, *, seed: int,
                          f"{type(data).__name__}")
     check_positive_int("batch_size", batch_size)
     check_bool("shuffle", shuffle)
+    # <listing: loader>
     return DataLoader(TensorDataset(*tensors), batch_size=batch_size, shuffle=shuffle,
                       generator=make_generator(seed=seed))
+    # </listing>

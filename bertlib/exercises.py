@@ -105,13 +105,13 @@ def _gpt_context() -> int:
     return tokens.index(word) + 1
 
 
-# all-MiniLM-L6-v2, the real BERT of notebook 07 (its config.json).
+# all-MiniLM-L6-v2, the real BERT of notebook 08 (its config.json).
 MINILM = {"vocab_size": 30522, "num_hiddens": 384, "ffn_num_hiddens": 1536, "num_heads": 12,
           "num_blks": 6, "dropout": 0.1, "max_len": 512}
 
 
 def _tied_saving() -> int:
-    """07: learnable numbers saved in MiniLM by tying the MLM decoder to the token embeddings."""
+    """08: learnable numbers saved in MiniLM by tying the MLM decoder to the token embeddings."""
     tied = BERTConfig.original(**MINILM)
     with torch.device("meta"):
         models = [BERTModel.from_config(c) for c in
@@ -127,12 +127,12 @@ def _topic_classifier() -> BERTClassifier:
 
 
 def _new_params() -> int:
-    """08: learnable numbers that fine-tuning adds to the small BERT for the topic task."""
+    """09: learnable numbers that fine-tuning adds to the small BERT for the topic task."""
     return _num_params(_topic_classifier().output)
 
 
 def _frozen_trainable() -> int:
-    """08: learnable numbers still trained with all but the top encoder block frozen."""
+    """09: learnable numbers still trained with all but the top encoder block frozen."""
     return freeze_layers(_topic_classifier(), trainable_blocks=1)
 
 
@@ -212,19 +212,19 @@ EXERCISES: dict[str, Exercise] = {
               "投影、前馈网络 H→ffn→H 和两个层规范化）、pooler（H→H）、掩蔽语言模型的输出层（H→"
               "H、层规范化、H→V）以及下一句预测的输出层（H→2）加起来。每个全连接层都有偏置。",
     }),
-    "07_tied_saving": Exercise(_tied_saving, {
+    "08_tied_saving": Exercise(_tied_saving, {
         "en": "an untied decoder has a weight matrix of its own, one row of H numbers per "
               "vocabulary entry; its bias exists either way. Take V and H from model.config.",
         "zh": "不共享时，解码器有自己的权重矩阵，词表中每个词元一行，每行 H 个数；偏置无论是否"
               "共享都存在。V 和 H 从 model.config 中读取。",
     }),
-    "08_new_params": Exercise(_new_params, {
+    "09_new_params": Exercise(_new_params, {
         "en": "only the output layer is new: a Linear layer from H = 128 to one output per topic "
               "(12), weights and biases.",
         "zh": "只有输出层是新的：一个从 H = 128 到每个话题一个输出（共 12 个）的全连接层，权重和"
               "偏置都要算。",
     }),
-    "08_frozen_trainable": Exercise(_frozen_trainable, {
+    "09_frozen_trainable": Exercise(_frozen_trainable, {
         "en": "add up the top encoder block (four H×H projections, the FFN H→ffn→H, two "
               "LayerNorms), the hidden layer (H→H) and the output layer (H→12); every Linear "
               "layer has biases. Read H and ffn from small_bert.config.",

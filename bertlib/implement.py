@@ -22,6 +22,7 @@ import torch
 from bertlib.finetune import task_loss
 from bertlib.i18n import resolve_language, text
 from bertlib.inputs import get_tokens_and_segments
+from bertlib.loss import bert_loss
 from bertlib.model import MultiHeadAttention, key_padding_mask
 from bertlib.rng import make_generator, own_global_rng
 from bertlib.tasks import IGNORE
@@ -93,7 +94,7 @@ def _labels(lengths: list[int], T: int, C: int, g: torch.Generator) -> torch.Ten
 
 
 def _tagging_loss_cases() -> list[Case]:
-    """08: the per-token loss; every case is drawn from a fixed seed."""
+    """09: the per-token loss; every case is drawn from a fixed seed."""
     g = make_generator(seed=0)
     C = 4
     single = _labels([6], 6, C, g)
@@ -110,6 +111,44 @@ def _tagging_loss_cases() -> list[Case]:
          (torch.randn(2, 5, C, generator=g), one_token)),
         ({"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）"},
          (1000 * torch.randn(2, 8, C, generator=g), _labels([8, 6], 8, C, g))),
+    ]
+
+
+def _mlm_loss(mlm_Y_hat: torch.Tensor, mlm_Y: torch.Tensor,
+              mlm_weights: torch.Tensor) -> torch.Tensor:
+    """06: bertlib's weighted MLM loss (the ``mlm`` part of ``bert_loss``; the NSP inputs are
+    placeholders it needs, whose loss is dropped)."""
+    B = mlm_Y_hat.shape[0]
+    return bert_loss(mlm_Y_hat, mlm_Y, mlm_weights, torch.zeros(B, 2),
+                     torch.zeros(B, dtype=torch.long)).mlm
+
+
+def _slots(real: list[int], P: int, V: int, g: torch.Generator) -> tuple[torch.Tensor, ...]:
+    """Labels (B, P) and weights (B, P) for sequences with ``real[i]`` real prediction slots
+    each, padded to P: as the data pipeline pads them, label 0 and weight 0."""
+    labels = torch.zeros(len(real), P, dtype=torch.long)
+    weights = torch.zeros(len(real), P)
+    for i, n in enumerate(real):
+        labels[i, :n] = torch.randint(V, (n,), generator=g)
+        weights[i, :n] = 1.0
+    return labels, weights
+
+
+def _mlm_loss_cases() -> list[Case]:
+    """06: the weighted MLM loss; every case is drawn from a fixed seed."""
+    g = make_generator(seed=0)
+    V = 7
+    return [
+        ({"en": "one sequence, every slot real", "zh": "一个序列，每个预测位置都是真实的"},
+         (torch.randn(1, 4, V, generator=g), *_slots([4], 4, V, g))),
+        ({"en": "two sequences, the second with padded slots",
+          "zh": "两个序列，第二个有填充的预测位置"},
+         (torch.randn(2, 5, V, generator=g), *_slots([5, 2], 5, V, g))),
+        ({"en": "three sequences, one with a single real slot",
+          "zh": "三个序列，其中一个只有一个真实的预测位置"},
+         (torch.randn(3, 6, V, generator=g), *_slots([1, 6, 3], 6, V, g))),
+        ({"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）"},
+         (1000 * torch.randn(2, 4, V, generator=g), *_slots([4, 3], 4, V, g))),
     ]
 
 
@@ -133,7 +172,16 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
               "valid_lens[b]（严格小于）时键 j 是真实词元；在对键做 softmax 之前，用 masked_fill "
               "把其余键的分数设为 -inf（不是 0）；没有 valid_lens 时什么都不屏蔽。",
     }),
-    "08_tagging_loss": Implementation(task_loss, _tagging_loss_cases, {
+    "06_mlm_loss": Implementation(_mlm_loss, _mlm_loss_cases, {
+        "en": "take the cross-entropy of every slot (reduction='none' on mlm_Y_hat.reshape(-1, V) "
+              "and mlm_Y.reshape(-1)), multiply it by the slot's weight, and divide the sum by "
+              "the sum of the weights: a padded slot (weight 0) must change neither the sum nor "
+              "the count.",
+        "zh": "先求每个预测位置的交叉熵（在 mlm_Y_hat.reshape(-1, V) 和 mlm_Y.reshape(-1) 上用 "
+              "reduction='none'），乘以该位置的权重，再用乘积之和除以权重之和：填充的预测位置"
+              "（权重为 0）既不能改变分子，也不能改变分母。",
+    }),
+    "09_tagging_loss": Implementation(task_loss, _tagging_loss_cases, {
         "en": "average the cross-entropy over the positions whose label is not IGNORE, all "
               "sentences of the batch together (not sentence by sentence); F.cross_entropy "
               "with ignore_index=IGNORE on Y_hat.reshape(-1, C) does exactly that, and stays "

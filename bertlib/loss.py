@@ -72,11 +72,13 @@ def bert_loss(
     check_targets(mlm_labels, mlm_weights, nsp_labels, (B, P), V)
     check_finite("mlm_Y_hat", mlm_Y_hat)
     check_finite("nsp_Y_hat", nsp_Y_hat)
+    # <listing: loss>
     per_slot = F.cross_entropy(mlm_Y_hat.flatten(0, 1), mlm_labels.flatten(), reduction="none")
     w = mlm_weights.flatten().to(per_slot.dtype)
     mlm = (per_slot * w).sum() / w.sum().clamp_min(torch.finfo(w.dtype).tiny)
     nsp = F.cross_entropy(nsp_Y_hat, nsp_labels)
     return BERTLoss(mlm, nsp, mlm + nsp)
+    # </listing>
 
 
 def chapter_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, mlm_weights,

@@ -2,7 +2,7 @@
 
 The sentences come from the same hand-written templates as the pretraining corpus
 (``scripts/make_corpus.py``), so the sets may be redistributed under the project's licence. Each
-line is one sentence of one generated story, with everything the three tasks of notebook 08
+line is one sentence of one generated story, with everything the three tasks of notebook 09
 need:
 
 * ``topic``: the story's topic (0-11, the order of ``EN_TOPICS``/``ZH_TOPICS``), for the

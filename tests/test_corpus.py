@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from bertlib.assets import WIKITEXT_SAMPLE
 from bertlib.corpus import (
     CORPUS_MAX_BYTES,
     SMALL_CORPUS_DIR,
@@ -14,7 +15,7 @@ from bertlib.corpus import (
     tokenize_paragraphs,
 )
 
-FIXTURE = Path(__file__).parent / "fixtures" / "wiki.train.tokens"
+FIXTURE = WIKITEXT_SAMPLE
 ROOT = Path(__file__).resolve().parent.parent
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

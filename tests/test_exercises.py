@@ -87,9 +87,9 @@ def test_expected_answers_match_counts_by_hand():
         "06_mlm_logits": 128 * round(0.15 * T) * V,
         "06_small_bert_params": ((V + 2 + T) * h + 2 * block(h, f) + linear(h, h)
                                  + linear(h, h) + 2 * h + linear(h, V) + linear(h, 2)),
-        "07_tied_saving": 30522 * 384,
-        "08_new_params": linear(h, 12),
-        "08_frozen_trainable": block(h, f) + linear(h, h) + linear(h, 12),
+        "08_tied_saving": 30522 * 384,
+        "09_new_params": linear(h, 12),
+        "09_frozen_trainable": block(h, f) + linear(h, h) + linear(h, 12),
     }
     assert {key: EXERCISES[key].answer() for key in hand} == hand
     assert set(hand) == set(EXERCISES)

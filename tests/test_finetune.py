@@ -241,7 +241,7 @@ def test_pretraining_is_clearly_ahead_of_random_initialisation_on_held_out_templ
     scores = {}
     for name, start in (("pretrained", bert), ("random", init_model(bert.config, seed=1))):
         clf = BERTClassifier(start, NUM_TOPICS, seed=0)
-        fine_tune(clf, train, num_steps=100, lr=7e-4, progress=False)  # notebook 08's recipe
+        fine_tune(clf, train, num_steps=100, lr=7e-4, progress=False)  # notebook 09's recipe
         scores[name] = evaluate_task(clf, held, NUM_TOPICS).overall
     pretrained, random = scores["pretrained"], scores["random"]
     assert pretrained.interval[0] > random.interval[1], (str(pretrained), str(random))

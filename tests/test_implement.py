@@ -30,7 +30,7 @@ def test_every_exercise_has_cases_and_a_hint_in_every_language():
         assert set(exercise.hint) == {"en", "zh"}
 
 
-# ---------------------------------------------------------------- 08: the tagging loss
+# ---------------------------------------------------------------- 09: the tagging loss
 def loss_by_hand(Y_hat, labels):
     """The right answer written independently of bertlib: log-softmax by hand, then the mean
     over labelled positions."""
@@ -67,14 +67,14 @@ def unfinished(Y_hat, labels):
 
 
 def test_the_cases_agree_with_a_loss_written_by_hand():
-    for _, args in IMPLEMENTATIONS["08_tagging_loss"].cases():
+    for _, args in IMPLEMENTATIONS["09_tagging_loss"].cases():
         assert torch.allclose(task_loss(*args), loss_by_hand(*args), rtol=1e-5)
 
 
 def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
-    assert implementation_problem("08_tagging_loss", task_loss) is None
-    assert implementation_problem("08_tagging_loss", loss_by_hand) is None
-    check_implementation("08_tagging_loss", loss_by_hand)
+    assert implementation_problem("09_tagging_loss", task_loss) is None
+    assert implementation_problem("09_tagging_loss", loss_by_hand) is None
+    check_implementation("09_tagging_loss", loss_by_hand)
     assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
 
 
@@ -85,23 +85,23 @@ def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
     (summed, {"en": "one sentence, no padding", "zh": "一个句子，没有填充"}),
 ])
 def test_typical_wrong_versions_fail_naming_the_case(wrong, case, lang, capsys):
-    check_implementation("08_tagging_loss", wrong)
+    check_implementation("09_tagging_loss", wrong)
     out = capsys.readouterr().out
     assert out.startswith("×") and f"“{case[lang]}”" in out
-    assert IMPLEMENTATIONS["08_tagging_loss"].hint[lang] in out
+    assert IMPLEMENTATIONS["09_tagging_loss"].hint[lang] in out
 
 
 def test_errors_shapes_and_unfinished_functions_are_explained(lang, capsys):
-    check_implementation("08_tagging_loss", unfinished)
+    check_implementation("09_tagging_loss", unfinished)
     assert capsys.readouterr().out.strip() == text("ex_impl_missing", lang)
-    problem = implementation_problem("08_tagging_loss", lambda Y_hat, labels: Y_hat.sum(-1))
+    problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels: Y_hat.sum(-1))
     assert problem.startswith("×") and "()" in problem and "(1, 6)" in problem
-    problem = implementation_problem("08_tagging_loss", lambda Y_hat, labels: 1 / 0)
+    problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels: 1 / 0)
     assert "ZeroDivisionError" in problem
-    with pytest.raises(ValueError, match="unknown exercise '08_nope'"):
-        check_implementation("08_nope", task_loss)
+    with pytest.raises(ValueError, match="unknown exercise '09_nope'"):
+        check_implementation("09_nope", task_loss)
     with pytest.raises(ValueError, match="function must be a function; got int"):
-        check_implementation("08_tagging_loss", 3)
+        check_implementation("09_tagging_loss", 3)
 
 
 # ---------------------------------------------------------------- how a difference is told
@@ -245,3 +245,74 @@ def test_typical_wrong_masks_fail_naming_the_case(wrong, case, lang, capsys):
     out = capsys.readouterr().out
     assert out.startswith("×") and f"“{case[lang]}”" in out
     assert IMPLEMENTATIONS["03_attention_weights"].hint[lang] in out
+
+
+# ---------------------------------------------------------------- 06: the weighted MLM loss
+def mlm_loss_by_hand(mlm_Y_hat, mlm_Y, mlm_weights):
+    """The right answer written independently of bertlib: log-softmax by hand, each slot's
+    negative log-likelihood weighted, the sum divided by the sum of the weights."""
+    log_p = mlm_Y_hat - mlm_Y_hat.logsumexp(-1, keepdim=True)
+    nll = -log_p.gather(2, mlm_Y[..., None]).squeeze(2)  # (B, P)
+    return (nll * mlm_weights).sum() / mlm_weights.sum()
+
+
+def _per_slot(mlm_Y_hat, mlm_Y):
+    return F.cross_entropy(mlm_Y_hat.reshape(-1, mlm_Y_hat.shape[-1]), mlm_Y.reshape(-1),
+                           reduction="none")
+
+
+def mlm_mean_over_all_slots(mlm_Y_hat, mlm_Y, mlm_weights):  # padded slots count in the mean
+    return (_per_slot(mlm_Y_hat, mlm_Y) * mlm_weights.reshape(-1)).mean()
+
+
+def mlm_weights_ignored(mlm_Y_hat, mlm_Y, mlm_weights):  # padded slots predicted as token 0
+    return _per_slot(mlm_Y_hat, mlm_Y).mean()
+
+
+def mlm_chapter_mean_reduced(mlm_Y_hat, mlm_Y, mlm_weights):
+    """The chapter's PyTorch code: a mean-reduced loss is a scalar, so the weights cancel out."""
+    loss = F.cross_entropy(mlm_Y_hat.reshape(-1, mlm_Y_hat.shape[-1]), mlm_Y.reshape(-1))
+    w = mlm_weights.reshape(-1)
+    return (loss * w).sum() / (w.sum() + 1e-8)
+
+
+def mlm_summed(mlm_Y_hat, mlm_Y, mlm_weights):  # a sum, not a mean
+    return (_per_slot(mlm_Y_hat, mlm_Y) * mlm_weights.reshape(-1)).sum()
+
+
+def mlm_naive_softmax(mlm_Y_hat, mlm_Y, mlm_weights):  # exp overflows for large logits
+    p = mlm_Y_hat.exp() / mlm_Y_hat.exp().sum(-1, keepdim=True)
+    nll = -p.gather(2, mlm_Y[..., None]).squeeze(2).log()
+    return (nll * mlm_weights).sum() / mlm_weights.sum()
+
+
+def test_the_mlm_cases_agree_with_a_loss_written_by_hand():
+    reference = IMPLEMENTATIONS["06_mlm_loss"].reference
+    for _, args in IMPLEMENTATIONS["06_mlm_loss"].cases():
+        assert torch.allclose(reference(*args), mlm_loss_by_hand(*args), rtol=1e-5)
+
+
+def test_bertlib_and_a_hand_written_mlm_loss_pass(lang, capsys):
+    assert implementation_problem("06_mlm_loss", IMPLEMENTATIONS["06_mlm_loss"].reference) is None
+    assert implementation_problem("06_mlm_loss", mlm_loss_by_hand) is None
+    check_implementation("06_mlm_loss", mlm_loss_by_hand)
+    assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=4)
+
+
+NO_PADDING = {"en": "one sequence, every slot real", "zh": "一个序列，每个预测位置都是真实的"}
+PADDED = {"en": "two sequences, the second with padded slots",
+          "zh": "两个序列，第二个有填充的预测位置"}
+
+
+@pytest.mark.parametrize("wrong, case", [
+    (mlm_mean_over_all_slots, PADDED),
+    (mlm_weights_ignored, PADDED),
+    (mlm_chapter_mean_reduced, PADDED),
+    (mlm_summed, NO_PADDING),
+    (mlm_naive_softmax, {"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）"}),
+])
+def test_typical_wrong_mlm_losses_fail_naming_the_case(wrong, case, lang, capsys):
+    check_implementation("06_mlm_loss", wrong)
+    out = capsys.readouterr().out
+    assert out.startswith("×") and f"“{case[lang]}”" in out
+    assert IMPLEMENTATIONS["06_mlm_loss"].hint[lang] in out

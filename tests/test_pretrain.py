@@ -10,9 +10,9 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
+from bertlib.assets import WIKITEXT_SAMPLE
 from bertlib.pretrain import RunArgs, parse_args, pretrain, read_corpus
 
-FIXTURES = Path(__file__).parent / "fixtures"
 TINY = {"steps": 6, "batch_size": 8, "num_hiddens": 32, "ffn_num_hiddens": 64, "max_len": 48,
         "save_every": 2, "log_every": 1}
 
@@ -70,7 +70,7 @@ def test_a_checkpoint_resumes_only_the_run_that_made_it(tmp_path):
 
 
 def test_any_corpus_wikitext_or_a_folder_of_text_files(tmp_path):
-    wiki = read_corpus(str(FIXTURES / "wiki.train.tokens"))
+    wiki = read_corpus(str(WIKITEXT_SAMPLE))
     assert wiki[0][0] == "harbour lights is a small lighthouse on the north coast"
     folder = tmp_path / "texts"
     folder.mkdir()

@@ -13,6 +13,8 @@ from bertlib.tokenizer import WordPieceTokenizer
 SMALL_BERT_DIR = Path(__file__).resolve().parent / "small_bert"
 SMALL_CORPUS_DIR = Path(__file__).resolve().parent / "small_corpus"
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"  # scripts/make_tasks.py writes it
+# A few lines written in WikiText's raw format (WikiText itself is CC BY-SA and not shipped).
+WIKITEXT_SAMPLE = Path(__file__).resolve().parent / "wikitext" / "wiki.train.tokens"
 METRICS_FILE = "metrics.json"  # the shipped model's losses and held-out figures
 
 

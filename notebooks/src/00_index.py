@@ -17,7 +17,7 @@
 #
 # *[中文版](../zh/00_index.ipynb)*
 #
-# Nine short notebooks that take BERT apart and put it back together, following the BERT
+# Ten short notebooks that take BERT apart and put it back together, following the BERT
 # section of *Dive into Deep Learning* (d2l). Every step is code you can run and change, every
 # shape is printed, and every claim is checked by a computation. The model code lives in a small
 # tested package, `bertlib`; the notebooks import it, show it and explain it.
@@ -34,11 +34,13 @@
 #    gathering the prediction positions, the weighted loss.
 # 5. [**Next sentence prediction**](05_next_sentence.ipynb): IsNext/NotNext pairs, the head on
 #    `<cls>`, a padded pretraining batch.
-# 6. [**Putting it together**](06_pretraining.ipynb): `BERTModel`, the combined loss, a live
-#    pretraining run, the shipped pretrained model.
-# 7. [**Real BERT**](07_real_bert.ipynb): what the original BERT adds, loading real weights,
+# 6. [**Putting it together**](06_pretraining.ipynb): `BERTModel`, the data pipeline, the
+#    combined loss, one training step, a live pretraining run, the paper's scale next to ours.
+# 7. [**Evaluating honestly**](07_evaluation.ipynb): the shipped model's held-out accuracy with
+#    confidence intervals, the NSP shortcut, template leakage, masked-token guesses, encodings.
+# 8. [**Real BERT**](08_real_bert.ipynb): what the original BERT adds, loading real weights,
 #    parity with the reference implementation, real attention heads.
-# 8. [**Fine-tuning**](08_fine_tuning.ipynb): what pretraining buys: `BERTClassifier` on
+# 9. [**Fine-tuning**](09_fine_tuning.ipynb): what pretraining buys: `BERTClassifier` on
 #    `<cls>`, a token tagger, held-out templates, pretrained vs random weights vs a bag of words,
 #    freezing layers, fine-tuning real MiniLM weights.
 #
@@ -50,7 +52,7 @@
 #
 # *[English](../en/00_index.ipynb)*
 #
-# 九个短小的笔记本，把 BERT 拆开再装回去，内容对应《动手学深度学习》（d2l）中的 BERT 一节。每一步
+# 十个短小的笔记本，把 BERT 拆开再装回去，内容对应《动手学深度学习》（d2l）中的 BERT 一节。每一步
 # 都是可以运行、可以修改的代码，每个形状都会打印出来，每个结论都用计算来验证。模型代码放在一个
 # 经过测试的小包 `bertlib` 中；笔记本导入它、展示它、讲解它。
 #
@@ -65,11 +67,13 @@
 #    加权损失。
 # 5. [**下一句预测**](05_next_sentence.ipynb)：“是下一句”与“不是下一句”的句子对；基于 `<cls>` 的输出
 #    层；填充好的预训练批量。
-# 6. [**整合与预训练**](06_pretraining.ipynb)：`BERTModel`、总损失、现场运行预训练、随附的
-#    预训练模型。
-# 7. [**真实的 BERT**](07_real_bert.ipynb)：原始 BERT 增加了什么；加载真实权重；与参考实现
+# 6. [**整合与预训练**](06_pretraining.ipynb)：`BERTModel`、数据流水线、总损失、一步训练、
+#    现场运行预训练、论文的规模与我们的对比。
+# 7. [**诚实地评估**](07_evaluation.ipynb)：随附模型在留出数据上的准确率及其置信区间、下一句
+#    预测的捷径、模板泄漏、对被掩蔽词元的猜测、编码。
+# 8. [**真实的 BERT**](08_real_bert.ipynb)：原始 BERT 增加了什么；加载真实权重；与参考实现
 #    逐数对齐；真实的注意力头。
-# 8. [**微调**](08_fine_tuning.ipynb)：预训练带来了什么：基于 `<cls>` 的 `BERTClassifier`、词元
+# 9. [**微调**](09_fine_tuning.ipynb)：预训练带来了什么：基于 `<cls>` 的 `BERTClassifier`、词元
 #    标注器、留出模板、预训练权重与随机权重及词袋的比较、冻结部分层、微调真实的 MiniLM 权重。
 #
 # 每个笔记本都可以单独学习，在笔记本电脑的 CPU 上几秒钟就能运行完。每个笔记本最后都有练习；部分
@@ -142,8 +146,9 @@
 # | Pretraining tasks: masked language modeling (`MaskLM`) | 04 |
 # | Pretraining tasks: next sentence prediction (`NextSentencePred`) | 05 |
 # | Putting it all together (`BERTModel`), and the chapter's pretraining sections | 06 |
-# | Beyond the chapter: the original BERT and its released weights | 07 |
-# | The chapter's next sections: fine-tuning for sequence- and token-level tasks | 08 |
+# | Beyond the chapter: evaluating the pretrained model on held-out data | 07 |
+# | Beyond the chapter: the original BERT and its released weights | 08 |
+# | The chapter's next sections: fine-tuning for sequence- and token-level tasks | 09 |
 # | Summary and exercises | the end of every notebook |
 #
 # Where `bertlib` departs from the chapter's PyTorch code (`-inf` attention masking, the weighted
@@ -160,8 +165,9 @@
 # | 预训练任务：掩蔽语言模型（`MaskLM`） | 04 |
 # | 预训练任务：下一句预测（`NextSentencePred`） | 05 |
 # | 整合代码（`BERTModel`），以及本章之后的预训练小节 | 06 |
-# | 超出本章：原始 BERT 及其公开的权重 | 07 |
-# | 本章之后的几节：针对序列级和词元级任务的微调 | 08 |
+# | 超出本章：在留出数据上评估预训练的模型 | 07 |
+# | 超出本章：原始 BERT 及其公开的权重 | 08 |
+# | 本章之后的几节：针对序列级和词元级任务的微调 | 09 |
 # | 小结与练习 | 每个笔记本的末尾 |
 #
 # `bertlib` 与本章 PyTorch 代码不同的地方（用 `-inf` 做注意力掩码、加权的掩蔽语言模型损失、“不是下一

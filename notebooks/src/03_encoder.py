@@ -333,14 +333,14 @@ print("X_no_mask[1, :5] ≈ alone:       ", torch.allclose(X_no_mask[1, :5], alo
 # Each head gives a `(T, T)` matrix: row i = query i, column j = key j. Here are the four heads
 # (0 to 3) of layer 0, the first block, for the padded sequence; the three empty columns on the
 # right are the padded keys. This model is untrained, so the patterns mean nothing yet;
-# notebook 07 shows the heads of a real BERT.
+# notebook 08 shows the heads of a real BERT.
 
 # %% [markdown] lang="zh"
 # ## 把注意力权重画出来
 #
 # 每个头给出一个 `(T, T)` 矩阵：第 i 行对应查询 i，第 j 列对应键 j。下图画出层 0（即第一个编码器
 # 块）的头 0 到头 3 在这条填充过的序列上的权重；右边三列空白就是填充位置上的键。这个模型还没有
-# 训练，所以图案本身没有意义；第 07 个笔记本会展示真实 BERT 的注意力头。
+# 训练，所以图案本身没有意义；第 08 个笔记本会展示真实 BERT 的注意力头。
 
 # %%
 # This figure's axis labels; label() gives them in the edition's language.

@@ -15,7 +15,7 @@
 # %% [markdown] lang="en"
 # # 08 · Fine-tuning
 #
-# *[中文版](../zh/08_fine_tuning.ipynb) · [Index](00_index.ipynb)*
+# *[中文版](../zh/09_fine_tuning.ipynb) · [Index](00_index.ipynb)*
 #
 # The chapter ends where BERT's point begins. The original BERT is pretrained once, on unlabelled
 # text, and then **fine-tuned** for each downstream task: the MLM and NSP heads are dropped, a
@@ -41,7 +41,7 @@
 # %% [markdown] lang="zh"
 # # 08 · 微调
 #
-# *[English](../en/08_fine_tuning.ipynb) · [目录](00_index.ipynb)*
+# *[English](../en/09_fine_tuning.ipynb) · [目录](00_index.ipynb)*
 #
 # 本章讲到哪里结束，BERT 的用处就从哪里开始。原始的 BERT 只在无标签文本上预训练一次，之后针对每个
 # 下游任务进行**微调**：去掉掩蔽语言模型和下一句预测的输出层，在编码器上加一个小小的输出层，再用
@@ -496,7 +496,7 @@ print({label(lang): str(acc) for lang, acc in results["frozen"].items()})
 #
 # ## A real BERT: MiniLM
 #
-# all-MiniLM-L6-v2 (notebook 07) was pretrained on far more text than our template corpus.
+# all-MiniLM-L6-v2 (notebook 08) was pretrained on far more text than our template corpus.
 # It knows only English, so we fine-tune it on the English sentences, with its own
 # tokenizer. To stay within the time budget of this notebook, we train only its top two encoder
 # blocks (and the layers above them), with batches of 16 for 20 steps.
@@ -511,13 +511,13 @@ print({label(lang): str(acc) for lang, acc in results["frozen"].items()})
 #
 # ## 真实的 BERT：MiniLM
 #
-# all-MiniLM-L6-v2（见第 07 个笔记本）预训练所用的文本远远多于我们的模板语料库。它只懂
+# all-MiniLM-L6-v2（见第 08 个笔记本）预训练所用的文本远远多于我们的模板语料库。它只懂
 # 英文，所以我们用它自己的分词器，在英文句子上微调它。为了不超出本笔记本的时间预算，我们只训练它
 # 最上面的两个编码器块（以及它们上面的层），批量大小 16，训练 20 步。
 
 # %%
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # MiniLM ships no MLM or NSP head, as notebook 07 showed
+    warnings.simplefilter("ignore")  # MiniLM ships no MLM or NSP head, as notebook 08 showed
     minilm, minilm_tokenizer = load_hf(minilm_directory())
 english_train = [s for s in split.train if s.lang == "en"]
 english_held = [s for s in split.held_out if s.lang == "en"]
@@ -654,11 +654,11 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 
 # %%
 answer = None  # your answer to exercise 1: an integer
-check_exercise("08_new_params", answer)
+check_exercise("09_new_params", answer)
 
 # %%
 answer = None  # your answer to exercise 2: an integer
-check_exercise("08_frozen_trainable", answer)
+check_exercise("09_frozen_trainable", answer)
 
 
 # %%
@@ -668,4 +668,4 @@ def tagging_loss(Y_hat, labels):
     raise NotImplementedError  # replace this line with your code
 
 
-check_implementation("08_tagging_loss", tagging_loss)
+check_implementation("09_tagging_loss", tagging_loss)

@@ -15,7 +15,7 @@
 # %% [markdown] lang="en"
 # # 07 · Real BERT
 #
-# *[中文版](../zh/07_real_bert.ipynb) · [Index](00_index.ipynb)*
+# *[中文版](../zh/08_real_bert.ipynb) · [Index](00_index.ipynb)*
 #
 # The chapter's BERT has every essential idea of the original (Devlin et al., 2018), but not
 # every detail. The released checkpoints depend on those details: load real weights into the
@@ -34,7 +34,7 @@
 # %% [markdown] lang="zh"
 # # 07 · 真实的 BERT
 #
-# *[English](../en/07_real_bert.ipynb) · [目录](00_index.ipynb)*
+# *[English](../en/08_real_bert.ipynb) · [目录](00_index.ipynb)*
 #
 # 本章的 BERT 包含了原始 BERT（Devlin 等人，2018）的全部核心思想，但没有包含全部细节。而公开的
 # 检查点恰恰依赖这些细节：把真实权重原样装进本章的模型，算出来的数字就是错的。本笔记本列出这些差别，
@@ -436,7 +436,7 @@ print(label("same_pooler", ok=pooler_diff < 1e-5))
 # The two implementations agree to within rounding. (We print a comparison, not the difference
 # itself: how the last bits of a float32 sum come out depends on the hardware. On the machine
 # that built this notebook the difference was exactly 0.) Switch off GELU, the embedding
-# LayerNorm or the small epsilon, and the agreement is gone; exercise 3 tries two of them.
+# LayerNorm or the small epsilon, and the agreement is gone; exercise 2 tries two of them.
 # Untying the MLM decoder would change nothing here: the MLM head plays no part in the hidden
 # states.
 #
@@ -456,7 +456,7 @@ print(label("same_pooler", ok=pooler_diff < 1e-5))
 # %% [markdown] lang="zh"
 # 两种实现的结果在舍入误差范围内一致。（我们打印的是比较结果，而不是差值本身：float32 求和的最后
 # 几位怎样舍入取决于硬件。在生成本笔记本的机器上，差值恰好为 0。）只要关掉 GELU、嵌入之后的层规范化
-# 或者很小的 epsilon 中的任何一个，两者就不再一致；练习 3 试了其中两个。取消解码器的权重共享在这里
+# 或者很小的 epsilon 中的任何一个，两者就不再一致；练习 2 试了其中两个。取消解码器的权重共享在这里
 # 不会改变任何结果：掩蔽语言模型的输出层不参与计算隐状态。
 #
 # ## 真实的注意力头
@@ -551,20 +551,17 @@ display(widget)
 #
 # ## Exercises
 #
-# 1. **Count.** How many learnable numbers does tying the MLM decoder to the token embeddings
+# 1. ★ **Count.** How many learnable numbers does tying the MLM decoder to the token embeddings
 #    save in MiniLM? Check below.
-# 2. The original BERT uses GELU in the FFN and in `MaskLM`. Investigate the differences between
-#    GELU and ReLU: their values and their gradients for negative inputs, and at 0. Then pretrain
-#    the small model of notebook 06 with `hidden_act="gelu"`: does anything change?
-# 3. Build MiniLM with PyTorch's epsilon: `cfg = dataclasses.replace(model.config,
+# 2. ★★ Build MiniLM with PyTorch's epsilon: `cfg = dataclasses.replace(model.config,
 #    layer_norm_eps=1e-5)`, `m = BERTModel.from_config(cfg).eval()`,
 #    `m.load_state_dict(model.state_dict())`. How large is the difference to `transformers` now?
 #    Do the same with `hidden_act="relu"`.
-# 4. MiniLM's NSP head is random. Compute its P(IsNext) for the first pair of the batch and for
+# 3. ★ MiniLM's NSP head is random. Compute its P(IsNext) for the first pair of the batch and for
 #    the pair swapped. What do you get, and why must you not read anything into it?
-# 5. Find a head that links a word in sentence B to the same or a related word in sentence A.
+# 4. ★★★ Find a head that links a word in sentence B to the same or a related word in sentence A.
 #    Measure it, as above, instead of trusting your eyes.
-# 6. Why might a head with "nothing to do" put its weight on a special token rather than spread
+# 5. ★★ Why might a head with "nothing to do" put its weight on a special token rather than spread
 #    it evenly? (Think of what the weights multiply: the value vectors.)
 
 # %% [markdown] lang="zh"
@@ -582,22 +579,19 @@ display(widget)
 #
 # ## 练习
 #
-# 1. **数一数。** 在 MiniLM 中，让掩蔽语言模型的解码器与词元嵌入共享权重，省下了多少个可学习的数？
-#    在下面检查你的答案。
-# 2. 原始 BERT 在前馈网络和 `MaskLM` 中都使用 GELU。研究 GELU 与 ReLU 的区别：它们在负输入处以及
-#    在 0 处的函数值和梯度。然后用 `hidden_act="gelu"` 预训练第 06 个笔记本中的小模型：有什么
-#    变化吗？
-# 3. 用 PyTorch 默认的 epsilon 构建 MiniLM：`cfg = dataclasses.replace(model.config,
+# 1. ★ **数一数。** 在 MiniLM 中，让掩蔽语言模型的解码器与词元嵌入共享权重，省下了多少个可学习
+#    的数？在下面检查你的答案。
+# 2. ★★ 用 PyTorch 默认的 epsilon 构建 MiniLM：`cfg = dataclasses.replace(model.config,
 #    layer_norm_eps=1e-5)`，`m = BERTModel.from_config(cfg).eval()`，
 #    `m.load_state_dict(model.state_dict())`。现在与 `transformers` 的差别有多大？再用
 #    `hidden_act="relu"` 试一次。
-# 4. MiniLM 的下一句预测输出层是随机的。计算它对批量中第一个句子对以及交换后的句子对给出的
+# 3. ★ MiniLM 的下一句预测输出层是随机的。计算它对批量中第一个句子对以及交换后的句子对给出的
 #    P(是下一句)。你得到了什么？为什么不能从中解读出任何东西？
-# 5. 找一个把句子 B 中的词与句子 A 中相同或相关的词联系起来的头。像上面那样去度量它，而不是只相信
-#    自己的眼睛。
-# 6. 一个“没事可做”的头，为什么会把权重放在某个特殊词元上，而不是平均分散开？（想一想这些权重乘的
+# 4. ★★★ 找一个把句子 B 中的词与句子 A 中相同或相关的词联系起来的头。像上面那样去度量它，而不是
+#    只相信自己的眼睛。
+# 5. ★★ 一个“没事可做”的头，为什么会把权重放在某个特殊词元上，而不是平均分散开？（想一想这些权重乘的
 #    是什么：值向量。）
 
 # %%
 answer = None  # your answer to exercise 1: an integer
-check_exercise("07_tied_saving", answer)
+check_exercise("08_tied_saving", answer)
