@@ -132,6 +132,13 @@ def test_evaluation_counts_what_the_model_gets_right_and_nothing_else(toy_data, 
     assert metrics["nsp_accuracy"] == pytest.approx(right.double().mean())
     for label, key in ((1, "nsp_accuracy_is_next"), (0, "nsp_accuracy_not_next")):
         assert metrics[key] == pytest.approx(right[data.nsp_labels == label].double().mean())
+    assert metrics["nsp_chance"] == 0.5
+    # One pair of each label: each class's accuracy is that pair's 0 or 1.
+    pair = [int((data.nsp_labels == label).nonzero()[0]) for label in (0, 1)]
+    assert right[pair].any()  # else a wrong denominator would go unseen
+    metrics = evaluate_pretraining(model, data[pair])
+    assert [metrics["nsp_accuracy_not_next"], metrics["nsp_accuracy_is_next"]] == \
+        right[pair].double().tolist()
 
 
 def test_train_bert_is_the_plain_loop_written_out(toy_data, toy_model):
