@@ -150,10 +150,6 @@
 # | Beyond the chapter: the original BERT and its released weights | 08 |
 # | The chapter's next sections: fine-tuning for sequence- and token-level tasks | 09 |
 # | Summary and exercises | the end of every notebook |
-#
-# Where `bertlib` departs from the chapter's PyTorch code (`-inf` attention masking, the weighted
-# MLM loss, NotNext sentences from another paragraph, over-long pairs truncated and counted), the
-# notebook that meets the difference says what it is and why.
 
 # %% [markdown] lang="zh"
 # ## 与原书章节的对应关系
@@ -169,9 +165,93 @@
 # | 超出本章：原始 BERT 及其公开的权重 | 08 |
 # | 本章之后的几节：针对序列级和词元级任务的微调 | 09 |
 # | 小结与练习 | 每个笔记本的末尾 |
+
+# %% [markdown] lang="en"
+# ## The chapter's code in `bertlib`
 #
-# `bertlib` 与本章 PyTorch 代码不同的地方（用 `-inf` 做注意力掩码、加权的掩蔽语言模型损失、“不是下一
-# 句”的句子取自另一个段落、过长的句子对被截断并计数），都会在涉及它的笔记本中说明差别及原因。
+# Every function and class of the chapter has a counterpart in `bertlib`, shown on screen (with
+# `show_source`) where it is taught; in most of these sections an exercise asks you to write it
+# yourself.
+#
+# | the chapter's name | `bertlib`'s name | notebook · section |
+# | --- | --- | --- |
+# | `get_tokens_and_segments` | `get_tokens_and_segments` | 02 · One text or two |
+# | `d2l.Vocab`, `d2l.tokenize` | `Vocab`, `WordPieceTokenizer` | 02 · From tokens to ids |
+# | `BERTEncoder` (constructor, embeddings) | `BERTEncoder.__init__`, `BERTEncoder.embed` | 02 · Three embeddings, one sum |
+# | `d2l.TransformerEncoderBlock`, `BERTEncoder.forward` | `TransformerEncoderBlock`, `BERTEncoder.forward` | 03 · One block by hand |
+# | `d2l.masked_softmax` (inside multi-head attention) | `key_padding_mask`, `MultiHeadAttention.forward` | 03 · Padding and `valid_lens` |
+# | `_replace_mlm_tokens`, `_get_mlm_data_from_tokens` | `mask_tokens` | 04 · The 15% and the 80/10/10 rule |
+# | `MaskLM` | `MaskLM` | 04 · The MLM head: gather, then predict |
+# | `_get_next_sentence`, `_get_nsp_data_from_paragraph` | `get_next_sentence`, `make_nsp_pairs` | 05 · Sampling pairs |
+# | `NextSentencePred` | `NextSentencePred` | 05 · The NSP head reads `<cls>` |
+# | `BERTModel` | `BERTModel` | 06 · `BERTModel` |
+# | `_read_wiki` | `read_wikitext` | 06 · The chapter's data pipeline |
+# | `_pad_bert_inputs` | `pad_bert_inputs` | 06 · The chapter's data pipeline |
+# | `_WikiTextDataset`, `load_data_wiki` | `make_pretrain_data`, `make_loader` | 06 · The chapter's data pipeline |
+# | `_get_batch_loss_bert` | `bert_loss` | 06 · The combined loss |
+# | `train_bert` | `train_step`, `train_bert` | 06 · One pretraining step, A short live run |
+# | `get_bert_encoding` | `get_bert_encoding` | 07 · BERT representations |
+#
+# Where `bertlib` departs from the chapter's code on purpose, the notebook that meets the
+# difference says what it is and why:
+#
+# * **Data.** The chapter's WikiText-2 download no longer works (d2l-en issue #2588);
+#   `bertlib` ships a small bilingual corpus and reads WikiText files with the same rules (06).
+# * **Tokens.** WordPiece subwords instead of whole words with `min_freq` (02, 06).
+# * **Attention masking.** Padded keys get the score `-inf` instead of `-1e6` before the
+#   softmax (03); the weights come out the same.
+# * **Random replacements.** The 10% of chosen tokens that are replaced by a random token draw
+#   it from ordinary words only, never a special token such as `<cls>` (04).
+# * **The MLM loss.** Weighted per slot with `reduction="none"`, so padded slots count for
+#   nothing; the chapter's mean-reduced loss counts them (04, d2l-en issue #2582).
+# * **NotNext pairs.** The replacement sentence comes from another paragraph, so it is never
+#   the true next sentence by chance (05).
+# * **Long pairs.** Pairs longer than `max_len` are truncated and counted, not dropped (05).
+#
+# The masking count is the chapter's: `max(1, round(0.15 × len(tokens)))`, with `<cls>` and
+# `<sep>` counted in `len(tokens)` (04).
+
+# %% [markdown] lang="zh"
+# ## 本章代码在 `bertlib` 中的对应
+#
+# 本章的每个函数和类在 `bertlib` 中都有对应的实现。讲到它的地方会用 `show_source` 把源代码显示出来；
+# 其中多数小节还有一道练习，请你亲手把它写出来。
+#
+# | 本章中的名字 | `bertlib` 中的名字 | 笔记本 · 小节 |
+# | --- | --- | --- |
+# | `get_tokens_and_segments` | `get_tokens_and_segments` | 02 · 单个文本还是文本对 |
+# | `d2l.Vocab`、`d2l.tokenize` | `Vocab`、`WordPieceTokenizer` | 02 · 从词元到编号 |
+# | `BERTEncoder`（构造函数、嵌入） | `BERTEncoder.__init__`、`BERTEncoder.embed` | 02 · 三种嵌入，一个和 |
+# | `d2l.TransformerEncoderBlock`、`BERTEncoder.forward` | `TransformerEncoderBlock`、`BERTEncoder.forward` | 03 · 亲手计算一个编码器块 |
+# | `d2l.masked_softmax`（在多头注意力中） | `key_padding_mask`、`MultiHeadAttention.forward` | 03 · 填充与 `valid_lens` |
+# | `_replace_mlm_tokens`、`_get_mlm_data_from_tokens` | `mask_tokens` | 04 · 15% 与 80/10/10 规则 |
+# | `MaskLM` | `MaskLM` | 04 · 掩蔽语言模型的输出层：先取出，再预测 |
+# | `_get_next_sentence`、`_get_nsp_data_from_paragraph` | `get_next_sentence`、`make_nsp_pairs` | 05 · 采样句子对 |
+# | `NextSentencePred` | `NextSentencePred` | 05 · 下一句预测的输出层读取 `<cls>` |
+# | `BERTModel` | `BERTModel` | 06 · `BERTModel`：一个编码器，两个输出层 |
+# | `_read_wiki` | `read_wikitext` | 06 · 本章的数据流水线 |
+# | `_pad_bert_inputs` | `pad_bert_inputs` | 06 · 本章的数据流水线 |
+# | `_WikiTextDataset`、`load_data_wiki` | `make_pretrain_data`、`make_loader` | 06 · 本章的数据流水线 |
+# | `_get_batch_loss_bert` | `bert_loss` | 06 · 总损失 |
+# | `train_bert` | `train_step`、`train_bert` | 06 · 一步预训练、现场运行一小段预训练 |
+# | `get_bert_encoding` | `get_bert_encoding` | 07 · BERT 表示：`get_bert_encoding` |
+#
+# `bertlib` 有意与本章代码不同的地方如下，讲到它的笔记本会说明差别及原因：
+#
+# * **数据。** 本章使用的 WikiText-2 已经无法下载（d2l-en issue #2588）；`bertlib` 随附一个小的
+#   双语语料库，并按同样的规则读取 WikiText 文件（06）。
+# * **词元。** 使用 WordPiece 子词，而不是按 `min_freq` 过滤的整词（02、06）。
+# * **注意力掩码。** 在 softmax 之前，填充位置的键得到的分数是 `-inf` 而不是 `-1e6`（03）；
+#   算出的注意力权重相同。
+# * **随机替换。** 被选中的词元中有 10% 换成随机词元，这个随机词元只从普通词中抽取，绝不会是
+#   `<cls>` 这样的特殊词元（04）。
+# * **掩蔽语言模型损失。** 用 `reduction="none"` 对每个预测位置加权，填充的预测位置不起作用；
+#   本章按均值归约的损失会把它们算进去（04，d2l-en issue #2582）。
+# * **“不是下一句”的句子对。** 替换用的句子取自另一个段落，所以不会碰巧正是真正的下一句（05）。
+# * **过长的句子对。** 长度超过 `max_len` 的句子对会被截断并计数，而不是被丢弃（05）。
+#
+# 被掩蔽的词元个数与本章相同：`max(1, round(0.15 × len(tokens)))`，其中 `len(tokens)` 把 `<cls>`
+# 和 `<sep>` 也算在内（04）。
 
 # %% [markdown] lang="en"
 # ## For instructors: presenting in class
