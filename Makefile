@@ -83,5 +83,5 @@ bench-widgets: setup
 mutation: setup
 	$(PIP) install --quiet -c constraints.txt -e '.[mutation]'
 	rm -rf mutants
-	$(BIN)/mutmut run --max-children 2
+	OMP_NUM_THREADS=1 $(BIN)/mutmut run --max-children 2
 	$(BIN)/mutmut results
