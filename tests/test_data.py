@@ -236,9 +236,11 @@ _EX = {"token_ids": [2, 5, 3], "segments": [0, 0, 0], "pred_positions": [1],
     (lambda v: make_pretrain_data(_PARAS, v, 16, seed=0.5), "seed must be an integer"),
     (lambda v: make_pretrain_data(_PARAS, v, 16, seed=0, groups=[["en"], ["en"]]),
      "groups must be a list of strings"),
-    (lambda v: make_loader([torch.zeros(2)], 2, seed=0), "data must be a PretrainBatch"),
+    (lambda v: make_loader([torch.zeros(2)], 2, seed=0),
+     r"^data must be a PretrainBatch or task data \(an object whose tensors\(\) gives equally "
+     r"long tensors\); got list$"),
     (lambda v: make_loader(pad_bert_inputs([], 16, v), 2, seed=0),
-     "data must hold at least one example"),
+     "^data must hold at least one example; got an empty PretrainBatch$"),
     (lambda v: make_loader(make_pretrain_data(_PARAS, v, 16, seed=0), 2, seed=0,
                            shuffle="False"), "shuffle must be True or False; got 'False'"),
 ])

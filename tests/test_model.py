@@ -317,8 +317,18 @@ def test_non_finite_hidden_states_are_refused(bad):
     for module, args in [(MultiHeadAttention(8, 2, 0.0), (X, None)),
                          (MaskLM(11, 8), (X, torch.tensor([[0], [1]]))),
                          (NextSentencePred(8), (X[:, 0],))]:
-        with pytest.raises(ValueError, match="X must be finite; it holds NaN or infinite"):
+        with pytest.raises(ValueError, match="^X must be finite; it holds NaN or infinite"):
             module(*args)
+
+
+@pytest.mark.parametrize(("X", "message"), [
+    (torch.randn(5, 8), r"^X must have shape \(batch, seq_len, num_hiddens\); got shape \(5, 8\)"),
+    (torch.randn(2, 5, 6), r"^X must have num_inputs = 8 features in its last dimension; got "
+                           r"shape \(2, 5, 6\)"),
+])
+def test_mask_lm_names_a_bad_input_exactly(X, message):
+    with pytest.raises(ValueError, match=message):
+        MaskLM(11, 8)(X, torch.tensor([[0], [1]]))
 
 
 def test_unknown_or_fixed_options_are_named():

@@ -216,7 +216,8 @@ def test_bad_training_arguments_are_named_before_any_step(kwargs, message, toy_d
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
 def test_cuda_without_a_gpu_is_named(toy_data, toy_model):
-    with pytest.raises(ValueError, match="no CUDA device is available here"):
+    with pytest.raises(ValueError, match="^device is 'cuda' but no CUDA device is available here; "
+                                         "use 'cpu' or leave device=None$"):
         train_bert(toy_model(), toy_data, num_steps=1, progress=False, device="cuda")
 
 
