@@ -302,7 +302,7 @@ english = [encode_pair(tokenizer, sentence)
            for paragraph, lang in zip(corpus.held_out, corpus.held_out_langs, strict=True)
            if lang == "en" for sentence in paragraph]
 rounds, g = 10, torch.Generator().manual_seed(0)
-replaced = []  # (the corrupted sentence, the position, the original id), at RANDOM slots
+replaced = []  # (the sentence, its corrupted ids, the position) of every RANDOM slot
 for _ in range(rounds):
     for enc in english:
         m = mask_tokens(enc.ids, vocab, generator=g)
@@ -315,19 +315,20 @@ print(label("random_share", s=len(english), r=rounds, n=len(replaced), zh=int(ch
 
 # %% [markdown] lang="en"
 # About a third of the random replacements in English sentences are Chinese characters, just as
-# a third of the words are. That is a shortcut, like the language shortcut in NSP that notebook
-# 06 measures: a Chinese character in the middle of an English sentence is obviously not the
-# original token, so for these replacements the model needs no understanding of the sentence to
-# know that the input is wrong there; it only has to tell the two scripts apart. The random
-# replacements were meant to teach the model to doubt a plausible-looking token, and a third of
-# them cannot. (The same holds the other way round for English words in Chinese sentences.)
+# a third of the words are. That is a shortcut, like the language shortcut of NSP that the
+# pretraining notebook measures: a Chinese character in the middle of an English sentence is
+# obviously not the original token, so for these replacements the model needs no understanding
+# of the sentence to know that the input is wrong there; it only has to tell the two scripts
+# apart. The random replacements were meant to teach the model to doubt a plausible-looking
+# token, and a third of them cannot. (The same holds the other way round for English words in
+# Chinese sentences.)
 #
 # Does the small BERT treat the two kinds of replacement differently? At every one of these
 # positions, ask it for its top guess, and for the probability it gives the token it sees:
 
 # %% [markdown] lang="zh"
 # 英文句子中的随机替换大约有三分之一是汉字，正如词表里大约三分之一的词元是汉字。这是一条捷径，
-# 就像第 06 个笔记本度量的下一句预测中的语言捷径：英文句子中间出现一个汉字，显然不是原来的词元；
+# 就像预训练笔记本中度量的下一句预测的语言捷径：英文句子中间出现一个汉字，显然不是原来的词元；
 # 对这些替换，模型不需要理解句子就知道这里的输入是错的，只要分辨两种文字即可。随机替换本来要教会
 # 模型怀疑一个看起来合理的词元，而其中三分之一做不到这一点。（反过来，中文句子里的英文替换词也是
 # 一样。）
