@@ -146,7 +146,7 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
               "每个序列的预测位置用到每个序列上，而把 X 展平时，第 b 个序列的位置要加上 b * T。"
               "填充的预测位置和其他位置一样取出，之后由权重 0 把它们去掉。",
     }),
-    "05_nsp_pairs": Implementation(nsp_pairs, _nsp_pair_cases, {
+    "05_nsp_pair_builder": Implementation(nsp_pairs, _nsp_pair_cases, {
         "en": "start a generator with torch.Generator().manual_seed(seed); for every paragraph "
               "(with its index) and every i from 0 to len(paragraph) - 2, call get_next_sentence("
               "paragraph[i], paragraph[i + 1], paragraphs, index, g) first, then drop the pair if "

@@ -219,12 +219,12 @@ def pairs_by_hand(paragraphs, max_len, seed, *, last=1, room=3, drop=True):
 
 
 def test_nsp_pairs_bertlib_and_hand_written_versions_pass(lang, capsys):
-    assert implementation_problem("05_nsp_pairs", IMPLEMENTATIONS["05_nsp_pairs"]
+    assert implementation_problem("05_nsp_pair_builder", IMPLEMENTATIONS["05_nsp_pair_builder"]
                                   .reference) is None
-    check_implementation("05_nsp_pairs", pairs_by_hand)
+    check_implementation("05_nsp_pair_builder", pairs_by_hand)
     assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
     # The cases hold what they promise: no pair, all kept, all dropped.
-    cases = IMPLEMENTATIONS["05_nsp_pairs"].cases()
+    cases = IMPLEMENTATIONS["05_nsp_pair_builder"].cases()
     lengths = [len(pairs_by_hand(*args)) for _, args in cases]
     assert lengths == [9, 7, 4, 0, 16]
     assert {p[2] for _, args in cases for p in pairs_by_hand(*args)} == {0, 1}
@@ -240,5 +240,5 @@ def test_nsp_pairs_bertlib_and_hand_written_versions_pass(lang, capsys):
                    "zh": "每个句子对恰好 max_len 个词元：全部保留"}),
 ])
 def test_nsp_pairs_typical_wrong_versions_fail_naming_the_case(mistake, case, lang, capsys):
-    check_implementation("05_nsp_pairs", lambda *args: pairs_by_hand(*args, **mistake))
-    _named("05_nsp_pairs", case, lang, capsys)
+    check_implementation("05_nsp_pair_builder", lambda *args: pairs_by_hand(*args, **mistake))
+    _named("05_nsp_pair_builder", case, lang, capsys)

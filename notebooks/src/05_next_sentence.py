@@ -599,4 +599,4 @@ def nsp_pairs(paragraphs: list[list[list[str]]], max_len: int,
     raise NotImplementedError  # replace this line with your code
 
 
-check_implementation("05_nsp_pairs", nsp_pairs)
+check_implementation("05_nsp_pair_builder", nsp_pairs)
