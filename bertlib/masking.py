@@ -127,7 +127,7 @@ def mask_tokens(
     groups = _word_groups(candidates, words, len(ids))
     # <listing: recipe>
     length = len(ids) - ids.count(vocab.pad_id)  # <cls> and <sep> count, padding does not
-    num_preds = max(1, round(mask_ratio * length))  # at most len(candidates) are found below
+    num_preds = max(1, round(mask_ratio * length))  # all candidates, if there are fewer
     order = torch.randperm(len(groups), generator=g).tolist()  # words in random order
     positions = sorted(_take_words(groups, order, num_preds))
     num_preds = len(positions)
