@@ -117,6 +117,7 @@ def make_nsp_pairs(
     g = make_generator(generator, seed)
     specials = specials or SpecialTokens()
     result = NSPPairs()
+    # <listing: pairs>
     for p_idx, paragraph in enumerate(paragraphs):
         for i in range(len(paragraph) - 1):
             a, b, is_next = get_next_sentence(paragraph[i], paragraph[i + 1], paragraphs, p_idx, g)
@@ -131,6 +132,7 @@ def make_nsp_pairs(
             tokens, segments = get_tokens_and_segments(a, b, cls_token=specials.cls,
                                                        sep_token=specials.sep)
             result.pairs.append(NSPPair(tokens, segments, is_next))
+    # </listing>
     return result
 
 

@@ -61,12 +61,14 @@ def _gelu_falling() -> int:
     return int((x.grad < 0).sum())
 
 
-def _num_preds() -> int:
-    """04: prediction positions chosen in ``<cls>`` + 40 words + ``<sep>``."""
-    words = [f"w{i}" for i in range(40)]
-    vocab = Vocab([words])
-    ids = [vocab.cls_id, *vocab[words], vocab.sep_id]
-    return len(mask_tokens(ids, vocab, seed=0).positions)
+def _num_preds(num_words: int) -> Callable[[], int]:
+    """04: prediction positions chosen in ``<cls>`` + ``num_words`` words + ``<sep>``."""
+    def answer() -> int:
+        words = [f"w{i}" for i in range(num_words)]
+        vocab = Vocab([words])
+        ids = [vocab.cls_id, *vocab[words], vocab.sep_id]
+        return len(mask_tokens(ids, vocab, seed=0).positions)
+    return answer
 
 
 def _nsp_pairs() -> int:
@@ -182,10 +184,19 @@ EXERCISES: dict[str, Exercise] = {
               "的左边，GELU 是下降的。验证方法：把这七个整数放进一个 requires_grad=True 的浮点张量 "
               "x，运行 F.gelu(x).sum().backward()，再看 x.grad。",
     }),
-    "04_num_preds": Exercise(_num_preds, {
-        "en": "<cls> and <sep> are never chosen; take 15% of the other tokens and round to the "
-              "nearest integer.",
-        "zh": "<cls> 和 <sep> 永远不会被选中；取其余词元的 15%，四舍五入到整数。",
+    "04_num_preds": Exercise(_num_preds(48), {
+        "en": "take 15% of the length of the whole sequence, <cls> and <sep> included (they are "
+              "counted, though never chosen), and round it to the nearest integer; a value "
+              "exactly halfway goes to the even neighbour (2.5 → 2, 3.5 → 4).",
+        "zh": "取整个序列长度的 15%，<cls> 和 <sep> 也计入长度（它们只是不会被选中），再舍入到最"
+              "接近的整数；恰好在两个整数中间时取偶数（2.5 → 2，3.5 → 4）。",
+    }),
+    "04_num_preds_tie": Exercise(_num_preds(28), {
+        "en": "the sequence has 30 tokens, and 15% of 30 lies exactly halfway between two "
+              "integers: Python's round, used by the chapter and by bertlib, then takes the "
+              "even one.",
+        "zh": "这个序列有 30 个词元，30 的 15% 恰好在两个整数中间：本章和 bertlib 使用的 Python "
+              "round 此时取偶数。",
     }),
     "05_nsp_pairs": Exercise(_nsp_pairs, {
         "en": "one pair for every two consecutive sentences of a paragraph; a NotNext pair "
@@ -198,10 +209,13 @@ EXERCISES: dict[str, Exercise] = {
         "zh": "先是一个 H→H 的全连接层（权重和偏置）加 Tanh，再是一个 H→2 的全连接层；H = 768。",
     }),
     "06_mlm_logits": Exercise(_mlm_logits, {
-        "en": "mlm_Y_hat has the shape (B, P, V): B is the recipe's batch_size, P = 15% of "
-              "max_len rounded to the nearest integer, V = len(tokenizer.vocab).",
-        "zh": "mlm_Y_hat 的形状是 (B, P, V)：B 是训练配置中的 batch_size，P 是 max_len 的 15% "
-              "四舍五入到整数，V = len(tokenizer.vocab)。",
+        "en": "mlm_Y_hat has the shape (B, P, V): B is the recipe's batch_size; P, the "
+              "prediction slots pad_bert_inputs makes room for, is 15% of max_len rounded to "
+              "the nearest integer (a value exactly halfway goes to the even neighbour, "
+              "4.5 → 4); V = len(tokenizer.vocab).",
+        "zh": "mlm_Y_hat 的形状是 (B, P, V)：B 是训练配置中的 batch_size；P 是 pad_bert_inputs "
+              "预留的预测位置个数，即 max_len 的 15% 舍入到最接近的整数（恰好在两个整数中间时取"
+              "偶数，如 4.5 → 4）；V = len(tokenizer.vocab)。",
     }),
     "06_small_bert_params": Exercise(_small_bert_params, {
         "en": "read the sizes from small_bert.config and add up the encoder (three embedding "

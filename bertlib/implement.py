@@ -19,11 +19,12 @@ from dataclasses import dataclass
 
 import torch
 
+from bertlib.data import make_nsp_pairs
 from bertlib.finetune import task_loss
 from bertlib.i18n import resolve_language, text
 from bertlib.inputs import get_tokens_and_segments
 from bertlib.loss import bert_loss
-from bertlib.model import MultiHeadAttention, key_padding_mask
+from bertlib.model import MaskLM, MultiHeadAttention, key_padding_mask
 from bertlib.rng import make_generator, own_global_rng
 from bertlib.tasks import IGNORE
 
@@ -114,6 +115,71 @@ def _tagging_loss_cases() -> list[Case]:
     ]
 
 
+def mlm_gather(X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
+    """04: the vectors bertlib's :class:`MaskLM` gathers, ``(B, T, H)`` and ``(B, P)`` ->
+    ``(B, P, H)``: the input its MLP receives, caught on the way in."""
+    with own_global_rng():  # the MLP's initial weights draw from the global RNG; never used
+        head = MaskLM(vocab_size=1, num_hiddens=X.shape[-1])
+    gathered = []
+    head.mlp.register_forward_pre_hook(lambda _, inputs: gathered.append(inputs[0]))
+    head(X, pred_positions)
+    return gathered[0]
+
+
+def _gather_cases() -> list[Case]:
+    """04: the MLM gather; every entry of X differs, so a row from the wrong place shows."""
+    g = make_generator(seed=4)
+
+    def X(B: int, T: int, H: int) -> torch.Tensor:
+        return torch.randn(B, T, H, generator=g)
+
+    return [
+        ({"en": "one sequence", "zh": "一个序列"}, (X(1, 6, 4), torch.tensor([[1, 4, 2]]))),
+        ({"en": "two sequences, two positions each", "zh": "两个序列，各有两个预测位置"},
+         (X(2, 5, 3), torch.tensor([[1, 3], [4, 2]]))),
+        ({"en": "padded slots (position 0) and a position repeated",
+          "zh": "有填充的预测位置（位置 0），还有一个重复的位置"},
+         (X(3, 7, 2), torch.tensor([[2, 5, 1, 3], [6, 6, 0, 0], [1, 0, 0, 0]]))),
+        ({"en": "four sequences, one position each", "zh": "四个序列，各有一个预测位置"},
+         (X(4, 9, 5), torch.randint(9, (4, 1), generator=g))),
+    ]
+
+
+def nsp_pairs(paragraphs: list[list[list[str]]], max_len: int,
+              seed: int) -> list[tuple[list[str], list[int], int]]:
+    """05: bertlib's :func:`make_nsp_pairs` as the chapter builds its pairs (a pair longer than
+    ``max_len`` is dropped), each pair as ``(tokens, segments, is_next)``."""
+    pairs = make_nsp_pairs(paragraphs, max_len, overflow="drop", seed=seed).pairs
+    return [(pair.tokens, pair.segments, pair.is_next) for pair in pairs]
+
+
+def _paragraphs(lengths: list[int], words: int, name: str) -> list[list[list[str]]]:
+    """Paragraphs of ``lengths`` sentences, each sentence ``words`` tokens that say where they
+    come from (``name``, paragraph, sentence, word): a wrong partner is easy to spot."""
+    return [[[f"{name}{p}.{s}.{w}" for w in range(words)] for s in range(n)]
+            for p, n in enumerate(lengths)]
+
+
+def _nsp_pair_cases() -> list[Case]:
+    """05: the NSP pair builder; every sentence of a case has the same length, so a pair
+    fits ``max_len`` or not whatever its partner."""
+    return [
+        ({"en": "three paragraphs of 4 sentences", "zh": "三个段落，各有 4 个句子"},
+         (_paragraphs([4, 4, 4], 2, "s"), 16, 0)),
+        ({"en": "paragraphs of 4, 1 and 5 sentences (one gives no pair)",
+          "zh": "段落分别有 4、1、5 个句子（其中一个段落构不成句子对）"},
+         (_paragraphs([4, 1, 5], 3, "t"), 16, 1)),
+        ({"en": "every pair exactly max_len tokens long: all kept",
+          "zh": "每个句子对恰好 max_len 个词元：全部保留"},
+         (_paragraphs([3, 3], 3, "u"), 9, 2)),
+        ({"en": "every pair one token longer than max_len: all dropped",
+          "zh": "每个句子对都比 max_len 多一个词元：全部丢弃"},
+         (_paragraphs([3, 3], 3, "v"), 8, 3)),
+        ({"en": "six paragraphs, another seed", "zh": "六个段落，换一个种子"},
+         (_paragraphs([2, 5, 3, 2, 4, 6], 2, "w"), 12, 4)),
+    ]
+
+
 def _mlm_loss(mlm_Y_hat: torch.Tensor, mlm_Y: torch.Tensor,
               mlm_weights: torch.Tensor) -> torch.Tensor:
     """06: bertlib's weighted MLM loss (the ``mlm`` part of ``bert_loss``; the NSP inputs are
@@ -171,6 +237,29 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
               "q @ k.transpose(-2, -1) / sqrt(hs)）；掩码作用在键上，也就是最后一维：j < "
               "valid_lens[b]（严格小于）时键 j 是真实词元；在对键做 softmax 之前，用 masked_fill "
               "把其余键的分数设为 -inf（不是 0）；没有 valid_lens 时什么都不屏蔽。",
+    }),
+    "04_mlm_gather": Implementation(mlm_gather, _gather_cases, {
+        "en": "element [b, p] of the result is X[b, pred_positions[b, p]]: index X with a (B, 1) "
+              "tensor of batch indices, torch.arange(B)[:, None], and pred_positions together; "
+              "X[:, pred_positions] gives every sequence's positions to every sequence, and "
+              "flattening X needs an offset of b * T for sequence b. Padded slots are gathered "
+              "like the others; their weight 0 removes them later.",
+        "zh": "结果的第 [b, p] 个元素是 X[b, pred_positions[b, p]]：用形状为 (B, 1) 的批量下标 "
+              "torch.arange(B)[:, None] 和 pred_positions 一起索引 X；X[:, pred_positions] 会把"
+              "每个序列的预测位置用到每个序列上，而把 X 展平时，第 b 个序列的位置要加上 b * T。"
+              "填充的预测位置和其他位置一样取出，之后由权重 0 把它们去掉。",
+    }),
+    "05_nsp_pair_builder": Implementation(nsp_pairs, _nsp_pair_cases, {
+        "en": "start a generator with torch.Generator().manual_seed(seed); for every paragraph "
+              "(with its index) and every i from 0 to len(paragraph) - 2, call get_next_sentence("
+              "paragraph[i], paragraph[i + 1], paragraphs, index, g) first, then drop the pair if "
+              "len(a) + len(b) + 3 > max_len (<cls> and two <sep>), else add (tokens, segments, "
+              "is_next) with get_tokens_and_segments(a, b).",
+        "zh": "用 torch.Generator().manual_seed(seed) 创建随机数生成器；对每个段落（及其下标）和 0 "
+              "到 len(paragraph) - 2 的每个 i，先调用 get_next_sentence(paragraph[i], "
+              "paragraph[i + 1], paragraphs, index, g)，若 len(a) + len(b) + 3 > max_len（<cls> "
+              "和两个 <sep>）就丢弃这个句子对，否则用 get_tokens_and_segments(a, b) 加入 "
+              "(tokens, segments, is_next)。",
     }),
     "06_mlm_loss": Implementation(_mlm_loss, _mlm_loss_cases, {
         "en": "take the cross-entropy of every slot (reduction='none' on mlm_Y_hat.reshape(-1, V) "

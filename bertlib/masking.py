@@ -96,9 +96,12 @@ def mask_tokens(
     seed: int | None = None,
     words: Sequence[int | None] | None = None,
 ) -> MaskedTokens:
-    """Choose ``max(1, round(mask_ratio * n))`` of the ``n`` maskable positions (everything but
-    ``<pad> <cls> <sep> <mask>``) uniformly at random; corrupt each to ``<mask>`` with
-    probability 0.8, to a random word with 0.1, and leave it unchanged with 0.1.
+    """Choose ``max(1, round(mask_ratio * n))`` positions, ``n`` the length of the sequence
+    with its ``<cls>`` and ``<sep>`` (padding is not part of it), as the chapter and the original
+    BERT do; ``round`` sends halves to the even number (4.5 -> 4). The positions are drawn
+    uniformly at random among the maskable ones (everything but ``<pad> <cls> <sep> <mask>``),
+    all of them when there are fewer. Each is corrupted to ``<mask>`` with probability 0.8, to
+    a random word with 0.1, and left unchanged with 0.1.
 
     Whole-word masking: with ``words``, the word each token belongs to (None for the special
     tokens; :func:`bertlib.words.word_ids` gives them), whole words are chosen, in random
@@ -123,7 +126,8 @@ def mask_tokens(
     check_replacement_words(vocab)
     groups = _word_groups(candidates, words, len(ids))
     # <listing: recipe>
-    num_preds = max(1, round(mask_ratio * len(candidates)))
+    length = len(ids) - ids.count(vocab.pad_id)  # <cls> and <sep> count, padding does not
+    num_preds = max(1, round(mask_ratio * length))  # all candidates, if there are fewer
     order = torch.randperm(len(groups), generator=g).tolist()  # words in random order
     positions = sorted(_take_words(groups, order, num_preds))
     num_preds = len(positions)

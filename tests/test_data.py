@@ -189,7 +189,9 @@ def test_pretrain_examples_follow_the_mask_ratio(vocab, mask_ratio):
     for pair, example in zip(pairs, make_pretrain_examples(pairs, vocab, mask_ratio=mask_ratio,
                                                            seed=0), strict=True):
         maskable = len(pair.tokens) - 3  # all but <cls> and the two <sep>
-        assert len(example.pred_positions) == max(1, round(mask_ratio * maskable))
+        # The count is over the whole sequence, <cls> and <sep> included, as in the chapter.
+        expected = min(maskable, max(1, round(mask_ratio * len(pair.tokens))))
+        assert len(example.pred_positions) == expected
 
 
 _PARAS = [[["the", "cat"], ["sat", "on"]], [["a", "mat"], ["dog", "ran"]]]

@@ -316,3 +316,123 @@ def test_typical_wrong_mlm_losses_fail_naming_the_case(wrong, case, lang, capsys
     out = capsys.readouterr().out
     assert out.startswith("×") and f"“{case[lang]}”" in out
     assert IMPLEMENTATIONS["06_mlm_loss"].hint[lang] in out
+
+
+# ---------------------------------------------------------------- 04: the MLM gather
+def _named(key, case, lang, capsys):
+    """The last check_implementation printed a failure naming ``case`` and the hint."""
+    out = capsys.readouterr().out
+    assert out.startswith("×") and f"“{case[lang]}”" in out, out
+    assert IMPLEMENTATIONS[key].hint[lang] in out
+
+
+def gather_by_loop(X, pred_positions):
+    """The right answer, one row at a time."""
+    B, P = pred_positions.shape
+    return torch.stack([torch.stack([X[b, pred_positions[b, p]] for p in range(P)])
+                        for b in range(B)])
+
+
+def gather_flat_with_offset(X, pred_positions):
+    """The right answer the chapter's way: flat indices, each sequence offset by b * T."""
+    B, T, H = X.shape
+    flat = (pred_positions + T * torch.arange(B)[:, None]).reshape(-1)
+    return X.reshape(B * T, H)[flat].reshape(B, -1, H)
+
+
+def gather_every_sequence(X, pred_positions):  # (B, B, P, H): all positions on all sequences
+    return X[:, pred_positions]
+
+
+def gather_flat_without_offset(X, pred_positions):  # every row taken from sequence 0
+    B, T, H = X.shape
+    return X.reshape(B * T, H)[pred_positions.reshape(-1)].reshape(B, -1, H)
+
+
+def gather_batch_on_the_wrong_axis(X, pred_positions):  # arange(B) broadcasts along P
+    return X[torch.arange(X.shape[0]), pred_positions]
+
+
+def gather_zeroing_padded_slots(X, pred_positions):  # padding is the weights' job, not this
+    out = X[torch.arange(X.shape[0])[:, None], pred_positions]
+    out[pred_positions == 0] = 0
+    return out
+
+
+def test_gather_bertlib_and_hand_written_versions_pass(lang, capsys):
+    """The reference is what MaskLM itself gathers; a loop written here agrees on every case."""
+    for _, (X, positions) in IMPLEMENTATIONS["04_mlm_gather"].cases():
+        assert torch.equal(gather_by_loop(X, positions), IMPLEMENTATIONS["04_mlm_gather"]
+                           .reference(X, positions))
+    state = torch.get_rng_state()
+    assert implementation_problem("04_mlm_gather", IMPLEMENTATIONS["04_mlm_gather"]
+                                  .reference) is None
+    assert torch.equal(state, torch.get_rng_state())  # the head's init left no trace
+    for right in (gather_by_loop, gather_flat_with_offset):
+        check_implementation("04_mlm_gather", right)
+        assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=4)
+
+
+ONE = {"en": "one sequence", "zh": "一个序列"}
+TWO = {"en": "two sequences, two positions each", "zh": "两个序列，各有两个预测位置"}
+PADDED = {"en": "padded slots (position 0) and a position repeated",
+          "zh": "有填充的预测位置（位置 0），还有一个重复的位置"}
+
+
+@pytest.mark.parametrize("wrong, case", [
+    (gather_every_sequence, ONE),
+    (gather_flat_without_offset, TWO),
+    (gather_batch_on_the_wrong_axis, TWO),
+    (gather_zeroing_padded_slots, PADDED),
+])
+def test_gather_typical_wrong_versions_fail_naming_the_case(wrong, case, lang, capsys):
+    check_implementation("04_mlm_gather", wrong)
+    _named("04_mlm_gather", case, lang, capsys)
+
+
+# ---------------------------------------------------------------- 05: the NSP pair builder
+def pairs_by_hand(paragraphs, max_len, seed, *, last=1, room=3, drop=True):
+    """The chapter's _get_nsp_data_from_paragraph over every paragraph, written here; the
+    keywords make the typical mistakes: ``last=2`` forgets the last pair of a paragraph,
+    ``room=2`` counts one <sep> (``room=4`` one too many), ``drop=False`` keeps pairs that are
+    too long."""
+    from bertlib import get_tokens_and_segments
+    from bertlib.data import get_next_sentence
+
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for index, paragraph in enumerate(paragraphs):
+        for i in range(len(paragraph) - last):
+            a, b, is_next = get_next_sentence(paragraph[i], paragraph[i + 1], paragraphs,
+                                              index, g)
+            if drop and len(a) + len(b) + room > max_len:
+                continue
+            tokens, segments = get_tokens_and_segments(a, b)
+            out.append((tokens, segments, is_next))
+    return out
+
+
+def test_nsp_pairs_bertlib_and_hand_written_versions_pass(lang, capsys):
+    assert implementation_problem("05_nsp_pair_builder", IMPLEMENTATIONS["05_nsp_pair_builder"]
+                                  .reference) is None
+    check_implementation("05_nsp_pair_builder", pairs_by_hand)
+    assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
+    # The cases hold what they promise: no pair, all kept, all dropped.
+    cases = IMPLEMENTATIONS["05_nsp_pair_builder"].cases()
+    lengths = [len(pairs_by_hand(*args)) for _, args in cases]
+    assert lengths == [9, 7, 4, 0, 16]
+    assert {p[2] for _, args in cases for p in pairs_by_hand(*args)} == {0, 1}
+
+
+@pytest.mark.parametrize("mistake, case", [
+    ({"last": 2}, {"en": "three paragraphs of 4 sentences", "zh": "三个段落，各有 4 个句子"}),
+    ({"room": 2}, {"en": "every pair one token longer than max_len: all dropped",
+                   "zh": "每个句子对都比 max_len 多一个词元：全部丢弃"}),
+    ({"drop": False}, {"en": "every pair one token longer than max_len: all dropped",
+                       "zh": "每个句子对都比 max_len 多一个词元：全部丢弃"}),
+    ({"room": 4}, {"en": "every pair exactly max_len tokens long: all kept",
+                   "zh": "每个句子对恰好 max_len 个词元：全部保留"}),
+])
+def test_nsp_pairs_typical_wrong_versions_fail_naming_the_case(mistake, case, lang, capsys):
+    check_implementation("05_nsp_pair_builder", lambda *args: pairs_by_hand(*args, **mistake))
+    _named("05_nsp_pair_builder", case, lang, capsys)

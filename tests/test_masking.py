@@ -1,4 +1,5 @@
 import math
+from decimal import ROUND_HALF_EVEN, Decimal
 
 import pytest
 import torch
@@ -14,7 +15,7 @@ def big_vocab() -> Vocab:
 
 
 def _sequence(vocab: Vocab) -> list[int]:
-    # <cls> w0..w99 <sep>: 100 maskable tokens, so exactly 15 are chosen every time
+    # <cls> w0..w99 <sep>: 102 tokens, so exactly round(15.3) = 15 are chosen every time
     return [vocab.cls_id, *vocab[[f"w{i}" for i in range(N_WORDS)]], vocab.sep_id]
 
 
@@ -73,10 +74,41 @@ def test_random_replacements_are_uniform_over_words(big_vocab):
     assert chi2 < 155
 
 
-def test_number_of_predictions_rounds_15_percent_with_at_least_one(vocab):
-    for n, expected in [(1, 1), (3, 1), (7, 1), (10, 2), (20, 3), (40, 6)]:
-        ids = [vocab.cls_id] + [vocab["cat"]] * n + [vocab.sep_id]
-        assert len(mask_tokens(ids, vocab, seed=0).positions) == expected
+def _chapter_count(length: int, ratio: str = "0.15") -> int:
+    """The chapter's ``max(1, round(0.15 * len(tokens)))`` in exact decimal arithmetic, a half
+    going to the even neighbour, independently of the float product bertlib computes."""
+    exact = (Decimal(ratio) * length).quantize(Decimal(1), rounding=ROUND_HALF_EVEN)
+    return max(1, int(exact))
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    (1, 1), (3, 1),  # 3 and 5 tokens: 0.45 and 0.75, at least 1
+    (8, 2),  # 10 tokens: 1.5, a tie, goes to the even 2
+    (28, 4),  # 30 tokens: 4.5, a tie, goes to the even 4, not 5
+    (48, 8),  # 50 tokens: 7.5 -> 8; counting only the 48 words would give 7
+    (68, 10),  # 70 tokens: 10.5 -> 10
+    (40, 6), (60, 9), (99, 15), (118, 18),
+])
+def test_number_of_predictions_is_15_percent_of_the_whole_sequence(vocab, words, expected):
+    """<cls> and <sep> count in the length, as in the chapter and the original BERT."""
+    ids = [vocab.cls_id] + [vocab["cat"]] * words + [vocab.sep_id]
+    assert expected == _chapter_count(len(ids))
+    assert len(mask_tokens(ids, vocab, seed=0).positions) == expected
+
+
+@pytest.mark.parametrize("ratio", ["0.15", "0.3", "0.5"])
+def test_number_of_predictions_for_pairs_and_other_ratios(vocab, ratio):
+    """A pair's three special tokens count too; padding does not; never more than the
+    maskable tokens."""
+    for a in range(1, 40):
+        b = 40 - a
+        ids = [vocab.cls_id, *[vocab["cat"]] * a, vocab.sep_id, *[vocab["sat"]] * b,
+               vocab.sep_id]
+        got = len(mask_tokens(ids + [vocab.pad_id] * a, vocab, seed=a,
+                              mask_ratio=float(ratio)).positions)
+        assert got == min(40, _chapter_count(len(ids), ratio))
+    few = [vocab.cls_id, vocab["cat"], vocab.sep_id]  # 3 tokens, 1 maskable
+    assert len(mask_tokens(few, vocab, seed=0, mask_ratio=1.0).positions) == 1
 
 
 def test_same_seed_same_result_and_global_rng_untouched(vocab):
@@ -135,7 +167,7 @@ def test_whole_word_masking_takes_every_piece_of_a_chosen_word(big_vocab):
     for seed in range(300):
         out = mask_tokens(ids, big_vocab, seed=seed, words=words)
         picked = {words[p] for p in out.positions}
-        # All pieces of each chosen word, within the budget round(0.15 * 80) = 12 tokens.
+        # All pieces of each chosen word, within the budget round(0.15 * 82) = 12 tokens.
         assert out.positions == sorted(i for i, w in enumerate(words) if w in picked)
         assert len(out.positions) <= 12
         assert out.labels == [ids[p] for p in out.positions]
@@ -166,8 +198,19 @@ def test_one_token_words_give_the_same_draw_as_no_words(big_vocab):
             mask_tokens(ids, big_vocab, seed=seed)
 
 
+def test_whole_word_budget_counts_the_whole_sequence(big_vocab):
+    """24 words of 2 pieces between <cls> and <sep>: 50 tokens, a budget of round(7.5) = 8
+    pieces, so 4 whole words every time (counting only the 48 pieces would allow 3)."""
+    words = _words_of([2] * 24)
+    ids = [big_vocab.cls_id, *big_vocab[[f"w{i}" for i in range(48)]], big_vocab.sep_id]
+    for seed in range(50):
+        out = mask_tokens(ids, big_vocab, seed=seed, words=words)
+        assert len(out.positions) == _chapter_count(len(ids)) == 8
+        assert len({words[p] for p in out.positions}) == 4
+
+
 def test_a_word_longer_than_the_budget_is_predicted_whole(vocab):
-    ids = [vocab.cls_id] + [vocab["cat"]] * 5 + [vocab.sep_id]  # budget: max(1, round(0.75))
+    ids = [vocab.cls_id] + [vocab["cat"]] * 5 + [vocab.sep_id]  # budget: max(1, round(1.05))
     out = mask_tokens(ids, vocab, seed=0, words=_words_of([5]))
     assert out.positions == [1, 2, 3, 4, 5]
 

@@ -60,7 +60,8 @@ def test_masking_invariants(token_ids, ratio, seed):
         assert not maskable  # the one documented refusal for valid ids
         return
     assert torch.equal(torch.get_rng_state(), state)  # the global RNG is untouched
-    assert len(m.positions) == max(1, round(ratio * len(maskable)))
+    length = len(token_ids) - token_ids.count(VOCAB.pad_id)  # <cls>, <sep> count too
+    assert len(m.positions) == min(len(maskable), max(1, round(ratio * length)))
     assert m.positions == sorted(set(m.positions)) and set(m.positions) <= set(maskable)
     assert m.labels == [token_ids[p] for p in m.positions]
     for p, fate in zip(m.positions, m.fates, strict=True):

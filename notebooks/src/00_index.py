@@ -173,24 +173,28 @@
 # `show_source`) where it is taught; in most of these sections an exercise asks you to write it
 # yourself.
 #
-# | the chapter's name | `bertlib`'s name | notebook · section |
-# | --- | --- | --- |
-# | `get_tokens_and_segments` | `get_tokens_and_segments` | 02 · One text or two |
-# | `d2l.Vocab`, `d2l.tokenize` | `Vocab`, `WordPieceTokenizer` | 02 · From tokens to ids |
-# | `BERTEncoder` (constructor, embeddings) | `BERTEncoder.__init__`, `BERTEncoder.embed` | 02 · Three embeddings, one sum |
-# | `d2l.TransformerEncoderBlock`, `BERTEncoder.forward` | `TransformerEncoderBlock`, `BERTEncoder.forward` | 03 · One block by hand |
-# | `d2l.masked_softmax` (inside multi-head attention) | `key_padding_mask`, `MultiHeadAttention.forward` | 03 · Padding and `valid_lens` |
-# | `_replace_mlm_tokens`, `_get_mlm_data_from_tokens` | `mask_tokens` | 04 · The 15% and the 80/10/10 rule |
-# | `MaskLM` | `MaskLM` | 04 · The MLM head: gather, then predict |
-# | `_get_next_sentence`, `_get_nsp_data_from_paragraph` | `get_next_sentence`, `make_nsp_pairs` | 05 · Sampling pairs |
-# | `NextSentencePred` | `NextSentencePred` | 05 · The NSP head reads `<cls>` |
-# | `BERTModel` | `BERTModel` | 06 · `BERTModel` |
-# | `_read_wiki` | `read_wikitext` | 06 · The chapter's data pipeline |
-# | `_pad_bert_inputs` | `pad_bert_inputs` | 06 · The chapter's data pipeline |
-# | `_WikiTextDataset`, `load_data_wiki` | `make_pretrain_data`, `make_loader` | 06 · The chapter's data pipeline |
-# | `_get_batch_loss_bert` | `bert_loss` | 06 · The combined loss |
-# | `train_bert` | `train_step`, `train_bert` | 06 · One pretraining step, A short live run |
-# | `get_bert_encoding` | `get_bert_encoding` | 07 · BERT representations |
+# * `get_tokens_and_segments` → `get_tokens_and_segments` (02 · One text or two)
+# * `d2l.Vocab`, `d2l.tokenize` → `Vocab`, `WordPieceTokenizer` (02 · From tokens to ids)
+# * `BERTEncoder` (constructor, embeddings) → `BERTEncoder.__init__`, `BERTEncoder.embed`
+#   (02 · Three embeddings, one sum)
+# * `d2l.TransformerEncoderBlock`, `BERTEncoder.forward` → `TransformerEncoderBlock`,
+#   `BERTEncoder.forward` (03 · One block by hand)
+# * `d2l.masked_softmax` (inside multi-head attention) → `key_padding_mask`,
+#   `MultiHeadAttention.forward` (03 · Padding and `valid_lens`)
+# * `_replace_mlm_tokens`, `_get_mlm_data_from_tokens` → `mask_tokens` (04 · The 15% and the
+#   80/10/10 rule)
+# * `MaskLM` → `MaskLM` (04 · The MLM head: gather, then predict)
+# * `_get_next_sentence`, `_get_nsp_data_from_paragraph` → `get_next_sentence`, `make_nsp_pairs`
+#   (05 · Sampling pairs)
+# * `NextSentencePred` → `NextSentencePred` (05 · The NSP head reads `<cls>`)
+# * `BERTModel` → `BERTModel` (06 · `BERTModel`)
+# * `_read_wiki` → `read_wikitext` (06 · The chapter's data pipeline)
+# * `_pad_bert_inputs` → `pad_bert_inputs` (06 · The chapter's data pipeline)
+# * `_WikiTextDataset`, `load_data_wiki` → `make_pretrain_data`, `make_loader` (06 · The chapter's
+#   data pipeline)
+# * `_get_batch_loss_bert` → `bert_loss` (06 · The combined loss)
+# * `train_bert` → `train_step`, `train_bert` (06 · One pretraining step, A short live run)
+# * `get_bert_encoding` → `get_bert_encoding` (07 · BERT representations)
 #
 # Where `bertlib` departs from the chapter's code on purpose, the notebook that meets the
 # difference says what it is and why:
@@ -217,24 +221,27 @@
 # 本章的每个函数和类在 `bertlib` 中都有对应的实现。讲到它的地方会用 `show_source` 把源代码显示出来；
 # 其中多数小节还有一道练习，请你亲手把它写出来。
 #
-# | 本章中的名字 | `bertlib` 中的名字 | 笔记本 · 小节 |
-# | --- | --- | --- |
-# | `get_tokens_and_segments` | `get_tokens_and_segments` | 02 · 单个文本还是文本对 |
-# | `d2l.Vocab`、`d2l.tokenize` | `Vocab`、`WordPieceTokenizer` | 02 · 从词元到编号 |
-# | `BERTEncoder`（构造函数、嵌入） | `BERTEncoder.__init__`、`BERTEncoder.embed` | 02 · 三种嵌入，一个和 |
-# | `d2l.TransformerEncoderBlock`、`BERTEncoder.forward` | `TransformerEncoderBlock`、`BERTEncoder.forward` | 03 · 亲手计算一个编码器块 |
-# | `d2l.masked_softmax`（在多头注意力中） | `key_padding_mask`、`MultiHeadAttention.forward` | 03 · 填充与 `valid_lens` |
-# | `_replace_mlm_tokens`、`_get_mlm_data_from_tokens` | `mask_tokens` | 04 · 15% 与 80/10/10 规则 |
-# | `MaskLM` | `MaskLM` | 04 · 掩蔽语言模型的输出层：先取出，再预测 |
-# | `_get_next_sentence`、`_get_nsp_data_from_paragraph` | `get_next_sentence`、`make_nsp_pairs` | 05 · 采样句子对 |
-# | `NextSentencePred` | `NextSentencePred` | 05 · 下一句预测的输出层读取 `<cls>` |
-# | `BERTModel` | `BERTModel` | 06 · `BERTModel`：一个编码器，两个输出层 |
-# | `_read_wiki` | `read_wikitext` | 06 · 本章的数据流水线 |
-# | `_pad_bert_inputs` | `pad_bert_inputs` | 06 · 本章的数据流水线 |
-# | `_WikiTextDataset`、`load_data_wiki` | `make_pretrain_data`、`make_loader` | 06 · 本章的数据流水线 |
-# | `_get_batch_loss_bert` | `bert_loss` | 06 · 总损失 |
-# | `train_bert` | `train_step`、`train_bert` | 06 · 一步预训练、现场运行一小段预训练 |
-# | `get_bert_encoding` | `get_bert_encoding` | 07 · BERT 表示：`get_bert_encoding` |
+# * `get_tokens_and_segments` → `get_tokens_and_segments`（02 · 单个文本还是文本对）
+# * `d2l.Vocab`、`d2l.tokenize` → `Vocab`、`WordPieceTokenizer`（02 · 从词元到编号）
+# * `BERTEncoder`（构造函数、嵌入） →
+#   `BERTEncoder.__init__`、`BERTEncoder.embed`（02 · 三种嵌入，一个和）
+# * `d2l.TransformerEncoderBlock`、`BERTEncoder.forward` →
+#   `TransformerEncoderBlock`、`BERTEncoder.forward`（03 · 亲手计算一个编码器块）
+# * `d2l.masked_softmax`（在多头注意力中） →
+#   `key_padding_mask`、`MultiHeadAttention.forward`（03 · 填充与 `valid_lens`）
+# * `_replace_mlm_tokens`、`_get_mlm_data_from_tokens` → `mask_tokens`（04 · 15% 与 80/10/10 规则）
+# * `MaskLM` → `MaskLM`（04 · 掩蔽语言模型的输出层：先取出，再预测）
+# * `_get_next_sentence`、`_get_nsp_data_from_paragraph` →
+#   `get_next_sentence`、`make_nsp_pairs`（05 · 采样句子对）
+# * `NextSentencePred` → `NextSentencePred`（05 · 下一句预测的输出层读取 `<cls>`）
+# * `BERTModel` → `BERTModel`（06 · `BERTModel`：一个编码器，两个输出层）
+# * `_read_wiki` → `read_wikitext`（06 · 本章的数据流水线）
+# * `_pad_bert_inputs` → `pad_bert_inputs`（06 · 本章的数据流水线）
+# * `_WikiTextDataset`、`load_data_wiki` →
+#   `make_pretrain_data`、`make_loader`（06 · 本章的数据流水线）
+# * `_get_batch_loss_bert` → `bert_loss`（06 · 总损失）
+# * `train_bert` → `train_step`、`train_bert`（06 · 一步预训练、现场运行一小段预训练）
+# * `get_bert_encoding` → `get_bert_encoding`（07 · BERT 表示：`get_bert_encoding`）
 #
 # `bertlib` 有意与本章代码不同的地方如下，讲到它的笔记本会说明差别及原因：
 #

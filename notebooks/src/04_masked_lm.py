@@ -26,8 +26,10 @@
 # You will:
 # 1. corrupt a sentence with `mask_tokens` and check the 15% and 80/10/10 rules over many seeded
 #    draws;
-# 2. see how `MaskLM` gathers the prediction positions out of a `(B, T, H)` tensor;
-# 3. compute the weighted MLM loss with `bert_loss`, and see numerically why the chapter's
+# 2. measure a shortcut that a bilingual vocabulary opens in the 10% random replacements;
+# 3. see how `MaskLM` gathers the prediction positions out of a `(B, T, H)` tensor, and write
+#    that gather yourself (an exercise checked against bertlib);
+# 4. compute the weighted MLM loss with `bert_loss`, and see numerically why the chapter's
 #    training code, which uses a mean-reduced loss, ends up masking nothing.
 
 # %% [markdown] lang="zh"
@@ -42,12 +44,15 @@
 #
 # 你将会：
 # 1. 用 `mask_tokens` 掩蔽一个句子，并通过大量设定了随机种子的抽样检验 15% 和 80/10/10 规则；
-# 2. 看 `MaskLM` 如何从形状为 `(B, T, H)` 的张量中取出预测位置；
-# 3. 用 `bert_loss` 计算加权的掩蔽语言模型损失，并用数字说明：本章训练代码使用按均值归约的
+# 2. 度量双语词表在 10% 的随机替换中留下的一条捷径；
+# 3. 看 `MaskLM` 如何从形状为 `(B, T, H)` 的张量中取出预测位置，并亲手实现这一步（练习中会与
+#    bertlib 的结果比对）；
+# 4. 用 `bert_loss` 计算加权的掩蔽语言模型损失，并用数字说明：本章训练代码使用按均值归约的
 #    损失，结果什么也没有屏蔽掉。
 
 # %%
 import collections
+import dataclasses
 
 import torch
 import torch.nn.functional as F
@@ -59,11 +64,13 @@ from bertlib import (
     bert_loss,
     get_tokens_and_segments,
     load_small_bert,
+    load_small_corpus,
     mask_tokens,
 )
 from bertlib.exercises import check_exercise
 from bertlib.i18n import labels
-from bertlib.inputs import encode_pair
+from bertlib.implement import check_implementation
+from bertlib.inputs import encode_pair, stack_inputs
 from bertlib.viz import MaskingWidget
 from bertlib.viz.listing import show_source
 from bertlib.words import segment, word_ids
@@ -78,16 +85,39 @@ LABELS = {
     "expected": {"en": "(expected {share})", "zh": "（期望 {share}）"},
     "wwm_draw": {"en": "seed {seed}  per character: {per_char}  whole words: {whole}",
                  "zh": "种子 {seed}  逐字掩蔽：{per_char}  全词掩蔽：{whole}"},
-    "team_visible": {"en": "P(队 | 球 visible)  {p:.3f}", "zh": "P(队 | “球”可见)    {p:.3f}"},
-    "team_masked": {"en": "P(队 | 球 masked)   {p:.3f}", "zh": "P(队 | “球”被掩蔽)  {p:.3f}"},
+    "partner_visible": {"en": "partner visible: top guess right {right:.1%}, mean P(original) "
+                              "{p:.3f}",
+                        "zh": "同伴字可见：首选预测正确 {right:.1%}，原字的平均概率 {p:.3f}"},
+    "partner_masked": {"en": "whole word masked: top guess right {right:.1%}, mean P(original) "
+                             "{p:.3f}",
+                       "zh": "整个词被掩蔽：首选预测正确 {right:.1%}，原字的平均概率 {p:.3f}"},
+    "two_char_words": {"en": "two-character words in {s} held-out Chinese sentences: {n}",
+                       "zh": "{s} 个留出的中文句子中的两字词：{n} 个"},
+    "count_row": {"en": "{n:3} tokens: 0.15 × {n} = {x:<5} -> {k} positions",
+                  "zh": "{n:3} 个词元：0.15 × {n} = {x:<5} -> {k} 个预测位置"},
+    "vocab_share": {"en": "ordinary words in the vocabulary: {n}, Chinese: {zh} ({share:.1%})",
+                    "zh": "词表中的普通词元：{n} 个，其中中文：{zh} 个（{share:.1%}）"},
+    "random_share": {"en": "random replacements in {s} held-out English sentences ({r} draws "
+                           "each): {n}, Chinese: {zh} ({share:.1%})",
+                     "zh": "在 {s} 个留出的英文句子中（每句抽样 {r} 次）随机替换：{n} 个，其中"
+                           "中文：{zh} 个（{share:.1%}）"},
+    "recovered": {"en": "{kind} replacement: original recovered {right}/{n} = {share:.1%}, "
+                        "mean P(the replacement itself) {trust:.2%}",
+                  "zh": "替换词为{kind}：预测出原词元 {right}/{n} = {share:.1%}，"
+                        "给替换词本身的平均概率 {trust:.2%}"},
+    "chinese": {"en": "Chinese", "zh": "中文"},
+    "english": {"en": "non-Chinese", "zh": "非中文"},
 }
 label = labels(LABELS)
 
 # %% [markdown] lang="en"
 # ## The 15% and the 80/10/10 rule
 #
-# In every BERT input sequence, 15% of the tokens are chosen as prediction positions (never
-# `<cls>` or `<sep>`). Always replacing them by `<mask>` would create a mismatch: `<mask>` never
+# In every BERT input sequence, 15% of the tokens are chosen as prediction positions. The count
+# is taken over the whole sequence, `<cls>` and `<sep>` included, though these are never chosen
+# themselves: `max(1, round(0.15 * len(tokens)))`, as in the chapter's `_get_mlm_data_from_tokens`
+# and the original BERT's data script. Always replacing them by `<mask>` would create a
+# mismatch: `<mask>` never
 # appears when BERT is later fine-tuned on real text. So each chosen token is replaced
 #
 # * by `<mask>` 80% of the time ("this movie is great" → "this movie is `<mask>`"),
@@ -101,8 +131,10 @@ label = labels(LABELS)
 # %% [markdown] lang="zh"
 # ## 15% 与 80/10/10 规则
 #
-# 在每个 BERT 输入序列中，随机选出 15% 的词元作为预测位置（`<cls>` 和 `<sep>` 永远不会被选中）。
-# 如果总是把它们替换成 `<mask>`，就会造成不一致：之后在真实文本上微调时，`<mask>` 从不出现。
+# 在每个 BERT 输入序列中，随机选出 15% 的词元作为预测位置。这个个数按整个序列计算，`<cls>` 和
+# `<sep>` 也计入长度，只是它们本身永远不会被选中：`max(1, round(0.15 * len(tokens)))`，与本章的
+# `_get_mlm_data_from_tokens` 和原始 BERT 的数据脚本一致。如果总是把它们替换成 `<mask>`，就会
+# 造成不一致：之后在真实文本上微调时，`<mask>` 从不出现。
 # 因此，每个被选中的词元
 #
 # * 80% 的时间替换为 `<mask>`（“this movie is great”→“this movie is `<mask>`”）；
@@ -120,21 +152,42 @@ tokens, _ = get_tokens_and_segments(words)
 ids = vocab[tokens]
 
 m = mask_tokens(ids, vocab, seed=0)
-print("len(words) =", len(words), " m.positions =", m.positions)
+print("len(tokens) =", len(tokens), " m.positions =", m.positions)
 for pos, target, fate in zip(m.positions, m.labels, m.fates, strict=True):
     shown = vocab.to_tokens(m.masked_ids[pos])  # what the model will see at this position
     print(f"{pos:2}: {vocab.to_tokens(target):>6} -> {shown:<6} {fate.name}")
 
 # %% [markdown] lang="en"
 # `mask_tokens` returns the corrupted ids (the model's input), the prediction positions, the
-# labels (the original ids there) and each position's `Fate`. Its whole recipe fits on a screen:
+# labels (the original ids there) and each position's `Fate`. Its whole recipe fits on a screen;
+# it does what the chapter's `_get_mlm_data_from_tokens` and `_replace_mlm_tokens` do together:
+# count the positions, shuffle the candidates and take them in that order, then draw each
+# one's fate.
 
 # %% [markdown] lang="zh"
 # `mask_tokens` 返回被掩蔽后的编号（模型的输入）、预测位置、标签（这些位置上原来的编号），以及
-# 每个位置的 `Fate`（处理方式）。它的全部做法一屏就能看完：
+# 每个位置的 `Fate`（处理方式）。它的全部做法一屏就能看完，相当于本章的 `_get_mlm_data_from_tokens`
+# 与 `_replace_mlm_tokens` 合在一起：先算出预测位置的个数，把候选位置打乱后依次选取，再为每个位置
+# 抽取处理方式。
 
 # %%
 show_source(mask_tokens, region="recipe")
+
+# %% [markdown] lang="en"
+# Python's `round` goes to the nearest integer, and a value exactly halfway goes to the **even**
+# neighbour ("banker's rounding"): 4.5 becomes 4, 7.5 becomes 8. The sequence above has 23
+# tokens; here are a few lengths, with the count `mask_tokens` actually chooses:
+
+# %% [markdown] lang="zh"
+# Python 的 `round` 舍入到最接近的整数；恰好在两个整数中间时，取**偶数**（“银行家舍入”），而不是
+# 四舍五入：4.5 变成 4，7.5 变成 8。上面的序列有 23 个词元；下面是几种长度，以及 `mask_tokens`
+# 实际选出的个数：
+
+# %%
+for n in (5, 23, 30, 50):
+    seq = [vocab.cls_id] + [ids[1]] * (n - 2) + [vocab.sep_id]  # <cls>, n - 2 words, <sep>
+    print(label("count_row", n=n, x=round(0.15 * n, 2), k=len(mask_tokens(seq, vocab,
+                                                                             seed=0).positions)))
 
 # %% [markdown] lang="en"
 # One draw says little about probabilities. Let us repeat the draw 2000 times with one seeded
@@ -176,8 +229,9 @@ for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)):
 #
 # * *Resample* (or change the seed) a few times: the number of selected tokens stays the same,
 #   but which tokens and their fates change; `<cls>` and `<sep>` are never selected;
-# * a longer or shorter sentence: the number of selected tokens is always 15%, rounded, of the
-#   tokens other than `<cls>` and `<sep>`, and at least 1;
+# * a longer or shorter sentence: the number of selected tokens is always 15% of all the tokens,
+#   `<cls>` and `<sep>` counted, rounded to the nearest integer (a half to the even one), and at
+#   least 1;
 # * *Tally resamples*: the widget draws the mask 300 times from one seeded generator, then plots
 #   how often each position was selected and how the shares of the three fates approach
 #   80/10/10 as the draws add up. Set the resamples to 5000 and tally again;
@@ -192,8 +246,8 @@ for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)):
 #
 # * 多点几次“重新采样”（或者修改随机种子）：被选中的词元个数不变，但选中哪些词元、如何处理都会
 #   变化；`<cls>` 和 `<sep>` 永远不会被选中；
-# * 把句子改长或改短：被选中的词元个数始终是除 `<cls>` 和 `<sep>` 之外的词元个数的 15%（取最接近
-#   的整数），且至少为 1；
+# * 把句子改长或改短：被选中的词元个数始终是全部词元个数（`<cls>` 和 `<sep>` 也计入）的 15%，
+#   舍入到最接近的整数（恰好在中间时取偶数），且至少为 1；
 # * 点击“统计多次采样”：小部件用同一个设定了种子的随机数生成器抽样 300 次，然后画出每个位置被选中的
 #   频率，以及随着抽样次数增加，三种处理方式的比例如何逼近 80/10/10。把采样次数改成 5000 再统计
 #   一次；
@@ -215,6 +269,101 @@ MaskingWidget(tokenizer, model=model)
 # 词元；原词元在其中时以粗体显示。留意三种处理方式的差别：遇到 `<mask>`，模型只能依靠上下文；遇到
 # 随机替换的词，它要否定一个看得见的错误词元；位置保持不变时，正确答案就摆在眼前，但模型并不总是
 # 照抄。
+
+# %% [markdown] lang="en"
+# ## A second-language shortcut in the random replacements
+#
+# The 10% random replacements are drawn uniformly from the vocabulary's ordinary words. The small
+# BERT's vocabulary is bilingual, so in an English sentence the "random word" is often a Chinese
+# character (the widget may show `in → 鸟`). How often? Count the Chinese tokens among the words
+# a replacement is drawn from, then mask the held-out English sentences ten times each and
+# count the replacements themselves:
+
+# %% [markdown] lang="zh"
+# ## 随机替换中的第二语言捷径
+#
+# 10% 的随机替换词从词表的普通词元中均匀抽取。小型 BERT 的词表是双语的，所以在英文句子里，
+# “随机词”常常是一个汉字（小部件里可能出现 `in → 鸟`）。有多常见？先数一数可供抽取的词元中有多少
+# 是中文，再把留出的英文句子各掩蔽十次，数一数实际的随机替换：
+
+# %%
+def is_chinese(token: str) -> bool:
+    """Whether ``token`` holds a CJK character (the corpus's Chinese is all in this block)."""
+    return any("\u4e00" <= ch <= "\u9fff" for ch in token)
+
+
+vocab = tokenizer.vocab  # the small BERT's, from here on
+chinese_words = sum(is_chinese(t) for t in vocab.to_tokens(vocab.word_ids))
+print(label("vocab_share", n=len(vocab.word_ids), zh=chinese_words,
+            share=chinese_words / len(vocab.word_ids)))
+
+corpus = load_small_corpus()  # the same split as the small BERT's pretraining
+english = [encode_pair(tokenizer, sentence)
+           for paragraph, lang in zip(corpus.held_out, corpus.held_out_langs, strict=True)
+           if lang == "en" for sentence in paragraph]
+rounds, g = 10, torch.Generator().manual_seed(0)
+replaced = []  # (the sentence, its corrupted ids, the position) of every RANDOM slot
+for _ in range(rounds):
+    for enc in english:
+        m = mask_tokens(enc.ids, vocab, generator=g)
+        replaced += [(enc, m.masked_ids, pos) for pos, fate in zip(m.positions, m.fates,
+                                                                   strict=True)
+                     if fate is Fate.RANDOM]
+chinese = torch.tensor([is_chinese(vocab.to_tokens(masked[pos])) for _, masked, pos in replaced])
+print(label("random_share", s=len(english), r=rounds, n=len(replaced), zh=int(chinese.sum()),
+            share=chinese.float().mean().item()))
+
+# %% [markdown] lang="en"
+# About a third of the random replacements in English sentences are Chinese characters, just as
+# a third of the words are. That is a shortcut, like the language shortcut of NSP that the
+# pretraining notebook measures: a Chinese character in the middle of an English sentence is
+# obviously not the original token, so for these replacements the model needs no understanding
+# of the sentence to know that the input is wrong there; it only has to tell the two scripts
+# apart. The random replacements were meant to teach the model to doubt a plausible-looking
+# token, and a third of them cannot. (The same holds the other way round for English words in
+# Chinese sentences.)
+#
+# Does the small BERT treat the two kinds of replacement differently? At every one of these
+# positions, ask it for its top guess, and for the probability it gives the token it sees:
+
+# %% [markdown] lang="zh"
+# 英文句子中的随机替换大约有三分之一是汉字，正如词表里大约三分之一的词元是汉字。这是一条捷径，
+# 就像预训练笔记本中度量的下一句预测的语言捷径：英文句子中间出现一个汉字，显然不是原来的词元；
+# 对这些替换，模型不需要理解句子就知道这里的输入是错的，只要分辨两种文字即可。随机替换本来要教会
+# 模型怀疑一个看起来合理的词元，而其中三分之一做不到这一点。（反过来，中文句子里的英文替换词也是
+# 一样。）
+#
+# 小型 BERT 是否区别对待这两种替换？在每个这样的位置上，看看它概率最高的预测，以及它给眼前这个
+# 替换词的概率：
+
+# %%
+inputs = [dataclasses.replace(enc, ids=masked) for enc, masked, _ in replaced]
+tokens, segments, valid_lens = stack_inputs(inputs, vocab.pad_id)
+positions = torch.tensor([[pos] for _, _, pos in replaced])  # (N, 1)
+originals = torch.tensor([enc.ids[pos] for enc, _, pos in replaced])
+with torch.no_grad():
+    _, guesses, _ = model(tokens, segments, valid_lens, positions)
+right = guesses[:, 0].argmax(-1) == originals
+shown = torch.tensor([masked[pos] for _, masked, pos in replaced])
+trust = guesses[:, 0].softmax(-1).gather(1, shown[:, None])[:, 0]  # P(the replacement)
+for kind, rows in (("chinese", chinese), ("english", ~chinese)):
+    print(label("recovered", kind=label(kind), right=int(right[rows].sum()), n=int(rows.sum()),
+                share=right[rows].float().mean().item(), trust=trust[rows].mean().item()))
+
+# %% [markdown] lang="en"
+# The model gives a Chinese replacement about a third of the probability it gives a non-Chinese
+# one (0.22% against 0.71%): it has learnt that a Chinese character in an English sentence is
+# not to be believed. Recovering the original is about equally hard after either kind (60.8%
+# and 62.8%): the obvious replacements give away *where* the input is wrong, not *what*
+# belongs there. What they cannot teach is the harder lesson the random replacements exist
+# for, doubting a token that fits. Drawing each replacement from the sentence's own language
+# would bring that lesson back (exercise 7).
+
+# %% [markdown] lang="zh"
+# 模型给中文替换词的概率大约只有给非中文替换词的三分之一（0.22% 对 0.71%）：它已经学会，英文句子里的
+# 汉字不可信。两种替换之后，预测出原词元的难度差不多（60.8% 和 62.8%）：明显的替换词泄露的只是输入
+# **哪里**出了错，而不是那里**应该**是什么。它们教不了随机替换本来要教的那一课：怀疑一个看起来合适的
+# 词元。让替换词来自句子本身的语言，就能把这一课补回来（练习 7）。
 
 # %% [markdown] lang="en"
 # ## The MLM head: gather, then predict
@@ -268,15 +417,26 @@ print("gathered == chapter_way:", torch.equal(gathered, chapter_way))
 print("X[:, pred_positions].shape:", tuple(X[:, pred_positions].shape))  # (B, B, P, H)
 
 # %% [markdown] lang="en"
-# Now the real head with the chapter's sizes: vocabulary 10000, H = 768. The MLP is
-# Linear → ReLU → LayerNorm → Linear; its output is one score (logit) per vocabulary entry at
-# each prediction position. A random tensor stands in for the encoder's output here: the head
-# does not care where its input comes from.
+# That line is the heart of `MaskLM`, bertlib's MLM head (the chapter's class of the same
+# name). After checking its inputs, it gathers the rows and runs them through an MLP,
+# Linear → ReLU → LayerNorm → Linear, which gives one score (logit) per vocabulary entry at each
+# prediction position:
 
 # %% [markdown] lang="zh"
-# 现在用本章的尺寸构建真正的输出层：词表大小 10000，H = 768。其中的多层感知机是
-# 全连接层 → ReLU → 层规范化 → 全连接层；在每个预测位置上，它为词表中的每个词元输出一个分数
-# （logit）。这里用一个随机张量代替编码器的输出：输出层并不关心输入从哪里来。
+# 这一行正是 bertlib 的掩蔽语言模型输出层 `MaskLM`（与本章的同名类对应）的核心。它先检查输入，
+# 然后取出这些行，送入一个多层感知机：全连接层 → ReLU → 层规范化 → 全连接层，在每个预测位置上
+# 为词表中的每个词元输出一个分数（logit）：
+
+# %%
+show_source(MaskLM)
+
+# %% [markdown] lang="en"
+# Now the real head with the chapter's sizes: vocabulary 10000, H = 768. A random tensor stands
+# in for the encoder's output here: the head does not care where its input comes from.
+
+# %% [markdown] lang="zh"
+# 现在用本章的尺寸构建真正的输出层：词表大小 10000，H = 768。这里用一个随机张量代替编码器的
+# 输出：输出层并不关心输入从哪里来。
 
 # %%
 torch.manual_seed(0)
@@ -411,7 +571,6 @@ print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
 # 每个词元仍各自按 80/10/10 处理。
 
 # %%
-vocab = tokenizer.vocab  # the small BERT's, loaded for the widget above
 sentence = "后来小明抓住机会，为球队得了分。"
 print(segment(sentence))  # jieba's words
 enc = encode_pair(tokenizer, sentence)
@@ -425,47 +584,64 @@ for seed in range(3):
 
 # %% [markdown] lang="en"
 # What the model has to predict changes with it. The small BERT of these notebooks was
-# pretrained with per-character masking; ask it for 队 when only 队 is masked, and when the
-# whole word 球队 is:
+# pretrained with per-character masking. Take every two-character word of the first 200
+# held-out Chinese sentences, mask its second character alone, then the whole word, and ask
+# the model for that second character each time:
 
 # %% [markdown] lang="zh"
-# 要预测的内容也随之改变。这些笔记本里的小型 BERT 是用逐字掩蔽预训练的；分别在只掩蔽“队”和掩蔽
-# 整个词“球队”时，让它预测“队”：
+# 要预测的内容也随之改变。这些笔记本里的小型 BERT 是用逐字掩蔽预训练的。取前 200 个留出的中文句子
+# 中的每个两字词，先只掩蔽第二个字，再掩蔽整个词，每次都让模型预测这第二个字：
 
 # %%
-team = enc.tokens.index("队")
+chinese_sentences = [sentence for paragraph, lang in zip(corpus.held_out, corpus.held_out_langs,
+                                                         strict=True)
+                     if lang == "zh" for sentence in paragraph][:200]
+one_char, whole_word, targets = [], [], []  # inputs, and (position, original id) in each
+for sentence in chinese_sentences:
+    enc = encode_pair(tokenizer, sentence)
+    words = [None, *word_ids(tokenizer, sentence), None]
+    for word in sorted({w for w in words if w is not None}):
+        pieces = [i for i, w in enumerate(words) if w == word]
+        if len(pieces) != 2:  # two-character words only
+            continue
+        first, second = pieces
+        masked = list(enc.ids)
+        masked[second] = vocab.mask_id
+        one_char.append(dataclasses.replace(enc, ids=masked))
+        masked = list(masked)
+        masked[first] = vocab.mask_id  # its partner as well
+        whole_word.append(dataclasses.replace(enc, ids=masked))
+        targets.append((second, enc.ids[second]))
 
-
-def probability_of_original(masked: list[int], position: int) -> float:
-    """P(the original token at ``position``) under the small BERT, given ``masked``."""
-    tokens, segments = torch.tensor([masked]), torch.tensor([enc.segments])
-    with torch.no_grad():
-        _, mlm_Y_hat, _ = model(tokens, segments, None, torch.tensor([[position]]))
-    return mlm_Y_hat[0, 0].softmax(-1)[enc.ids[position]].item()
-
-
-one_char = list(enc.ids)
-one_char[team] = vocab.mask_id
-whole_word = list(one_char)
-whole_word[team - 1] = vocab.mask_id  # 球 as well
-print(label("team_visible", p=probability_of_original(one_char, team)))
-print(label("team_masked", p=probability_of_original(whole_word, team)))
+print(label("two_char_words", s=len(chinese_sentences), n=len(targets)))
+second_positions = torch.tensor([[pos] for pos, _ in targets])  # (N, 1)
+second_originals = torch.tensor([original for _, original in targets])  # (N,)
+for name, inputs in (("partner_visible", one_char), ("partner_masked", whole_word)):
+    _, guesses, _ = model(*stack_inputs(inputs, vocab.pad_id), second_positions)
+    p = guesses[:, 0].softmax(-1)  # (N, V)
+    print(label(name, right=(p.argmax(-1) == second_originals).float().mean().item(),
+                p=p.gather(1, second_originals[:, None]).mean().item()))
 
 # %% [markdown] lang="en"
-# With its partner in view the answer is close to a coin toss in a vocabulary of thousands;
-# with the whole word hidden it falls by almost two orders of magnitude, and the model has to
-# work the word out from the sentence around it. That is the harder, more useful task
-# whole-word masking sets.
+# With the partner in view, the model's top guess is right more often and the original gets
+# more probability; with the whole word hidden, the model has to work the word out from the
+# sentence around it alone. That is the harder, more useful task whole-word masking sets. (The
+# stories of the small corpus are short and repetitive, which may be why the sentence alone
+# still gives many words away.)
 
 # %% [markdown] lang="zh"
-# 同伴字还在时，答案的概率接近抛硬币，而词表有几千个词元；整个词都被掩蔽后，概率下降了将近两个
-# 数量级，模型只能从周围的句子推断这个词。全词掩蔽出的正是这样一个更难、也更有用的任务。
+# 同伴字可见时，模型的首选预测更常正确，原字得到的概率也更高；整个词都被掩蔽后，模型只能从周围的
+# 句子推断这个词。全词掩蔽出的正是这样一个更难、也更有用的任务。（小语料库中的故事短小而重复，
+# 这也许就是为什么单凭句子仍能猜出许多词。）
 
 # %% [markdown] lang="en"
 # ## Summary
 #
-# * MLM picks 15% of the tokens (never `<cls>`/`<sep>`) and corrupts them 80/10/10 into
+# * MLM picks `max(1, round(0.15 * len(tokens)))` positions, `<cls>`/`<sep>` counted in the
+#   length but never chosen, a half rounded to the even integer; it corrupts them 80/10/10 into
 #   `<mask>` / a random word / unchanged; the labels are the original tokens.
+# * In a bilingual vocabulary a third of the random words in an English sentence are Chinese,
+#   corruptions the model can spot from the script alone.
 # * `MaskLM` gathers the prediction positions with `X[batch_idx, pred_positions]`,
 #   `(B, T, H)` → `(B, P, H)`, then scores the vocabulary: `(B, P, V)`.
 # * The MLM loss is a weighted mean over real slots; weighting only works on per-slot losses
@@ -475,23 +651,32 @@ print(label("team_masked", p=probability_of_original(whole_word, team)))
 #
 # ## Exercises
 #
-# 1. **Count.** How many prediction positions does `mask_tokens` choose in a BERT input sequence
-#    of `<cls>`, 40 words and `<sep>`? Check below.
-# 2. All else being equal, does a masked language model need more or fewer pretraining steps to
-#    converge than a left-to-right language model? Why? (Hint: how many tokens per sequence give
-#    a training signal?)
-# 3. Why not always use `<mask>`? And why not replace 20% by random words instead of keeping
+# 1. ★ **Count.** How many prediction positions does `mask_tokens` choose in a BERT input
+#    sequence of `<cls>`, 48 words and `<sep>`? Check below.
+# 2. ★ **Count.** And in `<cls>`, 28 words and `<sep>`? Mind the tie. Check below.
+# 3. ★★ Why not always use `<mask>`? And why not replace 20% by random words instead of keeping
 #    10% unchanged? Argue from what the model sees at fine-tuning time.
-# 4. Call `mask_tokens(ids, vocab, mask_ratio=0.5, seed=0)`. What would happen to the quality of
-#    the context if half the tokens were corrupted?
-# 5. Rewrite `chapter_mlm_loss` with `reduction="none"` and check that it now agrees with
+# 4. ★ Call `mask_tokens(ids, vocab, mask_ratio=0.5, seed=0)`. What would happen to the quality
+#    of the context if half the tokens were corrupted?
+# 5. ★★ Rewrite `chapter_mlm_loss` with `reduction="none"` and check that it now agrees with
 #    `bert_loss`.
+# 6. ★★ **Implement it.** Write `gather(X, pred_positions)`: from `X` of shape `(B, T, H)` and
+#    `pred_positions` of shape `(B, P)`, return the `(B, P, H)` tensor whose element `[b, p]` is
+#    `X[b, pred_positions[b, p]]`, as `MaskLM` does before its MLP. Don't copy the line above:
+#    write it, then try the chapter's way (flatten, then offset each sequence). The check below
+#    runs it against `MaskLM` on several cases, padded slots included.
+# 7. ★★★ Remove the second-language shortcut: how would you change `mask_tokens` so that a
+#    random replacement comes from the sentence's own language? What do you need to know about
+#    each vocabulary entry, and what about tokens such as digits or punctuation that belong to
+#    neither language?
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# * 掩蔽语言模型选出 15% 的词元（从不选 `<cls>`/`<sep>`），并按 80/10/10 把它们替换为 `<mask>`、
-#   随机词或保持不变；标签是原来的词元。
+# * 掩蔽语言模型选出 `max(1, round(0.15 * len(tokens)))` 个位置：`<cls>`/`<sep>` 计入长度但从不
+#   被选中，恰好在两个整数中间时取偶数；再按 80/10/10 把它们替换为 `<mask>`、随机词或保持不变；
+#   标签是原来的词元。
+# * 在双语词表中，英文句子里的随机替换词有三分之一是汉字，模型单凭文字种类就能认出这些破坏。
 # * `MaskLM` 用 `X[batch_idx, pred_positions]` 取出预测位置，`(B, T, H)` → `(B, P, H)`，再为词表
 #   打分：`(B, P, V)`。
 # * 掩蔽语言模型的损失是真实位置上的加权平均；只有对逐位置的损失（`reduction="none"`）加权才有效。
@@ -500,16 +685,36 @@ print(label("team_masked", p=probability_of_original(whole_word, team)))
 #
 # ## 练习
 #
-# 1. **数一数。** 对于由 `<cls>`、40 个词和 `<sep>` 组成的 BERT 输入序列，`mask_tokens` 会选出
-#    多少个预测位置？在下面检查你的答案。
-# 2. 在其他条件相同的情况下，掩蔽语言模型比从左到右的语言模型需要更多还是更少的预训练步数才能
-#    收敛？为什么？（提示：每个序列中有多少个词元提供训练信号？）
-# 3. 为什么不总是使用 `<mask>`？又为什么不把 20% 替换为随机词，而要保留 10% 不变？请从模型在
+# 1. ★ **数一数。** 对于由 `<cls>`、48 个词和 `<sep>` 组成的 BERT 输入序列，`mask_tokens` 会
+#    选出多少个预测位置？在下面检查你的答案。
+# 2. ★ **数一数。** 换成 `<cls>`、28 个词和 `<sep>` 呢？注意恰好在中间的情况。在下面检查。
+# 3. ★★ 为什么不总是使用 `<mask>`？又为什么不把 20% 替换为随机词，而要保留 10% 不变？请从模型在
 #    微调时看到的输入来论证。
-# 4. 调用 `mask_tokens(ids, vocab, mask_ratio=0.5, seed=0)`。如果一半的词元都被破坏，上下文的质量
-#    会怎样？
-# 5. 用 `reduction="none"` 改写 `chapter_mlm_loss`，并检查它现在与 `bert_loss` 一致。
+# 4. ★ 调用 `mask_tokens(ids, vocab, mask_ratio=0.5, seed=0)`。如果一半的词元都被破坏，上下文的
+#    质量会怎样？
+# 5. ★★ 用 `reduction="none"` 改写 `chapter_mlm_loss`，并检查它现在与 `bert_loss` 一致。
+# 6. ★★ **动手实现。** 编写 `gather(X, pred_positions)`：给定形状为 `(B, T, H)` 的 `X` 和形状为
+#    `(B, P)` 的 `pred_positions`，返回形状为 `(B, P, H)` 的张量，其第 `[b, p]` 个元素是
+#    `X[b, pred_positions[b, p]]`，就像 `MaskLM` 在多层感知机之前所做的那样。不要照抄上面那一行：
+#    自己写出来，再试试本章的做法（先展平，再给每个序列加上偏移）。下面的检查会在几个用例（包括
+#    填充的预测位置）上把它与 `MaskLM` 比对。
+# 7. ★★★ 去掉第二语言捷径：要让随机替换词来自句子本身的语言，你会怎样修改 `mask_tokens`？你需要
+#    知道词表中每个词元的什么信息？数字、标点这类不属于任何一种语言的词元又该怎么办？
 
 # %%
 answer = None  # your answer to exercise 1: an integer
 check_exercise("04_num_preds", answer)
+
+# %%
+answer = None  # your answer to exercise 2: an integer
+check_exercise("04_num_preds_tie", answer)
+
+
+# %%
+def gather(X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
+    """Exercise 6. X: (B, T, H); pred_positions: (B, P). Returns (B, P, H), whose element
+    [b, p] is X[b, pred_positions[b, p]]."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check_implementation("04_mlm_gather", gather)

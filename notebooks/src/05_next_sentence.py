@@ -64,11 +64,19 @@ from bertlib import (
     make_pretrain_examples,
     pad_bert_inputs,
 )
+from bertlib.assets import small_bert_metrics
+from bertlib.data import get_next_sentence
 from bertlib.exercises import check_exercise
 from bertlib.i18n import labels
-from bertlib.inputs import encode_pair, stack_inputs
+from bertlib.implement import check_implementation
+from bertlib.inputs import (
+    encode_pair,
+    get_tokens_and_segments,  # noqa: F401 (for exercise 8)
+    stack_inputs,
+)
 from bertlib.train import init_model
 from bertlib.viz import NSPWidget
+from bertlib.viz.listing import show_source
 
 # %%
 # This notebook's own printed labels; label() gives them in the edition's language.
@@ -89,6 +97,23 @@ LABELS = {
     "random": {"en": "random weights: ", "zh": "随机权重："},
     "cell": {"en": "layer {layer} head {head} {share:.1%}",
              "zh": "层 {layer}、头 {head} {share:.1%}"},
+    "held_out": {"en": "held-out NSP accuracy {all:.1%}: IsNext {is_next:.1%}, "
+                       "NotNext {not_next:.1%}",
+                 "zh": "留出数据上下一句预测的正确率 {all:.1%}：是下一句 {is_next:.1%}，"
+                       "不是下一句 {not_next:.1%}"},
+    "swap_missing": {"en": "Write your prediction first: prediction = \"up\" or \"down\".",
+                     "zh": "先写下你的预测：prediction = \"up\"（升高）或 \"down\"（降低）。"},
+    "swap_result": {"en": "mean P(IsNext) over {n} held-out pairs: A B {ab:.3f}, B A {ba:.3f}; "
+                          "it fell for {fell:.1%} of the pairs.",
+                    "zh": "{n} 个留出句子对上 P(是下一句) 的平均值：A B 为 {ab:.3f}，B A 为 "
+                          "{ba:.3f}；{fell:.1%} 的句子对交换后概率降低。"},
+    "swap_right": {"en": "✓ Right: it went {way}.", "zh": "✓ 对了：概率{way}了。"},
+    "swap_wrong": {"en": "× Not what the model does: it went {way}. Why might a model trained "
+                         "only on NotNext partners from other stories still react to the order?",
+                   "zh": "× 模型并非如此：概率{way}了。一个只见过取自其他故事的“不是下一句”句子对"
+                         "的模型，为什么仍会对顺序有反应？"},
+    "up": {"en": "up", "zh": "升高"},
+    "down": {"en": "down", "zh": "降低"},
 }
 label = labels(LABELS)
 
@@ -128,6 +153,29 @@ paragraphs = [
 # 保留真正的 B，标签为**是下一句**（代码中的 `IsNext`，即 1）；否则把 B 换成**另一个**段落中的随机
 # 句子，标签为**不是下一句**（`NotNext`，即 0）。然后每个句子对被包装成 `<cls>` A `<sep>` B
 # `<sep>`，并附上片段索引（见第 02 个笔记本）。
+
+# %% [markdown] lang="en"
+# The coin toss and the draw of a partner are `get_next_sentence`, the chapter's
+# `_get_next_sentence`:
+
+# %% [markdown] lang="zh"
+# 掷硬币和抽取替换句由 `get_next_sentence` 完成，它对应本章的 `_get_next_sentence`：
+
+# %%
+show_source(get_next_sentence)
+
+# %% [markdown] lang="en"
+# and `make_nsp_pairs` calls it for every two consecutive sentences of every paragraph, as the
+# chapter's `_get_nsp_data_from_paragraph` does for one paragraph, then wraps the pair with
+# `get_tokens_and_segments`. This is its loop (the lines before it check the arguments):
+
+# %% [markdown] lang="zh"
+# `make_nsp_pairs` 对每个段落中每两个相邻的句子调用它（本章的 `_get_nsp_data_from_paragraph` 对
+# 一个段落做同样的事），再用 `get_tokens_and_segments` 包装句子对。下面是它的循环（循环之前的代码
+# 检查参数）：
+
+# %%
+show_source(make_nsp_pairs, region="pairs")
 
 # %%
 nsp = make_nsp_pairs(paragraphs, max_len=16, seed=0)
@@ -188,7 +236,8 @@ print(label("overflow", truncated=dropped.truncated, dropped=dropped.dropped)
 # the model learns to use it as a summary. The NSP head then applies a Linear + Tanh layer (the
 # original BERT calls it the *pooler*) and a Linear layer to two logits, NotNext and IsNext.
 #
-# Here are those pieces inside a `BERTModel` with the chapter's sizes:
+# The last Linear layer is `NextSentencePred`, the chapter's class of the same name; it takes
+# whatever vector it is given:
 
 # %% [markdown] lang="zh"
 # ## 下一句预测的输出层读取 `<cls>`
@@ -199,6 +248,15 @@ print(label("overflow", truncated=dropped.truncated, dropped=dropped.dropped)
 # 全连接层 + Tanh（原始 BERT 称之为 *pooler*）和一个全连接层，输出两个 logits（不是下一句与
 # 是下一句）。
 #
+# 最后那个全连接层就是 `NextSentencePred`，与本章的同名类对应；给它什么向量，它就读什么向量：
+
+# %%
+show_source(NextSentencePred)
+
+# %% [markdown] lang="en"
+# Here are those pieces inside a `BERTModel` with the chapter's sizes:
+
+# %% [markdown] lang="zh"
 # 下面是一个采用本章尺寸的 `BERTModel` 中的这些部件：
 
 # %%
@@ -283,9 +341,9 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 #   answer for a mixed pair means little;
 # * deleting B: NSP needs a pair, and the widget says so.
 #
-# On held-out pairs this model is right 76% of the time
-# (`bertlib/assets/small_bert/metrics.json`): 84% of the IsNext pairs, but only 67% of the
-# NotNext pairs. So it is not always right: find a pair it gets wrong.
+# On held-out pairs this model is right 78.5% of the time (printed below from
+# `bertlib/assets/small_bert/metrics.json`): 74.9% of the IsNext pairs and 82.1% of the NotNext
+# pairs. So it is not always right: find a pair it gets wrong.
 
 # %% [markdown] lang="zh"
 # ## 动手试试：预训练好的下一句预测输出层
@@ -302,12 +360,15 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 #   没有什么意义；
 # * 删除 B：下一句预测需要一个句子对，小部件会提示这一点。
 #
-# 在留出的句子对上，这个模型的正确率是 76%（`bertlib/assets/small_bert/metrics.json`）：“是下一句”的
-# 句子对判断对了 84%，“不是下一句”的句子对却只判断对了 67%。所以它并不总是对的：找一个它判断错的句子
-# 对。
+# 在留出的句子对上，这个模型的正确率是 78.5%（下面从 `bertlib/assets/small_bert/metrics.json` 中
+# 打印出来）：“是下一句”的句子对判断对了 74.9%，“不是下一句”的句子对判断对了 82.1%。所以它并不总是
+# 对的：找一个它判断错的句子对。
 
 # %%
 pretrained, tokenizer = load_small_bert()  # the small pretrained BERT and its tokenizer
+figures = small_bert_metrics()["held_out"]
+print(label("held_out", all=figures["nsp_accuracy"], is_next=figures["nsp_accuracy_is_next"],
+            not_next=figures["nsp_accuracy_not_next"]))
 NSPWidget(pretrained, tokenizer)
 
 # %% [markdown] lang="en"
@@ -380,7 +441,9 @@ for name, model in [("pretrained", pretrained), ("random", random_weights)]:
 # | `mlm_weights` | `(N, P)` | 1 for a real slot, 0 for padding (notebook 04) |
 # | `nsp_labels` | `(N,)` | — |
 #
-# P is `max_preds`, by default 15% of `max_len`.
+# P is `max_preds`, by default `max(1, round(0.15 * max_len))`: room for the most positions
+# `mask_tokens` can choose in a sequence of `max_len` tokens. Here `max_len = 14`, and
+# 0.15 × 14 = 2.1 rounds to 2.
 
 # %% [markdown] lang="zh"
 # ## 一个填充好的预训练批量
@@ -396,12 +459,14 @@ for name, model in [("pretrained", pretrained), ("random", random_weights)]:
 # | `mlm_weights` | `(N, P)` | 真实位置为 1，填充位置为 0（见第 04 个笔记本） |
 # | `nsp_labels` | `(N,)` | — |
 #
-# P 即 `max_preds`，默认是 `max_len` 的 15%。
+# P 即 `max_preds`，默认是 `max(1, round(0.15 * max_len))`，正好容得下 `mask_tokens` 在长度为
+# `max_len` 的序列中最多选出的预测位置。这里 `max_len = 14`，0.15 × 14 = 2.1，舍入后为 2。
 
 # %%
 vocab = Vocab([sentence for paragraph in paragraphs for sentence in paragraph])
 examples = make_pretrain_examples(nsp.pairs, vocab, seed=0)
 batch = pad_bert_inputs(examples[:4], max_len=14, vocab=vocab)
+print("0.15 * 14 =", round(0.15 * 14, 2), "-> P =", batch.pred_positions.shape[1])
 
 print(vocab.to_tokens(batch.tokens[0].tolist()))  # first sequence, masked and padded
 for name in ("tokens", "segments", "valid_lens", "pred_positions", "mlm_weights", "mlm_labels",
@@ -439,19 +504,30 @@ print(label("losses", mlm=loss.mlm, nsp=loss.nsp, total=loss.total))
 #
 # ## Exercises
 #
-# 1. **Count.** How many NSP pairs does `make_nsp_pairs` produce from three paragraphs of 4, 2
-#    and 5 sentences (none too long)? Check below.
-# 2. **Count.** How many learnable numbers lie between the encoded `<cls>` vector and the two
+# 1. ★ **Count.** How many NSP pairs does `make_nsp_pairs` produce from three paragraphs of 4,
+#    2 and 5 sentences (none too long)? Check below.
+# 2. ★ **Count.** How many learnable numbers lie between the encoded `<cls>` vector and the two
 #    NSP logits in the demo model (H = 768)? Check below, then compare with the flattened head.
-# 3. Now that you have seen both pretraining tasks: why do you think BERT works so well? Which
+# 3. ★ Now that you have seen both pretraining tasks: why do you think BERT works so well? Which
 #    ingredient would you remove last?
-# 4. RoBERTa (Liu et al., 2019) found that removing NSP does not hurt, and ALBERT replaced it by
+# 4. ★★ RoBERTa (Liu et al., 2019) found that removing NSP does not hurt, and ALBERT replaced it by
 #    *sentence-order prediction*: NotNext pairs are the two sentences swapped. Why might NSP be
 #    too easy? How would you change `make_nsp_pairs` for sentence-order prediction?
-# 5. With the chapter's sampler (any sentence of the corpus), check the "1 time in 12" claim for
+# 5. ★★ With the chapter's sampler (any sentence of the corpus), check the "1 time in 12" claim for
 #    this corpus: how often is a NotNext pair really consecutive?
-# 6. Change `share_inside_own_segment` to measure, for the `<cls>` query only, the share of
+# 6. ★★★ Change `share_inside_own_segment` to measure, for the `<cls>` query only, the share of
 #    attention that reaches sentence B, layer by layer. Where does `<cls>` first look across?
+# 7. ★ **Predict, then run.** The small BERT never saw two sentences of one story in the wrong
+#    order: its NotNext partners all came from other stories. Swap A and B in every held-out
+#    pair of consecutive sentences. Does its mean P(IsNext) go up or down? Write `"up"` or
+#    `"down"` in the cell below, then run it.
+# 8. ★★ **Implement it.** Write `nsp_pairs(paragraphs, max_len, seed)`, the chapter's
+#    `_get_nsp_data_from_paragraph` for every paragraph: with one generator seeded with `seed`,
+#    call `get_next_sentence` for every two consecutive sentences, drop a pair longer than
+#    `max_len` (with `<cls>` and two `<sep>`), and return a list of `(tokens, segments,
+#    is_next)` made with `get_tokens_and_segments`. The check compares it with `make_nsp_pairs`
+#    (`overflow="drop"`) on several corpora, a paragraph of one sentence and pairs exactly at
+#    the limit included.
 
 # %% [markdown] lang="zh"
 # ## 小结
@@ -464,18 +540,27 @@ print(label("losses", mlm=loss.mlm, nsp=loss.nsp, total=loss.total))
 #
 # ## 练习
 #
-# 1. **数一数。** 由分别含 4、2、5 个句子的三个段落（没有过长的句子），`make_nsp_pairs` 会生成
-#    多少个句子对？在下面检查你的答案。
-# 2. **数一数。** 在演示模型（H = 768）中，从编码后的 `<cls>` 向量到两个下一句预测 logits 之间，
-#    一共有多少个可学习的数？在下面检查，再与展平的输出层比较。
-# 3. 学完了两个预训练任务，你认为 BERT 为什么如此成功？哪一个组成部分你会最后才去掉？
-# 4. RoBERTa（Liu 等人，2019）发现去掉下一句预测并没有坏处；ALBERT 则用**句序预测**代替它：
+# 1. ★ **数一数。** 由分别含 4、2、5 个句子的三个段落（没有过长的句子），`make_nsp_pairs` 会
+#    生成多少个句子对？在下面检查你的答案。
+# 2. ★ **数一数。** 在演示模型（H = 768）中，从编码后的 `<cls>` 向量到两个下一句预测 logits
+#    之间，一共有多少个可学习的数？在下面检查，再与展平的输出层比较。
+# 3. ★ 学完了两个预训练任务，你认为 BERT 为什么如此成功？哪一个组成部分你会最后才去掉？
+# 4. ★★ RoBERTa（Liu 等人，2019）发现去掉下一句预测并没有坏处；ALBERT 则用**句序预测**代替它：
 #    “不是下一句”的句子对就是把两个句子交换顺序。为什么下一句预测可能太简单了？要实现句序预测，你会
 #    怎样修改 `make_nsp_pairs`？
-# 5. 使用本章的采样方式（从整个语料库中任选一个句子），验证这个语料库上“1/12”的说法：“不是下一句”
+# 5. ★★ 使用本章的采样方式（从整个语料库中任选一个句子），验证这个语料库上“1/12”的说法：“不是下一句”
 #    的句子对中有多大比例其实是相邻的句子？
-# 6. 修改 `share_inside_own_segment`，只对 `<cls>` 这一个查询，逐层计算它分给句子 B 的注意力份额。
-#    `<cls>` 从哪一层开始关注另一个句子？
+# 6. ★★★ 修改 `share_inside_own_segment`，只对 `<cls>` 这一个查询，逐层计算它分给句子 B 的注意力
+#    份额。`<cls>` 从哪一层开始关注另一个句子？
+# 7. ★ **先预测，再运行。** 小型 BERT 从未见过同一个故事的两个句子顺序颠倒：它的“不是下一句”的句子
+#    都取自其他故事。把每个留出的相邻句子对中的 A 和 B 交换，它给出的 P(是下一句) 的平均值会升高还是
+#    降低？在下面的单元格中写下 `"up"`（升高）或 `"down"`（降低），然后运行。
+# 8. ★★ **动手实现。** 编写 `nsp_pairs(paragraphs, max_len, seed)`，即对每个段落执行本章的
+#    `_get_nsp_data_from_paragraph`：用一个以 `seed` 为种子的随机数生成器，对每两个相邻的句子调用
+#    `get_next_sentence`，丢弃连同 `<cls>` 和两个 `<sep>` 超过 `max_len` 的句子对，返回由
+#    `get_tokens_and_segments` 生成的 `(tokens, segments, is_next)` 列表。下面的检查在几个语料库
+#    上把它与 `make_nsp_pairs`（`overflow="drop"`）比对，其中包括只有一个句子的段落和恰好达到长度
+#    上限的句子对。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -484,3 +569,34 @@ check_exercise("05_nsp_pairs", answer)
 # %%
 answer = None  # your answer to exercise 2: an integer
 check_exercise("05_nsp_head_params", answer)
+
+# %%
+prediction = None  # exercise 7: "up" or "down"
+
+
+def mean_is_next(pairs: list[tuple[str, str]]) -> torch.Tensor:
+    """(N,): the small BERT's P(IsNext) for each pair (A, B) of texts."""
+    encoded = [encode_pair(tokenizer, a, b, pretrained.config.max_len) for a, b in pairs]
+    _, _, nsp_Y_hat = pretrained(*stack_inputs(encoded, tokenizer.vocab.pad_id))
+    return nsp_Y_hat.softmax(-1)[:, IS_NEXT]
+
+
+if prediction not in ("up", "down"):
+    print(label("swap_missing"))
+else:
+    in_order, swapped = mean_is_next(pairs), mean_is_next([(b, a) for a, b in pairs])
+    way = "down" if swapped.mean() < in_order.mean() else "up"
+    print(label("swap_result", n=len(pairs), ab=in_order.mean().item(),
+                ba=swapped.mean().item(), fell=(swapped < in_order).float().mean().item()))
+    print(label("swap_right" if prediction == way else "swap_wrong", way=label(way)))
+
+
+# %%
+def nsp_pairs(paragraphs: list[list[list[str]]], max_len: int,
+              seed: int) -> list[tuple[list[str], list[int], int]]:
+    """Exercise 8. Every (tokens, segments, is_next) pair of the corpus, in order; a pair longer
+    than max_len is dropped. Use get_next_sentence and get_tokens_and_segments."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check_implementation("05_nsp_pair_builder", nsp_pairs)

@@ -25,7 +25,7 @@ def test_a_region_is_exactly_the_lines_between_its_markers():
     start = next(i for i, line in enumerate(lines) if "# <listing: recipe>" in line)
     end = next(i for i, line in enumerate(lines) if "# </listing>" in line)
     assert source(mask_tokens, "recipe") == textwrap.dedent("\n".join(lines[start + 1:end]))
-    assert source(mask_tokens, "recipe").startswith("num_preds = ")
+    assert source(mask_tokens, "recipe").startswith("length = ")
 
 
 def test_unknown_region_or_object_is_an_error(capsys):

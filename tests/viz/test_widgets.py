@@ -192,8 +192,9 @@ def test_chips_show_mask_tokens_with_the_same_seed(tokenizer):
 def test_mask_ratio_slider_changes_how_many_are_chosen(tokenizer):
     w = MaskingWidget(tokenizer, "en", **TEXTS)
     w.mask_ratio.value = 0.5
-    candidates = len(w.encoded.ids) - 3  # <cls>, two <sep>
-    assert len(w.masked.positions) == round(0.5 * candidates)
+    # Half of the whole sequence, <cls> and two <sep> included; all are word pieces but those 3.
+    assert w.masked.num_candidates == len(w.encoded.ids) - 3
+    assert len(w.masked.positions) == round(0.5 * len(w.encoded.ids))
 
 
 def test_tally_counts_many_draws_and_converges_to_80_10_10(tokenizer):
