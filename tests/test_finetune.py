@@ -233,16 +233,22 @@ def test_wilson_interval_matches_the_textbook_values():
 
 def test_pretraining_is_clearly_ahead_of_random_initialisation_on_held_out_templates(one_thread):
     """The point of pretraining: the same architecture and the same fine-tuning, from the
-    shipped weights or from random ones, on sentences of templates never seen with a label."""
+    shipped weights or from random ones, on sentences of templates never seen with a label.
+    One run's intervals can touch (notebook 09 shows one run), so the test repeats the recipe
+    with three seeds for the head and the batch order: the pretrained start wins each time, and
+    the pooled accuracies (3 x the held-out sentences) are far apart."""
     bert, tokenizer = load_small_bert()
     split = split_by_template(load_task_sentences(), seed=0)
     train = make_topic_data(split.train, tokenizer, bert.config.max_len)
     held = make_topic_data(split.held_out, tokenizer, bert.config.max_len)
-    scores = {}
-    for name, start in (("pretrained", bert), ("random", init_model(bert.config, seed=1))):
-        clf = BERTClassifier(start, NUM_TOPICS, seed=0)
-        fine_tune(clf, train, num_steps=100, lr=7e-4, progress=False)  # notebook 09's recipe
-        scores[name] = evaluate_task(clf, held, NUM_TOPICS).overall
-    pretrained, random = scores["pretrained"], scores["random"]
+    hits = {"pretrained": [], "random": []}
+    for seed in (0, 1, 2):
+        for name, start in (("pretrained", bert), ("random", init_model(bert.config, seed=1))):
+            clf = BERTClassifier(start, NUM_TOPICS, seed=seed)
+            fine_tune(clf, train, num_steps=100, lr=7e-4, seed=seed,  # notebook 09's recipe
+                      progress=False)
+            hits[name].append(evaluate_task(clf, held, NUM_TOPICS).overall.hits)
+    assert all(p > r for p, r in zip(hits["pretrained"], hits["random"], strict=True)), hits
+    pretrained, random = (Accuracy(sum(hits[name]), 3 * len(held)) for name in hits)
     assert pretrained.interval[0] > random.interval[1], (str(pretrained), str(random))
     assert pretrained.value > random.value + 0.08
