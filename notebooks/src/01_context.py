@@ -423,13 +423,13 @@ for name, (model, tokenizer) in models.items():
 #   says little about meaning.
 # * **A–B isolates the right-hand context.** A and B are identical up to and including "bank";
 #   only the words after it differ, exactly what GPT cannot see. Random weights barely react
-#   (0.997); MiniLM reacts the most (0.899), the small model almost as much (0.904). For crane,
-#   random weights barely react either (0.986), and the two trained models react about equally
-#   (MiniLM 0.930, small 0.927).
+#   (0.997); MiniLM reacts the most (0.899), the small model less (0.930). For crane, random
+#   weights barely react either (0.986), and this time the small model reacts more than MiniLM
+#   (small 0.837, MiniLM 0.930).
 # * **The last column holds C fixed.** Seen from the same river sentence, MiniLM puts the
 #   "sit down" bank closer than the "deposit cash" bank (0.818 against 0.743, a difference of
 #   0.075); random weights make no difference at all. The small model shows no such effect
-#   either (its difference is even slightly negative): it has never met the word "bank".
+#   either (its difference is even negative, -0.051): it has never met the word "bank".
 # * **No neat clusters by sense.** Even in MiniLM, the "sit down" bank is still closer to the
 #   money bank (0.899) than to the river bank (0.818): the shared words and positions weigh more
 #   than the meaning. MiniLM was also fine-tuned to compare *sentences*, not word senses.
@@ -445,12 +445,12 @@ for name, (model, tokenizer) in models.items():
 # * **即使是随机权重，A–C 也很低**（0.739，MiniLM 是 0.743）。在 C 中，“bank”位于位置 6 而不是 5，
 #   邻居也不同；仅这一点就会改变向量。这个数字几乎说明不了含义。
 # * **A–B 单独考察右侧上下文。** A 和 B 直到“bank”（包括它）都完全相同，只有它后面的词不同，而这
-#   恰恰是 GPT 看不到的。随机权重几乎没有反应（0.997）；MiniLM 的反应最大（0.899），小模型也差不多
-#   （0.904）。crane 上，随机权重同样几乎没有反应（0.986），两个训练过的模型反应大致相当（MiniLM
-#   0.930，小模型 0.927）。
+#   恰恰是 GPT 看不到的。随机权重几乎没有反应（0.997）；MiniLM 的反应最大（0.899），小模型的反应
+#   小一些（0.930）。crane 上，随机权重同样几乎没有反应（0.986），这回小模型的反应反而比 MiniLM 大
+#   （小模型 0.837，MiniLM 0.930）。
 # * **最后一列固定了 C。** 从同一个河岸句子看过去，MiniLM 认为“sit down”中的 bank 比“deposit cash”
 #   中的 bank 更近（0.818 对 0.743，相差 0.075）；随机权重则完全没有差别。小模型同样没有这种效应
-#   （它的差值甚至略小于 0）：它从没见过“bank”这个词。
+#   （它的差值甚至是负的，-0.051）：它从没见过“bank”这个词。
 # * **并没有按含义整齐地聚类。** 即使在 MiniLM 中，“sit down”中的 bank 离银行（0.899）仍然比离河岸
 #   （0.818）更近：共同的词和位置比含义的分量更重。此外，MiniLM 微调的目标是比较**句子**，而不是
 #   区分词义。
@@ -517,14 +517,14 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=label("ctx_sim_small",
 # %% [markdown] lang="en"
 # With random weights the three vectors are almost the same (0.989 to 0.996): at one position,
 # the untrained encoder hardly lets the context in. The trained small model keeps the two
-# "spend" vectors close (0.898) and moves the "flower" vector away (0.654 and 0.674). Part of
+# "spend" vectors close (0.839) and moves the "flower" vector away (0.613 and 0.693). Part of
 # that is surely the shared "她花了" on the left of A and B; still, it is training, not the
 # architecture, that makes the context count.
 
 # %% [markdown] lang="zh"
 # 随机权重下，三个向量几乎相同（0.989 到 0.996）：在同一个位置上，未经训练的编码器几乎不让上下文
-# 起作用。训练过的小模型让两个“花费”的向量保持接近（0.898），而把“花朵”的向量推开（0.654 和
-# 0.674）。其中一部分肯定来自 A 和 B 左侧共同的“她花了”；但无论如何，是训练而不是架构让上下文起了
+# 起作用。训练过的小模型让两个“花费”的向量保持接近（0.839），而把“花朵”的向量推开（0.613 和
+# 0.693）。其中一部分肯定来自 A 和 B 左侧共同的“她花了”；但无论如何，是训练而不是架构让上下文起了
 # 作用。
 
 # %% [markdown] lang="en"

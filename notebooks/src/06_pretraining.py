@@ -28,7 +28,7 @@
 # 3. add the MLM and NSP losses into the single number that pretraining minimises, and write
 #    the weighted MLM loss yourself;
 # 4. take one pretraining step, then watch `train_bert` take many, with a live loss plot;
-# 5. put the shipped small BERT's five-minute run next to the original BERT's four days.
+# 5. put the shipped small BERT's 13-minute run next to the original BERT's four days.
 #
 # How well the shipped model learned, and what its numbers do and do not mean, is the subject
 # of notebook 07.
@@ -48,7 +48,7 @@
 # 3. 把掩蔽语言模型的损失和下一句预测的损失相加，得到预训练要最小化的总损失，并亲手实现加权的
 #    掩蔽语言模型损失；
 # 4. 执行一步预训练，再看 `train_bert` 执行很多步，并实时画出损失曲线；
-# 5. 把随附的小 BERT 五分钟的训练与原始 BERT 四天的训练放在一起比较。
+# 5. 把随附的小 BERT 13 分钟的训练与原始 BERT 四天的训练放在一起比较。
 #
 # 随附模型学得怎么样、它的数字说明了什么又没有说明什么，是第 07 个笔记本的内容。
 
@@ -319,7 +319,7 @@ print("tokens", tuple(data.tokens.shape), " pred_positions", tuple(data.pred_pos
 print(label("real_slots", share=data.mlm_weights.mean()))
 
 # %% [markdown] lang="en"
-# Only about 40% of the prediction slots are real: the sentence pairs here are much shorter
+# Fewer than half of the prediction slots are real (0.45): the sentence pairs here are shorter
 # than 64 tokens, so they get fewer than the P = 10 prediction positions, and the rest is
 # padding. This is why the weights of notebook 04 matter so much.
 #
@@ -329,7 +329,7 @@ print(label("real_slots", share=data.mlm_weights.mean()))
 # shuffles with a seeded generator, so that the same seed always gives the same batches:
 
 # %% [markdown] lang="zh"
-# 只有大约 40% 的预测位置是真实的：这里的句子对远短于 64 个词元，得到的预测位置少于 P = 10 个，
+# 真实的预测位置还不到一半（0.45）：这里的句子对远短于 64 个词元，得到的预测位置少于 P = 10 个，
 # 其余都是填充。这就是第 04 个笔记本中的权重如此重要的原因。
 #
 # 本章把样本包装成一个 `torch.utils.data.Dataset`，再交给 `DataLoader`，由它切分成打乱顺序的
@@ -491,7 +491,7 @@ print(label("frequency_guess", loss=-(freq * freq.log()).sum()))
 # 曲线有噪声。
 
 # %% [markdown] lang="en"
-# ## From five minutes to four days
+# ## From 13 minutes to four days
 #
 # `scripts/pretrain_small.py` trains the shipped small BERT with the chapter's pretraining sizes
 # (H = 128, FFN 256, 2 heads, 2 blocks) on all training paragraphs, paired and masked afresh 10
@@ -499,7 +499,7 @@ print(label("frequency_guess", loss=-(freq * freq.log()).sum()))
 # evaluation in `metrics.json`. Here is its full run:
 
 # %% [markdown] lang="zh"
-# ## 从五分钟到四天
+# ## 从 13 分钟到四天
 #
 # `scripts/pretrain_small.py` 用本章预训练时的尺寸（H = 128，前馈网络 256，2 个头，2 个编码器块）
 # 在全部训练段落上训练随附的小 BERT（重新构造句子对并掩蔽，共 10 遍），并把结果放在
@@ -532,7 +532,7 @@ print(label("nsp_phases", every=every, a=1, b=200, early=sum(early) / len(early)
 # %% [markdown] lang="en"
 # The MLM loss keeps falling for all 1000 steps. The NSP loss stays near $\ln 2$ for about the first
 # 200 steps (the line printed with the plot gives their mean), then creeps down slowly, to about
-# 0.53 over the last 50 steps. As in the chapter, the MLM loss stays far above the NSP loss
+# 0.46 over the last 50 steps. As in the chapter, the MLM loss stays far above the NSP loss
 # (exercise 6 asks why).
 #
 # The original BERT was trained the same way, at a far larger scale. The BERT paper (Devlin et
@@ -540,7 +540,7 @@ print(label("nsp_phases", every=every, a=1, b=200, early=sum(early) / len(early)
 
 # %% [markdown] lang="zh"
 # 掩蔽语言模型的损失在全部 1000 步中一直在下降。下一句预测的损失在大约前 200 步里一直停留在 $\ln 2$
-# 附近（与图一起打印的那一行给出了它们的平均值），之后缓慢下降，最后 50 步平均约为 0.53。与本章
+# 附近（与图一起打印的那一行给出了它们的平均值），之后缓慢下降，最后 50 步平均约为 0.46。与本章
 # 一样，掩蔽语言模型的损失一直远高于下一句预测的损失（练习 6 会问为什么）。
 #
 # 原始的 BERT 也是这样训练的，只是规模要大得多。下面是 BERT 论文（Devlin 等，2019）给出

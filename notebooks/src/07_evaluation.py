@@ -26,8 +26,8 @@
 # You will:
 # 1. measure NSP and MLM accuracy on held-out paragraphs, each figure with a 95% confidence
 #    interval, next to baselines;
-# 2. see the shortcut that shaped the training recipe, and check that the shipped model does
-#    not take it;
+# 2. see the shortcut that shaped the training recipe, and how the shipped model judges the
+#    pairs that offer it;
 # 3. find what hides behind the MLM accuracy: sentence templates seen in training;
 # 4. look at the model's guesses for masked tokens in English and Chinese, and at its encodings
 #    from `get_bert_encoding`.
@@ -45,7 +45,7 @@
 # 你将会：
 # 1. 在留出的段落上度量下一句预测和掩蔽语言模型的准确率，每个数字都附有 95% 置信区间，并与基线
 #    比较；
-# 2. 看一看影响了训练配置的那条捷径，并检验随附的模型没有走这条捷径；
+# 2. 看一看影响了训练配置的那条捷径，以及随附的模型如何判断那些可以走捷径的句子对；
 # 3. 找出掩蔽语言模型的准确率背后藏着什么：训练中见过的句子模板；
 # 4. 看模型怎样猜英文和中文句子中被掩蔽的词元，以及 `get_bert_encoding` 给出的编码。
 
@@ -183,12 +183,12 @@ print(label("same_as_metrics", same=all(round(scores[k], 3) == round(metrics["he
 
 # %% [markdown] lang="en"
 # Both accuracies are far above their baselines, and far outside what the draw could explain:
-# NSP 0.760 with the interval [0.728, 0.789], against 0.507 for always giving the more frequent
-# label; MLM 0.743 [0.727, 0.758], against 0.040 for always guessing the most frequent token.
-# The NSP head is not even-handed: it accepts true continuations (0.843) more often than it
-# rejects false ones (0.674), and the two intervals do not overlap. Each class rests on only
-# about half the pairs, so its interval is wider than the overall one; the MLM interval, on 3010
-# slots, is the narrowest.
+# NSP 0.785 with the interval [0.754, 0.813], against 0.502 for always giving the more frequent
+# label; MLM 0.762 [0.747, 0.776], against 0.041 for always guessing the most frequent token.
+# The NSP head is not quite even-handed: it rejects false continuations (0.821) more often than
+# it accepts true ones (0.749), though the two intervals overlap a little, so part of that gap
+# may be the luck of the draw. Each class rests on only about half the pairs, so its interval is
+# wider than the overall one; the MLM interval, on 3388 slots, is the narrowest.
 #
 # An interval covers only the luck of the draw, and treats every pair or slot as an independent
 # draw (slots of the same sentence are not quite). It says nothing about whether the held-out
@@ -215,12 +215,12 @@ print(label("same_as_metrics", same=all(round(scores[k], 3) == round(metrics["he
 # tokens:
 
 # %% [markdown] lang="zh"
-# 两个准确率都远高于各自的基线，也远远超出了抽样误差能够解释的范围：下一句预测的准确率为 0.760，
-# 置信区间为 [0.728, 0.789]，而总回答较多的标签只有 0.507；掩蔽语言模型的准确率为 0.743
-# [0.727, 0.758]，而总猜最常见的词元只有 0.040。下一句预测的输出层并不是一视同仁的：它接受真正
-# 相邻的句子对（0.843）比拒绝不相邻的句子对（0.674）更多，而且两个置信区间没有重叠。每一类只有
-# 大约一半的句子对，所以它的置信区间比总体的宽；掩蔽语言模型的置信区间建立在 3010 个预测位置上，
-# 是最窄的。
+# 两个准确率都远高于各自的基线，也远远超出了抽样误差能够解释的范围：下一句预测的准确率为 0.785，
+# 置信区间为 [0.754, 0.813]，而总回答较多的标签只有 0.502；掩蔽语言模型的准确率为 0.762
+# [0.747, 0.776]，而总猜最常见的词元只有 0.041。下一句预测的输出层也不完全一视同仁：它拒绝
+# 不相邻的句子对（0.821）比接受真正相邻的句子对（0.749）更多，不过两个置信区间有少许重叠，所以
+# 这个差距可能有一部分来自抽样的运气。每一类只有大约一半的句子对，所以它的置信区间比总体的宽；
+# 掩蔽语言模型的置信区间建立在 3388 个预测位置上，是最窄的。
 #
 # 置信区间只涵盖抽样的运气，而且把每个句子对或预测位置都当作独立的一次抽样（同一个句子中的预测
 # 位置并不完全独立）。至于留出数据是否真的衡量了我们想衡量的东西，它什么也没说。下面两节给出
@@ -271,14 +271,16 @@ mixed = make_pretrain_data(held_out_paragraphs, vocab, max_len=recipe["max_len"]
 accuracy_by_kind(small_bert, mixed)
 
 # %% [markdown] lang="en"
-# No shortcut here. The model rejects the cross-language pairs (0.699) only a little more often
-# than the same-language ones (0.624), and the two intervals overlap; its overall accuracy,
-# 0.745, is no higher than the 0.760 of the grouped set: the cross-language pairs do not make the
-# test easier. Never trained on a pair that switches language, the model has not learned that a
-# switch means NotNext, and it judges such a pair much like any other. Its skill lies within one
-# language, and that is what the grouped held-out set measures. (IsNext and same-language NotNext
-# differ a little from the grouped set's because the pairs are a different random draw; the
-# intervals show by how much that can move them.)
+# The switch of language does show. The model rejects the cross-language pairs (0.876) more
+# often than the same-language ones (0.751), and the two intervals do not overlap; its overall
+# accuracy, 0.801, is a little higher than the 0.785 of the grouped set, though still inside that
+# set's interval. The model never saw a pair that switches language in training, so it was never
+# rewarded for spotting the switch itself; but a Chinese sentence after an English one is unlike
+# anything it saw follow an English sentence, and such a pair is easier to reject. The
+# cross-language pairs make the test somewhat easier; the model's skill within one language is
+# what the grouped held-out set measures. (IsNext and same-language NotNext differ from the
+# grouped set's because the pairs are a different random draw; the intervals show by how much
+# that can move them.)
 #
 # The shortcut is a miniature of a real criticism of NSP: a random sentence from another
 # document usually changes the topic, so NSP can be solved by spotting the change of topic
@@ -294,12 +296,13 @@ accuracy_by_kind(small_bert, mixed)
 # paragraphs:
 
 # %% [markdown] lang="zh"
-# 这里没有捷径。模型拒绝跨语言句子对的比例（0.699）只比同一种语言的（0.624）略高一点，两个置信
-# 区间还有重叠；它的总准确率 0.745 也不比分组构造的留出数据上的 0.760 高：跨语言的句子对并没有让
-# 测试变得更容易。模型在训练中从未见过切换语言的句子对，所以没有学到“语言一变就不是下一句”，对待
-# 这样的句子对和对待其他句子对差不多。它的本领在同一种语言之内，而这正是分组构造的留出数据所衡量
-# 的。（是下一句和同一种语言的不是下一句，准确率与分组构造的留出数据上的略有不同，因为这里的句子
-# 对是另一次随机抽取的结果；置信区间表明了这种差别可能有多大。）
+# 语言的切换确实看得出来。模型拒绝跨语言句子对的比例（0.876）高于同一种语言的（0.751），两个
+# 置信区间没有重叠；它的总准确率 0.801 比分组构造的留出数据上的 0.785 略高，不过仍在后者的置信
+# 区间之内。模型在训练中从未见过切换语言的句子对，所以从没有因为发现语言切换本身而得到奖励；但
+# 英文句子后面跟一个中文句子，和它见过的任何接在英文句子后面的句子都不像，这样的句子对更容易被
+# 拒绝。跨语言的句子对让测试变得容易了一些；模型在同一种语言之内的本领，要由分组构造的留出数据
+# 来衡量。（是下一句和同一种语言的不是下一句，准确率与分组构造的留出数据上的有所不同，因为这里的
+# 句子对是另一次随机抽取的结果；置信区间表明了这种差别可能有多大。）
 #
 # 这条捷径正是对下一句预测的一个真实批评的缩影：从另一篇文档中随机取出的句子通常会换一个话题，
 # 所以模型只要发现话题变了就能完成下一句预测，而不必判断 B 是否真的接在 A 后面。从同一种语言中
@@ -373,11 +376,11 @@ fill_mask("医生让他多喝水，好好休息。", "水")
 # only where the words around the mask match a template: many corpus sentences begin with
 # 医生让他 ("the doctor told him to"), so 医 comes first in "…生让他". Elsewhere the template
 # is broken and the model is wrong. The corpus says "bought a ticket at the station early in
-# the morning", but a sentence that opens "On Sunday, Lucy" resembles "On Friday, Ben had a
-# science lesson after lunch", which is probably where science and history come from; and the
-# corpus says 多休息，多喝水, so in the reordered sentence the model guesses 息 (from 休息,
-# rest) for 水. A model trained for five minutes on about 8,000 template sentences knows its
-# corpus, not English or Chinese.
+# the morning", but after "On Sunday, Lucy bought a" the model's guesses are spread thin and
+# make little sense (everything, train, digging, …), and for the station it is fairly sure of
+# *list* (0.65); and the corpus says 多休息，多喝水, so in the reordered sentence the model
+# guesses 息 (from 休息, rest) for 水. A model trained for 13 minutes on about 8,000 template
+# sentences knows its corpus, not English or Chinese.
 #
 # ## BERT representations: `get_bert_encoding`
 #
@@ -391,10 +394,10 @@ fill_mask("医生让他多喝水，好好休息。", "水")
 # 对语料库中的句子，模型很有把握，而且猜对了。对新句子，只有当被掩蔽词元周围的词与某个句子模板
 # 吻合时它才猜得对：语料库中有许多以“医生让他”开头的句子，所以在“…生让他”中，“医”排在第一位。
 # 其他地方模板被打破了，模型就猜错了。语料库中的原句是“bought a ticket at the station early in
-# the morning”，但以“On Sunday, Lucy”开头的句子很像“On Friday, Ben had a science lesson after
-# lunch”，science 和 history 大概就是从这里来的；语料库中说的是“多休息，多喝水”，所以在调换了
-# 顺序的句子里，模型为“水”猜的是“息”（来自“休息”）。一个在大约 8,000 个模板句子上训练了五分钟的
-# 模型，了解的是它的语料库，而不是英语或汉语。
+# the morning”，但在“On Sunday, Lucy bought a”之后，模型的猜测很分散，也说不通（everything、
+# train、digging……）；在 station 的位置上，它倒是相当肯定地猜了 list（0.65）。语料库中说的是
+# “多休息，多喝水”，所以在调换了顺序的句子里，模型为“水”猜的是“息”（来自“休息”）。一个在大约
+# 8,000 个模板句子上训练了 13 分钟的模型，了解的是它的语料库，而不是英语或汉语。
 #
 # ## BERT 表示：`get_bert_encoding`
 #
@@ -454,11 +457,11 @@ print(label("eval_mode", same=torch.equal(
 #
 # * A held-out accuracy is a sample: give it a confidence interval (`Accuracy(hits, n)`, 95%
 #   Wilson). The shipped small BERT beats its baselines on NSP and MLM by far more than the
-#   intervals' width, and its NSP head accepts more readily than it rejects.
+#   intervals' width, and its NSP head rejects somewhat more readily than it accepts.
 # * An interval covers the luck of the draw, not a flawed test. The first recipe, with NotNext
 #   partners from any paragraph, rewarded telling the languages apart; the shipped recipe draws
-#   them from the same language, and the shipped model judges cross-language pairs like any
-#   other.
+#   them from the same language. The shipped model, never trained on cross-language pairs,
+#   still rejects them more readily than same-language ones, so a mixed test flatters it.
 # * Behind the MLM accuracy are templates seen in training: most held-out sentences occur in the
 #   training paragraphs.
 # * The model's guesses for a masked token are right where a template fits and wrong where it
@@ -490,10 +493,10 @@ print(label("eval_mode", same=torch.equal(
 #
 # * 留出数据上的准确率是一个样本：要给它一个置信区间（`Accuracy(hits, n)`，95% Wilson 区间）。
 #   随附的小 BERT 在下一句预测和掩蔽语言模型上都超过了基线，超出的幅度远大于置信区间的宽度；它的
-#   下一句预测输出层更容易接受，而不是拒绝。
+#   下一句预测输出层略微偏向拒绝，而不是接受。
 # * 置信区间涵盖的是抽样的运气，而不是有缺陷的测试。训练配置的第一个版本从任意段落中抽取“不是下一句”
-#   的另一个句子，奖励了区分两种语言的做法；随附模型的训练配置从同一种语言中抽取，随附的模型对待
-#   跨语言句子对和对待其他句子对差不多。
+#   的另一个句子，奖励了区分两种语言的做法；随附模型的训练配置从同一种语言中抽取。随附的模型虽然
+#   没在跨语言句子对上训练过，拒绝它们却比拒绝同一种语言的更容易，所以混合的测试会高估它。
 # * 掩蔽语言模型的准确率背后是训练中见过的句子模板：大多数留出的句子都出现在训练段落中。
 # * 模型对被掩蔽词元的猜测，在符合模板的地方是对的，在模板被打破的地方是错的；它了解的是它的语料库，
 #   而不是英语或汉语。
