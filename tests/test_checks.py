@@ -150,11 +150,47 @@ def test_attention_that_would_not_fit_in_memory_is_refused_up_front():
     tokens = torch.randint(5, 30, (64, 512))
     # 6 blocks x 64 sequences x 4 heads x 512 x 512 x 4 bytes = 1.5 GiB
     with pytest.raises(ValueError, match=r"return_attention=True would keep 1.5 GiB of attention "
-                                         r"weights for 64 sequences of 512 tokens"):
+                                         r"weights for 64 sequences of 512 tokens \(at most 1 "
+                                         r"GiB\): ask for fewer or shorter ones$"):
         model.encoder(tokens, torch.zeros_like(tokens), return_attention=True)
     _, attentions = model.encoder(tokens[:2, :64], torch.zeros(2, 64, dtype=torch.long),
                                   return_attention=True)  # a small request still works
     assert attentions[0].shape == (2, 4, 64, 64)
+
+
+def test_attention_exactly_at_the_memory_limit_is_allowed(monkeypatch):
+    model = BERTModel(30, 8, 16, 4, 6, 0.0, max_len=64).eval()
+    tokens = torch.randint(5, 30, (2, 64))
+    monkeypatch.setattr("bertlib.model.ATTENTION_MAX_BYTES", 6 * 2 * 4 * 64 * 64 * 4)  # the need
+    model.encoder(tokens, torch.zeros_like(tokens), return_attention=True)
+
+
+@pytest.mark.parametrize(("module", "X", "message"), [
+    (MultiHeadAttention(8, 2, 0.0), torch.randn(5, 8),
+     r"^X must have shape \(batch, seq_len, num_hiddens\); got shape \(5, 8\)$"),
+    (MultiHeadAttention(8, 2, 0.0), torch.randn(2, 5, 6),
+     r"^X must have num_hiddens = 8 features in its last dimension; got shape \(2, 5, 6\)$"),
+    (MultiHeadAttention(8, 2, 0.0), torch.full((2, 5, 8), math.nan),
+     "^X must be finite; it holds NaN or infinite values$"),
+    (NextSentencePred(8), torch.randn(2, 5, 8),
+     r"^X must have shape \(batch, num_inputs\); got shape \(2, 5, 8\)$"),
+    (NextSentencePred(8), torch.randn(2, 6),
+     r"^X must have num_inputs = 8 features in its last dimension; got shape \(2, 6\)$"),
+])
+def test_module_messages_name_the_input_and_its_shape_exactly(module, X, message):
+    with pytest.raises(ValueError, match=message):
+        module(X, None) if isinstance(module, MultiHeadAttention) else module(X)
+
+
+@pytest.mark.parametrize(("mask", "got"), [
+    (torch.ones(2, 5), r"torch.float32 of shape \(2, 5\)"),
+    ([[True] * 5] * 2, r"list of shape \(\)"),
+    (torch.ones(2, 4, dtype=torch.bool), r"torch.bool of shape \(2, 4\)"),
+])
+def test_a_bad_key_mask_is_described(mask, got):
+    with pytest.raises(ValueError, match=rf"^mask must be a \(batch, seq_len\) = \(2, 5\) boolean "
+                                         rf"tensor, True at real keys; got {got}$"):
+        MultiHeadAttention(8, 2, 0.0)(torch.randn(2, 5, 8), mask)
 
 
 @pytest.mark.parametrize(("check", "message"), [

@@ -349,3 +349,11 @@ def test_a_batch_of_no_sequence_is_refused(small_model):
     empty = torch.zeros(0, 6, dtype=torch.long)
     with pytest.raises(ValueError, match=r"tokens holds no sequence \(shape \(0, 6\)\)"):
         small_model(empty, empty)
+
+
+def test_attention_weights_only_when_asked_for():
+    """The default is the fused path, which keeps no (T, T) weights."""
+    X = torch.randn(2, 5, 8)
+    assert MultiHeadAttention(8, 2, 0.0).eval()(X, None)[1] is None
+    block = TransformerEncoderBlock(BERTConfig(30, 8, 16, 2, 1, 0.0))
+    assert block.eval()(X, None)[1] is None
