@@ -38,8 +38,7 @@ from bertlib.train import default_device, run_steps
 
 def _new_linear(num_inputs: int, num_outputs: int, seed: int) -> nn.Linear:
     """A freshly initialised output layer whose weights depend only on ``seed``."""
-    with own_global_rng():
-        torch.manual_seed(seed)
+    with own_global_rng(seed):
         return nn.Linear(num_inputs, num_outputs)
 
 
@@ -98,8 +97,7 @@ class BagOfWords(nn.Module):
         super().__init__()
         check_positive_int("vocab_size", vocab_size)
         _check_num_classes(num_classes)
-        with own_global_rng():
-            torch.manual_seed(seed)
+        with own_global_rng(seed):
             self.weights = nn.Embedding(vocab_size, num_classes)  # one row per vocabulary entry
         self.bias = nn.Parameter(torch.zeros(num_classes))
 

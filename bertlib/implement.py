@@ -65,8 +65,7 @@ def _attention_weights(attention: MultiHeadAttention, X: torch.Tensor,
 def _attention_cases() -> list[Case]:
     """03: one attention module and one batch per case, drawn from fixed seeds."""
     def case(seed: int, num_heads: int, T: int, valid_lens: list[int] | None) -> tuple:
-        with own_global_rng():  # nn.Linear initialises from torch's global generator
-            torch.manual_seed(seed)
+        with own_global_rng(seed):  # nn.Linear initialises from torch's global generator
             attention = MultiHeadAttention(8, num_heads, dropout=0.0).eval()
         B = 2 if valid_lens is None else len(valid_lens)
         X = torch.randn(B, T, 8, generator=make_generator(seed=seed))

@@ -7,6 +7,7 @@ the same draw however many other cells ran before it.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 
 import torch
 
@@ -25,9 +26,16 @@ def make_generator(generator: torch.Generator | None = None,
     return torch.Generator().manual_seed(int(seed))
 
 
-def own_global_rng() -> contextlib.AbstractContextManager:
+@contextlib.contextmanager
+def own_global_rng(seed: int | None = None) -> Iterator[None]:
     """A block whose draws from torch's global generators (CPU and every GPU) are undone after
     it: PyTorch's weight initialisers and dropout can only draw from those, and a library must
-    not move the caller's random stream."""
+    not move the caller's random stream. With ``seed``, the CPU generator is seeded with it
+    inside the block, so what the block draws depends on ``seed`` alone."""
+    if seed is not None:
+        check_seed("seed", seed)
     gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
-    return torch.random.fork_rng(devices=gpus)
+    with torch.random.fork_rng(devices=gpus):
+        if seed is not None:
+            torch.manual_seed(int(seed))
+        yield

@@ -47,8 +47,7 @@ def init_model(config: BERTConfig, seed: int) -> BERTModel:
     state is left as it was)."""
     check_instance("config", config, BERTConfig, "a BERTConfig")
     check_seed("seed", seed)
-    with own_global_rng():
-        torch.manual_seed(seed)
+    with own_global_rng(seed):
         return BERTModel.from_config(config)
 
 
@@ -116,8 +115,7 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
     ``seed`` fixes the dropout draws, which come from torch's global generator; the caller's
     global random state is left as it was.
     """
-    with own_global_rng():
-        torch.manual_seed(seed)  # dropout draws from the global generator
+    with own_global_rng(seed):  # dropout draws from the global generator
         model.train()
         bar = tqdm(total=num_steps, disable=not progress, desc=desc)
         done = 0

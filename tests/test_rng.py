@@ -58,3 +58,16 @@ def test_own_global_rng_undoes_draws_from_the_global_generator():
         torch.manual_seed(5)
         torch.rand(3)
     assert torch.equal(state, torch.get_rng_state())
+
+
+def test_a_seeded_block_draws_from_its_seed_and_gives_the_stream_back():
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    with own_global_rng(5):
+        inside = torch.rand(4)
+    assert torch.equal(torch.rand(3), expected)  # the caller's stream goes on as if untouched
+    with own_global_rng(5):
+        assert torch.equal(torch.rand(4), inside)  # the seed alone decides the draws
+    with pytest.raises(ValueError, match="seed must be an integer"), own_global_rng(1.5):
+        pass
