@@ -114,17 +114,6 @@ def _tagging_loss_cases() -> list[Case]:
     ]
 
 
-def mlm_gather(X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
-    """04: the vectors bertlib's :class:`MaskLM` gathers, ``(B, T, H)`` and ``(B, P)`` ->
-    ``(B, P, H)``: the input its MLP receives, caught on the way in."""
-    with own_global_rng():  # the MLP's initial weights draw from the global RNG; never used
-        head = MaskLM(vocab_size=1, num_hiddens=X.shape[-1])
-    gathered = []
-    head.mlp.register_forward_pre_hook(lambda _, inputs: gathered.append(inputs[0]))
-    head(X, pred_positions)
-    return gathered[0]
-
-
 def _gather_cases() -> list[Case]:
     """04: the MLM gather; every entry of X differs, so a row from the wrong place shows."""
     g = make_generator(seed=4)
@@ -237,7 +226,7 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
               "valid_lens[b]（严格小于）时键 j 是真实词元；在对键做 softmax 之前，用 masked_fill "
               "把其余键的分数设为 -inf（不是 0）；没有 valid_lens 时什么都不屏蔽。",
     }),
-    "04_mlm_gather": Implementation(mlm_gather, _gather_cases, {
+    "04_mlm_gather": Implementation(MaskLM.gather, _gather_cases, {
         "en": "element [b, p] of the result is X[b, pred_positions[b, p]]: index X with a (B, 1) "
               "tensor of batch indices, torch.arange(B)[:, None], and pred_positions together; "
               "X[:, pred_positions] gives every sequence's positions to every sequence, and "

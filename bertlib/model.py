@@ -280,11 +280,16 @@ class MaskLM(nn.Module):
         check_ndim("X", X, 3, "(batch, seq_len, num_hiddens)")
         check_features("X", X, self.mlp[0].in_features, "num_inputs")
         check_finite("X", X)
+        return self.mlp(self.gather(X, pred_positions))
+
+    @staticmethod
+    def gather(X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
+        """The vectors at the prediction positions: X (B, T, H), pred_positions (B, P) ->
+        (B, P, H), element [b, p] being X[b, pred_positions[b, p]]."""
         B, T, _ = X.shape
         check_pred_positions(pred_positions, B, T)
         batch_idx = torch.arange(B, device=X.device)[:, None]  # (B, 1), broadcasts against (B, P)
-        masked_X = X[batch_idx, pred_positions]  # (B, P, num_inputs)
-        return self.mlp(masked_X)
+        return X[batch_idx, pred_positions]  # (B, P, H)
 
 
 class NextSentencePred(nn.Module):

@@ -418,14 +418,14 @@ print("X[:, pred_positions].shape:", tuple(X[:, pred_positions].shape))  # (B, B
 
 # %% [markdown] lang="en"
 # That line is the heart of `MaskLM`, bertlib's MLM head (the chapter's class of the same
-# name). After checking its inputs, it gathers the rows and runs them through an MLP,
-# Linear → ReLU → LayerNorm → Linear, which gives one score (logit) per vocabulary entry at each
-# prediction position:
+# name). After checking its inputs, it gathers the rows (its method `gather`) and runs them
+# through an MLP, Linear → ReLU → LayerNorm → Linear, which gives one score (logit) per
+# vocabulary entry at each prediction position:
 
 # %% [markdown] lang="zh"
 # 这一行正是 bertlib 的掩蔽语言模型输出层 `MaskLM`（与本章的同名类对应）的核心。它先检查输入，
-# 然后取出这些行，送入一个多层感知机：全连接层 → ReLU → 层规范化 → 全连接层，在每个预测位置上
-# 为词表中的每个词元输出一个分数（logit）：
+# 然后用它的 `gather` 方法取出这些行，送入一个多层感知机：全连接层 → ReLU → 层规范化 →
+# 全连接层，在每个预测位置上为词表中的每个词元输出一个分数（logit）：
 
 # %%
 show_source(MaskLM)
