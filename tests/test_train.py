@@ -207,6 +207,7 @@ def _nan_weight(w):
 def test_bad_training_arguments_are_named_before_any_step(kwargs, message, toy_data, toy_model):
     """Before: NaN losses silently, or TypeErrors, some after a whole step."""
     model = toy_model()
+    kwargs = dict(kwargs)  # a copy: the parameter is shared by every run of the test
     data = kwargs.pop("data", toy_data)
     args = {"model": model, "data": data(toy_data) if callable(data) else data,
             "num_steps": 1, "progress": False} | kwargs
