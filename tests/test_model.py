@@ -357,3 +357,12 @@ def test_attention_weights_only_when_asked_for():
     assert MultiHeadAttention(8, 2, 0.0).eval()(X, None)[1] is None
     block = TransformerEncoderBlock(BERTConfig(30, 8, 16, 2, 1, 0.0))
     assert block.eval()(X, None)[1] is None
+
+
+def test_mask_lm_options_are_used_and_checked_by_name():
+    mlm = MaskLM(11, 8)
+    assert mlm.mlp[0].in_features == 8 and mlm.mlp[2].eps == 1e-5  # nn.LayerNorm's default
+    assert MaskLM(11, 8, num_inputs=6).mlp[0].in_features == 6
+    for kwargs, name in (({"num_hiddens": 0}, "num_hiddens"), ({"num_inputs": 0}, "num_inputs")):
+        with pytest.raises(ValueError, match=f"^{name} must be a positive integer"):
+            MaskLM(**({"vocab_size": 11, "num_hiddens": 8} | kwargs))
