@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PIP    := $(BIN)/python -m pip
 
-.PHONY: setup lab test lint format browser notebooks corpus tasks pretrain-small bench \
+.PHONY: setup lab test lint format browser notebooks corpus tasks pretrain-small pretrain-in-class bench \
         bench-attention bench-pretrain bench-widgets mutation
 
 setup: $(STAMP)
@@ -66,6 +66,10 @@ tasks: setup
 pretrain-small: setup
 	$(BIN)/python scripts/pretrain_small.py
 
+# The in-class recipe, timed; its figures go into bertlib/assets/small_bert/metrics.json.
+pretrain-in-class: setup
+	$(BIN)/python scripts/pretrain_small.py --in-class
+
 bench: bench-attention bench-pretrain bench-widgets
 
 bench-attention: setup
@@ -77,7 +81,7 @@ bench-pretrain: setup
 bench-widgets: setup
 	$(BIN)/python benchmarks/bench_widgets.py --compare
 
-# Mutation testing of the core (model, masking, data, loss, train), outside `make test`: mutmut
+# Mutation testing of the core (model, masking, data, batches, loss, train), outside `make test`: mutmut
 # makes one small change at a time and runs the tests that reach it ([tool.mutmut] in
 # pyproject.toml). About an hour on 2 cores; the score and the survivors are in README.md.
 mutation: setup

@@ -1,132 +1,136 @@
-"""Training-step throughput at the chapter's pretraining configuration (sentence pairs / s).
+"""Pretraining-step throughput on the shipped corpus' real batches (sentence pairs / s).
 
-    .venv/bin/python benchmarks/bench_pretrain.py [--rounds 3]
+    .venv/bin/python benchmarks/bench_pretrain.py [--rounds 5] [--batches 8]
 
-(a) Hugging Face BertForPreTraining used the usual way: MLM labels on all B x T positions
-    (-100 where nothing is predicted), so logits are computed for every token;
-(b) Hugging Face, MLM logits only at the B x P gathered prediction slots;
-(c) bertlib, the chapter's straightforward step (BERTModel with pred_positions, bert_loss);
-(d) bertlib's default step (``train_step`` with ``fast_loss``), with and without the opt-in
-    ``keep_freed_memory()``.
+The workload is the shipped small BERT's: its tokenizer, its training pairs (every pair padded
+to max_len 64 by ``make_pretrain_data``, mean length about 30), its sizes (H = 128, FFN 256,
+2 heads, 2 blocks, dropout 0.1) and mini-batches of 128 pairs. The variants:
 
-(c) and (d) compute the same losses and gradients: tests/test_fast.py checks it.
+(a) Hugging Face ``BertForPreTraining`` fed the way its data collator feeds it: random
+    mini-batches, each padded to its longest pair; MLM logits only at the real prediction
+    slots (gathered), not at every position;
+(b) the same, with the mini-batches grouped by length (the Trainer's ``group_by_length``);
+(c) bertlib, the chapter's straightforward step: every pair padded to max_len, the model with
+    ``pred_positions``, ``chapter_loss``;
+(d) bertlib's default, what ``train_bert`` does: random mini-batches, each padded to its
+    longest pair (``trim_padding``), ``fast_loss``;
+(e) the same with ``group_by_length=True``.
 
-All four run in one process, interleaved round by round, each timed as a median over steps after
-a warm-up step. (a)-(c) first run with glibc's default malloc; ``keep_freed_memory()`` cannot be
-undone within a process, so (d) is measured in a second interleaved block together with (b) and
-(c) again: ratios within that block compare the steps under the same malloc. Peak memory is the
-largest rise of the resident set during one step (sampled every 2 ms) under the default malloc.
-The matmul peak is measured in the same run with a large ``torch.mm``.
+(a), (c) and (d) read the same random mini-batches, (b) and (e) the same pairs grouped by
+length. All run in
+one process under the same (default) allocator settings, interleaved round by round, each timed
+over the same mini-batches after a warm-up pass.
+
+The "useful" FLOPs are those of each pair on its own, without any padding; their rate is
+compared with the machine's fp32 matmul peak, measured in the same run with a large
+``torch.mm``. (c) and (d) compute the same losses for the same weights and pairs: printed for
+the first mini-batch with dropout off (dropout's draws depend on the padded shape), and tested
+in tests/test_train.py and tests/test_fast.py.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import threading
 import time
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 from transformers import BertConfig, BertForPreTraining
 
-from bertlib.fast import fast_loss, keep_freed_memory
+from bertlib.assets import load_small_bert
+from bertlib.batches import LengthGroupedSampler, trim_padding
+from bertlib.corpus import load_small_corpus, tokenize_paragraphs
+from bertlib.data import make_pretrain_data
+from bertlib.fast import fast_loss
 from bertlib.loss import chapter_loss
 from bertlib.model import BERTConfig
 from bertlib.train import init_model, train_step
 
-V, H, FFN, HEADS, BLKS, DROPOUT, T, B, P = 20256, 128, 256, 2, 2, 0.2, 64, 512, 10
-PAGE = 4096
+H, FFN, HEADS, BLKS, DROPOUT, T, B = 128, 256, 2, 2, 0.1, 64, 128
+
+Batch = list[torch.Tensor]
 
 
-def make_batch(seed: int = 0) -> tuple[torch.Tensor, ...]:
-    """Random valid lengths in [20, T]; round(0.15 * length) real prediction slots (<= P)."""
-    g = torch.Generator().manual_seed(seed)
-    valid_lens = torch.randint(20, T + 1, (B,), generator=g)
-    tokens = torch.randint(5, V, (B, T), generator=g)
-    tokens[torch.arange(T) >= valid_lens[:, None]] = 0
-    segments = ((torch.arange(T) > valid_lens[:, None] // 2)
-                & (torch.arange(T) < valid_lens[:, None])).long()
-    pred_positions = torch.zeros(B, P, dtype=torch.long)
-    weights = torch.zeros(B, P)
-    for i, n in enumerate(valid_lens.tolist()):
-        k = min(P, max(1, round(0.15 * n)))
-        pos = torch.randperm(n - 2, generator=g)[:k].sort().values + 1
-        pred_positions[i, :k] = pos
-        weights[i, :k] = 1.0
-    labels = torch.randint(5, V, (B, P), generator=g) * weights.long()
-    nsp = torch.randint(0, 2, (B,), generator=g)
-    return tokens, segments, valid_lens, pred_positions, weights, labels, nsp
+def real_batches(n: int) -> tuple[list[Batch], list[Batch], int]:
+    """``n`` length-grouped mini-batches of the shipped corpus' training pairs, the same pairs
+    in ``n`` random mini-batches (all padded to max_len), and the vocabulary size."""
+    _, tokenizer = load_small_bert()
+    split = load_small_corpus()
+    data = make_pretrain_data(tokenize_paragraphs(split.train, tokenizer.tokenize),
+                              tokenizer.vocab, T, seed=1, groups=split.train_langs)
+    groups = [torch.tensor(rows) for rows in LengthGroupedSampler(data.valid_lens, B, seed=0)]
+    groups = [rows for rows in groups if len(rows) == B][:n]
+    # The same pairs, shuffled across the mini-batches: both variants do the same useful work.
+    pairs = torch.cat(groups)
+    shuffled = pairs[torch.randperm(len(pairs), generator=torch.Generator().manual_seed(0))]
+    random = [list(data[rows].tensors()) for rows in shuffled.split(B)]
+    grouped = [list(data[rows].tensors()) for rows in groups]
+    return random, grouped, len(tokenizer.vocab)
 
 
-def hf_step_fns(batch):
-    tokens, segments, valid_lens, pred_positions, weights, labels, nsp = batch
-    config = BertConfig(vocab_size=V, hidden_size=H, num_hidden_layers=BLKS,
+def hf_step(vocab_size: int) -> Callable[[Batch], None]:
+    """One Adam step of ``BertForPreTraining`` on a mini-batch padded to its longest pair, MLM
+    logits only at the real slots."""
+    config = BertConfig(vocab_size=vocab_size, hidden_size=H, num_hidden_layers=BLKS,
                         num_attention_heads=HEADS, intermediate_size=FFN,
                         hidden_dropout_prob=DROPOUT, attention_probs_dropout_prob=DROPOUT,
                         max_position_embeddings=T)
-    torch.manual_seed(0)
-    model = BertForPreTraining(config).train()
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        model = BertForPreTraining(config).train()
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    attention_mask = (torch.arange(T) < valid_lens[:, None]).long()
-    full_labels = torch.full((B, T), -100)
-    rows = torch.arange(B)[:, None].expand(B, P)
-    real = weights > 0
-    full_labels[rows[real], pred_positions[real]] = labels[real]
 
-    def usual():  # (a)
-        opt.zero_grad(set_to_none=True)
-        out = model(input_ids=tokens, attention_mask=attention_mask, token_type_ids=segments,
-                    labels=full_labels, next_sentence_label=nsp)
-        out.loss.backward()
-        opt.step()
-
-    def gathered():  # (b)
+    def step(batch: Batch) -> None:
+        tokens, segments, valid_lens, pred_positions, weights, labels, nsp = trim_padding(batch)
+        attention_mask = (torch.arange(tokens.shape[1]) < valid_lens[:, None]).long()
         opt.zero_grad(set_to_none=True)
         seq, pooled = model.bert(input_ids=tokens, attention_mask=attention_mask,
                                  token_type_ids=segments)[:2]
-        logits = model.cls.predictions(seq[rows, pred_positions])  # (B, P, V)
-        per_slot = F.cross_entropy(logits.flatten(0, 1), labels.flatten(), reduction="none")
-        w = weights.flatten()
-        loss = (per_slot * w).sum() / w.sum() + F.cross_entropy(
+        real = weights > 0
+        rows = torch.arange(len(tokens))[:, None].expand_as(pred_positions)
+        logits = model.cls.predictions(seq[rows[real], pred_positions[real]])  # (K, V)
+        loss = F.cross_entropy(logits, labels[real]) + F.cross_entropy(
             model.cls.seq_relationship(pooled), nsp)
         loss.backward()
         opt.step()
 
-    return usual, gathered
+    return step
 
 
-def bertlib_step_fns(batch):
-    config = BERTConfig(V, H, FFN, HEADS, BLKS, DROPOUT, T)
-    fns = {}
-    for name, loss_fn in (("chapter", chapter_loss), ("fast", fast_loss)):
-        model = init_model(config, 0)
-        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-        fns[name] = (lambda m=model, o=opt, f=loss_fn: train_step(m, o, batch, f))
-    return fns
+def bertlib_steps(vocab_size: int) -> dict[str, Callable[[Batch], None]]:
+    config = BERTConfig(vocab_size, H, FFN, HEADS, BLKS, DROPOUT, T)
+    chapter, default = init_model(config, 0), init_model(config, 0)
+    chapter_opt = torch.optim.Adam(chapter.parameters(), lr=1e-3)
+    default_opt = torch.optim.Adam(default.parameters(), lr=1e-3)
+    return {
+        "chapter": lambda batch: train_step(chapter, chapter_opt, batch, chapter_loss),
+        "default": lambda batch: train_step(default, default_opt, trim_padding(batch),
+                                            fast_loss),
+    }
 
 
-def rss_bytes() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * PAGE
+def same_losses(vocab_size: int, batch: Batch) -> float:
+    """|chapter step's total loss - default step's| for the same weights and pairs, dropout
+    off."""
+    model = init_model(BERTConfig(vocab_size, H, FFN, HEADS, BLKS, 0.0, T), 0)
+    with torch.no_grad():
+        full = chapter_loss(model, *batch).total
+        trimmed = fast_loss(model, *trim_padding(batch)).total
+    return abs(float(full - trimmed))
 
 
-def peak_rss_rise(fn) -> float:
-    """Largest rise of the resident set while ``fn`` runs, in GB (sampled every 2 ms)."""
-    base, peak, done = rss_bytes(), [0], threading.Event()
-
-    def sample():
-        while not done.is_set():
-            peak[0] = max(peak[0], rss_bytes())
-            time.sleep(0.002)
-
-    thread = threading.Thread(target=sample)
-    thread.start()
-    fn()
-    done.set()
-    thread.join()
-    return max(peak[0], rss_bytes()) - base
+def useful_flops(vocab_size: int, batches: list[Batch]) -> float:
+    """FLOPs of a forward and backward pass over every pair on its own (no padding), per
+    pair."""
+    model = init_model(BERTConfig(vocab_size, H, FFN, HEADS, BLKS, DROPOUT, T), 0).train()
+    pairs = [[t[i:i + 1] for t in batch] for batch in batches[:2] for i in range(len(batch[0]))]
+    with FlopCounterMode(display=False) as counter:
+        for pair in pairs:
+            fast_loss(model, *trim_padding(pair)).total.backward()
+    return counter.get_total_flops() / len(pairs)
 
 
 def matmul_peak_flops(n: int = 4096, repeats: int = 5) -> float:
@@ -136,68 +140,59 @@ def matmul_peak_flops(n: int = 4096, repeats: int = 5) -> float:
     return 2 * n**3 / best
 
 
-def _timed(fn) -> float:
+def _timed(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
 
 
-def run_block(fns: dict, rounds: int, steps: dict | None = None) -> dict[str, list[float]]:
-    """Interleave the variants round by round; one warm-up step each first. ``steps``: timed
-    steps per round for some variants (default 2)."""
-    steps = steps or {}
-    for fn in fns.values():
-        fn()
-    times = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, fn in fns.items():
-            times[name] += [_timed(fn) for _ in range(steps.get(name, 2))]
-    return times
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--batches", type=int, default=8, help="mini-batches per round")
     args = parser.parse_args()
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; vocab {V}, hidden {H}, "
-          f"ffn {FFN}, {HEADS} heads, {BLKS} blocks, dropout {DROPOUT}, max_len {T}, batch {B}, "
-          f"{P} prediction slots")
-    batch = make_batch()
-    real = int(batch[4].sum())
-    print(f"real prediction slots: {real} of {B * P} ({1 - real / (B * P):.0%} padding)")
-    usual, gathered = hf_step_fns(batch)
-    ours = bertlib_step_fns(batch)
-    fns = {"(a) HF usual": usual, "(b) HF gathered": gathered, "(c) chapter": ours["chapter"],
-           "(d) default": ours["fast"]}
+    random, grouped, vocab_size = real_batches(args.batches)
+    lens = torch.cat([b[2] for b in random]).float()
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads; vocab {vocab_size}, "
+          f"hidden {H}, ffn {FFN}, {HEADS} heads, {BLKS} blocks, dropout {DROPOUT}, max_len "
+          f"{T}, batch {B}; pair length mean {lens.mean():.1f}, max {lens.max():.0f}")
+    for name, batches in (("random", random), ("grouped", grouped)):
+        padded = sum(int(trim_padding(b)[0].numel()) for b in batches)
+        real = sum(int(b[2].sum()) for b in batches)
+        print(f"{name} mini-batches padded to their longest pair: {1 - real / padded:.0%} "
+              f"padding (to max_len: {1 - real / (len(batches) * B * T):.0%})")
 
-    peaks = {name: peak_rss_rise(fn) / 1e9 for name, fn in fns.items()}
-    block1 = run_block(fns, args.rounds, {"(a) HF usual": 1})
-    peak_flops = matmul_peak_flops()
+    hf = hf_step(vocab_size)
+    ours = bertlib_steps(vocab_size)
+    variants = {
+        "(a) HF, padded to longest": (hf, random),
+        "(b) HF, grouped by length": (hf, grouped),
+        "(c) chapter, max_len": (ours["chapter"], random),
+        "(d) bertlib default": (ours["default"], random),
+        "(e) bertlib, grouped": (ours["default"], grouped),
+    }
+    for step, batches in variants.values():  # warm-up
+        for batch in batches:
+            step(batch)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(args.rounds):
+        for name, (step, batches) in variants.items():
+            times[name].append(_timed(lambda s=step, bs=batches: [s(b) for b in bs]))
+    peak = matmul_peak_flops()
+    flops = useful_flops(vocab_size, random)
 
-    print("keep_freed_memory():", keep_freed_memory())
-    block2 = run_block({"(b) HF gathered, kept": gathered, "(c) chapter, kept": ours["chapter"],
-                        "(d) default": ours["fast"]}, args.rounds)
-    peak_flops = max(peak_flops, matmul_peak_flops())
-
-    with FlopCounterMode(display=False) as counter:
-        ours["fast"]()
-    step_flops = counter.get_total_flops()
-
-    rates = {name: B / statistics.median(t) for name, t in block1.items() if name[1] != "d"}
-    rates |= {name: B / statistics.median(t) for name, t in block2.items()}
-    base = rates["(c) chapter"]
-    print(f"\n{'variant':<22}{'pairs/s':>10}{'vs (c)':>9}{'peak GB':>10}")
+    rates = {name: args.batches * B / statistics.median(t) for name, t in times.items()}
+    base = rates["(a) HF, padded to longest"]
+    print(f"\n{'variant':<28}{'pairs/s':>9}{'vs (a)':>8}{'useful GFLOP/s':>16}{'of peak':>9}")
     for name, rate in rates.items():
-        peak = f"{peaks[name]:10.2f}" if name in peaks else f"{'':>10}"
-        print(f"{name:<22}{rate:10.0f}{rate / base:8.2f}x{peak}")
-    d = rates["(d) default"]
-    print(f"\n(d) / (b) = {d / rates['(b) HF gathered']:.2f}x, (d) / (a) = "
-          f"{d / rates['(a) HF usual']:.2f}x; with the same malloc setting: (d) / (b) = "
-          f"{d / rates['(b) HF gathered, kept']:.2f}x, (d) / (c) = "
-          f"{d / rates['(c) chapter, kept']:.2f}x")
-    achieved = step_flops * d / B
-    print(f"fp32 matmul peak {peak_flops / 1e9:.0f} GFLOP/s; (d) does {step_flops / 1e9:.1f} "
-          f"GFLOP per step = {achieved / 1e9:.0f} GFLOP/s, {achieved / peak_flops:.0%} of peak")
+        useful = rate * flops
+        print(f"{name:<28}{rate:9.0f}{rate / base:7.2f}x{useful / 1e9:16.1f}"
+              f"{useful / peak:9.0%}")
+    speedup = rates["(d) bertlib default"] / rates["(c) chapter, max_len"]
+    print(f"\nfp32 matmul peak {peak / 1e9:.0f} GFLOP/s; useful work {flops / 1e6:.1f} MFLOP "
+          f"per pair; (d) / (c) = {speedup:.2f}x")
+    print(f"(c) vs (d) on the same weights and pairs, dropout off: |total loss difference| = "
+          f"{same_losses(vocab_size, random[0]):.2e}")
 
 
 if __name__ == "__main__":

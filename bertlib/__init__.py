@@ -1,6 +1,7 @@
 """bertlib: the BERT of *Dive into Deep Learning*, built from first principles and tested."""
 
 from bertlib.assets import load_small_bert
+from bertlib.batches import LengthGroupedSampler, make_loader, trim_padding
 from bertlib.checkpoint import load_pretrained, save_pretrained
 from bertlib.context import similarity_table
 from bertlib.corpus import load_small_corpus, read_wikitext, tokenize_paragraphs
@@ -11,7 +12,6 @@ from bertlib.data import (
     NSPPairs,
     PretrainBatch,
     PretrainExample,
-    make_loader,
     make_nsp_pairs,
     make_pretrain_data,
     make_pretrain_examples,
@@ -45,6 +45,7 @@ __all__ = [
     "BERTModel",
     "BERTTagger",
     "Fate",
+    "LengthGroupedSampler",
     "MaskLM",
     "MaskedTokens",
     "MultiHeadAttention",
@@ -79,4 +80,5 @@ __all__ = [
     "similarity_table",
     "tokenize_paragraphs",
     "train_bert",
+    "trim_padding",
 ]

@@ -1,16 +1,13 @@
-"""Pretraining data: next-sentence pairs, MLM examples, padded batches and their loader."""
+"""Pretraining data: next-sentence pairs, MLM examples and the padded tensors they fill."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 import torch
-from torch.utils.data import DataLoader, TensorDataset
 
 from bertlib.checks import (
-    check_bool,
     check_instance,
     check_positions_in_text,
     check_positive_int,
@@ -318,28 +315,3 @@ def check_nonempty_batch(data: PretrainBatch) -> None:
                    "pad_bert_inputs)")
     if len(data) == 0:
         raise ValueError("data must hold at least one example; got an empty PretrainBatch")
-
-
-class Tensors(Protocol):
-    """Data as equally long tensors: a :class:`PretrainBatch`, or a fine-tuning task's data."""
-
-    def tensors(self) -> tuple[torch.Tensor, ...]: ...
-
-
-def make_loader(data: Tensors, batch_size: int, *, seed: int,
-                shuffle: bool = True) -> DataLoader:
-    """Mini-batches of ``data.tensors()`` (the seven PretrainBatch tensors, say), shuffled by a
-    generator seeded with ``seed`` (so two loaders with the same seed give the same batches)."""
-    if not callable(getattr(data, "tensors", None)):
-        raise ValueError("data must be a PretrainBatch or task data (an object whose tensors() "
-                         f"gives equally long tensors); got {type(data).__name__}")
-    tensors = data.tensors()
-    if not tensors or len(tensors[0]) == 0:
-        raise ValueError("data must hold at least one example; got an empty "
-                         f"{type(data).__name__}")
-    check_positive_int("batch_size", batch_size)
-    check_bool("shuffle", shuffle)
-    # <listing: loader>
-    return DataLoader(TensorDataset(*tensors), batch_size=batch_size, shuffle=shuffle,
-                      generator=make_generator(seed=seed))
-    # </listing>

@@ -3,18 +3,12 @@
 * :func:`fast_loss` computes exactly what :func:`bertlib.loss.chapter_loss` computes, but runs
   the MLM head only on the real prediction slots and fuses the output layer with the
   cross-entropy (:func:`linear_cross_entropy`). ``train_bert`` uses it by default.
-* :func:`keep_freed_memory` changes glibc's allocator for the whole process. It is opt-in:
-  nothing in bertlib calls it.
 
 Shapes: B = batch, T = sequence length, H = num_hiddens, P = prediction slots per sequence,
 K = real (unpadded) prediction slots in the batch, V = vocabulary size.
 """
 
 from __future__ import annotations
-
-import ctypes
-import ctypes.util
-import sys
 
 import torch
 import torch.nn.functional as F
@@ -90,26 +84,3 @@ def fast_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, ml
     mlm = linear_cross_entropy(hidden, out.weight, out.bias, mlm_labels[real], mlm_weights[real])
     nsp = F.cross_entropy(nsp_Y_hat, nsp_labels)
     return BERTLoss(mlm, nsp, mlm + nsp)
-
-
-def keep_freed_memory() -> bool:
-    """Tell glibc's malloc to keep freed large buffers instead of returning them to the OS.
-
-    By default every buffer above a threshold is mmap-ed and unmapped again on free, so each
-    training step page-faults and zero-fills its activations afresh; keeping them mapped made
-    the chapter's step 1.3-1.45x faster on 2 cores (benchmarks/bench_pretrain.py). Results are
-    unchanged; the cost is that the process keeps its peak memory for its whole life, which is
-    why only a caller who asks gets it (``scripts/pretrain_small.py`` does). Returns False (and
-    does nothing) where glibc is not the allocator.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False
-    m_trim_threshold, m_mmap_max = -1, -4
-    # No mmap-ed chunks at all (the mmap threshold is capped at 32 MB, below the MLM logits)
-    # and never trim the heap top.
-    return bool(mallopt(m_mmap_max, 0)) and bool(mallopt(m_trim_threshold, 2**31 - 1))

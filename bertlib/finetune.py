@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from bertlib.batches import make_loader
 from bertlib.checks import (
     check_floating_dtype,
     check_integer_dtype,
@@ -27,7 +28,6 @@ from bertlib.checks import (
     check_positive_int,
     check_range,
 )
-from bertlib.data import make_loader
 from bertlib.i18n import text
 from bertlib.inputs import eval_mode, model_device
 from bertlib.model import BERTModel

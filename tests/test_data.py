@@ -1,5 +1,4 @@
 import math
-from collections import Counter
 
 import pytest
 import torch
@@ -11,7 +10,6 @@ from bertlib import (
     NSPPair,
     PretrainExample,
     Vocab,
-    make_loader,
     make_nsp_pairs,
     make_pretrain_data,
     make_pretrain_examples,
@@ -169,20 +167,6 @@ def test_groups_keep_notnext_partners_within_a_group(toy_paragraphs, vocab):
         make_pretrain_data([], vocab, MAX_LEN, seed=0)
 
 
-def test_loader_batches_cover_the_data_once_per_epoch_in_seeded_order(toy_data):
-    def batches(seed):
-        return list(make_loader(toy_data, 8, seed=seed))
-
-    a, b, c = batches(1), batches(1), batches(2)
-    assert [t.shape for t in a[0]] == [(8, MAX_LEN), (8, MAX_LEN), (8,), (8, 2), (8, 2), (8, 2),
-                                       (8,)]
-    assert all(torch.equal(x, y) for bx, by in zip(a, b, strict=True)
-               for x, y in zip(bx, by, strict=True))
-    assert not torch.equal(a[0][0], c[0][0])
-    rows = Counter(tuple(r) for batch in a for r in batch[0].tolist())
-    assert rows == Counter(tuple(r) for r in toy_data.tokens.tolist())
-
-
 @pytest.mark.parametrize("mask_ratio", [0.15, 0.5, 1.0])
 def test_pretrain_examples_follow_the_mask_ratio(vocab, mask_ratio):
     pairs = make_nsp_pairs([[WORDS[:8], WORDS[8:]], [WORDS[2:9], WORDS[:5]]], 20, seed=0).pairs
@@ -238,17 +222,9 @@ _EX = {"token_ids": [2, 5, 3], "segments": [0, 0, 0], "pred_positions": [1],
     (lambda v: make_pretrain_data(_PARAS, v, 16, seed=0.5), "seed must be an integer"),
     (lambda v: make_pretrain_data(_PARAS, v, 16, seed=0, groups=[["en"], ["en"]]),
      "groups must be a list of strings"),
-    (lambda v: make_loader([torch.zeros(2)], 2, seed=0),
-     r"^data must be a PretrainBatch or task data \(an object whose tensors\(\) gives equally "
-     r"long tensors\); got list$"),
-    (lambda v: make_loader(pad_bert_inputs([], 16, v), 2, seed=0),
-     "^data must hold at least one example; got an empty PretrainBatch$"),
-    (lambda v: make_loader(make_pretrain_data(_PARAS, v, 16, seed=0), 2, seed=0,
-                           shuffle="False"), "shuffle must be True or False; got 'False'"),
 ])
 def test_bad_pretraining_data_is_named(call, message, vocab):
-    """Before: raw torch errors, or floats cut to ints, bad labels stored silently, and
-    shuffle='False' shuffled."""
+    """Before: raw torch errors, or floats cut to ints, bad labels stored silently."""
     with pytest.raises(ValueError, match=message):
         call(vocab)
 

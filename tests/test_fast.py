@@ -4,7 +4,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bertlib.fast import fast_loss, keep_freed_memory, linear_cross_entropy
+from bertlib.fast import fast_loss, linear_cross_entropy
 from bertlib.loss import chapter_loss
 
 
@@ -66,10 +66,6 @@ def test_linear_cross_entropy_backward_runs_once():
     out.backward(retain_graph=True)
     with pytest.raises(RuntimeError, match="only once"):
         out.backward()
-
-
-def test_keep_freed_memory_applies_on_glibc_linux():
-    assert keep_freed_memory() is True
 
 
 @pytest.mark.parametrize(("index", "change", "message"), [

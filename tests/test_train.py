@@ -6,11 +6,11 @@ import pytest
 import torch
 
 from bertlib import eval_mode, evaluate_pretraining, get_bert_encoding, load_small_bert
-from bertlib.data import make_loader
+from bertlib.batches import make_loader, trim_padding
 from bertlib.fast import fast_loss
 from bertlib.i18n import text
 from bertlib.loss import chapter_loss
-from bertlib.train import default_device, train_bert, train_step
+from bertlib.train import default_device, init_model, train_bert, train_step
 from bertlib.viz import AttentionWidget, InputRepresentationWidget, NSPWidget
 
 
@@ -141,21 +141,44 @@ def test_evaluation_counts_what_the_model_gets_right_and_nothing_else(toy_data, 
         right[pair].double().tolist()
 
 
-def test_train_bert_is_the_plain_loop_written_out(toy_data, toy_model):
-    """train_bert's defaults against the loop written here: Adam at lr 1e-3, batches in
-    make_loader's order for the seed, dropout drawn after seeding torch with it."""
+@pytest.mark.parametrize("group_by_length", [False, True])
+def test_train_bert_is_the_plain_loop_written_out(group_by_length, toy_data, toy_model):
+    """train_bert against the loop written here: Adam at lr 1e-3, batches in make_loader's
+    order for the seed (grouped by length if asked), each trimmed to its longest pair, dropout
+    drawn after seeding torch with it."""
     model, reference = toy_model(), toy_model()
-    train_bert(model, toy_data, num_steps=3, batch_size=16, progress=False)
+    train_bert(model, toy_data, num_steps=3, batch_size=16, progress=False,
+               group_by_length=group_by_length)
 
     optimizer = torch.optim.Adam(reference.parameters(), lr=1e-3)
+    lengths = toy_data.valid_lens if group_by_length else None
     with torch.random.fork_rng():
         torch.manual_seed(0)
         reference.train()
-        for _, batch in zip(range(3), make_loader(toy_data, 16, seed=0), strict=False):
-            train_step(reference, optimizer, batch)  # fast_loss: see test_fast.py
+        for _, batch in zip(range(3), make_loader(toy_data, 16, seed=0, lengths=lengths),
+                            strict=False):
+            train_step(reference, optimizer, trim_padding(batch))  # fast_loss: test_fast.py
     for (name, a), b in zip(model.state_dict().items(), reference.state_dict().values(),
                             strict=True):
         torch.testing.assert_close(a, b, msg=name)
+
+
+def test_trimmed_training_follows_the_chapter_step_on_full_padding(toy_data, toy_model):
+    """Without dropout (whose draws depend on the padded shape), train_bert's trimmed batches
+    and fused loss give, step after step, the losses of the chapter's step on batches padded to
+    max_len."""
+    config = dataclasses.replace(toy_model().config, dropout=0.0)
+    model, reference = init_model(config, 0), init_model(config, 0)
+    history = train_bert(model, toy_data, num_steps=6, batch_size=16, progress=False)
+    optimizer = torch.optim.Adam(reference.parameters(), lr=1e-3)
+    reference.train()
+    for step, batch in zip(range(6), make_loader(toy_data, 16, seed=0), strict=False):
+        assert batch[0].shape[1] == config.max_len
+        loss = train_step(reference, optimizer, batch, chapter_loss)
+        assert loss.mlm.item() == pytest.approx(history.mlm[step], rel=1e-4)
+        assert loss.nsp.item() == pytest.approx(history.nsp[step], rel=1e-4)
+    # (Not the weights to float tolerance: Adam's first steps are about lr * sign(gradient), so
+    # a gradient that is zero up to rounding moves a weight by +-lr either way.)
 
 
 def test_history_and_progress_bar_report_each_step(toy_data, toy_model, capsys):
@@ -192,6 +215,7 @@ def _nan_weight(w):
     ({"callback": "plot"}, "callback must be a function of the history, or None; got 'plot'"),
     ({"loss_fn": None}, "loss_fn must be a function such as fast_loss"),
     ({"progress": "no"}, "progress must be True or False; got 'no'"),
+    ({"group_by_length": 1}, "group_by_length must be True or False; got 1"),
     ({"seed": 1.5}, "seed must be an integer"),
     ({"batch_size": 0}, "batch_size must be a positive integer"),
     ({"num_steps": 1.0}, "num_steps must be a positive integer"),

@@ -211,6 +211,8 @@
 # * **NotNext pairs.** The replacement sentence comes from another paragraph, so it is never
 #   the true next sentence by chance (05).
 # * **Long pairs.** Pairs longer than `max_len` are truncated and counted, not dropped (05).
+# * **Padding.** The chapter pads every pair to `max_len`; `train_bert` pads each mini-batch
+#   only to its longest pair (`trim_padding`), which changes no loss (06).
 #
 # The masking count is the chapter's: `max(1, round(0.15 × len(tokens)))`, with `<cls>` and
 # `<sep>` counted in `len(tokens)` (04).
@@ -256,6 +258,8 @@
 #   本章按均值归约的损失会把它们算进去（04，d2l-en issue #2582）。
 # * **“不是下一句”的句子对。** 替换用的句子取自另一个段落，所以不会碰巧正是真正的下一句（05）。
 # * **过长的句子对。** 长度超过 `max_len` 的句子对会被截断并计数，而不是被丢弃（05）。
+# * **填充。** 本章把每个句子对都填充到 `max_len`；`train_bert` 只把每个小批量填充到其中最长的
+#   句子对（`trim_padding`），损失不受影响（06）。
 #
 # 被掩蔽的词元个数与本章相同：`max(1, round(0.15 × len(tokens)))`，其中 `len(tokens)` 把 `<cls>`
 # 和 `<sep>` 也算在内（04）。

@@ -1,0 +1,114 @@
+"""Mini-batches: the loader over padded pretraining data, batches grouped by length, and
+dynamic padding (each mini-batch cut down to its longest pair).
+
+Shapes: B = mini-batch, T = max_len, P = prediction slots per pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+import torch
+from torch.utils.data import DataLoader, Sampler, TensorDataset
+
+from bertlib.checks import check_bool, check_positive_int
+from bertlib.rng import make_generator
+
+
+class Tensors(Protocol):
+    """Data as equally long tensors: a :class:`PretrainBatch`, or a fine-tuning task's data."""
+
+    def tensors(self) -> tuple[torch.Tensor, ...]: ...
+
+
+class LengthGroupedSampler(Sampler[list[int]]):
+    """Mini-batches of examples of similar length, in random order (Hugging Face's
+    ``group_by_length``).
+
+    Each pass shuffles all ``len(lengths)`` examples, cuts the order into chunks of
+    ``batch_size * chunk_batches`` examples, sorts each chunk by length and cuts it into
+    batches, then shuffles the order of all the batches. A batch thus holds pairs of nearly equal
+    length, so padding it to its longest pair pads little, while which pairs meet in a batch and
+    the order of the batches stay random. The last batch of a chunk may be smaller.
+    """
+
+    def __init__(self, lengths: torch.Tensor, batch_size: int, *, seed: int,
+                 chunk_batches: int = 50):
+        check_positive_int("batch_size", batch_size)
+        check_positive_int("chunk_batches", chunk_batches)
+        if not isinstance(lengths, torch.Tensor) or lengths.ndim != 1:
+            raise ValueError(f"lengths must be a 1-D tensor, one length per example; got "
+                             f"{lengths!r:.80}")
+        self.lengths = lengths
+        self.batch_size = batch_size
+        self.chunk = batch_size * chunk_batches
+        self.generator = make_generator(seed=seed)
+
+    def __len__(self) -> int:
+        n, chunk, b = len(self.lengths), self.chunk, self.batch_size
+        full, rest = divmod(n, chunk)
+        return full * -(-chunk // b) + -(-rest // b)
+
+    def __iter__(self) -> Iterator[list[int]]:
+        order = torch.randperm(len(self.lengths), generator=self.generator)
+        batches = []
+        for chunk in order.split(self.chunk):
+            # stable: equal lengths keep their shuffled order
+            chunk = chunk[self.lengths[chunk].argsort(stable=True)]
+            batches += chunk.split(self.batch_size)
+        for i in torch.randperm(len(batches), generator=self.generator).tolist():
+            yield batches[i].tolist()
+
+
+def make_loader(data: Tensors, batch_size: int, *, seed: int, shuffle: bool = True,
+                lengths: torch.Tensor | None = None) -> DataLoader:
+    """Mini-batches of ``data.tensors()`` (the seven PretrainBatch tensors, say), shuffled by a
+    generator seeded with ``seed`` (so two loaders with the same seed give the same batches).
+
+    With ``lengths`` (one per example, such as ``data.valid_lens``) each mini-batch holds
+    examples of similar length (:class:`LengthGroupedSampler`), which is what makes
+    :func:`trim_padding` pay.
+    """
+    if not callable(getattr(data, "tensors", None)):
+        raise ValueError("data must be a PretrainBatch or task data (an object whose tensors() "
+                         f"gives equally long tensors); got {type(data).__name__}")
+    tensors = data.tensors()
+    if not tensors or len(tensors[0]) == 0:
+        raise ValueError("data must hold at least one example; got an empty "
+                         f"{type(data).__name__}")
+    check_positive_int("batch_size", batch_size)
+    check_bool("shuffle", shuffle)
+    if lengths is not None:
+        if not shuffle:
+            raise ValueError("lengths groups shuffled examples; with shuffle=False leave it None")
+        if not isinstance(lengths, torch.Tensor) or lengths.shape != (len(tensors[0]),):
+            raise ValueError(f"lengths must be a tensor of {len(tensors[0])} lengths, one per "
+                             f"example; got {lengths!r:.80}")
+        sampler = LengthGroupedSampler(lengths, batch_size, seed=seed)
+        return DataLoader(TensorDataset(*tensors), batch_sampler=sampler)
+    # <listing: loader>
+    return DataLoader(TensorDataset(*tensors), batch_size=batch_size, shuffle=shuffle,
+                      generator=make_generator(seed=seed))
+    # </listing>
+
+
+def trim_padding(batch: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+    """Dynamic padding: a mini-batch's seven tensors cut down to its longest pair and its last
+    used prediction slot.
+
+    tokens, segments: (B, T) -> (B, T') with T' = the largest valid length;
+    pred_positions, mlm_weights, mlm_labels: (B, P) -> (B, P') with P' = one past the last
+    slot with a non-zero weight; valid_lens, nsp_labels: (B,) unchanged.
+
+    The losses do not change: what is cut is padding, which attention masks out and the MLM loss
+    weighs 0, and the positions kept keep their position embeddings. Only the work shrinks.
+    """
+    tokens, segments, valid_lens, pred_positions, weights, labels, nsp_labels = batch
+    # <listing: trim>
+    T = int(valid_lens.max())
+    used = (weights > 0).any(dim=0).nonzero()  # (slots used anywhere in the batch, 1)
+    P = int(used.max()) + 1 if len(used) else 1  # keep one slot: the loss needs a column
+    return [tokens[:, :T], segments[:, :T], valid_lens, pred_positions[:, :P],
+            weights[:, :P], labels[:, :P], nsp_labels]
+    # </listing>
