@@ -59,6 +59,12 @@ def test_length_grouped_batches_pad_little_and_stay_random():
     assert again == grouped and other != grouped
 
 
+def test_a_chunk_is_fifty_batches_by_default():
+    """Hugging Face's megabatch: sorting 50 batches' worth at a time."""
+    assert LengthGroupedSampler(_lengths(10), 8, seed=0).chunk == 50 * 8
+    assert LengthGroupedSampler(_lengths(10), 8, seed=0, chunk_batches=3).chunk == 3 * 8
+
+
 def test_length_grouped_batches_check_their_arguments():
     with pytest.raises(ValueError, match="^lengths must be a 1-D tensor"):
         LengthGroupedSampler([3, 4], 2, seed=0)
@@ -70,6 +76,8 @@ def test_length_grouped_batches_check_their_arguments():
 
 def test_loader_with_lengths_groups_the_batches(toy_data):
     batches = list(make_loader(toy_data, 8, seed=0, lengths=toy_data.valid_lens))
+    sizes = [len(b) for b in LengthGroupedSampler(toy_data.valid_lens, 8, seed=0)]
+    assert [len(batch[0]) for batch in batches] == sizes and max(sizes) == 8
     rows = Counter(tuple(r) for batch in batches for r in batch[0].tolist())
     assert rows == Counter(tuple(r) for r in toy_data.tokens.tolist())
     spread = [int(b[2].max() - b[2].min()) for b in batches]
@@ -77,7 +85,8 @@ def test_loader_with_lengths_groups_the_batches(toy_data):
                              for b in make_loader(toy_data, 8, seed=0))
     with pytest.raises(ValueError, match="^lengths must be a tensor of"):
         make_loader(toy_data, 8, seed=0, lengths=toy_data.valid_lens[1:])
-    with pytest.raises(ValueError, match="^lengths groups shuffled examples"):
+    with pytest.raises(ValueError, match="^lengths groups shuffled examples; with shuffle=False "
+                                         "leave it None$"):
         make_loader(toy_data, 8, seed=0, shuffle=False, lengths=toy_data.valid_lens)
 
 
@@ -99,6 +108,16 @@ def test_trimmed_batches_give_the_losses_of_full_padding(toy_data, toy_model):
         full, cut = chapter_loss(model, *batch), chapter_loss(model, *trim_padding(batch))
         torch.testing.assert_close(cut.total, full.total)
         torch.testing.assert_close(cut.mlm, full.mlm)
+
+
+def test_unused_prediction_slots_are_cut_whatever_the_batch_size():
+    # 3 pairs, 10 tokens, 6 slots of which the first 2 are used: P' = 2, not 3 (the rows)
+    weights = torch.tensor([[1.0, 1, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0], [1, 1, 0, 0, 0, 0]])
+    batch = [torch.ones(3, 10, dtype=torch.long), torch.zeros(3, 10, dtype=torch.long),
+             torch.tensor([7, 5, 9]), torch.ones(3, 6, dtype=torch.long), weights,
+             torch.ones(3, 6, dtype=torch.long), torch.ones(3, dtype=torch.long)]
+    cut = trim_padding(batch)
+    assert [tuple(t.shape) for t in cut] == [(3, 9), (3, 9), (3,), (3, 2), (3, 2), (3, 2), (3,)]
 
 
 def test_a_batch_with_no_prediction_keeps_one_slot(toy_data):
