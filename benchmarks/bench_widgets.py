@@ -11,8 +11,9 @@ words never shown before (nothing of it is cached).
 With ``--compare``, every action also runs with each piece of the private rendering machinery
 (``bertlib/viz/_render.py``) switched off in turn, interleaved repeat by repeat on widgets of
 their own, so that each piece is kept only while it pays: "no blitting" draws the whole figure on
-every update, "no stamps" renders every token label afresh (matplotlib's own text drawing), and
-"Pillow PNG" encodes with Pillow instead of ``encode_png``. Run:
+every update, "no stamps" renders every token label afresh (matplotlib's own text drawing),
+"Pillow PNG" encodes with Pillow instead of ``encode_png``, and "one background" keeps the
+background of the last figure size only. Run:
     .venv/bin/python benchmarks/bench_widgets.py [--repeats 30] [--compare]
 """
 
@@ -91,6 +92,7 @@ VARIANTS: dict[str, list[tuple[object, str, object]]] = {
     "no blitting": [(_render.Blitter, "png", _full_draw_png)],
     "no stamps": [(_render.StampedText, "draw", Text.draw)],
     "Pillow PNG": [(_render, "encode_png", _pillow_png)],
+    "one background": [(_render.Blitter, "MAX_BACKGROUNDS", 1)],
 }
 
 

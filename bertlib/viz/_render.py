@@ -59,8 +59,10 @@ class Blitter:
     """Redraws only a figure's changing ("animated") artists over cached backgrounds.
 
     Three layers. The background (everything not animated) is drawn in full only after
-    :meth:`invalidate` (the owner changed something in it) or when the figure's pixel size or
-    dpi has changed. Artists animated with ``with_tokens=True`` (token labels and their marks)
+    :meth:`invalidate` (the owner changed something in it) or at a figure size (pixels and dpi)
+    not drawn since: the last few sizes' backgrounds are kept, so a text that moves the figure
+    back and forth between two sizes redraws in full only the first time at each. Artists
+    animated with ``with_tokens=True`` (token labels and their marks)
     change only with the text: they are drawn onto a second cached image after
     :meth:`tokens_changed`. The other animated artists (images, bars, titles) are drawn on every
     update. Text is what makes a figure slow to draw, so changing a head or a seed costs no text
@@ -75,7 +77,9 @@ class Blitter:
         self.token_artists: list = []
         self.stamps: dict = {}  # rendered texts of this figure, see StampedText
         self._background = None
-        self._background_of = None  # the (width, height, dpi) it was drawn at
+        # Backgrounds by (width, height, dpi): the owner's layout is a function of the size,
+        # anything else it changes in the background it reports through invalidate().
+        self._backgrounds: dict[tuple, object] = {}
         self._with_tokens = None
 
     def animate(self, *artists, with_tokens: bool = False) -> None:
@@ -89,8 +93,11 @@ class Blitter:
         self.token_artists = [a for a in self.token_artists if id(a) not in gone]
         self._with_tokens = None
 
+    MAX_BACKGROUNDS = 4  # a few MB each at 64 tokens
+
     def invalidate(self) -> None:
         self._background = self._with_tokens = None
+        self._backgrounds.clear()
 
     def tokens_changed(self) -> None:
         self._with_tokens = None
@@ -130,11 +137,15 @@ class Blitter:
     def png(self) -> bytes:
         canvas = self.figure.canvas
         size = (*canvas.get_width_height(physical=True), self.figure.dpi)
-        if self._background is None or self._background_of != size:
+        background = self._backgrounds.get(size)
+        if background is None:
             canvas.draw()  # everything but the animated artists
-            self._background = canvas.copy_from_bbox(self.figure.bbox)
-            self._background_of = size
-            self._with_tokens = None
+            background = canvas.copy_from_bbox(self.figure.bbox)
+            if len(self._backgrounds) >= self.MAX_BACKGROUNDS:
+                self._backgrounds.clear()
+            self._backgrounds[size] = background
+        if background is not self._background:
+            self._background, self._with_tokens = background, None
         if self._with_tokens is None:
             canvas.restore_region(self._background)
             self._draw(self.token_artists)

@@ -215,6 +215,35 @@ def test_a_sequence_of_updates_draws_what_a_fresh_plot_draws():
     near(blitted, pixels(fresh.png()))
 
 
+def test_a_figure_size_seen_before_reuses_its_background_and_draws_the_same():
+    """40 and 60 tokens in turn resize the figure; the second time at each size its background
+    is reused, and the picture is still that of a full draw."""
+    plot = viz.AttentionPlot("en")
+    backgrounds = []
+    for T, seed in ((40, 0), (60, 1), (40, 2), (60, 3)):
+        tokens = [f"t{i}" for i in range(T)]
+        plot.update(viz.AttentionView(attention_weights(T, seed), tokens, T // 2, 1))
+        blitted = pixels(plot.png())
+        backgrounds.append(plot.blitter._background)
+    assert backgrounds[2] is backgrounds[0] and backgrounds[3] is backgrounds[1]
+    assert backgrounds[0] is not backgrounds[1]
+    for artist in plot.blitter.artists + plot.blitter.token_artists:
+        artist.set_animated(False)
+    np.testing.assert_array_equal(blitted, pixels(full_png(plot.figure)))
+
+
+def test_invalidate_forgets_every_size_and_the_cache_stays_small():
+    plot = viz.NSPPlot("en")
+    plot.update([0.4, 0.6])
+    sizes = [(6, 3), (7, 3), (8, 3), (9, 3), (10, 3), (6, 3)]
+    for size in sizes:
+        plot.figure.set_size_inches(*size)
+        plot.png()
+        assert len(plot.blitter._backgrounds) <= plot.blitter.MAX_BACKGROUNDS
+    plot.blitter.invalidate()
+    assert plot.blitter._backgrounds == {} and plot.blitter._background is None
+
+
 def test_background_follows_a_size_or_dpi_change_it_was_not_told_about():
     plot = viz.NSPPlot("en")
     plot.update([0.4, 0.6])
