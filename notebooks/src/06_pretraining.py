@@ -580,8 +580,9 @@ for name, b in (("padded_64", batch), ("trimmed", trimmed)):
 # 一位不差。
 #
 # 随机组成的小批量仍然要把每个句子对填充到其中碰巧最长的那个。**按长度分组**更进一步，就像
-# Hugging Face 的 `group_by_length` 那样：`LengthGroupedSampler` 先打乱句子对，把每 50 个小批量
-# 那么多的句子对按长度排序，再切分成小批量并打乱它们的顺序，这样一个小批量里的句子对长度几乎相同。
+# Hugging Face 的 `group_by_length` 那样：`LengthGroupedSampler` 先打乱句子对，每次取出够组成
+# 50 个小批量的句子对并按长度排序，切分成小批量，最后打乱所有小批量的顺序，这样一个小批量里的句子对
+# 长度几乎相同。
 # `train_bert(..., group_by_length=True)` 用的就是它。截短之后剩下的填充，分别对随机的和按长度
 # 分组的（每批 128 个句子对）小批量统计：
 
