@@ -17,15 +17,14 @@ to max_len 64 by ``make_pretrain_data``, mean length about 30), its sizes (H = 1
 (e) the same with ``group_by_length=True``.
 
 (a), (c) and (d) read the same random mini-batches, (b) and (e) the same pairs grouped by
-length. All run in
-one process under the same (default) allocator settings, interleaved round by round, each timed
-over the same mini-batches after a warm-up pass.
+length. All run in one process under the same (default) allocator settings, interleaved
+round by round, each timed over the same mini-batches after a warm-up pass.
 
 The "useful" FLOPs are those of each pair on its own, without any padding; their rate is
 compared with the machine's fp32 matmul peak, measured in the same run with a large
 ``torch.mm``. (c) and (d) compute the same losses for the same weights and pairs: printed for
 the first mini-batch with dropout off (dropout's draws depend on the padded shape), and tested
-in tests/test_train.py and tests/test_fast.py.
+in tests/test_batches.py, tests/test_train.py and tests/test_fast.py.
 """
 
 from __future__ import annotations

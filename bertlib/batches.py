@@ -6,6 +6,7 @@ Shapes: B = mini-batch, T = max_len, P = prediction slots per pair.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
@@ -46,9 +47,8 @@ class LengthGroupedSampler(Sampler[list[int]]):
         self.generator = make_generator(seed=seed)
 
     def __len__(self) -> int:
-        n, chunk, b = len(self.lengths), self.chunk, self.batch_size
-        full, rest = divmod(n, chunk)
-        return full * -(-chunk // b) + -(-rest // b)
+        full, rest = divmod(len(self.lengths), self.chunk)  # a chunk holds whole batches
+        return full * (self.chunk // self.batch_size) + math.ceil(rest / self.batch_size)
 
     def __iter__(self) -> Iterator[list[int]]:
         order = torch.randperm(len(self.lengths), generator=self.generator)

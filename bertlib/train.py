@@ -145,9 +145,9 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
     ``seed`` fixes both the batch order and the dropout draws, so the same model, data and
     seed give the same losses; torch's global random state is left as it was.
 
-    Each mini-batch is padded only to its longest pair (:func:`~bertlib.data.trim_padding`),
+    Each mini-batch is padded only to its longest pair (:func:`~bertlib.batches.trim_padding`),
     not to ``max_len``. With ``group_by_length`` a mini-batch holds pairs of similar length
-    (:class:`~bertlib.data.LengthGroupedSampler`), so it is padded even less; it is off by
+    (:class:`~bertlib.batches.LengthGroupedSampler`), so it is padded even less; it is off by
     default because where length goes with something else (in the shipped corpus, with the
     language) such batches learn more slowly per step (notebook 06 measures it).
     ``callback(history)`` runs after every step (e.g. ``bertlib.viz.LossPlot().update``). The

@@ -1,14 +1,14 @@
 """Train the shipped small bilingual BERT and write it to ``bertlib/assets/small_bert/``.
 
     python scripts/pretrain_small.py             # the shipped checkpoint
-    python scripts/pretrain_small.py --in-class  # its quality in about a minute, figures only
+    python scripts/pretrain_small.py --in-class  # its quality in minutes, figures only
 
 Steps: split the corpus in ``bertlib/assets/small_corpus`` by paragraph (10% held out), train a
 WordPiece tokenizer on the training paragraphs, pretrain with MLM + NSP, then evaluate on the
 held-out paragraphs and write config.json, model.safetensors, tokenizer.json and metrics.json.
 
 ``--in-class`` runs the in-class recipe instead: the same tokenizer, split and held-out pairs,
-a recipe that reaches the shipped model's held-out figures in about a minute on two cores. It
+a recipe that reaches the shipped model's held-out figures in under 3 minutes on two cores. It
 writes no weights; it records its figures and its wall-clock time, data preparation and
 evaluation included, under "in_class" in the shipped metrics.json (as notebook 06 shows). It
 also trains the same recipe with length-grouped mini-batches and records that run beside it.
