@@ -42,6 +42,14 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with $(CURDIR)/notebooks/s
 browser:
 	.ci/install-browser $(BIN)/python
 
+# The same floating-point results on every x86-64 machine: with AVX-512 PyTorch's kernels sum
+# in another order than with AVX2, and over hundreds of training steps the last printed digits
+# drift (seen: 0.199 against 0.194 in notebook 09). The committed outputs are computed with
+# AVX2 code paths, which every x86-64 CI machine has; `make notebooks` and strict nbval pin them.
+test notebooks: export ATEN_CPU_CAPABILITY := avx2
+test notebooks: export MKL_CBWR := AVX2
+test notebooks: export ONEDNN_MAX_CPU_ISA := AVX2
+
 test: setup lint browser
 	$(BIN)/python tools/notebooks.py --check
 	$(BIN)/python -m pytest tests
