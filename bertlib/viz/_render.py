@@ -27,6 +27,7 @@ from matplotlib.markers import TICKDOWN, TICKLEFT
 from matplotlib.text import Text
 from matplotlib.transforms import Affine2D
 
+from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.style import literal
 
 
@@ -130,8 +131,14 @@ class Blitter:
         return self.figure
 
     def _draw(self, artists: list) -> None:
+        renderer = self.figure.canvas.get_renderer()
         for artist in sorted(artists, key=lambda a: a.get_zorder()):  # stable: ties keep order
-            if artist.get_visible():
+            if not artist.get_visible():
+                continue
+            if type(artist) is Text:  # titles and notes, stamped: they rarely move
+                add_cjk_fallback(artist)
+                draw_stamped(artist, renderer, self.stamps, same_subpixel=True)
+            else:
                 self.figure.draw_artist(artist)
 
     def png(self) -> bytes:
@@ -174,44 +181,56 @@ class StampedText(Text):
         self._stamps = stamps  # the figure's, Blitter.stamps
 
     def draw(self, renderer) -> None:
-        if not self.get_visible() or not self.get_text():
-            return
-        if not isinstance(renderer, RendererAgg):
+        if isinstance(renderer, RendererAgg):
+            draw_stamped(self, renderer, self._stamps)
+        else:
             super().draw(renderer)
-            return
-        x, y = (round(v) for v in self.get_transform().transform(self.get_unitless_position()))
-        key = (self.get_text(), self.get_fontproperties(), self.get_rotation(),
-               self.get_color(), self.get_horizontalalignment(),
-               self.get_verticalalignment(), renderer.dpi)
-        stamp = self._stamps.get(key)
-        if stamp is None:
-            if len(self._stamps) >= self.MAX_STAMPS:
-                self._stamps.clear()
-            stamp = self._stamps[key] = self._render(renderer, x, y)
-        pixels, dx, dy = stamp
-        gc = renderer.new_gc()
-        self._set_gc_clip(gc)
-        renderer.draw_image(gc, x + dx, y + dy, pixels)
-        gc.restore()
-        self.stale = False
 
-    def _render(self, renderer, x: int, y: int) -> tuple[np.ndarray, int, int]:
-        """The whole text drawn alone: its RGBA pixels and their bottom-left corner relative
-        to the anchor pixel (x, y)."""
-        x0, y0, x1, y1 = self.get_window_extent(renderer).padded(2).extents  # y upwards
-        x0, y0 = math.floor(x0), math.floor(y0)
-        scratch = RendererAgg(math.ceil(x1) - x0, math.ceil(y1) - y0, renderer.dpi)
-        # Shifted by whole pixels, so the glyphs keep their sub-pixel placement.
-        transform, clip_on = self.get_transform(), self.get_clip_on()
-        self.set_transform(transform + Affine2D().translate(-x0, -y0))
-        self.set_clip_on(False)
-        try:
-            super().draw(scratch)
-        finally:
-            self.set_transform(transform)
-            self.set_clip_on(clip_on)
-        # Buffer rows run top-down; draw_image wants them bottom-up.
-        return np.asarray(scratch.buffer_rgba())[::-1].copy(), x0 - x, y0 - y
+
+def draw_stamped(text: Text, renderer: RendererAgg, stamps: dict, *,
+                 same_subpixel: bool = False) -> None:
+    """Draw ``text`` on an Agg renderer from its stamp in ``stamps``, rendering the stamp the
+    first time the string is drawn in that font, angle, colour, alignment and dpi (and, with
+    ``same_subpixel``, at that fraction of a pixel: then a stamp lands exactly where a fresh
+    rendering would)."""
+    if not text.get_visible() or not text.get_text():
+        return
+    at = text.get_transform().transform(text.get_unitless_position())
+    x, y = (round(v) for v in at)
+    key = (text.get_text(), text.get_fontproperties(), text.get_rotation(), text.get_color(),
+           text.get_horizontalalignment(), text.get_verticalalignment(), renderer.dpi,
+           tuple(np.round((at - (x, y)) * 64)) if same_subpixel else None)
+    stamp = stamps.get(key)
+    if stamp is None:
+        if len(stamps) >= StampedText.MAX_STAMPS:
+            stamps.clear()
+        stamp = stamps[key] = _render_alone(text, renderer, x, y)
+    pixels, dx, dy = stamp
+    gc = renderer.new_gc()
+    text._set_gc_clip(gc)
+    renderer.draw_image(gc, x + dx, y + dy, pixels)
+    gc.restore()
+    text.stale = False
+
+
+def _render_alone(text: Text, renderer: RendererAgg, x: int, y: int,
+                  ) -> tuple[np.ndarray, int, int]:
+    """The whole text drawn alone: its RGBA pixels and their bottom-left corner relative to
+    the anchor pixel (x, y)."""
+    x0, y0, x1, y1 = text.get_window_extent(renderer).padded(2).extents  # y upwards
+    x0, y0 = math.floor(x0), math.floor(y0)
+    scratch = RendererAgg(math.ceil(x1) - x0, math.ceil(y1) - y0, renderer.dpi)
+    # Shifted by whole pixels, so the glyphs keep their sub-pixel placement.
+    transform, clip_on = text.get_transform(), text.get_clip_on()
+    text.set_transform(transform + Affine2D().translate(-x0, -y0))
+    text.set_clip_on(False)
+    try:
+        Text.draw(text, scratch)
+    finally:
+        text.set_transform(transform)
+        text.set_clip_on(clip_on)
+    # Buffer rows run top-down; draw_image wants them bottom-up.
+    return np.asarray(scratch.buffer_rgba())[::-1].copy(), x0 - x, y0 - y
 
 
 class TokenLabels:

@@ -68,8 +68,16 @@ def test_blitted_png_matches_a_full_redraw(make):
     for artist in plot.blitter.artists + plot.blitter.token_artists:
         artist.set_animated(False)
     full = pixels(full_png(plot.figure))
-    # The same pixels: the animated artists are drawn in the z-order of a full draw.
-    np.testing.assert_array_equal(blitted, full)
+    # The animated artists are drawn in the z-order of a full draw.
+    assert_drawn_alike(blitted, full)
+
+
+def assert_drawn_alike(a: np.ndarray, b: np.ndarray) -> None:
+    """The same pixels, but for a few levels (of 255) at the antialiased edges of a stamped
+    title's glyphs, where its stamp and a fresh rendering round a half-pixel position
+    differently. A missing, misplaced or out-of-order artist differs by far more."""
+    assert a.shape == b.shape
+    assert np.abs(a.astype(int) - b.astype(int)).max() <= 8
 
 
 def use_tick_labels(token_labels) -> None:
@@ -110,7 +118,7 @@ def test_token_labels_are_drawn_like_tick_labels(lang, tokens):
         # A string is rendered once per figure: a repeated token, or the same token beside
         # both rows of the all-heads grid, is stamped where the first one was rendered.
         if len(set(tokens)) == len(tokens) and plot is not heads:
-            np.testing.assert_array_equal(blitted, reference)
+            assert_drawn_alike(blitted, reference)
         else:  # the stamped copies are within a pixel of a fresh rendering
             assert blitted.shape == reference.shape
             off = np.min([np.abs(np.roll(blitted, (dy, dx), axis=(0, 1)) - reference).max(-1)
@@ -281,3 +289,24 @@ def test_long_tokens_are_never_cut_off():
     stamped = tight(plot.blitter.still())  # what plot_attention returns
     use_tick_labels([plot.query_labels, plot.key_labels])
     near(stamped, tight(plot.figure))
+
+
+def test_a_title_moved_by_a_fraction_of_a_pixel_is_rendered_again():
+    plot = viz.NSPPlot("en")
+    plot.update([0.5, 0.5])
+    title = plot.figure.text(0.5, 0.5, "a title that moves", fontsize=13)
+    plot.blitter.animate(title)
+    plot.png()
+    width = plot.figure.bbox.width
+    for shift in (0.25, 0.6, 0.0):  # pixels; back at 0 the first stamp is used again
+        title.set_x(0.5 + shift / width)
+        blitted = pixels(plot.png())
+        animated = plot.blitter.artists + plot.blitter.token_artists
+        for artist in animated:
+            artist.set_animated(False)
+        # Placed at its own fraction of a pixel: a stamp reused from 0.25 px away would be off
+        # by up to half the contrast at the glyphs' edges.
+        assert_drawn_alike(blitted, pixels(full_png(plot.figure)))
+        for artist in animated:
+            artist.set_animated(True)
+    assert sum(key[0] == "a title that moves" for key in plot.blitter.stamps) == 3
