@@ -203,11 +203,14 @@ def _check_items(name: str, items, cls: type, what: str) -> None:
                              f"{item!r:.80}")
 
 
-def _ids(name: str, i: int, values: list[int]) -> torch.Tensor:
-    """``values`` of example ``i`` as an int64 tensor; a float or a bool is refused, not cut."""
-    t = torch.tensor(values, dtype=None if values else torch.long)
+def _ids(name: str, rows: list[list[int]], width: int) -> torch.Tensor:
+    """``rows`` (one per example, each ``width`` long) as an (N, width) int64 tensor; a float
+    or a bool is refused, not cut."""
+    t = torch.tensor(rows, dtype=None if rows else torch.long).reshape(len(rows), width)
     if t.dtype != torch.long:
-        raise ValueError(f"examples[{i}].{name} must hold integers; got {values!r:.80}")
+        i, j, v = next((i, j, v) for i, row in enumerate(rows) for j, v in enumerate(row)
+                       if not isinstance(v, int))
+        raise ValueError(f"examples[{i}].{name} must hold integers; got {v!r} at position {j}")
     return t
 
 
@@ -223,31 +226,30 @@ def pad_bert_inputs(
     if max_preds is None:
         max_preds = max(1, round(0.15 * max_len))
     check_positive_int("max_preds", max_preds)
-    n = len(examples)
-    # <listing: padding>
-    batch = PretrainBatch(
-        tokens=torch.full((n, max_len), vocab.pad_id, dtype=torch.long),
-        segments=torch.zeros((n, max_len), dtype=torch.long),
-        valid_lens=torch.zeros(n, dtype=torch.long),
-        pred_positions=torch.zeros((n, max_preds), dtype=torch.long),
-        mlm_weights=torch.zeros((n, max_preds)),
-        mlm_labels=torch.zeros((n, max_preds), dtype=torch.long),
-        nsp_labels=torch.zeros(n, dtype=torch.long),
-    )
     for i, ex in enumerate(examples):
-        length, preds = len(ex.token_ids), len(ex.pred_positions)
-        if length > max_len:
-            raise ValueError(f"example {i} has {length} tokens; max_len is {max_len}")
-        if preds > max_preds:
-            raise ValueError(f"example {i} has {preds} prediction positions; max_preds is "
-                             f"{max_preds}")
-        batch.tokens[i, :length] = _ids("token_ids", i, ex.token_ids)
-        batch.segments[i, :length] = _ids("segments", i, ex.segments)
-        batch.valid_lens[i] = length
-        batch.pred_positions[i, :preds] = _ids("pred_positions", i, ex.pred_positions)
-        batch.mlm_weights[i, :preds] = 1.0
-        batch.mlm_labels[i, :preds] = _ids("mlm_labels", i, ex.mlm_labels)
-        batch.nsp_labels[i] = ex.is_next
+        if len(ex.token_ids) > max_len:
+            raise ValueError(f"example {i} has {len(ex.token_ids)} tokens; max_len is {max_len}")
+        if len(ex.pred_positions) > max_preds:
+            raise ValueError(f"example {i} has {len(ex.pred_positions)} prediction positions; "
+                             f"max_preds is {max_preds}")
+    # <listing: padding>
+    def pad(values: list, width: int, fill=0) -> list:
+        return list(values) + [fill] * (width - len(values))
+
+    batch = PretrainBatch(
+        tokens=_ids("token_ids", [pad(ex.token_ids, max_len, vocab.pad_id) for ex in examples],
+                    max_len),
+        segments=_ids("segments", [pad(ex.segments, max_len) for ex in examples], max_len),
+        valid_lens=torch.tensor([len(ex.token_ids) for ex in examples], dtype=torch.long),
+        pred_positions=_ids("pred_positions",
+                            [pad(ex.pred_positions, max_preds) for ex in examples], max_preds),
+        # 1 for a real prediction slot, 0 for padding: padded slots add nothing to the loss.
+        mlm_weights=torch.tensor([pad([1.0] * len(ex.pred_positions), max_preds, 0.0)
+                                  for ex in examples]).reshape(len(examples), max_preds),
+        mlm_labels=_ids("mlm_labels", [pad(ex.mlm_labels, max_preds) for ex in examples],
+                        max_preds),
+        nsp_labels=torch.tensor([int(ex.is_next) for ex in examples], dtype=torch.long),
+    )
     # </listing>
     check_batch(batch, len(vocab))
     return batch

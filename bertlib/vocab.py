@@ -93,7 +93,7 @@ class Vocab:
         if isinstance(tokens, str):
             return self.token_to_idx.get(tokens, self.unk_id)
         check_tokens("vocab[...]", tokens)
-        return [self[t] for t in tokens]
+        return [self.token_to_idx.get(t, self.unk_id) for t in tokens]
 
     def to_tokens(self, indices: int | Sequence[int]) -> str | list[str]:
         """The token of an id, or the tokens of a list or 1-d tensor of ids. An id is an int,

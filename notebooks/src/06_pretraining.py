@@ -352,14 +352,16 @@ print(split.train[-1][0], "->", tokenizer.tokenize(split.train[-1][0]))
 
 # %% [markdown] lang="en"
 # `make_pretrain_data` builds the NSP pairs (notebook 05) and masks them (notebook 04), then
-# pads them, as the chapter's `_pad_bert_inputs` does: every example is written into tensors of
-# one fixed size, filled beforehand with `<pad>` ids, zeros and zero weights. The weights are 1
-# exactly on the real prediction slots:
+# pads them, as the chapter's `_pad_bert_inputs` does: every example is extended to one fixed
+# size, its tokens with `<pad>` ids, its prediction slots with zeros, and each field becomes one
+# tensor of shape (number of examples, that size). The weights are 1 exactly on the real
+# prediction slots:
 
 # %% [markdown] lang="zh"
 # `make_pretrain_data` 先构造下一句预测的句子对（第 05 个笔记本），再做掩蔽（第 04 个笔记本），
-# 最后像本章的 `_pad_bert_inputs` 那样进行填充：每个样本都被写进大小固定的张量，这些张量事先
-# 已经填满了 `<pad>` 的索引、0 和值为 0 的权重。只有真实的预测位置上权重才是 1：
+# 最后像本章的 `_pad_bert_inputs` 那样进行填充：每个样本都补齐到固定的长度，词元用 `<pad>`
+# 的索引补齐，预测位置用 0 补齐，每个字段再合成一个形状为（样本数, 该长度）的张量。只有真实的
+# 预测位置上权重才是 1：
 
 # %%
 show_source(pad_bert_inputs, region="padding")
