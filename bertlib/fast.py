@@ -1,11 +1,13 @@
 """Speed tricks for pretraining, kept out of the teaching path: same numbers, less time.
 
-* :func:`fast_loss` computes exactly what :func:`bertlib.loss.chapter_loss` computes, but runs
-  the MLM head only on the real prediction slots and fuses the output layer with the
-  cross-entropy (:func:`linear_cross_entropy`). ``train_bert`` uses it by default.
+* :func:`fast_loss` computes what :func:`bertlib.loss.chapter_loss` computes, but runs the
+  encoder's token-wise layers on the real tokens only (:func:`unpadded_encode`), the MLM head
+  only on the real prediction slots, and fuses the output layer with the cross-entropy
+  (:func:`linear_cross_entropy`). ``train_bert`` uses it by default.
 
-Shapes: B = batch, T = sequence length, H = num_hiddens, P = prediction slots per sequence,
-K = real (unpadded) prediction slots in the batch, V = vocabulary size.
+Shapes: B = batch, T = sequence length, H = num_hiddens, nh = heads, hs = H // nh,
+N = real (unpadded) tokens in the batch, P = prediction slots per sequence, K = real
+prediction slots in the batch, V = vocabulary size.
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from bertlib.checks import check_positions_in_text, check_pred_positions
+from bertlib.checks import check_positions_in_text, check_pred_positions, check_token_inputs
 from bertlib.loss import BERTLoss, check_targets
-from bertlib.model import BERTModel
+from bertlib.model import BERTEncoder, BERTModel, key_padding_mask
 
 
 class _LinearCrossEntropy(torch.autograd.Function):
@@ -58,16 +60,59 @@ def linear_cross_entropy(X: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
     return _LinearCrossEntropy.apply(X, W, b, labels, weights.to(X.dtype))
 
 
+def _heads(Y: torch.Tensor, rows: torch.Tensor, B: int, T: int, nh: int) -> torch.Tensor:
+    """(N, H) rows of the real tokens -> (B, nh, T, hs), zero at the padding."""
+    padded = Y.new_zeros(B * T, Y.shape[1]).index_copy(0, rows, Y)
+    return padded.view(B, T, nh, -1).transpose(1, 2)
+
+
+def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
+                    valid_lens: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """What ``encoder(tokens, segments, valid_lens)`` gives at the real tokens, as (N, H) rows
+    (sequence 0's tokens first, in order), and the row where each sequence starts, (B,).
+
+    Every layer but attention works token by token, so it runs on the N real tokens only
+    instead of all B x T positions (a third of them padding in random mini-batches of the
+    shipped corpus). Attention needs each sequence's tokens side by side: its queries, keys and
+    values are scattered into (B, nh, T, hs), zero at the padding, which the key mask hides, and
+    its output is gathered back. The values equal the padded encoder's to float rounding; with
+    dropout on, the masks are drawn for the real tokens only, so they differ from the padded
+    encoder's draws.
+    """
+    cfg = encoder.config
+    check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
+    B, T = tokens.shape
+    H = cfg.num_hiddens
+    if valid_lens is None:
+        valid_lens = torch.full((B,), T, device=tokens.device)
+    mask = key_padding_mask(valid_lens, T)  # (B, T)
+    rows = mask.reshape(-1).nonzero().squeeze(1)  # (N,) real positions among the B * T
+    X = encoder.embed(tokens, segments).reshape(B * T, H).index_select(0, rows)  # (N, H)
+    for blk in encoder.blks:
+        attention = blk.attention
+        q, k, v = (_heads(W(X), rows, B, T, attention.num_heads)
+                   for W in (attention.W_q, attention.W_k, attention.W_v))
+        p = attention.dropout if attention.training else 0.0
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask[:, None, None, :],
+                                             dropout_p=p)  # (B, nh, T, hs)
+        out = out.transpose(1, 2).reshape(B * T, H).index_select(0, rows)  # (N, H)
+        Y = blk.addnorm1(X, attention.W_o(out))
+        X = blk.addnorm2(Y, blk.ffn(Y))
+    return X, valid_lens.cumsum(0) - valid_lens
+
+
 def fast_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, mlm_weights,
               mlm_labels, nsp_labels) -> BERTLoss:
     """The same losses (and gradients) as :func:`chapter_loss`, computed faster.
 
-    Only the K slots with a non-zero weight go through the MLM head (the padded slots are about
-    a third of the B x P in the chapter's setting), and the cross-entropy over V classes is
-    fused with the output layer (:func:`linear_cross_entropy`).
+    The encoder runs on the real tokens only (:func:`unpadded_encode`); only the K slots with a
+    non-zero weight go through the MLM head (the padded slots are about a third of the B x P in
+    the chapter's setting), and the cross-entropy over V classes is fused with the output layer
+    (:func:`linear_cross_entropy`). With dropout on, the masks are drawn for the real tokens, so
+    the losses equal the chapter's in distribution, not draw for draw.
     """
-    encoded_X, _, nsp_Y_hat = model(tokens, segments, valid_lens)
-    B, T, H = encoded_X.shape
+    X, starts = unpadded_encode(model.encoder, tokens, segments, valid_lens)  # (N, H), (B,)
+    B, T = tokens.shape
     if valid_lens is None:
         check_pred_positions(pred_positions, B, T)
     else:  # what the model checks in chapter_loss, which passes it pred_positions
@@ -75,10 +120,9 @@ def fast_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, ml
     *body, out = model.mlm.mlp
     check_targets(mlm_labels, mlm_weights, nsp_labels, tuple(pred_positions.shape),
                   out.weight.shape[0])
+    nsp_Y_hat = model.nsp(model.hidden(X.index_select(0, starts)))  # <cls> opens each sequence
     real = mlm_weights > 0  # (B, P)
-    rows = torch.arange(B, device=tokens.device)[:, None] * T + pred_positions  # (B, P)
-    X = encoded_X.reshape(B * T, H).index_select(0, rows[real])  # (K, H)
-    hidden = X
+    hidden = X.index_select(0, (starts[:, None] + pred_positions)[real])  # (K, H)
     for layer in body:
         hidden = layer(hidden)
     mlm = linear_cross_entropy(hidden, out.weight, out.bias, mlm_labels[real], mlm_weights[real])

@@ -1,10 +1,10 @@
-"""The fast loss gives the chapter's numbers; the allocator setting is opt-in."""
+"""The fast loss gives the chapter's numbers."""
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-from bertlib.fast import fast_loss, linear_cross_entropy
+from bertlib.fast import fast_loss, linear_cross_entropy, unpadded_encode
 from bertlib.loss import chapter_loss
 
 
@@ -22,10 +22,15 @@ def random_batch(vocab_size, B=6, T=16, P=4, seed=0):
     return tokens, segments, valid_lens, pred_positions * weights.long(), weights, labels, nsp
 
 
-@pytest.mark.parametrize(("tied", "fractional"), [(False, False), (True, False), (False, True)])
-def test_fast_loss_matches_chapter_loss_and_gradients(tied, fractional, toy_model):
-    options = {"tie_mlm_decoder": True} if tied else {}
-    model = toy_model(40, **options).train()  # dropout on: both must draw the same masks
+ORIGINAL = {"hidden_act": "gelu", "embedding_norm": True, "tie_mlm_decoder": True,
+            "layer_norm_eps": 1e-12}
+
+
+@pytest.mark.parametrize(("options", "fractional"), [({}, False), ({"tie_mlm_decoder": True},
+                                                     False), (ORIGINAL, False), ({}, True)])
+def test_fast_loss_matches_chapter_loss_and_gradients(options, fractional, toy_model):
+    # Dropout off: the fast loss draws its masks for the real tokens only (tested below).
+    model = toy_model(40, **options).eval()
     batch = random_batch(40)
     if fractional:  # weights other than 0 and 1 must count as weights, not as "real or not"
         weights = batch[4] * torch.linspace(0.25, 3.0, batch[4].numel()).view_as(batch[4])
@@ -42,6 +47,44 @@ def test_fast_loss_matches_chapter_loss_and_gradients(tied, fractional, toy_mode
         torch.testing.assert_close(a, b)
     for name, grad in ref_grads.items():
         torch.testing.assert_close(fast_grads[name], grad, msg=name)
+
+
+@pytest.mark.parametrize("options", [{}, ORIGINAL])
+@pytest.mark.parametrize("all_real", [False, True])
+def test_unpadded_encode_is_the_encoder_at_the_real_tokens(options, all_real, toy_model):
+    encoder = toy_model(40, **options).encoder.eval()
+    tokens, segments, valid_lens, *_ = random_batch(40, B=5, T=12)
+    if all_real:
+        valid_lens = None
+    rows, starts = unpadded_encode(encoder, tokens, segments, valid_lens)
+    padded = encoder(tokens, segments, valid_lens)  # (B, T, H)
+    lengths = [12] * 5 if all_real else valid_lens.tolist()
+    expected = torch.cat([padded[b, :n] for b, n in enumerate(lengths)])
+    torch.testing.assert_close(rows, expected)
+    assert starts.tolist() == [sum(lengths[:b]) for b in range(5)]
+
+
+def test_fast_loss_with_dropout_draws_fresh_masks_with_the_chapters_mean(toy_model):
+    """With dropout on, the masks are drawn for the real tokens only, so a draw differs from
+    the chapter's; over many draws the two losses agree in mean."""
+    model = toy_model(40).train()  # dropout 0.2
+    batch = random_batch(40)
+    draws = {}
+    for loss_fn in (chapter_loss, fast_loss):
+        losses = []
+        for seed in range(60):
+            torch.manual_seed(seed)
+            losses.append(loss_fn(model, *batch).total.item())
+        draws[loss_fn.__name__] = torch.tensor(losses)
+    torch.manual_seed(3)
+    again = fast_loss(model, *batch).total.item()
+    assert again == draws["fast_loss"][3].item()  # seeded: the same draws again
+    with torch.no_grad():
+        off = fast_loss(model.eval(), *batch).total.item()
+    fast, chapter = draws["fast_loss"], draws["chapter_loss"]
+    assert fast.std() > 0 and not torch.isclose(fast, torch.tensor(off)).all()  # dropout acts
+    stderr = (fast.var() / len(fast) + chapter.var() / len(chapter)).sqrt()
+    assert abs(fast.mean() - chapter.mean()) < 4 * stderr
 
 
 def test_linear_cross_entropy_against_torch_with_weights():

@@ -212,7 +212,8 @@
 #   the true next sentence by chance (05).
 # * **Long pairs.** Pairs longer than `max_len` are truncated and counted, not dropped (05).
 # * **Padding.** The chapter pads every pair to `max_len`; `train_bert` pads each mini-batch
-#   only to its longest pair (`trim_padding`), which changes no loss (06).
+#   only to its longest pair (`trim_padding`) and runs the encoder's token-wise layers on the
+#   real tokens only (`fast_loss`), which changes no loss (06).
 #
 # The masking count is the chapter's: `max(1, round(0.15 × len(tokens)))`, with `<cls>` and
 # `<sep>` counted in `len(tokens)` (04).
@@ -259,7 +260,8 @@
 # * **“不是下一句”的句子对。** 替换用的句子取自另一个段落，所以不会碰巧正是真正的下一句（05）。
 # * **过长的句子对。** 长度超过 `max_len` 的句子对会被截断并计数，而不是被丢弃（05）。
 # * **填充。** 本章把每个句子对都填充到 `max_len`；`train_bert` 只把每个小批量填充到其中最长的
-#   句子对（`trim_padding`），损失不受影响（06）。
+#   句子对（`trim_padding`），编码器中逐词元计算的层也只在真实词元上运行（`fast_loss`），损失
+#   不受影响（06）。
 #
 # 被掩蔽的词元个数与本章相同：`max(1, round(0.15 × len(tokens)))`，其中 `len(tokens)` 把 `<cls>`
 # 和 `<sep>` 也算在内（04）。
