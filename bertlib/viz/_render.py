@@ -5,8 +5,9 @@ matplotlib artists, and everything here only changes *how fast* they reach the s
 (benchmarks/README.md has the measurements that keep each piece):
 
 * :class:`Blitter` redraws only the artists that change, over cached backgrounds;
-* :class:`TokenLabels` and :class:`StampedText` draw token names as pre-rendered stamps instead
-  of tick labels that matplotlib lays out again on every draw;
+* :class:`TokenLabels` and :class:`StampedText` draw token names, and :func:`draw_stamped` the
+  animated titles and notes, as pre-rendered stamps instead of text that matplotlib lays out
+  again on every draw;
 * :func:`encode_png` turns the canvas into PNG bytes faster than Pillow for these figures.
 """
 
@@ -66,8 +67,9 @@ class Blitter:
     animated with ``with_tokens=True`` (token labels and their marks)
     change only with the text: they are drawn onto a second cached image after
     :meth:`tokens_changed`. The other animated artists (images, bars, titles) are drawn on every
-    update. Text is what makes a figure slow to draw, so changing a head or a seed costs no text
-    but titles, and new text costs no full redraw. Within a layer, artists are drawn in
+    update. Text is what makes a figure slow to draw, so changing a head or a seed renders no
+    text but a changed title (stamped, see :func:`draw_stamped`), and new text costs no full
+    redraw. Within a layer, artists are drawn in
     z-order, as a full draw would (an image first, then the lines and frame over it); so the
     token layer must hold only artists that nothing animated overlaps.
     """
