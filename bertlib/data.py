@@ -204,12 +204,12 @@ def _check_items(name: str, items, cls: type, what: str) -> None:
 
 
 def _ids(name: str, rows: list[list[int]], width: int) -> torch.Tensor:
-    """``rows`` (one per example, each ``width`` long) as an (N, width) int64 tensor; a float
-    or a bool is refused, not cut."""
+    """``rows`` (one per example, each ``width`` long) as an (N, width) int64 tensor; a float,
+    or bools where ids belong, are refused, not cut or read as 0 and 1."""
     t = torch.tensor(rows, dtype=None if rows else torch.long).reshape(len(rows), width)
     if t.dtype != torch.long:
         i, j, v = next((i, j, v) for i, row in enumerate(rows) for j, v in enumerate(row)
-                       if not isinstance(v, int))
+                       if not isinstance(v, int) or isinstance(v, bool))
         raise ValueError(f"examples[{i}].{name} must hold integers; got {v!r} at position {j}")
     return t
 

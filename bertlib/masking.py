@@ -119,7 +119,7 @@ def mask_tokens(
     vocab_size = len(vocab)
     bad = [t for t in ids if not 0 <= t < vocab_size]
     if bad:
-        raise ValueError(f"token_ids must be in [0, {len(vocab) - 1}]; got {bad[0]}")
+        raise ValueError(f"token_ids must be in [0, {vocab_size - 1}]; got {bad[0]}")
     candidates = [i for i, t in enumerate(ids) if t not in vocab.structural_ids]
     if not candidates:
         raise ValueError(
