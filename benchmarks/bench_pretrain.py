@@ -8,15 +8,18 @@ to max_len 64 by ``make_pretrain_data``, mean length about 30), its sizes (H = 1
 
 (a) Hugging Face ``BertForPreTraining`` fed the way its data collator feeds it: random
     mini-batches, each padded to its longest pair; MLM logits only at the real prediction
-    slots (gathered), not at every position;
+    slots (gathered), not at every position; its Trainer's default optimizer (fused AdamW,
+    no weight decay);
 (b) the same, with the mini-batches grouped by length (the Trainer's ``group_by_length``);
 (c) bertlib, the chapter's straightforward step: every pair padded to max_len, the model with
-    ``pred_positions``, ``chapter_loss``;
+    ``pred_positions``, ``chapter_loss``, plain Adam;
 (d) bertlib's default, what ``train_bert`` does: random mini-batches, each padded to its
-    longest pair (``trim_padding``), ``fast_loss``;
-(e) the same with ``group_by_length=True``.
+    longest pair (``trim_padding``), ``fast_loss``, ``make_optimizer`` (fused Adam);
+(e) the same with ``group_by_length=True``;
+(f) (d) with attention over the whole mini-batch at once (``ATTENTION_GROUPS = 1``), to show
+    what sorting the sequences into groups of similar length for attention buys.
 
-(a), (c) and (d) read the same random mini-batches, (b) and (e) the same pairs grouped by
+(a), (c), (d) and (f) read the same random mini-batches, (b) and (e) the same pairs grouped by
 length. All run in one process under the same (default) allocator settings, interleaved
 round by round, each timed over the same mini-batches after a warm-up pass.
 
@@ -39,6 +42,7 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 from transformers import BertConfig, BertForPreTraining
 
+import bertlib.fast
 from bertlib.assets import load_small_bert
 from bertlib.batches import LengthGroupedSampler, trim_padding
 from bertlib.corpus import load_small_corpus, tokenize_paragraphs
@@ -46,7 +50,7 @@ from bertlib.data import make_pretrain_data
 from bertlib.fast import fast_loss
 from bertlib.loss import chapter_loss
 from bertlib.model import BERTConfig
-from bertlib.train import init_model, train_step
+from bertlib.train import init_model, make_optimizer, train_step
 
 H, FFN, HEADS, BLKS, DROPOUT, T, B = 128, 256, 2, 2, 0.1, 64, 128
 
@@ -71,8 +75,8 @@ def real_batches(n: int) -> tuple[list[Batch], list[Batch], int]:
 
 
 def hf_step(vocab_size: int) -> Callable[[Batch], None]:
-    """One Adam step of ``BertForPreTraining`` on a mini-batch padded to its longest pair, MLM
-    logits only at the real slots."""
+    """One (fused) AdamW step of ``BertForPreTraining`` on a mini-batch padded to its longest
+    pair, MLM logits only at the real slots."""
     config = BertConfig(vocab_size=vocab_size, hidden_size=H, num_hidden_layers=BLKS,
                         num_attention_heads=HEADS, intermediate_size=FFN,
                         hidden_dropout_prob=DROPOUT, attention_probs_dropout_prob=DROPOUT,
@@ -80,7 +84,8 @@ def hf_step(vocab_size: int) -> Callable[[Batch], None]:
     with torch.random.fork_rng():
         torch.manual_seed(0)
         model = BertForPreTraining(config).train()
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    # The optimizer the Trainer uses by default (optim="adamw_torch_fused", weight_decay=0).
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.0, fused=True)
 
     def step(batch: Batch) -> None:
         tokens, segments, valid_lens, pred_positions, weights, labels, nsp = trim_padding(batch)
@@ -101,13 +106,22 @@ def hf_step(vocab_size: int) -> Callable[[Batch], None]:
 
 def bertlib_steps(vocab_size: int) -> dict[str, Callable[[Batch], None]]:
     config = BERTConfig(vocab_size, H, FFN, HEADS, BLKS, DROPOUT, T)
-    chapter, default = init_model(config, 0), init_model(config, 0)
-    chapter_opt = torch.optim.Adam(chapter.parameters(), lr=1e-3)
-    default_opt = torch.optim.Adam(default.parameters(), lr=1e-3)
+    chapter, default, one = (init_model(config, 0) for _ in range(3))
+    chapter_opt = torch.optim.Adam(chapter.parameters(), lr=1e-3)  # as the chapter has it
+    default_opt, one_opt = (make_optimizer(m, 1e-3) for m in (default, one))
+
+    def one_group(batch: Batch) -> None:
+        groups, bertlib.fast.ATTENTION_GROUPS = bertlib.fast.ATTENTION_GROUPS, 1
+        try:
+            train_step(one, one_opt, trim_padding(batch), fast_loss)
+        finally:
+            bertlib.fast.ATTENTION_GROUPS = groups
+
     return {
         "chapter": lambda batch: train_step(chapter, chapter_opt, batch, chapter_loss),
         "default": lambda batch: train_step(default, default_opt, trim_padding(batch),
                                             fast_loss),
+        "one group": one_group,
     }
 
 
@@ -169,6 +183,7 @@ def main() -> None:
         "(c) chapter, max_len": (ours["chapter"], random),
         "(d) bertlib default": (ours["default"], random),
         "(e) bertlib, grouped": (ours["default"], grouped),
+        "(f) (d), attention 1 group": (ours["one group"], random),
     }
     for step, batches in variants.values():  # warm-up
         for batch in batches:
@@ -188,8 +203,10 @@ def main() -> None:
         print(f"{name:<28}{rate:9.0f}{rate / base:7.2f}x{useful / 1e9:16.1f}"
               f"{useful / peak:9.0%}")
     speedup = rates["(d) bertlib default"] / rates["(c) chapter, max_len"]
+    groups = rates["(d) bertlib default"] / rates["(f) (d), attention 1 group"]
     print(f"\nfp32 matmul peak {peak / 1e9:.0f} GFLOP/s; useful work {flops / 1e6:.1f} MFLOP "
-          f"per pair; (d) / (c) = {speedup:.2f}x")
+          f"per pair; (d) / (c) = {speedup:.2f}x; (d) / (f) = {groups:.2f}x "
+          f"({bertlib.fast.ATTENTION_GROUPS} attention groups against 1)")
     print(f"(c) vs (d) on the same weights and pairs, dropout off: |total loss difference| = "
           f"{same_losses(vocab_size, random[0]):.2e}")
 

@@ -12,12 +12,22 @@ prediction slots in the batch, V = vocabulary size.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from bertlib.checks import check_positions_in_text, check_pred_positions, check_token_inputs
 from bertlib.loss import BERTLoss, check_targets
-from bertlib.model import BERTEncoder, BERTModel, key_padding_mask
+from bertlib.model import (
+    AddNorm,
+    BERTEncoder,
+    BERTModel,
+    MultiHeadAttention,
+    PositionWiseFFN,
+    key_padding_mask,
+)
 
 
 class _LinearCrossEntropy(torch.autograd.Function):
@@ -66,6 +76,111 @@ def _heads(Y: torch.Tensor, rows: torch.Tensor, B: int, T: int, nh: int) -> torc
     return padded.view(B, T, nh, -1).transpose(1, 2)
 
 
+# Dropout decides keep-or-drop from 16 random bits: the drop probability is rounded to a
+# multiple of 2**-16 (0.1 -> 0.100006), and the kept values are scaled by the rounded keep
+# probability, so the expected value stays exact.
+_LANE_LEVELS = 2**16
+
+
+def dropout(X: torch.Tensor, p: float, training: bool = True) -> torch.Tensor:
+    """``F.dropout(X, p, training)`` in distribution, with fewer random bits.
+
+    On a CPU, torch's generator makes one 32-bit number (or more) per element, one at a time:
+    drawing the masks was a fifth of a pretraining step. Here one 64-bit draw decides four
+    elements (four 16-bit lanes), which makes the mask about three times as cheap. On other
+    devices the masks come from a parallel generator and ``F.dropout`` is used as it is.
+    """
+    if not training or p == 0.0 or X.device.type != "cpu":
+        return F.dropout(X, p, training)
+    dropped = round(p * _LANE_LEVELS)  # lanes below this (of 2**16 levels) are dropped
+    if dropped == _LANE_LEVELS:
+        return X * 0.0
+    n = X.numel()
+    bits = torch.empty((n + 3) // 4, dtype=torch.int64, device=X.device)
+    lanes = bits.random_(-(2**63), 2**63 - 1).view(torch.int16)[:n].view(X.shape)  # uniform
+    keep = lanes >= dropped - _LANE_LEVELS // 2  # int16 lanes run from -2**15 to 2**15 - 1
+    return X * torch.where(keep, _LANE_LEVELS / (_LANE_LEVELS - dropped), 0.0).to(X.dtype)
+
+
+def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor,
+               p: float) -> torch.Tensor:
+    """softmax(q k^T / sqrt(hs), padded keys masked) v, with dropout ``p`` on the weights.
+
+    q, k, v: (B, nh, T, hs); mask: (B, 1, 1, T), True at real keys. Without dropout the fused
+    kernel; with it, the same steps written out, so that the weights' dropout is ours
+    (PyTorch's fused kernel takes this path on a CPU anyway when dropout is on).
+    """
+    if p == 0.0 or q.device.type != "cpu":
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+    scores = (q @ k.transpose(-2, -1)).mul_(q.shape[-1] ** -0.5)  # (B, nh, T, T)
+    weights = scores.masked_fill_(~mask, float("-inf")).softmax(dim=-1)
+    return dropout(weights, p) @ v  # (B, nh, T, hs)
+
+
+def _addnorm(addnorm: AddNorm, X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
+    """``addnorm(X, Y)`` with :func:`dropout`: LayerNorm(dropout(Y) + X)."""
+    return addnorm.ln(dropout(Y, addnorm.dropout.p, addnorm.training) + X)
+
+
+def _ffn(ffn: PositionWiseFFN, X: torch.Tensor) -> torch.Tensor:
+    """``ffn(X)``, with ReLU applied in place (one (N, ffn_num_hiddens) tensor fewer)."""
+    hidden = ffn.dense1(X)
+    hidden = F.relu_(hidden) if isinstance(ffn.act, nn.ReLU) else ffn.act(hidden)
+    return ffn.dense2(hidden)
+
+
+def _embed(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
+           rows: torch.Tensor) -> torch.Tensor:
+    """``encoder.embed(tokens, segments)`` at the real tokens only: (N, H), ``rows`` being
+    their places among the B x T positions."""
+    T = tokens.shape[1]
+    X = (encoder.token_embedding(tokens.reshape(-1)[rows])
+         + encoder.segment_embedding(segments.reshape(-1)[rows])
+         + encoder.pos_embedding[0].index_select(0, rows % T))  # index_add backward
+    if encoder.config.embedding_norm:
+        X = dropout(encoder.embedding_ln(X), encoder.embedding_dropout.p, encoder.training)
+    return X
+
+
+# Attention runs on the sequences in this many groups of similar length, each padded only to
+# its own longest: in random mini-batches of the shipped corpus about 1.03x per step over one
+# group (benchmarks/README.md); more groups pay less than their extra small products cost.
+ATTENTION_GROUPS = 2
+
+
+class _Group(NamedTuple):
+    """Sequences that attend together, padded to their longest, Tg tokens."""
+
+    mask: torch.Tensor  # (Bg, Tg): True at real tokens
+    places: torch.Tensor  # (Ng,): where the real tokens lie among the Bg x Tg positions
+    rows: torch.Tensor  # (Ng,): which of the N real-token rows they are
+
+
+def _groups(valid_lens: torch.Tensor, starts: torch.Tensor, count: int) -> list[_Group]:
+    """The sequences sorted by length and cut into ``count`` groups."""
+    groups = []
+    for seqs in valid_lens.argsort().tensor_split(count):
+        if len(seqs):
+            lens = valid_lens[seqs]
+            offsets = torch.arange(int(lens.max()), device=lens.device)
+            mask = offsets < lens[:, None]  # (Bg, Tg)
+            groups.append(_Group(mask, mask.reshape(-1).nonzero().squeeze(1),
+                                 (starts[seqs, None] + offsets)[mask]))
+    return groups
+
+
+def _group_attention(attention: MultiHeadAttention, Q: torch.Tensor, K: torch.Tensor,
+                     V: torch.Tensor, group: _Group) -> torch.Tensor:
+    """Attention among one group's sequences: Q, K, V are (N, H) rows of all real tokens;
+    returns (Ng, H), the group's rows in the order of ``group.rows``."""
+    Bg, Tg = group.mask.shape
+    q, k, v = (_heads(Y.index_select(0, group.rows), group.places, Bg, Tg, attention.num_heads)
+               for Y in (Q, K, V))  # (Bg, nh, Tg, hs)
+    out = _attention(q, k, v, group.mask[:, None, None, :],
+                     attention.dropout if attention.training else 0.0)  # (Bg, nh, Tg, hs)
+    return out.transpose(1, 2).reshape(Bg * Tg, Q.shape[1]).index_select(0, group.places)
+
+
 def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
                     valid_lens: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
     """What ``encoder(tokens, segments, valid_lens)`` gives at the real tokens, as (N, H) rows
@@ -73,32 +188,30 @@ def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.
 
     Every layer but attention works token by token, so it runs on the N real tokens only
     instead of all B x T positions (a third of them padding in random mini-batches of the
-    shipped corpus). Attention needs each sequence's tokens side by side: its queries, keys and
-    values are scattered into (B, nh, T, hs), zero at the padding, which the key mask hides, and
-    its output is gathered back. The values equal the padded encoder's to float rounding; with
+    shipped corpus). Attention needs each sequence's tokens side by side: the sequences are
+    sorted by length into :data:`ATTENTION_GROUPS` groups, and each group's queries, keys and
+    values are scattered into (Bg, nh, Tg, hs), zero at the padding, which the key mask hides;
+    the output is gathered back. The values equal the padded encoder's to float rounding; with
     dropout on, the masks are drawn for the real tokens only, so they differ from the padded
     encoder's draws.
     """
     cfg = encoder.config
     check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
     B, T = tokens.shape
-    H = cfg.num_hiddens
     if valid_lens is None:
         valid_lens = torch.full((B,), T, device=tokens.device)
-    mask = key_padding_mask(valid_lens, T)  # (B, T)
-    rows = mask.reshape(-1).nonzero().squeeze(1)  # (N,) real positions among the B * T
-    X = encoder.embed(tokens, segments).reshape(B * T, H).index_select(0, rows)  # (N, H)
+    starts = valid_lens.cumsum(0) - valid_lens  # (B,) the row where each sequence starts
+    rows = key_padding_mask(valid_lens, T).reshape(-1).nonzero().squeeze(1)  # (N,) among B * T
+    groups = _groups(valid_lens, starts, ATTENTION_GROUPS)
+    back = torch.cat([g.rows for g in groups]).argsort()  # the groups' rows -> rows 0..N-1
+    X = _embed(encoder, tokens, segments, rows)  # (N, H)
     for blk in encoder.blks:
         attention = blk.attention
-        q, k, v = (_heads(W(X), rows, B, T, attention.num_heads)
-                   for W in (attention.W_q, attention.W_k, attention.W_v))
-        p = attention.dropout if attention.training else 0.0
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask[:, None, None, :],
-                                             dropout_p=p)  # (B, nh, T, hs)
-        out = out.transpose(1, 2).reshape(B * T, H).index_select(0, rows)  # (N, H)
-        Y = blk.addnorm1(X, attention.W_o(out))
-        X = blk.addnorm2(Y, blk.ffn(Y))
-    return X, valid_lens.cumsum(0) - valid_lens
+        Q, K, V = (W(X) for W in (attention.W_q, attention.W_k, attention.W_v))  # (N, H)
+        out = torch.cat([_group_attention(attention, Q, K, V, g) for g in groups])
+        Y = _addnorm(blk.addnorm1, X, attention.W_o(out.index_select(0, back)))
+        X = _addnorm(blk.addnorm2, Y, _ffn(blk.ffn, Y))
+    return X, starts
 
 
 def fast_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, mlm_weights,

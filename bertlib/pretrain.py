@@ -40,7 +40,7 @@ from bertlib.data import PretrainBatch, make_pretrain_data
 from bertlib.loss import BERTLoss, bert_loss
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.train import init_model
+from bertlib.train import init_model, make_optimizer
 
 CHECKPOINT_DIR = "checkpoint"
 OPTIMIZER_FILE = "optimizer.safetensors"
@@ -199,7 +199,7 @@ def pretrain(args: RunArgs, *, on_step: Callable[[int, float, float], None] | No
                             args.num_heads, args.num_blks, args.dropout, args.max_len)
         model, optimizer_state, start = init_model(config, args.seed).train(), None, 0
     model.to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
+    optimizer = make_optimizer(model, args.lr)
     if optimizer_state is not None:
         optimizer.load_state_dict(optimizer_state)  # moves the state to the model's device
     ddp = DistributedDataParallel(model, device_ids=[local_rank] if cuda else None) \

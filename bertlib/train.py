@@ -43,6 +43,16 @@ def train_step(model: BERTModel, optimizer: torch.optim.Optimizer,
     return BERTLoss(*(t.detach() for t in loss))
 
 
+def make_optimizer(model: nn.Module, lr: float) -> torch.optim.Adam:
+    """Adam at learning rate ``lr`` over ``model``'s parameters, as pretraining uses it.
+
+    ``fused=True`` updates every parameter in one kernel instead of a dozen small operations
+    per parameter tensor: the same update to float rounding, and for the shipped model's size
+    on 2 CPU cores 0.4 instead of 1.6 ms per step (benchmarks/README.md).
+    """
+    return torch.optim.Adam(model.parameters(), lr=lr, fused=True)
+
+
 def init_model(config: BERTConfig, seed: int) -> BERTModel:
     """A fresh model whose initial weights depend only on ``seed`` (torch's global random
     state is left as it was)."""
@@ -171,7 +181,7 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
     loader = make_loader(data, batch_size, seed=seed,  # checks batch_size and seed
                          lengths=data.valid_lens if group_by_length else None)
     model.to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    optimizer = make_optimizer(model, lr)
     history = TrainHistory(num_steps=num_steps)
 
     def step(batch: list[torch.Tensor]) -> dict[str, str]:

@@ -4,7 +4,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from bertlib.fast import fast_loss, linear_cross_entropy, unpadded_encode
+import bertlib.fast
+from bertlib.fast import dropout, fast_loss, linear_cross_entropy, unpadded_encode
 from bertlib.loss import chapter_loss
 
 
@@ -51,7 +52,10 @@ def test_fast_loss_matches_chapter_loss_and_gradients(options, fractional, toy_m
 
 @pytest.mark.parametrize("options", [{}, ORIGINAL])
 @pytest.mark.parametrize("all_real", [False, True])
-def test_unpadded_encode_is_the_encoder_at_the_real_tokens(options, all_real, toy_model):
+@pytest.mark.parametrize("groups", [1, 2, 3, 7])  # 7 > B: some groups are empty
+def test_unpadded_encode_is_the_encoder_at_the_real_tokens(options, all_real, groups,
+                                                           toy_model, monkeypatch):
+    monkeypatch.setattr(bertlib.fast, "ATTENTION_GROUPS", groups)
     encoder = toy_model(40, **options).encoder.eval()
     tokens, segments, valid_lens, *_ = random_batch(40, B=5, T=12)
     if all_real:
@@ -85,6 +89,71 @@ def test_fast_loss_with_dropout_draws_fresh_masks_with_the_chapters_mean(toy_mod
     assert fast.std() > 0 and not torch.isclose(fast, torch.tensor(off)).all()  # dropout acts
     stderr = (fast.var() / len(fast) + chapter.var() / len(chapter)).sqrt()
     assert abs(fast.mean() - chapter.mean()) < 4 * stderr
+
+
+def test_attention_with_dropout_is_the_written_out_attention_in_distribution(toy_model):
+    """With dropout on the attention weights (and off elsewhere), the mean over many draws of
+    the unpadded encoder is the encoder without dropout: the weights' dropout is unbiased."""
+    model = toy_model(40)
+    encoder = model.encoder.eval()
+    for blk in encoder.blks:
+        blk.attention.dropout = 0.5
+    tokens, segments, valid_lens, *_ = random_batch(40, B=3, T=10)
+    with torch.no_grad():
+        clean, _ = unpadded_encode(encoder, tokens, segments, valid_lens)
+        for blk in encoder.blks:
+            blk.attention.train()  # attention's dropout on, AddNorm's off
+        torch.manual_seed(0)
+        draws = torch.stack([unpadded_encode(encoder, tokens, segments, valid_lens)[0]
+                             for _ in range(2000)])
+    assert (draws.std(0) > 0.01).all()  # every token's output varies from draw to draw
+    stderr = draws.std(0) / len(draws) ** 0.5
+    # LayerNorm after the residual sum is not linear, so the means agree only approximately.
+    assert ((draws.mean(0) - clean).abs() < 5 * stderr + 0.02).float().mean() > 0.99
+
+
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
+def test_dropout_drops_a_fraction_p_and_keeps_the_expected_value(p):
+    X = torch.full((1000, 1000), 2.0)
+    torch.manual_seed(0)
+    Y = dropout(X, p)
+    dropped = (Y == 0).double().mean().item()
+    n = X.numel()
+    assert abs(dropped - p) < 5 * (p * (1 - p) / n) ** 0.5
+    # kept values are scaled by the keep probability rounded as the drop decision is
+    kept = Y[Y != 0]
+    assert torch.all(kept == kept[0])
+    assert kept[0].item() == pytest.approx(2.0 / (1 - p), rel=1e-4)
+    assert Y.mean().item() == pytest.approx(2.0, abs=5 * 2.0 * (p / (1 - p) / n) ** 0.5)
+
+
+def test_dropout_decisions_are_independent_and_seeded():
+    """Four decisions come from one 64-bit draw: neighbours must still be independent, and the
+    draws come from torch's global generator, so a seed repeats them."""
+    X = torch.ones(4_000_000)
+    torch.manual_seed(1)
+    Y = dropout(X, 0.5)
+    drops = (Y == 0).view(-1, 4).double()  # the four lanes of each draw
+    both = drops.T @ drops / len(drops)  # P(lane i and lane j dropped)
+    assert torch.allclose(both, torch.full((4, 4), 0.25).double() + torch.eye(4) * 0.25,
+                          atol=3e-3)
+    torch.manual_seed(1)
+    assert torch.equal(dropout(X, 0.5), Y)
+    assert not torch.equal(dropout(X, 0.5), Y)  # the generator moved on
+
+
+def test_dropout_off_and_at_its_ends():
+    X = torch.randn(5, 7, dtype=torch.float64)
+    assert torch.equal(dropout(X, 0.3, training=False), X)
+    assert torch.equal(dropout(X, 0.0), X)
+    ones = dropout(X, 1.0)
+    assert ones.dtype == X.dtype and torch.equal(ones, torch.zeros_like(X))
+    assert dropout(X, 0.5).dtype == torch.float64
+    X.requires_grad_(True)
+    torch.manual_seed(2)
+    Y = dropout(X, 0.5)
+    Y.sum().backward()
+    assert torch.equal(X.grad, Y.detach() / X.detach())  # gradient: the same mask and scale
 
 
 def test_linear_cross_entropy_against_torch_with_weights():

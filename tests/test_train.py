@@ -143,14 +143,14 @@ def test_evaluation_counts_what_the_model_gets_right_and_nothing_else(toy_data, 
 
 @pytest.mark.parametrize("group_by_length", [False, True])
 def test_train_bert_is_the_plain_loop_written_out(group_by_length, toy_data, toy_model):
-    """train_bert against the loop written here: Adam at lr 1e-3, batches in make_loader's
+    """train_bert against the loop written here: Adam (fused) at lr 1e-3, batches in make_loader's
     order for the seed (grouped by length if asked), each trimmed to its longest pair, dropout
     drawn after seeding torch with it."""
     model, reference = toy_model(), toy_model()
     train_bert(model, toy_data, num_steps=3, batch_size=16, progress=False,
                group_by_length=group_by_length)
 
-    optimizer = torch.optim.Adam(reference.parameters(), lr=1e-3)
+    optimizer = torch.optim.Adam(reference.parameters(), lr=1e-3, fused=True)
     lengths = toy_data.valid_lens if group_by_length else None
     with torch.random.fork_rng():
         torch.manual_seed(0)
