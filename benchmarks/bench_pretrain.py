@@ -15,11 +15,9 @@ to max_len 64 by ``make_pretrain_data``, mean length about 30), its sizes (H = 1
     ``pred_positions``, ``chapter_loss``, plain Adam;
 (d) bertlib's default, what ``train_bert`` does: random mini-batches, each padded to its
     longest pair (``trim_padding``), ``fast_loss``, ``make_optimizer`` (fused Adam);
-(e) the same with ``group_by_length=True``;
-(f) (d) with attention over the whole mini-batch at once (``ATTENTION_GROUPS = 1``), to show
-    what sorting the sequences into groups of similar length for attention buys.
+(e) the same with ``group_by_length=True``.
 
-(a), (c), (d) and (f) read the same random mini-batches, (b) and (e) the same pairs grouped by
+(a), (c) and (d) read the same random mini-batches, (b) and (e) the same pairs grouped by
 length. All run in one process under the same (default) allocator settings, interleaved
 round by round, each timed over the same mini-batches after a warm-up pass.
 
@@ -42,7 +40,6 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 from transformers import BertConfig, BertForPreTraining
 
-import bertlib.fast
 from bertlib.assets import load_small_bert
 from bertlib.batches import LengthGroupedSampler, trim_padding
 from bertlib.corpus import load_small_corpus, tokenize_paragraphs
@@ -106,22 +103,13 @@ def hf_step(vocab_size: int) -> Callable[[Batch], None]:
 
 def bertlib_steps(vocab_size: int) -> dict[str, Callable[[Batch], None]]:
     config = BERTConfig(vocab_size, H, FFN, HEADS, BLKS, DROPOUT, T)
-    chapter, default, one = (init_model(config, 0) for _ in range(3))
+    chapter, default = init_model(config, 0), init_model(config, 0)
     chapter_opt = torch.optim.Adam(chapter.parameters(), lr=1e-3)  # as the chapter has it
-    default_opt, one_opt = (make_optimizer(m, 1e-3) for m in (default, one))
-
-    def one_group(batch: Batch) -> None:
-        groups, bertlib.fast.ATTENTION_GROUPS = bertlib.fast.ATTENTION_GROUPS, 1
-        try:
-            train_step(one, one_opt, trim_padding(batch), fast_loss)
-        finally:
-            bertlib.fast.ATTENTION_GROUPS = groups
-
+    default_opt = make_optimizer(default, 1e-3)
     return {
         "chapter": lambda batch: train_step(chapter, chapter_opt, batch, chapter_loss),
         "default": lambda batch: train_step(default, default_opt, trim_padding(batch),
                                             fast_loss),
-        "one group": one_group,
     }
 
 
@@ -183,7 +171,6 @@ def main() -> None:
         "(c) chapter, max_len": (ours["chapter"], random),
         "(d) bertlib default": (ours["default"], random),
         "(e) bertlib, grouped": (ours["default"], grouped),
-        "(f) (d), attention 1 group": (ours["one group"], random),
     }
     for step, batches in variants.values():  # warm-up
         for batch in batches:
@@ -203,10 +190,8 @@ def main() -> None:
         print(f"{name:<28}{rate:9.0f}{rate / base:7.2f}x{useful / 1e9:16.1f}"
               f"{useful / peak:9.0%}")
     speedup = rates["(d) bertlib default"] / rates["(c) chapter, max_len"]
-    groups = rates["(d) bertlib default"] / rates["(f) (d), attention 1 group"]
     print(f"\nfp32 matmul peak {peak / 1e9:.0f} GFLOP/s; useful work {flops / 1e6:.1f} MFLOP "
-          f"per pair; (d) / (c) = {speedup:.2f}x; (d) / (f) = {groups:.2f}x "
-          f"({bertlib.fast.ATTENTION_GROUPS} attention groups against 1)")
+          f"per pair; (d) / (c) = {speedup:.2f}x")
     print(f"(c) vs (d) on the same weights and pairs, dropout off: |total loss difference| = "
           f"{same_losses(vocab_size, random[0]):.2e}")
 

@@ -12,8 +12,6 @@ prediction slots in the batch, V = vocabulary size.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -24,7 +22,6 @@ from bertlib.model import (
     AddNorm,
     BERTEncoder,
     BERTModel,
-    MultiHeadAttention,
     PositionWiseFFN,
     key_padding_mask,
 )
@@ -142,45 +139,6 @@ def _embed(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
     return X
 
 
-# Attention runs on the sequences in this many groups of similar length, each padded only to
-# its own longest: in random mini-batches of the shipped corpus about 1.03x per step over one
-# group (benchmarks/README.md); more groups pay less than their extra small products cost.
-ATTENTION_GROUPS = 2
-
-
-class _Group(NamedTuple):
-    """Sequences that attend together, padded to their longest, Tg tokens."""
-
-    mask: torch.Tensor  # (Bg, Tg): True at real tokens
-    places: torch.Tensor  # (Ng,): where the real tokens lie among the Bg x Tg positions
-    rows: torch.Tensor  # (Ng,): which of the N real-token rows they are
-
-
-def _groups(valid_lens: torch.Tensor, starts: torch.Tensor, count: int) -> list[_Group]:
-    """The sequences sorted by length and cut into ``count`` groups."""
-    groups = []
-    for seqs in valid_lens.argsort().tensor_split(count):
-        if len(seqs):
-            lens = valid_lens[seqs]
-            offsets = torch.arange(int(lens.max()), device=lens.device)
-            mask = offsets < lens[:, None]  # (Bg, Tg)
-            groups.append(_Group(mask, mask.reshape(-1).nonzero().squeeze(1),
-                                 (starts[seqs, None] + offsets)[mask]))
-    return groups
-
-
-def _group_attention(attention: MultiHeadAttention, Q: torch.Tensor, K: torch.Tensor,
-                     V: torch.Tensor, group: _Group) -> torch.Tensor:
-    """Attention among one group's sequences: Q, K, V are (N, H) rows of all real tokens;
-    returns (Ng, H), the group's rows in the order of ``group.rows``."""
-    Bg, Tg = group.mask.shape
-    q, k, v = (_heads(Y.index_select(0, group.rows), group.places, Bg, Tg, attention.num_heads)
-               for Y in (Q, K, V))  # (Bg, nh, Tg, hs)
-    out = _attention(q, k, v, group.mask[:, None, None, :],
-                     attention.dropout if attention.training else 0.0)  # (Bg, nh, Tg, hs)
-    return out.transpose(1, 2).reshape(Bg * Tg, Q.shape[1]).index_select(0, group.places)
-
-
 def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
                     valid_lens: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
     """What ``encoder(tokens, segments, valid_lens)`` gives at the real tokens, as (N, H) rows
@@ -188,30 +146,31 @@ def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.
 
     Every layer but attention works token by token, so it runs on the N real tokens only
     instead of all B x T positions (a third of them padding in random mini-batches of the
-    shipped corpus). Attention needs each sequence's tokens side by side: the sequences are
-    sorted by length into :data:`ATTENTION_GROUPS` groups, and each group's queries, keys and
-    values are scattered into (Bg, nh, Tg, hs), zero at the padding, which the key mask hides;
-    the output is gathered back. The values equal the padded encoder's to float rounding; with
-    dropout on, the masks are drawn for the real tokens only, so they differ from the padded
-    encoder's draws.
+    shipped corpus). Attention needs each sequence's tokens side by side: its queries, keys and
+    values are scattered into (B, nh, T, hs), zero at the padding, which the key mask hides, and
+    its output is gathered back. The values equal the padded encoder's to float rounding; with
+    dropout on, the masks are drawn for the real tokens only (and by :func:`dropout`), so they
+    differ from the padded encoder's draws.
     """
     cfg = encoder.config
     check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
     B, T = tokens.shape
+    H = cfg.num_hiddens
     if valid_lens is None:
         valid_lens = torch.full((B,), T, device=tokens.device)
-    starts = valid_lens.cumsum(0) - valid_lens  # (B,) the row where each sequence starts
-    rows = key_padding_mask(valid_lens, T).reshape(-1).nonzero().squeeze(1)  # (N,) among B * T
-    groups = _groups(valid_lens, starts, ATTENTION_GROUPS)
-    back = torch.cat([g.rows for g in groups]).argsort()  # the groups' rows -> rows 0..N-1
+    mask = key_padding_mask(valid_lens, T)  # (B, T)
+    rows = mask.reshape(-1).nonzero().squeeze(1)  # (N,) real positions among the B * T
     X = _embed(encoder, tokens, segments, rows)  # (N, H)
     for blk in encoder.blks:
         attention = blk.attention
-        Q, K, V = (W(X) for W in (attention.W_q, attention.W_k, attention.W_v))  # (N, H)
-        out = torch.cat([_group_attention(attention, Q, K, V, g) for g in groups])
-        Y = _addnorm(blk.addnorm1, X, attention.W_o(out.index_select(0, back)))
+        q, k, v = (_heads(W(X), rows, B, T, attention.num_heads)
+                   for W in (attention.W_q, attention.W_k, attention.W_v))
+        out = _attention(q, k, v, mask[:, None, None, :],
+                         attention.dropout if attention.training else 0.0)  # (B, nh, T, hs)
+        out = out.transpose(1, 2).reshape(B * T, H).index_select(0, rows)  # (N, H)
+        Y = _addnorm(blk.addnorm1, X, attention.W_o(out))
         X = _addnorm(blk.addnorm2, Y, _ffn(blk.ffn, Y))
-    return X, starts
+    return X, valid_lens.cumsum(0) - valid_lens
 
 
 def fast_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, mlm_weights,
