@@ -158,22 +158,22 @@ EXERCISES: dict[str, Exercise] = {
     "02_embedding_params": Exercise(_embedding_params, {
         "en": "add three tables: one vector per vocabulary entry, one per segment (A and B), one "
               "per position up to max_len = 1000.",
-        "zh": "把三张表加起来：词表中每个词元一个向量，每个片段（A 和 B）一个向量，每个位置（直"
-              "到 max_len = 1000）一个向量。",
+        "zh": "把三张表的参数个数加起来：词表中每个词元一个向量，每个片段（A 和 B）一个向量，每个"
+              "位置（直到 max_len = 1000）一个向量。",
     }),
     "03_block_params": Exercise(_block_params, {
         "en": "count weights and biases: four H×H projections in attention, two layers in the "
               "FFN (H→1024→H), and a scale and a shift per LayerNorm (there are two).",
         "zh": "权重和偏置都要算：注意力中有四个 H×H 的投影，前馈网络有两层（H→1024→H），每个层"
-              "规范化有一个缩放和一个平移（共两个）。",
+              "规范化各有一个缩放和一个平移（共有两个层规范化）。",
     }),
     "03_more_heads": Exercise(functools.partial(_block_params, num_heads=8), {
         "en": "heads are slices of H, not extra weights: does any size of W_q, W_k, W_v, W_o, "
               "the FFN or the LayerNorms depend on num_heads? Build TransformerEncoderBlock("
               "BERTConfig(...)) with num_heads=8 and count its parameters.",
-        "zh": "头只是 H 的一段，而不是额外的权重：W_q、W_k、W_v、W_o、前馈网络或层规范化的尺寸"
-              "有哪个取决于 num_heads？用 num_heads=8 构建 TransformerEncoderBlock(BERTConfig(...))"
-              "，数一数它的参数。",
+        "zh": "每个头只是 H 的一段，而不是额外的权重：W_q、W_k、W_v、W_o、前馈网络和层规范化的"
+              "尺寸，有哪一个取决于 num_heads？用 num_heads=8 构建 "
+              "TransformerEncoderBlock(BERTConfig(...))，数一数它的参数。",
     }),
     "03_gelu_falling": Exercise(_gelu_falling, {
         "en": "the slope of x·Φ(x) is Φ(x) + x·φ(x): for x > 0 both terms are positive; left of "
@@ -201,7 +201,7 @@ EXERCISES: dict[str, Exercise] = {
     "05_nsp_pairs": Exercise(_nsp_pairs, {
         "en": "one pair for every two consecutive sentences of a paragraph; a NotNext pair "
               "replaces the second sentence but is still one pair.",
-        "zh": "段落中每两个相邻的句子构成一对；NotNext 的句子对只是换掉了第二个句子，"
+        "zh": "段落中每两个相邻的句子构成一个句子对；“不是下一句”的句子对只是换掉了第二个句子，"
               "仍然算一对。",
     }),
     "05_nsp_head_params": Exercise(_nsp_head_params, {
@@ -235,8 +235,8 @@ EXERCISES: dict[str, Exercise] = {
     "09_new_params": Exercise(_new_params, {
         "en": "only the output layer is new: a Linear layer from H = 128 to one output per topic "
               "(12), weights and biases.",
-        "zh": "只有输出层是新的：一个从 H = 128 到每个话题一个输出（共 12 个）的全连接层，权重和"
-              "偏置都要算。",
+        "zh": "只有输出层是新的：一个全连接层，输入是 H = 128 维的向量，每个话题一个输出（共 12 "
+              "个）；权重和偏置都要算。",
     }),
     "09_frozen_trainable": Exercise(_frozen_trainable, {
         "en": "add up the top encoder block (four H×H projections, the FFN H→ffn→H, two "

@@ -55,9 +55,10 @@ RECIPE = {
 }
 
 # What changes for a run that fits in a lesson: no dropout (over so few steps it only slows
-# learning, and drawing its masks is a fifth of a step on a CPU), a higher learning rate and 800
-# steps instead of 1000.
-IN_CLASS = {**RECIPE, "dropout": 0.0, "lr": 2e-3, "num_steps": 800}
+# learning), a higher learning rate and 900 steps instead of 1000. (After 800 steps, training
+# seeds 4-7 gave held-out MLM 0.679-0.734, under the shipped model's 0.762; after 900, seeds
+# 4-6 gave 0.762-0.769: benchmarks/README.md.)
+IN_CLASS = {**RECIPE, "dropout": 0.0, "lr": 2e-3, "num_steps": 900}
 
 
 def machine() -> dict:

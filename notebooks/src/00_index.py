@@ -50,11 +50,11 @@
 # %% [markdown] lang="zh"
 # # 从零开始理解 BERT
 #
-# *[English](../en/00_index.ipynb)*
+# [English](../en/00_index.ipynb)
 #
-# 十个短小的笔记本，把 BERT 拆开再装回去，内容对应《动手学深度学习》（d2l）中的 BERT 一节。每一步
-# 都是可以运行、可以修改的代码，每个形状都会打印出来，每个结论都用计算来验证。模型代码放在一个
-# 经过测试的小包 `bertlib` 中；笔记本导入它、展示它、讲解它。
+# 这里有十个短小的笔记本，对照《动手学深度学习》（d2l）中 BERT 一节，先把 BERT 拆开，再一块块装
+# 回去。每一步都是可以运行、可以修改的代码；每个张量的形状都会打印出来；每个结论都用计算来验证。
+# 模型代码集中在一个经过测试的小型软件包 `bertlib` 中，笔记本导入它、展示它的源代码并加以讲解。
 #
 # 0. [**目录**](00_index.ipynb)：本页，包括内容简介、运行方法以及与原书章节的对应关系。
 # 1. [**从上下文无关到上下文敏感**](01_context.ipynb)：比较 word2vec/GloVe、ELMo、GPT 与
@@ -73,11 +73,11 @@
 #    预测的捷径、模板泄漏、对被掩蔽词元的猜测、编码。
 # 8. [**真实的 BERT**](08_real_bert.ipynb)：原始 BERT 增加了什么；加载真实权重；与参考实现
 #    逐数对齐；真实的注意力头。
-# 9. [**微调**](09_fine_tuning.ipynb)：预训练带来了什么：基于 `<cls>` 的 `BERTClassifier`、词元
-#    标注器、留出模板、预训练权重与随机权重及词袋的比较、冻结部分层、微调真实的 MiniLM 权重。
+# 9. [**微调**](09_fine_tuning.ipynb)：预训练到底带来了什么；基于 `<cls>` 的 `BERTClassifier`、
+#    词元标注器、留出模板，预训练权重、随机权重与词袋的比较，冻结部分层，微调真实的 MiniLM 权重。
 #
 # 每个笔记本都可以单独学习，在笔记本电脑的 CPU 上几秒钟就能运行完。每个笔记本最后都有练习；部分
-# 练习附有检查单元格，会告诉你 ✓ 或 ×（并给出提示），但不会泄露答案。
+# 练习附有检查单元格，它会告诉你答对（✓）还是答错（×，并给出提示），但不会泄露答案。
 
 # %% [markdown] lang="en"
 # ## How to run
@@ -97,8 +97,9 @@
 # the same results. What differs is everything around the numbers: the explanations, the labels
 # of printed lines, figures, tables and widgets, and each edition's default example sentences.
 # The widgets of notebooks 02–05 start on an English sentence pair in the English edition and on
-# a Chinese pair in the Chinese edition, so what such a widget shows before you type anything,
-# and a count the text takes from it, can differ between the editions.
+# a Chinese pair in the Chinese edition, and the fine-tuning widget of notebook 09 likewise starts
+# on an English or a Chinese sentence. So what such a widget shows before you type anything, and
+# a count the text takes from it, can differ between the editions.
 #
 # The notebooks do not depend on the folder their kernel starts in, so they also run on
 # JupyterHub, Colab or in VS Code: the README says how to install there. Run a
@@ -123,15 +124,16 @@
 # 英文笔记本在 `notebooks/en/`，中文笔记本在 `notebooks/zh/`。
 #
 # **两个版本哪些相同，哪些不同。** 两个版本的代码单元格完全相同，只有第一个除外：它设置本版本的
-# 语言（如果没有安装 `bertlib`，还会说明该安装什么）。代码打印出的数字也完全相同：模型、数据和
+# 语言（如果没有安装 `bertlib`，还会说明该安装什么）。打印出来的数字也完全相同：模型、数据和
 # 随机种子都一样，结果自然一样。不同的是数字以外的一切：讲解文字，打印结果、图、表格和小部件中的
-# 标签，以及各版本默认的示例句子。第 02–05 个笔记本中的小部件在英文版中默认显示一对英文句子，
-# 在中文版中默认显示一对中文句子；因此，在你输入任何内容之前这些小部件显示的结果，以及正文从中
-# 数出的数字，两个版本可能不同。
+# 文字，以及各版本默认的示例句子。笔记本 02–05 中的小部件，英文版默认显示一对英文句子，中文版
+# 默认显示一对中文句子；笔记本 09 中的微调小部件也是如此，默认分别显示一个英文句子和一个中文句子。
+# 因此，在你输入任何内容之前，这些小部件显示的结果，以及正文从中数出的数字，两个版本可能不同。
 #
 # 笔记本不依赖内核启动时所在的文件夹，所以在 JupyterHub、Colab 或 VS Code 中同样可以运行，安装
 # 方法见 README。请从头运行笔记本（*Kernel → Restart Kernel and Run All Cells*）：所有随机抽样都
-# 设定了种子，你会得到与这里相同的输出。输出已保存在文件中，所以也可以直接阅读，例如在 GitHub 上。
+# 设定了种子，你会得到与这里相同的输出。输出已经保存在文件里，所以也可以不运行、直接阅读（例如在
+# GitHub 上）。
 #
 # 记号约定：B = 批量大小，T = 序列长度，H = `num_hiddens`，V = 词表大小，P = 每个序列的预测位置数。
 # 中文术语以[术语表](../GLOSSARY.md)为准。
@@ -221,8 +223,8 @@
 # %% [markdown] lang="zh"
 # ## 本章代码在 `bertlib` 中的对应
 #
-# 本章的每个函数和类在 `bertlib` 中都有对应的实现。讲到它的地方会用 `show_source` 把源代码显示出来；
-# 其中多数小节还有一道练习，请你亲手把它写出来。
+# 本章的每个函数和类在 `bertlib` 中都有对应的实现，讲到它的地方会用 `show_source` 把源代码显示
+# 出来；多数小节还配有一道练习，请你亲手把它写出来。
 #
 # * `get_tokens_and_segments` → `get_tokens_and_segments`（02 · 单个文本还是文本对）
 # * `d2l.Vocab`、`d2l.tokenize` → `Vocab`、`WordPieceTokenizer`（02 · 从词元到编号）
@@ -255,8 +257,8 @@
 #   算出的注意力权重相同。
 # * **随机替换。** 被选中的词元中有 10% 换成随机词元，这个随机词元只从普通词中抽取，绝不会是
 #   `<cls>` 这样的特殊词元（04）。
-# * **掩蔽语言模型损失。** 用 `reduction="none"` 对每个预测位置加权，填充的预测位置不起作用；
-#   本章按均值归约的损失会把它们算进去（04，d2l-en issue #2582）。
+# * **掩蔽语言模型损失。** 用 `reduction="none"` 逐个预测位置计算损失再加权，填充的预测位置不起
+#   作用；本章按均值归约的损失则会把它们算进去（04，d2l-en issue #2582）。
 # * **“不是下一句”的句子对。** 替换用的句子取自另一个段落，所以不会碰巧正是真正的下一句（05）。
 # * **过长的句子对。** 长度超过 `max_len` 的句子对会被截断并计数，而不是被丢弃（05）。
 # * **填充。** 本章把每个句子对都填充到 `max_len`；`train_bert` 只把每个小批量填充到其中最长的
@@ -289,10 +291,10 @@
 #   Interface* 一次只显示一个笔记本。
 # * **更大的字号**，方便后排学生：*Settings → Theme → Increase Code Font Size* 以及 *Increase
 #   Content Font Size*（可重复点击）。不需要安装 RISE 之类的扩展。
-# * **节奏：** 单元格刻意写得很短；用 Shift+Enter 逐个运行，每打印一个形状就讨论一下再继续。
-#   02–05 每个笔记本在课堂上大约需要 15–25 分钟。
-# * **现场修改：** 每个单元格都可以修改后重新运行；单元格开头设定的随机种子让数字可以复现，学生
-#   可以在自己的电脑上同步操作。
+# * **节奏：** 单元格刻意写得很短；用 Shift+Enter 逐个运行，每打印出一个形状，先讨论清楚再往下
+#   走。笔记本 02–05 在课堂上每个大约需要 15–25 分钟。
+# * **现场修改：** 每个单元格都可以修改后重新运行；单元格开头设定了随机种子，数字可以复现，学生
+#   可以在自己的电脑上跟着操作。
 # * **双语课堂：** 分别从 `en/` 和 `zh/` 打开同一个笔记本；代码和打印出的数字完全相同，讲解文字、
-#   图和小部件则使用各自版本的语言，小部件默认的示例句子也各用本版本的语言。
+#   图和小部件则使用各自版本的语言，小部件默认的示例句子也用本版本的语言。
 # * **练习：** 检查单元格（✓/× 并附提示）很适合用作课堂小测验。

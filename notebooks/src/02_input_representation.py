@@ -32,10 +32,10 @@
 # %% [markdown] lang="zh"
 # # 02 · 输入表示
 #
-# *[English](../en/02_input_representation.ipynb) · [目录](00_index.ipynb)*
+# [English](../en/02_input_representation.ipynb) · [目录](00_index.ipynb)
 #
 # BERT 在做任何注意力计算之前，先要把文本变成一个矩阵：每个词元对应一个向量。本笔记本一步一步地
-# 构造这个矩阵。
+# 把这个矩阵构造出来。
 #
 # 你将会：
 # 1. 把一个句子或一对句子变成 **BERT 输入序列**，并得到每个词元的**片段索引**；
@@ -80,12 +80,12 @@ from bertlib.viz.listing import show_source
 # * 单个文本：`<cls>` A `<sep>`
 # * 文本对：`<cls>` A `<sep>` B `<sep>`
 #
-# `<cls>`（classification，分类）总在最前面，它最终的向量将概括整个输入（第 05 个笔记本会用到
+# `<cls>`（classification，分类）总在最前面，它最终的向量将概括整个输入（笔记本 05 会用到
 # 它）。`<sep>` 标志每个文本的结束。每个词元还有一个**片段索引**，表示它属于哪个文本：`<cls>`、
 # A 以及 A 后面的 `<sep>` 是 0；B 以及 B 后面的 `<sep>` 是 1。
 #
-# 本章区分 **BERT 输入序列**（模型读入的内容）和**文本序列**（其中最多两个文本之一）。下面是完整的
-# 函数：
+# 本章区分 **BERT 输入序列**（模型读入的整个序列）和**文本序列**（其中的一个文本，最多有两个）。
+# 下面是完整的函数：
 
 # %%
 show_source(get_tokens_and_segments)
@@ -105,7 +105,7 @@ print(segments)
 # A pair. Read the two rows together: each token sits above its segment id.
 
 # %% [markdown] lang="zh"
-# 一对句子。把两行对照着看：每个词元下方就是它的片段索引。
+# 一对句子。把“词元”和“片段”两行对照着看：每个词元下方就是它的片段索引。
 
 # %%
 tokens_a = ["the", "cat", "sat", "on", "the", "mat"]
@@ -128,8 +128,8 @@ for name, row in rows.items():
 # ## 从词元到编号
 #
 # 模型处理的是整数。`Vocab`（词表）给每个词元一个编号：0–4 留给 `<pad> <unk> <cls> <sep> <mask>`，
-# 其余按出现频率排列。我们的玩具词表只认识这对句子里的词。一个只含一条长度为 T 的序列的批量，
-# 形状是 `(1, T)`。
+# 其余按出现频率排列。我们的玩具词表只认识这对句子里的词。如果一个批量只有一条长度为 T 的序列，
+# 它的形状就是 `(1, T)`。
 
 # %%
 vocab = Vocab([tokens_a, tokens_b])
@@ -167,10 +167,10 @@ print(segment_ids, tuple(segment_ids.shape))
 # | 片段嵌入 | 2（A 和 B） | 片段索引 |
 # | 位置嵌入 | `max_len` | 位置 0、1、2、… |
 #
-# 一个词元的输入表示就是这三行的**和**。`BERTEncoder` 的构造函数先创建这三张表，再创建第 03 个
-# 笔记本要跟踪的那一串编码器块。与本章一样，位置表是一个形状为 `(1, max_len, H)` 的普通
-# `nn.Parameter`：它从不按编号查表，只做切片，T 个词元取它的前 T 行。原始 BERT 的选项还会在求和
-# 之后加上层规范化和 dropout：
+# 一个词元的输入表示就是这三行的**和**。`BERTEncoder` 的构造函数先创建这三张表，再创建笔记本 03
+# 要跟踪的那一串编码器块。与本章一样，位置表是一个形状为 `(1, max_len, H)` 的普通
+# `nn.Parameter`：它从不按编号查表，只做切片，T 个词元取它的前 T 行。如果打开原始 BERT 的选项，
+# 求和之后还会加上层规范化和 dropout（暂退法）：
 
 # %%
 show_source(BERTEncoder.__init__)
@@ -265,8 +265,8 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 #
 # * Look at the segment panel: it has only two different rows, one for A and one for B. Now
 #   delete sentence B: every segment id becomes 0.
-# * Find a token that occurs twice (in the default pair, "the"). Its two rows are the same in the
-#   token panel but not in the sum.
+# * Find a token that occurs twice (in the default pair, the full stop "." that ends each
+#   sentence). Its two rows are the same in the token panel but not in the sum.
 # * Type a word the stories never use, such as "Zanzibar": the tokenizer cannot build it from
 #   its pieces and shows `<unk>`. Not every new word is lost: "visited" never occurs in the
 #   stories either, but it is built from known pieces, `visit ##ed`.
@@ -274,21 +274,21 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 #   position rows.
 
 # %% [markdown] lang="zh"
-# 片段嵌入在两个文本之间起同样的作用：同一个词出现在 A 中和出现在 B 中，相差
+# 片段嵌入则在两个文本之间起同样的作用：同一个词出现在 A 中和出现在 B 中，输入向量相差
 # $\mathbf{e}_B - \mathbf{e}_A$（再加上位置之差）。单个文本只会用到 $\mathbf{e}_A$。
 #
 # ## 动手试试：训练好的 BERT 的输入表示
 #
-# 下面的小部件对你输入的任意文本完成上面的全部步骤，使用的是为这些笔记本预训练的小型 BERT（第 06
-# 个笔记本用中英文的日常小故事训练它；H = 128，`max_len` = 64）。表格给出每个词元的位置和片段
-# 索引，并按片段着色。四张热图每行对应一个词元，每列对应一个隐藏维度，依次是词元嵌入、片段嵌入、
-# 位置嵌入以及三者之和，使用同一个颜色刻度。
+# 下面的小部件用为这些笔记本预训练的小型 BERT（笔记本 06 用中英文的日常小故事训练它；H = 128，
+# `max_len` = 64），对你输入的任意文本完成上面的全部步骤。表格给出每个词元的位置和片段索引，并按
+# 片段着色。四张热图的每一行对应一个词元，每一列对应一个隐藏维度，依次是词元嵌入、片段嵌入、位置
+# 嵌入以及三者之和，共用同一个颜色刻度。
 #
 # 可以试试：
 #
 # * 看片段嵌入那张图：它只有两种不同的行，A 一种、B 一种。再把句子 B 删掉：所有片段索引都变成 0。
-# * 找一个出现两次的词元（在默认的句子对中，“球队”的“球”和“队”都出现了两次）。在词元嵌入图中
-#   它的两行完全相同，在求和图中却不同。
+# * 找一个出现两次的词元（在默认的句子对中，“小”出现在“小明”和“从小”里，“球”出现在“篮球”和
+#   “球队”里）。在词元嵌入图中，它的两行完全相同；在求和图中却不同。
 # * 输入一个故事里从没出现过的词，比如“咖啡”：中文按字切分，而这两个字都不在词表中，于是各显示为
 #   一个 `<unk>`。
 # * 粘贴一段很长的文本：输入会被截断为 `max_len` = 64 个词元，因为位置嵌入表没有更多的行了。
@@ -332,7 +332,7 @@ except ValueError as err:
 # ## 本章的尺寸
 #
 # 使用本章演示用的尺寸（词表大小 10000，H = 768），输入 2 条长度为 8 的序列，输入表示的形状是
-# `(批量大小, 序列长度, num_hiddens)`。每个编码器块都保持这个形状不变（见第 03 个笔记本）。
+# `(批量大小, 序列长度, num_hiddens)`。每个编码器块都保持这个形状不变（见笔记本 03）。
 
 # %%
 torch.manual_seed(0)
@@ -381,14 +381,14 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 # ## 练习
 #
 # 1. ★ **数一数。** 本章演示用的编码器（词表大小 10000，H = 768，`max_len` = 1000）的三张嵌入表
-#    一共有多少个可学习的数？先在纸上算出来，再在下面检查。
+#    一共有多少个可学习的数？先在纸上算出来，再在下面检查你的答案。
 # 2. ★★ **动手实现：BERT 输入序列。** 不要回头看上面的代码，写出
 #    `tokens_and_segments(tokens_a, tokens_b=None)`：它返回 `<cls>` A `<sep>`（当 `tokens_b`
 #    不是 None 时为 `<cls>` A `<sep>` B `<sep>`）的词元及其片段索引，两者都是列表，作为一个元组
 #    返回。检查单元格会在单个文本、文本对、汉字、只有一个词元的文本以及空的 B 上把它与
 #    `get_tokens_and_segments` 比较，并告诉你哪个测试用例没有通过。
-# 3. ★ 为什么单个文本的末尾也要加 `<sep>`？为什么 `<cls>` 放在最前面而不是最后面？（想一想一个
-#    填充后的批量中长度不同的序列。）
+# 3. ★ 为什么单个文本的末尾也要加 `<sep>`？为什么 `<cls>` 放在最前面而不是最后面？（想一想：
+#    在填充后的同一个批量里，各个序列的长度并不相同。）
 # 4. ★★ 设想把可学习的位置嵌入换成 Transformer 固定的正弦位置编码：模型不再需要学习什么？对于比
 #    训练中见过的都长的输入，又可能得到什么好处？
 # 5. ★★ 片段索引只取 0 和 1。如果要让 BERT 读入**三个**文本，你会怎么做？

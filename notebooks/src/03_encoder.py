@@ -39,20 +39,20 @@
 # %% [markdown] lang="zh"
 # # 03 · 编码器的前向传播
 #
-# *[English](../en/03_encoder.ipynb) · [目录](00_index.ipynb)*
+# [English](../en/03_encoder.ipynb) · [目录](00_index.ipynb)
 #
-# 第 02 个笔记本把词元变成了形状为 `(B, T, H)` 的张量。接下来，BERT 的编码器让这个张量依次通过
-# 若干个结构相同的 Transformer 编码器块；之后，每个词元的向量都取决于整个输入，既看左边也看
-# 右边。本笔记本跟踪一个批量走完编码器，并在每一步打印形状。
+# 笔记本 02 把词元变成了形状为 `(B, T, H)` 的张量。接下来，BERT 的编码器让这个张量依次通过
+# 若干个结构相同的 Transformer 编码器块；经过编码器之后，每个词元的向量都取决于整个输入，左右两边
+# 都算在内。本笔记本跟着一个批量走完编码器，每一步都打印出形状。
 #
 # 你将会：
 # 1. 构建本章演示用的编码器并运行它；
 # 2. 亲手重算一个编码器块：查询、键和值，拆分成多个头 `(B, nh, T, hs)`，注意力分数、softmax
 #    和输出，并与 `bertlib` 的结果对照；
-# 3. 看 `valid_lens` 如何屏蔽填充：填充位置上的键得到的权重恰好为 0，填充也不会改变真实位置
-#    的输出；
+# 3. 看 `valid_lens` 如何把填充排除在注意力之外：填充位置上的键得到的权重恰好为 0，填充也不会
+#    改变真实位置的输出；
 # 4. 画出注意力权重，并用小部件探索它们：先用随机权重，再用预训练好的 BERT 的权重；
-# 5. 亲手写出带掩蔽的注意力权重，并让检查单元格在几个批量上把它与 `bertlib` 的结果比较。
+# 5. 亲手计算掩蔽后的注意力权重，并让检查单元格在几个批量上把它与 `bertlib` 的结果比较。
 #
 # 形状记号：B = 批量大小，T = 序列长度，H = `num_hiddens`，nh = `num_heads`，hs = H / nh（每个头
 # 的大小）。
@@ -231,9 +231,9 @@ print("Z ≈ block(X):", torch.allclose(Z, block(X, None)[0], atol=1e-5))
 
 # %% [markdown] lang="zh"
 # 整个编码器就是把这样的块一个接一个地串起来：块 0 的输出就是块 1 的输入（块与层、头一样，从 0
-# 开始编号）。`BERTEncoder.forward` 先检查输入，把 `valid_lens` 变成填充掩码（见下一节），计算第 02
-# 个笔记本中的输入表示，再依次运行各个块；传入 `return_attention=True` 时，它还会保留每个块的注意力
-# 权重：
+# 开始编号）。`BERTEncoder.forward` 先检查输入，把 `valid_lens` 变成填充掩码（见下一节），计算
+# 笔记本 02 中的输入表示，再依次运行各个块；传入 `return_attention=True` 时，它还会保留每个块的
+# 注意力权重：
 
 # %%
 show_source(BERTEncoder.forward)
@@ -271,11 +271,11 @@ print("out ≈ encoded_X:", torch.allclose(out, encoded_X, atol=1e-5))
 # 得到的权重**恰好为 0**——对每个头、每个查询都是如此。
 #
 # （本章的 `masked_softmax` 用的是 $-10^6$；在 float32 中，只要分数不是特别大，softmax 之后同样会
-# 舍入为 0。用 $-\infty$ 则无需这种论证。）
+# 舍入为 0。用 $-\infty$ 则根本不必考虑这一点。）
 #
 # 下面就是这段代码。`key_padding_mask` 把位置 0 … T−1 与每个序列的长度比较：当 j <
 # `valid_lens[b]` 时，序列 b 的键 j 是真实词元。在 `MultiHeadAttention.forward` 中，掩码被加上两个
-# 大小为 1 的维度，变成 `(B, 1, 1, T)`，从而沿每个头、每个查询广播：它屏蔽的是**键**（分数矩阵的
+# 大小为 1 的维度，变成 `(B, 1, 1, T)`，从而沿每个头、每个查询广播：它掩蔽的是**键**（分数矩阵的
 # 列），而不是查询（行）。不需要返回权重时，同一个 `(B, 1, 1, T)` 掩码被交给 PyTorch 融合实现的
 # `scaled_dot_product_attention`，它算出相同的输出，但不保留权重。
 
@@ -340,7 +340,7 @@ print("X_no_mask[1, :5] ≈ alone:       ", torch.allclose(X_no_mask[1, :5], alo
 #
 # 每个头给出一个 `(T, T)` 矩阵：第 i 行对应查询 i，第 j 列对应键 j。下图画出层 0（即第一个编码器
 # 块）的头 0 到头 3 在这条填充过的序列上的权重；右边三列空白就是填充位置上的键。这个模型还没有
-# 训练，所以图案本身没有意义；第 08 个笔记本会展示真实 BERT 的注意力头。
+# 训练，所以图案本身没有意义；笔记本 08 会展示真实 BERT 的注意力头。
 
 # %%
 # This figure's axis labels; label() gives them in the edition's language.
@@ -378,9 +378,9 @@ display(fig)
 # %% [markdown] lang="zh"
 # ## 用小部件探索注意力
 #
-# 下面的小部件让一个 BERT 读入你输入的一对句子，并画出一个头的注意力权重：第 i 行是查询 i，
-# 第 j 列是键 j，橙色的线把句子 A 和句子 B 分开。热图下方的柱状图单独画出所选**查询词元**的那一行：
-# 这个词元从哪些位置获取信息。层和头都从 0 开始编号，与代码一致。
+# 下面的小部件让一个 BERT 读入你输入的一对句子，并画出一个头的注意力权重：第 i 行是查询 i，第 j 列是
+# 键 j，橙色的线把句子 A 和句子 B 分开。热图下方的柱状图单独画出“查询词元”中所选词元的那一行，即这个
+# 词元从哪些位置获取信息。层和头都从 0 开始编号，与代码一致。
 #
 # 先看随机权重：一个 `BERTModel`，尺寸与为这些笔记本预训练的小型 BERT 相同（2 个块，每块 2 个头，
 # H = 128），也使用它的 WordPiece 分词器，但还没有经过任何训练。可以试试：
@@ -400,10 +400,10 @@ AttentionWidget(random_model, tokenizer)
 # Now the same architecture with the pretrained weights (notebook 06 trains them on short
 # everyday stories in English and Chinese). The rows are no longer flat. Try:
 #
-# * layer 0, head 0: most tokens give their largest weight to the token just *before* them
-#   (about two tokens in three in the default pair). Layer 1, head 1: to the token just *after*
-#   them (again about two in three). Most other sentence pairs from the stories show the same two
-#   patterns, the second a little less clearly. Nobody wrote these rules: pretraining found that
+# * layer 1, head 0: the great majority of tokens give their largest weight to the token just
+#   *after* them. Layer 0, head 0 leans the other way: many tokens, though fewer than half, give
+#   their largest weight to the token just *before* them. Most other sentence pairs from the
+#   stories show the same two patterns. Nobody wrote these rules: pretraining found that
 #   neighbours help to predict masked tokens;
 # * *hide special tokens*: the heatmap without the `<cls>` and `<sep>` rows and columns;
 # * query token `<cls>`: which tokens does it read in each layer?
@@ -413,13 +413,12 @@ AttentionWidget(random_model, tokenizer)
 #   vocabulary has no `z`) and a Chinese character it has never seen (雪) become `<unk>`.
 
 # %% [markdown] lang="zh"
-# 现在换成同一结构、但使用预训练权重的模型（第 06 个笔记本用中英文的日常小故事训练它）。每一行
-# 不再是平的。可以试试：
+# 现在换成同一结构、但使用预训练权重的模型（笔记本 06 用中英文的日常小故事训练它）。每一行的
+# 权重不再均匀分布。可以试试：
 #
-# * 层 0、头 0：大多数词元把最大的权重给了紧挨在它**前面**的词元（在本版默认的句子对中，约五分之四
-#   的词元如此）。层 1、头 1：把最大的权重给了紧挨在它**后面**的词元（约三分之二）。故事中的其他
-#   句子对大多也呈现这两种模式，只是第二种没那么明显。这些规则不是谁写进去的，而是预训练自己发现的：
-#   相邻的词元有助于预测被掩蔽的词元；
+# * 层 1、头 0：绝大多数词元把最大的权重给了紧挨在它**后面**的词元。层 0、头 0 的倾向正好相反：
+#   不少词元（虽然不到一半）把最大的权重给了紧挨在它**前面**的词元。故事中的其他句子对大多也呈现
+#   这两种模式。这些规则不是谁写进去的，而是预训练自己发现的：相邻的词元有助于预测被掩蔽的词元；
 # * 勾选“隐藏特殊词元”：热图去掉 `<cls>` 和 `<sep>` 所在的行和列；
 # * 查询词元选 `<cls>`：它在每一层读取了哪些词元？
 # * 输入你自己的句子，中文或英文都可以。分词器的词表只从这些故事中学来：没见过的英文单词会被切成
@@ -452,8 +451,8 @@ AttentionWidget(model, tokenizer)
 # %% [markdown] lang="zh"
 # ## 一次看全部层，再逐步看一个查询
 #
-# 小部件还有两种视图。“全部层和头”把每一层的每个头画成一幅小图，各用自己的颜色刻度，预训练模型的
-# 各种模式可以一眼比较；用“打开”可以在单个头的视图中连同词元查看选中的那一幅。
+# 小部件还有两种视图。“全部层和头”把每一层的每个头画成一幅小图，各用自己的颜色刻度，这样预训练
+# 模型的各种模式一眼就能比较；点击“打开”，可以在单个头的视图中连同词元查看选中的那一幅。
 #
 # 最后一种视图“单个查询，逐步计算”，在文本框里的句子对上把本笔记本的公式逐项拆开。对所选的
 # 层、头和查询词元，它画出：
@@ -464,8 +463,8 @@ AttentionWidget(model, tokenizer)
 # 3. 这个头对该查询的输出 $\sum_j \text{权重}_j\,\mathbf{v}_j$：一个含 $d$ 个数的向量，随后 `W_o`
 #    把它与其他头的输出混合起来。
 #
-# 选一个查询词元和一个头，顺着一个大的打分找到一个大的权重。再看看最大的打分要比其余的大出多少，
-# 才能让一个键几乎拿走全部权重：这就是 softmax 的作用。
+# 选一个查询词元和一个头，看看大的打分怎样变成大的权重。再看看最大的打分要比其余的大出多少，
+# 才能让一个键几乎拿走全部权重：这就是 softmax 在起作用。
 
 # %%
 step_by_step = AttentionWidget(model, tokenizer)
@@ -514,7 +513,7 @@ display(step_by_step)
 # * 每个编码器块：多头自注意力 → 相加并规范化 → 基于位置的前馈网络 → 相加并规范化。形状始终是
 #   `(B, T, H)`。
 # * 每个头是 H 的一段：`(B, T, H)` → `(B, nh, T, hs)`；注意力分数和权重的形状是 `(B, nh, T, T)`。
-# * `valid_lens` 用 $-\infty$ 屏蔽填充位置上的键：它们的权重恰好为 0，填充无法改变真实位置的输出。
+# * `valid_lens` 用 $-\infty$ 掩蔽填充位置上的键：它们的权重恰好为 0，填充无法改变真实位置的输出。
 #
 # ## 练习
 #
@@ -530,11 +529,11 @@ display(step_by_step)
 #    梯度意味着什么？对每个负的输入，ReLU 的斜率都是 0。在 $x = -3, -2, \dots, 3$ 这七个整数中，
 #    GELU 的斜率在几个点上是负的？先根据 $x\,\Phi(x)$ 的形状预测，在下面检查，再用自动微分验证。
 #    （`BERTEncoder(..., hidden_act="gelu")` 可以构建 GELU 版本。）
-# 5. ★★ 填充位置上的键必须得到零权重，但填充位置上的**查询**却不需要屏蔽。为什么？
-# 6. ★★ **动手实现：带掩蔽的注意力权重。** 为 `bertlib` 的 `MultiHeadAttention` 写出
+# 5. ★★ 填充位置上的键必须得到零权重，但填充位置上的**查询**却不需要掩蔽。为什么？
+# 6. ★★ **动手实现：掩蔽后的注意力权重。** 为 `bertlib` 的 `MultiHeadAttention` 写出
 #    `attention_weights(attention, X, valid_lens)`：它的各个头在 `X`（形状为 `(B, T, H)`）上的
 #    注意力权重，形状为 `(B, nh, T, T)`，填充位置上的键的权重恰好为 0（`valid_lens` 可以是
-#    None，这时什么都不屏蔽）。检查单元格会在几个批量上（包括填充和只有一个词元的序列）把它与
+#    None，这时不做任何掩蔽）。检查单元格会在几个批量上（包括填充和只有一个词元的序列）把它与
 #    `bertlib` 的结果比较，并告诉你哪个测试用例没有通过。
 
 # %%

@@ -35,20 +35,20 @@
 # %% [markdown] lang="zh"
 # # 04 · 掩蔽语言模型
 #
-# *[English](../en/04_masked_lm.ipynb) · [目录](00_index.ipynb)*
+# [English](../en/04_masked_lm.ipynb) · [目录](00_index.ipynb)
 #
-# 从左到右的语言模型根据左边的词元预测下一个词元。BERT 希望每个词元的向量同时利用**两侧**的上下文，
-# 但一个能看到两侧的模型，可以直接把要预测的那个词元抄过来。解决办法是：把一部分词元掩蔽起来，再根据
-# 上下文把它们预测出来。这就是**掩蔽语言模型**（MLM），BERT 的两个预训练任务中的第一个。它的
-# 标签直接来自原始文本，不需要人工标注。
+# 从左到右的语言模型根据左边的词元预测下一个词元。BERT 希望每个词元的向量同时利用**两侧**的
+# 上下文，但如果模型能看到两侧，它大可直接把要预测的那个词元抄过来。解决办法是：把一部分词元掩蔽
+# 起来，再根据上下文把它们预测出来。这就是**掩蔽语言模型**（MLM），是 BERT 两个预训练任务中的
+# 第一个。它的标签直接来自原始文本，不需要人工标注。
 #
 # 你将会：
 # 1. 用 `mask_tokens` 掩蔽一个句子，并通过大量设定了随机种子的抽样检验 15% 和 80/10/10 规则；
 # 2. 度量双语词表在 10% 的随机替换中留下的一条捷径；
 # 3. 看 `MaskLM` 如何从形状为 `(B, T, H)` 的张量中取出预测位置，并亲手实现这一步（练习中会与
 #    bertlib 的结果比对）；
-# 4. 用 `bert_loss` 计算加权的掩蔽语言模型损失，并用数字说明：本章训练代码使用按均值归约的
-#    损失，结果什么也没有屏蔽掉。
+# 4. 用 `bert_loss` 计算加权的掩蔽语言模型损失，并用数字说明：本章的训练代码使用按均值归约的
+#    损失，因而填充位置并没有被排除在损失之外。
 
 # %%
 import collections
@@ -133,8 +133,8 @@ label = labels(LABELS)
 #
 # 在每个 BERT 输入序列中，随机选出 15% 的词元作为预测位置。这个个数按整个序列计算，`<cls>` 和
 # `<sep>` 也计入长度，只是它们本身永远不会被选中：`max(1, round(0.15 * len(tokens)))`，与本章的
-# `_get_mlm_data_from_tokens` 和原始 BERT 的数据脚本一致。如果总是把它们替换成 `<mask>`，就会
-# 造成不一致：之后在真实文本上微调时，`<mask>` 从不出现。
+# `_get_mlm_data_from_tokens` 和原始 BERT 的数据脚本一致。如果总是把选中的词元替换成 `<mask>`，
+# 预训练和微调之间就会出现不匹配：之后在真实文本上微调时，`<mask>` 从不出现。
 # 因此，每个被选中的词元
 #
 # * 80% 的时间替换为 `<mask>`（“this movie is great”→“this movie is `<mask>`”）；
@@ -240,9 +240,9 @@ for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)):
 # %% [markdown] lang="zh"
 # ## 动手试试：掩蔽一个句子对
 #
-# 下面的小部件对一个句子对运行 `mask_tokens`，句子对由为这些笔记本预训练的小型 BERT 的 WordPiece
-# 分词器分词。每个方块是一个词元。被选中的方块用其处理方式的颜色描边，方块中的色条显示模型在这个
-# 位置上实际看到的内容；方块下面的表格列出掩蔽语言模型的预测目标。可以试试：
+# 下面的小部件对一个句子对运行 `mask_tokens`，分词用的是为这些笔记本预训练的小型 BERT 的 WordPiece
+# 分词器。每个方块是一个词元。被选中的方块用其处理方式的颜色描边，方块中的色条显示模型在这个位置上实
+# 际看到的内容；方块下面的表格列出掩蔽语言模型的预测目标。可以试试：
 #
 # * 多点几次“重新采样”（或者修改随机种子）：被选中的词元个数不变，但选中哪些词元、如何处理都会
 #   变化；`<cls>` 和 `<sep>` 永远不会被选中；
@@ -265,10 +265,10 @@ MaskingWidget(tokenizer, model=model)
 # right answer is in plain view, yet the model does not always simply copy it.
 
 # %% [markdown] lang="zh"
-# 表格最后一列是模型在工作：看着被破坏的序列，小型 BERT 在每个被选中的位置上给出概率最高的 5 个
-# 词元；原词元在其中时以粗体显示。留意三种处理方式的差别：遇到 `<mask>`，模型只能依靠上下文；遇到
-# 随机替换的词，它要否定一个看得见的错误词元；位置保持不变时，正确答案就摆在眼前，但模型并不总是
-# 照抄。
+# 表格最后一列是模型的实际预测：小型 BERT 读入被破坏的序列后，在每个被选中的位置上给出概率最高的
+# 5 个词元；原词元在其中时以粗体显示。留意三种处理方式的差别：遇到 `<mask>`，模型只能依靠上下文；
+# 遇到随机替换的词，它得推翻一个看得见的错误词元；位置保持不变时，正确答案就摆在眼前，但模型并不
+# 总是照抄。
 
 # %% [markdown] lang="en"
 # ## A second-language shortcut in the random replacements
@@ -283,8 +283,8 @@ MaskingWidget(tokenizer, model=model)
 # ## 随机替换中的第二语言捷径
 #
 # 10% 的随机替换词从词表的普通词元中均匀抽取。小型 BERT 的词表是双语的，所以在英文句子里，
-# “随机词”常常是一个汉字（小部件里可能出现 `in → 鸟`）。有多常见？先数一数可供抽取的词元中有多少
-# 是中文，再把留出的英文句子各掩蔽十次，数一数实际的随机替换：
+# “随机词”常常是一个汉字（小部件里就可能出现 `in → 鸟` 这样的替换）。这种情况有多常见？先数一数
+# 可供抽取的词元中有多少是中文，再把留出的英文句子各掩蔽十次，数一数实际发生的随机替换：
 
 # %%
 def is_chinese(token: str) -> bool:
@@ -315,8 +315,8 @@ print(label("random_share", s=len(english), r=rounds, n=len(replaced), zh=int(ch
 
 # %% [markdown] lang="en"
 # About a third of the random replacements in English sentences are Chinese characters, just as
-# a third of the words are. That is a shortcut, like the language shortcut of NSP that the
-# pretraining notebook measures: a Chinese character in the middle of an English sentence is
+# a third of the words are. That is a shortcut, like the language shortcut of NSP that
+# notebook 07 measures: a Chinese character in the middle of an English sentence is
 # obviously not the original token, so for these replacements the model needs no understanding
 # of the sentence to know that the input is wrong there; it only has to tell the two scripts
 # apart. The random replacements were meant to teach the model to doubt a plausible-looking
@@ -327,13 +327,13 @@ print(label("random_share", s=len(english), r=rounds, n=len(replaced), zh=int(ch
 # positions, ask it for its top guess, and for the probability it gives the token it sees:
 
 # %% [markdown] lang="zh"
-# 英文句子中的随机替换大约有三分之一是汉字，正如词表里大约三分之一的词元是汉字。这是一条捷径，
-# 就像预训练笔记本中度量的下一句预测的语言捷径：英文句子中间出现一个汉字，显然不是原来的词元；
-# 对这些替换，模型不需要理解句子就知道这里的输入是错的，只要分辨两种文字即可。随机替换本来要教会
-# 模型怀疑一个看起来合理的词元，而其中三分之一做不到这一点。（反过来，中文句子里的英文替换词也是
-# 一样。）
+# 英文句子中的随机替换大约有三分之一是汉字，这和词表里汉字所占的比例（约三分之一）一致。这是一条
+# 捷径，就像笔记本 07 度量的下一句预测的语言捷径：英文句子中间冒出一个汉字，显然不是原来的词元；
+# 遇到这样的替换，模型不需要理解句子就知道这里的输入是错的，只要分辨两种文字即可。随机替换本来是
+# 要教会模型怀疑一个看起来合理的词元，而其中有三分之一起不到这个作用。（反过来，中文句子里的英文
+# 替换词也是一样。）
 #
-# 小型 BERT 是否区别对待这两种替换？在每个这样的位置上，看看它概率最高的预测，以及它给眼前这个
+# 小型 BERT 会区别对待这两种替换吗？在每个这样的位置上，看看它概率最高的预测，以及它给眼前这个
 # 替换词的概率：
 
 # %%
@@ -360,10 +360,11 @@ for kind, rows in (("chinese", chinese), ("english", ~chinese)):
 # would bring that lesson back (exercise 7).
 
 # %% [markdown] lang="zh"
-# 模型给中文替换词的概率大约只有给非中文替换词的三分之一（0.22% 对 0.71%）：它已经学会，英文句子里的
-# 汉字不可信。两种替换之后，预测出原词元的难度差不多（60.8% 和 62.8%）：明显的替换词泄露的只是输入
-# **哪里**出了错，而不是那里**应该**是什么。它们教不了随机替换本来要教的那一课：怀疑一个看起来合适的
-# 词元。让替换词来自句子本身的语言，就能把这一课补回来（练习 7）。
+# 模型给中文替换词的概率大约只有给非中文替换词的三分之一（0.22% 对 0.71%）：它已经学会了不相信
+# 英文句子里的汉字。无论哪种替换，预测出原词元的难度都差不多（60.8% 和 62.8%）：明显的替换词只
+# 暴露了输入**哪里**出了错，并没有透露那里**应该**是什么。随机替换本来要教的是更难的一课——怀疑
+# 一个看起来合适的词元，而这样的替换词教不了。让替换词来自句子本身的语言，就能把这一课补回来
+# （练习 7）。
 
 # %% [markdown] lang="en"
 # ## The MLM head: gather, then predict
@@ -405,7 +406,7 @@ print(gathered)
 
 # %% [markdown] lang="zh"
 # 结果中第 `[b, p]` 行就是第 b 个序列的第 `pred_positions[b, p]` 行。本章用另一种方式构造同样的
-# 索引：先把一切展平，再用 `repeat_interleave` 把每个批量下标重复 P 次；结果完全相同。一个看似
+# 索引：先把一切展平，再用 `repeat_interleave` 把每个序列的批量下标重复 P 次；结果完全相同。一个看似
 # 省事的写法 `X[:, pred_positions]` 是错的：它把**每个**序列的预测位置都用到了**每个**序列上。
 
 # %%
@@ -425,7 +426,7 @@ print("X[:, pred_positions].shape:", tuple(X[:, pred_positions].shape))  # (B, B
 # %% [markdown] lang="zh"
 # 这一行正是 bertlib 的掩蔽语言模型输出层 `MaskLM`（与本章的同名类对应）的核心。它先检查输入，
 # 然后用它的 `gather` 方法取出这些行，送入一个多层感知机：全连接层 → ReLU → 层规范化 →
-# 全连接层，在每个预测位置上为词表中的每个词元输出一个分数（logit）：
+# 全连接层，在每个预测位置上为词表中的每个词元输出一个分数（logit，即未规范化的预测）：
 
 # %%
 show_source(MaskLM)
@@ -481,8 +482,8 @@ print(per_slot.numpy().round(2))
 # 不同序列的预测位置个数不同，所以一个批量会把它们填充到相同的 P，并为每个位置给出一个权重：真实
 # 位置为 1，填充位置为 0。假设第二个序列其实只有 2 个预测位置，它的第三个位置是填充。掩蔽语言模型
 # 的损失应当是 **5 个真实位置**上的平均：$\sum_i w_i \ell_i / \sum_i w_i$。`bert_loss` 正是这样
-# 计算的；填充位置上的标签可以是任意值。（`bert_loss` 还需要下一句预测的预测值和标签，那是第 05
-# 个笔记本的内容；这里只看它的 `.mlm` 部分。）
+# 计算的；填充位置上的标签可以是任意值。（`bert_loss` 还需要下一句预测的预测值和标签，那是笔记本 05
+# 的内容；这里只看它的 `.mlm` 部分。）
 
 # %%
 mlm_weights = torch.tensor([[1.0, 1.0, 1.0],
@@ -509,7 +510,7 @@ print(f"loss_other          {loss_other:.3f}")  # another label in the padded sl
 # code, replayed:
 
 # %% [markdown] lang="zh"
-# ## 为什么本章的训练损失什么也没屏蔽
+# ## 为什么本章的训练损失没能排除填充位置
 #
 # 本章 PyTorch 版的预训练代码用 `nn.CrossEntropyLoss()` 定义损失，它默认按**均值**归约。随后代码
 # 把损失乘以权重，再除以权重之和。可是按均值归约的损失已经是一个数了，即**所有**位置（包括填充位置）
@@ -631,8 +632,8 @@ for name, inputs in (("partner_visible", one_char), ("partner_masked", whole_wor
 
 # %% [markdown] lang="zh"
 # 同伴字可见时，模型的首选预测更常正确，原字得到的概率也更高；整个词都被掩蔽后，模型只能从周围的
-# 句子推断这个词。全词掩蔽出的正是这样一个更难、也更有用的任务。（小语料库中的故事短小而重复，
-# 这也许就是为什么单凭句子仍能猜出许多词。）
+# 句子推断这个词。全词掩蔽设置的正是这样一个更难、也更有用的任务。（小语料库中的故事短小而重复，
+# 这也许就是单凭句子仍能猜出许多词的原因。）
 
 # %% [markdown] lang="en"
 # ## Summary

@@ -13,7 +13,7 @@
 # ---
 
 # %% [markdown] lang="en"
-# # 07 · Real BERT
+# # 08 · Real BERT
 #
 # *[中文版](../zh/08_real_bert.ipynb) · [Index](00_index.ipynb)*
 #
@@ -32,13 +32,13 @@
 # 5. find attention heads with a recognisable job by computing, and look at them.
 
 # %% [markdown] lang="zh"
-# # 07 · 真实的 BERT
+# # 08 · 真实的 BERT
 #
-# *[English](../en/08_real_bert.ipynb) · [目录](00_index.ipynb)*
+# [English](../en/08_real_bert.ipynb) · [目录](00_index.ipynb)
 #
 # 本章的 BERT 包含了原始 BERT（Devlin 等人，2018）的全部核心思想，但没有包含全部细节。而公开的
-# 检查点恰恰依赖这些细节：把真实权重原样装进本章的模型，算出来的数字就是错的。本笔记本列出这些差别，
-# 把它们一一打开，再与参考实现逐数核对。
+# 检查点恰恰依赖这些细节：把真实权重原样装进本章的模型，算出来的数字就是错的。本笔记本列出这些
+# 差别，逐一打开相应的开关，再与参考实现逐数核对。
 #
 # 你将会：
 # 1. 比较本章的 `BERTConfig` 与 `BERTConfig.original(...)`，并了解每一处差别的作用；
@@ -160,15 +160,15 @@ with torch.device("meta"):  # shapes only: no memory, no random numbers
 # small negative values through, and dips slightly below zero.
 
 # %% [markdown] lang="zh"
-# 四个开关，原始 BERT 少了 2300 多万个参数：这就是 BERT-Base 著名的“1.1 亿”。下面在一个原始 BERT
-# 式的小模型中逐个看这些开关。
+# 四个开关，原始 BERT 的参数少了 2300 多万个：这就是 BERT-Base 那个著名的“1.1 亿”。下面用一个
+# 原始 BERT 式的小模型逐个来看这些开关。
 #
 # ### 1. 用 GELU 代替 ReLU
 #
 # 原始 BERT 在基于位置的前馈网络和掩蔽语言模型的输出层中使用**高斯误差线性单元**
 # $\mathrm{GELU}(x) = x\,\Phi(x)$，其中 $\Phi$ 是标准正态分布的累积分布函数。ReLU 把 $x$ 乘以一个
-# 非 0 即 1 的硬门控；GELU 乘以一个软门控，即标准正态随机变量小于 $x$ 的概率。它是光滑的，允许较小
-# 的负值通过，并且会略微低于零。
+# 非 0 即 1 的硬门控；GELU 乘以一个软门控，即标准正态随机变量小于 $x$ 的概率。GELU 处处光滑，允许
+# 较小的负值通过，并且在负半轴上会略微低于零。
 
 # %%
 torch.manual_seed(0)
@@ -219,7 +219,7 @@ print(tiny.encoder.embedding_ln, tiny.encoder.embedding_dropout)
 # ### 3. pooler
 #
 # 本章其实已经有了它：下一句预测分类器之前、作用在 `<cls>` 向量上的全连接层 + Tanh
-# （`BERTModel.hidden`，见第 05 个笔记本）。原始 BERT 称之为 **pooler**，并在检查点中以自己的名字
+# （`BERTModel.hidden`，见笔记本 05）。原始 BERT 称之为 **pooler**，并在检查点中以自己的名字
 # 保存；加载函数负责在两套名字之间转换。
 
 # %%
@@ -240,7 +240,7 @@ print(POOLER_NAMES)
 #
 # 两个版本都先变换被掩蔽位置上的向量（全连接层 → 激活函数 → 层规范化）。本章接着使用一个独立的
 # `Linear(H, V)`。原始 BERT 则让这个解码器的权重与形状为 `(V, H)` 的词元嵌入矩阵**共享**：预测
-# 词元，就是拿这个向量与每个词元的输入嵌入打分。只另加一个含 V 个数的偏置。对 BERT-Base 来说，
+# 词元时，就是拿这个向量与每个词元的输入嵌入计算得分，只另加一个含 V 个数的偏置。对 BERT-Base 来说，
 # 这省下了 V × H ≈ 2300 万个参数，也就是上面数出来的差别。
 
 # %%
@@ -365,7 +365,7 @@ print(tokenizer.tokenize("Tokenization of unbelievably long words"))
 #
 # 本章（以及 `bertlib`）把真正的下一句标为 1 = 是下一句，0 = 不是下一句。Google 的 BERT，以及
 # Hugging Face 的 `BertForPreTraining`，用的是相反的约定：**0 = 是下一句**。加载函数把下一句预测输出
-# 层的两行交换过来，使 `bertlib` 的 logits 保持 `bertlib` 的顺序。
+# 层的两行交换过来，使 `bertlib` 的 logits（未规范化的预测）保持 `bertlib` 的顺序。
 #
 # MiniLM 没有下一句预测的输出层，所以我们用一个随机初始化的小 `BertForPreTraining` 来验证：先把它
 # 保存到临时文件夹，再用 `load_hf_model` 加载回来。这个检查点包含全部输出层：
@@ -456,12 +456,12 @@ print(label("same_pooler", ok=pooler_diff < 1e-5))
 # %% [markdown] lang="zh"
 # 两种实现的结果在舍入误差范围内一致。（我们打印的是比较结果，而不是差值本身：float32 求和的最后
 # 几位怎样舍入取决于硬件。在生成本笔记本的机器上，差值恰好为 0。）只要关掉 GELU、嵌入之后的层规范化
-# 或者很小的 epsilon 中的任何一个，两者就不再一致；练习 2 试了其中两个。取消解码器的权重共享在这里
+# 或者很小的 epsilon 中的任何一个，两者就不再一致；练习 2 会试其中两个。取消解码器的权重共享在这里
 # 不会改变任何结果：掩蔽语言模型的输出层不参与计算隐状态。
 #
 # ## 真实的注意力头
 #
-# 在第 03 个笔记本中，未经训练的模型的注意力权重没有任何意义。训练过的模型的各个头则有分工，其中
+# 在笔记本 03 中，未经训练的模型的注意力权重没有任何意义。训练过的模型的各个头则有分工，其中
 # 一些分工很容易辨认：关注**前一个**或**后一个**词元，或者把注意力停放在 `[SEP]`、`[CLS]` 这样的
 # 特殊词元上。Clark 等人（2019，*What Does BERT Look At?*）发现，BERT-Base 中间几层的许多头把大部分
 # 权重放在 `[SEP]` 上，并把它解释为“空操作”：没事可做的头就看向那里。
@@ -504,11 +504,11 @@ for kind, m in mass.items():
 # each map show one query token's row.
 
 # %% [markdown] lang="zh"
-# 关注前一个词元的头几乎是完美的：每一行的权重几乎全都落在左边那个词元上。关注后一个词元的头中最强的
-# 那个也很明显，只是没有那么集中。BERT-Base 中那种 `[SEP]` 头在 MiniLM 中没有出现：没有哪个头在那里
-# 放了明显超过三分之一的权重。相反，有一个头把大部分权重放在 `[CLS]` 上：在这个蒸馏得到的模型中，似
-# 乎是 `[CLS]` 扮演了那个角色。下面画出关注前一个词元的头，以及两种特殊词元头中较强的那个；每张热图
-# 下方的条形图显示一个查询词元的那一行。
+# 关注前一个词元的头几乎是完美的：每一行的权重几乎全都落在左边那个词元上。关注后一个词元的头，最强的
+# 那个也很明显，只是没有那么集中。BERT-Base 中那种 `[SEP]` 头在 MiniLM 中没有出现：没有哪个头放在
+# `[SEP]` 上的权重明显超过三分之一。反倒是有一个头把大部分权重放在了 `[CLS]` 上：在这个经过蒸馏的模
+# 型中，扮演那个角色的似乎是 `[CLS]`。下面画出关注前一个词元的头，以及两种特殊词元头中较强的那个；每
+# 张热图下方的条形图显示一个查询词元的那一行。
 
 # %%
 KIND_TEXT = {"previous": "real_kind_prev", "next": "real_kind_next", "[SEP]": "real_kind_sep",
