@@ -73,7 +73,7 @@ def _attention_cases() -> list[Case]:
 
     return [
         ({"en": "two sequences, no padding", "zh": "两个序列，没有填充"}, case(0, 2, 5, [5, 5])),
-        ({"en": "no valid_lens (nothing is masked)", "zh": "没有 valid_lens（什么都不屏蔽）"},
+        ({"en": "no valid_lens (nothing is masked)", "zh": "没有 valid_lens（不做任何掩蔽）"},
          case(1, 2, 5, None)),
         ({"en": "the second sequence padded (5 real tokens of 8)",
           "zh": "第二个序列有填充（8 个位置中 5 个是真实词元）"}, case(2, 2, 8, [8, 5])),
@@ -224,7 +224,7 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
         "zh": "像“亲手计算一个编码器块”那样算出注意力分数（W_q、W_k，拆分成多个头，"
               "q @ k.transpose(-2, -1) / sqrt(hs)）；掩码作用在键上，也就是最后一维：j < "
               "valid_lens[b]（严格小于）时键 j 是真实词元；在对键做 softmax 之前，用 masked_fill "
-              "把其余键的分数设为 -inf（不是 0）；没有 valid_lens 时什么都不屏蔽。",
+              "把其余键的分数设为 -inf（不是 0）；没有 valid_lens 时不做任何掩蔽。",
     }),
     "04_mlm_gather": Implementation(MaskLM.gather, _gather_cases, {
         "en": "element [b, p] of the result is X[b, pred_positions[b, p]]: index X with a (B, 1) "

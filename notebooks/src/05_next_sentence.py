@@ -99,7 +99,7 @@ LABELS = {
              "zh": "层 {layer}、头 {head} {share:.1%}"},
     "held_out": {"en": "held-out NSP accuracy {all:.1%}: IsNext {is_next:.1%}, "
                        "NotNext {not_next:.1%}",
-                 "zh": "留出数据上下一句预测的正确率 {all:.1%}：是下一句 {is_next:.1%}，"
+                 "zh": "留出数据上下一句预测的准确率 {all:.1%}：是下一句 {is_next:.1%}，"
                        "不是下一句 {not_next:.1%}"},
     "swap_missing": {"en": "Write your prediction first: prediction = \"up\" or \"down\".",
                      "zh": "先写下你的预测：prediction = \"up\"（升高）或 \"down\"（降低）。"},

@@ -17,7 +17,7 @@
 #
 # *[中文版](../zh/07_evaluation.ipynb) · [Index](00_index.ipynb)*
 #
-# Notebook 06 pretrained a small model for a few seconds and showed the full run of the small
+# Notebook 06 pretrained a small model for half a minute and showed the full run of the small
 # BERT that ships with `bertlib`. What did that model learn? This notebook measures it, and
 # asks what the numbers mean. It loads the shipped model (`load_small_bert`), not the one that
 # notebook 06 trained: every notebook runs on its own from a fresh kernel, and the short run

@@ -112,7 +112,7 @@ LABELS = {
     "chance": {"en": "chance (1/12)", "zh": "随机猜测（1/12）"},
     "topic": {"en": "topic", "zh": "话题"},
     "tag": {"en": "tag", "zh": "标签"},
-    "trainable": {"en": "trainable parameters", "zh": "可训练的参数"},
+    "trainable": {"en": "trainable parameters: {n:,}", "zh": "可训练的参数：{n:,}"},
     "trainable_of": {"en": "trainable parameters: {n:,} of {total:,} ({frozen:,} frozen)",
                      "zh": "可训练的参数：{n:,} 个，共 {total:,} 个（冻结了 {frozen:,} 个）"},
     "adam_state": {"en": "Adam's state: {n:,} numbers instead of {total:,}",
@@ -529,7 +529,7 @@ with warnings.catch_warnings():
 english_train = [s for s in split.train if s.lang == "en"]
 english_held = [s for s in split.held_out if s.lang == "en"]
 minilm_classifier = BERTClassifier(minilm, NUM_TOPICS, seed=0)
-print(f"{label('trainable')}: {freeze_layers(minilm_classifier, trainable_blocks=2):,}")
+print(label("trainable", n=freeze_layers(minilm_classifier, trainable_blocks=2)))
 fine_tune(minilm_classifier, topic_data(english_train, minilm_tokenizer, 64), num_steps=20,
           batch_size=16, lr=4e-4, seed=0, progress=False)
 results["minilm"] = held_out_accuracy(
