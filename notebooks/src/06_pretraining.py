@@ -130,8 +130,8 @@ LABELS = {
                      "zh": "留出数据上下一句预测的准确率（{n} 个句子对，随机猜测为 0.5）：{acc}"},
     "held_out_mlm": {"en": "held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: "
                            "{baseline:.3f})",
-                     "zh": "留出数据上掩蔽语言模型的准确率（取概率最高的预测）：{acc:.3f}（总猜最常见的词元："
-                           "{baseline:.3f}）"},
+                     "zh": "留出数据上掩蔽语言模型的准确率（取概率最高的预测）：{acc:.3f}"
+                           "（总猜最常见的词元：{baseline:.3f}）"},
     # dynamic padding and grouping by length
     "padding_share": {"en": "padding: {share:.0%} of all positions (mean length {mean:.1f}, "
                             "longest {longest}, max_len 64)",
