@@ -205,11 +205,11 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
         history.seconds += time.perf_counter() - start
         history.examples += len(tokens)
         history.loss.append(loss.item())
-        return {"loss": f"{history.loss[-1]:.3f}",
-                "ex_s": f"{history.examples / history.seconds:.0f}"}
+        return {text("progress_loss", lang): f"{history.loss[-1]:.3f}",
+                text("progress_examples_s", lang): f"{history.examples / history.seconds:.0f}"}
 
     run_steps(model, make_loader(data, batch_size, seed=seed), num_steps, step, seed=seed,
-              device=device, desc=text("finetune_progress", lang), progress=progress)
+              device=device, desc=text("finetune_progress", lang), progress=progress, lang=lang)
     return history
 
 

@@ -117,18 +117,20 @@ def _check_model_and_data(model: BERTModel, data: PretrainBatch) -> None:
 
 def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
               step: Callable[[list[torch.Tensor]], dict[str, str]], *, seed: int,
-              device: torch.device, desc: str, progress: bool) -> None:
+              device: torch.device, desc: str, progress: bool, lang: str | None = None) -> None:
     """The training loop that pretraining and fine-tuning share: ``num_steps`` mini-batches
     from ``loader`` (cycling over it), each moved to ``device`` and given to
     ``step(batch)``, which takes one optimisation step and returns the progress bar's
-    postfix. The model is in training mode during the loop and in eval mode after it.
+    postfix, its names in ``lang``. The model is in training mode during the loop and in eval
+    mode after it.
 
     ``seed`` fixes the dropout draws, which come from torch's global generator; the caller's
     global random state is left as it was.
     """
     with own_global_rng(seed):  # dropout draws from the global generator
         model.train()
-        bar = tqdm(total=num_steps, disable=not progress, desc=desc)
+        bar = tqdm(total=num_steps, disable=not progress, desc=desc,
+                   unit=text("progress_unit", lang))
         done = 0
         while done < num_steps:
             for batch in loader:
@@ -193,8 +195,9 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
         history.nsp.append(loss.nsp.item())
         if callback is not None:
             callback(history)
-        return {"mlm": f"{history.mlm[-1]:.3f}", "nsp": f"{history.nsp[-1]:.3f}",
-                "pairs_s": f"{history.pairs_per_sec:.0f}"}
+        return {text("progress_mlm"): f"{history.mlm[-1]:.3f}",
+                text("progress_nsp"): f"{history.nsp[-1]:.3f}",
+                text("progress_pairs_s"): f"{history.pairs_per_sec:.0f}"}
 
     run_steps(model, loader, num_steps, step, seed=seed, device=device,
               desc=text("progress_pretraining"), progress=progress)

@@ -1,6 +1,7 @@
 """Training: one step, the loop, and held-out evaluation."""
 
 import dataclasses
+import re
 
 import pytest
 import torch
@@ -8,7 +9,7 @@ import torch
 from bertlib import eval_mode, evaluate_pretraining, get_bert_encoding, load_small_bert
 from bertlib.batches import make_loader, trim_padding
 from bertlib.fast import fast_loss
-from bertlib.i18n import text
+from bertlib.i18n import set_language, text
 from bertlib.loss import chapter_loss
 from bertlib.train import default_device, init_model, train_bert, train_step
 from bertlib.viz import AttentionWidget, InputRepresentationWidget, NSPWidget
@@ -193,9 +194,19 @@ def test_history_and_progress_bar_report_each_step(toy_data, toy_model, capsys):
     assert history.pairs_per_sec == pytest.approx(48 / history.seconds)
     bar = capsys.readouterr().err.split("\r")[-1]
     assert "3/3" in bar and text("progress_pretraining", "en") in bar
-    assert f"mlm={history.mlm[-1]:.3f}" in bar and f"nsp={history.nsp[-1]:.3f}" in bar
+    assert f"{text('progress_mlm', 'en')}={history.mlm[-1]:.3f}" in bar
+    assert f"{text('progress_nsp', 'en')}={history.nsp[-1]:.3f}" in bar
     train_bert(toy_model(), toy_data, num_steps=3, batch_size=16, progress=False)
     assert capsys.readouterr().err == ""  # no bar at all
+
+
+def test_progress_bar_speaks_the_editions_language(toy_data, toy_model, capsys):
+    """In the Chinese edition every word on the bar is Chinese (the unit symbol s aside)."""
+    set_language("zh")
+    train_bert(toy_model(), toy_data, num_steps=2, batch_size=16, progress=True)
+    bar = capsys.readouterr().err.split("\r")[-1]
+    assert text("progress_pretraining", "zh") in bar and text("progress_mlm", "zh") in bar
+    assert set(re.findall("[A-Za-z]+", bar)) <= {"s"}, bar
 
 
 def _changed(data, **tensors):
