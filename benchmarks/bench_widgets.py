@@ -6,7 +6,8 @@ a student edits one text box (the boxes redraw on Enter or leaving the box, not 
 "new text" changes sentence A and keeps the 64 tokens, "new length" changes it to 56-64 tokens
 (the figures keep their size), "new size" switches between 40 and 60 tokens, which resizes the
 figure and so redraws all of it, and "unseen words" gives a 30-token pair a sentence A of 13
-words never shown before (nothing of it is cached).
+words never shown before (nothing of it is cached). "save PNG" writes the figure on screen at the
+default resolution (bertlib.viz.live.SAVE_DPI) into a temporary folder.
 
 With ``--compare``, every action also runs with each piece of the private rendering machinery
 (``bertlib/viz/_render.py``) switched off in turn, interleaved repeat by repeat on widgets of
@@ -34,10 +35,13 @@ import PIL.Image
 import torch
 from matplotlib.text import Text
 
+from bertlib.finetune import BERTClassifier, BERTTagger
 from bertlib.model import BERTModel
+from bertlib.tasks import NUM_TOPICS, TAGS, class_names
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.viz import (
     AttentionWidget,
+    FineTuneWidget,
     InputRepresentationWidget,
     MaskingWidget,
     NSPWidget,
@@ -69,15 +73,19 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return statistics.median(samples), samples[round(0.95 * (len(samples) - 1))]
 
 
-def _full_draw_png(blitter: _render.Blitter) -> bytes:
+def _full_draw_png(blitter: _render.Blitter, dpi: float | None = None) -> bytes:
     """What Blitter.png would cost without blitting: the whole figure drawn on every update."""
     animated = blitter.artists + blitter.token_artists
     for artist in animated:
         artist.set_animated(False)
+    shown = blitter.figure.dpi
+    blitter.figure.set_dpi(dpi or shown)
     blitter.figure.canvas.draw()
     for artist in animated:
         artist.set_animated(True)
-    return _render.canvas_png(blitter.figure.canvas)
+    png = _render.canvas_png(blitter.figure.canvas, dpi)
+    blitter.figure.set_dpi(shown)
+    return png
 
 
 def _pillow_png(rgba: np.ndarray) -> bytes:
@@ -133,8 +141,10 @@ def timings(actions: dict[str, Callable[[int], None]],
     return {name: (*percentiles(wall[name]), *percentiles(cpu[name])) for name in actions}
 
 
-def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer) -> dict[str, Callable]:
-    """Widgets of their own, and each action on them as ``action(i)`` for repeat ``i``."""
+def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer,
+                   folder: Path) -> dict[str, Callable]:
+    """Widgets of their own, and each action on them as ``action(i)`` for repeat ``i``; saved
+    figures go to ``folder``."""
     # 64 tokens: <cls> + 31 + <sep> + 30 + <sep>
     text_b = sentence(30, 7)
     texts = [sentence(31, k) for k in range(8)]
@@ -164,10 +174,30 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer) -> dict[str,
     fill = MaskingWidget(tokenizer, lang="en", model=model)  # with the model's guesses
     att = AttentionWidget(model, tokenizer, lang="en")
     nsp = NSPWidget(model, tokenizer, lang="en")
-    set_texts(mask, 0)
+    tune = FineTuneWidget(BERTClassifier(model, NUM_TOPICS), BERTTagger(model, len(TAGS)),
+                          tokenizer, class_names("topic", "en"), lang="en")
+    sentences = [sentence(62, k) for k in range(8)]  # <cls> + 62 + <sep>
+    for w in (rep, mask, att, nsp):
+        set_texts(w, 0)
     set_texts(fill, 0)
-    set_texts(att, 0)
+    tune.text_a.value = sentences[0]
     assert len(att.encoded.tokens) == 64 and len(mask.encoded.tokens) == 64
+    assert len(tune.encoded.tokens) == 64
+
+    def save(w, view: str | None = None, figure: str | None = None) -> Callable[[int], None]:
+        def act(i: int) -> None:
+            if view is not None:
+                att.view.value = view
+                att.head.value = 0
+            if i == 0:  # the warm-up: 64 tokens, whatever the actions before left
+                if w is tune:
+                    tune.text_a.value = sentences[0]
+                else:
+                    set_texts(w, 0)
+                if figure == "tally":
+                    mask.tally_button.click()
+            w.save(folder / f"{w.name}-{figure or 'main'}.png", figure=figure)
+        return act
 
     def set_view(value: str) -> Callable[[int], None]:
         def act(i: int) -> None:
@@ -182,16 +212,26 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer) -> dict[str,
     def step_by_step(control: str) -> Callable[[int], None]:
         def act(i: int) -> None:
             att.view.value = "querykey"
-            if control == "query":
+            if control != "head":
                 att.head.value = 0  # one head: the mean has no single query and key
+            if control == "query":
                 att.query.value = i % 64
-            else:
+            elif control == "head":
                 att.head.value = i % 2
+            elif control == "layer":
+                att.layer.value = i % 2
+            else:
+                att.padding.value = i % 9
         return act
 
-    def model_view(i: int) -> None:
-        att.view.value = "model"
-        set_texts(att, i)  # the model runs, and every layer and head is drawn
+    def model_view(control: str) -> Callable[[int], None]:
+        def act(i: int) -> None:
+            att.view.value = "model"
+            if control == "text":
+                set_texts(att, i)  # the model runs, and every layer and head is drawn
+            else:  # another thumbnail drawn large
+                att.head.value = [0, 1, -1][i % 3]
+        return act
 
     return {
         "input representation: new text": lambda i: set_texts(rep, i),
@@ -201,6 +241,10 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer) -> dict[str,
         "masking: resample (new seed)": lambda i: mask.resample.click(),
         "masking: new text": lambda i: set_texts(mask, i),
         "masking: tally 300 resamples": lambda i: mask.tally_button.click(),
+        "masking: save tally PNG": save(mask, figure="tally"),
+        "masking: save PNG": save(mask),
+        "masking: new mask ratio": lambda i: setattr(mask.mask_ratio, "value",
+                                                     [0.15, 0.3, 0.5][i % 3]),
         "masking + model guesses: resample": lambda i: fill.resample.click(),
         "masking + model guesses: new text": lambda i: set_texts(fill, i),
         "attention: new text (model runs)": lambda i: set_texts(att, i),
@@ -209,9 +253,15 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer) -> dict[str,
         "attention: hide/show specials": lambda i: setattr(att.hide_specials, "value",
                                                            i % 2 == 1),
         "attention: all-heads grid, change layer": set_view("all"),
+        "attention: save PNG": save(att, view="one"),
         "attention: step by step, change query": step_by_step("query"),
         "attention: step by step, change head": step_by_step("head"),
-        "attention: every layer and head, new text": model_view,
+        "attention: step by step, change layer": step_by_step("layer"),
+        "attention: step by step, change padding": step_by_step("padding"),
+        "attention: step by step, save PNG": save(att, view="querykey"),
+        "attention: every layer and head, new text": model_view("text"),
+        "attention: every layer and head, pick one": model_view("pick"),
+        "attention: every layer and head, save PNG": save(att, view="model"),
         # Last of the attention actions: the ones above assume 64 tokens.
         "attention: new length": lambda i: (setattr(att.view, "value", "one"),
                                             set_length(att, i)),
@@ -219,6 +269,11 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer) -> dict[str,
         "attention: unseen words": lambda i: set_unseen(att, i),
         "nsp: new text (model runs)": lambda i: set_texts(nsp, i),
         "nsp: swap A and B": lambda i: nsp.swap.click(),
+        "nsp: save PNG": save(nsp),
+        "input representation: save PNG": save(rep),
+        "fine-tune: new text (models run)": lambda i: setattr(tune.text_a, "value",
+                                                              sentences[i % 8]),
+        "fine-tune: save PNG": save(tune),
     }
 
 
@@ -235,9 +290,11 @@ def main() -> None:
     model = BERTModel(len(tokenizer.vocab), 128, 256, 2, 2, 0.2).eval()
     names = list(VARIANTS) if args.compare else ["all on"]
     per_variant = {}
+    folder = Path(tempfile.mkdtemp(prefix="bench-widgets-"))
     for name in names:
+        (folder / name).mkdir()
         with variant(name):
-            per_variant[name] = widget_actions(model, tokenizer)
+            per_variant[name] = widget_actions(model, tokenizer, folder / name)
     print(f"torch threads: {torch.get_num_threads()}; tokens per input: 64; "
           f"repeats: {args.repeats}")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

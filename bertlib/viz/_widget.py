@@ -27,7 +27,8 @@ DEFAULT_TEXTS = {
 
 
 class InputNotice(ValueError):
-    """Bad input the widget explains in the reader's language (empty text, missing B)."""
+    """Bad input the widget explains in the reader's language (empty text, missing B, no
+    figure on screen to save)."""
 
 
 def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer) -> None:
@@ -60,34 +61,62 @@ def image_output() -> widgets.Image:
 
 class Widget:
     """Shared plumbing: the language, a status line, errors shown instead of raised, and
-    saving the figure on screen."""
+    saving a figure on screen."""
 
     ui: widgets.Widget
     name = "figure"  # what a saved figure's file is called
 
-    def shown_figure(self) -> LiveFigure:
-        """The figure on screen now."""
+    def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
+        """The figures the widget can show, by name, the main one first: each with the output
+        whose visibility says whether the figure is on screen now."""
         raise NotImplementedError
 
-    def save(self, path: str | Path | None = None, *, dpi: int = SAVE_DPI) -> Path:
-        """Save the figure on screen as PNG, SVG or PDF, by ``path``'s suffix (default
-        ``<name>.png`` in the current folder); returns the path."""
-        return self.shown_figure().save(f"{self.name}.png" if path is None else path, dpi=dpi)
+    def _hidden(self, figure: str) -> str:
+        """Why ``figure`` is not on screen, in the reader's language."""
+        return text("save_hidden", self.lang)
 
-    def _save_controls(self) -> widgets.HBox:
-        """One button per format, each saving the figure on screen into the current folder
-        (the notebook's, in JupyterLab) and saying where."""
-        self.save_buttons = {fmt: widgets.Button(description=text("save_as", self.lang,
-                                                                  fmt=fmt.upper()),
-                                                 icon="download")
-                             for fmt in SAVE_FORMATS}
-        for fmt, button in self.save_buttons.items():
-            button.on_click(lambda _, fmt=fmt: self._guarded(lambda: self._save_as(fmt), []))
-        return widgets.HBox(list(self.save_buttons.values()))
+    def shown_figure(self, figure: str | None = None) -> LiveFigure:
+        """The figure on screen now: the main one, or the one named ``figure`` (the masking
+        widget's ``"tally"``). One that is not on screen is refused with an
+        :class:`InputNotice` (a ValueError) saying why, in the reader's language."""
+        figures = self._figures()
+        name = next(iter(figures)) if figure is None else figure
+        if name not in figures:
+            raise ValueError(f"figure must be one of {list(figures)}; got {figure!r:.80}")
+        plot, output = figures[name]
+        if output.layout.display == "none":
+            raise InputNotice(self._hidden(name))
+        return plot
 
-    def _save_as(self, fmt: str) -> list[str]:
-        path = self.save(f"{self.name}.{fmt}")
-        return [text("saved", self.lang, path=path)]
+    def save(self, path: str | Path | None = None, *, dpi: int = SAVE_DPI,
+             figure: str | None = None) -> Path:
+        """Save a figure on screen (see :meth:`shown_figure`) as PNG, SVG or PDF, by
+        ``path``'s suffix (default ``<name>.png``, or ``<name>-<figure>.png``, in the current
+        folder); returns the path."""
+        plot = self.shown_figure(figure)
+        return plot.save(f"{self._stem(figure)}.png" if path is None else path, dpi=dpi)
+
+    def _stem(self, figure: str | None) -> str:
+        """A saved figure's file name without its suffix: the main one's is the widget's."""
+        main = next(iter(self._figures()))
+        return self.name if figure in (None, main) else f"{self.name}-{figure}"
+
+    def _save_controls(self, figure: str | None = None) -> widgets.HBox:
+        """One button per format, each saving the figure (the main one, or ``figure``) into
+        the current folder (the notebook's, in JupyterLab) and saying where; the main one's
+        buttons are :attr:`save_buttons`."""
+        buttons = {fmt: widgets.Button(description=text("save_as", self.lang, fmt=fmt.upper()),
+                                       icon="download")
+                   for fmt in SAVE_FORMATS}
+        for fmt, button in buttons.items():
+            button.on_click(lambda _, fmt=fmt: self._guarded(
+                lambda: self._save_as(f"{self._stem(figure)}.{fmt}", figure), []))
+        if figure is None:
+            self.save_buttons = buttons
+        return widgets.HBox(list(buttons.values()))
+
+    def _save_as(self, path: str, figure: str | None) -> list[str]:
+        return [text("saved", self.lang, path=self.save(path, figure=figure))]
 
     def __init__(self, lang: str | None):
         self.lang = resolve_language(lang)

@@ -1,27 +1,32 @@
 """The attention widget: one head with a query's row, all heads of a layer, every layer and
-head at once, and one query step by step. The model runs once per text; every other control
-only re-slices what it returned (see :mod:`bertlib.viz.widgets` for what all widgets share)."""
+head at once, and one query step by step over a padded input. The model runs once per text;
+every other control only re-slices what it returned (see :mod:`bertlib.viz.widgets` for what
+all widgets share)."""
 
 from __future__ import annotations
 
 import ipywidgets as widgets
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from bertlib.i18n import text
 from bertlib.inputs import EncodedInput, eval_mode, model_device
-from bertlib.model import BERTModel
+from bertlib.model import BERTModel, key_padding_mask
 from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.viz._widget import ModelWidget, image_output
+from bertlib.viz._widget import InputNotice, ModelWidget, image_output
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
-from bertlib.viz.modelview import ModelViewPlot
+from bertlib.viz.live import LiveFigure
+from bertlib.viz.modelview import MEAN_HEAD, ModelViewPlot
 from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps
 
-MEAN_HEAD = -1  # the head selector's value for the mean over heads
+MAX_PADDING = 8  # <pad> keys the step-by-step view can add: enough to see the mask at work
+PADDING = 4  # its default: a single pair has no padding, and then the mask would be all 0s
 
 
 class AttentionWidget(ModelWidget):
-    """Attention weights by layer and head, all heads at once, and one token's row."""
+    """Attention weights by layer and head: one head with a query token's row, all heads of a
+    layer, every layer and head (the chosen one large), and one query step by step."""
 
     name = "attention"
 
@@ -46,6 +51,11 @@ class AttentionWidget(ModelWidget):
                                               description=text("hide_specials", lang))
         self.query = widgets.Dropdown(description=text("query_token", lang),
                                       style={"description_width": "initial"})
+        self.padding = widgets.IntSlider(value=PADDING, min=0, max=MAX_PADDING,
+                                         description=text("padding", lang),
+                                         tooltip=text("padding_tooltip", lang),
+                                         continuous_update=False,
+                                         layout=widgets.Layout(width="260px"))
         self.image = image_output()
         self.grid_image = image_output()
         self.steps_image = image_output()
@@ -54,16 +64,11 @@ class AttentionWidget(ModelWidget):
         self.steps_plot = QueryKeyPlot(lang)
         self.model_image = image_output()
         self.model_plot = ModelViewPlot(cfg.num_blks, cfg.num_heads, lang)
-        # The model view's thumbnails are too small for tokens: open one in the one-head view.
-        self.pick = widgets.ToggleButtons(
-            options=[(text("model_view_cell", lang, layer=layer, head=head), (layer, head))
-                     for layer in range(cfg.num_blks) for head in range(cfg.num_heads)],
-            value=None, description=text("pick_head", lang))
-        self.pick.observe(lambda change: self._open(change["new"]), names="value")
         self._views = {"one": (self.image, self.plot), "all": (self.grid_image, self.grid_plot),
                        "model": (self.model_image, self.model_plot),
                        "querykey": (self.steps_image, self.steps_plot)}
-        self.block_inputs: list[torch.Tensor] = []  # (T, H) per block: what each block reads
+        # (T + room, H) per block: what each block reads, the text and `room` <pad> positions
+        self.block_inputs: list[torch.Tensor] = []
         self.steps: QueryKeySteps | None = None
         self.encoded: EncodedInput | None = None
         self.attentions: np.ndarray | None = None  # (num_blks, num_heads, T, T)
@@ -76,24 +81,25 @@ class AttentionWidget(ModelWidget):
             box.observe(lambda _: self.refresh(), names="value")
         self.hide_specials.observe(lambda _: self._guarded(self._select, self._outputs()),
                                    names="value")
-        for control in (self.layer, self.head, self.view, self.query):
+        for control in (self.layer, self.head, self.view, self.query, self.padding):
             control.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
             self.text_a, self.text_b,
             widgets.HBox([self.layer, self.head, self.hide_specials]),
-            widgets.HBox([self.view, self.query]),
-            self.status, self.image, self.grid_image, self.model_image, self.pick,
-            self.steps_image, self._save_controls(),
+            widgets.HBox([self.view, self.query, self.padding]),
+            self.status, self.image, self.grid_image, self.model_image, self.steps_image,
+            self._save_controls(),
         ])
         self.refresh()
 
-    def _open(self, layer_head: tuple[int, int] | None) -> None:
-        if layer_head is not None:
-            self.layer.value, self.head.value = layer_head
-            self.view.value = "one"
+    def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
+        image, plot = self._views[self.view.value]
+        return {self.name: (plot, image)}
 
-    def shown_figure(self) -> AttentionPlot | AllHeadsPlot | ModelViewPlot | QueryKeyPlot:
-        return self._views[self.view.value][1]
+    def _hidden(self, figure: str) -> str:
+        if self.view.value == "querykey" and self.head.value == MEAN_HEAD:
+            return text("save_mean_head", self.lang)
+        return super()._hidden(figure)
 
     def _outputs(self) -> list[widgets.Widget]:
         return [self._views[self.view.value][0]]
@@ -104,16 +110,30 @@ class AttentionWidget(ModelWidget):
 
     def _compute(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
-        encoder = self.model.encoder
+        encoder, T = self.model.encoder, len(enc.ids)
+        # One run serves every view: the text and `room` <pad> positions after it, masked.
+        # The masked keys get weight 0, so the text's attention is what it is unpadded; and a
+        # <pad> position reads only itself and the text, so the step-by-step view's first
+        # `padding` of them are what an input padded that far would hold.
+        room = min(MAX_PADDING, self.model.config.max_len - T)
+        tokens, segments = enc.tensors(model_device(self.model))
+        tokens = F.pad(tokens, (0, room), value=self.tokenizer.vocab.pad_id)
+        segments = F.pad(segments, (0, room))  # segment 0, as pad_bert_inputs pads
+        mask = key_padding_mask(torch.tensor([T], device=tokens.device), T + room)
         attentions, self.block_inputs = [], []
         with eval_mode(self.model):  # BERTEncoder.forward, keeping what each block reads
-            X = encoder.embed(*enc.tensors(model_device(self.model)))
+            X = encoder.embed(tokens, segments)
             for blk in encoder.blks:
                 self.block_inputs.append(X[0])
-                X, weights = blk(X, None, need_weights=True)
-                attentions.append(weights[0])
+                X, weights = blk(X, mask, need_weights=True)
+                attentions.append(weights[0, :, :T, :T])
         self.encoded, self._notices = enc, notices
         self.attentions = torch.stack(attentions).cpu().numpy()
+        self._busy = True  # a shorter room moves the slider: one redraw, below
+        try:
+            self.padding.max = room
+        finally:
+            self._busy = False
         self.shown = None  # a new text: the query starts again at the first token
         return self._select()
 
@@ -148,16 +168,16 @@ class AttentionWidget(ModelWidget):
             return []
         for view, (image, _) in self._views.items():
             image.layout.display = None if self.view.value == view else "none"
-        self.pick.layout.display = None if self.view.value == "model" else "none"
-        self.pick.value = None
+        self.padding.layout.display = None if self.view.value == "querykey" else "none"
         enc, keep = self.encoded, self.shown
         if self.view.value == "querykey":
             return self._draw_steps()
+        tokens = [enc.tokens[i] for i in keep]
         if self.view.value == "model":
-            self.model_plot.update(self.attentions[:, :, keep][:, :, :, keep])
+            self.model_plot.update(self.attentions[:, :, keep][:, :, :, keep], tokens,
+                                   self.layer.value, self.head.value)
             self.model_image.value = self.model_plot.png()
             return self._notices
-        tokens = [enc.tokens[i] for i in keep]
         layer_weights = self.attentions[self.layer.value][:, keep][:, :, keep]  # (nh, T', T')
         if self.view.value == "all":
             self.grid_plot.update(layer_weights, tokens, self.layer.value)
@@ -180,16 +200,17 @@ class AttentionWidget(ModelWidget):
         return self._notices
 
     def _draw_steps(self) -> list[str]:
-        """One query of one head, step by step; always over all tokens (the keys a query
-        sees), so hiding the specials does not apply here."""
-        if self.head.value == MEAN_HEAD:
-            self.steps_image.layout.display = "none"
-            return [*self._notices, text("qk_mean_head", self.lang)]
+        """One query of one head, step by step, over every key a query sees: the text's, the
+        special tokens too (the softmax runs over them), and the <pad> keys the slider adds."""
+        if self.head.value == MEAN_HEAD:  # the mean of heads has no one query and key
+            raise InputNotice(text("qk_mean_head", self.lang))
         layer, query = self.layer.value, int(self.shown[self.query.value])
-        with eval_mode(self.model):
-            self.steps = query_key_steps(self.model.encoder.blks[layer].attention,
-                                         self.block_inputs[layer], self.encoded.tokens,
-                                         self.head.value, query)
-        self.steps_plot.update(self.steps, layer)
+        T, padding = len(self.encoded.ids), self.padding.value
+        tokens = [*self.encoded.tokens, *[self.tokenizer.vocab.specials.pad] * padding]
+        self.steps = query_key_steps(self.model.encoder.blks[layer].attention,
+                                     self.block_inputs[layer][: T + padding], tokens,
+                                     self.head.value, query, valid_len=T)
+        note = text("qk_all_keys", self.lang) if self.hide_specials.value else ""
+        self.steps_plot.update(self.steps, layer, note)
         self.steps_image.value = self.steps_plot.png()
         return self._notices

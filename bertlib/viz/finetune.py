@@ -1,20 +1,29 @@
 """A fine-tuned classifier and tagger at work: type a sentence, see the class probabilities and
-one tag per token (HTML only: no figure to redraw, so it answers at typing speed)."""
+one tag per token (as HTML tables, which answer at typing speed; the same as a figure to save)."""
 
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Patch
+from matplotlib.transforms import offset_copy
 
+from bertlib.checks import check_int_in, check_tokens, number_array
 from bertlib.finetune import BERTClassifier, BERTTagger
 from bertlib.i18n import text
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.tasks import TAGS
 from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.viz._render import NumberText, StampedText, TokenLabels, spines
 from bertlib.viz._widget import Widget, check_tokenizer, text_box
+from bertlib.viz.live import LiveFigure
+from bertlib.viz.style import literal
 
 # New sentences, in no template of the corpus, about the train trip and the market.
 DEFAULT_SENTENCES = {
@@ -51,12 +60,105 @@ def tags_html(tokens: Sequence[str], tags: Sequence[int], lang: str) -> str:
             f"</div><div style='font-size:12px;margin-top:4px'>{legend}</div>")
 
 
+CHIP_COLUMNS = 8  # tokens per row of the figure's tags
+ROW = 0.3  # inches per class, and (x 1.6) per row of tokens
+
+
+class FineTunePlot(LiveFigure):
+    """What :class:`FineTuneWidget` shows, as a figure to save: the class probabilities as bars
+    with their numbers, most probable first, and the tokens as chips in their tag's colour."""
+
+    def __init__(self, class_names: Sequence[str], lang: str | None = None):
+        check_tokens("class_names", class_names)
+        self.num_classes = len(class_names)
+        self.class_names = list(class_names)
+        super().__init__(10, 5, lang)
+        self.ax_probs = self.figure.add_axes((0, 0, 1, 1))
+        self.ax_probs.set_xlim(0, 1)
+        self.ax_probs.set_ylim(self.num_classes - 0.5, -0.5)
+        self.ax_probs.set_xlabel(text("ft_probability", self.lang))
+        self.ax_probs.set_title(text("ft_probabilities", self.lang), loc="left")
+        self.ax_tags = self.figure.add_axes((0, 0, 1, 1))
+        self.ax_tags.set_axis_off()
+        self.ax_tags.set_xlim(0, CHIP_COLUMNS)
+        self.ax_tags.set_title(text("ft_tags", self.lang), loc="left")
+        self.legend = self.ax_tags.legend(
+            handles=[Patch(facecolor=color, label=text("tag_" + tag, self.lang))
+                     for tag, color in TAG_COLORS.items()],
+            loc="lower right", bbox_to_anchor=(1.0, 1.0), ncol=len(TAGS), frameon=False)
+        self.bars = self.ax_probs.add_collection(PolyCollection([], facecolors=BAR_COLOR),
+                                                 autolim=False)
+        # Right of the bars, their baselines a third of the font below each row's centre.
+        beside = offset_copy(self.ax_probs.get_yaxis_transform(), self.figure, y=-0.35 * 11,
+                             units="points")
+        self.numbers = [self.ax_probs.add_artist(NumberText(
+            1.01, i, "", transform=beside, fontsize=11, clip_on=False,
+            stamps=self.blitter.stamps)) for i in range(self.num_classes)]
+        self.chips = self.ax_tags.add_collection(PolyCollection([], edgecolors="#888888"),
+                                                 autolim=False)
+        self.tokens: list[StampedText] = []
+        self.blitter.animate(self.bars, *self.numbers, self.chips,
+                             *spines([self.ax_probs]))
+        self.class_labels = TokenLabels(self.ax_probs, self.blitter, "y")
+        self._rows: int | None = None
+
+    def _layout(self, rows: int) -> None:
+        """Size the figure for ``rows`` rows of tokens."""
+        probs, tags = ROW * self.num_classes, 1.6 * ROW * rows
+        height = 0.5 + probs + 0.9 + 0.6 + tags + 0.2
+        self.figure.set_size_inches(10, height)
+        self.ax_probs.set_position((2.2 / 10, 1 - (0.5 + probs) / height, 6.8 / 10,
+                                    probs / height))
+        self.ax_tags.set_position((0.2 / 10, 0.2 / height, 9.6 / 10, tags / height))
+        self.ax_tags.set_ylim(rows, 0)
+        self._rows = rows
+
+    def update(self, probabilities: np.ndarray, tokens: Sequence[str],
+               tags: Sequence[int]) -> Figure:
+        """probabilities: (C,), one per class; tokens: the tokens tagged, and their tag ids."""
+        probabilities = number_array("probabilities", probabilities)
+        check_tokens("tokens", tokens)
+        if probabilities.shape != (self.num_classes,) or len(tags) != len(tokens):
+            raise ValueError(f"need {self.num_classes} probabilities and one tag per token; "
+                             f"got {probabilities.shape} and {len(tags)} tags for "
+                             f"{len(tokens)} tokens")
+        for tag in tags:
+            check_int_in("tags", tag, 0, len(TAGS) - 1, f" (a position in {TAGS})")
+        rows = max(1, math.ceil(len(tokens) / CHIP_COLUMNS))
+        if rows != self._rows:
+            self._layout(rows)
+        order = np.argsort(-probabilities, kind="stable")
+        self.class_labels.set([self.class_names[i] for i in order], 11)
+        self.bars.set_verts([[(0, j - 0.35), (p, j - 0.35), (p, j + 0.35), (0, j + 0.35)]
+                             for j, p in enumerate(probabilities[order])])
+        for t, p in zip(self.numbers, probabilities[order], strict=True):
+            t.set_text(f"{p:.3f}")
+        cells = [(i % CHIP_COLUMNS, i // CHIP_COLUMNS) for i in range(len(tokens))]
+        self.chips.set_verts([[(x + 0.04, y + 0.1), (x + 0.96, y + 0.1), (x + 0.96, y + 0.9),
+                               (x + 0.04, y + 0.9)] for x, y in cells])
+        self.chips.set_facecolors([TAG_COLORS[TAGS[t]] for t in tags])
+        new = [self.ax_tags.add_artist(StampedText(0, 0, "", ha="center", va="center",
+                                                   fontsize=12, stamps=self.blitter.stamps))
+               for _ in range(len(self.tokens), len(tokens))]
+        self.blitter.animate(*new)
+        self.tokens.extend(new)
+        for i, t in enumerate(self.tokens):
+            t.set_visible(i < len(tokens))
+            if i < len(tokens):
+                t.set_position((cells[i][0] + 0.5, cells[i][1] + 0.5))
+                t.set_text(literal(tokens[i]))
+        return self.figure
+
+
 class FineTuneWidget(Widget):
     """A sentence -> the classifier's probabilities for each class and the tagger's tags.
 
     ``.probabilities`` (C,) and ``.tags`` (one tag id per token between ``<cls>`` and
-    ``<sep>``) keep what is shown, so tests can drive the widget without a browser.
+    ``<sep>``) keep what is shown, so tests can drive the widget without a browser; ``.plot``
+    holds the same as a figure, which its buttons and :meth:`save` save.
     """
+
+    name = "fine-tuning"
 
     def __init__(self, classifier: BERTClassifier, tagger: BERTTagger,
                  tokenizer: WordPieceTokenizer, class_names: Sequence[str],
@@ -85,16 +187,17 @@ class FineTuneWidget(Widget):
         self.text_b = widgets.Text(value="")  # no sentence B: Widget._encode reads both boxes
         self.probability_table = widgets.HTML()
         self.tag_chips = widgets.HTML()
+        self.plot = FineTunePlot(self.class_names, self.lang)
         self.encoded: EncodedInput | None = None
         self.probabilities: np.ndarray | None = None
         self.tags: list[int] | None = None
         self.text_a.observe(lambda _: self.refresh(), names="value")
-        self.ui = widgets.VBox([self.text_a, self.status, self.probability_table, self.tag_chips])
+        self.ui = widgets.VBox([self.text_a, self.status, self.probability_table, self.tag_chips,
+                                self._save_controls()])
         self.refresh()
 
-    def shown_figure(self):
-        raise ValueError("FineTuneWidget shows HTML tables, not a figure: there is nothing to "
-                         "save; copy the tables, or save a figure of another widget")
+    def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
+        return {self.name: (self.plot, self.probability_table)}
 
     def refresh(self) -> None:
         self._guarded(self._draw, [self.probability_table, self.tag_chips])
@@ -112,4 +215,5 @@ class FineTuneWidget(Widget):
         self.probability_table.value = probabilities_html(self.class_names, self.probabilities,
                                                           self.lang)
         self.tag_chips.value = tags_html(enc.tokens[1:-1], self.tags, self.lang)
+        self.plot.update(self.probabilities, enc.tokens[1:-1], self.tags)  # drawn when saved
         return notices

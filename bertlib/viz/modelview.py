@@ -1,60 +1,196 @@
-"""Every layer and head at once: one attention thumbnail per head, layers as rows."""
+"""Every layer and head at once: one attention thumbnail per head, layers as rows, and the
+chosen one enlarged beneath them with its tokens."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
+from bertlib.checks import check_int_in, check_tokens
 from bertlib.i18n import text
-from bertlib.viz._render import spines
+from bertlib.viz._render import TokenLabels, pin_labels, spines
+from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure
+from bertlib.viz.style import label_size, literal
 
-MAX_WIDTH = 11.0  # inches: a 12-head model still fits a notebook column
+MAX_GRID = 10.0  # inches of thumbnails across: a 12-head model still fits a notebook column
 THUMB = 2.2  # inches per thumbnail when there is room
+LEFT, TOP = 1.0, 0.8  # inches for the row labels, and for the title and the column labels
+LABEL_SIZE = 10  # points, for the row and column labels; smaller only where they must be
+MEAN_HEAD = -1  # the head that stands for the mean over heads
+
+
+def detail_side(T: int) -> float:
+    """Inches of the enlarged heatmap for T tokens, as in the one-head view, in steps of 8."""
+    return min(max(3.5, 0.8 * math.ceil(T / 8) + 2.5), 8.0)
 
 
 class ModelViewPlot(LiveFigure):
     """A (num_blks x num_heads) grid of heatmaps of one input's attention, each on its own
-    colour scale (a head that spreads its attention would otherwise look empty)."""
+    colour scale (a head that spreads its attention would otherwise look empty), rows named by
+    layer and columns by head; the chosen layer and head (or the layer's mean) is outlined and
+    drawn again beneath, large, with its tokens and a colour bar."""
 
     def __init__(self, num_blks: int, num_heads: int, lang: str | None = None):
+        check_int_in("num_blks", num_blks, 1)
+        check_int_in("num_heads", num_heads, 1)
         self.shape = (num_blks, num_heads)
-        side = min(THUMB, MAX_WIDTH / num_heads)
-        width, height = side * num_heads + 0.8, side * num_blks + 0.9
-        super().__init__(width, height, lang)
-        self.figure.subplots_adjust(left=0.6 / width, right=1 - 0.2 / width,
-                                    top=1 - 0.7 / height, bottom=0.2 / height,
-                                    wspace=0.25, hspace=0.35)
-        axes = self.figure.subplots(num_blks, num_heads, squeeze=False)
+        self.side = min(THUMB, MAX_GRID / (1.08 * num_heads - 0.08))
+        self.gap = 0.08 * self.side
+        super().__init__(LEFT + self.grid_width + 0.3, 8, lang)
+        fig = self.figure
+        self.thumbs = [[fig.add_axes((0, 0, 1, 1)) for _ in range(num_heads)]
+                       for _ in range(num_blks)]
         self.images = []
-        for (layer, head), ax in np.ndenumerate(axes):
-            ax.set_xticks([])
-            ax.set_yticks([])
-            ax.set_title(text("model_view_cell", self.lang, layer=layer, head=head),
-                         fontsize=9, y=1.0, pad=3)
-            self.images.append(ax.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0,
-                                         aspect="auto", interpolation="nearest"))
-        self.figure.suptitle(text("model_view_title", self.lang), fontsize=11)
-        self.blitter.animate(*self.images, *spines(axes.flat))
+        for row in self.thumbs:
+            for ax in row:
+                ax.set_xticks([])
+                ax.set_yticks([])
+                self.images.append(ax.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0,
+                                             aspect="auto", interpolation="nearest"))
+        self.row_labels = [fig.text(0, 0, text("layer_name", self.lang, layer=layer),
+                                    ha="right", va="center", fontsize=LABEL_SIZE)
+                           for layer in range(num_blks)]
+        self.column_labels = self._column_labels()
+        self.outline = fig.add_artist(Rectangle((0, 0), 1, 1, fill=False, edgecolor="#E69F00",
+                                                linewidth=3, transform=fig.dpi_scale_trans))
+        self.ax_detail = fig.add_axes((0, 0, 1, 1))
+        self.detail = self.ax_detail.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0,
+                                            aspect="auto", interpolation="nearest")
+        self.cax = fig.add_axes((0, 0, 1, 1))
+        self.colorbar = fig.colorbar(self.detail, cax=self.cax)
+        self.colorbar.set_label(text("weight", self.lang))
+        self.ax_detail.set_ylabel(text("query_axis", self.lang))
+        self.ax_detail.set_xlabel(text("key_axis", self.lang))
+        self.title = fig.suptitle(text("model_view_title", self.lang), fontsize=12, va="top")
+        # The thumbnails change with the input only, like the tokens: picking one redraws the
+        # outline and the large one alone (72 thumbnails for MiniLM).
+        self.blitter.animate(*self.images, *spines(ax for row in self.thumbs for ax in row),
+                             with_tokens=True)
+        self.blitter.animate(self.outline, self.detail, self.colorbar.ax, self.ax_detail.title,
+                             *spines([self.ax_detail]))
+        self._shown = np.zeros(0)  # the attentions the thumbnails show
+        self.query_labels = TokenLabels(self.ax_detail, self.blitter, "y")
+        self.key_labels = TokenLabels(self.ax_detail, self.blitter, "x", rotation=90)
+        self._side: float | None = None  # the detail's side laid out for
+        self._height = 0.0  # the figure's, in inches
 
-    def update(self, attentions: np.ndarray) -> Figure:
-        """attentions: (num_blks, num_heads, T, T)."""
+    @property
+    def grid_width(self) -> float:
+        return self.shape[1] * self.side + (self.shape[1] - 1) * self.gap
+
+    def _column_labels(self) -> list:
+        """"head 0", "head 1", ... above the columns, in the largest size from LABEL_SIZE down
+        to 7 points at which the longest fits its column; below that, the numbers alone and
+        "head" once, left of them."""
+        fig, num_heads = self.figure, self.shape[1]
+        labels = [fig.text(0, 0, text("head_name", self.lang, head=h), ha="center",
+                           va="bottom") for h in range(num_heads)]
+        renderer = fig.canvas.get_renderer()
+        for label in labels:
+            add_cjk_fallback(label)  # measured with the font they are drawn in
+        for size in range(LABEL_SIZE, 6, -1):
+            for label in labels:
+                label.set_fontsize(size)
+            widest = max(label.get_window_extent(renderer).width for label in labels)
+            if widest <= 0.9 * self.side * fig.dpi:
+                return labels
+        for h, label in enumerate(labels):
+            label.set_text(str(h))
+        return [*labels, fig.text(0, 0, text("head", self.lang), ha="right", va="bottom",
+                                  fontsize=LABEL_SIZE)]
+
+    def _layout(self, side: float) -> None:
+        """Size the figure for a detail ``side`` inches square and place everything, in
+        inches from the top left."""
+        num_blks, num_heads = self.shape
+        step = self.side + self.gap
+        grid_height = num_blks * self.side + (num_blks - 1) * self.gap
+        detail_top = TOP + grid_height + 0.9  # room for the detail's title
+        width = max(LEFT + self.grid_width + 0.3, 1.5 + side + 1.1)
+        height = detail_top + side + 1.3
+        self.figure.set_size_inches(width, height)
+
+        def box(x: float, top: float, w: float, h: float) -> tuple[float, float, float, float]:
+            return x / width, 1 - (top + h) / height, w / width, h / height
+
+        for layer, row in enumerate(self.thumbs):
+            for head, ax in enumerate(row):
+                ax.set_position(box(LEFT + head * step, TOP + layer * step, self.side,
+                                    self.side))
+            self.row_labels[layer].set_position(((LEFT - 0.2) / width,
+                                                 1 - (TOP + layer * step + self.side / 2)
+                                                 / height))
+        for head, label in enumerate(self.column_labels[:num_heads]):
+            label.set_position(((LEFT + head * step + self.side / 2) / width,
+                                1 - (TOP - 0.06) / height))
+        if len(self.column_labels) > num_heads:  # "head", left of the bare numbers
+            self.column_labels[-1].set_position(((LEFT - 0.2) / width,
+                                                 1 - (TOP - 0.06) / height))
+        self.title.set_y(1 - 0.1 / height)
+        self.ax_detail.set_position(box(1.5, detail_top, side, side))
+        self.cax.set_position(box(1.5 + side + 0.15, detail_top, 0.18, side))
+        pin_labels(self.ax_detail, x_label=-1.1 / side, y_label=-1.2 / side)
+        self._side = side
+        self._height = height
+
+    def update(self, attentions: np.ndarray, tokens: list[str], layer: int = 0,
+               head: int = 0) -> Figure:
+        """attentions: (num_blks, num_heads, T, T); tokens: the T tokens; ``layer`` and
+        ``head`` choose the thumbnail drawn large (head -1: the mean over the layer's heads)."""
         attentions = np.asarray(attentions)
         if attentions.ndim != 4 or attentions.shape[:2] != self.shape \
                 or attentions.shape[2] != attentions.shape[3]:
             raise ValueError(f"attentions must be (num_blks, num_heads, T, T) = "
                              f"{(*self.shape, 'T', 'T')}; got {attentions.shape}")
+        check_tokens("tokens", tokens)
         T = attentions.shape[-1]
-        for image, weights in zip(self.images, attentions.reshape(-1, T, T), strict=True):
-            image.set_data(weights)
-            image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
-            image.axes.set_xlim(-0.5, T - 0.5)
-            image.axes.set_ylim(T - 0.5, -0.5)
-            image.set_clim(0, float(weights.max()) or 1.0)
+        if len(tokens) != T:
+            raise ValueError(f"tokens must name the {T} positions of attentions; got "
+                             f"{len(tokens)}")
+        check_int_in("layer", layer, 0, self.shape[0] - 1)
+        check_int_in("head", head, MEAN_HEAD, self.shape[1] - 1, " (-1: the mean of heads)")
+        if detail_side(T) != self._side:
+            self._layout(detail_side(T))
+        if not np.array_equal(attentions, self._shown):
+            for image, weights in zip(self.images, attentions.reshape(-1, T, T), strict=True):
+                self._show(image, weights)
+            self._shown = attentions
+            self.blitter.tokens_changed()
+        picked = attentions[layer].mean(axis=0) if head == MEAN_HEAD else attentions[layer, head]
+        self._show(self.detail, picked)
+        for labels in (self.query_labels, self.key_labels):
+            labels.set(tokens, label_size(T))
+        first, last = (0, self.shape[1] - 1) if head == MEAN_HEAD else (head, head)
+        step, pad = self.side + self.gap, self.gap / 2
+        self.outline.set_bounds(LEFT + first * step - pad,
+                                self._height - TOP - layer * step - self.side - pad,
+                                (last - first) * step + self.side + 2 * pad, self.side + 2 * pad)
+        head_label = (text("mean_heads", self.lang) if head == MEAN_HEAD
+                      else text("head_name", self.lang, head=head))
+        self.ax_detail.set_title(literal(text("attention_title", self.lang, layer=layer,
+                                              head=head_label)), y=1.0, pad=6)
         return self.figure
 
+    @staticmethod
+    def _show(image, weights: np.ndarray) -> None:
+        T = len(weights)
+        image.set_data(weights)
+        image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
+        image.axes.set_xlim(-0.5, T - 0.5)
+        image.axes.set_ylim(T - 0.5, -0.5)
+        image.set_clim(0, float(weights.max()) or 1.0)
 
-def plot_model_view(attentions: np.ndarray, lang: str | None = None) -> Figure:
-    """Every layer and head of one input's attention. attentions: (num_blks, num_heads, T, T)."""
+
+def plot_model_view(attentions: np.ndarray, tokens: list[str], layer: int = 0, head: int = 0,
+                    lang: str | None = None) -> Figure:
+    """Every layer and head of one input's attention, and the chosen one with its tokens.
+    attentions: (num_blks, num_heads, T, T)."""
     attentions = np.asarray(attentions)
-    return ModelViewPlot(*attentions.shape[:2], lang).once(attentions)
+    if attentions.ndim != 4:
+        raise ValueError(f"attentions must be (num_blks, num_heads, T, T); got shape "
+                         f"{attentions.shape}")
+    return ModelViewPlot(*attentions.shape[:2], lang).once(attentions, tokens, layer, head)

@@ -6,26 +6,42 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import matplotlib
 import numpy as np
 import torch
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.transforms import blended_transform_factory, offset_copy
 
+from bertlib.checks import check_int_in, check_str
 from bertlib.i18n import text
 from bertlib.model import MultiHeadAttention
-from bertlib.viz._render import TokenLabels, bar_verts, pin_labels, spines
+from bertlib.viz._render import NumberText, StampedText, TokenLabels, pin_labels, spines
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import label_size, literal
+from bertlib.viz.style import BOUNDARY_COLOR, literal
 
-SHOWN_VALUES = 3  # keys whose numbers are written beside their bars (the largest weights)
+# Inches across: key labels | scores and their numbers | mask | weights and their numbers |
+# the values, a colour bar. Rows are keys, so every number and token reads horizontally.
+WIDTH, LEFT, BARS, NUMBERS, MASK, VALUES = 11.0, 1.45, 1.8, 0.6, 0.8, 2.7
+TOP, BOTTOM = 1.2, 1.25
+MIN_FONT = 6  # points; below this the numbers and token labels are left out
+FORMULA = (r"$w_j = \mathrm{softmax}_j\,(\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d} + m_j)$"
+           r"$\qquad \mathbf{o} = \sum_j w_j\,\mathbf{v}_j$")
+REAL, PADDED = "#56B4E9", "#BBBBBB"  # score bars of real and padded keys
+PAD_SHADE = "#F6DADA"  # the rows of padded keys
+# Values and the output on one diverging scale; padded keys' values (weight 0) drawn grey.
+VALUE_CMAP = matplotlib.colormaps["PuOr_r"].with_extremes(bad="#E4E4E4")
 
 
 @dataclass(frozen=True)
 class QueryKeySteps:
     """One head's attention for one query, in the order notebook 03 writes it.
 
-    scores: (T,) q·k_j/√d; mask: (T,) True for real keys; weights: (T,) the softmax of the
-    scores over the real keys; output: (d,) Σ_j weights_j v_j, the head's output for the query.
+    tokens: the T keys, padding included; scores: (T,) q·k_j/√d; mask: (T,) True for real
+    keys; weights: (T,) the softmax of the scores with -inf at the padded keys (so exactly 0
+    there); values: (T, d) the v_j; output: (d,) Σ_j weights_j v_j, the head's output for the
+    query.
     """
 
     tokens: list[str]
@@ -34,6 +50,7 @@ class QueryKeySteps:
     scores: np.ndarray
     mask: np.ndarray
     weights: np.ndarray
+    values: np.ndarray
     output: np.ndarray
 
 
@@ -42,7 +59,7 @@ def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list
     """The steps of ``attention``'s head ``head`` for position ``query`` of one sequence.
 
     X: (T, num_hiddens), the input of the block that ``attention`` belongs to (what the block
-    below gave it); ``valid_len``: the real length, the keys after it are padding.
+    below gave it); ``valid_len``: the real length, the keys after it are padding (None: none).
     """
     T, H = X.shape
     nh = attention.num_heads
@@ -52,6 +69,8 @@ def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list
         raise ValueError(f"query must be a token index in [0, {T - 1}]; got {query!r}")
     if len(tokens) != T:
         raise ValueError(f"tokens must name the {T} positions of X; got {len(tokens)}")
+    if valid_len is not None:
+        check_int_in("valid_len", valid_len, 1, T, " (the real tokens; a query needs a key)")
     d = H // nh
     heads = slice(head * d, (head + 1) * d)  # the columns of this head (see _split_heads)
     with torch.no_grad():
@@ -63,85 +82,206 @@ def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list
         weights = scores.masked_fill(~mask, float("-inf")).softmax(dim=-1)
         output = weights @ v  # (d,)
     return QueryKeySteps(list(tokens), query, head,
-                         *(t.cpu().numpy() for t in (scores, mask, weights, output)))
+                         *(t.cpu().numpy() for t in (scores, mask, weights, v, output)))
+
+
+def number(value: float, digits: int) -> str:
+    """``value`` with a typographic minus, as the axes' tick labels write it."""
+    return f"{value:.{digits}f}".replace("-", "\u2212")
 
 
 class QueryKeyPlot(LiveFigure):
-    """Three panels on one key axis: scores, then weights (masked keys crossed out), then
-    the output vector of the head for the query."""
+    """One row per key: its token, the score q·k/√d, the mask, the softmax weight (each a
+    bar and its number) and the key's value vector; under the values, the head's output
+    o = Σ w v on the same colour scale (a weighted average of the rows above it)."""
 
     def __init__(self, lang: str | None = None):
-        super().__init__(9, 8, lang)
-        self.figure.subplots_adjust(left=0.12, right=0.97, top=0.89, bottom=0.09, hspace=0.9)
-        self.ax_scores, self.ax_weights, self.ax_output = self.figure.subplots(
-            3, 1, gridspec_kw={"height_ratios": [3, 3, 2]})
-        # Weights live in [0, 1], so that axis is fixed and keeps its ticks; the scores and
-        # the output change scale with every query, so their range is written instead of
-        # ticked (ticks are background: a new scale would mean redrawing everything).
-        self.ax_weights.set_ylim(0, 1.12)
-        self.zero_lines = [ax.axhline(0, color="#888888", linewidth=0.8)
-                           for ax in (self.ax_scores, self.ax_output)]
-        self.ranges = [ax.text(0.995, 0.97, "", transform=ax.transAxes, ha="right", va="top",
-                               fontsize=9) for ax in (self.ax_scores, self.ax_output)]
-        self.score_bars = PolyCollection([], facecolors="#56B4E9")
-        self.weight_bars = PolyCollection([], facecolors="#0072B2")
-        self.output_bars = PolyCollection([], facecolors="#009E73")
-        for ax, bars in ((self.ax_scores, self.score_bars), (self.ax_weights, self.weight_bars),
-                         (self.ax_output, self.output_bars)):
-            ax.add_collection(bars, autolim=False)
-        for ax in (self.ax_scores, self.ax_output):
-            ax.set_yticks([])
-        self.masked = self.ax_weights.plot([], [], "x", color="#B00020", markersize=8)[0]
-        self.numbers = [self.ax_weights.text(0, 0, "", ha="center", va="bottom", fontsize=9)
-                        for _ in range(SHOWN_VALUES)]
-        self.ax_scores.set_ylabel(text("qk_scores_axis", self.lang))
-        self.ax_weights.set_ylabel(text("weight", self.lang))
-        self.ax_output.set_ylabel(text("qk_output_axis", self.lang))
-        self.ax_output.set_xlabel(text("qk_output_dims", self.lang))
-        self.ax_weights.set_xlabel(text("key_axis", self.lang))
-        self.ax_weights.set_xticks([])
-        self.suptitle = self.figure.suptitle("")
-        self.blitter.animate(self.score_bars, self.weight_bars, self.output_bars, self.masked,
-                             *self.numbers, *self.zero_lines, *self.ranges, self.suptitle,
-                             self.ax_scores.title, self.ax_weights.title, self.ax_output.title,
-                             *spines([self.ax_scores, self.ax_weights, self.ax_output]))
-        self.score_labels = TokenLabels(self.ax_scores, self.blitter, "x", rotation=90)
-        for ax, below, left in ((self.ax_scores, -0.9, -0.04), (self.ax_weights, -0.25, -0.08),
-                                (self.ax_output, -0.35, -0.04)):
-            pin_labels(ax, x_label=below, y_label=left)
+        super().__init__(WIDTH, 8, lang)
+        fig = self.figure
+        self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values, self.ax_output, \
+            self.cax = (fig.add_axes((0, 0, 1, 1)) for _ in range(6))
+        for ax in (self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values):
+            ax.set_xticks([])  # the numbers beside the bars are their scale
+            ax.set_yticks([])  # the keys are named once, on the left
+        self.ax_mask.set_xlim(0, 1)
+        self.ax_output.set_yticks([])
+        self.ax_scores.set_ylabel(text("key_axis", self.lang))
+        self.ax_output.set_xlabel(text("qk_value_dims", self.lang))
+        self.ax_output.set_ylabel(text("qk_output_label", self.lang), rotation=0, ha="right",
+                                  va="center")
+        self.formula = fig.text(0.5, 0, FORMULA, ha="center", va="center", fontsize=12)
+        # Token layer (redrawn with the keys): the shaded rows of padded keys and the mask.
+        self.shades = [ax.add_collection(PolyCollection(
+            [], facecolors=PAD_SHADE, transform=ax.get_yaxis_transform(), zorder=0.4),
+            autolim=False) for ax in (self.ax_scores, self.ax_mask, self.ax_weights)]
+        self.mask_texts: list[StampedText] = []
+        self.blitter.animate(*self.shades, with_tokens=True)
+        self.labels = TokenLabels(self.ax_scores, self.blitter, "y")
+        # Redrawn on every update.
+        self.highlights = [ax.add_patch(Rectangle(
+            (0, 0), 1, 1, transform=ax.get_yaxis_transform(), facecolor="#FFE3A8",
+            linewidth=0, zorder=0.5)) for ax in (self.ax_scores, self.ax_weights)]
+        self.score_bars = self.ax_scores.add_collection(PolyCollection([]), autolim=False)
+        self.weight_bars = self.ax_weights.add_collection(
+            PolyCollection([], facecolors="#0072B2"), autolim=False)
+        self.zero = self.ax_scores.axvline(0, color="#666666", linewidth=0.8)
+        self.values = self.ax_values.imshow(np.zeros((1, 1)), cmap=VALUE_CMAP, aspect="auto",
+                                            interpolation="nearest")
+        self.output = self.ax_output.imshow(np.zeros((1, 1)), cmap=VALUE_CMAP, aspect="auto",
+                                            interpolation="nearest", norm=self.values.norm)
+        self.colorbar = fig.colorbar(self.values, cax=self.cax)
+        self.score_numbers: list[NumberText] = []
+        self.weight_numbers: list[NumberText] = []
+        self.suptitle = fig.suptitle("", va="top")
+        self.weight_sum = fig.text(0, 0, "", ha="center", va="top", fontsize=10)
+        self.summary = fig.text(0, 0, "", ha="left", va="top", fontsize=10)
+        self.note = fig.text(0.01, 0.005, "", fontsize=9, color="#555555")
+        self.titles = [ax.title for ax in (self.ax_scores, self.ax_mask, self.ax_weights,
+                                           self.ax_values)]
+        self.blitter.animate(*self.highlights, self.score_bars, self.weight_bars, self.zero,
+                             self.values, self.output, self.colorbar.ax, self.suptitle,
+                             self.weight_sum, self.summary, self.note, *self.titles,
+                             *spines([self.ax_scores, self.ax_mask, self.ax_weights,
+                                      self.ax_values, self.ax_output]))
+        self.rows: int | None = None  # the rows laid out for (a multiple of 8)
+        self.fontsize = 10.0
+        self._mask: list[bool] = []
 
-    def update(self, steps: QueryKeySteps, layer: int) -> Figure:
+    def _layout(self, rows: int) -> None:
+        """Size the figure for ``rows`` keys (in steps of 8: a new size redraws everything) and
+        place the columns. A row gets at least 0.14 inches up to 78 keys; more share the 13
+        inches of the tallest figure (the numbers go below MIN_FONT past about 110)."""
+        body = float(np.clip(2.0 + 0.14 * rows, 3.0, 13.0))
+        height = TOP + body + BOTTOM
+        self.figure.set_size_inches(WIDTH, height)
+        self.fontsize = float(min(11, math.floor(0.7 * 72 * body / rows)))
+        bottom = BOTTOM / height
+        values_x = WIDTH - 0.75 - VALUES
+        for ax, x, width in ((self.ax_scores, LEFT, BARS),
+                             (self.ax_mask, LEFT + BARS + NUMBERS, MASK),
+                             (self.ax_weights, LEFT + BARS + NUMBERS + MASK + 0.15, BARS),
+                             (self.ax_values, values_x, VALUES)):
+            ax.set_position((x / WIDTH, bottom, width / WIDTH, body / height))
+            pin_labels(ax, y_label=-(LEFT - 0.25) / width)
+            ax.title.set_fontsize(10)
+        self.ax_output.set_position((values_x / WIDTH, (BOTTOM - 0.5) / height,
+                                     VALUES / WIDTH, 0.25 / height))
+        pin_labels(self.ax_output, x_label=-1.6, y_label=-0.02)
+        self.cax.set_position(((WIDTH - 0.65) / WIDTH, bottom, 0.12 / WIDTH, body / height))
+        self.formula.set_y(1 - 0.72 / height)  # under the title
+        self.suptitle.set_y(1 - 0.1 / height)
+        weights_box = self.ax_weights.get_position()
+        self.weight_sum.set_position(((weights_box.x0 + weights_box.x1) / 2,
+                                      bottom - 0.08 / height))
+        self.summary.set_position((LEFT / WIDTH, (BOTTOM - 0.4) / height))
+        self.rows = rows
+        self.blitter.invalidate()
+
+    def _pool(self, pool: list, n: int, ax, x: float, **kwargs) -> None:
+        """Grow ``pool`` to ``n`` texts at axes fraction ``x`` of row 0, 1, ... of ``ax``,
+        their baselines a third of the font below each row's centre."""
+        size = self.fontsize
+        transform = offset_copy(blended_transform_factory(ax.transAxes, ax.transData),
+                                self.figure, y=-0.35 * size, units="points")
+        cls = StampedText if pool is self.mask_texts else NumberText
+        new = [ax.add_artist(cls(x, i, "", transform=transform, fontsize=size,
+                                 stamps=self.blitter.stamps, clip_on=False, **kwargs))
+               for i in range(len(pool), n)]
+        self.blitter.animate(*new, with_tokens=cls is StampedText)
+        pool.extend(new)
+        for i, t in enumerate(pool):
+            t.set_transform(transform)
+            t.set_fontsize(size)
+            t.set_visible(i < n)
+
+    def update(self, steps: QueryKeySteps, layer: int, note: str = "") -> Figure:
+        """Draw ``steps`` (of a head of block ``layer``), with ``note`` at the bottom."""
+        if not isinstance(steps, QueryKeySteps):
+            raise ValueError(f"steps must be QueryKeySteps (see query_key_steps); got "
+                             f"{type(steps).__name__}")
+        check_int_in("layer", layer, 0)
+        check_str("note", note)
         T, d = len(steps.tokens), len(steps.output)
-        self.score_labels.set(steps.tokens, label_size(T))
-        for ax in (self.ax_scores, self.ax_weights):
-            ax.set_xlim(-0.5, T - 0.5)
-        self.ax_output.set_xlim(-0.5, d - 0.5)
-        for ax, bars, values, zero, span in (
-                (self.ax_scores, self.score_bars, steps.scores, *self.zero_lines[:1],
-                 self.ranges[0]),
-                (self.ax_output, self.output_bars, steps.output, *self.zero_lines[1:],
-                 self.ranges[1])):
-            low, high = float(min(values.min(), 0)), float(max(values.max(), 0))
-            pad = 0.15 * (high - low or 1.0)
-            ax.set_ylim(low - pad, high + pad)
-            bars.set_verts(bar_verts(values))
-            zero.set_ydata([0, 0])
-            span.set_text(text("qk_range", self.lang, low=values.min(), high=values.max()))
-        self.weight_bars.set_verts(bar_verts(steps.weights))
-        padded = np.flatnonzero(~steps.mask)
-        self.masked.set_data(padded, np.full(len(padded), 0.03))
-        top = np.argsort(steps.weights)[::-1][:SHOWN_VALUES]
-        for label, j in zip(self.numbers, top, strict=False):
-            label.set_position((j, steps.weights[j]))
-            label.set_text(f"{steps.weights[j]:.2f}")
-        token = literal(steps.tokens[steps.query])
-        self.ax_scores.set_title(text("qk_scores_title", self.lang, d=d), y=1.0, pad=6)
-        self.ax_weights.set_title(text("qk_weights_title", self.lang, masked=len(padded)),
-                                  y=1.0, pad=6)
-        self.ax_output.set_title(text("qk_output_title", self.lang, d=d), y=1.0, pad=6)
+        rows = 8 * math.ceil(T / 8)
+        if rows != self.rows:
+            self._layout(rows)
+        for ax in (self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values):
+            ax.set_ylim(T - 0.5, -0.5)  # nothing in the background depends on it
+        legible = self.fontsize >= MIN_FONT
+        numbered = T if legible else 0
+        right = 1 + (NUMBERS - 0.06) / BARS  # the numbers' right edge, in axes fractions
+        self._pool(self.score_numbers, numbered, self.ax_scores, right, ha="right")
+        self._pool(self.weight_numbers, numbered, self.ax_weights, right, ha="right")
+        self._pool(self.mask_texts, numbered, self.ax_mask, 0.5, ha="center")
+        self.labels.set(steps.tokens if legible else [], self.fontsize)
+        mask = steps.mask.tolist()
+        if mask != self._mask:  # the shades and the mask are in the token layer
+            self._mask = mask
+            padded = [j for j in range(T) if not mask[j]]
+            for shade in self.shades:
+                shade.set_verts([[(0, j - 0.5), (1, j - 0.5), (1, j + 0.5), (0, j + 0.5)]
+                                 for j in padded])
+            self.blitter.tokens_changed()
+        for j, real in enumerate(mask[:numbered]):
+            self.mask_texts[j].set_text("0" if real else "\u2212\u221e")
+        self._bars(steps)
+        for j in range(numbered):
+            color = "black" if mask[j] else "#777777"
+            self.score_numbers[j].set_text(number(steps.scores[j], 2))
+            self.score_numbers[j].set_color(color)
+            self.weight_numbers[j].set_text(number(steps.weights[j], 3) if mask[j] else "0")
+            self.weight_numbers[j].set_color(color if mask[j] else BOUNDARY_COLOR)
+        for highlight in self.highlights:
+            highlight.set_y(steps.query - 0.5)
+        self._values(steps)
+        self.titles[0].set_text(text("qk_scores_title", self.lang))
+        self.titles[1].set_text(text("qk_mask_title", self.lang))
+        self.titles[2].set_text(text("qk_weights_title", self.lang))
+        self.titles[3].set_text(text("qk_values_title", self.lang, d=d))
+        self.weight_sum.set_text(text("qk_weight_sum", self.lang, total=steps.weights.sum()))
         self.suptitle.set_text(text("qk_title", self.lang, layer=layer, head=steps.head,
-                                    token=token))
+                                    token=literal(steps.tokens[steps.query])))
+        notes = [note] if note else []
+        if not legible:
+            notes.append(text("qk_no_numbers", self.lang))
+        self.note.set_text(literal("  ".join(notes)))
         return self.figure
+
+    def _bars(self, steps: QueryKeySteps) -> None:
+        """Horizontal bars from 0: the scores (padded keys grey) and the weights."""
+        def verts(widths):
+            return [[(0, j - 0.4), (w, j - 0.4), (w, j + 0.4), (0, j + 0.4)]
+                    for j, w in enumerate(widths)]
+
+        low, high = min(float(steps.scores.min()), 0.0), max(float(steps.scores.max()), 0.0)
+        pad = 0.06 * (high - low or 1.0)
+        self.ax_scores.set_xlim(low - pad, high + pad)
+        self.score_bars.set_verts(verts(steps.scores))
+        self.score_bars.set_facecolors([REAL if real else PADDED for real in steps.mask])
+        self.ax_weights.set_xlim(0, 1.06 * (float(steps.weights.max()) or 1.0))
+        self.weight_bars.set_verts(verts(steps.weights))
+
+    def _values(self, steps: QueryKeySteps) -> None:
+        """The value vectors (padded keys grey: their weight is 0) and the output, on one
+        symmetric scale: the output is a weighted average of the real keys' values, so it
+        stays within their range."""
+        T, d = steps.values.shape
+        values = np.where(steps.mask[:, None], steps.values, np.nan)
+        limit = float(np.nanmax(np.abs(values))) or 1.0
+        self.values.set_data(values)
+        self.values.set_extent((-0.5, d - 0.5, T - 0.5, -0.5))
+        self.values.set_clim(-limit, limit)
+        self.ax_values.set_xlim(-0.5, d - 0.5)
+        self.output.set_data(steps.output[None, :])
+        self.output.set_extent((-0.5, d - 0.5, 0.5, -0.5))
+        if self.ax_output.get_xlim() != (-0.5, d - 0.5):  # its ticks are background
+            self.ax_output.set_xlim(-0.5, d - 0.5)
+            self.ax_output.set_ylim(0.5, -0.5)
+            self.blitter.invalidate()
+        first = ", ".join(number(v, 2) for v in steps.output[:4])
+        self.summary.set_text(text("qk_output_summary", self.lang, d=d,
+                                   low=number(steps.output.min(), 2),
+                                   high=number(steps.output.max(), 2), first=first))
 
 
 def plot_query_key(steps: QueryKeySteps, layer: int, lang: str | None = None) -> Figure:

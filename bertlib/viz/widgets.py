@@ -33,6 +33,7 @@ from bertlib.viz._widget import (
     image_output,
 )
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot
+from bertlib.viz.live import LiveFigure
 from bertlib.viz.masks import ChipsPlot, MaskTally, TallyPlot, tally_masks
 from bertlib.viz.nsp import NSPPlot
 from bertlib.viz.tables import targets_table_html, token_table_html
@@ -63,8 +64,8 @@ class InputRepresentationWidget(ModelWidget):
                                 self._save_controls()])
         self.refresh()
 
-    def shown_figure(self) -> EmbeddingPlot:
-        return self.plot
+    def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
+        return {self.name: (self.plot, self.image)}
 
     def refresh(self) -> None:
         self._guarded(self._draw, [self.table, self.image])
@@ -145,18 +146,25 @@ class MaskingWidget(Widget):
         self.seed.observe(lambda _: self.refresh(), names="value")
         self.resample.on_click(lambda _: self._next_seed())
         self.tally_button.on_click(lambda _: self.run_tally())
+        self.tally_save = self._save_controls("tally")  # shown with the tally
         self.ui = widgets.VBox([
             self.text_a, self.text_b,
             widgets.HBox([self.mask_ratio, self.seed, self.resample]),
-            self.status, self.image, self.targets,
+            self.status, self.image, self._save_controls(), self.targets,
             widgets.HBox([self.num_samples, self.tally_button]), self.tally_note,
-            self.tally_image, self._save_controls(),
+            self.tally_image, self.tally_save,
         ])
-        self.tally_image.layout.display = "none"
+        for w in (self.tally_image, self.tally_save):
+            w.layout.display = "none"
         self.refresh()
 
-    def shown_figure(self) -> ChipsPlot:
-        return self.chips
+    def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
+        return {"chips": (self.chips, self.image), "tally": (self.tally_plot, self.tally_image)}
+
+    def _hidden(self, figure: str) -> str:
+        if figure == "tally" and self.tally is None:
+            return text("save_no_tally", self.lang)
+        return super()._hidden(figure)
 
     def _next_seed(self) -> None:
         self.seed.value = self.seed.value + 1  # the observer redraws with the new seed
@@ -164,7 +172,8 @@ class MaskingWidget(Widget):
     def refresh(self, *, clear_tally: bool = False) -> None:
         if clear_tally:
             self.tally = None
-            self.tally_image.layout.display = "none"
+            for w in (self.tally_image, self.tally_save):
+                w.layout.display = "none"
             self.tally_note.layout.display = None
         self._guarded(self._draw, [self.image, self.targets])
 
@@ -199,7 +208,7 @@ class MaskingWidget(Widget):
             self.tally_note.layout.display = "none"
             return notices
 
-        self._guarded(action, [self.tally_image])
+        self._guarded(action, [self.tally_image, self.tally_save])
 
 
 class NSPWidget(ModelWidget):
@@ -225,8 +234,8 @@ class NSPWidget(ModelWidget):
                                 self.image, self._save_controls()])
         self.refresh()
 
-    def shown_figure(self) -> NSPPlot:
-        return self.plot
+    def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
+        return {self.name: (self.plot, self.image)}
 
     @property
     def is_next_probability(self) -> float | None:

@@ -1,12 +1,14 @@
 import numpy as np
 import pytest
 import torch
+from matplotlib.colors import to_hex
 
 from bertlib import BERTClassifier, BERTTagger, load_small_bert
 from bertlib.i18n import text
 from bertlib.tasks import NUM_TOPICS, TAGS, class_names
 from bertlib.viz import FineTuneWidget
-from bertlib.viz.finetune import DEFAULT_SENTENCES
+from bertlib.viz._widget import InputNotice
+from bertlib.viz.finetune import DEFAULT_SENTENCES, TAG_COLORS, FineTunePlot
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +58,49 @@ def test_mismatched_parts_are_refused(parts):
         FineTuneWidget(clf, small, tokenizer, class_names("topic"))
 
 
-def test_saving_says_there_is_no_figure(tmp_path, parts):
-    w = FineTuneWidget(*parts[:3], class_names("topic", "en"), "en")
-    with pytest.raises(ValueError, match="FineTuneWidget shows HTML tables, not a figure"):
-        w.save(tmp_path / "x.png")
+@pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
+def test_saving_saves_what_the_tables_show_as_a_figure(tmp_path, parts, fmt):
+    w = FineTuneWidget(*parts[:3], class_names("topic", "zh"), "zh")
+    w.text_a.value = "小明在公园里遛狗。"
+    plot, order = w.plot, np.argsort(-w.probabilities, kind="stable")
+    assert plot.class_labels.tokens == [class_names("topic", "zh")[i] for i in order]
+    assert [t.get_text() for t in plot.numbers] == [f"{p:.3f}" for p in w.probabilities[order]]
+    np.testing.assert_allclose([path.vertices[:, 0].max() for path in plot.bars.get_paths()],
+                               w.probabilities[order], rtol=1e-6)
+    tokens = w.encoded.tokens[1:-1]
+    assert [t.get_text() for t in plot.tokens if t.get_visible()] == tokens
+    colours = [to_hex(c).upper() for c in plot.chips.get_facecolors()]
+    assert colours == [TAG_COLORS[TAGS[t]].upper() for t in w.tags]
+    path = w.save(tmp_path / f"tune.{fmt}")
+    data = path.read_bytes()
+    if fmt == "png":
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    elif fmt == "svg":
+        assert "遛狗" in data.decode("utf-8")  # text stays text
+    else:
+        assert data.startswith(b"%PDF")
+
+
+def test_the_save_buttons_save_into_the_current_folder(tmp_path, parts, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    w = FineTuneWidget(*parts[:3], class_names("topic", "zh"), "zh")
+    w.save_buttons["png"].click()
+    assert (tmp_path / "fine-tuning.png").read_bytes()[:4] == b"\x89PNG"
+    assert w.message == text("saved", "zh", path="fine-tuning.png")
+    w.text_a.value = " "  # nothing on screen: nothing to save, and the widget says why
+    w.save_buttons["pdf"].click()
+    assert w.message == text("save_hidden", "zh")
+    assert not (tmp_path / "fine-tuning.pdf").exists()
+    with pytest.raises(InputNotice, match=text("save_hidden", "zh")):
+        w.save(tmp_path / "x.svg")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (([0.5, 0.5], ["a"], [0]), r"need 3 probabilities and one tag per token"),
+    (([0.2, 0.3, 0.5], ["a", "b"], [0]), r"need 3 probabilities and one tag per token"),
+    (([0.2, 0.3, 0.5], ["a"], [4]), r"tags must be an integer in \[0, 3\]"),
+    (([0.2, 0.3, 0.5], "ab", [0, 1]), "tokens must be a list of token strings, not a text"),
+])
+def test_bad_figure_input_is_named(args, message):
+    with pytest.raises(ValueError, match=message):
+        FineTunePlot(["a", "b", "c"], "en").update(*args)

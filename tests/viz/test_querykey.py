@@ -1,20 +1,29 @@
 """The query-key view: one query's attention in one head, step by step."""
 
+import itertools
+import math
+
 import numpy as np
 import pytest
 import torch
 
 from bertlib import load_small_bert
-from bertlib.i18n import text
+from bertlib.i18n import set_language, text
 from bertlib.model import BERTModel, key_padding_mask
 from bertlib.viz import AttentionWidget
-from bertlib.viz.querykey import plot_query_key, query_key_steps
+from bertlib.viz._widget import InputNotice
+from bertlib.viz.querykey import QueryKeyPlot, plot_query_key, query_key_steps
 
 
 @pytest.fixture(scope="module")
 def model():
     torch.manual_seed(0)
     return BERTModel(30, 16, 32, 2, 2, 0.0, max_len=12).eval()
+
+
+@pytest.fixture(scope="module")
+def small():
+    return load_small_bert()
 
 
 def block_inputs(model, tokens, segments, valid_lens):
@@ -25,6 +34,18 @@ def block_inputs(model, tokens, segments, valid_lens):
         inputs.append(X)
         X, _ = blk(X, mask)
     return inputs, mask
+
+
+def independent_steps(attention, X, head, query, valid_len):
+    """softmax(q·k/√d + mask) and weights @ v for one head, from the weights themselves."""
+    d = X.shape[1] // attention.num_heads
+    cols = slice(head * d, (head + 1) * d)
+    q, k, v = (torch.nn.functional.linear(X, W.weight, W.bias)[:, cols]
+               for W in (attention.W_q, attention.W_k, attention.W_v))
+    scores = (q[query] * k).sum(-1) / d ** 0.5
+    mask = torch.where(torch.arange(len(X)) < valid_len, 0.0, -math.inf)
+    weights = torch.softmax(scores + mask, dim=0)
+    return scores, weights, v, (weights[:, None] * v).sum(0)
 
 
 def test_the_steps_give_the_model_attention_and_output(model):
@@ -54,10 +75,29 @@ def test_the_steps_give_the_model_attention_and_output(model):
                                            rtol=1e-5)
 
 
+@pytest.mark.parametrize("valid_len", [10, 7, 1])
+def test_each_step_on_a_padded_input_is_the_formula(model, valid_len):
+    X = torch.randn(10, 16, generator=torch.Generator().manual_seed(valid_len))
+    attention = model.encoder.blks[1].attention
+    for head, query in ((0, 0), (1, valid_len - 1)):
+        s = query_key_steps(attention, X, list("abcdefghij"), head, query, valid_len)
+        scores, weights, values, output = (t.detach().numpy() for t in independent_steps(
+            attention, X, head, query, valid_len))
+        np.testing.assert_allclose(s.scores, scores, rtol=1e-5, atol=1e-6)  # padded keys too
+        np.testing.assert_allclose(s.weights, weights, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(s.values, values, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(s.output, output, rtol=1e-5, atol=1e-6)
+        assert s.mask.tolist() == [i < valid_len for i in range(10)]
+        assert (s.weights[valid_len:] == 0).all() and np.isfinite(s.scores).all()
+        assert s.weights.sum() == pytest.approx(1, abs=1e-6)
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"head": 2}, r"head must be in \[0, 1\]; got 2"),
     ({"query": 10}, r"query must be a token index in \[0, 9\]; got 10"),
     ({"tokens": ["a"]}, "tokens must name the 10 positions of X; got 1"),
+    ({"valid_len": 0}, r"valid_len must be an integer in \[1, 10\]"),
+    ({"valid_len": 11}, r"valid_len must be an integer in \[1, 10\]"),
 ])
 def test_bad_steps_arguments_are_named(model, kwargs, message):
     args = {"attention": model.encoder.blks[0].attention, "X": torch.zeros(10, 16),
@@ -66,23 +106,123 @@ def test_bad_steps_arguments_are_named(model, kwargs, message):
         query_key_steps(**args)
 
 
-def test_the_figure_speaks_the_language(model):
-    steps = query_key_steps(model.encoder.blks[1].attention, torch.randn(10, 16),
-                            list("abcdefghij"), 1, 3)
-    fig = plot_query_key(steps, 1, "zh")
-    assert fig._suptitle.get_text() == text("qk_title", "zh", layer=1, head=1, token="d")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_key_is_named_and_numbered_in_the_reader_language(model, lang):
+    set_language(lang)  # lang=None: the edition's language
+    tokens = [*"abcdefg", "<pad>", "<pad>", "<pad>"]
+    steps = query_key_steps(model.encoder.blks[1].attention, torch.randn(10, 16), tokens, 1, 3,
+                            valid_len=7)
+    plot = QueryKeyPlot()
+    plot.update(steps, 1)
+    assert plot.labels.tokens == tokens
+    shown = [t for t in plot.score_numbers if t.get_visible()]
+    assert [t.get_text() for t in shown] == [f"{s:.2f}".replace("-", "−")
+                                             for s in steps.scores]
+    assert [t.get_text() for t in plot.weight_numbers if t.get_visible()] == [
+        *(f"{w:.3f}" for w in steps.weights[:7]), "0", "0", "0"]
+    assert [t.get_text() for t in plot.mask_texts if t.get_visible()] == ["0"] * 7 + ["−∞"] * 3
+    assert [len(shade.get_paths()) for shade in plot.shades] == [3, 3, 3]  # the padded rows
+    titles = [t.get_text() for t in plot.titles]
+    assert titles == [text("qk_scores_title", lang), text("qk_mask_title", lang),
+                      text("qk_weights_title", lang), text("qk_values_title", lang, d=8)]
+    assert plot.suptitle.get_text() == text("qk_title", lang, layer=1, head=1, token="d")
+    hidden = np.ma.getmaskarray(plot.values.get_array())  # drawn grey: their weight is 0
+    assert hidden[7:].all() and not hidden[:7].any()
+    np.testing.assert_array_equal(plot.output.get_array()[0], steps.output)
+    assert plot_query_key(steps, 1, lang)._suptitle.get_text() == plot.suptitle.get_text()
 
 
-def test_the_widget_shows_one_query_step_by_step():
-    model, tokenizer = load_small_bert()
+def test_the_numbers_of_64_keys_and_8_padded_ones_are_legible_and_apart(small):
+    model, tokenizer = small
+    w = AttentionWidget(model, tokenizer, "en", text_a="the dog ran to the park " * 10,
+                        text_b="")
+    tokens = [*w.encoded.tokens, *["<pad>"] * 8]
+    steps = query_key_steps(model.encoder.blks[0].attention, torch.randn(len(tokens), 128),
+                            tokens, 0, 1, valid_len=len(w.encoded.tokens))
+    plot = QueryKeyPlot("en")
+    plot.update(steps, 0)
+    plot.png()
+    assert len(tokens) == 70 and plot.fontsize >= 8
+    renderer = plot.figure.canvas.get_renderer()
+    for column in (plot.score_numbers, plot.weight_numbers, plot.labels.texts):
+        boxes = [t.get_window_extent(renderer) for t in column[:len(tokens)]]
+        assert all(t.get_visible() for t in column[:len(tokens)])
+        for upper, lower in itertools.pairwise(boxes):  # rows run downwards
+            assert upper.y0 >= lower.y1 - 1, "numbers of two keys overlap"
+
+
+def test_the_widget_pads_the_input_and_masks_the_padded_keys(small):
+    model, tokenizer = small
     w = AttentionWidget(model, tokenizer, "zh")
     w.view.value = "querykey"
-    w.query.value = 2
-    assert w.steps.query == 2 and w.steps.head == 0
-    np.testing.assert_allclose(w.steps.weights, w.attentions[0, 0, 2], atol=1e-6)
-    assert w.steps_image.layout.display is None and w.image.layout.display == "none"
-    w.layer.value, w.head.value = 1, 1
-    np.testing.assert_allclose(w.steps.weights, w.attentions[1, 1, 2], atol=1e-6)
+    T, pad = len(w.encoded.ids), tokenizer.vocab.pad_id
+    assert w.padding.value == 4 and w.padding.max == 8 and w.padding.layout.display is None
+    for padding, layer, head, query in ((4, 0, 0, 2), (7, 1, 1, 5), (0, 1, 0, T - 1)):
+        w.padding.value, w.layer.value, w.head.value, w.query.value = (padding, layer, head,
+                                                                       query)
+        s = w.steps
+        assert s.tokens == [*w.encoded.tokens, *["<pad>"] * padding]
+        assert s.mask.tolist() == [True] * T + [False] * padding
+        assert (s.weights[T:] == 0).all()
+        # The same input padded as a batch pads it, through the model itself.
+        ids = torch.tensor([w.encoded.ids + [pad] * padding])
+        segments = torch.tensor([w.encoded.segments + [0] * padding])
+        with torch.no_grad():
+            _, attentions = model.encoder(ids, segments, torch.tensor([T]),
+                                          return_attention=True)
+            inputs, _ = block_inputs(model, ids, segments, torch.tensor([T]))
+        np.testing.assert_allclose(s.weights, attentions[layer][0, head, query], atol=1e-6)
+        expected = independent_steps(model.encoder.blks[layer].attention, inputs[layer][0],
+                                     head, query, T)
+        for got, want in zip((s.scores, s.weights, s.values, s.output), expected, strict=True):
+            np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(s.weights[:T], w.attentions[layer, head, query], atol=1e-6)
+        assert w.steps_plot.titles[1].get_text() == text("qk_mask_title", "zh")
     assert w.shown_figure() is w.steps_plot
+    w.view.value = "one"
+    assert w.padding.layout.display == "none"
+
+
+def test_the_model_runs_once_per_text_and_never_for_the_other_controls(small):
+    model, tokenizer = small
+    w = AttentionWidget(model, tokenizer, "en")
+    runs = []
+    hook = model.encoder.blks[0].register_forward_hook(lambda *_: runs.append(1))
+    try:
+        for view in ("querykey", "model", "all", "one", "querykey"):
+            w.view.value = view
+            w.layer.value, w.head.value, w.query.value, w.padding.value = 1, 1, 3, 2
+            w.hide_specials.value = not w.hide_specials.value
+        assert runs == []
+        w.text_a.value = "The dog ran to the park."
+        assert runs == [1]
+    finally:
+        hook.remove()
+
+
+def test_the_view_says_it_shows_every_key_when_specials_are_hidden(small):
+    model, tokenizer = small
+    w = AttentionWidget(model, tokenizer, "zh")
+    w.view.value = "querykey"
+    w.hide_specials.value = True
+    assert w.steps.tokens[0] == "<cls>"  # the softmax runs over every real key
+    assert w.steps_plot.note.get_text() == text("qk_all_keys", "zh")
+    assert "<cls>" not in [label for label, _ in w.query.options]  # queries follow the box
+    w.hide_specials.value = False
+    assert w.steps_plot.note.get_text() == ""
+
+
+def test_the_mean_of_heads_has_no_steps_and_nothing_to_save(small, tmp_path):
+    model, tokenizer = small
+    w = AttentionWidget(model, tokenizer, "zh")
+    w.view.value = "querykey"
     w.head.value = -1  # the mean over heads has no single query and key
-    assert w.message.endswith(text("qk_mean_head", "zh"))
+    assert w.message == text("qk_mean_head", "zh")
+    assert w.steps_image.layout.display == "none"
+    with pytest.raises(InputNotice, match=text("save_mean_head", "zh")):
+        w.save(tmp_path / "steps.png")
+    w.save_buttons["png"].click()
+    assert w.message == text("save_mean_head", "zh") and not (tmp_path / "steps.png").exists()
+    w.head.value = 1
+    assert w.steps.head == 1 and w.steps_image.layout.display is None
+    assert w.save(tmp_path / "steps.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

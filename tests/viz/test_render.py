@@ -10,6 +10,9 @@ from matplotlib.text import Text
 from bertlib import viz
 from bertlib.masking import Fate
 from bertlib.viz import _render
+from bertlib.viz.finetune import FineTunePlot
+from bertlib.viz.modelview import ModelViewPlot
+from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps
 
 TOKENS = ["<cls>", "a", "crane", "flew", "<sep>", "it", "sang", "<sep>"]
 
@@ -29,8 +32,16 @@ def attention_weights(T: int, seed: int = 0) -> np.ndarray:
     return w / w.sum(-1, keepdims=True)
 
 
+def query_key_steps(tokens: list[str], valid: int, query: int, seed: int) -> QueryKeySteps:
+    rng, T = np.random.default_rng(seed), len(tokens)
+    scores, values = rng.normal(size=T), rng.normal(size=(T, 6))
+    mask = np.arange(T) < valid
+    weights = np.where(mask, np.exp(scores), 0) / np.exp(scores[mask]).sum()
+    return QueryKeySteps(tokens, query, 1, scores, mask, weights, values, weights @ values)
+
+
 @pytest.mark.parametrize("make", ["attention", "shorter", "embedding", "chips", "nsp",
-                                  "heads"])
+                                  "heads", "querykey", "model", "finetune"])
 def test_blitted_png_matches_a_full_redraw(make):
     if make == "attention":
         plot = viz.AttentionPlot("en")
@@ -60,6 +71,23 @@ def test_blitted_png_matches_a_full_redraw(make):
         plot.update([0.5, 0.5])
         plot.png()
         plot.update([0.1, 0.9])
+    elif make == "querykey":  # more padding, another query: new numbers, shades and mask
+        plot = QueryKeyPlot("zh")
+        plot.update(query_key_steps([*TOKENS, "<pad>"], 8, 2, 0), 0)
+        plot.png()
+        plot.update(query_key_steps([*TOKENS, "<pad>", "<pad>", "<pad>"], 8, 5, 1), 1, "note")
+    elif make == "model":
+        plot = ModelViewPlot(2, 3, "zh")
+        weights = np.stack([np.stack([attention_weights(8, 3 * i + j) for j in range(3)])
+                            for i in range(2)])
+        plot.update(weights, TOKENS, 0, 1)
+        plot.png()
+        plot.update(weights[:, :, :6, :6], TOKENS[:6], 1, -1)
+    elif make == "finetune":
+        plot = FineTunePlot(["market", "rainy day", "library"], "en")
+        plot.update([0.2, 0.5, 0.3], TOKENS, [0, 1, 2, 3, 0, 1, 2, 3])
+        plot.png()
+        plot.update([0.6, 0.1, 0.3], TOKENS[:5], [3, 2, 1, 0, 0])
     else:
         plot = viz.AllHeadsPlot(2, "en")
         plot.update(np.stack([attention_weights(8, 1), attention_weights(8, 2)]), TOKENS, 0)
@@ -168,6 +196,29 @@ def test_only_a_new_figure_size_redraws_the_background():
     plot.png()
     assert tuple(plot.figure.get_size_inches()) != size
     assert plot.blitter._background is not background
+
+
+def test_numbers_are_drawn_like_text_and_saved_as_text(tmp_path):
+    """A NumberText lands where matplotlib draws the same text (to a pixel or so: each
+    character is placed to the nearest pixel), and is text in an SVG."""
+    plot = viz.NSPPlot("en")  # any figure of the package will do
+    fig, renderer = plot.figure, plot.figure.canvas.get_renderer()
+    ink = []
+    for cls in (Text, _render.NumberText):
+        extra = {"stamps": plot.blitter.stamps} if cls is _render.NumberText else {}
+        probe = fig.add_artist(cls(0.3, 0.5, "−12.05 0.017 ∞", fontsize=11, ha="right",
+                                   **extra))  # on its baseline, a Text's default
+        for other in fig.get_children():
+            other.set_visible(other is probe or other is fig.patch)
+        fig.canvas.draw()
+        dark = np.argwhere(np.asarray(renderer.buffer_rgba())[:, :, 0] < 128)
+        ink.append((*dark.min(0), *dark.max(0)))
+        probe.remove()
+    np.testing.assert_allclose(ink[0], ink[1], atol=2)
+    number = fig.add_artist(_render.NumberText(0.5, 0.5, "0.123", stamps=plot.blitter.stamps))
+    number.set_visible(True)
+    plot.save(tmp_path / "n.svg")
+    assert ">0.123<" in (tmp_path / "n.svg").read_text("utf-8")
 
 
 def test_encode_png_is_lossless():

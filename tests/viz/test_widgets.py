@@ -1,8 +1,10 @@
+import io
 import re
 import struct
 
 import matplotlib
 import numpy as np
+import PIL.Image
 import pytest
 import torch
 
@@ -14,8 +16,9 @@ from bertlib.model import BERTModel
 from bertlib.rng import make_generator
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.viz import tables, tally_masks
-from bertlib.viz._widget import DEFAULT_TEXTS
+from bertlib.viz._widget import DEFAULT_TEXTS, InputNotice
 from bertlib.viz.attention_widget import AttentionWidget
+from bertlib.viz.live import SAVE_DPI
 from bertlib.viz.widgets import (
     InputRepresentationWidget,
     MaskingWidget,
@@ -224,6 +227,7 @@ def test_tally_counts_many_draws_and_converges_to_80_10_10(tokenizer):
     assert tally.selection_counts[0] == 0  # <cls> is never chosen
     w.text_a.value = "the bird"  # new input: the old tally no longer applies
     assert w.tally is None and w.tally_image.layout.display == "none"
+    assert w.tally_save.layout.display == "none"
 
 
 # --- attention ------------------------------------------------------------------------------
@@ -402,6 +406,58 @@ def test_the_save_button_saves_into_the_current_folder(model, tokenizer, tmp_pat
     w.save_buttons["svg"].click()
     assert (tmp_path / "attention.svg").is_file()
     assert w.message == text("saved", "zh", path="attention.svg")
+
+
+def test_the_tally_is_saved_once_it_is_on_screen(tokenizer, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    w = MaskingWidget(tokenizer, "zh", **TEXTS)
+    assert w.tally_save.layout.display == "none"
+    with pytest.raises(InputNotice, match=text("save_no_tally", "zh")):
+        w.save(tmp_path / "tally.png", figure="tally")
+    w.tally_button.click()
+    assert w.tally_save.layout.display is None
+    for fmt in ("png", "svg", "pdf"):
+        data = w.save(tmp_path / f"tally.{fmt}", figure="tally").read_bytes()
+        assert data[:4] in (b"\x89PNG", b"<?xm", b"%PDF")
+    svg = (tmp_path / "tally.svg").read_text("utf-8")
+    assert text("tally_selection_title", "zh") in svg  # the tally's own title, as text
+    w.tally_save.children[0].click()  # its PNG button
+    assert w.message == text("saved", "zh", path="masking-tally.png")
+    assert (tmp_path / "masking-tally.png").is_file()
+    w.save_buttons["png"].click()  # the chips' own
+    assert (tmp_path / "masking.png").is_file()
+    w.mask_ratio.value = 0.3  # a new draw: the old tally no longer applies
+    assert w.tally_save.layout.display == "none"
+    w.tally_save.children[1].click()
+    assert w.message == text("save_no_tally", "zh")
+    with pytest.raises(ValueError, match=r"figure must be one of \['chips', 'tally'\]; got 'x'"):
+        w.save(tmp_path / "x.png", figure="x")
+
+
+def test_a_saved_png_is_the_picture_on_screen_at_a_higher_resolution(model, tokenizer,
+                                                                      tmp_path):
+    w = AttentionWidget(model, tokenizer, "en", **TEXTS)
+    for view, change in (("querykey", ("query", 3)), ("querykey", ("head", 1)),
+                         ("model", ("layer", 1)), ("all", ("layer", 0))):
+        w.view.value = view
+        getattr(w, change[0]).value = change[1]
+        plot = w.shown_figure()
+        on_screen = pixels(plot.png())
+        same = pixels(w.save(tmp_path / "same.png", dpi=int(plot.figure.dpi)).read_bytes())
+        assert same.shape == on_screen.shape
+        differ = np.abs(same - on_screen).max(-1) > 8  # stamped titles: a few levels apart
+        assert differ.mean() < 0.001, view
+        data = w.save(tmp_path / "slide.png").read_bytes()  # at SAVE_DPI, 120
+        width, height = struct.unpack(">II", data[16:24])
+        inches = plot.figure.get_size_inches()
+        assert (width, height) == pytest.approx(tuple(inches * SAVE_DPI), abs=1)
+        assert data[37:41] == b"pHYs"  # the file says 120 dpi: 4724 pixels per metre
+        assert struct.unpack(">IIB", data[41:50]) == (4724, 4724, 1)
+        assert plot.figure.dpi == 90 and pixels(plot.png()).shape == on_screen.shape
+
+
+def pixels(png: bytes) -> np.ndarray:
+    return np.asarray(PIL.Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
 
 
 @pytest.mark.parametrize(("path", "dpi", "message"), [
