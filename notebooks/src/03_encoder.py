@@ -433,16 +433,21 @@ AttentionWidget(model, tokenizer)
 #
 # Two more views of the widget. *All layers and heads* draws every head of every layer as a
 # thumbnail, each on its own colour scale, so the patterns of the pretrained model can be
-# compared at a glance; *Open* shows the chosen one with its tokens in the one-head view.
+# compared at a glance; the layer and head chosen above are outlined in the grid and drawn large
+# beneath it, with their tokens.
 #
 # The last view, *one query, step by step*, takes the formula of this notebook
-# apart on the sentence pair in the boxes. For the chosen layer, head and query token it draws:
-# 1. the scores $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$ of the query with every key $j$ ($d$ is
-#    the head size, 64 here);
-# 2. the softmax of those scores over the real keys (a padded key would get exactly 0: a single
-#    pair has none): the row of the heatmap above;
-# 3. the head's output for this query, $\sum_j \text{weight}_j\,\mathbf{v}_j$: one vector of $d$
-#    numbers, which `W_o` then mixes with the other heads' outputs.
+# apart on the sentence pair in the boxes, one row per key $j$. For the chosen layer, head and
+# query token it shows, with every number written out:
+# 1. the scores $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$ of the query with every key ($d$ is the
+#    head size, 64 here);
+# 2. the mask: 0 for a real key, $-\infty$ for a padded one. The *padding* slider appends that
+#    many `<pad>` positions (4 to begin with), as a mini-batch would to a shorter pair;
+# 3. the softmax of the masked scores: the row of the heatmap above, with exactly 0 at every
+#    padded key;
+# 4. the values $\mathbf{v}_j$ and the head's output for this query,
+#    $\sum_j \text{weight}_j\,\mathbf{v}_j$: one vector of $d$ numbers, which `W_o` then mixes
+#    with the other heads' outputs.
 #
 # Pick a query token and a head and follow a large score to a large weight. Then look at how
 # much larger the largest score has to be than the others before one key takes almost all of
@@ -452,16 +457,17 @@ AttentionWidget(model, tokenizer)
 # ## 一次看全部层，再逐步看一个查询
 #
 # 小部件还有两种视图。“全部层和头”把每一层的每个头画成一幅小图，各用自己的颜色刻度，这样预训练
-# 模型的各种模式一眼就能比较；点击“打开”，可以在单个头的视图中连同词元查看选中的那一幅。
+# 模型的各种模式一眼就能比较；上方选中的层和头在小图网格中用框标出，并在网格下方放大显示，
+# 连同词元一起。
 #
-# 最后一种视图“单个查询，逐步计算”，在文本框里的句子对上把本笔记本的公式逐项拆开。对所选的
-# 层、头和查询词元，它画出：
-# 1. 查询与每个键 $j$ 的打分 $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$（$d$ 是每个头的大小，
-#    这里是 64）；
-# 2. 这些打分在真实的键上做 softmax 的结果（填充位置的权重恰好为 0；单个句子对没有填充）：也就是
-#    上面热图中的一行；
-# 3. 这个头对该查询的输出 $\sum_j \text{权重}_j\,\mathbf{v}_j$：一个含 $d$ 个数的向量，随后 `W_o`
-#    把它与其他头的输出混合起来。
+# 最后一种视图“单个查询，逐步计算”，在文本框里的句子对上把本笔记本的公式逐项拆开，每个键 $j$
+# 占一行。对所选的层、头和查询词元，它写出每一个数：
+# 1. 查询与每个键的打分 $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$（$d$ 是每个头的大小，这里是 64）；
+# 2. 掩码：真实的键为 0，填充的键为 $-\infty$。滑块“填充”在序列后面补上相应个数的 `<pad>`
+#    （开始时是 4 个），就像小批量里较短的句子对被补齐那样；
+# 3. 掩蔽后的打分做 softmax 的结果：也就是上面热图中的一行，每个填充的键权重恰好为 0；
+# 4. 值 $\mathbf{v}_j$，以及这个头对该查询的输出 $\sum_j \text{权重}_j\,\mathbf{v}_j$：一个含
+#    $d$ 个数的向量，随后 `W_o` 把它与其他头的输出混合起来。
 #
 # 选一个查询词元和一个头，看看大的打分怎样变成大的权重。再看看最大的打分要比其余的大出多少，
 # 才能让一个键几乎拿走全部权重：这就是 softmax 在起作用。
