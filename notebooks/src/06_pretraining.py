@@ -688,18 +688,18 @@ print(label("held_out_mlm", acc=scores["mlm_accuracy"],
             baseline=scores["mlm_majority_baseline"]))
 
 # %% [markdown] lang="en"
-# In 300 steps the MLM loss falls from 6.39 to 3.57 and the NSP loss from 0.70 to 0.61 (means of
+# In 300 steps the MLM loss falls from 6.39 to 3.59 and the NSP loss from 0.70 to 0.60 (means of
 # the first and the last 25 steps; each point of the plot comes from a single mini-batch, hence
-# the noise). On the 753 held-out pairs the model now tells IsNext from NotNext 0.645 of the
-# time, and the 95% interval [0.611, 0.679] lies clearly above chance: after half a minute it has
+# the noise). On the 753 held-out pairs the model now tells IsNext from NotNext 0.632 of the
+# time, and the 95% interval [0.597, 0.666] lies clearly above chance: after half a minute it has
 # begun to relate the two sentences. It fills in 0.233 of the masked tokens, against 0.041 for
 # always guessing the most frequent token. The shipped model does far better (0.785 and 0.762);
 # the last section shows what it takes to get there.
 
 # %% [markdown] lang="zh"
-# 在这 300 步里，掩蔽语言模型的损失从 6.39 降到 3.57，下一句预测的损失从 0.70 降到 0.61（分别是
+# 在这 300 步里，掩蔽语言模型的损失从 6.39 降到 3.59，下一句预测的损失从 0.70 降到 0.60（分别是
 # 最前和最后 25 步的平均值；图中每个点只来自一个小批量，所以曲线有噪声）。在 753 个留出的句子对
-# 上，模型判断“是下一句”还是“不是下一句”的准确率已经达到 0.645，95% 置信区间 [0.611, 0.679]
+# 上，模型判断“是下一句”还是“不是下一句”的准确率已经达到 0.632，95% 置信区间 [0.597, 0.666]
 # 明显高于随机猜测：训练半分钟之后，它已经开始把两个句子联系起来了。被掩蔽的词元，它能填对的比例
 # 为 0.233，而总猜最常见的词元只有 0.041。随附模型要好得多（0.785 和 0.762）；本笔记本的最后一节
 # 会说明怎样才能达到那个水平。
