@@ -97,6 +97,8 @@ LABELS = {
                        "zh": "{total} 个留出的句子中，有 {seen} 个也出现在训练段落中"},
     "origin_corpus": {"en": "corpus", "zh": "语料库"},
     "origin_new": {"en": "new", "zh": "新句子"},
+    "enc_shapes": {"en": "shapes: one sentence {alone}, a pair {pair}, a Chinese pair {chinese}",
+                   "zh": "形状：单句 {alone}，句子对 {pair}，中文句子对 {chinese}"},
     "enc_cls": {"en": "<cls>  ", "zh": "<cls>（单句）  "},
     "enc_train": {"en": "train  ", "zh": "train（单句）  "},
     "enc_in_pair": {"en": "in pair", "zh": "train（句子对）"},
@@ -412,7 +414,8 @@ alone = get_bert_encoding(small_bert, tokenizer, "The train left at ten.")
 pair = get_bert_encoding(small_bert, tokenizer, "The train left at ten.",
                          "It was full of people.")
 chinese = get_bert_encoding(small_bert, tokenizer, "火车七点出发。", "车上的人很多。")
-print("alone", tuple(alone.shape), " pair", tuple(pair.shape), " chinese", tuple(chinese.shape))
+print(label("enc_shapes", alone=tuple(alone.shape), pair=tuple(pair.shape),
+            chinese=tuple(chinese.shape)))
 print(label("enc_cls"), alone[0, 0, :3].numpy().round(3))  # the whole input
 print(label("enc_train"), alone[0, 2, :3].numpy().round(3))  # <cls> the train ...
 print(label("enc_in_pair"), pair[0, 2, :3].numpy().round(3))  # same token, more context
