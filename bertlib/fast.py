@@ -4,6 +4,7 @@
   encoder's token-wise layers on the real tokens only (:func:`unpadded_encode`), the MLM head
   only on the real prediction slots, and fuses the output layer with the cross-entropy
   (:func:`linear_cross_entropy`). ``train_bert`` uses it by default.
+* :func:`dropout` draws its masks from a quarter of the random numbers ``F.dropout`` uses.
 
 Shapes: B = batch, T = sequence length, H = num_hiddens, nh = heads, hs = H // nh,
 N = real (unpadded) tokens in the batch, P = prediction slots per sequence, K = real
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from torch import nn
 
 from bertlib.checks import check_positions_in_text, check_pred_positions, check_token_inputs
 from bertlib.loss import BERTLoss, check_targets
@@ -22,7 +22,6 @@ from bertlib.model import (
     AddNorm,
     BERTEncoder,
     BERTModel,
-    PositionWiseFFN,
     key_padding_mask,
 )
 
@@ -119,13 +118,6 @@ def _addnorm(addnorm: AddNorm, X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor
     return addnorm.ln(dropout(Y, addnorm.dropout.p, addnorm.training) + X)
 
 
-def _ffn(ffn: PositionWiseFFN, X: torch.Tensor) -> torch.Tensor:
-    """``ffn(X)``, with ReLU applied in place (one (N, ffn_num_hiddens) tensor fewer)."""
-    hidden = ffn.dense1(X)
-    hidden = F.relu_(hidden) if isinstance(ffn.act, nn.ReLU) else ffn.act(hidden)
-    return ffn.dense2(hidden)
-
-
 def _embed(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
            rows: torch.Tensor) -> torch.Tensor:
     """``encoder.embed(tokens, segments)`` at the real tokens only: (N, H), ``rows`` being
@@ -169,7 +161,7 @@ def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.
                          attention.dropout if attention.training else 0.0)  # (B, nh, T, hs)
         out = out.transpose(1, 2).reshape(B * T, H).index_select(0, rows)  # (N, H)
         Y = _addnorm(blk.addnorm1, X, attention.W_o(out))
-        X = _addnorm(blk.addnorm2, Y, _ffn(blk.ffn, Y))
+        X = _addnorm(blk.addnorm2, Y, blk.ffn(Y))
     return X, valid_lens.cumsum(0) - valid_lens
 
 

@@ -194,6 +194,7 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
         raise ValueError("model has no trainable parameter: every one is frozen")
     optimizer = torch.optim.Adam(params, lr=lr)
     history = FineTuneHistory()
+    loss_name, rate_name = text("progress_loss", lang), text("progress_examples_s", lang)
 
     def step(batch: list[torch.Tensor]) -> dict[str, str]:
         start = time.perf_counter()
@@ -205,8 +206,8 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
         history.seconds += time.perf_counter() - start
         history.examples += len(tokens)
         history.loss.append(loss.item())
-        return {text("progress_loss", lang): f"{history.loss[-1]:.3f}",
-                text("progress_examples_s", lang): f"{history.examples / history.seconds:.0f}"}
+        return {loss_name: f"{history.loss[-1]:.3f}",
+                rate_name: f"{history.examples / history.seconds:.0f}"}
 
     run_steps(model, make_loader(data, batch_size, seed=seed), num_steps, step, seed=seed,
               device=device, desc=text("finetune_progress", lang), progress=progress, lang=lang)

@@ -185,6 +185,7 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
     model.to(device)
     optimizer = make_optimizer(model, lr)
     history = TrainHistory(num_steps=num_steps)
+    names = [text(key) for key in ("progress_mlm", "progress_nsp", "progress_pairs_s")]
 
     def step(batch: list[torch.Tensor]) -> dict[str, str]:
         start = time.perf_counter()
@@ -195,9 +196,9 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
         history.nsp.append(loss.nsp.item())
         if callback is not None:
             callback(history)
-        return {text("progress_mlm"): f"{history.mlm[-1]:.3f}",
-                text("progress_nsp"): f"{history.nsp[-1]:.3f}",
-                text("progress_pairs_s"): f"{history.pairs_per_sec:.0f}"}
+        values = (f"{history.mlm[-1]:.3f}", f"{history.nsp[-1]:.3f}",
+                  f"{history.pairs_per_sec:.0f}")
+        return dict(zip(names, values, strict=True))
 
     run_steps(model, loader, num_steps, step, seed=seed, device=device,
               desc=text("progress_pretraining"), progress=progress)
