@@ -2,7 +2,9 @@
 
 Every public entry point validates its arguments here first, so a mistake is reported as a
 ``ValueError`` that names the argument, the offending value and what is allowed, instead of an
-index error from deep inside torch.
+index error from deep inside torch. The messages are English, like Python's and PyTorch's; the
+few a learner meets in the notebooks and widgets (a sequence longer than ``max_len``, a tensor
+of the wrong width) are raised as :class:`InputError`, which also speaks the reader's language.
 """
 
 from __future__ import annotations
@@ -17,6 +19,32 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
+from bertlib.i18n import text
+
+
+class InputError(ValueError):
+    """A refused input whose message exists in every language of ``strings.json`` ("errors").
+
+    ``str(err)`` is the English message, as for every other ``ValueError`` here;
+    :meth:`message` gives it in the reader's language, which is what the notebooks print and
+    the widgets show.
+    """
+
+    def __init__(self, key: str, **params) -> None:
+        super().__init__(text(key, "en", **params))
+        self.key, self.params = key, params
+
+    def message(self, lang: str | None = None) -> str:
+        """The message in ``lang`` (None: the language set by ``set_language``)."""
+        return text(self.key, lang, **self.params)
+
+
+def error_message(err: ValueError, lang: str | None = None) -> str:
+    """``"ValueError: ..."``, as Python would print it, with an :class:`InputError`'s message
+    in ``lang``; any other error's own (English) message."""
+    message = err.message(lang) if isinstance(err, InputError) else str(err)
+    return f"ValueError: {message}"
 
 
 def check_positive_int(name: str, value: int) -> None:
@@ -105,8 +133,8 @@ def check_ndim(name: str, t: torch.Tensor, ndim: int, shape_doc: str) -> None:
 
 def check_features(name: str, t: torch.Tensor, size: int, what: str) -> None:
     if t.shape[-1] != size:
-        raise ValueError(f"{name} must have {what} = {size} features in its last dimension; got "
-                         f"shape {tuple(t.shape)}")
+        raise InputError("error_features", name=name, what=what, size=size,
+                         shape=tuple(t.shape))
     check_floating_dtype(name, t)
 
 
@@ -141,10 +169,8 @@ def check_token_inputs(
     check_ndim("tokens", tokens, 2, "(batch, seq_len)")
     check_ndim("segments", segments, 2, "(batch, seq_len)")
     if tokens.shape != segments.shape:
-        raise ValueError(
-            "tokens and segments must have the same shape (one segment id per token); "
-            f"got tokens {tuple(tokens.shape)} and segments {tuple(segments.shape)}"
-        )
+        raise InputError("error_segments_shape", tokens=tuple(tokens.shape),
+                         segments=tuple(segments.shape))
     if tokens.shape[0] == 0:
         raise ValueError(f"tokens holds no sequence (shape {tuple(tokens.shape)}); give at least "
                          "one")
@@ -156,10 +182,7 @@ def check_token_inputs(
             "least one token, <cls>"
         )
     if seq_len > max_len:
-        raise ValueError(
-            f"sequence length {seq_len} exceeds max_len={max_len}, the number of learned "
-            f"position embeddings; truncate the input to at most {max_len} tokens"
-        )
+        raise InputError("error_too_long", seq_len=seq_len, max_len=max_len)
     check_integer_dtype("tokens", tokens)
     check_integer_dtype("segments", segments)
     check_range("tokens", tokens, 0, vocab_size - 1, f"token ids in [0, {vocab_size - 1}]")

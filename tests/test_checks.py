@@ -3,6 +3,7 @@ silent wrong answer, never an error from deep inside torch. One case per family 
 review found; tests of each module check the rest."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -253,3 +254,35 @@ def test_file_helpers_name_the_file(tmp_path):
     for bad in (1.5, True, -1, 2**64, "3"):
         with pytest.raises(ValueError, match=r"seed must be an integer in \[0, 2\*\*63 - 1\]"):
             check_seed("seed", bad)
+
+
+# The refusals a learner meets on purpose in the notebooks (02: too long; 05: a flattened NSP
+# input of the wrong width) and the shape mismatch of a hand-built batch, in both languages.
+@pytest.mark.parametrize(("call", "english", "chinese"), [
+    (lambda m: m(torch.zeros(1, 17, dtype=torch.long), torch.zeros(1, 17, dtype=torch.long)),
+     r"^sequence length 17 exceeds max_len=16, .* at most 16 tokens$",
+     r"^序列长度 17 超过了 max_len=16，.*至多 16 个词元$"),
+    (lambda m: m(torch.zeros(2, 5, dtype=torch.long), torch.zeros(2, 4, dtype=torch.long)),
+     r"^tokens and segments must have the same shape .* got tokens \(2, 5\) and segments "
+     r"\(2, 4\)$",
+     r"^tokens 和 segments 的形状必须相同.*tokens 的形状是 \(2, 5\)，segments 的形状是 \(2, 4\)$"),
+    (lambda m: NextSentencePred(8)(torch.randn(2, 6)),
+     r"^X must have num_inputs = 8 features in its last dimension; got shape \(2, 6\)$",
+     r"^X 的最后一维应有 num_inputs = 8 个特征，实际形状却是 \(2, 6\)$"),
+])
+def test_the_refusals_a_learner_meets_speak_both_languages(model, call, english, chinese):
+    with pytest.raises(checks.InputError) as caught:
+        call(model)
+    err = caught.value
+    assert isinstance(err, ValueError)  # caught by `except ValueError`, as every refusal is
+    assert re.match(english, str(err)) and re.match(english, err.message("en"))
+    assert re.match(chinese, err.message("zh"))
+    # Nothing English in the Chinese message but argument names and numbers.
+    words = re.findall(r"[A-Za-z_]{3,}", err.message("zh"))
+    assert set(words) <= {"max_len", "tokens", "segments", "num_inputs"}, words
+    assert checks.error_message(err, "zh") == f"ValueError: {err.message('zh')}"
+
+
+def test_error_message_prints_any_other_error_as_raised():
+    err = ValueError("lang must be one of ['en', 'zh']")
+    assert checks.error_message(err, "zh") == "ValueError: lang must be one of ['en', 'zh']"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import ipywidgets as widgets
 
-from bertlib.checks import check_str
+from bertlib.checks import InputError, check_str
 from bertlib.i18n import resolve_language, text
 from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair
 from bertlib.model import BERTModel
@@ -168,7 +168,9 @@ class Widget:
             notices = action()
         except InputNotice as err:
             self._fail(str(err), outputs)
-        except ValueError as err:
+        except InputError as err:
+            self._fail(text("error", self.lang, message=err.message(self.lang)), outputs)
+        except ValueError as err:  # a library error nobody foresaw here: English, as raised
             self._fail(text("error", self.lang, message=str(err)), outputs)
         else:
             for w in outputs:

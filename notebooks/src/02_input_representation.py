@@ -48,6 +48,7 @@
 import torch
 
 from bertlib import BERTEncoder, Vocab, get_tokens_and_segments, load_small_bert
+from bertlib.checks import error_message
 from bertlib.exercises import check_exercise
 from bertlib.i18n import text
 from bertlib.implement import check_implementation
@@ -319,7 +320,7 @@ too_long = torch.zeros((1, 17), dtype=torch.long)  # 17 positions; this encoder 
 try:
     encoder(too_long, too_long)
 except ValueError as err:
-    print("ValueError:", err)
+    print(error_message(err))  # the message in the edition's language
 
 # %% [markdown] lang="en"
 # ## The chapter's sizes

@@ -65,6 +65,7 @@ from bertlib import (
     pad_bert_inputs,
 )
 from bertlib.assets import small_bert_metrics
+from bertlib.checks import error_message
 from bertlib.data import get_next_sentence
 from bertlib.exercises import check_exercise
 from bertlib.i18n import labels
@@ -303,7 +304,7 @@ longer = model.encoder(torch.randint(0, 10000, (2, 10)), torch.zeros(2, 10, dtyp
 try:
     flat_nsp(longer.flatten(start_dim=1))  # T = 10
 except ValueError as err:
-    print("ValueError:", err)
+    print(error_message(err))  # the message in the edition's language
 
 # %% [markdown] lang="en"
 # ## The NSP loss

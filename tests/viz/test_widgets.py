@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from bertlib import load_small_bert
+from bertlib.checks import InputError
 from bertlib.i18n import set_language, text
 from bertlib.inputs import EncodedInput, encode_pair
 from bertlib.masking import Fate, MaskedTokens, mask_tokens
@@ -335,6 +336,18 @@ def test_an_error_the_widget_did_not_foresee_is_shown_not_raised(tokenizer):
     finally:
         w.tokenizer.vocab.word_ids = saved
     assert w.message.startswith(text("error", "en", message="vocab has no ordinary words"))
+    assert w.image.layout.display == "none"
+
+
+def test_a_refusal_in_both_languages_is_shown_in_the_widget_language(tokenizer):
+    w = MaskingWidget(tokenizer, "zh", **TEXTS)
+
+    def action() -> list[str]:  # what a model shorter than the widget's input would raise
+        raise InputError("error_too_long", seq_len=70, max_len=64)
+
+    w._guarded(action, [w.image])
+    assert w.message == "无法显示此输入：序列长度 70 超过了 max_len=64，即学到的位置嵌入的个数；" \
+        "请把输入截断到至多 64 个词元"
     assert w.image.layout.display == "none"
 
 
