@@ -13,7 +13,7 @@ from bertlib.viz.attention import (
 )
 from bertlib.viz.attention_widget import AttentionWidget
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot, plot_input_representation
-from bertlib.viz.finetune import FineTuneWidget
+from bertlib.viz.finetune import FineTunePlot, FineTuneWidget
 from bertlib.viz.masks import (
     ChipsPlot,
     MaskTally,
@@ -22,7 +22,9 @@ from bertlib.viz.masks import (
     plot_mask_tally,
     tally_masks,
 )
+from bertlib.viz.modelview import ModelViewPlot, plot_model_view
 from bertlib.viz.nsp import NSPPlot, plot_nsp
+from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, plot_query_key, query_key_steps
 from bertlib.viz.similarity import plot_similarity
 from bertlib.viz.style import new_figure
 from bertlib.viz.training import LossPlot
@@ -36,13 +38,17 @@ __all__ = [
     "ChipsPlot",
     "EmbeddingParts",
     "EmbeddingPlot",
+    "FineTunePlot",
     "FineTuneWidget",
     "InputRepresentationWidget",
     "LossPlot",
     "MaskTally",
     "MaskingWidget",
+    "ModelViewPlot",
     "NSPPlot",
     "NSPWidget",
+    "QueryKeyPlot",
+    "QueryKeySteps",
     "TallyPlot",
     "new_figure",
     "plot_all_heads",
@@ -50,7 +56,10 @@ __all__ = [
     "plot_input_representation",
     "plot_mask_chips",
     "plot_mask_tally",
+    "plot_model_view",
     "plot_nsp",
+    "plot_query_key",
     "plot_similarity",
+    "query_key_steps",
     "tally_masks",
 ]
