@@ -46,7 +46,8 @@ class AttentionWidget(ModelWidget):
             options=[(text("view_one", lang), "one"), (text("view_all", lang), "all"),
                      (text("view_model", lang), "model"),
                      (text("view_query_key", lang), "querykey")],
-            value="one", description=text("view", lang))
+            # A tooltip of its own: without one, ipywidgets 8 titles the label "null".
+            value="one", description=text("view", lang), tooltip=text("view", lang))
         self.hide_specials = widgets.Checkbox(value=False,
                                               description=text("hide_specials", lang))
         self.query = widgets.Dropdown(description=text("query_token", lang),

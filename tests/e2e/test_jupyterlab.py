@@ -2,14 +2,28 @@
 
 nbval checks the kernel side; this checks what a student sees: no error or warning output, no
 JavaScript error, every widget rendered and reacting to its controls, and (Chinese edition)
-Chinese markdown drawn with the CJK font the project ships, not tofu boxes. One screenshot per
-notebook goes to test-artifacts/e2e/. Needs a Chromium: run `.ci/install-browser` (Debian's, or
-Playwright's elsewhere).
+Chinese markdown drawn with the CJK font the project ships, not tofu boxes.
+
+Every widget's wording (control labels, tooltips, dropdown options, tables, status lines) is in
+the edition's language: no Han characters in English, no English words in Chinese; the tokens
+a widget shows are vocabulary items and exempt. Beyond operating the first control of each kind,
+the attention and masking widgets are driven by their labels (from bertlib/strings.json): the
+attention widget's model view (layer, head) and step-by-step view (query, head, layer, padding,
+and the notice for the mean of heads), and the masking widget's fill-mask guesses across a
+resample. Each of these figures is saved as SVG with its button: the status line must say so in
+the edition's language, the file must be on the server, and every text in the figure must be in
+the edition's language. 03_encoder and 08_real_bert must have an attention widget, 04_masked_lm
+a masking widget with the model's guesses.
+
+One screenshot per notebook goes to test-artifacts/e2e/. Needs a Chromium: run
+`.ci/install-browser` (Debian's, or Playwright's elsewhere).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import html
 import json
 import os
 import re
@@ -20,14 +34,18 @@ import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Locator, Page, sync_playwright
 
+from bertlib import i18n
 from bertlib.viz.fonts import cjk_font_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -57,6 +75,39 @@ STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]
 WIDGET_REPR = re.compile(r"^\w+\((children|value|options|description|layout)=")
 USES_WIDGETS = re.compile(r"\bipywidgets\b|\w+Widget\(")
 KERNEL_ERROR = re.compile(r'"msg_type":\s*"error"')
+# Notebooks that must show a widget the test drives by its labels, and which (see
+# problems_in_widgets): the widgets each chapter is about.
+MUST_DRIVE = {"03_encoder": {"attention"}, "04_masked_lm": {"fill-mask"},
+              "08_real_bert": {"attention"}}
+
+# The edition's language. Tokens are vocabulary items, shown as they are in any edition (the
+# small model's vocabulary has both languages; 08 runs an English model in both editions).
+LANGUAGE = {"en": "English", "zh": "Chinese"}
+# Han characters, and the CJK punctuation a Chinese string brings along (，。：（）).
+CHINESE = re.compile(
+    "[\u2e80-\u2fdf\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+    "\U00020000-\U0003134f]")
+# What Chinese text legitimately writes in Latin letters: special tokens, code names with their
+# value, the file a figure was saved to, and two functions spelt as formulas and code spell them
+# (strings.json: "3. softmax：权重 w", "LayerNorm(求和)"). Single letters (the formulas' q, k,
+# d, w; sentence A and B) and acronyms (PNG, MLM) are not words to translate either.
+NOT_ENGLISH = re.compile(
+    r"<\w+>|\[[A-Z]+\]"  # <cls>, [SEP]
+    r"|\b[A-Za-z_]\w*=\S*"  # max_len=64
+    r"|\b[\w-]+\.(?:png|svg|pdf)\b"  # attention.svg
+    r"|\b(?:softmax|LayerNorm)\b",
+    re.ASCII)
+LATIN_WORD = re.compile(r"[A-Za-z]+")
+MATH = re.compile(r"(?<!\\)\$.*(?<!\\)\$")  # a mathtext: its TeX commands are no words
+TEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|.)")
+QUOTED = re.compile("“([^”]*)”")  # “token”, as a title quotes the query token
+# Table columns (header over the cells) and rows (header left of them) that hold tokens, by
+# their header's strings.json key. The fill-mask column's cells hold the model's guesses,
+# "token 0.37 · token 0.15 ✓ · ...", the original token marked (tokens hold no spaces).
+TOKEN_HEADERS = ("token", "target_original", "target_input")
+GUESS = re.compile(r"(\S+) ([01]\.\d\d)( ✓)?")
+GUESSES = re.compile(f"{GUESS.pattern}(?: · {GUESS.pattern})*")
+SVG_TEXT = "{http://www.w3.org/2000/svg}text"
 
 # JavaScript run in the page. `window.jupyterapp` exists because of --expose-app-in-browser.
 HELPERS = """
@@ -152,8 +203,9 @@ WIDGETS_SETTLED = f"""
 (path) => ({WIDGET_OUTPUTS})(path)
   .every((w) => w.drawn || w.text.includes('Error displaying widget'))
 """
-# What a widget shows, leaving out the controls' own state (a slider's readout moves even
-# when nothing else does): text, images, canvases and SVG.
+# What a widget (or one figure of it) shows, leaving out the controls' own state (a slider's
+# readout moves even when nothing else does): text, images (and which are on screen: a view
+# switched to may show a figure drawn before), canvases and SVG.
 SIGNATURE = """
 (area) => {
   const clone = area.cloneNode(true);
@@ -161,13 +213,58 @@ SIGNATURE = """
     .forEach((n) => n.remove());
   return JSON.stringify([
     clone.textContent,
-    Array.from(area.querySelectorAll('img')).map((i) => i.src),
+    [area, ...area.querySelectorAll('img')].filter((i) => i.tagName === 'IMG')
+      .map((i) => [i.src, i.offsetParent !== null]),
     Array.from(area.querySelectorAll('canvas')).map((c) => c.toDataURL()),
     Array.from(area.querySelectorAll('svg')).map((s) => s.outerHTML),
   ]);
 }
 """
 CHANGED = f"([area, before]) => ({SIGNATURE})(area) !== before"
+# The words of one marked widget, for the language checks: text outside table cells (labels,
+# buttons, headers, messages), tooltips and placeholders; each dropdown's options with its
+# label; the tables, cell by cell (th or not), so that token cells are told by their header; and
+# the text typed into it (its tokens show in the figures).
+WIDGET_TEXTS = """
+(index) => {
+  const area = document.querySelector(`[data-e2e-widget="${index}"]`);
+  // ipywidgets writes a dropdown option's spaces as no-break spaces, and an empty label as a
+  // zero-width space.
+  const clean = (s) => s.replace(/\\u00a0/g, ' ').replace(/\\u200b/g, '').trim();
+  const texts = [];
+  const walker = document.createTreeWalker(area, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.parentElement.closest('td, select')) texts.push(clean(node.textContent));
+  }
+  for (const node of area.querySelectorAll('[title], [placeholder]')) {
+    // "null": ipywidgets 8 sets a description label's title to the widget's tooltip, null
+    // when it has none (ToggleButtons, HTML); no string of the project's.
+    if (node.title !== 'null') texts.push(clean(node.title));
+    if (node.placeholder) texts.push(clean(node.placeholder));
+  }
+  const label = (node) => clean(node.closest('.widget-inline-hbox')
+    ?.querySelector('.widget-label')?.textContent ?? '');
+  return {
+    texts: texts.filter(Boolean),
+    options: Array.from(area.querySelectorAll('select'),
+      (s) => [label(s), Array.from(s.options, (o) => clean(o.textContent))]),
+    tables: Array.from(area.querySelectorAll('table'), (t) => Array.from(t.rows,
+      (r) => Array.from(r.cells, (c) => [c.tagName === 'TH', clean(c.textContent)]))),
+    typed: Array.from(area.querySelectorAll('input[type="text"], textarea'), (i) => i.value),
+  };
+}
+"""
+# The widget's status line or message that reads "<prefix>...<suffix>" (false until one does).
+SAYS = """
+([area, prefix, suffix]) => Array.from(area.querySelectorAll('.widget-html-content'),
+  (n) => n.textContent.trim()).find((t) => t.length >= prefix.length + suffix.length
+    && t.startsWith(prefix) && t.endsWith(suffix)) || false
+"""
+# Every status line and message of the widget (their start), to say what it showed instead.
+MESSAGES = """
+(area) => Array.from(area.querySelectorAll('.widget-html-content'),
+  (n) => n.textContent.trim().slice(0, 200)).filter(Boolean)
+"""
 # Wraps each visible text node holding Han characters, in markdown and in outputs (widget
 # labels and tables included), in a marked <span> of its own, so Chromium's font report for
 # the span covers exactly that text; returns the text, its Han count and whether it is markdown.
@@ -395,14 +492,14 @@ def operate(control, kind: str) -> None:
         control.click()
 
 
-def reacts(page: Page, notebook: str, area, control, kind: str) -> bool:
-    """Operates the control; whether the widget's figure or text then changes."""
-    before = area.evaluate(SIGNATURE)
-    operate(control, kind)
+def reacts(page: Page, notebook: str, watched: Locator, act: Callable[[], object]) -> bool:
+    """Does ``act`` (operates a control); whether what ``watched`` shows (a widget, or one
+    figure of it) then changes."""
+    element = watched.element_handle()
+    before = element.evaluate(SIGNATURE)
+    act()
     try:
-        page.wait_for_function(
-            CHANGED, arg=[area.element_handle(), before], timeout=CHANGE_TIMEOUT_MS
-        )
+        page.wait_for_function(CHANGED, arg=[element, before], timeout=CHANGE_TIMEOUT_MS)
     except PlaywrightError:
         return False
     finally:
@@ -411,8 +508,318 @@ def reacts(page: Page, notebook: str, area, control, kind: str) -> bool:
     return True
 
 
-def problems_in_widgets(page: Page, notebook: str) -> list[str]:
-    """Every widget drawn, and the first control of each kind in it changes what it shows."""
+def exact(label: str) -> re.Pattern[str]:
+    """A label as the whole text of an element (has_text alone matches a part of it)."""
+    return re.compile(rf"^\s*{re.escape(label)}\s*$")
+
+
+def button(area: Locator, label: str) -> Locator:
+    """The widget's button (toggle buttons too) labelled ``label``, of those on screen (the
+    masking widget's tally has its own save buttons, hidden until there is a tally)."""
+    return area.locator("button:visible").filter(has_text=exact(label))
+
+
+def labelled(area: Locator, label: str, control: str) -> Locator:
+    """The ``control`` (``select``, ``.noUi-handle``) of the widget's control described as
+    ``label``."""
+    description = area.page.locator(".widget-label", has_text=exact(label))
+    return area.locator(".widget-inline-hbox", has=description).locator(control)
+
+
+def selected(select: Locator) -> str:
+    """The dropdown's selected option, as WIDGET_TEXTS reads it."""
+    return select.evaluate("(s) => s.options[s.selectedIndex].textContent").replace(
+        "\N{NO-BREAK SPACE}", " ").strip()
+
+
+def guesses(cell: str) -> list[tuple[str, float, bool]] | None:
+    """A fill-mask cell's guesses, "token 0.37 · token 0.15 ✓ · ...", as (token, probability,
+    marked as the original); None when the cell is not such a list."""
+    if not GUESSES.fullmatch(cell):
+        return None
+    return [(m[1], float(m[2]), bool(m[3])) for m in GUESS.finditer(cell)]
+
+
+@dataclass
+class Wording:
+    """What one widget shows as text: its own wording (labels, options, headers, messages),
+    which must be in the edition's language, apart from the tokens it shows."""
+
+    texts: list[str]
+    is_token: Callable[[str], bool]
+    tables: list[list[list[tuple[bool, str]]]]  # rows of (is a header, text) cells
+
+
+def wording(page: Page, index: int, lang: str) -> Wording:
+    """The widget's wording, its table cells told apart by their header: token cells (tokens
+    and fill-mask guesses) from the rest. Tokens are also the query dropdown's options
+    ("3: token") and the WordPiece pieces of the text typed into the widget (its chips and the
+    figures' tick labels show those)."""
+    shown = page.evaluate(WIDGET_TEXTS, index)
+    texts, tokens = list(shown["texts"]), set()
+    for label, options in shown["options"]:
+        query = [re.fullmatch(r"\d+: (.+)", option) for option in options]
+        if label == i18n.text("query_token", lang) and all(query):
+            tokens.update(match[1] for match in query)
+        else:
+            texts += options
+    token_headers = {i18n.text(key, lang) for key in TOKEN_HEADERS}
+    for rows in shown["tables"]:
+        top = [cell for _, cell in rows[0]] if rows and all(th for th, _ in rows[0]) else []
+        for row in rows:
+            side = row[0][1] if row and row[0][0] else None  # the row's header, if any
+            for column, (th, cell) in enumerate(row):
+                header = side if side is not None else top[column] if column < len(top) else None
+                guessed = guesses(cell) if header == i18n.text("model_guesses", lang) else None
+                if not th and header in token_headers:
+                    tokens.add(cell)
+                elif not th and guessed is not None:
+                    tokens.update(token for token, _, _ in guessed)
+                else:
+                    texts.append(cell)
+    typed = [t.lower() for t in shown["typed"]]
+
+    def is_token(text: str) -> bool:
+        piece = text.removeprefix("##").lower()
+        return text in tokens or (bool(piece) and any(piece in t for t in typed))
+
+    return Wording(texts, is_token, shown["tables"])
+
+
+def not_in_language(text: str, lang: str, is_token: Callable[[str], bool]) -> list[str]:
+    """What in a widget's or figure's text is not in the edition's language: in English, Han
+    characters and CJK punctuation; in Chinese, English words (two letters or more, not an
+    acronym, not one of NOT_ENGLISH). Tokens are left out (a text that is one, a masking chip's
+    "→ token", the token a title quotes), and so are a mathtext's TeX commands."""
+    if is_token(text.removeprefix("→ ")):
+        return []
+    text = QUOTED.sub(lambda quoted: "" if is_token(quoted[1]) else quoted[0], text)
+    if MATH.search(text):
+        text = TEX_COMMAND.sub(" ", text)
+    if lang == "en":
+        return CHINESE.findall(text)
+    words = LATIN_WORD.findall(NOT_ENGLISH.sub(" ", text))
+    return [word for word in words if len(word) > 1 and not word.isupper()]
+
+
+def problems_in_wording(page: Page, count: int, lang: str) -> list[str]:
+    """Each of the ``count`` widgets words everything in the edition's language."""
+    problems = []
+    for index in range(count):
+        shown = wording(page, index, lang)
+        for text in shown.texts:
+            if foreign := not_in_language(text, lang, shown.is_token):
+                problems.append(f"widget {index + 1}: {text!r} is not in {LANGUAGE[lang]} "
+                                f"({' '.join(foreign)})")
+    return problems
+
+
+def figure_texts(svg: str) -> list[str]:
+    """Every text a matplotlib SVG draws: its <text> elements (bertlib saves with svg.fonttype
+    "none") and its comments, where matplotlib writes each mathtext's source (its <text> holds
+    one <tspan> per glyph) and, with svg.fonttype "path", every text."""
+    parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
+    texts = []
+    for node in ET.fromstring(svg, parser).iter():
+        if node.tag is ET.Comment:
+            texts.append(html.unescape(node.text or "").strip())
+        elif node.tag == SVG_TEXT and not len(node):
+            texts.append((node.text or "").strip())
+    return [text for text in texts if text]
+
+
+def saved_figure(page: Page, notebook: str, lab: Lab, area: Locator, lang: str,
+                 what: str) -> tuple[list[str], list[str]]:
+    """Clicks the widget's "Save SVG": its status line must say where, in the edition's words,
+    and the server must hold the file, in the notebook's folder (the kernel's working one).
+    Returns the problems and the saved figure's texts; the file is deleted."""
+    prefix, suffix = i18n.text("saved", lang, path="\0").split("\0")
+    button(area, i18n.text("save_as", lang, fmt="SVG")).click()
+    try:
+        status = page.wait_for_function(SAYS, arg=[area.element_handle(), prefix, suffix],
+                                        timeout=CHANGE_TIMEOUT_MS).json_value()
+    except PlaywrightError:
+        expected = i18n.text("saved", lang, path="…")
+        return [f"{what}: after a click on Save SVG it says {area.evaluate(MESSAGES)}, not "
+                f"{expected!r}"], []
+    finally:
+        page.wait_for_function(KERNEL_IDLE, arg=notebook, timeout=RUN_TIMEOUT_MS)
+    name = status[len(prefix):len(status) - len(suffix)]
+    if not name.endswith(".svg"):
+        return [f"{what}: Save SVG saved {name!r}, not an .svg file"], []
+    path = urllib.parse.quote(f"{PurePosixPath(notebook).parent}/{name}")
+    try:
+        svg = lab.api("GET", f"/api/contents/{path}?content=1&format=text")["content"]
+    except urllib.error.HTTPError as err:
+        return [f"{what}: it says {status!r}, but the server has no {path}: {err}"], []
+    lab.api("DELETE", f"/api/contents/{path}")
+    return [], figure_texts(svg)
+
+
+def problems_in_figure(page: Page, notebook: str, lab: Lab, area: Locator, index: int,
+                       lang: str, what: str, expected: list[str]) -> list[str]:
+    """The figure on screen, saved as SVG, has the ``expected`` texts, and all its texts are
+    in the edition's language (the widget's tokens aside)."""
+    problems, texts = saved_figure(page, notebook, lab, area, lang, what)
+    if problems:
+        return problems
+    is_token = wording(page, index, lang).is_token
+    problems = [f"{what}: the saved figure has no text {text!r}" for text in expected
+                if text not in texts]
+    for text in texts:
+        if foreign := not_in_language(text, lang, is_token):
+            problems.append(f"{what}: the saved figure's text {text!r} is not in "
+                            f"{LANGUAGE[lang]} ({' '.join(foreign)})")
+    return problems
+
+
+def drive_attention(page: Page, notebook: str, lab: Lab, index: int, lang: str) -> list[str]:
+    """The attention widget's model view and step-by-step view, their controls found by their
+    labels: every change redraws the figure; each view's figure is saved; the mean of heads,
+    in the step-by-step view, gives a notice instead of a figure."""
+    def label(key: str, **fmt: object) -> str:
+        return i18n.text(key, lang, **fmt)
+
+    area = page.locator(f'[data-e2e-widget="{index}"]')
+    figure = area.locator("img:visible")  # the figure of the view on screen
+    layer, head = labelled(area, label("layer"), "select"), labelled(area, label("head"), "select")
+    query = labelled(area, label("query_token"), "select")
+    problems = []
+
+    def redraws(what: str, act: Callable[[], object], watched: Locator = figure) -> None:
+        """``act`` changes what ``watched`` (the figure on screen, or the whole widget) shows,
+        and leaves one figure on screen."""
+        if figure.count() != 1:  # a view shows one figure, or a message instead
+            problems.append(f"widget {index + 1}: before {what}, {figure.count()} figures on "
+                            f"screen, and the messages {area.evaluate(MESSAGES)}")
+        elif not reacts(page, notebook, watched, act) or figure.count() != 1:
+            problems.append(f"widget {index + 1}: {what} did not redraw the figure (messages: "
+                            f"{area.evaluate(MESSAGES)})")
+
+    def other_head() -> None:
+        """A head other than the one selected, and not the mean of heads."""
+        heads = [h.strip() for h in head.locator("option").all_text_contents()
+                 if h.strip().isdigit()]
+        now = selected(head)
+        head.select_option(label=heads[(heads.index(now) + 1) % len(heads)]
+                           if now in heads else heads[0])
+
+    def show(key: str) -> str:
+        """Switches to the view (unless it is on screen already); returns its name."""
+        view, toggle = f"the view {label(key)!r}", button(area, label(key))
+        if "mod-active" not in (toggle.get_attribute("class") or "").split():
+            redraws(view, toggle.click, watched=area)
+        return view
+
+    view = show("view_model")
+    redraws(f"{view}: another {label('layer')!r}", functools.partial(operate, layer, "select"))
+    redraws(f"{view}: another {label('head')!r}", other_head)
+    title = label("attention_title", layer=selected(layer),
+                  head=label("head_name", head=selected(head)))
+    problems += problems_in_figure(page, notebook, lab, area, index, lang,
+                                   f"widget {index + 1}, {view}",
+                                   [label("model_view_title"), title])
+
+    view = show("view_query_key")
+    redraws(f"{view}: another {label('query_token')!r}",
+            functools.partial(operate, query, "select"))
+    redraws(f"{view}: another {label('head')!r}", other_head)
+    redraws(f"{view}: another {label('layer')!r}", functools.partial(operate, layer, "select"))
+    redraws(f"{view}: {label('padding')!r} moved",
+            functools.partial(operate, labelled(area, label("padding"), ".noUi-handle"),
+                              "slider"))
+    title = label("qk_title", layer=selected(layer), head=selected(head),
+                  token=selected(query).partition(": ")[2])
+    problems += problems_in_figure(page, notebook, lab, area, index, lang,
+                                   f"widget {index + 1}, {view}",
+                                   [label("qk_scores_title"), title])
+
+    head.select_option(label=label("mean_heads"))
+    notice = label("qk_mean_head")
+    try:
+        said = page.wait_for_function(SAYS, arg=[area.element_handle(), notice, ""],
+                                      timeout=CHANGE_TIMEOUT_MS).json_value()
+    except PlaywrightError:
+        said = area.evaluate(MESSAGES)
+    finally:
+        page.wait_for_function(KERNEL_IDLE, arg=notebook, timeout=RUN_TIMEOUT_MS)
+    if said != notice or figure.count():
+        problems.append(f"widget {index + 1}, {view}: {label('mean_heads')!r} shows "
+                        f"{figure.count()} figures and says {said!r}, not {notice!r} alone")
+    return problems
+
+
+def fill_mask_rows(page: Page, index: int, lang: str) -> list[tuple[str, str]] | None:
+    """(original token, guesses) of each row of the masking widget's targets table; None when
+    the table has no fill-mask column (no model given)."""
+    for rows in wording(page, index, lang).tables:
+        headers = [cell for th, cell in rows[0] if th]
+        if i18n.text("model_guesses", lang) in headers:
+            original = headers.index(i18n.text("target_original", lang))
+            column = headers.index(i18n.text("model_guesses", lang))
+            return [(row[original][1], row[column][1]) for row in rows[1:]]
+    return None
+
+
+def problems_in_guesses(rows: list[tuple[str, str]], texts: list[str], lang: str) -> list[str]:
+    """Each row's guesses: tokens with probabilities, most probable first, the original token
+    (and only it) marked; under the table, how often the original was among them."""
+    if not rows:
+        return ["the fill-mask table has no rows"]
+    problems, found, sizes = [], 0, set()
+    for original, cell in rows:
+        guessed = guesses(cell)
+        if not guessed:
+            problems.append(f"fill-mask guesses {cell!r} are not 'token 0.37 · token 0.15 ...'")
+            continue
+        probabilities = [p for _, p, _ in guessed]
+        if probabilities != sorted(probabilities, reverse=True) or sum(probabilities) > 1.01:
+            problems.append(f"fill-mask guesses {cell!r}: not probabilities, most probable first")
+        marked = [token for token, _, mark in guessed if mark]
+        if marked != [token for token, _, _ in guessed if token == original]:
+            problems.append(f"fill-mask guesses {cell!r}: the original {original!r} marked wrong")
+        found += bool(marked)
+        sizes.add(len(guessed))
+    summary = i18n.text("guesses_found", lang, k=max(sizes, default=0), found=found,
+                        total=len(rows))
+    if not problems and summary not in texts:
+        problems.append(f"no {summary!r} under the fill-mask table")
+    return problems
+
+
+def drive_masking(page: Page, notebook: str, lab: Lab, index: int,
+                  lang: str) -> tuple[list[str], bool]:
+    """The masking widget: with the model, its fill-mask column holds the guesses, which change
+    with a resample; its chips are saved as SVG. Returns the problems and whether it has the
+    fill-mask column."""
+    area = page.locator(f'[data-e2e-widget="{index}"]')
+    what = f"widget {index + 1} (masking)"
+    before = fill_mask_rows(page, index, lang)
+    problems = []
+    if before is not None:
+        problems += [f"{what}: {problem}" for problem in
+                     problems_in_guesses(before, wording(page, index, lang).texts, lang)]
+        header = page.locator("th", has_text=exact(i18n.text("model_guesses", lang)))
+        table = area.locator(".widget-html", has=header)
+        changed = reacts(page, notebook, table, button(area, i18n.text("resample", lang)).click)
+        after = fill_mask_rows(page, index, lang) or []
+        if not changed or [cell for _, cell in after] == [cell for _, cell in before]:
+            problems.append(f"{what}: {i18n.text('resample', lang)!r} left the model's guesses "
+                            f"as they were: {before}")
+        else:
+            problems += [f"{what}, resampled: {problem}" for problem in
+                         problems_in_guesses(after, wording(page, index, lang).texts, lang)]
+    problems += problems_in_figure(page, notebook, lab, area, index, lang, what,
+                                   [i18n.text("fate_mask", lang)])
+    return problems, before is not None
+
+
+def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str], set[str]]:
+    """Every widget drawn, worded in the edition's language, and the first control of each
+    kind in it changes what it shows; then the attention and masking widgets driven by their
+    labels. Returns the problems and which of "attention" and "fill-mask" (a masking widget
+    with the model's guesses) were driven."""
+    lang = notebook.split("/")[0]
     with contextlib.suppress(PlaywrightError):  # the checks below name what is missing
         page.wait_for_function(WIDGETS_SETTLED, arg=notebook, timeout=30_000)
     widgets = page.evaluate(WIDGET_OUTPUTS, notebook)
@@ -422,14 +829,7 @@ def problems_in_widgets(page: Page, notebook: str) -> list[str]:
     sources = page.evaluate(SOURCES, notebook)
     if not widgets and any(USES_WIDGETS.search(source) for source in sources):
         problems.append("the code uses widgets but no widget was displayed")
-    if notebook.startswith("zh/"):
-        # Every control a Chinese reader operates is labelled in Chinese (token spellings such
-        # as <cls>, code names such as max_len=64 and acronyms such as PNG aside).
-        for index, widget in enumerate(widgets):
-            english = [label for label in widget["labels"]
-                       if re.search(r"[A-Za-z]*[a-z]{3,}", re.sub(r"<\w+>|\w+=\d+", "", label))]
-            if english:
-                problems.append(f"widget {index + 1}: controls labelled in English: {english}")
+    problems += problems_in_wording(page, len(widgets), lang)
     for index, widget in enumerate(widgets):
         area = page.locator(f'[data-e2e-widget="{index}"]')
         # The first control of each kind (text box, slider, dropdown, button, ...) it has.
@@ -439,16 +839,31 @@ def problems_in_widgets(page: Page, notebook: str) -> list[str]:
             if kind not in now["kinds"]:
                 continue
             number = now["kinds"].index(kind)
-            control = area.locator(f'[data-e2e-control="{number}"]')
+            act = functools.partial(operate, area.locator(f'[data-e2e-control="{number}"]'), kind)
             # A second try, as one step may legitimately draw the same (a ratio rounding
             # to the same count).
-            if not any(reacts(page, notebook, area, control, kind) for _ in range(2)):
+            if not any(reacts(page, notebook, area, act) for _ in range(2)):
                 label = now["labels"][number]
                 problems.append(
                     f"widget {index + 1}: operating its first {kind} {label!r} changed neither "
                     "its figure nor its text"
                 )
-    return problems
+    driven = set()
+    for index in range(len(widgets)):
+        area = page.locator(f'[data-e2e-widget="{index}"]')
+        # Told by their controls: the attention widget by its step-by-step view, the masking
+        # widget by its resample button.
+        if button(area, i18n.text("view_query_key", lang)).count():
+            problems += drive_attention(page, notebook, lab, index, lang)
+            driven.add("attention")
+        if button(area, i18n.text("resample", lang)).count():
+            masking, fill_mask = drive_masking(page, notebook, lab, index, lang)
+            problems += masking
+            if fill_mask:
+                driven.add("fill-mask")
+    # Again after all that: what the operations brought on screen.
+    problems += problems_in_wording(page, len(widgets), lang)
+    return list(dict.fromkeys(problems)), driven
 
 
 def problems_in_chinese(page: Page, names: set[str]) -> list[str]:
@@ -522,7 +937,10 @@ def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
         status = page.evaluate(KERNEL_STATUS, notebook)
         assert status == "idle", f"{notebook}: the kernel is {status} after running all cells"
         problems = problems_in_outputs(page, notebook)
-        problems += problems_in_widgets(page, notebook)
+        widget_problems, driven = problems_in_widgets(page, notebook, lab)
+        problems += widget_problems
+        problems += [f"no {kind} widget to drive (see MUST_DRIVE)"
+                     for kind in sorted(MUST_DRIVE.get(Path(notebook).stem, set()) - driven)]
         if notebook.startswith("zh/"):
             problems += problems_in_chinese(page, cjk_font_names(cjk_font_path()))
         problems += [f"JavaScript error: {err}" for err in page_errors]
