@@ -628,6 +628,18 @@ def figure_texts(svg: str) -> list[str]:
     return [text for text in texts if text]
 
 
+def says(page: Page, notebook: str, area: Locator, prefix: str, suffix: str = "") -> str | None:
+    """The widget's message reading "<prefix>...<suffix>", once it shows one (None if it does
+    not in time); either way the kernel has finished the callback when this returns."""
+    try:
+        return page.wait_for_function(SAYS, arg=[area.element_handle(), prefix, suffix],
+                                      timeout=CHANGE_TIMEOUT_MS).json_value()
+    except PlaywrightError:
+        return None
+    finally:
+        page.wait_for_function(KERNEL_IDLE, arg=notebook, timeout=RUN_TIMEOUT_MS)
+
+
 def saved_figure(page: Page, notebook: str, lab: Lab, area: Locator, lang: str,
                  what: str) -> tuple[list[str], list[str]]:
     """Clicks the widget's "Save SVG": its status line must say where, in the edition's words,
@@ -635,15 +647,11 @@ def saved_figure(page: Page, notebook: str, lab: Lab, area: Locator, lang: str,
     Returns the problems and the saved figure's texts; the file is deleted."""
     prefix, suffix = i18n.text("saved", lang, path="\0").split("\0")
     button(area, i18n.text("save_as", lang, fmt="SVG")).click()
-    try:
-        status = page.wait_for_function(SAYS, arg=[area.element_handle(), prefix, suffix],
-                                        timeout=CHANGE_TIMEOUT_MS).json_value()
-    except PlaywrightError:
+    status = says(page, notebook, area, prefix, suffix)
+    if status is None:
         expected = i18n.text("saved", lang, path="…")
         return [f"{what}: after a click on Save SVG it says {area.evaluate(MESSAGES)}, not "
                 f"{expected!r}"], []
-    finally:
-        page.wait_for_function(KERNEL_IDLE, arg=notebook, timeout=RUN_TIMEOUT_MS)
     name = status[len(prefix):len(status) - len(suffix)]
     if not name.endswith(".svg"):
         return [f"{what}: Save SVG saved {name!r}, not an .svg file"], []
@@ -736,13 +744,7 @@ def drive_attention(page: Page, notebook: str, lab: Lab, index: int, lang: str) 
 
     head.select_option(label=label("mean_heads"))
     notice = label("qk_mean_head")
-    try:
-        said = page.wait_for_function(SAYS, arg=[area.element_handle(), notice, ""],
-                                      timeout=CHANGE_TIMEOUT_MS).json_value()
-    except PlaywrightError:
-        said = area.evaluate(MESSAGES)
-    finally:
-        page.wait_for_function(KERNEL_IDLE, arg=notebook, timeout=RUN_TIMEOUT_MS)
+    said = says(page, notebook, area, notice) or area.evaluate(MESSAGES)
     if said != notice or figure.count():
         problems.append(f"widget {index + 1}, {view}: {label('mean_heads')!r} shows "
                         f"{figure.count()} figures and says {said!r}, not {notice!r} alone")
