@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 import torch
 from torch import nn
 from torch.utils.data import DataLoader
-from tqdm.auto import tqdm
 
 from bertlib.batches import make_loader, trim_padding
 from bertlib.checks import (
@@ -28,6 +27,7 @@ from bertlib.i18n import text
 from bertlib.inputs import eval_mode, model_device
 from bertlib.loss import BERTLoss, check_targets
 from bertlib.model import BERTConfig, BERTModel
+from bertlib.progress import ProgressBar
 from bertlib.rng import own_global_rng
 
 LossFn = Callable[..., BERTLoss]
@@ -129,7 +129,7 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
     """
     with own_global_rng(seed):  # dropout draws from the global generator
         model.train()
-        bar = tqdm(total=num_steps, disable=not progress, desc=desc,
+        bar = ProgressBar(total=num_steps, disable=not progress, desc=desc,
                    unit=text("progress_unit", lang))
         done = 0
         while done < num_steps:

@@ -153,9 +153,12 @@ def edition(source: nbformat.NotebookNode, lang: str) -> nbformat.NotebookNode:
 
 def execute(nb: nbformat.NotebookNode, cwd: Path) -> float:
     """Run every cell in place; returns the wall-clock seconds it took."""
+    # No widget state in the saved notebook: with it, nbconvert and nbviewer would draw each
+    # widget with JavaScript from a CDN (nothing, offline) instead of the picture that bertlib's
+    # widgets and progress bars put beside it; JupyterLab does not read it back either.
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name=KERNELSPEC["name"],
                             resources={"metadata": {"path": str(cwd)}}, record_timing=False,
-                            coalesce_streams=True)
+                            coalesce_streams=True, store_widget_state=False)
     start = time.perf_counter()
     client.execute()
     return time.perf_counter() - start

@@ -6,9 +6,8 @@ matplotlib artists, and everything here only changes *how fast* they reach the s
 
 * :class:`Blitter` redraws only the artists that change, over cached backgrounds;
 * :class:`TokenLabels` and :class:`StampedText` draw token names, and :func:`draw_stamped` the
-  animated titles and notes, as pre-rendered stamps instead of text that matplotlib lays out
-  again on every draw; :class:`NumberText` draws columns of numbers from stamps of their
-  characters;
+  animated titles and notes, as pre-rendered stamps instead of text laid out again on every
+  draw; :class:`NumberText` draws columns of numbers from stamps of their characters;
 * :func:`encode_png` turns the canvas into PNG bytes faster than Pillow for these figures.
 """
 
@@ -369,6 +368,7 @@ class TokenLabels:
                 t.set_text(literal(tokens[i]))
                 if t.get_fontsize() != fontsize:
                     t.set_fontsize(fontsize)
+                t.set_rotation(self.rotation if len(tokens[i]) > 2 else 0.0)  # 字, "a" stand
             t.set_visible(i < n)
         self.tokens = list(tokens)
         at, zeros = np.arange(n), np.zeros(n)

@@ -14,7 +14,7 @@ from bertlib.checks import check_int_in, check_str, check_tokens, number_array
 from bertlib.i18n import text
 from bertlib.viz._render import TokenLabels, bar_verts, pin_labels, spines
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import BOUNDARY_COLOR, label_size, literal
+from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, label_size, literal
 
 # One panel per head (and the mean): BERT-large has 16 heads; 64 panels already fill 17 rows,
 # and laying out thousands would take minutes.
@@ -169,7 +169,7 @@ class AllHeadsPlot(LiveFigure):
         # Two columns of larger panels while they fit (the small BERT's two heads and their
         # mean), so that a pair's tokens can be read beside them; four smaller ones beyond.
         self.cols = 2 if self.num_panels <= 4 else 4
-        self.side = 4.4 if self.cols == 2 else 3.2
+        self.side = min(4.4 if self.cols == 2 else 3.2, (PAGE_WIDTH - 1.8) / self.cols)
         self.rows = math.ceil(self.num_panels / self.cols)
         height = (self.side + 0.2) * self.rows + 1.0
         width = self.side * self.cols + 1.8
@@ -216,10 +216,10 @@ class AllHeadsPlot(LiveFigure):
                              f"T={T}; got {weights.shape}")
         check_weights(weights)
         panels = [*weights, weights.mean(axis=0)]
-        # A label needs about its font size plus a third along the axis; below 7 points it is
+        # A label needs about its font size plus a third along the axis; below MIN_FONT it is
         # not legible, and the panels are left unlabelled (the one-head view names them all).
         fontsize = min(label_size(T), math.floor(0.75 * 72 * self.side / T))
-        labelled = fontsize >= 7
+        labelled = fontsize >= MIN_FONT
         for ax in self.axes:  # only the animated images and labels depend on T
             ax.set_xlim(-0.5, T - 0.5)
             ax.set_ylim(T - 0.5, -0.5)

@@ -12,7 +12,7 @@ from bertlib.checks import check_bool, check_tokens, number_array
 from bertlib.i18n import text
 from bertlib.viz._render import TokenLabels, pin_labels, spines
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import label_size
+from bertlib.viz.style import PAGE_WIDTH, label_size
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,7 @@ class EmbeddingPlot(LiveFigure):
     """
 
     def __init__(self, lang: str | None = None):
-        super().__init__(12, 4, lang)
+        super().__init__(PAGE_WIDTH, 4, lang)
         self.figure.subplots_adjust(left=0.1, right=0.9, top=0.88, bottom=0.12, wspace=0.08)
         self.axes = list(self.figure.subplots(1, 4))
         for ax in self.axes[1:]:  # the first gets TokenLabels below
@@ -79,7 +79,7 @@ class EmbeddingPlot(LiveFigure):
         # at 64 tokens against ~65 ms, see benchmarks/README.md).
         height = min(max(2.5, 0.16 * 16 * math.ceil(T / 16) + 1.4), 12)
         if self.figure.get_figheight() != height:
-            self.figure.set_size_inches(12, height)
+            self.figure.set_size_inches(PAGE_WIDTH, height)
             self.figure.subplots_adjust(bottom=0.55 / height, top=1 - 0.4 / height)
             for ax in self.axes:  # the Blitter redraws the background at the new size
                 pin_labels(ax, x_label=-0.4 / ((1 - 0.95 / height) * height))

@@ -23,6 +23,7 @@ from bertlib.viz.style import (
     FATE_KEYS,
     FATE_TEXT_COLORS,
     NOT_SELECTED_COLOR,
+    PAGE_WIDTH,
     label_size,
     literal,
 )
@@ -46,7 +47,7 @@ class ChipsPlot(LiveFigure):
     """
 
     def __init__(self, lang: str | None = None):
-        super().__init__(11, 2, lang)
+        super().__init__(PAGE_WIDTH, 2, lang)
         self.ax = self.figure.add_axes((0.01, 0.01, 0.98, 0.8))
         self.ax.set_axis_off()
         handles = [Patch(facecolor=FATE_COLORS[f], label=text(FATE_KEYS[f], self.lang))
@@ -71,7 +72,7 @@ class ChipsPlot(LiveFigure):
         self.blitter.invalidate()
         rows = max(1, math.ceil(n / CHIP_COLUMNS))
         height = 0.75 * rows + 0.9
-        self.figure.set_size_inches(11, height)
+        self.figure.set_size_inches(PAGE_WIDTH, height)
         self.ax.set_position((0.01, 0.01, 0.98, (0.75 * rows) / height))
         self.ax.set_xlim(0, CHIP_COLUMNS)
         self.ax.set_ylim(rows, 0)
@@ -240,7 +241,7 @@ class TallyPlot(LiveFigure):
     """
 
     def __init__(self, lang: str | None = None):
-        super().__init__(12, 4.2, lang)
+        super().__init__(PAGE_WIDTH, 4.2, lang)
         self.figure.subplots_adjust(left=0.06, right=0.98, top=0.9, bottom=0.3, wspace=0.18)
         self.ax_sel, self.ax_fate = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
         self.bars = self.ax_sel.add_collection(PolyCollection([],

@@ -14,11 +14,12 @@ from bertlib.i18n import text
 from bertlib.viz._render import TokenLabels, pin_labels, spines
 from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import label_size, literal
+from bertlib.viz.style import PAGE_WIDTH, label_size, literal
 
-MAX_GRID = 10.0  # inches of thumbnails across: a 12-head model still fits a notebook column
 THUMB = 2.2  # inches per thumbnail when there is room
 LEFT, TOP = 1.0, 0.8  # inches for the row labels, and for the title and the column labels
+# Inches of thumbnails across: the figure is as wide as the page, even for a 12-head model.
+MAX_GRID = PAGE_WIDTH - LEFT - 0.3
 LABEL_SIZE = 10  # points, for the row and column labels; smaller only where they must be
 MEAN_HEAD = -1  # the head that stands for the mean over heads
 

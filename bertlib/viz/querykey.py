@@ -19,13 +19,13 @@ from bertlib.i18n import text
 from bertlib.model import MultiHeadAttention
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, pin_labels, spines
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import BOUNDARY_COLOR, literal
+from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal
 
 # Inches across: key labels | scores and their numbers | mask | weights and their numbers |
 # the values, a colour bar. Rows are keys, so every number and token reads horizontally.
-WIDTH, LEFT, BARS, NUMBERS, MASK, VALUES = 11.0, 1.45, 1.8, 0.6, 0.8, 2.7
+WIDTH, LEFT, BARS, NUMBERS, MASK, VALUES = PAGE_WIDTH, 1.45, 1.4, 0.6, 0.8, 1.9
 TOP, BOTTOM = 1.2, 1.25
-MIN_FONT = 6  # points; below this the numbers and token labels are left out
+# Below MIN_FONT (style.py) the numbers and token labels are left out.
 FORMULA = (r"$w_j = \mathrm{softmax}_j\,(\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d} + m_j)$"
            r"$\qquad \mathbf{o} = \sum_j w_j\,\mathbf{v}_j$")
 REAL, PADDED = "#56B4E9", "#BBBBBB"  # score bars of real and padded keys

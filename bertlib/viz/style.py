@@ -5,6 +5,7 @@ Okabe-Ito colours throughout: distinguishable with the common forms of colour bl
 
 from __future__ import annotations
 
+import io
 import numbers
 
 import numpy as np
@@ -16,6 +17,13 @@ from bertlib.masking import Fate
 from bertlib.viz.fonts import add_cjk_fallback
 
 DPI = 90  # sharp on a projector, small enough PNGs to redraw fast
+# The widest figure shown at its own size: JupyterLab's output area is 848 pixels wide in a
+# 1280-pixel window with the file browser open (a laptop on a classroom projector). A wider
+# PNG is scaled down to fit, and its text with it.
+PAGE_WIDTH = 9.2  # inches: 828 pixels at DPI
+# The smallest text a figure draws: 8 points are 10 pixels at DPI, legible from the back of a
+# classroom. The browser test checks that figures are shown at their size.
+MIN_FONT = 8.0
 MAX_INCHES = 100  # 9,000 pixels at DPI; a larger figure would need gigabytes to draw
 FATE_COLORS = {Fate.MASK: "#0072B2", Fate.RANDOM: "#E69F00", Fate.KEEP: "#009E73"}
 FATE_TEXT_COLORS = {Fate.MASK: "white", Fate.RANDOM: "black", Fate.KEEP: "black"}
@@ -28,7 +36,18 @@ BOUNDARY_COLOR = "#D55E00"  # the line between sentence A and sentence B
 class CJKFigure(Figure):
     """A Figure whose texts fall back to the CJK font for characters their font lacks, set
     on each text as it is drawn: a whole draw (canvas.draw, savefig, a notebook's display)
-    or one artist at a time (:class:`bertlib.viz._render.Blitter`)."""
+    or one artist at a time (:class:`bertlib.viz._render.Blitter`).
+
+    It draws itself as a PNG wherever a notebook shows it. A plain Figure has a picture only
+    where pyplot's inline backend registered one (a kernel that imported pyplot); elsewhere
+    (nbclient, a kernel that never imported pyplot) it prints ``<Figure size ...>``.
+    """
+
+    def _repr_png_(self) -> bytes:
+        # As the inline backend draws: at the figure's own dpi, trimmed to what is drawn.
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png", dpi=self.dpi, bbox_inches="tight")
+        return buffer.getvalue()
 
     def draw(self, renderer) -> None:
         add_cjk_fallback(self)
@@ -55,9 +74,10 @@ def new_figure(width: float, height: float) -> Figure:
 
 
 def label_size(n: int) -> float:
-    """Tick-label font size that stays legible for short inputs and fits long ones; whole
-    points, so that a few tokens more or less keep the same size (and the stamped labels)."""
-    return float(np.clip(round(14 - n / 6), 7, 12))
+    """Tick-label font size that stays legible for short inputs and fits long ones, never
+    under :data:`MIN_FONT`; whole points, so that a few tokens more or less keep the same size
+    (and the stamped labels)."""
+    return float(np.clip(round(14 - n / 6), MIN_FONT, 12))
 
 
 def literal(label: str) -> str:

@@ -288,7 +288,7 @@ visibility = {
 }
 colors = ["#F2F2F2", "#0072B2", "#E69F00", "#009E73"]  # indexed by UNSEEN, SEEN, FORWARD, ...
 
-fig = new_figure(13, 6)
+fig = new_figure(9, 5.2)
 fig.set_layout_engine("compressed")  # a layout for grids of square axes
 axes = fig.subplots(1, 4)
 bank_row = tokens.index("bank")

@@ -346,7 +346,7 @@ print("X_no_mask[1, :5] ≈ alone:       ", torch.allclose(X_no_mask[1, :5], alo
 # This figure's axis labels; label() gives them in the edition's language.
 label = labels({"key_j": {"en": "key j", "zh": "键 j"},
                 "query_i": {"en": "query i", "zh": "查询 i"}})
-fig = new_figure(12, 3.2)  # bertlib's figures draw Chinese labels with the CJK font
+fig = new_figure(9, 3)  # bertlib's figures draw Chinese labels with the CJK font
 fig.set_layout_engine("constrained")
 axes = fig.subplots(1, nh)
 for h, ax in enumerate(axes):  # heads numbered from 0, as in the code and the widgets

@@ -127,7 +127,10 @@ def use_tick_labels(token_labels) -> None:
         for artist in [*labels.texts, labels.marks]:
             artist.set_visible(False)
         set_ticks = labels.ax.set_yticks if labels.axis == "y" else labels.ax.set_xticks
-        set_ticks(range(len(tokens)), tokens, fontsize=size, rotation=labels.rotation)
+        ticks = set_ticks(range(len(tokens)), tokens, fontsize=size, rotation=labels.rotation)
+        # Each at the angle its label has (a short token stands upright on a turned axis).
+        for tick, text in zip(ticks, labels.texts, strict=False):
+            tick.label1.set_rotation(text.get_rotation())
 
 
 def tick_label_reference(plot, token_labels) -> np.ndarray:
