@@ -14,7 +14,9 @@ from bertlib.checks import check_int_in, check_str, check_tokens, number_array
 from bertlib.i18n import text
 from bertlib.viz._render import TokenLabels, bar_verts, pin_labels, spines
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, label_size, literal
+from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, ROW, label_size, literal
+
+GRID_HEIGHT = 5.0  # inches: all heads of a layer and the widget's controls fit a 720-pixel window
 
 # One panel per head (and the mean): BERT-large has 16 heads; 64 panels already fill 17 rows,
 # and laying out thousands would take minutes.
@@ -47,17 +49,16 @@ class AttentionView:
 
 
 class AttentionPlot(LiveFigure):
-    """A token x token heatmap with the A/B boundary marked and, beneath it sharing the key
-    axis, a bar chart of the chosen query token's row."""
+    """A token x token heatmap with the A/B boundary marked and, beside it on the same rows,
+    the chosen query token's weights on every key as bars: the highlighted row of the heatmap,
+    turned to read top to bottom."""
 
     def __init__(self, lang: str | None = None):
-        super().__init__(9, 9, lang)
-        # Placed by hand (see _layout) so the bars line up with the heatmap's columns; the
-        # heatmap has no x tick labels of its own: the bars' labels below name the keys.
+        super().__init__(PAGE_WIDTH, 5, lang)
+        # Placed by hand (see _layout): the bars' rows line up with the heatmap's.
         self.ax_map = self.figure.add_axes((0, 0, 1, 1))
         self.ax_row = self.figure.add_axes((0, 0, 1, 1))
         self.cax = self.figure.add_axes((0, 0, 1, 1))
-        self.ax_map.set_xticks([])
         self.image = self.ax_map.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0,
                                         interpolation="nearest", aspect="auto")
         self.colorbar = self.figure.colorbar(self.image, cax=self.cax)
@@ -65,18 +66,18 @@ class AttentionPlot(LiveFigure):
         line = {"color": BOUNDARY_COLOR, "linewidth": 2}
         self.hline = self.ax_map.axhline(0, **line)
         self.vline = self.ax_map.axvline(0, **line)
-        self.row_vline = self.ax_row.axvline(0, **line)
+        self.row_vline = self.ax_row.axhline(0, **line)  # the boundary, across the bars
         self.highlight = Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor="#E69F00",
                                    linewidth=2.5)
         self.ax_map.add_patch(self.highlight)
         self.ax_map.set_ylabel(text("query_axis", self.lang))
-        self.ax_row.set_ylabel(text("weight", self.lang))
-        self.ax_row.set_xlabel(text("key_axis", self.lang))
-        self.ax_row.set_yticks([])  # the y scale follows the row; the peak is written instead
-        self.peak = self.ax_row.text(0.995, 0.92, "", transform=self.ax_row.transAxes,
-                                     ha="right", va="top", fontsize=10)
+        self.ax_map.set_xlabel(text("key_axis", self.lang))
+        self.ax_row.set_xlabel(text("weight", self.lang))
+        self.ax_row.set_xticks([])  # the scale follows the row; the peak is written instead
+        self.peak = self.ax_row.text(1.0, -0.01, "", transform=self.ax_row.transAxes,
+                                     ha="right", va="top", fontsize=10)  # where ticks would be
         self.note = self.figure.text(0.01, 0.005, "", fontsize=9, color="#555555")
-        # One collection, not T Rectangles: ax.bar costs more than the whole redraw.
+        # One collection, not T Rectangles: ax.barh costs more than the whole redraw.
         self.bars = PolyCollection([], facecolors="#0072B2")
         self.ax_row.add_collection(self.bars, autolim=False)
         self.row_values = np.zeros(0)
@@ -84,27 +85,33 @@ class AttentionPlot(LiveFigure):
                              self.colorbar.ax, self.ax_map.title, self.ax_row.title, self.peak,
                              self.note, self.bars, *spines([self.ax_map, self.ax_row]))
         self.query_labels = TokenLabels(self.ax_map, self.blitter, "y")
-        self.key_labels = TokenLabels(self.ax_row, self.blitter, "x", rotation=90)
+        self.key_labels = TokenLabels(self.ax_map, self.blitter, "x", rotation=90)
+        self.bar_labels = TokenLabels(self.ax_row, self.blitter, "y")
         self._length: int | None = None
 
     def _layout(self, T: int) -> None:
         """Size and place everything for T tokens; the background is redrawn only when the
         figure's size changes."""
-        # Inches of heatmap, in steps of 8 tokens: a new size redraws the whole figure.
-        side = min(max(3.5, 0.8 * math.ceil(T / 8) + 2.5), 8.0)
-        margin, below, bar_h, gap, top, right = 1.5, 1.3, 0.22 * side + 0.6, 0.5, 0.5, 1.1
-        width, height = margin + side + right, below + bar_h + gap + side + top
+        # Inches of heatmap, in steps of 8 tokens (a new size redraws the whole figure): about
+        # a line of legible text per token, so that the default pair (27 tokens) and the
+        # controls fit a projector's window; a longer input makes the figure wider than the
+        # page, and the widget scrolls.
+        side = max(2.5, ROW * 8 * math.ceil(T / 8))
+        left, below, top = 1.0, 0.95, 0.45
+        colorbar, bar_labels, bars = 1.0, 0.8, 1.7
+        width, height = left + side + colorbar + bar_labels + bars + 0.15, below + side + top
         self.figure.set_size_inches(width, height)  # a new size: the Blitter redraws all
-        self.ax_map.set_position((margin / width, (below + bar_h + gap) / height,
-                                  side / width, side / height))
-        self.ax_row.set_position((margin / width, below / height, side / width, bar_h / height))
-        self.cax.set_position(((margin + side + 0.15) / width, (below + bar_h + gap) / height,
-                               0.18 / width, side / height))
+        bottom = below / height
+        self.ax_map.set_position((left / width, bottom, side / width, side / height))
+        self.cax.set_position(((left + side + 0.12) / width, bottom, 0.15 / width,
+                               side / height))
+        x = left + side + colorbar + bar_labels
+        self.ax_row.set_position((x / width, bottom, bars / width, side / height))
+        self.ax_map.set_xlim(-0.5, T - 0.5)
         for ax in (self.ax_map, self.ax_row):
-            ax.set_xlim(-0.5, T - 0.5)
-        self.ax_map.set_ylim(T - 0.5, -0.5)
-        pin_labels(self.ax_map, y_label=-(margin - 0.3) / side)
-        pin_labels(self.ax_row, x_label=-(below - 0.3) / bar_h, y_label=-(margin - 0.3) / side)
+            ax.set_ylim(T - 0.5, -0.5)
+        pin_labels(self.ax_map, x_label=-(below - 0.3) / side, y_label=-(left - 0.25) / side)
+        pin_labels(self.ax_row, x_label=-0.4 / side)
         self.highlight.set_width(T)
         self._length = T
 
@@ -126,16 +133,19 @@ class AttentionPlot(LiveFigure):
         check_str("note", view.note)
         if self._length != T:
             self._layout(T)
-        for labels in (self.query_labels, self.key_labels):
-            labels.set(view.tokens, label_size(T))
+        side = self.ax_map.get_position().height * self.figure.get_figheight()
+        size = max(MIN_FONT, min(label_size(T), math.floor(0.9 * 72 * side / T)))
+        for labels in (self.query_labels, self.key_labels, self.bar_labels):
+            labels.set(view.tokens, size)
         vmax = float(weights.max()) or 1.0
         self.image.set_data(weights)
         self.image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
         self.image.set_clim(0, vmax)
         row = weights[view.query]
         self.row_values = row
-        self.bars.set_verts(bar_verts(row))
-        self.ax_row.set_ylim(0, vmax * 1.05)
+        # Horizontal bars: each vertical bar's corners with x and y swapped.
+        self.bars.set_verts([[(y, x) for x, y in bar] for bar in bar_verts(row)])
+        self.ax_row.set_xlim(0, vmax * 1.05)
         self.peak.set_text(text("row_peak", self.lang, value=row.max()))
         self.highlight.set_y(view.query - 0.5)
         has_boundary = view.boundary is not None
@@ -145,11 +155,11 @@ class AttentionPlot(LiveFigure):
             edge = view.boundary - 0.5
             self.hline.set_ydata([edge, edge])
             self.vline.set_xdata([edge, edge])
-            self.row_vline.set_xdata([edge, edge])
+            self.row_vline.set_ydata([edge, edge])
         self.ax_map.set_title(literal(view.title), y=1.0, pad=6)
         self.ax_row.set_title(text("attends_title", self.lang,
                                    token=literal(view.tokens[view.query])),
-                              fontsize=11, y=1.0, pad=4)
+                              fontsize=11, y=1.0, pad=6)
         self.note.set_text(literal(view.note))
         return self.figure
 
@@ -159,6 +169,16 @@ def plot_attention(view: AttentionView, lang: str | None = None) -> Figure:
     return AttentionPlot(lang).once(view)
 
 
+def panel_side(cols: int) -> float:
+    """Inches per panel of the all-heads grid with ``cols`` columns across the page."""
+    return min(4.4, (PAGE_WIDTH - 1.8) / cols)
+
+
+def grid_height(panels: int, cols: int) -> float:
+    """Inches of the all-heads figure with ``panels`` panels in ``cols`` columns."""
+    return (panel_side(cols) + 0.2) * math.ceil(panels / cols) + 1.0
+
+
 class AllHeadsPlot(LiveFigure):
     """Small multiples: every head of one layer and their mean, on one colour scale."""
 
@@ -166,10 +186,13 @@ class AllHeadsPlot(LiveFigure):
         check_int_in("num_heads", num_heads, 1, MAX_HEADS,
                      " (one panel per head; BERT-large has 16)")
         self.num_panels = num_heads + 1
-        # Two columns of larger panels while they fit (the small BERT's two heads and their
-        # mean), so that a pair's tokens can be read beside them; four smaller ones beyond.
-        self.cols = 2 if self.num_panels <= 4 else 4
-        self.side = min(4.4 if self.cols == 2 else 3.2, (PAGE_WIDTH - 1.8) / self.cols)
+        # The fewest columns (so the largest panels) that keep the grid within the page's
+        # width and GRID_HEIGHT: the small BERT's two heads and their mean in one row,
+        # BERT-Base's twelve and their mean in two rows of seven.
+        self.cols = next(c for c in range(1, self.num_panels + 1)
+                         if grid_height(self.num_panels, c) <= GRID_HEIGHT
+                         or c == self.num_panels)
+        self.side = panel_side(self.cols)
         self.rows = math.ceil(self.num_panels / self.cols)
         height = (self.side + 0.2) * self.rows + 1.0
         width = self.side * self.cols + 1.8

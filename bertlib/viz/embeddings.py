@@ -12,7 +12,7 @@ from bertlib.checks import check_bool, check_tokens, number_array
 from bertlib.i18n import text
 from bertlib.viz._render import TokenLabels, pin_labels, spines
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import PAGE_WIDTH, label_size
+from bertlib.viz.style import MIN_FONT, PAGE_WIDTH, ROW, label_size
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class EmbeddingPlot(LiveFigure):
     """Four (T, H) heatmaps side by side, rows labelled with the tokens, one colour scale.
 
     Only the images, the token labels and the colour bar change with the text; the rest is a
-    background redrawn only when the figure's height changes (in steps of 16 tokens).
+    background redrawn only when the figure's height changes (in steps of 8 tokens).
     """
 
     def __init__(self, lang: str | None = None):
@@ -74,10 +74,11 @@ class EmbeddingPlot(LiveFigure):
         if not isinstance(parts, EmbeddingParts):
             raise ValueError(f"parts must be an EmbeddingParts; got {type(parts).__name__}")
         T, H = parts.token.shape
-        # The height grows in steps of 16 tokens: within a step only the (animated) images and
-        # labels change and the background is kept; a new height redraws everything (~110 ms
-        # at 64 tokens against ~65 ms, see benchmarks/README.md).
-        height = min(max(2.5, 0.16 * 16 * math.ceil(T / 16) + 1.4), 12)
+        # A line of legible text per token, in steps of 8 tokens: within a step only the
+        # (animated) images and labels change and the background is kept; a new height redraws
+        # everything (~110 ms at 64 tokens against ~65 ms, see benchmarks/README.md).
+        rows = ROW * 8 * math.ceil(T / 8)
+        height = max(2.5, rows + 1.2)
         if self.figure.get_figheight() != height:
             self.figure.set_size_inches(PAGE_WIDTH, height)
             self.figure.subplots_adjust(bottom=0.55 / height, top=1 - 0.4 / height)
@@ -85,7 +86,8 @@ class EmbeddingPlot(LiveFigure):
                 pin_labels(ax, x_label=-0.4 / ((1 - 0.95 / height) * height))
         for ax in self.axes:
             ax.set_ylim(T - 0.5, -0.5)
-        self.token_labels.set(parts.tokens, label_size(T))
+        self.token_labels.set(parts.tokens, max(MIN_FONT, min(label_size(T),
+                                                              math.floor(0.9 * 72 * rows / T))))
         keys = ["emb_token", "emb_segment", "emb_position",
                 "emb_sum_norm" if parts.normalised else "emb_sum"]
         limit = max(float(np.abs(p).max()) for p in parts.panels()) or 1.0

@@ -14,34 +14,35 @@ from bertlib.i18n import text
 from bertlib.viz._render import TokenLabels, pin_labels, spines
 from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import PAGE_WIDTH, label_size, literal
+from bertlib.viz.style import MIN_FONT, PAGE_WIDTH, ROW, label_size, literal
 
-THUMB = 2.2  # inches per thumbnail when there is room
-LEFT, TOP = 1.0, 0.8  # inches for the row labels, and for the title and the column labels
-# Inches of thumbnails across: the figure is as wide as the page, even for a 12-head model.
-MAX_GRID = PAGE_WIDTH - LEFT - 0.3
+THUMB, MIN_THUMB = 1.4, 0.2  # inches per thumbnail when there is room, and at the least
+LEFT, TOP = 0.9, 0.8  # inches for the row labels, and for the title and the column labels
+# Inches right of the grid: the large heatmap's token labels, and beyond it its colour bar.
+DETAIL_LEFT, DETAIL_RIGHT, BELOW = 1.2, 1.0, 1.0
+MAX_GRID_HEIGHT = 3.6  # inches: the view and its controls fit a 720-pixel window
 LABEL_SIZE = 10  # points, for the row and column labels; smaller only where they must be
 MEAN_HEAD = -1  # the head that stands for the mean over heads
 
 
 def detail_side(T: int) -> float:
     """Inches of the enlarged heatmap for T tokens, as in the one-head view, in steps of 8."""
-    return min(max(3.5, 0.8 * math.ceil(T / 8) + 2.5), 8.0)
+    return max(2.5, ROW * 8 * math.ceil(T / 8))
 
 
 class ModelViewPlot(LiveFigure):
     """A (num_blks x num_heads) grid of heatmaps of one input's attention, each on its own
     colour scale (a head that spreads its attention would otherwise look empty), rows named by
     layer and columns by head; the chosen layer and head (or the layer's mean) is outlined and
-    drawn again beneath, large, with its tokens and a colour bar."""
+    drawn again on the right, large, with its tokens and a colour bar. The grid takes the
+    page's width that the large heatmap leaves."""
 
     def __init__(self, num_blks: int, num_heads: int, lang: str | None = None):
         check_int_in("num_blks", num_blks, 1)
         check_int_in("num_heads", num_heads, 1)
         self.shape = (num_blks, num_heads)
-        self.side = min(THUMB, MAX_GRID / (1.08 * num_heads - 0.08))
-        self.gap = 0.08 * self.side
-        super().__init__(LEFT + self.grid_width + 0.3, 8, lang)
+        self.side = self.gap = 0.0  # the thumbnails', set by _layout
+        super().__init__(PAGE_WIDTH, 5, lang)
         fig = self.figure
         self.thumbs = [[fig.add_axes((0, 0, 1, 1)) for _ in range(num_heads)]
                        for _ in range(num_blks)]
@@ -55,7 +56,10 @@ class ModelViewPlot(LiveFigure):
         self.row_labels = [fig.text(0, 0, text("layer_name", self.lang, layer=layer),
                                     ha="right", va="center", fontsize=LABEL_SIZE)
                            for layer in range(num_blks)]
-        self.column_labels = self._column_labels()
+        self.column_labels = [fig.text(0, 0, "", ha="center", va="bottom")
+                              for _ in range(num_heads)]
+        self.head_label = fig.text(0, 0, text("head", self.lang), ha="right", va="bottom",
+                                   fontsize=LABEL_SIZE)
         self.outline = fig.add_artist(Rectangle((0, 0), 1, 1, fill=False, edgecolor="#E69F00",
                                                 linewidth=3, transform=fig.dpi_scale_trans))
         self.ax_detail = fig.add_axes((0, 0, 1, 1))
@@ -83,36 +87,40 @@ class ModelViewPlot(LiveFigure):
     def grid_width(self) -> float:
         return self.shape[1] * self.side + (self.shape[1] - 1) * self.gap
 
-    def _column_labels(self) -> list:
+    def _fit_column_labels(self) -> None:
         """"head 0", "head 1", ... above the columns, in the largest size from LABEL_SIZE down
-        to 7 points at which the longest fits its column; below that, the numbers alone and
+        to MIN_FONT at which the longest fits its column; below that, the numbers alone and
         "head" once, left of them."""
-        fig, num_heads = self.figure, self.shape[1]
-        labels = [fig.text(0, 0, text("head_name", self.lang, head=h), ha="center",
-                           va="bottom") for h in range(num_heads)]
-        renderer = fig.canvas.get_renderer()
-        for label in labels:
+        renderer = self.figure.canvas.get_renderer()
+        for h, label in enumerate(self.column_labels):
+            label.set_text(text("head_name", self.lang, head=h))
             add_cjk_fallback(label)  # measured with the font they are drawn in
-        for size in range(LABEL_SIZE, 6, -1):
-            for label in labels:
+        self.head_label.set_visible(False)
+        for size in range(LABEL_SIZE, int(MIN_FONT) - 1, -1):
+            for label in self.column_labels:
                 label.set_fontsize(size)
-            widest = max(label.get_window_extent(renderer).width for label in labels)
-            if widest <= 0.9 * self.side * fig.dpi:
-                return labels
-        for h, label in enumerate(labels):
+            widest = max(label.get_window_extent(renderer).width for label in self.column_labels)
+            if widest <= 0.9 * self.side * self.figure.dpi:
+                return
+        for h, label in enumerate(self.column_labels):
             label.set_text(str(h))
-        return [*labels, fig.text(0, 0, text("head", self.lang), ha="right", va="bottom",
-                                  fontsize=LABEL_SIZE)]
+        self.head_label.set_visible(True)
 
     def _layout(self, side: float) -> None:
-        """Size the figure for a detail ``side`` inches square and place everything, in
-        inches from the top left."""
+        """Size the figure for a detail ``side`` inches square beside the grid, and place
+        everything, in inches from the top left."""
         num_blks, num_heads = self.shape
+        # The grid takes the width the page leaves; at least MIN_THUMB a thumbnail, where a
+        # layer's name still fits beside its row (a long input's figure then scrolls).
+        room = PAGE_WIDTH - LEFT - DETAIL_LEFT - side - DETAIL_RIGHT
+        self.side = max(MIN_THUMB, min(THUMB, room / (1.08 * num_heads - 0.08),
+                                       MAX_GRID_HEIGHT / (1.08 * num_blks - 0.08)))
+        self.gap = 0.08 * self.side
         step = self.side + self.gap
         grid_height = num_blks * self.side + (num_blks - 1) * self.gap
-        detail_top = TOP + grid_height + 0.9  # room for the detail's title
-        width = max(LEFT + self.grid_width + 0.3, 1.5 + side + 1.1)
-        height = detail_top + side + 1.3
+        detail_left = LEFT + self.grid_width + DETAIL_LEFT
+        width = detail_left + side + DETAIL_RIGHT
+        height = TOP + max(grid_height, side + BELOW)
         self.figure.set_size_inches(width, height)
 
         def box(x: float, top: float, w: float, h: float) -> tuple[float, float, float, float]:
@@ -122,19 +130,19 @@ class ModelViewPlot(LiveFigure):
             for head, ax in enumerate(row):
                 ax.set_position(box(LEFT + head * step, TOP + layer * step, self.side,
                                     self.side))
-            self.row_labels[layer].set_position(((LEFT - 0.2) / width,
+            self.row_labels[layer].set_position(((LEFT - 0.1) / width,
                                                  1 - (TOP + layer * step + self.side / 2)
                                                  / height))
-        for head, label in enumerate(self.column_labels[:num_heads]):
+        self._fit_column_labels()
+        for head, label in enumerate(self.column_labels):
             label.set_position(((LEFT + head * step + self.side / 2) / width,
                                 1 - (TOP - 0.06) / height))
-        if len(self.column_labels) > num_heads:  # "head", left of the bare numbers
-            self.column_labels[-1].set_position(((LEFT - 0.2) / width,
-                                                 1 - (TOP - 0.06) / height))
+        self.head_label.set_position(((LEFT - 0.1) / width, 1 - (TOP - 0.06) / height))
         self.title.set_y(1 - 0.1 / height)
-        self.ax_detail.set_position(box(1.5, detail_top, side, side))
-        self.cax.set_position(box(1.5 + side + 0.15, detail_top, 0.18, side))
-        pin_labels(self.ax_detail, x_label=-1.1 / side, y_label=-1.2 / side)
+        self.ax_detail.set_position(box(detail_left, TOP, side, side))
+        self.cax.set_position(box(detail_left + side + 0.12, TOP, 0.15, side))
+        pin_labels(self.ax_detail, x_label=-(BELOW - 0.25) / side,
+                   y_label=-(DETAIL_LEFT - 0.3) / side)
         self._side = side
         self._height = height
 
@@ -163,8 +171,9 @@ class ModelViewPlot(LiveFigure):
             self.blitter.tokens_changed()
         picked = attentions[layer].mean(axis=0) if head == MEAN_HEAD else attentions[layer, head]
         self._show(self.detail, picked)
+        size = max(MIN_FONT, min(label_size(T), math.floor(0.9 * 72 * self._side / T)))
         for labels in (self.query_labels, self.key_labels):
-            labels.set(tokens, label_size(T))
+            labels.set(tokens, size)
         first, last = (0, self.shape[1] - 1) if head == MEAN_HEAD else (head, head)
         step, pad = self.side + self.gap, self.gap / 2
         self.outline.set_bounds(LEFT + first * step - pad,

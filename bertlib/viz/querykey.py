@@ -24,7 +24,7 @@ from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal
 # Inches across: key labels | scores and their numbers | mask | weights and their numbers |
 # the values, a colour bar. Rows are keys, so every number and token reads horizontally.
 WIDTH, LEFT, BARS, NUMBERS, MASK, VALUES = PAGE_WIDTH, 1.45, 1.4, 0.6, 0.8, 1.9
-TOP, BOTTOM = 1.2, 1.25
+TOP, BOTTOM = 1.0, 1.25
 # Below MIN_FONT (style.py) the numbers and token labels are left out.
 FORMULA = (r"$w_j = \mathrm{softmax}_j\,(\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d} + m_j)$"
            r"$\qquad \mathbf{o} = \sum_j w_j\,\mathbf{v}_j$")
@@ -149,12 +149,12 @@ class QueryKeyPlot(LiveFigure):
 
     def _layout(self, rows: int) -> None:
         """Size the figure for ``rows`` keys (in steps of 8: a new size redraws everything) and
-        place the columns. A row gets at least 0.14 inches up to 78 keys; more share the 13
-        inches of the tallest figure (the numbers go below MIN_FONT past about 110)."""
-        body = float(np.clip(2.0 + 0.14 * rows, 3.0, 13.0))
+        place the columns. A row gets 0.125 inches, a line of MIN_FONT numbers, up to 104 keys;
+        more share the 13 inches of the tallest figure, and their numbers are left out."""
+        body = float(np.clip(0.125 * rows, 2.5, 13.0))
         height = TOP + body + BOTTOM
         self.figure.set_size_inches(WIDTH, height)
-        self.fontsize = float(min(11, math.floor(0.7 * 72 * body / rows)))
+        self.fontsize = float(min(11, math.floor(0.9 * 72 * body / rows)))
         bottom = BOTTOM / height
         values_x = WIDTH - 0.75 - VALUES
         for ax, x, width in ((self.ax_scores, LEFT, BARS),
@@ -163,12 +163,12 @@ class QueryKeyPlot(LiveFigure):
                              (self.ax_values, values_x, VALUES)):
             ax.set_position((x / WIDTH, bottom, width / WIDTH, body / height))
             pin_labels(ax, y_label=-(LEFT - 0.25) / width)
-            ax.title.set_fontsize(10)
+            ax.title.set_fontsize(9)  # four titles side by side, each within its column
         self.ax_output.set_position((values_x / WIDTH, (BOTTOM - 0.5) / height,
                                      VALUES / WIDTH, 0.25 / height))
         pin_labels(self.ax_output, x_label=-1.6, y_label=-0.02)
         self.cax.set_position(((WIDTH - 0.65) / WIDTH, bottom, 0.12 / WIDTH, body / height))
-        self.formula.set_y(1 - 0.72 / height)  # under the title
+        self.formula.set_y(1 - 0.62 / height)  # under the title
         self.suptitle.set_y(1 - 0.1 / height)
         weights_box = self.ax_weights.get_position()
         self.weight_sum.set_position(((weights_box.x0 + weights_box.x1) / 2,

@@ -24,6 +24,9 @@ PAGE_WIDTH = 9.2  # inches: 828 pixels at DPI
 # The smallest text a figure draws: 8 points are 10 pixels at DPI, legible from the back of a
 # classroom. The browser test checks that figures are shown at their size.
 MIN_FONT = 8.0
+# Inches per token of a heatmap or a table of tokens: a line of MIN_FONT labels, so that the
+# default sentence pair (27-33 tokens) and a widget's controls fit a 720-pixel window.
+ROW = 0.11
 MAX_INCHES = 100  # 9,000 pixels at DPI; a larger figure would need gigabytes to draw
 FATE_COLORS = {Fate.MASK: "#0072B2", Fate.RANDOM: "#E69F00", Fate.KEEP: "#009E73"}
 FATE_TEXT_COLORS = {Fate.MASK: "white", Fate.RANDOM: "black", Fate.KEEP: "black"}

@@ -23,8 +23,12 @@ def pixels(png: bytes) -> np.ndarray:
 
 
 def bar_heights(plot: viz.AttentionPlot) -> list[float]:
-    """Heights of the drawn bars, read from the collection's rectangles."""
-    return [path.vertices[:, 1].max() for path in plot.bars.get_paths()]
+    """Lengths of the drawn bars, read from the collection's rectangles: horizontal, one per
+    key, key j's on row j (the heatmap's rows)."""
+    paths = plot.bars.get_paths()
+    middles = [float(p.vertices[:, 1].min() + p.vertices[:, 1].max()) / 2 for p in paths]
+    assert middles == pytest.approx(range(len(paths)))
+    return [path.vertices[:, 0].max() for path in paths]
 
 
 def attention_weights(T: int, seed: int = 0) -> np.ndarray:
@@ -44,6 +48,8 @@ def test_attention_plot_shows_the_weights_the_row_and_the_boundary():
     assert plot.highlight.get_y() == 1.5  # the query row is outlined
     assert plot.query_labels.tokens == TOKENS
     assert plot.key_labels.tokens == TOKENS
+    assert plot.bar_labels.tokens == TOKENS  # the bars name their keys too
+    assert list(plot.row_vline.get_ydata()) == [4.5, 4.5]  # the boundary across the bars
     image = plot.image
     w2 = attention_weights(len(TOKENS), seed=1)
     plot.update(viz.AttentionView(w2, TOKENS, boundary=None, query=0))
@@ -158,8 +164,8 @@ def test_titles_follow_the_language():
     w = attention_weights(8)
     en = viz.plot_attention(viz.AttentionView(w, TOKENS, 5, 0), "en")
     zh = viz.plot_attention(viz.AttentionView(w, TOKENS, 5, 0), "zh")
-    assert en.axes[1].get_xlabel() == "key (attended token)"
-    assert zh.axes[1].get_xlabel() == "键（被关注的词元）"
+    assert en.axes[0].get_xlabel() == "key (attended token)"
+    assert zh.axes[0].get_xlabel() == "键（被关注的词元）"
     assert viz.NSPPlot("zh").ax.get_xlabel() == "概率"
 
 

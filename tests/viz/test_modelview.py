@@ -9,6 +9,7 @@ from bertlib import load_small_bert
 from bertlib.i18n import set_language, text
 from bertlib.viz import AttentionWidget
 from bertlib.viz.modelview import ModelViewPlot, plot_model_view
+from bertlib.viz.style import MIN_FONT, PAGE_WIDTH
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +80,9 @@ def test_labels_are_legible_and_never_overlap(lang, num_blks, num_heads, T):
     plot.png()
     renderer = plot.figure.canvas.get_renderer()
     labels = [*plot.row_labels, *plot.column_labels]
-    assert all(t.get_fontsize() >= 7 for t in labels)
+    if plot.head_label.get_visible():
+        labels.append(plot.head_label)
+    assert all(t.get_fontsize() >= MIN_FONT for t in labels)
     boxes = [t.get_window_extent(renderer) for t in labels]
     thumbs = [ax.get_window_extent(renderer) for row in plot.thumbs for ax in row]
     for a, b in itertools.combinations(boxes, 2):
@@ -87,15 +90,17 @@ def test_labels_are_legible_and_never_overlap(lang, num_blks, num_heads, T):
     for box in boxes:
         assert not any(box.overlaps(thumb) for thumb in thumbs), "a label covers a thumbnail"
     names = [t.get_text() for t in plot.column_labels]
-    if len(names) == num_heads:
+    if not plot.head_label.get_visible():
         assert names == [text("head_name", lang, head=h) for h in range(num_heads)]
     else:  # the numbers alone, and "head" once
-        assert names == [*map(str, range(num_heads)), text("head", lang)]
+        assert names == [*map(str, range(num_heads))]
+        assert plot.head_label.get_text() == text("head", lang)
     assert [t.get_text() for t in plot.row_labels] == [
         text("layer_name", lang, layer=layer) for layer in range(num_blks)]
-    assert plot.figure.get_size_inches()[0] <= 12  # a notebook column
+    if T <= 32 and num_heads <= 16:  # the page; a longer input or BERT-large+ scrolls
+        assert plot.figure.get_size_inches()[0] <= PAGE_WIDTH
     assert plot.query_labels.tokens == tokens(T)
-    assert all(t.get_fontsize() >= 7 for t in plot.key_labels.texts[:T])
+    assert all(t.get_fontsize() >= MIN_FONT for t in plot.key_labels.texts[:T])
 
 
 @pytest.mark.parametrize(("args", "message"), [
