@@ -4,16 +4,20 @@ reader's language, and running the model for one short input."""
 from __future__ import annotations
 
 import html
+import io
 from collections.abc import Callable
 from pathlib import Path
 
 import ipywidgets as widgets
+import numpy as np
+from PIL import Image
 
 from bertlib.checks import InputError, check_str
 from bertlib.i18n import resolve_language, text
 from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.viz._render import encode_png
 from bertlib.viz.live import SAVE_DPI, SAVE_FORMATS, LiveFigure
 
 # Two consecutive sentences of one story in the shipped corpus (bertlib/assets/small_corpus), per
@@ -24,6 +28,15 @@ DEFAULT_TEXTS = {
            "When the final whistle blew, his team had won."),
     "zh": ("小明从小就喜欢打篮球。", "星期六，球队有一场重要的比赛。"),
 }
+
+
+# The status line's boxes carry their own background and text colour, so they read the same in
+# JupyterLab's light theme (page white) and its dark one (page #111111, text white): plain
+# orange #8A5300 text reached only 2.98:1 on the dark page, red #B00020 2.58:1. Text on its box,
+# by WCAG 2's contrast ratio (AA: 4.5:1 for text this size): notices #5C3B00 on #FFF3D6 9.15:1,
+# errors #8B0000 on #FDE8E8 8.53:1. The border is decoration, not text.
+NOTICE_STYLE = {"background": "#FFF3D6", "color": "#5C3B00", "border": "#E69F00"}
+ERROR_STYLE = {"background": "#FDE8E8", "color": "#8B0000", "border": "#B00020"}
 
 
 class InputNotice(ValueError):
@@ -55,8 +68,28 @@ def text_box(key: str, value: str, lang: str) -> widgets.Text:
                         layout=widgets.Layout(width="98%"))
 
 
-def image_output() -> widgets.Image:
-    return widgets.Image(format="png", layout=widgets.Layout(max_width="100%", height="auto"))
+class FigureView(widgets.Box):
+    """A figure's PNG at the size it was drawn, so its text is as large as it was drawn; a
+    figure wider than the notebook (a long input) scrolls sideways, its scrollbar right under
+    it. ``value`` is the PNG, as for an ``ipywidgets.Image``."""
+
+    def __init__(self):
+        self.image = widgets.Image(format="png", layout=widgets.Layout(
+            max_width="none", width="auto", height="auto", flex="0 0 auto"))
+        super().__init__([self.image], layout=widgets.Layout(overflow="auto hidden",
+                                                             max_width="100%"))
+
+    @property
+    def value(self) -> bytes:
+        return self.image.value
+
+    @value.setter
+    def value(self, png: bytes) -> None:
+        self.image.value = png
+
+
+def image_output() -> FigureView:
+    return FigureView()
 
 
 class Widget:
@@ -65,6 +98,7 @@ class Widget:
 
     ui: widgets.Widget
     name = "figure"  # what a saved figure's file is called
+    empty_text = "empty_text"  # the key of what an empty sentence A is answered with
 
     def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
         """The figures the widget can show, by name, the main one first: each with the output
@@ -105,8 +139,11 @@ class Widget:
         """One button per format, each saving the figure (the main one, or ``figure``) into
         the current folder (the notebook's, in JupyterLab) and saying where; the main one's
         buttons are :attr:`save_buttons`."""
+        # width auto: as wide as the label, never cut to "Save P…" (ipywidgets' buttons are 148
+        # px by default, with an ellipsis).
         buttons = {fmt: widgets.Button(description=text("save_as", self.lang, fmt=fmt.upper()),
-                                       icon="download")
+                                       icon="download", layout=widgets.Layout(width="auto"),
+                                       tooltip=text("save_tooltip", self.lang, fmt=fmt.upper()))
                    for fmt in SAVE_FORMATS}
         for fmt, button in buttons.items():
             button.on_click(lambda _, fmt=fmt: self._guarded(
@@ -116,12 +153,19 @@ class Widget:
         return widgets.HBox(list(buttons.values()))
 
     def _save_as(self, path: str, figure: str | None) -> list[str]:
-        return [text("saved", self.lang, path=self.save(path, figure=figure))]
+        """Save, and say so below the notices on screen (unknown words, truncation), which
+        still hold; an earlier "saved" line gives way to this one."""
+        saved = text("saved", self.lang, path=self.save(path, figure=figure))
+        kept = [m for m in self._notices_shown if m != self._saved]
+        self._saved = saved
+        return [*kept, saved]
 
     def __init__(self, lang: str | None):
         self.lang = resolve_language(lang)
         self.status = widgets.HTML()
         self.message = ""
+        self._notices_shown: list[str] = []  # the notices on screen (none while an error is)
+        self._saved = ""  # the last "saved" line
 
     def _text_boxes(self, text_a: str | None,
                     text_b: str | None) -> tuple[widgets.Text, widgets.Text]:
@@ -141,7 +185,7 @@ class Widget:
             enc = encode_pair(tokenizer, self.text_a.value, self.text_b.value, max_len,
                               require_b=require_b)
         except EmptyTextError as err:
-            raise InputNotice(text("empty_text" if err.which == "a" else "need_b",
+            raise InputNotice(text(self.empty_text if err.which == "a" else "need_b",
                                    self.lang)) from None
         notices = []
         if enc.truncated:
@@ -153,13 +197,39 @@ class Widget:
         return enc, notices
 
     def _repr_mimebundle_(self, **kwargs):
-        return self.ui._repr_mimebundle_(**kwargs)
+        # The live widget, and beside it a picture of what it shows now: JupyterLab draws the
+        # widget; GitHub, nbviewer, nbconvert and a notebook opened before running it, the
+        # picture.
+        bundle = self.ui._repr_mimebundle_(**kwargs)
+        picture = self.picture()
+        if picture is not None:
+            bundle["image/png"] = picture
+        return bundle
+
+    def picture(self) -> bytes | None:
+        """The figures on screen now, one under the other, as one PNG (None when none is)."""
+        shown = [plot.png() for plot, output in self._figures().values()
+                 if output.layout.display != "none"]
+        if not shown:
+            return None
+        images = [np.asarray(Image.open(io.BytesIO(png)).convert("RGB")) for png in shown]
+        canvas = np.full((sum(i.shape[0] for i in images), max(i.shape[1] for i in images), 3),
+                         255, dtype=np.uint8)
+        top = 0
+        for image in images:
+            canvas[top:top + image.shape[0], :image.shape[1]] = image
+            top += image.shape[0]
+        return encode_png(canvas)
 
     def _show(self, messages: list[str], *, error: bool = False) -> None:
         self.message = "\n".join(messages)
-        color = "#B00020" if error else "#8A5300"
-        self.status.value = "".join(f"<div style='color:{color};font-size:14px'>"
-                                    f"{html.escape(m)}</div>" for m in messages)
+        self._notices_shown = [] if error else list(messages)
+        style = ERROR_STYLE if error else NOTICE_STYLE
+        self.status.value = "".join(
+            f"<div style='background:{style['background']};color:{style['color']};"
+            f"border-left:4px solid {style['border']};padding:3px 8px;margin:2px 0;"
+            f"font-size:14px;line-height:1.4;white-space:normal'>{html.escape(m)}</div>"
+            for m in messages)
 
     def _guarded(self, action: Callable[[], list[str]], outputs: list[widgets.Widget]) -> None:
         """Run ``action`` (which returns notices); on ValueError hide ``outputs`` and show

@@ -22,6 +22,8 @@ from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps
 
 MAX_PADDING = 8  # <pad> keys the step-by-step view can add: enough to see the mask at work
 PADDING = 4  # its default: a single pair has no padding, and then the mask would be all 0s
+# A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
+ROW = {"flex_flow": "row wrap"}
 
 
 class AttentionWidget(ModelWidget):
@@ -47,16 +49,26 @@ class AttentionWidget(ModelWidget):
                      (text("view_model", lang), "model"),
                      (text("view_query_key", lang), "querykey")],
             # A tooltip of its own: without one, ipywidgets 8 titles the label "null".
-            value="one", description=text("view", lang), tooltip=text("view", lang))
+            value="one", description=text("view", lang), tooltip=text("view", lang),
+            tooltips=[text(key, lang) for key in ("view_one_tip", "view_all_tip",
+                                                  "view_model_tip", "view_query_key_tip")],
+            # Each button as wide as its label: ipywidgets' default 148 px cut "all layers and
+            # heads" and "one query, step by step" short, with an ellipsis. A flex row: the
+            # label beside the buttons, not on a line of its own above them.
+            style={"button_width": "auto"},
+            layout=widgets.Layout(display="flex", flex_flow="row wrap", align_items="center"))
         self.hide_specials = widgets.Checkbox(value=False,
                                               description=text("hide_specials", lang))
         self.query = widgets.Dropdown(description=text("query_token", lang),
                                       style={"description_width": "initial"})
+        # On a row with the query alone, and never narrower than 360 px: squeezed beside the
+        # view buttons its track was 8 px wide, and any drag jumped to an end.
         self.padding = widgets.IntSlider(value=PADDING, min=0, max=MAX_PADDING,
                                          description=text("padding", lang),
                                          tooltip=text("padding_tooltip", lang),
                                          continuous_update=False,
-                                         layout=widgets.Layout(width="260px"))
+                                         layout=widgets.Layout(width="400px",
+                                                               min_width="360px"))
         self.image = image_output()
         self.grid_image = image_output()
         self.steps_image = image_output()
@@ -86,8 +98,9 @@ class AttentionWidget(ModelWidget):
             control.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
             self.text_a, self.text_b,
-            widgets.HBox([self.layer, self.head, self.hide_specials]),
-            widgets.HBox([self.view, self.query, self.padding]),
+            widgets.HBox([self.layer, self.head, self.hide_specials], layout=ROW),
+            self.view,
+            widgets.HBox([self.query, self.padding], layout=ROW),
             self.status, self.image, self.grid_image, self.model_image, self.steps_image,
             self._save_controls(),
         ])

@@ -11,8 +11,8 @@ from bertlib.viz._render import Blitter
 from bertlib.viz.style import new_figure
 
 SAVE_FORMATS = ("png", "svg", "pdf")
-# A saved PNG's resolution: 1,100 to 1,450 pixels across the widgets' 9- to 12-inch figures,
-# enough for a full-HD slide, and saved within the widgets' 100 ms (at 150 dpi the input
+# A saved PNG's resolution: 870 to 1,100 pixels across the widgets' 7- to 9.2-inch figures
+# (wider for long inputs), enough for a slide, and saved within the widgets' 100 ms (at 150 dpi the input
 # representation of 64 tokens took 100 ms, at the old 300 dpi 390 ms); dpi=300 for print.
 SAVE_DPI = 120
 

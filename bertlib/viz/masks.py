@@ -29,7 +29,7 @@ from bertlib.viz.style import (
 )
 from bertlib.vocab import Vocab
 
-CHIP_COLUMNS = 8
+CHIP_COLUMNS = 10
 MAX_CHIPS = 512  # BERT's longest input; 64 rows of chips, a figure 49 inches tall
 # A draw takes ~0.25 ms for a sentence pair (~3 ms at 512 tokens): 100,000 take half a minute;
 # the widget offers at most 20,000, and the fractions settle long before.

@@ -23,7 +23,10 @@ class NSPPlot(LiveFigure):
         labels = [text("not_next", self.lang), text("is_next", self.lang)]
         self.bars = self.ax.barh([0, 1], [0, 0], color=["#E69F00", "#0072B2"],
                                  tick_label=labels)
-        self.values = [self.ax.text(0, i, "", va="center", fontsize=12) for i in range(2)]
+        # On a white ground: a value beside the 0.5 line or inside a long bar stays legible.
+        self.values = [self.ax.text(0, i, "", va="center", fontsize=12,
+                                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
+                       for i in range(2)]
         self.half = self.ax.axvline(0.5, color="black", linestyle="--", linewidth=1)
         self.ax.set_xlim(0, 1)
         self.ax.set_xlabel(text("probability", self.lang))

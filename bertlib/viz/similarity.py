@@ -42,7 +42,10 @@ def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str]
     for (r, c), v in np.ndenumerate(values):
         ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=11,
                 color="white" if abs(v) > 0.6 else "black")
-    ax.set_xticks(range(C), [literal(c) for c in col_labels], rotation=30, ha="right")
+    # Upright where the labels fit their columns (a few Chinese characters); longer ones slant.
+    upright = max(len(c) for c in col_labels) <= 6
+    ax.set_xticks(range(C), [literal(c) for c in col_labels], rotation=0 if upright else 30,
+                  ha="center" if upright else "right")
     ax.set_yticks(range(R), [literal(r) for r in row_labels])
     ax.set_title(text("similarity_title", lang) if title is None else literal(title))
     fig.colorbar(image, ax=ax).set_label(text("similarity_title", lang))

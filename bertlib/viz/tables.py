@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import unicodedata
 from collections.abc import Sequence
 
 from bertlib.checks import check_int_in, check_str, check_tokens
@@ -12,10 +13,64 @@ from bertlib.inputs import EncodedInput
 from bertlib.masking import Fate, MaskedTokens
 from bertlib.viz.style import FATE_KEYS, SEGMENT_COLORS
 
+# The token table wraps its tokens into lines that fit JupyterLab's output area: 848 px on a
+# 1280 px screen with the file browser open (a classroom projector). Each token is a block of
+# its position, the token and its segment; each line starts with the three row names.
+TABLE_WIDTH = 800  # px a line may take: the output area less the widget's margins, with room
+TOKEN_PX, SMALL_PX = 15, 13  # font sizes of the token, and of its position and segment
+BLOCK_PADDING, BLOCK_GAP = 6, 3  # px: each side of a token's text, and between tokens
+BLOCK_MIN = 24  # px: the least text width :func:`token_lines` counts a token (a safe margin)
+# Dark text on the light segment colours, whatever the theme's text colour (white in JupyterLab
+# Dark): #1A1A1A on #D6EAF8 is 14.1:1, on #FDEBD0 14.9:1; the unknown token's #B00020 5.9:1 and
+# 6.3:1 (WCAG AA asks 4.5:1).
+TABLE_TEXT_COLOR = "#1A1A1A"
+UNK_COLOR = "#B00020"
+_ROWS = (("position", SMALL_PX, 18), ("token", TOKEN_PX, 22), ("segment", SMALL_PX, 18))
+
+
+def text_width(s: str, px: float, *, bold: bool = False) -> float:
+    """A generous estimate of ``s``'s width in pixels at a font size of ``px``: a wide (CJK)
+    character 1 em, m/w/M/W/@/% 1 em, any other 0.65 em (0.75 bold); sans-serif fonts draw
+    most characters narrower, so a line estimated to fit does fit."""
+    total = 0.0
+    for ch in s:
+        if unicodedata.east_asian_width(ch) in "WF" or ch in "mwMW@%":
+            total += 1.0
+        else:
+            total += 0.75 if bold else 0.65
+    return total * px
+
+
+def _block_width(token: str, position: int) -> float:
+    inner = max(text_width(token, TOKEN_PX), text_width(str(position), SMALL_PX), BLOCK_MIN)
+    return inner + 2 * BLOCK_PADDING + BLOCK_GAP
+
+
+def token_lines(tokens: Sequence[str], segments: Sequence[int], names: Sequence[str],
+                width: float = TABLE_WIDTH) -> list[list[int]]:
+    """The token indices on each line of the token table: all on one line when they fit
+    ``width`` after the row names; otherwise sentence B starts a line of its own, and each
+    sentence fills lines as far as they go (a token wider than a line gets one to itself)."""
+    room = (width - max(text_width(n, SMALL_PX, bold=True) for n in names) - BLOCK_PADDING
+            - BLOCK_GAP)
+    widths = [_block_width(t, i) for i, t in enumerate(tokens)]
+    if sum(widths) <= room:
+        return [list(range(len(tokens)))] if tokens else []
+    lines: list[list[int]] = []
+    used = 0.0
+    for i, w in enumerate(widths):
+        if not lines or (lines[-1] and used + w > room) or segments[i] != segments[i - 1]:
+            lines.append([])
+            used = 0.0
+        lines[-1].append(i)
+        used += w
+    return lines
+
 
 def token_table_html(encoded: EncodedInput, lang: str | None, unk: str | None) -> str:
-    """Position, token and segment of every input token, coloured by segment; the unknown
-    token ``unk`` (None: none) in red."""
+    """Position, token and segment of every input token, coloured by segment, in lines that
+    fit the output area (see :func:`token_lines`): a table a line, each led by the row names;
+    the unknown token ``unk`` (None: none) in red and outlined."""
     if not isinstance(encoded, EncodedInput):
         raise ValueError(f"encoded must be an EncodedInput (see bertlib.inputs.encode_pair); "
                          f"got {type(encoded).__name__}")
@@ -27,19 +82,40 @@ def token_table_html(encoded: EncodedInput, lang: str | None, unk: str | None) -
     if unk is not None:
         check_str("unk", unk)
     lang = resolve_language(lang)
-    cells = {"position": [], "token": [], "segment": []}
+    names = [text(key, lang) for key, _, _ in _ROWS]
+    columns = []  # each token's three cells, one per row: a block in its segment's colour
     for i, (tok, seg) in enumerate(zip(encoded.tokens, encoded.segments, strict=True)):
-        style = f"background:{SEGMENT_COLORS[seg]};padding:2px 6px;text-align:center;"
+        style = (f"background:{SEGMENT_COLORS[seg]};color:{TABLE_TEXT_COLOR};"
+                 f"padding:0 {BLOCK_PADDING}px;text-align:center;"
+                 f"white-space:nowrap")
         if tok == unk:
-            style += "color:#B00020;font-weight:bold;"
-        cells["position"].append(f"<td style='{style}'>{i}</td>")
-        cells["token"].append(f"<td style='{style}font-size:15px'>{html.escape(tok)}</td>")
-        cells["segment"].append(f"<td style='{style}'>{seg}</td>")
-    # nowrap: a narrow Chinese header ("位置") would otherwise break after every character.
-    rows = "".join(f"<tr><th style='text-align:left;padding-right:8px;white-space:nowrap'>"
-                   f"{text(key, lang)}</th>{''.join(tds)}</tr>" for key, tds in cells.items())
-    return (f"<div style='overflow-x:auto'><table style='border-collapse:separate;"
-            f"border-spacing:2px;font-size:13px'>{rows}</table></div>")
+            style += f";color:{UNK_COLOR};font-weight:bold"
+        corners = ("border-radius:3px 3px 0 0", "", "border-radius:0 0 3px 3px")
+        columns.append([
+            f"<td style='{style};font-size:{px}px;line-height:{h}px;{corner}"
+            + (f";box-shadow:inset 0 0 0 2px {UNK_COLOR}" if tok == unk and key == "token"
+               else "")
+            + f"'>{html.escape(str(v))}</td>"
+            for v, (key, px, h), corner in zip((i, tok, seg), _ROWS, corners, strict=True)])
+    # One table per line, its rows led by their names in the theme's own text colour (no
+    # background of their own); nowrap: a narrow Chinese name ("位置") would otherwise break
+    # after every character. Columns 3 px apart, a column's cells touching: one block a token.
+    lines = []
+    for line in token_lines(encoded.tokens, encoded.segments, names):
+        rows = "".join(
+            f"<tr><th style='text-align:left;padding:0 {BLOCK_PADDING}px 0 0;"
+            f"white-space:nowrap;font-size:{px}px;line-height:{h}px'>{html.escape(name)}</th>"
+            + "".join(columns[i][r] for i in line) + "</tr>"
+            for r, (name, (_, px, h)) in enumerate(zip(names, _ROWS, strict=True)))
+        lines.append(f"<table class='bertlib-token-line' style='border-collapse:separate;"
+                     f"border-spacing:{BLOCK_GAP}px 0;margin:0 0 6px -{BLOCK_GAP}px'>"
+                     f"{rows}</table>")
+    return f"<div style='overflow-x:auto'>{''.join(lines)}</div>"
+
+# The targets table and its footer have no background of their own: their text is the theme's
+# own colour, said outright (rgba(0,0,0,.87) on white 16.1:1, white on JupyterLab Dark's
+# #111111 18.9:1); rows 20 px high, not the widget's 28 px.
+TARGETS_STYLE = "font-size:14px;line-height:20px;color:var(--jp-content-font-color1)"
 
 
 def targets_table_html(tokens: list[str], masked: MaskedTokens, shown: list[str], lang: str,
@@ -67,8 +143,8 @@ def targets_table_html(tokens: list[str], masked: MaskedTokens, shown: list[str]
     keys = ["position", "target_original", "target_input", "fate"]
     if guesses is not None:
         keys.append("model_guesses")
-    head = "".join(f"<th style='padding:2px 10px;text-align:left'>{text(k, lang)}</th>"
-                   for k in keys)
+    head = "".join(f"<th style='padding:2px 10px;text-align:left;white-space:nowrap'>"
+                   f"{text(k, lang)}</th>" for k in keys)
     rows = []
     for i, (pos, fate) in enumerate(zip(masked.positions, masked.fates, strict=True)):
         cells = [str(pos), f"<b>{html.escape(tokens[pos])}</b>", html.escape(shown[pos]),
@@ -79,12 +155,14 @@ def targets_table_html(tokens: list[str], masked: MaskedTokens, shown: list[str]
                 (f"<b>{html.escape(t)} {p:.2f} ✓</b>" if t == g.original
                  else f"{html.escape(t)} {p:.2f}")
                 for t, p in zip(g.tokens, g.probabilities, strict=True)))
-        rows.append("<tr>" + "".join(f"<td style='padding:2px 10px'>{c}</td>" for c in cells)
-                    + "</tr>")
+        # Only the guesses wrap: a short fate ("→ mask token (80%)") stays on one line.
+        rows.append("<tr>" + "".join(
+            f"<td style='padding:2px 10px{'' if j == 4 else ';white-space:nowrap'}'>{c}</td>"
+            for j, c in enumerate(cells)) + "</tr>")
     footer = ""
     if guesses:
         found = text("guesses_found", lang, found=sum(g.rank is not None for g in guesses),
                      total=len(guesses), k=len(guesses[0].tokens))
-        footer = f"<div style='font-size:14px'>{html.escape(found)}</div>"
+        footer = f"<div style='{TARGETS_STYLE}'>{html.escape(found)}</div>"
     return (f"<b>{html.escape(text('targets_title', lang))}</b>"
-            f"<table style='font-size:14px'><tr>{head}</tr>{''.join(rows)}</table>{footer}")
+            f"<table style='{TARGETS_STYLE}'><tr>{head}</tr>{''.join(rows)}</table>{footer}")

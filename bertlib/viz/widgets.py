@@ -118,22 +118,29 @@ class MaskingWidget(Widget):
         self.mask_ratio = widgets.FloatSlider(value=0.15, min=0.05, max=1.0, step=0.05,
                                               description=text("mask_ratio", lang),
                                               readout_format=".2f", continuous_update=False,
-                                              style={"description_width": "initial"})
+                                              style={"description_width": "initial"},
+                                              layout=widgets.Layout(width="400px",
+                                                                    min_width="360px"))
         self.seed = widgets.BoundedIntText(value=seed, min=0, max=MAX_SEED,
                                            description=text("seed", lang),
                                            style={"description_width": "initial"},
                                            layout=widgets.Layout(width="160px"))
-        self.resample = widgets.Button(description=text("resample", lang), icon="refresh")
+        # Buttons as wide as their labels (ipywidgets' default 148 px would cut a longer one).
+        self.resample = widgets.Button(description=text("resample", lang), icon="refresh",
+                                       layout=widgets.Layout(width="auto"))
         self.num_samples = widgets.BoundedIntText(value=300, min=10, max=20000,
                                                   description=text("num_samples", lang),
                                                   style={"description_width": "initial"},
                                                   layout=widgets.Layout(width="200px"))
         self.tally_button = widgets.Button(description=text("tally_button", lang),
-                                           icon="bar-chart")
+                                           icon="bar-chart", layout=widgets.Layout(width="auto"))
         self.image = image_output()
         self.targets = widgets.HTML()
+        # The theme's own text colour, in italics (#555555 was 2.53:1 on JupyterLab Dark's
+        # #111111 page): rgba(0,0,0,.87) on white 16.1:1, white on #111111 18.9:1.
         self.tally_note = widgets.HTML(
-            f"<span style='color:#555555'>{html.escape(text('tally_stale', lang))}</span>")
+            f"<span style='color:var(--jp-content-font-color1);font-style:italic'>"
+            f"{html.escape(text('tally_stale', lang))}</span>")
         self.tally_image = image_output()
         self.chips = ChipsPlot(lang)
         self.encoded: EncodedInput | None = None
@@ -149,9 +156,11 @@ class MaskingWidget(Widget):
         self.tally_save = self._save_controls("tally")  # shown with the tally
         self.ui = widgets.VBox([
             self.text_a, self.text_b,
-            widgets.HBox([self.mask_ratio, self.seed, self.resample]),
+            widgets.HBox([self.mask_ratio, self.seed, self.resample],
+                         layout=widgets.Layout(flex_flow="row wrap")),
             self.status, self.image, self._save_controls(), self.targets,
-            widgets.HBox([self.num_samples, self.tally_button]), self.tally_note,
+            widgets.HBox([self.num_samples, self.tally_button],
+                         layout=widgets.Layout(flex_flow="row wrap")), self.tally_note,
             self.tally_image, self.tally_save,
         ])
         for w in (self.tally_image, self.tally_save):
@@ -220,7 +229,8 @@ class NSPWidget(ModelWidget):
                  lang: str | None = None, *, text_a: str | None = None,
                  text_b: str | None = None):
         super().__init__(model, tokenizer, lang, text_a, text_b)
-        self.swap = widgets.Button(description=text("swap", self.lang), icon="exchange")
+        self.swap = widgets.Button(description=text("swap", self.lang), icon="exchange",
+                                   layout=widgets.Layout(width="auto", align_self="flex-start"))
         self.table = widgets.HTML()
         self.image = image_output()
         self.plot = NSPPlot(self.lang)

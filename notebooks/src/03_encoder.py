@@ -362,8 +362,9 @@ display(fig)
 #
 # The widget below runs a BERT on a pair of sentences you type and draws one head's attention
 # weights: row i is query i, column j is key j, and the orange lines separate sentence A from
-# sentence B. The bar chart under the heatmap repeats the row of the chosen *query token*: where
-# that token takes its information from. Layers and heads are numbered from 0, as in the code.
+# sentence B. The bars beside the heatmap repeat the row of the chosen *query token*, turned to
+# read top to bottom, one bar per key: where that token takes its information from. Layers and
+# heads are numbered from 0, as in the code.
 #
 # We start with random weights: a `BERTModel` with the sizes of the small BERT pretrained for
 # these notebooks (2 blocks of 2 heads, H = 128) and its WordPiece tokenizer, but before any
@@ -379,8 +380,8 @@ display(fig)
 # ## 用小部件探索注意力
 #
 # 下面的小部件让一个 BERT 读入你输入的一对句子，并画出一个头的注意力权重：第 i 行是查询 i，第 j 列是
-# 键 j，橙色的线把句子 A 和句子 B 分开。热图下方的柱状图单独画出“查询词元”中所选词元的那一行，即这个
-# 词元从哪些位置获取信息。层和头都从 0 开始编号，与代码一致。
+# 键 j，橙色的线把句子 A 和句子 B 分开。热图右边的条形图单独画出“查询词元”中所选词元的那一行，
+# 每个键一根横条，自上而下排列，即这个词元从哪些位置获取信息。层和头都从 0 开始编号，与代码一致。
 #
 # 先看随机权重：一个 `BERTModel`，尺寸与为这些笔记本预训练的小型 BERT 相同（2 个块，每块 2 个头，
 # H = 128），也使用它的 WordPiece 分词器，但还没有经过任何训练。可以试试：
@@ -434,7 +435,7 @@ AttentionWidget(model, tokenizer)
 # Two more views of the widget. *All layers and heads* draws every head of every layer as a
 # thumbnail, each on its own colour scale, so the patterns of the pretrained model can be
 # compared at a glance; the layer and head chosen above are outlined in the grid and drawn large
-# beneath it, with their tokens.
+# beside it, with their tokens.
 #
 # The last view, *one query, step by step*, takes the formula of this notebook
 # apart on the sentence pair in the boxes, one row per key $j$. For the chosen layer, head and
@@ -457,7 +458,7 @@ AttentionWidget(model, tokenizer)
 # ## 一次看全部层，再逐步看一个查询
 #
 # 小部件还有两种视图。“全部层和头”把每一层的每个头画成一幅小图，各用自己的颜色刻度，这样预训练
-# 模型的各种模式一眼就能比较；上方选中的层和头在小图网格中用框标出，并在网格下方放大显示，
+# 模型的各种模式一眼就能比较；上方选中的层和头在小图网格中用框标出，并在网格右边放大显示，
 # 连同词元一起。
 #
 # 最后一种视图“单个查询，逐步计算”，在文本框里的句子对上把本笔记本的公式逐项拆开，每个键 $j$

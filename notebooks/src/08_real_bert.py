@@ -500,7 +500,7 @@ for kind, m in mass.items():
 # left. The best next-token head is clear but less sharp. The `[SEP]` heads of BERT-Base do not
 # show up in MiniLM: no head puts much more than a third of its weight there. Instead, one head
 # puts most of its weight on `[CLS]`: in this distilled model, `[CLS]` seems to take that role.
-# Below, the previous-token head and whichever special-token head is stronger; the bars under
+# Below, the previous-token head and whichever special-token head is stronger; the bars beside
 # each map show one query token's row.
 
 # %% [markdown] lang="zh"
@@ -508,7 +508,7 @@ for kind, m in mass.items():
 # 那个也很明显，只是没有那么集中。BERT-Base 中那种 `[SEP]` 头在 MiniLM 中没有出现：没有哪个头放在
 # `[SEP]` 上的权重明显超过三分之一。反倒是有一个头把大部分权重放在了 `[CLS]` 上：在这个经过蒸馏的模
 # 型中，扮演那个角色的似乎是 `[CLS]`。下面画出关注前一个词元的头，以及两种特殊词元头中较强的那个；每
-# 张热图下方的条形图显示一个查询词元的那一行。
+# 张热图右边的条形图显示一个查询词元的那一行。
 
 # %%
 KIND_TEXT = {"previous": "real_kind_prev", "next": "real_kind_next", "[SEP]": "real_kind_sep",

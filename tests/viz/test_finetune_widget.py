@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -8,7 +10,14 @@ from bertlib.i18n import text
 from bertlib.tasks import NUM_TOPICS, TAGS, class_names
 from bertlib.viz import FineTuneWidget
 from bertlib.viz._widget import InputNotice
-from bertlib.viz.finetune import DEFAULT_SENTENCES, TAG_COLORS, FineTunePlot
+from bertlib.viz.finetune import (
+    BAR_COLOR,
+    DEFAULT_SENTENCES,
+    TAG_COLORS,
+    FineTunePlot,
+    probabilities_html,
+    tags_html,
+)
 
 
 @pytest.fixture(scope="module")
@@ -40,11 +49,47 @@ def test_shows_the_classifier_softmax_and_the_tagger_argmax(parts, lang):
     assert w.probability_table.value != before and w.message == ""
 
 
-def test_empty_text_explains_itself_and_hides_the_outputs(parts):
-    w = FineTuneWidget(*parts[:2], parts[2], class_names("topic", "zh"), "zh")
-    w.text_a.value = "   "
-    assert w.message == text("empty_text", "zh")
-    assert w.probability_table.layout.display == "none"
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_empty_text_explains_itself_and_hides_the_outputs(parts, lang):
+    """In the widget's own words: it has one sentence box, no "sentence A"."""
+    w = FineTuneWidget(*parts[:2], parts[2], class_names("topic", lang), lang)
+    for empty in ("   ", "\u200b"):
+        w.text_a.value = empty
+        assert w.message == text("ft_empty", lang)
+        assert w.probability_table.layout.display == "none"
+        assert w.tag_chips.layout.display == "none"
+    assert text("sentence_a", lang) not in w.message
+    w.text_a.value = DEFAULT_SENTENCES[lang]
+    assert w.message == "" and w.probability_table.layout.display is None
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG 2's contrast ratio of two #RRGGBB colours."""
+    def luminance(color: str) -> float:
+        channels = [int(color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+                   for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_chip_brings_its_own_text_colour(lang):
+    """The chips and the legend set a dark text colour on their light backgrounds: the
+    theme's own, white in JupyterLab Dark, was 1.1:1 on "other"'s grey (AA asks 4.5:1)."""
+    value = tags_html(["on", "sunday", "grace", "city"], [0, 3, 1, 2], lang)
+    styles = [dict(p.split(":", 1) for p in style.split(";") if ":" in p)
+              for style in re.findall(r"style='([^']*)'", value)]
+    chips = [s for s in styles if "background" in s]
+    assert len(chips) == 4 + len(TAG_COLORS)
+    for style in chips:
+        assert contrast(style["color"], style["background"]) >= 4.5, style
+    assert contrast("#FFFFFF", TAG_COLORS["O"]) < 1.5  # what the dark theme showed
+    assert re.findall(r"font-size:(\d+)px", value) == ["15", "13"]
+    table = probabilities_html(["a", "b"], np.array([0.3, 0.7]), lang)
+    assert "background" not in table.replace(f"background:{BAR_COLOR}", "")
+    assert "color:var(--jp-content-font-color1)" in table
 
 
 def test_mismatched_parts_are_refused(parts):

@@ -1,7 +1,14 @@
+import contextlib
+import html
 import io
 import re
 import struct
+import sys
+import unicodedata
+from html.parser import HTMLParser
+from pathlib import Path
 
+import ipywidgets
 import matplotlib
 import numpy as np
 import PIL.Image
@@ -17,7 +24,7 @@ from bertlib.model import BERTModel
 from bertlib.rng import make_generator
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.viz import tables, tally_masks
-from bertlib.viz._widget import DEFAULT_TEXTS, InputNotice
+from bertlib.viz._widget import DEFAULT_TEXTS, ERROR_STYLE, NOTICE_STYLE, InputNotice
 from bertlib.viz.attention_widget import AttentionWidget
 from bertlib.viz.live import SAVE_DPI
 from bertlib.viz.widgets import (
@@ -143,7 +150,256 @@ def test_input_representation_draws_the_model_embeddings(model, tokenizer):
     assert w.image.value[:8] == b"\x89PNG\r\n\x1a\n"
     for tok in tokens:
         assert f">{tok.replace('<', '&lt;').replace('>', '&gt;')}<" in w.table.value
-    assert w.table.value.count("white-space:nowrap'>") == 3  # row headers stay on one line
+    lines = token_table_lines(w.table.value)
+    assert len(lines) == 1  # a short pair: one line
+    names = [text(k, "en") for k in ("position", "token", "segment")]
+    assert lines[0][0] == names
+    assert lines[0][1:] == [[str(i), tok, str(seg)] for i, (tok, seg) in
+                            enumerate(zip(tokens, segments[0].tolist(), strict=True))]
+
+
+class _TokenTable(HTMLParser):
+    """The token table's lines (one table each), each a list of blocks: the row names first,
+    then each token's column, the texts of its three cells; and the style of each token's
+    cell."""
+
+    def __init__(self):
+        super().__init__()
+        self.rows: list[list[list[str]]] = []  # per line, its rows of cell texts
+        self.styles: list[str] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table":
+            assert attrs.get("class") == "bertlib-token-line"
+            self.rows.append([])
+        elif tag == "tr":
+            self.rows[-1].append([])
+        elif tag in ("th", "td"):
+            self.rows[-1][-1].append("")
+            if tag == "td" and len(self.rows[-1]) == 2:
+                self.styles.append(attrs.get("style", ""))
+
+    def handle_data(self, data):
+        if self.rows and self.rows[-1] and self.rows[-1][-1]:
+            self.rows[-1][-1][-1] += data
+
+    @property
+    def lines(self) -> list[list[list[str]]]:
+        return [[list(column) for column in zip(*rows, strict=True)] for rows in self.rows]
+
+
+def token_table_lines(value: str) -> list[list[list[str]]]:
+    parser = _TokenTable()
+    parser.feed(value)
+    return parser.lines
+
+
+OUTPUT_WIDTH = 848  # px: JupyterLab's output area at 1280 x 720 with the file browser open
+
+
+def rendered_width(s: str, px: float, *, bold: bool = False) -> float:
+    """``s``'s width at ``px`` in DejaVu Sans (wider than most sans-serif fonts a browser
+    picks), a CJK character 1 em, as Noto Sans CJK draws it."""
+    from matplotlib import font_manager, ft2font
+
+    path = font_manager.findfont(font_manager.FontProperties(
+        family="DejaVu Sans", weight="bold" if bold else "normal"))
+    font = ft2font.FT2Font(path)
+    font.set_size(px, 72)
+    wide = sum(unicodedata.east_asian_width(c) in "WF" for c in s)
+    font.set_text("".join(c for c in s if unicodedata.east_asian_width(c) not in "WF"))
+    return font.get_width_height()[0] / 64 + wide * px
+
+
+def line_width(line: list[list[str]]) -> float:
+    """A line of the token table as Chromium lays it out: the row names (bold, 13 px) and
+    6 px padding, then each block (the token 15 px, its position 13 px, at least 24 px wide)
+    with 6 px padding a side, 3 px apart."""
+    names, *blocks = line
+    width = max(rendered_width(n, 13, bold=True) for n in names) + 6
+    for position, token, _ in blocks:
+        width += 3 + 12 + max(rendered_width(token, 15), rendered_width(position, 13), 24)
+    return width
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_token_table_fits_the_output_area(lang):
+    """The default pair (1172 px as one row of columns) wraps: sentence A on one line, B on
+    the next, each led by the row names, none wider than the output area."""
+    model, tokenizer = load_small_bert()
+    w = InputRepresentationWidget(model, tokenizer, lang)
+    enc = w.encoded
+    lines = token_table_lines(w.table.value)
+    names = [text(k, lang) for k in ("position", "token", "segment")]
+    assert [line[0] for line in lines] == [names] * len(lines)
+    blocks = [block for line in lines for block in line[1:]]
+    assert blocks == [[str(i), tok, str(seg)] for i, (tok, seg) in
+                      enumerate(zip(enc.tokens, enc.segments, strict=True))]
+    assert [len(line) - 1 for line in lines] == [enc.boundary, len(enc.tokens) - enc.boundary]
+    for line in lines:
+        assert line_width(line) <= OUTPUT_WIDTH - 8, line  # the widget's margins
+    sizes = {int(px) for px in re.findall(r"font-size:(\d+)px", w.table.value)}
+    assert min(sizes) >= 13
+    nsp = NSPWidget(model, tokenizer, lang)
+    assert nsp.table.value == w.table.value
+
+
+def test_a_long_input_wraps_onto_more_lines(model, tokenizer):
+    w = InputRepresentationWidget(model, tokenizer, "en", text_a=" ".join(CORPUS[:3]),
+                                  text_b=" ".join(CORPUS[3:5]))
+    lines = token_table_lines(w.table.value)
+    assert len(lines) > 2 and len(w.encoded.tokens) == model.config.max_len
+    assert sum(len(line) - 1 for line in lines) == len(w.encoded.tokens)
+    for line in lines:
+        assert line_width(line) <= OUTPUT_WIDTH - 8
+    # A token too wide for any line gets a line of its own, not an empty line before it.
+    assert tables.token_lines(["a" * 200, "b", "c" * 200], [0, 0, 0], ["x"]) == [[0], [1], [2]]
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG 2's contrast ratio of two #RRGGBB colours."""
+    def luminance(color: str) -> float:
+        channels = [int(color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+                   for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def backgrounds_and_colours(value: str) -> list[tuple[str, str]]:
+    """(background, text colour) of every style in ``value`` that sets a background; one
+    without a colour of its own gets the theme's, "white" in JupyterLab Dark."""
+    pairs = []
+    for style in re.findall(r"style='([^']*)'", value):
+        props = dict(p.split(":", 1) for p in style.split(";") if ":" in p)
+        if "background" in props:
+            pairs.append((props["background"], props.get("color", "#FFFFFF")))
+    return pairs
+
+
+def test_the_token_table_sets_dark_text_on_its_light_colours(model, tokenizer):
+    w = InputRepresentationWidget(model, tokenizer, "en", text_a="the zebra", text_b="")
+    pairs = backgrounds_and_colours(w.table.value)
+    assert len(pairs) == 3 * len(w.encoded.tokens)  # position, token, segment
+    for background, colour in pairs:
+        assert contrast(colour, background) >= 4.5, (colour, background)
+    parser = _TokenTable()
+    parser.feed(w.table.value)
+    unk = tokenizer.vocab.specials.unk
+    marked = [tables.UNK_COLOR in style for style in parser.styles]
+    assert marked == [tok == unk for tok in w.encoded.tokens] and any(marked)
+    assert contrast("#8A5300", "#111111") < 3  # the old notice colour, to check the check
+
+
+def theme_colours(theme: str) -> dict[str, str]:
+    """JupyterLab's ``--jp-*`` colours in its light or dark theme, as #RRGGBB over the page
+    (--jp-layout-color0)."""
+    css = (Path(sys.prefix) / "share/jupyter/lab/themes/@jupyterlab" /
+           f"theme-{theme}-extension/index.css")
+    if not css.is_file():
+        pytest.skip(f"JupyterLab's {theme} theme is not installed")
+    raw = dict(re.findall(r"(--jp-[\w-]+):\s*([^;]+);", css.read_text("utf-8")))
+
+    def resolve(value: str) -> str:
+        value = value.strip()
+        if value.startswith("var("):
+            name, _, fallback = value[4:-1].partition(",")
+            return resolve(raw.get(name.strip(), fallback))
+        return value
+
+    colours = {}
+    page = _hex(resolve(raw["--jp-layout-color0"]), "#FFFFFF")
+    for name, value in raw.items():
+        with contextlib.suppress(ValueError, KeyError):  # not a colour
+            colours[name] = _hex(resolve(value), page)
+    return colours
+
+
+def _hex(value: str, page: str) -> str:
+    """#RGB, #RRGGBB, white or rgba(r, g, b, a) over ``page``, as #RRGGBB."""
+    named = {"white": "#FFFFFF", "black": "#000000"}
+    value = named.get(value.lower(), value)
+    if re.fullmatch(r"#[0-9a-fA-F]{3}", value):
+        value = "#" + "".join(c * 2 for c in value[1:])
+    if re.fullmatch(r"#[0-9a-fA-F]{6}", value):
+        return value.upper()
+    m = re.fullmatch(r"rgba\(([\d.]+),\s*([\d.]+),\s*([\d.]+),\s*([\d.]+)\)", value)
+    if not m:
+        raise ValueError(value)
+    *rgb, alpha = (float(x) for x in m.groups())
+    base = [int(page[i:i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(alpha * c + (1 - alpha) * b):02X}"
+                         for c, b in zip(rgb, base, strict=True))
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_notices_and_errors_read_in_both_themes(tokenizer, theme):
+    """The status line's boxes bring their own background and text colour (AA: 4.5:1), and
+    stand apart from the theme's page; the tally's hint is in the theme's text colour."""
+    colours = theme_colours(theme)
+    page = colours["--jp-layout-color0"]
+    assert page == {"light": "#FFFFFF", "dark": "#111111"}[theme]
+    for style in (NOTICE_STYLE, ERROR_STYLE):
+        assert contrast(style["color"], style["background"]) >= 4.5
+    assert contrast(colours["--jp-content-font-color1"], page) >= 4.5
+    w = MaskingWidget(tokenizer, "en", **TEXTS)
+    assert "var(--jp-content-font-color1)" in w.tally_note.value
+    w._show(["a notice"])
+    assert f"background:{NOTICE_STYLE['background']};color:{NOTICE_STYLE['color']}" \
+        in w.status.value
+    w._show(["an error"], error=True)
+    assert f"background:{ERROR_STYLE['background']};color:{ERROR_STYLE['color']}" \
+        in w.status.value
+    for background, colour in backgrounds_and_colours(w.targets.value):
+        assert contrast(colour, background) >= 4.5
+
+
+def test_saving_adds_its_line_to_the_notices_on_screen(model, tokenizer, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    w = InputRepresentationWidget(model, tokenizer, "zh", text_a="the zebra", text_b="")
+    unknown = w.message
+    assert unknown == text("unknown", "zh", count=w.encoded.unknown,
+                           unk=tokenizer.vocab.specials.unk)
+    w.save_buttons["png"].click()
+    assert w.message == f"{unknown}\n{text('saved', 'zh', path='input-representation.png')}"
+    w.save_buttons["svg"].click()  # the new line replaces the last one, the notice stays
+    assert w.message == f"{unknown}\n{text('saved', 'zh', path='input-representation.svg')}"
+    assert w.status.value.count(html.escape(unknown)) == 1
+    w.text_a.value = "the crane"  # a new text: its own notices (none), no old "saved" line
+    assert w.message == ""
+    w.save_buttons["pdf"].click()
+    assert w.message == text("saved", "zh", path="input-representation.pdf")
+
+
+def _controls(widget: ipywidgets.Widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _controls(child)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_control_shows_its_whole_label(model, tokenizer, lang):
+    """No button cut to "all layers and he…" (ipywidgets' default 148 px), every toggle
+    with a tooltip, and every slider wide enough to drag (not squeezed to a few pixels
+    beside wide buttons)."""
+    for w in _all_widgets(model, tokenizer, lang):
+        rows = [c for c in _controls(w.ui) if isinstance(c, ipywidgets.HBox)]
+        for control in _controls(w.ui):
+            if isinstance(control, ipywidgets.Button):
+                assert control.layout.width == "auto", control.description
+            if isinstance(control, ipywidgets.ToggleButtons):
+                assert control.style.button_width == "auto"
+                assert control.layout.display == "flex"  # its label beside it, not above
+                assert len(control.tooltips) == len(control.options)
+                assert all(control.tooltips)
+            if isinstance(control, ipywidgets.IntSlider | ipywidgets.FloatSlider):
+                assert int(control.layout.min_width.removesuffix("px")) >= 300
+                row = next(r for r in rows if control in r.children)
+                assert row.layout.flex_flow == "row wrap"
+                assert not any(isinstance(c, ipywidgets.ToggleButtons) for c in row.children)
 
 
 def test_empty_text_shows_a_message_instead_of_figures(model, tokenizer):
@@ -247,7 +503,7 @@ def test_heatmap_equals_the_model_attention_for_each_layer_and_head(model, token
             np.testing.assert_allclose(w.plot.image.get_array(), ref.numpy(), rtol=1e-5)
     assert w.current.boundary == w.encoded.segments.index(1)
     w.query.value = 3
-    np.testing.assert_allclose([path.vertices[:, 1].max() for path in w.plot.bars.get_paths()],
+    np.testing.assert_allclose([path.vertices[:, 0].max() for path in w.plot.bars.get_paths()],
                                attentions[1][0].mean(0)[3].numpy(), rtol=1e-5)
     assert w.plot.ax_row.get_title() == f"Where “{tokens[3]}” attends"
 
@@ -318,7 +574,7 @@ def test_nsp_without_sentence_b_explains_itself(model, tokenizer):
     w.text_b.value = ""
     assert w.message == text("need_b", "zh")
     assert w.image.layout.display == "none" and w.table.layout.display == "none"
-    assert "color:#B00020" in w.status.value
+    assert f"color:{ERROR_STYLE['color']}" in w.status.value
 
 
 def test_a_tokenizer_the_widget_cannot_use_is_refused_up_front(tmp_path):
@@ -377,7 +633,7 @@ def test_what_a_class_types_is_answered_in_the_widget_language(model, tokenizer,
 
 def test_special_tokens_typed_into_a_text_are_text(tokenizer):
     w = MaskingWidget(tokenizer, "en", text_a="the <mask> bird [CLS]", text_b="")
-    assert "color:#B00020" not in w.status.value  # a notice at most (unknown pieces)
+    assert f"color:{ERROR_STYLE['color']}" not in w.status.value  # a notice at most
     specials = tokenizer.vocab.structural_ids
     assert [t in specials for t in w.encoded.ids].count(True) == 2  # only <cls> ... <sep>
 
