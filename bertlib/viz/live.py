@@ -12,8 +12,9 @@ from bertlib.viz.style import new_figure
 
 SAVE_FORMATS = ("png", "svg", "pdf")
 # A saved PNG's resolution: 870 to 1,100 pixels across the widgets' 7- to 9.2-inch figures
-# (wider for long inputs), enough for a slide, and saved within the widgets' 100 ms (at 150 dpi the input
-# representation of 64 tokens took 100 ms, at the old 300 dpi 390 ms); dpi=300 for print.
+# (wider for long inputs), enough for a slide, and saved within the widgets' 100 ms (at 150 dpi
+# the input representation of 64 tokens took 100 ms, at the old 300 dpi 390 ms); dpi=300 for
+# print.
 SAVE_DPI = 120
 
 
