@@ -68,6 +68,14 @@ def text_box(key: str, value: str, lang: str) -> widgets.Text:
                         layout=widgets.Layout(width="98%"))
 
 
+def text_row(box_a: widgets.Text, box_b: widgets.Text) -> widgets.HBox:
+    """Sentence A and sentence B side by side: one row fewer above the figure, which then fits
+    a projector's window with its controls."""
+    for box in (box_a, box_b):
+        box.layout.width = "50%"
+    return widgets.HBox([box_a, box_b], layout=widgets.Layout(width="98%"))
+
+
 class FigureView(widgets.Box):
     """A figure's PNG at the size it was drawn, so its text is as large as it was drawn; a
     figure wider than the notebook (a long input) scrolls sideways, its scrollbar right under

@@ -14,7 +14,7 @@ from bertlib.i18n import text
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.model import BERTModel, key_padding_mask
 from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.viz._widget import InputNotice, ModelWidget, image_output
+from bertlib.viz._widget import InputNotice, ModelWidget, image_output, text_row
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.modelview import MEAN_HEAD, ModelViewPlot
@@ -97,7 +97,7 @@ class AttentionWidget(ModelWidget):
         for control in (self.layer, self.head, self.view, self.query, self.padding):
             control.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
-            self.text_a, self.text_b,
+            text_row(self.text_a, self.text_b),
             widgets.HBox([self.layer, self.head, self.hide_specials], layout=ROW),
             self.view,
             widgets.HBox([self.query, self.padding], layout=ROW),

@@ -78,7 +78,7 @@ class EmbeddingPlot(LiveFigure):
         # (animated) images and labels change and the background is kept; a new height redraws
         # everything (~110 ms at 64 tokens against ~65 ms, see benchmarks/README.md).
         rows = ROW * 8 * math.ceil(T / 8)
-        height = max(2.5, rows + 1.2)
+        height = max(2.5, rows + 0.95)  # the title above, the axis and its label below
         if self.figure.get_figheight() != height:
             self.figure.set_size_inches(PAGE_WIDTH, height)
             self.figure.subplots_adjust(bottom=0.55 / height, top=1 - 0.4 / height)

@@ -31,6 +31,7 @@ from bertlib.viz._widget import (
     check_model_and_tokenizer,
     check_tokenizer,
     image_output,
+    text_row,
 )
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot
 from bertlib.viz.live import LiveFigure
@@ -60,8 +61,8 @@ class InputRepresentationWidget(ModelWidget):
         self.parts: EmbeddingParts | None = None
         for box in (self.text_a, self.text_b):
             box.observe(lambda _: self.refresh(), names="value")
-        self.ui = widgets.VBox([self.text_a, self.text_b, self.status, self.table, self.image,
-                                self._save_controls()])
+        self.ui = widgets.VBox([text_row(self.text_a, self.text_b), self.status, self.table,
+                                self.image, self._save_controls()])
         self.refresh()
 
     def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
@@ -155,7 +156,7 @@ class MaskingWidget(Widget):
         self.tally_button.on_click(lambda _: self.run_tally())
         self.tally_save = self._save_controls("tally")  # shown with the tally
         self.ui = widgets.VBox([
-            self.text_a, self.text_b,
+            text_row(self.text_a, self.text_b),
             widgets.HBox([self.mask_ratio, self.seed, self.resample],
                          layout=widgets.Layout(flex_flow="row wrap")),
             self.status, self.image, self._save_controls(), self.targets,
@@ -240,8 +241,8 @@ class NSPWidget(ModelWidget):
         for box in (self.text_a, self.text_b):
             box.observe(lambda _: self.refresh(), names="value")
         self.swap.on_click(lambda _: self._swap())
-        self.ui = widgets.VBox([self.text_a, self.text_b, self.swap, self.status, self.table,
-                                self.image, self._save_controls()])
+        self.ui = widgets.VBox([text_row(self.text_a, self.text_b), self.swap, self.status,
+                                self.table, self.image, self._save_controls()])
         self.refresh()
 
     def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
