@@ -24,7 +24,7 @@ from bertlib.checkpoint import config_from, read_config
 from bertlib.context import BANK_EXAMPLES
 from bertlib.data import make_nsp_pairs, pad_bert_inputs
 from bertlib.finetune import BERTClassifier, freeze_layers
-from bertlib.i18n import resolve_language, text
+from bertlib.i18n import fill, resolve_language, text
 from bertlib.inputs import get_tokens_and_segments
 from bertlib.masking import mask_tokens
 from bertlib.model import BERTConfig, BERTEncoder, BERTModel, TransformerEncoderBlock
@@ -272,8 +272,8 @@ def check_exercise(key: str, answer, lang: str | None = None) -> None:
     _check_key(key)
     lang = resolve_language(lang)
     if answer is None:
-        print(text("ex_missing", lang))
+        print(fill(text("ex_missing", lang)))
     elif is_correct(key, answer):
         print(text("ex_correct", lang))
     else:
-        print(text("ex_wrong", lang, hint=EXERCISES[key].hint[lang]))
+        print(fill(text("ex_wrong", lang, hint=EXERCISES[key].hint[lang])))

@@ -17,6 +17,7 @@ import functools
 import json
 import re
 import string
+import unicodedata
 from collections.abc import Callable
 from importlib import resources
 
@@ -104,3 +105,57 @@ def labels(table: dict[str, dict[str, str]]) -> Callable[..., str]:
     ``label("key", word="bank")`` in the edition's language."""
     _check_table(table)
     return functools.partial(text, table=table)
+
+
+PAGE_COLUMNS = 88  # a printed line that fits JupyterLab's output area at 1280x720
+# One character of Chinese text (a breaking point on its own), a run of anything else but
+# spaces (never broken), or a run of spaces (a breaking point).
+_PIECES = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uf900-\ufaff"
+                     r"\uff00-\uffef]+|\s+")
+_NO_LINE_START = set("，。、：；！？）》”’")  # Chinese punctuation that never begins a line
+_NO_LINE_END = set("（《“‘")  # nor ends one
+
+
+def fill(message: str, width: int = PAGE_COLUMNS) -> str:
+    """``message`` broken into lines of at most ``width`` columns (a Chinese character takes
+    two) at a space, or between two Chinese characters, never inside a word: a break at a space
+    takes its place.
+
+    JupyterLab wraps a long printed line wherever it reaches the edge, even inside a word
+    ("<cls" on one line, ">" on the next); a line that is short enough is never wrapped.
+    """
+    lines = []
+    for paragraph in message.split("\n"):
+        # Unbreakable units, each with the space before it ("" where two Chinese characters
+        # meet); a Latin word glued to a Chinese character, or punctuation, joins its unit.
+        units: list[list[str]] = []
+        space, last = "", ""
+        for piece in _PIECES.findall(paragraph):
+            if piece.isspace():
+                space = piece
+            elif units and not space and not (_is_cjk(last) and _is_cjk(piece)
+                                              and piece not in _NO_LINE_START
+                                              and last not in _NO_LINE_END):
+                units[-1][1] += piece
+            else:
+                units.append([space, piece])
+                space = ""
+            last = piece if not piece.isspace() else last
+        line = ""
+        for before, unit in units:
+            if line and _width(line + before + unit) > width:
+                lines.append(line)
+                line = unit
+            else:
+                line += before + unit
+        lines.append(line + space)
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _is_cjk(piece: str) -> bool:
+    return bool(piece) and _PIECES.fullmatch(piece) is not None and len(piece) == 1 \
+        and unicodedata.east_asian_width(piece) in "WF"
+
+
+def _width(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)

@@ -21,7 +21,7 @@ import torch
 
 from bertlib.data import make_nsp_pairs
 from bertlib.finetune import task_loss
-from bertlib.i18n import resolve_language, text
+from bertlib.i18n import fill, resolve_language, text
 from bertlib.inputs import get_tokens_and_segments
 from bertlib.loss import bert_loss
 from bertlib.model import MaskLM, MultiHeadAttention, key_padding_mask
@@ -371,4 +371,4 @@ def check_implementation(key: str, function: Callable, lang: str | None = None) 
     else the first case that failed, how, and a hint."""
     problem = implementation_problem(key, function, lang)
     count = len(IMPLEMENTATIONS[key].cases())
-    print(problem or text("ex_impl_correct", lang, count=count))
+    print(fill(problem or text("ex_impl_correct", lang, count=count)))

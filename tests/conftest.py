@@ -1,3 +1,4 @@
+import re
 import warnings
 
 import pytest
@@ -67,3 +68,17 @@ def minilm():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # no MLM/NSP heads in this checkpoint, as expected
         return load_hf(minilm_directory())
+
+
+CJK = r"[\u2e80-\u9fff\uff00-\uffef]"
+
+
+def unfill(printed: str) -> str:
+    """Printed feedback with the line breaks of :func:`bertlib.i18n.fill` undone: a break
+    between two Chinese characters stood for nothing, any other for a space."""
+    lines = printed.rstrip("\n").split("\n")
+    joined = lines[0]
+    for line in lines[1:]:
+        cjk = re.match(CJK, line[:1]) and re.match(CJK, joined[-1:])
+        joined += ("" if cjk else " ") + line
+    return joined + "\n"

@@ -1,8 +1,13 @@
+import re
 import string
+import unicodedata
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bertlib import i18n
+from bertlib.i18n import fill
 
 
 def placeholders(template: str) -> set[str]:
@@ -87,3 +92,36 @@ def test_bad_text_requests_are_named(call, message):
 def test_a_field_with_a_format_spec_is_filled():
     table = {"k": {"en": "{n:,} steps of {x.real}", "zh": "{n:,} 步"}}
     assert i18n.text("k", "en", table=table, n=12345, x=2) == "12,345 steps of 2"
+
+
+def display_width(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+WORDS = st.sampled_from(["<cls>", "<sep>", "tokens", "max_len=64", "a", "embedding,", "掩",
+                         "蔽", "词", "元", "。", "，", "：", "(3,", "4)", "x" * 30])
+
+
+@given(st.lists(st.tuples(WORDS, st.sampled_from(["", " ", "  "])), max_size=80),
+       st.integers(20, 100))
+def test_fill_breaks_lines_between_words_never_inside_one(pieces, width):
+    message = "".join(word + space for word, space in pieces)
+    lines = fill(message, width).split("\n")
+    # Nothing is lost or reordered but spaces (a break replaces them).
+    assert "".join(lines).replace(" ", "") == message.replace(" ", "")
+    for line in lines:
+        # Within the width, but for Chinese punctuation kept with what it ends, unless a word
+        # longer than the width stands alone.
+        assert display_width(line.rstrip("。，：")) <= width or " " not in line.strip()
+    # No word of Latin letters is cut: each whitespace-free run of the message that holds no
+    # Chinese is found whole in one line.
+    for word in re.findall(r"[^\s\u4e00-\u9fff。，：]+", message):
+        assert any(word in line for line in lines)
+
+
+def test_fill_keeps_chinese_punctuation_off_the_start_of_a_line():
+    lines = fill("词" * 10 + "。" + "元" * 10, width=20).split("\n")
+    # The full stop takes the character before it to the next line, as Chinese typesetting does.
+    assert lines == ["词" * 9, "词。" + "元" * 8, "元" * 2]
+    lines = fill("词" * 9 + "（元）", width=20).split("\n")
+    assert lines == ["词" * 9, "（元）"]  # an opening bracket does not end a line

@@ -7,6 +7,7 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from conftest import unfill
 
 from bertlib.finetune import task_loss
 from bertlib.i18n import set_language, text
@@ -75,7 +76,7 @@ def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
     assert implementation_problem("09_tagging_loss", task_loss) is None
     assert implementation_problem("09_tagging_loss", loss_by_hand) is None
     check_implementation("09_tagging_loss", loss_by_hand)
-    assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
+    assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
 
 
 @pytest.mark.parametrize("wrong, case", [
@@ -86,14 +87,14 @@ def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
 ])
 def test_typical_wrong_versions_fail_naming_the_case(wrong, case, lang, capsys):
     check_implementation("09_tagging_loss", wrong)
-    out = capsys.readouterr().out
+    out = unfill(capsys.readouterr().out)
     assert out.startswith("×") and f"“{case[lang]}”" in out
     assert IMPLEMENTATIONS["09_tagging_loss"].hint[lang] in out
 
 
 def test_errors_shapes_and_unfinished_functions_are_explained(lang, capsys):
     check_implementation("09_tagging_loss", unfinished)
-    assert capsys.readouterr().out.strip() == text("ex_impl_missing", lang)
+    assert unfill(capsys.readouterr().out).strip() == text("ex_impl_missing", lang)
     problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels: Y_hat.sum(-1))
     assert problem.startswith("×") and "()" in problem and "(1, 6)" in problem
     problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels: 1 / 0)
@@ -163,7 +164,7 @@ def empty_b_taken_for_none(tokens_a, tokens_b=None):  # `if tokens_b:` instead o
 def test_bertlib_and_a_hand_written_pair_builder_pass(lang, capsys):
     assert implementation_problem("02_tokens_and_segments", get_tokens_and_segments) is None
     check_implementation("02_tokens_and_segments", pair_by_hand)
-    assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
+    assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
 
 
 @pytest.mark.parametrize("wrong, case", [
@@ -175,7 +176,7 @@ def test_bertlib_and_a_hand_written_pair_builder_pass(lang, capsys):
 ])
 def test_typical_wrong_pair_builders_fail_naming_the_case(wrong, case, lang, capsys):
     check_implementation("02_tokens_and_segments", wrong)
-    out = capsys.readouterr().out
+    out = unfill(capsys.readouterr().out)
     assert out.startswith("×") and f"“{case[lang]}”" in out
     assert IMPLEMENTATIONS["02_tokens_and_segments"].hint[lang] in out
 
@@ -218,7 +219,7 @@ def masked_weights(attention, X, valid_lens, *, keys=True, strict=True, fill=flo
 def test_bertlib_and_hand_written_attention_weights_pass(lang, capsys):
     assert implementation_problem("03_attention_weights", masked_weights) is None
     check_implementation("03_attention_weights", weights_by_hand)
-    assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
+    assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
     for _, args in IMPLEMENTATIONS["03_attention_weights"].cases():
         weights = IMPLEMENTATIONS["03_attention_weights"].reference(*args)
         if args[2] is not None:  # padded keys get exactly 0
@@ -242,7 +243,7 @@ PADDED = {"en": "the second sequence padded (5 real tokens of 8)",
 ])
 def test_typical_wrong_masks_fail_naming_the_case(wrong, case, lang, capsys):
     check_implementation("03_attention_weights", wrong)
-    out = capsys.readouterr().out
+    out = unfill(capsys.readouterr().out)
     assert out.startswith("×") and f"“{case[lang]}”" in out
     assert IMPLEMENTATIONS["03_attention_weights"].hint[lang] in out
 
@@ -296,7 +297,7 @@ def test_bertlib_and_a_hand_written_mlm_loss_pass(lang, capsys):
     assert implementation_problem("06_mlm_loss", IMPLEMENTATIONS["06_mlm_loss"].reference) is None
     assert implementation_problem("06_mlm_loss", mlm_loss_by_hand) is None
     check_implementation("06_mlm_loss", mlm_loss_by_hand)
-    assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=4)
+    assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=4)
 
 
 NO_PADDING = {"en": "one sequence, every slot real", "zh": "一个序列，每个预测位置都是真实的"}
@@ -313,7 +314,7 @@ PADDED = {"en": "two sequences, the second with padded slots",
 ])
 def test_typical_wrong_mlm_losses_fail_naming_the_case(wrong, case, lang, capsys):
     check_implementation("06_mlm_loss", wrong)
-    out = capsys.readouterr().out
+    out = unfill(capsys.readouterr().out)
     assert out.startswith("×") and f"“{case[lang]}”" in out
     assert IMPLEMENTATIONS["06_mlm_loss"].hint[lang] in out
 
@@ -321,7 +322,7 @@ def test_typical_wrong_mlm_losses_fail_naming_the_case(wrong, case, lang, capsys
 # ---------------------------------------------------------------- 04: the MLM gather
 def _named(key, case, lang, capsys):
     """The last check_implementation printed a failure naming ``case`` and the hint."""
-    out = capsys.readouterr().out
+    out = unfill(capsys.readouterr().out)
     assert out.startswith("×") and f"“{case[lang]}”" in out, out
     assert IMPLEMENTATIONS[key].hint[lang] in out
 
@@ -370,7 +371,7 @@ def test_gather_bertlib_and_hand_written_versions_pass(lang, capsys):
     assert torch.equal(state, torch.get_rng_state())  # the head's init left no trace
     for right in (gather_by_loop, gather_flat_with_offset):
         check_implementation("04_mlm_gather", right)
-        assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=4)
+        assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=4)
 
 
 ONE = {"en": "one sequence", "zh": "一个序列"}
@@ -416,7 +417,7 @@ def test_nsp_pairs_bertlib_and_hand_written_versions_pass(lang, capsys):
     assert implementation_problem("05_nsp_pair_builder", IMPLEMENTATIONS["05_nsp_pair_builder"]
                                   .reference) is None
     check_implementation("05_nsp_pair_builder", pairs_by_hand)
-    assert capsys.readouterr().out.strip() == text("ex_impl_correct", lang, count=5)
+    assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
     # The cases hold what they promise: no pair, all kept, all dropped.
     cases = IMPLEMENTATIONS["05_nsp_pair_builder"].cases()
     lengths = [len(pairs_by_hand(*args)) for _, args in cases]
