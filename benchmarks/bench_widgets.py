@@ -274,6 +274,11 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer,
         "fine-tune: new text (models run)": lambda i: setattr(tune.text_a, "value",
                                                               sentences[i % 8]),
         "fine-tune: save PNG": save(tune),
+        # What a saved notebook keeps beside each widget: a PNG of its figures, made once per
+        # display (not per action), so it counts against the time a cell takes to show.
+        "input representation: picture for the notebook": lambda i: rep._repr_mimebundle_(),
+        "masking: picture for the notebook": lambda i: mask._repr_mimebundle_(),
+        "attention: picture for the notebook": lambda i: att._repr_mimebundle_(),
     }
 
 

@@ -210,3 +210,28 @@ def test_sources_must_pair_their_languages(copy, old, new, message):
     with pytest.raises(tool.SourceError, match=message):
         tool.load_source(src)
     assert any(message in p for p in tool.check(copy))
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# What a figure or a widget prints where nothing draws it: a picture is missing.
+TEXT_INSTEAD_OF_PICTURE = re.compile(r"&lt;\w*Figure size|\b[VH]Box\(children=|\d+%\|")
+COMMITTED = sorted(p for lang in ("en", "zh") for p in (NOTEBOOKS / lang).glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_a_static_viewer_shows_every_figure_and_widget_as_a_picture(path):
+    """What GitHub, nbviewer and a reader who has not run the notebook see: nbconvert's HTML,
+    no kernel. Every output that holds a figure, a widget or a progress bar must come out as an
+    image, never as its text repr; and no widget state is saved, so nothing waits for
+    JavaScript from the internet to draw a widget."""
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(path, as_version=4)
+    assert "widgets" not in nb.metadata, "saved widget state: nbconvert would skip the pictures"
+    body, _ = HTMLExporter().from_notebook_node(nb)
+    assert not TEXT_INSTEAD_OF_PICTURE.search(body), TEXT_INSTEAD_OF_PICTURE.search(body)[0]
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    widgets = [o for o in outputs if WIDGET_VIEW in o.get("data", {})]
+    assert all("image/png" in o.data for o in widgets), "a widget output without its picture"
+    pictures = sum("image/png" in o.get("data", {}) for o in outputs)
+    assert len(re.findall(r'<img [^>]*src="data:image/png;base64,', body)) == pictures
