@@ -97,7 +97,7 @@ class AttentionPlot(LiveFigure):
         # controls fit a projector's window; a longer input makes the figure wider than the
         # page, and the widget scrolls.
         side = max(2.5, ROW * 8 * math.ceil(T / 8))
-        left, below, top = 1.0, 0.95, 0.45
+        left, below, top = 1.0, 0.9, 0.4
         colorbar, bar_labels, bars = 1.0, 0.8, 1.7
         width, height = left + side + colorbar + bar_labels + bars + 0.15, below + side + top
         self.figure.set_size_inches(width, height)  # a new size: the Blitter redraws all
@@ -110,7 +110,7 @@ class AttentionPlot(LiveFigure):
         self.ax_map.set_xlim(-0.5, T - 0.5)
         for ax in (self.ax_map, self.ax_row):
             ax.set_ylim(T - 0.5, -0.5)
-        pin_labels(self.ax_map, x_label=-(below - 0.3) / side, y_label=-(left - 0.25) / side)
+        pin_labels(self.ax_map, x_label=-(below - 0.22) / side, y_label=-(left - 0.25) / side)
         pin_labels(self.ax_row, x_label=-0.4 / side)
         self.highlight.set_width(T)
         self._length = T

@@ -57,12 +57,16 @@ class AttentionWidget(ModelWidget):
             # label beside the buttons, not on a line of its own above them.
             style={"button_width": "auto"},
             layout=widgets.Layout(display="flex", flex_flow="row wrap", align_items="center"))
-        self.hide_specials = widgets.Checkbox(value=False,
-                                              description=text("hide_specials", lang))
+        # The layer, head and query on one row with this box (a row fewer above the figure),
+        # each as wide as it needs.
+        self.hide_specials = widgets.Checkbox(value=False, indent=False,
+                                              description=text("hide_specials", lang),
+                                              layout=widgets.Layout(width="auto"))
         self.query = widgets.Dropdown(description=text("query_token", lang),
-                                      style={"description_width": "initial"})
-        # On a row with the query alone, and never narrower than 360 px: squeezed beside the
-        # view buttons its track was 8 px wide, and any drag jumped to an end.
+                                      style={"description_width": "initial"},
+                                      layout=widgets.Layout(width="240px"))
+        # On a row of its own, and never narrower than 360 px: squeezed beside the view
+        # buttons its track was 8 px wide, and any drag jumped to an end.
         self.padding = widgets.IntSlider(value=PADDING, min=0, max=MAX_PADDING,
                                          description=text("padding", lang),
                                          tooltip=text("padding_tooltip", lang),
@@ -72,6 +76,7 @@ class AttentionWidget(ModelWidget):
         self.image = image_output()
         self.grid_image = image_output()
         self.steps_image = image_output()
+        self.steps_image.add_class("bertlib-step-by-step")  # (named by the browser test)
         self.plot = AttentionPlot(lang)
         self.grid_plot = AllHeadsPlot(cfg.num_heads, lang)
         self.steps_plot = QueryKeyPlot(lang)
@@ -98,9 +103,9 @@ class AttentionWidget(ModelWidget):
             control.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
             text_row(self.text_a, self.text_b),
-            widgets.HBox([self.layer, self.head, self.hide_specials], layout=ROW),
             self.view,
-            widgets.HBox([self.query, self.padding], layout=ROW),
+            widgets.HBox([self.layer, self.head, self.query, self.hide_specials], layout=ROW),
+            self.padding,
             self.status, self.image, self.grid_image, self.model_image, self.steps_image,
             self._save_controls(),
         ])

@@ -24,7 +24,7 @@ from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal
 # Inches across: key labels | scores and their numbers | mask | weights and their numbers |
 # the values, a colour bar. Rows are keys, so every number and token reads horizontally.
 WIDTH, LEFT, BARS, NUMBERS, MASK, VALUES = PAGE_WIDTH, 1.45, 1.4, 0.6, 0.8, 1.9
-TOP, BOTTOM = 1.0, 1.25
+TOP, BOTTOM = 0.95, 1.05
 # Below MIN_FONT (style.py) the numbers and token labels are left out.
 FORMULA = (r"$w_j = \mathrm{softmax}_j\,(\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d} + m_j)$"
            r"$\qquad \mathbf{o} = \sum_j w_j\,\mathbf{v}_j$")
@@ -148,13 +148,13 @@ class QueryKeyPlot(LiveFigure):
         self._mask: list[bool] = []
 
     def _layout(self, rows: int) -> None:
-        """Size the figure for ``rows`` keys (in steps of 8: a new size redraws everything) and
-        place the columns. A row gets 0.125 inches, a line of MIN_FONT numbers, up to 104 keys;
+        """Size the figure for ``rows`` keys (in steps of 4: a new size redraws everything) and
+        place the columns. A row gets 0.117 inches, a line of MIN_FONT numbers, up to 111 keys;
         more share the 13 inches of the tallest figure, and their numbers are left out."""
-        body = float(np.clip(0.125 * rows, 2.5, 13.0))
+        body = float(np.clip(0.117 * rows, 2.5, 13.0))
         height = TOP + body + BOTTOM
         self.figure.set_size_inches(WIDTH, height)
-        self.fontsize = float(min(11, math.floor(0.9 * 72 * body / rows)))
+        self.fontsize = float(min(11, math.floor(0.95 * 72 * body / rows)))
         bottom = BOTTOM / height
         values_x = WIDTH - 0.75 - VALUES
         for ax, x, width in ((self.ax_scores, LEFT, BARS),
@@ -168,7 +168,7 @@ class QueryKeyPlot(LiveFigure):
                                      VALUES / WIDTH, 0.25 / height))
         pin_labels(self.ax_output, x_label=-1.6, y_label=-0.02)
         self.cax.set_position(((WIDTH - 0.65) / WIDTH, bottom, 0.12 / WIDTH, body / height))
-        self.formula.set_y(1 - 0.62 / height)  # under the title
+        self.formula.set_y(1 - 0.53 / height)  # under the title
         self.suptitle.set_y(1 - 0.1 / height)
         weights_box = self.ax_weights.get_position()
         self.weight_sum.set_position(((weights_box.x0 + weights_box.x1) / 2,
@@ -202,7 +202,7 @@ class QueryKeyPlot(LiveFigure):
         check_int_in("layer", layer, 0)
         check_str("note", note)
         T, d = len(steps.tokens), len(steps.output)
-        rows = 8 * math.ceil(T / 8)
+        rows = 4 * math.ceil(T / 4)
         if rows != self.rows:
             self._layout(rows)
         for ax in (self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values):

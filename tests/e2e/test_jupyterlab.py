@@ -15,6 +15,17 @@ the edition's language, the file must be on the server, and every text in the fi
 the edition's language. 03_encoder and 08_real_bert must have an attention widget, 04_masked_lm
 a masking widget with the model's guesses.
 
+Every picture drawn and legible on a classroom projector: in a 1280×720 window with the file
+browser open, in JupyterLab's light theme and again in its dark one, as the run left the outputs
+and in each view of the attention widget (problems_on_page): no figure shown as its repr
+("<Figure size ...>", also in the outputs as saved, before the run); nothing beyond its
+output's right edge, nothing scrolling sideways; no widget taller than the notebook's visible
+area; no text under 10 px, no figure drawn narrower than 0.97 of its own width; no button,
+label, dropdown or progress description cut, nor a one-word one broken over lines; every
+slider's track at least 80 × 4 px; every text at WCAG AA contrast (4.5:1, 3:1 when large) with
+what it is drawn on. Each failure names the notebook, the theme, the output (a widget by its
+number, cell, first label and view) and the element with its text, and what was measured.
+
 One screenshot per notebook goes to test-artifacts/e2e/. Needs a Chromium: run
 `.ci/install-browser` (Debian's, or Playwright's elsewhere).
 """
@@ -63,6 +74,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 RUN_TIMEOUT_MS = 300_000  # generous: a notebook may train a small model
+# A laptop on a classroom projector; JupyterLab's file browser stays open beside the notebook.
+VIEWPORT = {"width": 1280, "height": 720}
 CHANGE_TIMEOUT_MS = 15_000  # one widget callback, including drawing a figure
 NOTEBOOKS = sorted(
     p.relative_to(NOTEBOOK_ROOT).as_posix()
@@ -176,6 +189,8 @@ WIDGET_OUTPUTS = with_helpers("""
   .map(([, child], index) => {
     const area = child.node.querySelector('.jp-OutputArea-output');
     area.dataset.e2eWidget = index;
+    // Marks of an earlier call, on controls since hidden or made inactive, would be found twice.
+    area.querySelectorAll('[data-e2e-control]').forEach((c) => delete c.dataset.e2eControl);
     const text = area.textContent;
     const drawn = !!area.querySelector('.jupyter-widgets') && !text.includes('Loading widget')
       && !text.includes('Error displaying widget');
@@ -197,6 +212,18 @@ WIDGET_OUTPUTS = with_helpers("""
       : c.closest('.widget-inline-hbox, .widget-inline-vbox')
         ?.querySelector('.widget-label')?.textContent ?? '').replace('\u200b', '').trim());
     return {drawn, text: text.trim().slice(0, 200), kinds, labels};
+  })
+""")
+# Marks each widget output as WIDGET_OUTPUTS does, leaving its controls' marks as they are.
+MARK_WIDGETS = with_helpers("""
+(path) => findNotebook(path).content.widgets
+  .filter((cell) => cell.model.type === 'code')
+  .flatMap((cell) => Array.from({ length: cell.model.outputs.length }, (_, i) => [
+    cell.model.outputs.get(i).data['application/vnd.jupyter.widget-view+json'],
+    cell.outputArea.widgets[i]]))
+  .filter(([view, child]) => view && child)
+  .forEach(([, child], index) => {
+    child.node.querySelector('.jp-OutputArea-output').dataset.e2eWidget = index;
   })
 """)
 WIDGETS_SETTLED = f"""
@@ -301,6 +328,324 @@ SCREENSHOT_HEIGHT = with_helpers("""
   return scroller.scrollHeight + window.innerHeight - scroller.clientHeight;
 }
 """)
+
+
+# What a learner sees on a classroom projector (a 1280×720 window, the file browser open), in
+# the light theme and in the dark one (see problems_on_page). Each check is one page function
+# over the notebook's top-level outputs, all of them or one widget's (its data-e2e-widget index),
+# returning its failures, worded but for the notebook and the theme.
+#
+# LAYOUT_HELPERS: which outputs; how a failure names an output ("widget 2 (cell 27, "Sentence
+# A", showing "one head")", "cell 5, output 1 (image/png)") and an element ('button.widget-button
+# "Save PNG"'); whether an element is drawn; an output's texts (each element holding a visible
+# text node, and each input and dropdown, which show their value); failures grouped.
+LAYOUT_HELPERS = r"""
+// What CUT_LABELS checks: buttons (toggle buttons too), descriptions, a checkbox's label,
+// dropdowns, and a progress bar's texts (tqdm writes its description and its count, rate and
+// losses in HTML widgets beside the bar).
+const LABELS = 'button, .widget-label, .widget-label-basic, .widget-dropdown select, '
+  + '.widget-hbox:has(> .widget-hprogress) > .widget-html > .widget-html-content';
+const clean = (s) => s.replace(/[\u00a0\u2007\u202f]/g, ' ').replace(/\u200b/g, '')
+  .replace(/\s+/g, ' ').trim();
+const short = (s, n = 40) => { s = clean(s); return s.length > n ? `${s.slice(0, n - 1)}…` : s; };
+const drawn = (el) => el.getClientRects().length > 0
+  && getComputedStyle(el).visibility !== 'hidden';
+const valueOf = (el) => ['INPUT', 'TEXTAREA'].includes(el.tagName) ? el.value
+  : el.tagName === 'SELECT' ? (el.selectedOptions[0]?.textContent ?? '') : el.textContent;
+const element = (el) => {
+  const classes = Array.from(el.classList)
+    .filter((c) => !/^(lm-|jp-mod-|jupyter-widgets$|mod-)/.test(c)).slice(0, 2);
+  const text = short(valueOf(el));
+  return [el.tagName.toLowerCase(), ...classes].join('.')
+    + (text ? ` ${JSON.stringify(text)}` : '');
+};
+const topOutputs = (widget) => Array.from(
+  document.querySelectorAll('.jp-Notebook .jp-Cell .jp-OutputArea-output'))
+  .filter((o) => !o.parentElement.closest('.jp-OutputArea-output'))
+  .filter((o) => widget === null || o.dataset.e2eWidget === String(widget));
+const output = (o) => {
+  const cell = Array.from(document.querySelectorAll('.jp-Notebook .jp-Cell'))
+    .indexOf(o.closest('.jp-Cell')) + 1;
+  if (o.dataset.e2eWidget === undefined) {
+    const siblings = Array.from(o.closest('.jp-OutputArea').children,
+      (child) => child.querySelector(':scope > .jp-OutputArea-output'));
+    return `cell ${cell}, output ${siblings.indexOf(o) + 1} (${o.dataset.mimeType || 'widget'})`;
+  }
+  const first = Array.from(o.querySelectorAll('.widget-label, button, .widget-html-content'))
+    .filter(drawn).map((el) => short(el.textContent, 30)).find(Boolean);
+  const views = Array.from(o.querySelectorAll('.widget-toggle-button.mod-active'))
+    .filter(drawn).map((el) => JSON.stringify(short(el.textContent, 30)));
+  return `widget ${Number(o.dataset.e2eWidget) + 1} (cell ${cell}`
+    + (first ? `, ${JSON.stringify(first)}` : '')
+    + (views.length ? `, showing ${views.join(' and ')})` : ')');
+};
+const texts = (o) => {
+  const holders = new Set();
+  const walker = document.createTreeWalker(o, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (clean(node.textContent) && !el.closest('svg, select, textarea, script, style')
+        && drawn(el)) holders.add(el);
+  }
+  const fields = 'input:not([type="checkbox"]):not([type="radio"]), select, textarea';
+  for (const el of o.querySelectorAll(fields)) {
+    if (drawn(el) && clean(valueOf(el) || el.placeholder || '')) holders.add(el);
+  }
+  return Array.from(holders);
+};
+// [key, failure] pairs of one output, one failure told per key: "<failure> (and 11 more like it)".
+const grouped = (failures) => {
+  const groups = new Map();
+  for (const [key, message] of failures) {
+    const group = groups.get(key);
+    if (group) group.more += 1; else groups.set(key, {message, more: 0});
+  }
+  return Array.from(groups.values(),
+    (g) => g.message + (g.more ? ` (and ${g.more} more like it)` : ''));
+};
+"""
+
+
+def with_layout_helpers(function: str) -> str:
+    """A page function that can use LAYOUT_HELPERS (and HELPERS)."""
+    return with_helpers(f"(() => {{ {LAYOUT_HELPERS} return {function.strip()}; }})()")
+
+
+# A matplotlib figure shown as its repr, "<CJKFigure size 1080x288 with 5 Axes>", instead of
+# drawn: in any text output (text/plain, stdout).
+FIGURE_REPRS = with_layout_helpers(r"""
+(widget) => topOutputs(widget).flatMap((o) => [o, ...o.querySelectorAll('.jp-RenderedText')]
+  .filter((text) => text.matches('.jp-RenderedText'))
+  .flatMap((text) => text.textContent.match(/<\w*Figure size [\d.]+x[\d.]+ with \d+ Axes>/g) || [])
+  .map((repr) => `${output(o)}: a figure shown as text, not drawn: ${repr}`))
+""")
+# Nothing reaches beyond its output's right edge (the outermost such element is named); nothing
+# is wider inside than outside, scrollWidth > clientWidth + 1 (the innermost is named, unless
+# an element beyond the edge explains it). Labels, buttons and dropdowns: CUT_LABELS.
+OVERFLOW = with_layout_helpers(r"""
+(widget) => topOutputs(widget).flatMap((o) => {
+  const edge = o.getBoundingClientRect().right;
+  const beyond = [], wide = [];
+  for (const el of [o, ...o.querySelectorAll('*')]) {
+    if (!(el instanceof HTMLElement) || !drawn(el)) continue;
+    if (el.getBoundingClientRect().right > edge + 1 && !beyond.some((b) => b.contains(el))) {
+      beyond.push(el);
+    }
+    // A slider's handle sticks out of its track at either end by design (see SHORT_SLIDERS).
+    if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 && !el.matches(LABELS)
+        && !el.closest('.slider-container')) wide.push(el);
+  }
+  return beyond.map((el) => {
+    const right = el.getBoundingClientRect().right;
+    return `${output(o)}: ${element(el)} reaches ${Math.round(right - edge)} px beyond the `
+      + `output's right edge (its right at ${Math.round(right)} px, the output's at `
+      + `${Math.round(edge)} px)`;
+  }).concat(wide
+    .filter((el) => !wide.some((w) => w !== el && el.contains(w))
+      && !beyond.some((b) => el.contains(b)))
+    .map((el) => `${output(o)}: ${element(el)} overflows sideways: scrollWidth `
+      + `${el.scrollWidth} px > clientWidth ${el.clientWidth} px`));
+})
+""")
+# Each widget's controls and its main figure fit in the notebook's visible scrolling area, on
+# screen at once: from the widget's top to the bottom of its first figure (of the whole widget
+# when it shows none). What comes after the figure (save buttons, a table of targets) may need
+# a scroll.
+TALL_WIDGETS = with_layout_helpers(r"""
+([path, widget]) => {
+  const nb = findNotebook(path);
+  const limit = (nb.content.node.querySelector('.jp-WindowedPanel-outer') || nb.content.node)
+    .clientHeight;
+  return topOutputs(widget).filter((o) => o.dataset.e2eWidget !== undefined).flatMap((o) => {
+    const box = o.querySelector(':scope > .jupyter-widgets');
+    if (!box || !drawn(box)) return [];
+    const figure = Array.from(box.querySelectorAll('img')).find(drawn);
+    // The one exception: the step-by-step view gives each of its 28-36 keys (the default pair
+    // and 4 <pad>) a line of 10-px numbers, and with the attention widget's four rows of
+    // controls it needs 630-720 px.
+    if (figure && figure.closest('.bertlib-step-by-step')) return [];
+    const top = box.getBoundingClientRect().top;
+    const height = Math.round((figure || box).getBoundingClientRect().bottom - top);
+    return height > limit ? [`${output(o)}: its controls and ${figure ? 'figure' : 'contents'}`
+      + ` are ${height} px tall, more than the notebook's visible area (${limit} px)`] : [];
+  });
+}
+""")
+# Every text at least 10 px; every image drawn at least 0.97 of its own width (a figure scaled
+# down, by max-width or a width, shrinks its text).
+SMALL_TEXT = with_layout_helpers(r"""
+(widget) => topOutputs(widget).flatMap((o) => grouped(texts(o).flatMap((el) => {
+  const size = parseFloat(getComputedStyle(el).fontSize);
+  return size < 10 ? [[size, `${output(o)}: ${element(el)} has font-size ${size} px, `
+    + 'less than 10 px']] : [];
+})).concat(Array.from(o.querySelectorAll('img')).filter((img) => drawn(img) && img.naturalWidth)
+  .flatMap((img) => {
+    const width = img.getBoundingClientRect().width, scale = width / img.naturalWidth;
+    return scale < 0.97 ? [`${output(o)}: ${element(img)} (${img.naturalWidth}×`
+      + `${img.naturalHeight} px) is drawn ${Math.round(width)} px wide, ${scale.toFixed(2)} `
+      + 'of its width (at least 0.97)'] : [];
+  })))
+""")
+# Buttons, toggle buttons, labels, dropdowns and progress-bar descriptions show their whole
+# text: not cut (wider inside than outside, drawn with an ellipsis or ending in one), and a text
+# with no space to break at (one word; a CJK label) not broken over lines. A dropdown's selected
+# option is measured against the room the dropdown gives it.
+CUT_LABELS = with_layout_helpers(r"""
+(widget) => {
+  const canvas = document.createElement('canvas').getContext('2d');
+  return topOutputs(widget).flatMap((o) => Array.from(o.querySelectorAll(LABELS))
+    .filter((el) => drawn(el) && clean(valueOf(el))).flatMap((el) => {
+      const style = getComputedStyle(el), failures = [];
+      const what = `${output(o)}: ${element(el)}`;
+      if (el.tagName === 'SELECT') {
+        canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const needs = canvas.measureText(valueOf(el).trim()).width;
+        const room = el.clientWidth - parseFloat(style.paddingLeft)
+          - parseFloat(style.paddingRight);
+        if (needs > room + 1) {
+          failures.push(`${what} is cut: its option needs ${Math.ceil(needs)} px, the `
+            + `dropdown has ${Math.floor(room)} px`);
+        }
+      } else if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1) {
+        failures.push(`${what} is cut: scrollWidth ${el.scrollWidth} px > clientWidth `
+          + `${el.clientWidth} px`
+          + (style.textOverflow === 'ellipsis' ? ' (drawn with an ellipsis)' : ''));
+      } else if (/(…|\.\.\.)$/.test(clean(valueOf(el)))) {
+        failures.push(`${what} is cut: it ends with an ellipsis`);
+      }
+      // Any space breaks, the en spaces tqdm writes between its numbers too.
+      if (el.tagName !== 'SELECT' && !/\s/.test(valueOf(el).trim())) {
+        // Its text's boxes (a checkbox beside them is no line), a line per vertical run.
+        const boxes = [];
+        const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const range = document.createRange();
+          range.selectNodeContents(node);
+          boxes.push(...Array.from(range.getClientRects()).filter((r) => r.width > 0));
+        }
+        boxes.sort((a, b) => a.top - b.top);
+        let lines = 0, bottom = -Infinity;
+        for (const box of boxes) {
+          if (box.top >= bottom - 2) lines += 1;
+          bottom = box.top >= bottom - 2 ? box.bottom : Math.max(bottom, box.bottom);
+        }
+        const height = boxes.length ? Math.max(...boxes.map((r) => r.bottom))
+          - Math.min(...boxes.map((r) => r.top)) : 0;
+        const line = parseFloat(style.lineHeight) || 1.2 * parseFloat(style.fontSize);
+        if (lines > 1 || height > 1.6 * line) {
+          failures.push(`${what}, one word (no space to break at), is broken over ${lines} `
+            + `lines (${Math.round(height)} px tall; its line-height ${Math.round(line)} px)`);
+        }
+      }
+      return failures;
+    }));
+}
+""")
+# A slider's track (noUiSlider's target) is at least 80 px long and 4 px thick.
+SHORT_SLIDERS = with_layout_helpers(r"""
+(widget) => topOutputs(widget).flatMap((o) => Array.from(
+  o.querySelectorAll('.widget-slider .noUi-target')).filter(drawn).flatMap((track) => {
+    const box = track.getBoundingClientRect();
+    const [length, thickness] = track.classList.contains('noUi-vertical')
+      ? [box.height, box.width] : [box.width, box.height];
+    const label = track.closest('.widget-slider').querySelector('.widget-label');
+    const what = `${output(o)}: the slider ${JSON.stringify(clean(label?.textContent ?? ''))}'s `
+      + `track (${element(track)})`;
+    return (length < 80 ? [`${what} is ${Math.round(length)} px long, less than 80 px`] : [])
+      .concat(thickness < 4 ? [`${what} is ${Math.round(thickness)} px thick, less than 4 px`]
+        : []);
+  }))
+""")
+# WCAG AA: each text against what it is drawn on (its ancestors' background colours, composed
+# down to the first opaque one, the page's white below them), its colour faded by its alpha and
+# its ancestors' opacity: 4.5:1, or 3:1 for large text (24 px, or 18.66 px bold). Disabled
+# controls are exempt (WCAG's inactive components); figures are images, with their own ground.
+LOW_CONTRAST = with_layout_helpers(r"""
+(widget) => {
+  const context = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
+  const rgba = (color) => {  // any CSS colour, as the canvas paints it
+    context.clearRect(0, 0, 1, 1);
+    context.fillStyle = '#000';
+    context.fillStyle = color;
+    context.fillRect(0, 0, 1, 1);
+    const [r, g, b, a] = context.getImageData(0, 0, 1, 1).data;
+    return a ? [r / a * 255, g / a * 255, b / a * 255, a / 255] : [0, 0, 0, 0];
+  };
+  const over = ([r, g, b, a], [R, G, B]) => [
+    r * a + R * (1 - a), g * a + G * (1 - a), b * a + B * (1 - a), 1];
+  const luminance = (c) => c.slice(0, 3).map((v) => v / 255)
+    .map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const css = (c) => `rgb(${c.slice(0, 3).map(Math.round).join(', ')})`;
+  return topOutputs(widget).flatMap((o) => grouped(texts(o)
+    .filter((el) => !el.closest(':disabled')).flatMap((el) => {
+      const style = getComputedStyle(el);
+      const placeholder = ['INPUT', 'TEXTAREA'].includes(el.tagName) && !el.value;
+      const color = rgba(placeholder ? getComputedStyle(el, '::placeholder').color : style.color);
+      const layers = [];
+      let opacity = 1;
+      for (let n = el; n; n = n.parentElement) {
+        const s = getComputedStyle(n), background = rgba(s.backgroundColor);
+        opacity *= parseFloat(s.opacity);
+        if (background[3] > 0) layers.push(background);
+        if (background[3] >= 1) break;
+      }
+      const ground = layers.reverse().reduce((below, layer) => over(layer, below),
+        [255, 255, 255, 1]);
+      const text = over([...color.slice(0, 3), color[3] * opacity], ground);
+      const [light, dark] = [luminance(text), luminance(ground)].sort((a, b) => b - a);
+      const ratio = (light + 0.05) / (dark + 0.05);
+      const size = parseFloat(style.fontSize), bold = parseInt(style.fontWeight, 10) >= 700;
+      const limit = size >= 24 || (size >= 18.66 && bold) ? 3 : 4.5;
+      return ratio < limit ? [[`${css(text)} ${css(ground)} ${limit}`,
+        `${output(o)}: ${element(el)} has contrast ${ratio.toFixed(2)}:1 (${css(text)} on `
+          + `${css(ground)}, ${size} px${bold ? ' bold' : ''}), less than ${limit}:1`]] : [];
+    })));
+}
+""")
+# Waits until every image in the outputs is decoded (a widget's new figure is laid out only
+# then), and a frame is drawn.
+IMAGES_READY = with_layout_helpers("""
+() => Promise.race([
+  Promise.all(topOutputs(null).flatMap((o) => Array.from(o.querySelectorAll('img')))
+    .map((img) => img.decode().catch(() => null))),
+  new Promise((r) => setTimeout(r, 10000))])  // a figure never drawn: the checks name it
+  .then(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))))
+""")
+# The widget's view is drawn: one figure on screen, loaded (a view's first figure comes from the
+# kernel after the toggle button shows the view's empty image).
+VIEW_DRAWN = """
+(area) => { const shown = Array.from(area.querySelectorAll('img')).filter((i) => i.offsetParent);
+  return shown.length === 1 && shown[0].complete && shown[0].naturalWidth > 0; }
+"""
+# JupyterLab's themes, and whether one is on the page (its stylesheet loaded and applied).
+THEMES = {"light": "JupyterLab Light", "dark": "JupyterLab Dark"}
+# A change of theme shows JupyterLab's splash screen, which removes itself 200 ms after it
+# fades: the next change waits for that (two overlapping ones remove it twice, which throws), and
+# is a change (loading the theme on the page again throws too).
+SET_THEME = """
+(theme) => document.body.dataset.jpThemeName === theme
+  || window.jupyterapp.commands.execute('apputils:change-theme', {theme})
+"""
+THEME_SET = """
+() => !!document.body.dataset.jpThemeName && !document.getElementById('jupyterlab-splash')
+"""
+THEME_APPLIED = """
+([theme, light]) => {
+  const [r, g, b] = getComputedStyle(document.querySelector('.jp-Notebook')).backgroundColor
+    .match(/[\\d.]+/g).map(Number);
+  return document.body.dataset.jpThemeName === theme
+    && document.body.dataset.jpThemeLight === String(light) && (r + g + b > 384) === light
+    && !document.getElementById('jupyterlab-splash');
+}
+"""
+# How problems_on_page names the view a widget shows.
+VIEW = re.compile(r', showing "[^"]*"(?: and "[^"]*")*')
+# The attention widget's views, by their toggle buttons' strings.json keys.
+ATTENTION_VIEWS = ("view_one", "view_all", "view_model", "view_query_key")
+# The checks of problems_on_page, in order.
+SCREEN_CHECKS = (FIGURE_REPRS, OVERFLOW, TALL_WIDGETS, SMALL_TEXT, CUT_LABELS, SHORT_SLIDERS,
+                 LOW_CONTRAST)
 
 
 @dataclass
@@ -452,7 +797,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory):
             headless=True,
             args=CHROMIUM_ARGS,
             env=env,
-            viewport={"width": 1280, "height": 900},
+            viewport=VIEWPORT,
         )
         try:
             yield context
@@ -832,6 +1177,11 @@ def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str],
     if not widgets and any(USES_WIDGETS.search(source) for source in sources):
         problems.append("the code uses widgets but no widget was displayed")
     problems += problems_in_wording(page, len(widgets), lang)
+    # Each view of the attention widget, as the notebook left it (its texts the notebook's).
+    for index in range(len(widgets)):
+        if button(page.locator(f'[data-e2e-widget="{index}"]'),
+                  i18n.text("view_query_key", lang)).count():
+            problems += problems_in_attention_views(page, notebook, index, lang)
     for index, widget in enumerate(widgets):
         area = page.locator(f'[data-e2e-widget="{index}"]')
         # The first control of each kind (text box, slider, dropdown, button, ...) it has.
@@ -898,12 +1248,107 @@ def problems_in_chinese(page: Page, names: set[str]) -> list[str]:
         cdp.detach()
 
 
+def set_theme(page: Page, theme: str) -> None:
+    """Switches the page to JupyterLab's light or dark theme and waits until it is drawn."""
+    page.wait_for_function(THEME_SET, timeout=30_000)  # the theme the page started with
+    page.evaluate(SET_THEME, THEMES[theme])
+    page.wait_for_function(THEME_APPLIED, arg=[THEMES[theme], theme == "light"], timeout=30_000)
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def problems_on_page(page: Page, notebook: str, theme: str, widget: int | None = None) -> list[str]:
+    """What a learner on a projector cannot read in the outputs (all, or one widget's) in the
+    theme on the page: a figure shown as its repr; anything sticking out of its output or
+    scrolling sideways; a widget taller than the notebook's visible area; a text under 10 px or
+    a figure scaled down; a label cut or broken mid-word; a slider's track under 80 × 4 px; a
+    text under WCAG AA contrast."""
+    page.evaluate(MARK_WIDGETS, notebook)  # the failures name the widgets
+    page.evaluate(IMAGES_READY)
+    problems = []
+    for check in SCREEN_CHECKS:
+        problems += page.evaluate(check, [notebook, widget] if check is TALL_WIDGETS else widget)
+    name = notebook.removesuffix(".ipynb")
+    return [f"{name}, {theme} theme: {problem}" for problem in problems]
+
+
+def in_both_themes(page: Page, check: Callable[[str], list[str]]) -> list[str]:
+    """``check(theme)`` in the light theme, then in the dark one (the page back in the light
+    theme after); a failure found in both is told once, for both themes."""
+    light = check("light")
+    set_theme(page, "dark")
+    try:
+        dark = check("dark")
+    finally:
+        set_theme(page, "light")
+    both = ", light and dark themes: "
+    light_only = [p for p in light if p.replace(", light theme: ", ", dark theme: ") not in dark]
+    return ([p.replace(", light theme: ", both) for p in light if p not in light_only]
+            + light_only + [p for p in dark if p.replace(", dark theme: ", ", light theme: ")
+                            not in light])
+
+
+def problems_on_screen(page: Page, notebook: str) -> list[str]:
+    """problems_on_page for every output, as the run left them, in both themes."""
+    with contextlib.suppress(PlaywrightError):  # problems_in_widgets names a widget not drawn
+        page.wait_for_function(WIDGETS_SETTLED, arg=notebook, timeout=30_000)
+    return in_both_themes(page, functools.partial(problems_on_page, page, notebook))
+
+
+def problems_in_attention_views(page: Page, notebook: str, index: int, lang: str) -> list[str]:
+    """problems_on_page for the attention widget in each of its views, in both themes: from
+    the view on screen through the others in the light theme, and back in the dark one."""
+    area = page.locator(f'[data-e2e-widget="{index}"]')
+
+    def toggle(key: str) -> Locator:
+        return button(area, i18n.text(key, lang))
+
+    def active(key: str) -> bool:
+        return bool(toggle(key).count()) and "mod-active" in (
+            toggle(key).first.get_attribute("class") or "").split()
+
+    def show(key: str) -> None:
+        """Switches to the view (drive_attention checks that it redraws), once it is drawn."""
+        if not active(key):
+            reacts(page, notebook, area, toggle(key).first.click)
+        with contextlib.suppress(PlaywrightError):  # drive_attention names a figure missing
+            page.wait_for_function(VIEW_DRAWN, arg=area.element_handle(),
+                                   timeout=CHANGE_TIMEOUT_MS)
+        page.wait_for_function(KERNEL_IDLE, arg=notebook, timeout=RUN_TIMEOUT_MS)
+
+    views = [key for key in ATTENTION_VIEWS if toggle(key).count()]
+    views.sort(key=lambda key: not active(key))  # the view on screen first
+    problems = [f"widget {index + 1}: no view {i18n.text(key, lang)!r}"
+                for key in ATTENTION_VIEWS if key not in views]
+
+    def every_view(theme: str) -> list[str]:
+        found = []
+        for key in views if theme == "light" else views[::-1]:
+            show(key)
+            found += problems_on_page(page, notebook, theme, index)
+        return found
+
+    return problems + in_both_themes(page, every_view)
+
+
+def one_by_one(problems: list[str]) -> list[str]:
+    """The problems without repeats, a problem of a widget's control told for the first view
+    that shows it (the attention widget's toggle buttons are the same in each view)."""
+    seen, unique = set(), []
+    for problem in problems:
+        key = VIEW.sub("", problem)
+        if key not in seen:
+            seen.add(key)
+            unique.append(problem)
+    return unique
+
+
 def save_screenshot(page: Page, notebook: str) -> None:
     """The whole notebook, as a student would scroll through it."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     height = page.evaluate(SCREENSHOT_HEIGHT, notebook)
     # Chromium cannot capture beyond about 16k pixels.
-    page.set_viewport_size({"width": 1280, "height": max(900, min(int(height), 16_000))})
+    page.set_viewport_size({"width": VIEWPORT["width"],
+                            "height": max(VIEWPORT["height"], min(int(height), 16_000))})
     page.wait_for_timeout(300)  # one layout pass at the new size
     page.screenshot(path=ARTIFACTS / notebook.replace("/", "_").replace(".ipynb", ".png"))
 
@@ -934,11 +1379,16 @@ def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
         # ?reset: start from an empty workspace, so earlier notebooks are not reopened.
         page.goto(f"{lab.url}/lab/tree/{notebook}?reset&token={lab.token}")
         page.wait_for_function(KERNEL_READY, arg=notebook, timeout=120_000, polling=250)
+        set_theme(page, "light")  # an earlier test's dark theme may be in the saved settings
+        # The figures as saved, what a learner sees before running anything.
+        saved = [f"{notebook.removesuffix('.ipynb')}, as saved: {problem}"
+                 for problem in page.evaluate(FIGURE_REPRS, None)]
         page.evaluate(START_RUN_ALL, notebook)
         page.wait_for_function(RUN_FINISHED, arg=notebook, timeout=RUN_TIMEOUT_MS, polling=250)
         status = page.evaluate(KERNEL_STATUS, notebook)
         assert status == "idle", f"{notebook}: the kernel is {status} after running all cells"
-        problems = problems_in_outputs(page, notebook)
+        problems = saved + problems_in_outputs(page, notebook)
+        problems += problems_on_screen(page, notebook)
         widget_problems, driven = problems_in_widgets(page, notebook, lab)
         problems += widget_problems
         problems += [f"no {kind} widget to drive (see MUST_DRIVE)"
@@ -952,6 +1402,7 @@ def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
             server_log = log.read().decode("utf-8", "replace")
         if "Traceback (most recent call last)" in server_log:
             problems.append(f"traceback in the server/kernel log:\n{server_log[-2000:]}")
+        problems = one_by_one(problems)
         assert not problems, f"{notebook}:\n- " + "\n- ".join(problems)
     finally:
         try:
