@@ -19,8 +19,9 @@ Every picture drawn and legible on a classroom projector: in a 1280×720 window 
 browser open, in JupyterLab's light theme and again in its dark one, as the run left the outputs
 and in each view of the attention widget (problems_on_page): no figure shown as its repr
 ("<Figure size ...>", also in the outputs as saved, before the run); nothing beyond its
-output's right edge, nothing scrolling sideways; no widget taller than the notebook's visible
-area; no text under 10 px, no figure drawn narrower than 0.97 of its own width; no button,
+output's right edge, nothing scrolling sideways; no widget whose controls and main figure are
+taller than the notebook's visible area (the step-by-step view excepted: see TALL_WIDGETS); no
+text under 10 px, no figure drawn narrower than 0.97 of its own width; no button,
 label, dropdown or progress description cut, nor a one-word one broken over lines; every
 slider's track at least 80 × 4 px; every text at WCAG AA contrast (4.5:1, 3:1 when large) with
 what it is drawn on. Each failure names the notebook, the theme, the output (a widget by its
@@ -1259,9 +1260,9 @@ def set_theme(page: Page, theme: str) -> None:
 def problems_on_page(page: Page, notebook: str, theme: str, widget: int | None = None) -> list[str]:
     """What a learner on a projector cannot read in the outputs (all, or one widget's) in the
     theme on the page: a figure shown as its repr; anything sticking out of its output or
-    scrolling sideways; a widget taller than the notebook's visible area; a text under 10 px or
-    a figure scaled down; a label cut or broken mid-word; a slider's track under 80 × 4 px; a
-    text under WCAG AA contrast."""
+    scrolling sideways; a widget's controls and figure taller than the visible area; a text
+    under 10 px or a figure scaled down; a label cut or broken mid-word; a slider's track under
+    80 × 4 px; a text under WCAG AA contrast."""
     page.evaluate(MARK_WIDGETS, notebook)  # the failures name the widgets
     page.evaluate(IMAGES_READY)
     problems = []
