@@ -88,9 +88,11 @@ def _full_draw_png(blitter: _render.Blitter, dpi: float | None = None) -> bytes:
     return png
 
 
-def _pillow_png(rgba: np.ndarray) -> bytes:
+def _pillow_png(rgba: np.ndarray, dpi: float | None = None) -> bytes:
+    """encode_png's work done by Pillow (the resolution written too, as encode_png does)."""
     out = io.BytesIO()
-    PIL.Image.fromarray(rgba[:, :, :3]).save(out, format="png")
+    PIL.Image.fromarray(rgba[:, :, :3]).save(out, format="png",
+                                             **({} if dpi is None else {"dpi": (dpi, dpi)}))
     return out.getvalue()
 
 

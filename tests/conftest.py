@@ -82,3 +82,14 @@ def unfill(printed: str) -> str:
         cjk = re.match(CJK, line[:1]) and re.match(CJK, joined[-1:])
         joined += ("" if cjk else " ") + line
     return joined + "\n"
+
+
+def contrast(foreground: str, background: str) -> float:
+    """WCAG 2's contrast ratio of two #RRGGBB colours."""
+    def luminance(color: str) -> float:
+        channels = [int(color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+                   for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)

@@ -128,6 +128,14 @@ HELPERS = """
 const findNotebook = (path) => window.jupyterapp && Array.from(
   window.jupyterapp.shell.widgets('main')).find((w) => w.context && w.context.path === path);
 const kernelOf = (nb) => nb && nb.sessionContext.session && nb.sessionContext.session.kernel;
+// The output areas the notebook model says are widget views, in order.
+const widgetAreas = (path) => findNotebook(path).content.widgets
+  .filter((cell) => cell.model.type === 'code')
+  .flatMap((cell) => Array.from({ length: cell.model.outputs.length }, (_, i) => [
+    cell.model.outputs.get(i).data['application/vnd.jupyter.widget-view+json'],
+    cell.outputArea.widgets[i]]))
+  .filter(([view, child]) => view && child)
+  .map(([, child]) => child.node.querySelector('.jp-OutputArea-output'));
 """
 
 
@@ -181,14 +189,7 @@ KERNEL_IDLE = f"(path) => ({KERNEL_STATUS})(path) === 'idle'"
 # controls, and tells whether it is drawn. (The DOM alone cannot tell: a widget output carries
 # no mime type attribute.)
 WIDGET_OUTPUTS = with_helpers("""
-(path) => findNotebook(path).content.widgets
-  .filter((cell) => cell.model.type === 'code')
-  .flatMap((cell) => Array.from({ length: cell.model.outputs.length }, (_, i) => [
-    cell.model.outputs.get(i).data['application/vnd.jupyter.widget-view+json'],
-    cell.outputArea.widgets[i]]))
-  .filter(([view, child]) => view && child)
-  .map(([, child], index) => {
-    const area = child.node.querySelector('.jp-OutputArea-output');
+(path) => widgetAreas(path).map((area, index) => {
     area.dataset.e2eWidget = index;
     // Marks of an earlier call, on controls since hidden or made inactive, would be found twice.
     area.querySelectorAll('[data-e2e-control]').forEach((c) => delete c.dataset.e2eControl);
@@ -217,15 +218,7 @@ WIDGET_OUTPUTS = with_helpers("""
 """)
 # Marks each widget output as WIDGET_OUTPUTS does, leaving its controls' marks as they are.
 MARK_WIDGETS = with_helpers("""
-(path) => findNotebook(path).content.widgets
-  .filter((cell) => cell.model.type === 'code')
-  .flatMap((cell) => Array.from({ length: cell.model.outputs.length }, (_, i) => [
-    cell.model.outputs.get(i).data['application/vnd.jupyter.widget-view+json'],
-    cell.outputArea.widgets[i]]))
-  .filter(([view, child]) => view && child)
-  .forEach(([, child], index) => {
-    child.node.querySelector('.jp-OutputArea-output').dataset.e2eWidget = index;
-  })
+(path) => widgetAreas(path).forEach((area, index) => { area.dataset.e2eWidget = index; })
 """)
 WIDGETS_SETTLED = f"""
 (path) => ({WIDGET_OUTPUTS})(path)

@@ -3,6 +3,7 @@ import re
 import numpy as np
 import pytest
 import torch
+from conftest import contrast
 from matplotlib.colors import to_hex
 
 from bertlib import BERTClassifier, BERTTagger, load_small_bert
@@ -61,17 +62,6 @@ def test_empty_text_explains_itself_and_hides_the_outputs(parts, lang):
     assert text("sentence_a", lang) not in w.message
     w.text_a.value = DEFAULT_SENTENCES[lang]
     assert w.message == "" and w.probability_table.layout.display is None
-
-
-def contrast(foreground: str, background: str) -> float:
-    """WCAG 2's contrast ratio of two #RRGGBB colours."""
-    def luminance(color: str) -> float:
-        channels = [int(color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
-        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-                   for c in channels)
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

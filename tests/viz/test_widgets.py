@@ -14,6 +14,7 @@ import numpy as np
 import PIL.Image
 import pytest
 import torch
+from conftest import contrast
 
 from bertlib import load_small_bert
 from bertlib.checks import InputError
@@ -256,17 +257,6 @@ def test_a_long_input_wraps_onto_more_lines(model, tokenizer):
         assert line_width(line) <= OUTPUT_WIDTH - 8
     # A token too wide for any line gets a line of its own, not an empty line before it.
     assert tables.token_lines(["a" * 200, "b", "c" * 200], [0, 0, 0], ["x"]) == [[0], [1], [2]]
-
-
-def contrast(foreground: str, background: str) -> float:
-    """WCAG 2's contrast ratio of two #RRGGBB colours."""
-    def luminance(color: str) -> float:
-        channels = [int(color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
-        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-                   for c in channels)
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-    high, low = sorted((luminance(foreground), luminance(background)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 def backgrounds_and_colours(value: str) -> list[tuple[str, str]]:
