@@ -218,8 +218,8 @@ class Widget:
         """The figures on screen now, one under the other, as one PNG (None when none is)."""
         shown = [plot.png() for plot, output in self._figures().values()
                  if output.layout.display != "none"]
-        if not shown:
-            return None
+        if len(shown) < 2:
+            return shown[0] if shown else None
         images = [np.asarray(Image.open(io.BytesIO(png)).convert("RGB")) for png in shown]
         canvas = np.full((sum(i.shape[0] for i in images), max(i.shape[1] for i in images), 3),
                          255, dtype=np.uint8)
