@@ -21,7 +21,7 @@ from bertlib.viz.modelview import MEAN_HEAD, ModelViewPlot
 from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps
 
 MAX_PADDING = 8  # <pad> keys the step-by-step view can add: enough to see the mask at work
-PADDING = 4  # its default: a single pair has no padding, and then the mask would be all 0s
+PADDING = 3  # its default: a single pair has no padding, and then the mask would be all 0s
 # A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
 ROW = {"flex_flow": "row wrap"}
 
@@ -43,7 +43,7 @@ class AttentionWidget(ModelWidget):
         self.head = widgets.Dropdown(
             options=[*((str(h), h) for h in range(cfg.num_heads)),
                      (text("mean_heads", lang), MEAN_HEAD)],
-            value=0, description=text("head", lang), layout=widgets.Layout(width="220px"))
+            value=0, description=text("head", lang), layout=widgets.Layout(width="190px"))
         self.view = widgets.ToggleButtons(
             options=[(text("view_one", lang), "one"), (text("view_all", lang), "all"),
                      (text("view_model", lang), "model"),
@@ -57,26 +57,26 @@ class AttentionWidget(ModelWidget):
             # label beside the buttons, not on a line of its own above them.
             style={"button_width": "auto"},
             layout=widgets.Layout(display="flex", flex_flow="row wrap", align_items="center"))
-        # The layer, head and query on one row with this box (a row fewer above the figure),
-        # each as wide as it needs.
+        # Beside the view buttons; the layer, head, query and padding share the next row: two
+        # rows of controls above the figure, which then fits the notebook's visible area.
         self.hide_specials = widgets.Checkbox(value=False, indent=False,
                                               description=text("hide_specials", lang),
                                               layout=widgets.Layout(width="auto"))
         self.query = widgets.Dropdown(description=text("query_token", lang),
                                       style={"description_width": "initial"},
                                       layout=widgets.Layout(width="240px"))
-        # On a row of its own, and never narrower than 360 px: squeezed beside the view
-        # buttons its track was 8 px wide, and any drag jumped to an end.
+        # Never narrower than 240 px, a track of about 130 px for 9 values: squeezed beside the
+        # view buttons its track was 8 px wide, and any drag jumped to an end.
         self.padding = widgets.IntSlider(value=PADDING, min=0, max=MAX_PADDING,
                                          description=text("padding", lang),
                                          tooltip=text("padding_tooltip", lang),
                                          continuous_update=False,
-                                         layout=widgets.Layout(width="400px",
-                                                               min_width="360px"))
+                                         style={"description_width": "initial"},
+                                         layout=widgets.Layout(width="250px",
+                                                               min_width="240px"))
         self.image = image_output()
         self.grid_image = image_output()
         self.steps_image = image_output()
-        self.steps_image.add_class("bertlib-step-by-step")  # (named by the browser test)
         self.plot = AttentionPlot(lang)
         self.grid_plot = AllHeadsPlot(cfg.num_heads, lang)
         self.steps_plot = QueryKeyPlot(lang)
@@ -103,9 +103,8 @@ class AttentionWidget(ModelWidget):
             control.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
             text_row(self.text_a, self.text_b),
-            self.view,
-            widgets.HBox([self.layer, self.head, self.query, self.hide_specials], layout=ROW),
-            self.padding,
+            widgets.HBox([self.view, self.hide_specials], layout=ROW),
+            widgets.HBox([self.layer, self.head, self.query, self.padding], layout=ROW),
             self.status, self.image, self.grid_image, self.model_image, self.steps_image,
             self._save_controls(),
         ])

@@ -24,7 +24,7 @@ from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal
 # Inches across: key labels | scores and their numbers | mask | weights and their numbers |
 # the values, a colour bar. Rows are keys, so every number and token reads horizontally.
 WIDTH, LEFT, BARS, NUMBERS, MASK, VALUES = PAGE_WIDTH, 1.45, 1.4, 0.6, 0.8, 1.9
-TOP, BOTTOM = 0.95, 1.05
+TOP, BOTTOM = 0.8, 0.9
 # Below MIN_FONT (style.py) the numbers and token labels are left out.
 FORMULA = (r"$w_j = \mathrm{softmax}_j\,(\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d} + m_j)$"
            r"$\qquad \mathbf{o} = \sum_j w_j\,\mathbf{v}_j$")
@@ -148,9 +148,10 @@ class QueryKeyPlot(LiveFigure):
         self._mask: list[bool] = []
 
     def _layout(self, rows: int) -> None:
-        """Size the figure for ``rows`` keys (in steps of 4: a new size redraws everything) and
-        place the columns. A row gets 0.117 inches, a line of MIN_FONT numbers, up to 111 keys;
-        more share the 13 inches of the tallest figure, and their numbers are left out."""
+        """Size the figure for ``rows`` keys (in steps of 2: a new size redraws everything) and
+        place the columns. A row gets 0.117 inches, a line of MIN_FONT numbers (and Chinese
+        characters, which fill their line), up to 111 keys; more share the 13 inches of the
+        tallest figure, and their numbers are left out."""
         body = float(np.clip(0.117 * rows, 2.5, 13.0))
         height = TOP + body + BOTTOM
         self.figure.set_size_inches(WIDTH, height)
@@ -164,16 +165,17 @@ class QueryKeyPlot(LiveFigure):
             ax.set_position((x / WIDTH, bottom, width / WIDTH, body / height))
             pin_labels(ax, y_label=-(LEFT - 0.25) / width)
             ax.title.set_fontsize(9)  # four titles side by side, each within its column
-        self.ax_output.set_position((values_x / WIDTH, (BOTTOM - 0.5) / height,
+        # The output right under the values it averages; the summary beside it, at the left.
+        self.ax_output.set_position((values_x / WIDTH, (BOTTOM - 0.4) / height,
                                      VALUES / WIDTH, 0.25 / height))
-        pin_labels(self.ax_output, x_label=-1.6, y_label=-0.02)
+        pin_labels(self.ax_output, x_label=-1.0, y_label=-0.02)
         self.cax.set_position(((WIDTH - 0.65) / WIDTH, bottom, 0.12 / WIDTH, body / height))
-        self.formula.set_y(1 - 0.53 / height)  # under the title
-        self.suptitle.set_y(1 - 0.1 / height)
+        self.formula.set_y(1 - 0.45 / height)  # under the title
+        self.suptitle.set_y(1 - 0.06 / height)
         weights_box = self.ax_weights.get_position()
         self.weight_sum.set_position(((weights_box.x0 + weights_box.x1) / 2,
                                       bottom - 0.08 / height))
-        self.summary.set_position((LEFT / WIDTH, (BOTTOM - 0.4) / height))
+        self.summary.set_position((LEFT / WIDTH, (BOTTOM - 0.3) / height))
         self.rows = rows
         self.blitter.invalidate()
 
@@ -202,7 +204,7 @@ class QueryKeyPlot(LiveFigure):
         check_int_in("layer", layer, 0)
         check_str("note", note)
         T, d = len(steps.tokens), len(steps.output)
-        rows = 4 * math.ceil(T / 4)
+        rows = 2 * math.ceil(T / 2)
         if rows != self.rows:
             self._layout(rows)
         for ax in (self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values):

@@ -443,7 +443,7 @@ AttentionWidget(model, tokenizer)
 # 1. the scores $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$ of the query with every key ($d$ is the
 #    head size, 64 here);
 # 2. the mask: 0 for a real key, $-\infty$ for a padded one. The *padding* slider appends that
-#    many `<pad>` positions (4 to begin with), as a mini-batch would to a shorter pair;
+#    many `<pad>` positions (3 to begin with), as a mini-batch would to a shorter pair;
 # 3. the softmax of the masked scores: the row of the heatmap above, with exactly 0 at every
 #    padded key;
 # 4. the values $\mathbf{v}_j$ and the head's output for this query,
@@ -465,7 +465,7 @@ AttentionWidget(model, tokenizer)
 # 占一行。对所选的层、头和查询词元，它写出每一个数：
 # 1. 查询与每个键的打分 $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$（$d$ 是每个头的大小，这里是 64）；
 # 2. 掩码：真实的键为 0，填充的键为 $-\infty$。滑块“填充”在序列后面补上相应个数的 `<pad>`
-#    （开始时是 4 个），就像小批量里较短的句子对被补齐那样；
+#    （开始时是 3 个），就像小批量里较短的句子对被补齐那样；
 # 3. 掩蔽后的打分做 softmax 的结果：也就是上面热图中的一行，每个填充的键权重恰好为 0；
 # 4. 值 $\mathbf{v}_j$，以及这个头对该查询的输出 $\sum_j \text{权重}_j\,\mathbf{v}_j$：一个含
 #    $d$ 个数的向量，随后 `W_o` 把它与其他头的输出混合起来。

@@ -20,10 +20,9 @@ browser open, in JupyterLab's light theme and again in its dark one, as the run 
 and in each view of the attention widget (problems_on_page): no figure shown as its repr
 ("<Figure size ...>", also in the outputs as saved, before the run); nothing beyond its
 output's right edge, nothing scrolling sideways; no widget whose controls and main figure are
-taller than the notebook's visible area (the step-by-step view excepted: see TALL_WIDGETS); no
-text under 10 px, no figure drawn narrower than 0.97 of its own width; no button,
-label, dropdown or progress description cut, nor a one-word one broken over lines; every
-slider's track at least 80 × 4 px; every text at WCAG AA contrast (4.5:1, 3:1 when large) with
+taller than the notebook's visible area; no text under 10 px, no figure drawn narrower than
+0.97 of its own width; no button, label, dropdown or progress description cut, nor a one-word
+one broken over lines; every slider's track at least 80 × 4 px; every text at WCAG AA contrast (4.5:1, 3:1 when large) with
 what it is drawn on. Each failure names the notebook, the theme, the output (a widget by its
 number, cell, first label and view) and the element with its text, and what was measured.
 
@@ -454,10 +453,6 @@ TALL_WIDGETS = with_layout_helpers(r"""
     const box = o.querySelector(':scope > .jupyter-widgets');
     if (!box || !drawn(box)) return [];
     const figure = Array.from(box.querySelectorAll('img')).find(drawn);
-    // The one exception: the step-by-step view gives each of its 28-36 keys (the default pair
-    // and 4 <pad>) a line of 10-px numbers, and with the attention widget's four rows of
-    // controls it needs 630-720 px.
-    if (figure && figure.closest('.bertlib-step-by-step')) return [];
     const top = box.getBoundingClientRect().top;
     const height = Math.round((figure || box).getBoundingClientRect().bottom - top);
     return height > limit ? [`${output(o)}: its controls and ${figure ? 'figure' : 'contents'}`

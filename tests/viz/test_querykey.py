@@ -156,7 +156,7 @@ def test_the_widget_pads_the_input_and_masks_the_padded_keys(small):
     w = AttentionWidget(model, tokenizer, "zh")
     w.view.value = "querykey"
     T, pad = len(w.encoded.ids), tokenizer.vocab.pad_id
-    assert w.padding.value == 4 and w.padding.max == 8 and w.padding.layout.display is None
+    assert w.padding.value == 3 and w.padding.max == 8 and w.padding.layout.display is None
     for padding, layer, head, query in ((4, 0, 0, 2), (7, 1, 1, 5), (0, 1, 0, T - 1)):
         w.padding.value, w.layer.value, w.head.value, w.query.value = (padding, layer, head,
                                                                        query)

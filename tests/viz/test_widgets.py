@@ -386,7 +386,7 @@ def test_every_control_shows_its_whole_label(model, tokenizer, lang):
                 assert len(control.tooltips) == len(control.options)
                 assert all(control.tooltips)
             if isinstance(control, ipywidgets.IntSlider | ipywidgets.FloatSlider):
-                assert int(control.layout.min_width.removesuffix("px")) >= 300
+                assert int(control.layout.min_width.removesuffix("px")) >= 240
                 row = next((r for r in rows if control in r.children), None)
                 if row is None:  # a row of its own
                     assert control in w.ui.children
