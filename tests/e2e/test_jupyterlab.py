@@ -18,13 +18,14 @@ a masking widget with the model's guesses.
 Every picture drawn and legible on a classroom projector: in a 1280×720 window with the file
 browser open, in JupyterLab's light theme and again in its dark one, as the run left the outputs
 and in each view of the attention widget (problems_on_page): no figure shown as its repr
-("<Figure size ...>", also in the outputs as saved, before the run); nothing beyond its
-output's right edge, nothing scrolling sideways; no widget whose controls and main figure are
-taller than the notebook's visible area; no text under 10 px, no figure drawn narrower than
-0.97 of its own width; no button, label, dropdown or progress description cut, nor a one-word
-one broken over lines; every slider's track at least 80 × 4 px; every text at WCAG AA contrast
-(4.5:1, 3:1 when large) with what it is drawn on. Each failure names the notebook, the theme, the output (a widget by its
-number, cell, first label and view) and the element with its text, and what was measured.
+("<Figure size ...>", also in the outputs as saved, before the run); nothing beyond its output's
+right edge, nothing scrolling sideways; no widget whose controls and main figure are taller than
+the notebook's visible area; no text under 10 px, no figure drawn narrower than 0.97 of its own
+width; no button, label, dropdown or progress description cut, nor a one-word one broken over
+lines; every slider's track at least 80 × 4 px; every text at WCAG AA contrast (4.5:1, 3:1 when
+large) with what it is drawn on. Each failure names the notebook, the theme, the output (a
+widget by its number, cell, first label and view) and the element with its text, and what was
+measured.
 
 One screenshot per notebook goes to test-artifacts/e2e/. Needs a Chromium: run
 `.ci/install-browser` (Debian's, or Playwright's elsewhere).
