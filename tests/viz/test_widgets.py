@@ -289,8 +289,8 @@ def theme_colours(theme: str) -> dict[str, str]:
     (--jp-layout-color0)."""
     css = (Path(sys.prefix) / "share/jupyter/lab/themes/@jupyterlab" /
            f"theme-{theme}-extension/index.css")
-    if not css.is_file():
-        pytest.skip(f"JupyterLab's {theme} theme is not installed")
+    # JupyterLab is a dev dependency (make test installs it): no theme is a broken set-up.
+    assert css.is_file(), f"JupyterLab's {theme} theme is missing at {css}: run `make setup`"
     raw = dict(re.findall(r"(--jp-[\w-]+):\s*([^;]+);", css.read_text("utf-8")))
 
     def resolve(value: str) -> str:
