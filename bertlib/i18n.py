@@ -153,8 +153,7 @@ def fill(message: str, width: int = PAGE_COLUMNS) -> str:
 
 
 def _is_cjk(piece: str) -> bool:
-    return bool(piece) and _PIECES.fullmatch(piece) is not None and len(piece) == 1 \
-        and unicodedata.east_asian_width(piece) in "WF"
+    return len(piece) == 1 and unicodedata.east_asian_width(piece) in "WF"
 
 
 def _width(line: str) -> int:

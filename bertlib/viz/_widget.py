@@ -96,10 +96,6 @@ class FigureView(widgets.Box):
         self.image.value = png
 
 
-def image_output() -> FigureView:
-    return FigureView()
-
-
 class Widget:
     """Shared plumbing: the language, a status line, errors shown instead of raised, and
     saving a figure on screen."""

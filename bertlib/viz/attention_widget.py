@@ -14,7 +14,7 @@ from bertlib.i18n import text
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.model import BERTModel, key_padding_mask
 from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.viz._widget import InputNotice, ModelWidget, image_output, text_row
+from bertlib.viz._widget import FigureView, InputNotice, ModelWidget, text_row
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.modelview import MEAN_HEAD, ModelViewPlot
@@ -74,13 +74,13 @@ class AttentionWidget(ModelWidget):
                                          style={"description_width": "initial"},
                                          layout=widgets.Layout(width="250px",
                                                                min_width="240px"))
-        self.image = image_output()
-        self.grid_image = image_output()
-        self.steps_image = image_output()
+        self.image = FigureView()
+        self.grid_image = FigureView()
+        self.steps_image = FigureView()
         self.plot = AttentionPlot(lang)
         self.grid_plot = AllHeadsPlot(cfg.num_heads, lang)
         self.steps_plot = QueryKeyPlot(lang)
-        self.model_image = image_output()
+        self.model_image = FigureView()
         self.model_plot = ModelViewPlot(cfg.num_blks, cfg.num_heads, lang)
         self._views = {"one": (self.image, self.plot), "all": (self.grid_image, self.grid_plot),
                        "model": (self.model_image, self.model_plot),

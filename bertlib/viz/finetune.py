@@ -119,9 +119,11 @@ class FineTunePlot(LiveFigure):
         probs, tags = ROW * self.num_classes, 1.6 * ROW * rows
         height = 0.5 + probs + 0.9 + 0.6 + tags + 0.2
         self.figure.set_size_inches(PAGE_WIDTH, height)
-        self.ax_probs.set_position((2.2 / 10, 1 - (0.5 + probs) / height, 6.8 / 10,
-                                    probs / height))
-        self.ax_tags.set_position((0.2 / 10, 0.2 / height, 9.6 / 10, tags / height))
+        # In inches: 2.2 left for the class names, 1.0 right for the probabilities' numbers.
+        self.ax_probs.set_position((2.2 / PAGE_WIDTH, 1 - (0.5 + probs) / height,
+                                    (PAGE_WIDTH - 3.2) / PAGE_WIDTH, probs / height))
+        self.ax_tags.set_position((0.2 / PAGE_WIDTH, 0.2 / height, (PAGE_WIDTH - 0.4) / PAGE_WIDTH,
+                                   tags / height))
         self.ax_tags.set_ylim(rows, 0)
         self._rows = rows
 

@@ -112,6 +112,7 @@ def token_table_html(encoded: EncodedInput, lang: str | None, unk: str | None) -
                      f"{rows}</table>")
     return f"<div style='overflow-x:auto'>{''.join(lines)}</div>"
 
+
 # The targets table and its footer have no background of their own: their text is the theme's
 # own colour, said outright (rgba(0,0,0,.87) on white 16.1:1, white on JupyterLab Dark's
 # #111111 18.9:1); rows 20 px high, not the widget's 28 px.

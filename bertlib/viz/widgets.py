@@ -26,11 +26,11 @@ from bertlib.masking import Fate, MaskedTokens, check_replacement_words, mask_to
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.viz._widget import (
+    FigureView,
     ModelWidget,
     Widget,
     check_model_and_tokenizer,
     check_tokenizer,
-    image_output,
     text_row,
 )
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot
@@ -55,7 +55,7 @@ class InputRepresentationWidget(ModelWidget):
         super().__init__(model, tokenizer, lang, text_a, text_b)
         self.text_b.placeholder = text("optional", self.lang)
         self.table = widgets.HTML()
-        self.image = image_output()
+        self.image = FigureView()
         self.plot = EmbeddingPlot(self.lang)
         self.encoded: EncodedInput | None = None
         self.parts: EmbeddingParts | None = None
@@ -135,14 +135,14 @@ class MaskingWidget(Widget):
                                                   layout=widgets.Layout(width="200px"))
         self.tally_button = widgets.Button(description=text("tally_button", lang),
                                            icon="bar-chart", layout=widgets.Layout(width="auto"))
-        self.image = image_output()
+        self.image = FigureView()
         self.targets = widgets.HTML()
         # The theme's own text colour, in italics (#555555 was 2.53:1 on JupyterLab Dark's
         # #111111 page): rgba(0,0,0,.87) on white 16.1:1, white on #111111 18.9:1.
         self.tally_note = widgets.HTML(
             f"<span style='color:var(--jp-content-font-color1);font-style:italic'>"
             f"{html.escape(text('tally_stale', lang))}</span>")
-        self.tally_image = image_output()
+        self.tally_image = FigureView()
         self.chips = ChipsPlot(lang)
         self.encoded: EncodedInput | None = None
         self.masked: MaskedTokens | None = None
@@ -233,7 +233,7 @@ class NSPWidget(ModelWidget):
         self.swap = widgets.Button(description=text("swap", self.lang), icon="exchange",
                                    layout=widgets.Layout(width="auto", align_self="flex-start"))
         self.table = widgets.HTML()
-        self.image = image_output()
+        self.image = FigureView()
         self.plot = NSPPlot(self.lang)
         self.encoded: EncodedInput | None = None
         self.probabilities: np.ndarray | None = None  # (P(NotNext), P(IsNext))

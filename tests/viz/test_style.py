@@ -10,6 +10,7 @@ from IPython.core.formatters import DisplayFormatter
 from matplotlib.text import Text
 
 from bertlib import load_small_bert
+from bertlib.tasks import class_names
 from bertlib.viz import (
     AttentionWidget,
     InputRepresentationWidget,
@@ -17,6 +18,7 @@ from bertlib.viz import (
     NSPWidget,
     new_figure,
 )
+from bertlib.viz.finetune import DEFAULT_SENTENCES, FineTunePlot
 from bertlib.viz.style import DPI, MIN_FONT, PAGE_WIDTH
 
 PAGE_PIXELS = 848  # JupyterLab's output area at 1280x720 with the file browser open
@@ -76,6 +78,11 @@ def widget_figures(lang: str, shipped):
     yield "masking chips", masking.chips
     masking.tally_button.click()
     yield "masking tally", masking.tally_plot
+    names = class_names("topic", lang)
+    tags = FineTunePlot(names, lang)  # what FineTuneWidget saves, for its default sentence
+    tokens = tokenizer.tokenize(DEFAULT_SENTENCES[lang])
+    tags.update(np.full(len(names), 1 / len(names)), tokens, [0] * len(tokens))
+    yield "fine-tuning", tags
     attention = AttentionWidget(model, tokenizer, lang=lang)
     for view in attention._views:
         attention.view.value = view
