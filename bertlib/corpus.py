@@ -40,8 +40,11 @@ def read_wikitext(path: str | Path) -> list[list[list[str]]]:
     a sentence and its successor. Returns paragraphs of tokenized sentences; unlike d2l it does
     not shuffle them (``make_nsp_pairs`` draws its own randomness).
     """
+    # <checks>
+    path = checked_path("path", path, CORPUS_MAX_BYTES)  # a readable file of a sane size
+    # </checks>
     paragraphs = []
-    for line in read_text(checked_path("path", path, CORPUS_MAX_BYTES)).splitlines():
+    for line in read_text(path).splitlines():
         line = line.strip().lower()
         if not line or (line.startswith("= ") and line.endswith(" =")):
             continue

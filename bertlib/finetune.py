@@ -60,7 +60,9 @@ class BERTClassifier(nn.Module):
 
     def __init__(self, bert: BERTModel, num_classes: int, *, seed: int = 0):
         super().__init__()
+        # <checks>
         _check_num_classes(num_classes)
+        # </checks>
         self.encoder = copy.deepcopy(bert.encoder)
         self.hidden = copy.deepcopy(bert.hidden)
         H = bert.config.num_hiddens
@@ -95,8 +97,10 @@ class BagOfWords(nn.Module):
 
     def __init__(self, vocab_size: int, num_classes: int, *, seed: int = 0):
         super().__init__()
+        # <checks>
         check_positive_int("vocab_size", vocab_size)
         _check_num_classes(num_classes)
+        # </checks>
         with own_global_rng(seed):
             self.weights = nn.Embedding(vocab_size, num_classes)  # one row per vocabulary entry
         self.bias = nn.Parameter(torch.zeros(num_classes))
@@ -105,10 +109,12 @@ class BagOfWords(nn.Module):
                 valid_lens: torch.Tensor | None = None) -> torch.Tensor:
         """tokens: (B, T); valid_lens: (B,) or None (no padding). Returns logits (B, C);
         ``segments`` is accepted for a uniform call and ignored."""
+        # <checks>
         check_ndim("tokens", tokens, 2, "(batch, seq_len)")
         check_integer_dtype("tokens", tokens)
         V = self.weights.num_embeddings
         check_range("tokens", tokens, 0, V - 1, f"token ids in [0, {V - 1}]")
+        # </checks>
         B, T = tokens.shape
         if valid_lens is None:
             valid_lens = torch.full((B,), T, device=tokens.device)

@@ -1,8 +1,10 @@
 """Every user-facing string of bertlib's figures, widgets and messages, in English and
 Simplified Chinese.
 
-The strings themselves live in ``strings.json`` beside this module (a table, kept as data);
-strings that only one notebook shows live in that notebook.
+bertlib's own strings live in ``strings.json`` beside this module (a table, kept as data) and are
+looked up by key with :func:`text`. The notebooks print English text through :func:`tr`, whose
+translations each notebook's source keeps in its strings cell (collected into
+``notebook_strings.json`` by ``tools/notebooks.py``).
 
 Every function that shows text takes ``lang=``; without it, the language set by
 :func:`set_language` is used ("en" until then). The notebooks come in two editions,
@@ -18,7 +20,6 @@ import json
 import re
 import string
 import unicodedata
-from collections.abc import Callable
 from importlib import resources
 
 LANGUAGES = ("en", "zh")
@@ -66,22 +67,42 @@ def resolve_language(lang: str | None) -> str:
     return lang
 
 
-def text(key: str, lang: str | None = None, *, table: dict | None = None, **fmt) -> str:
-    """The string ``key`` in ``lang``, with ``{placeholders}`` filled from ``fmt``.
-
-    ``table`` (default :data:`STRINGS`) maps keys to ``{language: string}``: a notebook passes
-    its own labels, the strings no other notebook shows.
-    """
+def text(key: str, lang: str | None = None, **fmt) -> str:
+    """bertlib's own string ``key`` (``strings.json``) in ``lang``, with ``{placeholders}``
+    filled from ``fmt``."""
     lang = resolve_language(lang)
-    table = STRINGS if table is None else table
-    _check_table(table)
-    if not isinstance(key, str) or key not in table:
-        raise ValueError(f"unknown text key {key!r:.80}; known keys: {sorted(table)}")
-    texts = table[key]
-    if not isinstance(texts, dict) or not isinstance(texts.get(lang), str):
-        raise ValueError(f"text {key!r} has no {lang!r} string; the table gives "
+    if not isinstance(key, str) or key not in STRINGS:
+        raise ValueError(f"unknown text key {key!r:.80}; known keys: {sorted(STRINGS)}")
+    texts = STRINGS[key]
+    if not isinstance(texts.get(lang), str):
+        raise ValueError(f"text {key!r} has no {lang!r} string; strings.json gives "
                          f"{texts!r:.80}")
-    template = texts[lang]
+    return _format(texts[lang], fmt, f"text {key!r}")
+
+
+@functools.cache
+def _notebook_strings() -> dict[str, dict[str, str]]:
+    """``notebook_strings.json``: per language, English text -> its translation."""
+    path = resources.files("bertlib") / "notebook_strings.json"
+    return json.loads(path.read_text("utf-8"))
+
+
+def tr(message: str, /, lang: str | None = None, **fmt) -> str:
+    """``message``, an English text a notebook prints or draws, in ``lang`` (default: the
+    edition's), with ``{placeholders}`` filled from ``fmt``.
+
+    The translations are written in each notebook's source, in its strings cell, beside the
+    prose (``tools/notebooks.py`` collects them into ``notebook_strings.json``). A text that has
+    none, such as one a learner has just edited, is shown as written.
+    """
+    if not isinstance(message, str):
+        raise ValueError(f"message must be a str; got {type(message).__name__} {message!r:.80}")
+    lang = resolve_language(lang)
+    template = message if lang == "en" else _notebook_strings().get(lang, {}).get(message, message)
+    return _format(template, fmt, f"tr({message!r:.60})")
+
+
+def _format(template: str, fmt: dict, what: str) -> str:
     # "{n:,}" and "{x.y}" need the field n and x.
     fields = sorted({re.match(r"[^.[]*", name).group() for _, name, _, _ in
                      string.Formatter().parse(template) if name})
@@ -90,21 +111,17 @@ def text(key: str, lang: str | None = None, *, table: dict | None = None, **fmt)
     missing = [name for name in fields if name not in fmt]
     if missing:
         # Unfilled, the template would show "{hint}" to the learner.
-        raise ValueError(f"text {key!r} needs the fields {fields}; {missing} not given")
+        raise ValueError(f"{what} needs the fields {fields}; {missing} not given")
     return template.format(**fmt)
 
 
-def _check_table(table: dict) -> None:
-    if not isinstance(table, dict):
-        raise ValueError(f"table must be a dict of key -> {{language: string}}; got "
-                         f"{type(table).__name__} {table!r:.80}")
-
-
-def labels(table: dict[str, dict[str, str]]) -> Callable[..., str]:
-    """``text`` over a notebook's own ``table``: ``label = labels(LABELS)``, then
-    ``label("key", word="bank")`` in the edition's language."""
-    _check_table(table)
-    return functools.partial(text, table=table)
+def pad(value: object, width: int) -> str:
+    """``str(value)`` padded with spaces to ``width`` columns, a Chinese character counting two:
+    ``f"{name:<12}"`` for columns that line up in both editions."""
+    if isinstance(width, bool) or not isinstance(width, int) or width < 0:
+        raise ValueError(f"width must be an int >= 0; got {width!r:.80}")
+    s = str(value)
+    return s + " " * max(0, width - _width(s))
 
 
 PAGE_COLUMNS = 88  # a printed line that fits JupyterLab's output area at 1280x720

@@ -33,11 +33,13 @@ def get_tokens_and_segments(
     Returns the tokens and their segment ids (0 for ``<cls>``, A and its ``<sep>``; 1 for B and
     its ``<sep>``).
     """
+    # <checks>
     check_tokens("tokens_a", tokens_a)
     check_str("cls_token", cls_token)
     check_str("sep_token", sep_token)
     if tokens_b is not None:
         check_tokens("tokens_b", tokens_b)
+    # </checks>
     tokens = [cls_token, *tokens_a, sep_token]
     segments = [0] * len(tokens)
     if tokens_b is not None:
@@ -166,7 +168,9 @@ def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: s
     the network in training mode, so dropout stays on and the same text gets a slightly
     different encoding on every call; here it is deterministic.
     """
+    # <checks>
     check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
+    # </checks>
     encoded = encode_pair(tokenizer, text_a, text_b)
     with eval_mode(model):
         encoded_X, _, _ = model(*encoded.tensors(model_device(model)))

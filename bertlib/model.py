@@ -201,10 +201,12 @@ class BERTEncoder(nn.Module):
     def __init__(self, vocab_size: int, num_hiddens: int, ffn_num_hiddens: int, num_heads: int,
                  num_blks: int, dropout: float, max_len: int = 1000, **options):
         super().__init__()
+        # <checks>
         unknown = set(options) - {f.name for f in dataclasses.fields(BERTConfig)}
         if unknown:
             raise ValueError(f"unknown options {sorted(unknown)}; BERTConfig has "
                              f"{[f.name for f in dataclasses.fields(BERTConfig)]}")
+        # </checks>
         self.config = BERTConfig(vocab_size, num_hiddens, ffn_num_hiddens, num_heads, num_blks,
                                  dropout, max_len, **options)
         self.token_embedding = nn.Embedding(vocab_size, num_hiddens)
@@ -236,6 +238,7 @@ class BERTEncoder(nn.Module):
 
         Returns (B, T, H), or ``(X, attentions)`` with one (B, nh, T, T) tensor per block.
         """
+        # <checks>
         cfg = self.config
         check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
         check_bool("return_attention", return_attention)
@@ -247,6 +250,7 @@ class BERTEncoder(nn.Module):
                     f"return_attention=True would keep {need / 2**30:.1f} GiB of attention "
                     f"weights for {B} sequences of {T} tokens (at most "
                     f"{ATTENTION_MAX_BYTES / 2**30:.0f} GiB): ask for fewer or shorter ones")
+        # </checks>
         mask = key_padding_mask(valid_lens, tokens.shape[1])
         X = self.embed(tokens, segments)
         attentions = []
@@ -263,11 +267,13 @@ class MaskLM(nn.Module):
                  hidden_act: str = "relu", layer_norm_eps: float = 1e-5):
         super().__init__()
         num_inputs = num_hiddens if num_inputs is None else num_inputs
+        # <checks>
         for name, value in (("vocab_size", vocab_size), ("num_hiddens", num_hiddens),
                             ("num_inputs", num_inputs)):
             check_positive_int(name, value)
         check_choice("hidden_act", hidden_act, ACTIVATIONS)
         check_positive_float("layer_norm_eps", layer_norm_eps)
+        # </checks>
         self.mlp = nn.Sequential(
             nn.Linear(num_inputs, num_hiddens),
             ACTIVATIONS[hidden_act](),
@@ -277,9 +283,11 @@ class MaskLM(nn.Module):
 
     def forward(self, X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
         """X: (B, T, num_inputs); pred_positions: (B, P). Returns (B, P, vocab_size)."""
+        # <checks>
         check_ndim("X", X, 3, "(batch, seq_len, num_hiddens)")
         check_features("X", X, self.mlp[0].in_features, "num_inputs")
         check_finite("X", X)
+        # </checks>
         return self.mlp(self.gather(X, pred_positions))
 
     @staticmethod
@@ -287,7 +295,9 @@ class MaskLM(nn.Module):
         """The vectors at the prediction positions: X (B, T, H), pred_positions (B, P) ->
         (B, P, H), element [b, p] being X[b, pred_positions[b, p]]."""
         B, T, _ = X.shape
+        # <checks>
         check_pred_positions(pred_positions, B, T)
+        # </checks>
         batch_idx = torch.arange(B, device=X.device)[:, None]  # (B, 1), broadcasts against (B, P)
         return X[batch_idx, pred_positions]  # (B, P, H)
 
@@ -297,14 +307,18 @@ class NextSentencePred(nn.Module):
 
     def __init__(self, num_inputs: int):
         super().__init__()
+        # <checks>
         check_positive_int("num_inputs", num_inputs)
+        # </checks>
         self.output = nn.Linear(num_inputs, 2)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """X: (B, num_inputs) -> logits (B, 2)."""
+        # <checks>
         check_ndim("X", X, 2, "(batch, num_inputs)")
         check_features("X", X, self.output.in_features, "num_inputs")
         check_finite("X", X)
+        # </checks>
         return self.output(X)
 
 
@@ -348,8 +362,10 @@ class BERTModel(nn.Module):
         None; nsp_Y_hat: (B, 2).
         """
         out = self.encoder(tokens, segments, valid_lens, return_attention=return_attention)
+        # <checks>
         if pred_positions is not None and valid_lens is not None:
             check_positions_in_text(pred_positions, valid_lens)
+        # </checks>
         encoded_X, attentions = out if return_attention else (out, None)
         mlm_Y_hat = None if pred_positions is None else self.mlm(encoded_X, pred_positions)
         nsp_Y_hat = self.nsp(self.hidden(encoded_X[:, 0, :]))

@@ -64,24 +64,33 @@ def test_unknown_key_is_a_value_error():
         i18n.text("no_such_key", "en")
 
 
-def test_a_notebook_table_follows_the_edition_language():
-    table = {"title": {"en": "“{word}” in MiniLM", "zh": "MiniLM 中的“{word}”"}}
-    label = i18n.labels(table)
-    assert label("title", word="bank") == "“bank” in MiniLM"
+def test_tr_gives_a_notebook_text_in_the_edition_language():
+    """The catalog that tools/notebooks.py writes from the sources' strings cells."""
+    english = "“{word}” in MiniLM (real weights)"
+    zh = i18n._notebook_strings()["zh"][english]
+    assert i18n.tr(english, word="bank") == "“bank” in MiniLM (real weights)"
     i18n.set_language("zh")
-    assert label("title", word="bank") == "MiniLM 中的“bank”"
-    with pytest.raises(ValueError, match=r"unknown text key 'nope'; known keys: \['title'\]"):
-        label("nope")
+    assert i18n.tr(english, word="bank") == zh.format(word="bank") != english.format(word="bank")
+    assert i18n.tr(english, "en", word="bank").startswith("“bank” in")  # lang= still wins
+    # A text without a translation (a learner's edit) is shown as written, filled in.
+    assert i18n.tr("my own {n} words", n=3) == "my own 3 words"
+
+
+def test_every_notebook_translation_keeps_the_placeholders_and_is_chinese():
+    for english, zh in i18n._notebook_strings()["zh"].items():
+        assert placeholders(zh) == placeholders(english), english
+        assert zh != english or not re.search("[a-z]{3}", english), english
 
 
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: i18n.text("ex_wrong", "en", foo=1), r"text 'ex_wrong' needs the fields \['hint'\]"),
     (lambda: i18n.text("ex_wrong"), r"needs the fields \['hint'\]; \['hint'\] not given"),
     (lambda: i18n.text(["weight"]), r"unknown text key \['weight'\]"),
-    (lambda: i18n.text("weight", table="weights"), "table must be a dict of key -> "),
-    (lambda: i18n.labels({"k": {"en": "x"}})("k", lang="zh"),
-     "text 'k' has no 'zh' string; the table gives"),
-    (lambda: i18n.labels("str"), "table must be a dict; got str|table must be a dict of key"),
+    (lambda: i18n.tr("{n} pairs"), r"tr\('\{n\} pairs'\) needs the fields \['n'\]"),
+    (lambda: i18n.tr(3), "message must be a str; got int 3"),
+    (lambda: i18n.tr("x", "fr"), "lang must be one of"),
+    (lambda: i18n.pad("x", -1), "width must be an int >= 0; got -1"),
+    (lambda: i18n.pad("x", 2.5), "width must be an int >= 0; got 2.5"),
 ])
 def test_bad_text_requests_are_named(call, message):
     """Before: KeyError, TypeError, or the unformatted '{hint}' shown to the learner."""
@@ -90,8 +99,15 @@ def test_bad_text_requests_are_named(call, message):
 
 
 def test_a_field_with_a_format_spec_is_filled():
-    table = {"k": {"en": "{n:,} steps of {x.real}", "zh": "{n:,} 步"}}
-    assert i18n.text("k", "en", table=table, n=12345, x=2) == "12,345 steps of 2"
+    assert i18n.tr("{n:,} steps of {x.real}", n=12345, x=2) == "12,345 steps of 2"
+
+
+@given(st.lists(st.sampled_from(["a", "词", "。", "x", " "]), max_size=12), st.integers(0, 30))
+def test_pad_fills_to_the_display_width(chars, width):
+    value = "".join(chars)
+    padded = i18n.pad(value, width)
+    assert padded.startswith(value) and set(padded[len(value):]) <= {" "}
+    assert display_width(padded) == max(width, display_width(value))
 
 
 def display_width(line: str) -> int:

@@ -20,6 +20,7 @@ SCRIPT = textwrap.dedent("""
     import bertlib
     from bertlib import load_small_bert, load_small_corpus, make_pretrain_data, train_bert
     from bertlib.corpus import tokenize_paragraphs
+    from bertlib.i18n import tr
     from bertlib.tasks import load_task_sentences, split_by_template
     from bertlib.viz import (AttentionWidget, InputRepresentationWidget, LossPlot,
                              MaskingWidget, NSPWidget)
@@ -40,6 +41,8 @@ SCRIPT = textwrap.dedent("""
             assert widget.message == "", (type(widget).__name__, lang, widget.message)
             assert bytes(widget.image.value).startswith(b"\\x89PNG")
         assert LossPlot(lang=lang).ax.get_xlabel()
+    # The notebooks' printed texts, translated from the package data in any folder.
+    assert tr("key j", "zh") == "键 j" and tr("key j", "en") == "key j"
     paragraphs = tokenize_paragraphs(split.train[:20], tokenizer.tokenize)
     data = make_pretrain_data(paragraphs, tokenizer.vocab, 64, seed=0,
                               groups=split.train_langs[:20])
@@ -71,7 +74,8 @@ def fresh_install(tmp_path_factory) -> Path:
 def test_the_wheel_carries_the_model_the_corpus_the_tasks_and_the_strings(fresh_install):
     (wheel,) = (fresh_install.parent / "dist").glob("bertlib-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for needed in ("bertlib/strings.json", "bertlib/assets/small_bert/model.safetensors",
+    for needed in ("bertlib/strings.json", "bertlib/notebook_strings.json",
+                   "bertlib/assets/small_bert/model.safetensors",
                    "bertlib/assets/small_bert/config.json",
                    "bertlib/assets/small_bert/tokenizer.json",
                    "bertlib/assets/small_bert/metrics.json",

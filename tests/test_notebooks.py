@@ -1,8 +1,11 @@
 """The two notebook editions are generated from one source each and cannot drift apart."""
 
+import ast
 import importlib.util
+import itertools
 import re
 import shutil
+import unicodedata
 from pathlib import Path
 
 import jupytext
@@ -212,6 +215,65 @@ def test_sources_must_pair_their_languages(copy, old, new, message):
     assert any(message in p for p in tool.check(copy))
 
 
+@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+def test_no_code_cell_holds_a_translation_table(src):
+    """Printed text is English in the code, tr("..."), translated in the strings cell."""
+    for cell in tool.load_source(src).cells:
+        if cell.cell_type != "code":
+            continue
+        for node in ast.walk(_parse(cell.source)):
+            if isinstance(node, ast.Dict):  # {"en": "...", "zh": "..."}
+                texts = {k.value for k, v in zip(node.keys, node.values, strict=True)
+                         if isinstance(k, ast.Constant) and isinstance(v, ast.Constant)}
+                assert not {"en", "zh"} <= texts, f"{src.name}: {ast.unparse(node)[:80]}"
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                assert node.func.id not in ("labels", "label", "text"), src.name
+
+
+def _replace(path, old, new):
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_check_finds_a_text_without_translation_and_a_translation_without_text(copy):
+    _replace(copy / "src" / "03_encoder.py", 'tr("key j")', 'tr("key jj")')
+    problems = tool.check(copy)
+    assert "src/03_encoder.py: tr('key jj') has no zh translation in the strings cell" in problems
+    assert ("src/03_encoder.py: the strings cell translates 'key j', which no code cell prints"
+            in problems)
+
+
+def test_check_finds_one_text_translated_two_ways(copy):
+    _replace(copy / "src" / "01_context.py", 'tr("depends on")', 'tr("key j")')
+    _replace(copy / "src" / "01_context.py", '# "depends on"\n', '# "key j"\n')
+    problems = tool.check(copy)
+    assert any("'key j' is translated" in p and "'依赖于'" in p and "'键 j'" in p
+               for p in problems), problems
+    _replace(copy / "src" / "01_context.py", '# "key j"\n# "依赖于"', '# "key j"\n# "键 j"')
+    _replace(copy / "src" / "01_context.py", '# "not seen"\n', '# "key j"\n')
+    with pytest.raises(tool.SourceError, match="'key j' is translated twice"):
+        tool.load_source(copy / "src" / "01_context.py")
+
+
+def test_check_finds_a_stale_catalog_and_a_line_too_long(copy, tmp_path):
+    catalog = tmp_path / "notebook_strings.json"
+    catalog.write_text('{"zh": {}}', encoding="utf-8")
+    assert tool.check(copy, catalog) == [
+        "notebook_strings.json does not hold the sources' strings cells: run tools/notebooks.py"]
+    _replace(copy / "src" / "03_encoder.py", "# The whole encoder is just this",
+             "# " + "长" * 60 + " The whole encoder is just this")
+    assert any(re.fullmatch(r"src/03_encoder.py:\d+ is \d{3} columns wide \(at most 100\)", p)
+               for p in tool.check(copy))
+
+
+def test_the_strings_cell_is_pairs_of_json_strings(copy):
+    src = copy / "src" / "03_encoder.py"
+    _replace(src, '# "key j"\n# "键 j"', '# key j\n# "键 j"')
+    with pytest.raises(tool.SourceError, match="the strings cell needs pairs of lines, each a"):
+        tool.load_source(src)
+
+
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # What a figure or a widget prints where nothing draws it: a picture is missing.
 TEXT_INSTEAD_OF_PICTURE = re.compile(r"&lt;\w*Figure size|\b[VH]Box\(children=|\d+%\|")
@@ -235,3 +297,166 @@ def test_a_static_viewer_shows_every_figure_and_widget_as_a_picture(path):
     assert all("image/png" in o.data for o in widgets), "a widget output without its picture"
     pictures = sum("image/png" in o.get("data", {}) for o in outputs)
     assert len(re.findall(r'<img [^>]*src="data:image/png;base64,', body)) == pictures
+
+
+CJK = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+# Latin letters that are no English label: special tokens, code names (max_len=64, len(x),
+# pred_positions), file names, ln of a formula.
+NOT_A_WORD = re.compile(r"<\w+>|\[[A-Z]+\]|\b\w+=\S*|\b[A-Za-z_]\w*\(|\b\w*_\w*\b|\bln\b"
+                        r"|\b[A-Za-z_]\w*(?:\.\w+)+"
+                        r"|\b[\w-]+\.(?:json|py|png|svg|pdf)\b", re.ASCII)
+# Names a Chinese text keeps as they are (GLOSSARY.md): models, methods, a tokenizer.
+NAMES = {"MiniLM", "Adam", "WordPiece", "BERT", "base", "large", "dropout", "pooler", "GloVe",
+         "word2vec", "ELMo", "GPT", "None"}
+QUOTED_DATA = re.compile(r"'[^']*'")  # a token or a string in a printed list or tuple
+SENTENCE = re.compile(r"[A-Za-z]+(?:[ ,.]+[A-Za-z]+){2,}")  # data: an English sentence
+# Data too: the model's guesses ("when 0.00"), a word with its tag ("maria/人名").
+TOKEN_DATA = re.compile(r"\S+ [01]\.\d\d\b|[A-Za-z]+/[\u4e00-\u9fff]+")
+PYTHON_REPR = re.compile(r"\bTrue\b|\bFalse\b|Counter\(|\{'")
+GAP = re.compile(r"\S(\s{2,})(?=\S)")  # a column break: two spaces or more
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _stdout(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", [])
+                   if o.get("output_type") == "stream" and o.get("name") == "stdout")
+
+
+def _parse(source: str) -> ast.Module:
+    return ast.parse("\n".join("" if line.lstrip()[:1] in "%!" and line.strip() else line
+                               for line in source.splitlines()))  # not %magic lines
+
+
+def _words(texts) -> set[str]:
+    return {word for text in texts for word in re.findall(r"[A-Za-z]+", text)}
+
+
+def _spelt_and_printed(nb) -> tuple[set[str], set[str]]:
+    """The words the code spells (its names, and the strings it hands to functions: example
+    sentences, the words a lesson is about) and the words of the English labels it prints as
+    they are (print's own string arguments). The English texts given to tr() are neither."""
+    spelt, printed, names = [], [], []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        tree = _parse(cell.source)
+        translated, labels = set(), set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "tr":
+                translated.update(id(n) for n in ast.walk(node.args[0]) if node.args)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print":
+                for arg in node.args:  # print("label:", x) or print(f"label {x}")
+                    parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
+                    labels.update(id(part) for part in parts if isinstance(part, ast.Constant))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                names.append(node.id)
+            elif isinstance(node, ast.Attribute):
+                names.append(node.attr)
+            elif isinstance(node, ast.keyword | ast.arg) and node.arg:
+                names.append(node.arg)
+            elif isinstance(node, ast.alias):
+                names.append(node.asname or node.name)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if id(node) in labels and id(node) not in translated:
+                    printed.append(node.value)
+                elif id(node) not in translated:
+                    spelt.append(node.value)
+    # A printed label that names a variable ("tokens:", tokens) names code.
+    labels = {w for w in _words(NOT_A_WORD.sub(" ", t) for t in printed)
+              if len(w) > 1 and not w.isupper()} - _words(names)
+    return _words(spelt + names), labels
+
+
+LABEL_END = re.compile(r"：\s*|:\s+|\s{2,}")  # a row's label ends at a colon or a wide gap
+
+
+def _label(line: str) -> tuple[bool, int, int] | None:
+    """A table row's label: (whether a colon ends it, its length, the display column where the
+    row's values begin)."""
+    found = LABEL_END.search(line.lstrip())
+    if found is None or found.end() == len(line.lstrip()):
+        return None
+    indent = len(line) - len(line.lstrip())
+    return found[0].strip() != "", found.start(), _width(line[:indent + found.end()])
+
+
+def chinese_output_problems(nb, en_nb=None) -> list[str]:
+    """English labels and Python reprs in the printed lines of a Chinese edition, and tables
+    out of line: rows that line up by characters but not by display width, and rows whose
+    values line up in the English edition (``en_nb``) but not in this one."""
+    spelt, printed = _spelt_and_printed(nb)
+    # An English label printed as it is, in print("..."), is English in every edition.
+    problems = [f"print() spells English ({' '.join(sorted(printed))}): use tr()"] * bool(printed)
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or "show_source(" in cell.source:
+            continue  # a listing is code
+        lines = _stdout(cell).splitlines()
+        for line in lines:
+            text = QUOTED_DATA.sub(" ", TOKEN_DATA.sub(" ", NOT_A_WORD.sub(" ", line)))
+            text = SENTENCE.sub(" ", text)
+            words = [w for w in re.findall(r"[A-Za-z]+", text) if len(w) > 1 and not w.isupper()]
+            if "Counter(" in line or (CJK.search(text) and PYTHON_REPR.search(line)):
+                problems.append(f"cell {index}: a Python repr: {line!r:.100}")
+            if CJK.search(text) and (english := [w for w in words
+                                                 if w not in spelt and w not in NAMES]):
+                problems.append(f"cell {index}: English in a Chinese output "
+                                f"({' '.join(english)}): {line!r:.100}")
+        if en_nb is not None:
+            en_lines = _stdout(en_nb.cells[index]).splitlines()
+            for i in range(min(len(lines), len(en_lines)) - 1):
+                en_a, en_b = (_label(line) for line in en_lines[i:i + 2])
+                zh_a, zh_b = (_label(line) for line in lines[i:i + 2])
+                # In English, labels of different lengths padded to one column: a table.
+                if (len(lines) == len(en_lines) and en_a and en_b and en_a[0] == en_b[0]
+                        and en_a[1] != en_b[1] and en_a[2] == en_b[2] and zh_a and zh_b
+                        and zh_a[2] != zh_b[2]):
+                    problems.append(f"cell {index}: columns out of line:\n{lines[i]}\n"
+                                    f"{lines[i + 1]}")
+        # Rows whose columns start at the same character but not at the same display column.
+        rows = [(line, [m.end(1) for m in GAP.finditer(line)]) for line in lines]
+        for (a, cols_a), (b, cols_b) in itertools.pairwise(rows):
+            if (cols_a and cols_a == cols_b and CJK.search(a + b)
+                    and [_width(a[:c]) for c in cols_a] != [_width(b[:c]) for c in cols_b]):
+                problems.append(f"cell {index}: columns out of line:\n{a}\n{b}")
+    return problems
+
+
+@pytest.mark.parametrize("path", sorted((NOTEBOOKS / "zh").glob("*.ipynb")), ids=lambda p: p.stem)
+def test_chinese_outputs_hold_no_english_label_and_line_up(path):
+    english = nbformat.read(NOTEBOOKS / "en" / path.name, as_version=4)
+    assert chinese_output_problems(nbformat.read(path, as_version=4), english) == []
+
+
+def test_the_chinese_output_check_finds_english_reprs_and_misaligned_columns():
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell('print(tr("held out"), value)\nprint("weights on keys:", x)')
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=(
+        "留出 accuracy 0.5\n相同：True\nCounter({'en': 3})\nweights on keys: 0\n"
+        "模型       0.194  0.343\nbag      0.324  0.593\n"))]
+    nb.cells = [cell]
+    problems = chinese_output_problems(nb)
+    assert any("English in a Chinese output (accuracy)" in p for p in problems)
+    assert "print() spells English (keys on weights): use tr()" in problems
+    assert any("a Python repr: '相同：True'" in p for p in problems)
+    assert any("a Python repr: \"Counter" in p for p in problems)
+    assert any("columns out of line" in p for p in problems)
+    cell.source = 'print(tr("held out"), value)'
+    cell.outputs[0].text = ("模型       0.194  0.343\nbag        0.324  0.593\nvalue 留出\n"
+                            "位置 5：i went to the bank\n")
+    assert chinese_output_problems(nb) == []
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_listing_on_the_page_is_free_of_input_checks(path):
+    """What a learner reads under show_source(...): the idea, with one line where the checks
+    stand (bertlib keeps them, tests/viz/test_listing.py proves the listing is the real code)."""
+    for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        if cell.cell_type == "code" and "show_source(" in cell.source:
+            shown = _stdout(cell)
+            assert shown.strip(), f"cell {index} lists nothing"
+            guard = re.search(r"\braise\b|\bcheck_\w+\(|_check\w*\(|MAX_BYTES|checked_path", shown)
+            assert guard is None, f"cell {index}: {shown[guard.start() - 80:guard.end() + 40]}"

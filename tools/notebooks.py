@@ -7,6 +7,13 @@ way, see ``unwrap_chinese``). This script writes the two editions,
 ``notebooks/en/NN_name.ipynb`` and ``notebooks/zh/NN_name.ipynb``, runs them headlessly (kernel
 ``python3``) and saves them with their outputs.
 
+Printed and drawn text goes through ``bertlib.i18n.tr("English text", ...)``. Its translations sit
+in the source's one strings cell, ``# %% [raw] strings="zh"``, at the end: pairs of lines, the
+English text and its Chinese, each a JSON string, pairs separated by a blank line. That cell is
+not part of either edition; this script collects every source's into
+``bertlib/notebook_strings.json``, which ``tr`` reads, so the learner's code holds no translation
+table and an author edits prose and printed text in one file.
+
 Each edition gets one generated code cell after its title, the only code that differs between
 the editions: it sets bertlib's language to the edition's (``bertlib.i18n.set_language``), so an
 edition speaks its language wherever its kernel runs, and it says in one line what to run when
@@ -20,10 +27,12 @@ bertlib is not installed in the kernel. ``--check`` verifies it like every other
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import sys
 import time
+import unicodedata
 from pathlib import Path
 
 import jupytext
@@ -35,6 +44,9 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 LANGS = ("en", "zh")
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+CATALOG = ROOT / "bertlib" / "notebook_strings.json"
+TRANSLATED = ("zh",)  # the languages a strings cell translates into
+MAX_COLUMNS = 100  # ruff's line length, which the strings cell alone may exceed
 CELL_TIMEOUT_S = 120
 BUDGET_S = 45  # the most one notebook may take to execute
 
@@ -71,7 +83,7 @@ class SourceError(ValueError):
 
 
 def load_source(path: Path) -> nbformat.NotebookNode:
-    """Read a jupytext source and check its language tags."""
+    """Read a jupytext source and check its language tags and its strings cell."""
     nb = jupytext.read(path)
     cells = nb.cells
     langs = [c.metadata.get("lang") if c.cell_type == "markdown" else None for c in cells]
@@ -79,6 +91,10 @@ def load_source(path: Path) -> nbformat.NotebookNode:
         if cell.cell_type == "markdown" and lang not in LANGS:
             raise SourceError(f"{path.name}: markdown cell {i} needs lang=\"en\" or lang=\"zh\"; "
                               f"got {lang!r}")
+        if cell.cell_type == "raw" and (cell.metadata.get("strings") not in TRANSLATED
+                                        or i != len(cells) - 1):
+            raise SourceError(f"{path.name}: raw cell {i} must be the last cell, the strings "
+                              f"cell: # %% [raw] strings=\"zh\"")
     for i, lang in enumerate(langs):
         if lang == "en" and langs[i + 1:i + 2] != ["zh"]:
             raise SourceError(f"{path.name}: English markdown cell {i} must be followed by its "
@@ -86,7 +102,92 @@ def load_source(path: Path) -> nbformat.NotebookNode:
         if lang == "zh" and (i == 0 or langs[i - 1] != "en"):
             raise SourceError(f"{path.name}: Chinese markdown cell {i} must follow its English "
                               "counterpart (lang=\"en\")")
+    strings(nb, path.name)  # well-formed
     return nb
+
+
+def strings(source: nbformat.NotebookNode, name: str = "source") -> dict[str, dict[str, str]]:
+    """The strings cell's translations: ``{language: {English text: translation}}``."""
+    found: dict[str, dict[str, str]] = {lang: {} for lang in TRANSLATED}
+    for cell in source.cells:
+        if cell.cell_type != "raw":
+            continue
+        table = found[cell.metadata["strings"]]
+        for pair in re.split(r"\n\s*\n", cell.source.strip()):
+            try:
+                english, translation = (json.loads(line) for line in pair.split("\n"))
+            except ValueError as err:
+                raise SourceError(f"{name}: the strings cell needs pairs of lines, each a JSON "
+                                  f"string, separated by a blank line; got {pair!r:.120}") from err
+            if english in table:
+                raise SourceError(f"{name}: {english!r} is translated twice")
+            table[english] = translation
+    return found
+
+
+def used_texts(source: nbformat.NotebookNode) -> set[str]:
+    """Every English text the code cells pass to ``tr`` as a literal."""
+    used = set()
+    for cell in source.cells:
+        if cell.cell_type != "code":
+            continue
+        # IPython's %magic and !shell lines are not Python.
+        code = "\n".join("" if line.lstrip()[:1] in ("%", "!") else line
+                         for line in cell.source.splitlines())
+        for node in ast.walk(ast.parse(code)):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "tr" and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)):
+                used.add(node.args[0].value)
+    return used
+
+
+def catalog(srcs: list[Path]) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """Every source's translations in one table for ``tr``, and the problems found: a text
+    printed but not translated, a translation nothing prints, one text translated two ways."""
+    merged: dict[str, dict[str, str]] = {lang: {} for lang in TRANSLATED}
+    problems = []
+    for src in srcs:
+        source = load_source(src)
+        used = used_texts(source)
+        for lang, table in strings(source, src.name).items():
+            for english in sorted(used - set(table)):
+                problems.append(f"src/{src.name}: tr({english!r:.70}) has no {lang} translation "
+                                "in the strings cell")
+            for english in sorted(set(table) - used):
+                problems.append(f"src/{src.name}: the strings cell translates {english!r:.70}, "
+                                "which no code cell prints")
+            for english, translation in table.items():
+                if merged[lang].setdefault(english, translation) != translation:
+                    problems.append(f"src/{src.name}: {english!r:.70} is translated "
+                                    f"{translation!r:.40} here and {merged[lang][english]!r:.40} "
+                                    "in another notebook")
+    return {lang: dict(sorted(t.items())) for lang, t in merged.items()}, problems
+
+
+def write_catalog(srcs: list[Path], path: Path = CATALOG) -> None:
+    table, problems = catalog(srcs)
+    if problems:
+        raise SystemExit("\n".join(problems))
+    path.write_text(json.dumps(table, ensure_ascii=False, indent=1) + "\n", "utf-8")
+
+
+def _columns(line: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def long_lines(path: Path) -> list[str]:
+    """Lines over :data:`MAX_COLUMNS` outside the strings cell (ruff leaves notebook sources'
+    line length to this check, since a translation cannot be broken over lines)."""
+    problems = []
+    for number, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+        if line.startswith("# %% [raw]"):
+            break
+        if _columns(line) > MAX_COLUMNS:
+            problems.append(f"src/{path.name}:{number} is {_columns(line)} columns wide "
+                            f"(at most {MAX_COLUMNS})")
+    return problems
 
 
 # Chinese punctuation (CJK symbols, fullwidth forms, curly quotes, dashes, ellipses) and
@@ -136,7 +237,8 @@ def edition(source: nbformat.NotebookNode, lang: str) -> nbformat.NotebookNode:
     for cell in source.cells:
         if len(cells) == 1:  # right after the title
             cells.append(nbformat.v4.new_code_cell(setup_cell(lang), id=SETUP_ID))
-        if cell.cell_type == "markdown" and cell.metadata["lang"] != lang:
+        if cell.cell_type == "raw" or (cell.cell_type == "markdown"
+                                       and cell.metadata["lang"] != lang):
             continue
         metadata = {k: v for k, v in cell.metadata.items() if k != "lang"}
         if cell.cell_type == "code":
@@ -192,7 +294,7 @@ def _first_difference(a: list[tuple[str, str]], b: list[tuple[str, str]]) -> str
     return f"cell count {len(a)} vs {len(b)}"
 
 
-def check(notebooks_dir: Path = NOTEBOOKS) -> list[str]:
+def check(notebooks_dir: Path = NOTEBOOKS, catalog_path: Path = CATALOG) -> list[str]:
     """Problems with the committed editions, without executing anything (empty = all good).
 
     Each edition must hold exactly the cells its source generates (the set-up cell for its
@@ -207,6 +309,7 @@ def check(notebooks_dir: Path = NOTEBOOKS) -> list[str]:
         except SourceError as err:
             problems.append(str(err))
             continue
+        problems += long_lines(src)
         committed = {}
         for lang in LANGS:
             path = notebooks_dir / lang / f"{src.stem}.ipynb"
@@ -229,6 +332,15 @@ def check(notebooks_dir: Path = NOTEBOOKS) -> list[str]:
             if en != zh:
                 problems.append(f"{src.stem}: English and Chinese code cells differ at "
                                 f"{_first_difference(en, zh)}")
+    try:
+        table, catalog_problems = catalog(srcs)
+    except SourceError:  # reported above
+        table, catalog_problems = None, []
+    problems += catalog_problems
+    if table is not None and (not catalog_path.exists()
+                              or json.loads(catalog_path.read_text("utf-8")) != table):
+        problems.append(f"{catalog_path.name} does not hold the sources' strings cells: run "
+                        "tools/notebooks.py")
     stems = {p.stem for p in srcs}
     for lang in LANGS:
         for path in sorted((notebooks_dir / lang).glob("*.ipynb")):
@@ -240,6 +352,7 @@ def check(notebooks_dir: Path = NOTEBOOKS) -> list[str]:
 def build(names: list[str] | None = None, notebooks_dir: Path = NOTEBOOKS) -> int:
     """Generate, execute and write both editions; print the times. Returns an exit code."""
     total, slow = 0.0, []
+    write_catalog(sources(notebooks_dir))  # every notebook's, before any kernel reads it
     for src in sources(notebooks_dir, names):
         source = load_source(src)
         for lang in LANGS:

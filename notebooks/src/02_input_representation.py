@@ -42,7 +42,7 @@
 # 2. 查出 BERT 相加的三种嵌入（词元嵌入、片段嵌入、位置嵌入），亲手求和，并与
 #    `BERTEncoder.embed` 的结果对照；
 # 3. 理解为什么位置嵌入是**可学习的**，以及这样做的代价；
-# 4. 亲手写出构造 BERT 输入序列的函数，并让检查单元格在几个测试用例上把它与 `bertlib` 的实现比较。
+# 4. 亲手写出构造 BERT 输入序列的函数，再由检查单元格在几个测试用例上与 `bertlib` 的实现对照。
 
 # %%
 import torch
@@ -50,7 +50,7 @@ import torch
 from bertlib import BERTEncoder, Vocab, get_tokens_and_segments, load_small_bert
 from bertlib.checks import error_message
 from bertlib.exercises import check_exercise
-from bertlib.i18n import text
+from bertlib.i18n import pad, tr
 from bertlib.implement import check_implementation
 from bertlib.viz import InputRepresentationWidget
 from bertlib.viz.listing import show_source
@@ -113,7 +113,7 @@ tokens_a = ["the", "cat", "sat", "on", "the", "mat"]
 tokens_b = ["it", "was", "warm"]
 tokens, segments = get_tokens_and_segments(tokens_a, tokens_b)
 
-rows = {text("position"): range(len(tokens)), text("token"): tokens, text("segment"): segments}
+rows = {tr("position"): range(len(tokens)), tr("token"): tokens, tr("segment"): segments}
 width = max(len(name) for name in rows)  # the row names are in the edition's language
 for name, row in rows.items():
     print(f"{name:>{width}}: " + " ".join(f"{x!s:>5}" for x in row))
@@ -126,11 +126,11 @@ for name, row in rows.items():
 # the words of this pair. A batch of one sequence of length T has shape `(1, T)`.
 
 # %% [markdown] lang="zh"
-# ## 从词元到编号
+# ## 从词元到索引
 #
-# 模型处理的是整数。`Vocab`（词表）给每个词元一个编号：0–4 留给 `<pad> <unk> <cls> <sep> <mask>`，
-# 其余按出现频率排列。我们的玩具词表只认识这对句子里的词。如果一个批量只有一条长度为 T 的序列，
-# 它的形状就是 `(1, T)`。
+# 模型处理的是整数。`Vocab`（词表）为每个词元分配一个词元索引：0–4 留给
+# `<pad> <unk> <cls> <sep> <mask>`，其余的按词频依次排列。我们的玩具词表只认识这对句子里的词。
+# 如果一个批量只有一条长度为 T 的序列，它的形状就是 `(1, T)`。
 
 # %%
 vocab = Vocab([tokens_a, tokens_b])
@@ -158,20 +158,20 @@ print(segment_ids, tuple(segment_ids.shape))
 # BERT's options add a LayerNorm and dropout after the sum:
 
 # %% [markdown] lang="zh"
-# ## 三种嵌入，一个和
+# ## 三种嵌入相加
 #
 # `BERTEncoder` 里有三张可学习的表，每一行是一个长度为 `num_hiddens`（H）的向量：
 #
 # | 表 | 行数 | 按什么查 |
 # | --- | --- | --- |
-# | 词元嵌入 | 词表中每个词元一行 | 词元编号 |
+# | 词元嵌入 | 词表中每个词元一行 | 词元索引 |
 # | 片段嵌入 | 2（A 和 B） | 片段索引 |
 # | 位置嵌入 | `max_len` | 位置 0、1、2、… |
 #
-# 一个词元的输入表示就是这三行的**和**。`BERTEncoder` 的构造函数先创建这三张表，再创建笔记本 03
-# 要跟踪的那一串编码器块。与本章一样，位置表是一个形状为 `(1, max_len, H)` 的普通
-# `nn.Parameter`：它从不按编号查表，只做切片，T 个词元取它的前 T 行。如果打开原始 BERT 的选项，
-# 求和之后还会加上层规范化和 dropout（暂退法）：
+# 一个词元的输入表示就是这三行的**和**。`BERTEncoder` 的构造函数先创建这三张表，再创建笔记本 03 将逐
+# 个跟踪的各个编码器块。与本章一样，位置表是一个形状为 `(1, max_len, H)` 的普通 `nn.Parameter`：
+# 它从不按索引查表，只做切片，T 个词元就取它的前 T 行。如果打开原始 BERT 的选项，求和之后还会加上层
+# 规范化和 dropout（暂退法）：
 
 # %%
 show_source(BERTEncoder.__init__)
@@ -188,11 +188,9 @@ torch.manual_seed(0)
 encoder = BERTEncoder(vocab_size=len(vocab), num_hiddens=6, ffn_num_hiddens=12, num_heads=2,
                       num_blks=1, dropout=0.0, max_len=16)
 
-names = [text(key) for key in ("emb_token", "emb_segment", "emb_position")]  # token embedding, ...
-width = max(len(name) for name in names)
-print(names[0].ljust(width), tuple(encoder.token_embedding.weight.shape))  # (V, H)
-print(names[1].ljust(width), tuple(encoder.segment_embedding.weight.shape))  # (2, H)
-print(names[2].ljust(width), tuple(encoder.pos_embedding.shape))  # (1, max_len, H)
+print(pad(tr("token embedding"), 20), tuple(encoder.token_embedding.weight.shape))  # (V, H)
+print(pad(tr("segment embedding"), 20), tuple(encoder.segment_embedding.weight.shape))  # (2, H)
+print(pad(tr("position embedding"), 20), tuple(encoder.pos_embedding.shape))  # (1, max_len, H)
 
 # %% [markdown] lang="en"
 # Now the sum by hand. Indexing a table with a tensor of ids picks one row per id, so a `(1, T)`
@@ -200,9 +198,9 @@ print(names[2].ljust(width), tuple(encoder.pos_embedding.shape))  # (1, max_len,
 # axis of size 1; slicing its first T rows and adding broadcasts it over the batch.
 
 # %% [markdown] lang="zh"
-# 现在亲手求和。用一个编号张量去索引一张表，会为每个编号取出一行，所以形状为 `(1, T)` 的编号
-# 张量会得到形状为 `(1, T, H)` 的向量张量。位置表本身已经带有大小为 1 的批量维度；取它的前 T 行
-# 再相加，会沿批量维度广播。
+# 现在亲手求和。拿索引张量去查表，每个索引取出一行，所以形状为 `(1, T)` 的索引张量查出来的是形状
+# 为 `(1, T, H)` 的向量张量。位置表本身已经带有大小为 1 的批量维度；取出它的前 T 行相加时，
+# 会沿批量维度广播。
 
 # %%
 T = token_ids.shape[1]
@@ -220,8 +218,8 @@ print("torch.allclose(by_hand, X):", torch.allclose(by_hand, X))
 # layers (a lookup by id, as above), the position table is sliced to the first T rows.
 
 # %% [markdown] lang="zh"
-# `BERTEncoder.embed` 就是代码中的这个求和：词元表和片段表是 `nn.Embedding` 层（和上面一样，按编号
-# 查表），位置表则取前 T 行。
+# `BERTEncoder.embed` 就是用代码写出的这个求和：词元表和片段表是 `nn.Embedding` 层（和上面一样，
+# 按索引查表），位置表则取前 T 行。
 
 # %%
 show_source(BERTEncoder.embed)
@@ -280,10 +278,10 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 #
 # ## 动手试试：训练好的 BERT 的输入表示
 #
-# 下面的小部件用为这些笔记本预训练的小型 BERT（笔记本 06 用中英文的日常小故事训练它；H = 128，
-# `max_len` = 64），对你输入的任意文本完成上面的全部步骤。表格给出每个词元的位置和片段索引，并按
-# 片段着色。四张热图的每一行对应一个词元，每一列对应一个隐藏维度，依次是词元嵌入、片段嵌入、位置
-# 嵌入以及三者之和，共用同一个颜色刻度。
+# 下面的小部件对你输入的任意文本完成上面的全部步骤，用的是项目自带的小 BERT（笔记本 06 用中英文的日
+# 常小故事训练它；H = 128，`max_len` = 64）。表格给出每个词元的位置和片段索引，并按片段着色。
+# 四张热图的每一行对应一个词元，每一列对应一个隐藏维度，依次是词元嵌入、片段嵌入、位置嵌入以及三者之
+# 和，共用同一个颜色刻度。
 #
 # 可以试试：
 #
@@ -381,13 +379,13 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #
 # ## 练习
 #
-# 1. ★ **数一数。** 本章演示用的编码器（词表大小 10000，H = 768，`max_len` = 1000）的三张嵌入表
-#    一共有多少个可学习的数？先在纸上算出来，再在下面检查你的答案。
+# 1. ★ **数一数。** 本章演示用的编码器（词表大小 10000，H = 768，`max_len` = 1000）的三张嵌入表一共
+#    有多少个可学习的参数？先在纸上算出来，再在下面检查你的答案。
 # 2. ★★ **动手实现：BERT 输入序列。** 不要回头看上面的代码，写出
-#    `tokens_and_segments(tokens_a, tokens_b=None)`：它返回 `<cls>` A `<sep>`（当 `tokens_b`
-#    不是 None 时为 `<cls>` A `<sep>` B `<sep>`）的词元及其片段索引，两者都是列表，作为一个元组
-#    返回。检查单元格会在单个文本、文本对、汉字、只有一个词元的文本以及空的 B 上把它与
-#    `get_tokens_and_segments` 比较，并告诉你哪个测试用例没有通过。
+#    `tokens_and_segments(tokens_a, tokens_b=None)`：它返回 `<cls>` A `<sep>`（当 `tokens_b` 不是
+#    None 时为 `<cls>` A `<sep>` B `<sep>`）的词元及其片段索引，以两个列表组成的元组返回。检查单元格
+#    会在单个文本、文本对、汉字、只有一个词元的文本以及空的 B 上把它与 `get_tokens_and_segments` 比
+#    较，并告诉你哪个测试用例没有通过。
 # 3. ★ 为什么单个文本的末尾也要加 `<sep>`？为什么 `<cls>` 放在最前面而不是最后面？（想一想：
 #    在填充后的同一个批量里，各个序列的长度并不相同。）
 # 4. ★★ 设想把可学习的位置嵌入换成 Transformer 固定的正弦位置编码：模型不再需要学习什么？对于比
@@ -407,3 +405,22 @@ def tokens_and_segments(tokens_a, tokens_b=None):
 
 
 check_implementation("02_tokens_and_segments", tokens_and_segments)
+
+# %% [raw] strings="zh"
+# "position"
+# "位置"
+#
+# "token"
+# "词元"
+#
+# "segment"
+# "片段"
+#
+# "token embedding"
+# "词元嵌入"
+#
+# "segment embedding"
+# "片段嵌入"
+#
+# "position embedding"
+# "位置嵌入"

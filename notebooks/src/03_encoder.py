@@ -52,7 +52,7 @@
 # 3. 看 `valid_lens` 如何把填充排除在注意力之外：填充位置上的键得到的权重恰好为 0，填充也不会
 #    改变真实位置的输出；
 # 4. 画出注意力权重，并用小部件探索它们：先用随机权重，再用预训练好的 BERT 的权重；
-# 5. 亲手计算掩蔽后的注意力权重，并让检查单元格在几个批量上把它与 `bertlib` 的结果比较。
+# 5. 亲手计算掩蔽后的注意力权重，再由检查单元格在几个批量上与 `bertlib` 的结果对照。
 #
 # 形状记号：B = 批量大小，T = 序列长度，H = `num_hiddens`，nh = `num_heads`，hs = H / nh（每个头
 # 的大小）。
@@ -65,7 +65,7 @@ from IPython.display import display
 
 from bertlib import BERTEncoder, BERTModel, MultiHeadAttention, load_small_bert
 from bertlib.exercises import check_exercise
-from bertlib.i18n import labels, text
+from bertlib.i18n import tr
 from bertlib.implement import check_implementation
 from bertlib.model import key_padding_mask
 from bertlib.viz import AttentionWidget, new_figure
@@ -175,7 +175,7 @@ print("q[:, 1] == Q[:, :, hs:2*hs]:", torch.equal(q[:, 1], Q[:, :, hs:2 * hs])) 
 # **注意力分数与 softmax。** 在每个头中，查询 i 与每个键 j 做点积，再除以 $\sqrt{hs}$，使分数
 # 不会随着头的大小而变大：
 # $$\text{score}_{ij} = \frac{\mathbf{q}_i \cdot \mathbf{k}_j}{\sqrt{hs}}.$$
-# 对 j 做 softmax，把每一行分数变成非负且和为 1 的权重。
+# 对 j 做 softmax，把每一行分数变成全为正、和为 1 的权重。
 
 # %%
 scores = q @ k.transpose(-2, -1) / math.sqrt(hs)  # (B, nh, T, hs) @ (B, nh, hs, T) -> (B, nh, T, T)
@@ -265,18 +265,18 @@ print("out ≈ encoded_X:", torch.allclose(out, encoded_X, atol=1e-5))
 # %% [markdown] lang="zh"
 # ## 填充与 `valid_lens`
 #
-# 一个批量中的序列长短不一，较短的序列用 `<pad>`（编号 0）填充到同一长度 T。`valid_lens` 给出每个
-# 序列的真实长度。在注意力内部，`bertlib` 把它变成形状为 `(B, T)` 的布尔掩码（真实的键为
-# True），并在 softmax 之前把填充位置上的键的分数设为 $-\infty$。由于 $e^{-\infty} = 0$，填充的键
-# 得到的权重**恰好为 0**——对每个头、每个查询都是如此。
+# 一个批量中的序列长短不一，较短的序列用 `<pad>`（词元索引为 0）填充到同一长度 T。`valid_lens` 给出
+# 每个序列的真实长度。在注意力内部，`bertlib` 把它变成形状为 `(B, T)` 的布尔掩码（真实的键为
+# True），并在 softmax 之前，把填充位置上各个键的分数设为 $-\infty$。由于 $e^{-\infty} = 0$，
+# 填充的键得到的权重**恰好为 0**——对每个头、每个查询都是如此。
 #
 # （本章的 `masked_softmax` 用的是 $-10^6$；在 float32 中，只要分数不是特别大，softmax 之后同样会
 # 舍入为 0。用 $-\infty$ 则根本不必考虑这一点。）
 #
-# 下面就是这段代码。`key_padding_mask` 把位置 0 … T−1 与每个序列的长度比较：当 j <
-# `valid_lens[b]` 时，序列 b 的键 j 是真实词元。在 `MultiHeadAttention.forward` 中，掩码被加上两个
-# 大小为 1 的维度，变成 `(B, 1, 1, T)`，从而沿每个头、每个查询广播：它掩蔽的是**键**（分数矩阵的
-# 列），而不是查询（行）。不需要返回权重时，同一个 `(B, 1, 1, T)` 掩码被交给 PyTorch 融合实现的
+# 下面就是这段代码。`key_padding_mask` 把位置 0 … T−1 与每个序列的长度比较：当 j < `valid_lens[b]`
+# 时，序列 b 的键 j 是真实词元。在 `MultiHeadAttention.forward` 中，掩码增加两个大小为 1 的维度，
+# 变成 `(B, 1, 1, T)`，这样就能在所有头和所有查询上广播：它掩蔽的是**键**（分数矩阵的列），而不是查
+# 询（行）。不需要返回权重时，这个 `(B, 1, 1, T)` 掩码直接交给 PyTorch 的融合算子
 # `scaled_dot_product_attention`，它算出相同的输出，但不保留权重。
 
 # %%
@@ -301,7 +301,8 @@ print(mask)
 X_pad, attentions = encoder(padded, segments, valid_lens, return_attention=True)
 print(len(attentions), "x", tuple(attentions[0].shape))  # one (B, nh, T, T) tensor per block
 print(attentions[0][1, 0].numpy().round(2))  # layer 0, 2nd sequence, head 0: columns 5-7 = 0
-print("weights on padded keys == 0:", bool((attentions[0][1, :, :, 5:] == 0).all()))
+zero = bool((attentions[0][1, :, :, 5:] == 0).all())  # every head and query of layer 0
+print(tr("weights on padded keys: all exactly 0") if zero else tr("weights on padded keys: not 0"))
 
 # %% [markdown] lang="en"
 # Because no real token ever attends to a padded key, the outputs at the 5 real positions are
@@ -312,9 +313,9 @@ print("weights on padded keys == 0:", bool((attentions[0][1, :, :, 5:] == 0).all
 
 # %% [markdown] lang="zh"
 # 由于真实词元从不关注填充位置上的键，5 个真实位置的输出与不加填充、长度为 5 的序列完全相同，
-# 而且无论填充位置放的是什么都不会改变。填充位置**本身**的输出也会被计算出来（它们的查询仍然关注
-# 真实的键），但这些输出没有意义：预训练的输出层从不读取它们。如果不传入 `valid_lens`，填充就会
-# 影响真实位置的输出。
+# 而且无论填充位置放的是什么都不会改变。填充位置**本身**的输出照样会算出来（它们的查询仍然关注真实
+# 的键），但这些输出没有意义：预训练的输出层从不读取它们。如果不传入 `valid_lens`，填充就会影响真
+# 实位置的输出。
 
 # %%
 alone = encoder(tokens[1:, :5], segments[1:, :5])  # sequence 2 without padding: (1, 5, H)
@@ -338,22 +339,19 @@ print("X_no_mask[1, :5] ≈ alone:       ", torch.allclose(X_no_mask[1, :5], alo
 # %% [markdown] lang="zh"
 # ## 把注意力权重画出来
 #
-# 每个头给出一个 `(T, T)` 矩阵：第 i 行对应查询 i，第 j 列对应键 j。下图画出层 0（即第一个编码器
-# 块）的头 0 到头 3 在这条填充过的序列上的权重；右边三列空白就是填充位置上的键。这个模型还没有
-# 训练，所以图案本身没有意义；笔记本 08 会展示真实 BERT 的注意力头。
+# 每个头给出一个 `(T, T)` 矩阵：第 i 行对应查询 i，第 j 列对应键 j。下图以这条填充过的序列为例，
+# 画出层 0（即第一个编码器块）中头 0 到头 3 的权重；右边三列空白对应填充位置上的键。这个模型还没有训
+# 练，所以图案本身没有意义；笔记本 08 会展示真实 BERT 的注意力头。
 
 # %%
-# This figure's axis labels; label() gives them in the edition's language.
-label = labels({"key_j": {"en": "key j", "zh": "键 j"},
-                "query_i": {"en": "query i", "zh": "查询 i"}})
 fig = new_figure(9, 3)  # bertlib's figures draw Chinese labels with the CJK font
 fig.set_layout_engine("constrained")
 axes = fig.subplots(1, nh)
 for h, ax in enumerate(axes):  # heads numbered from 0, as in the code and the widgets
     image = ax.imshow(attentions[0][1, h].numpy(), cmap="Reds", vmin=0, vmax=1)
-    ax.set(title=text("head_name", head=h), xlabel=label("key_j"), xticks=range(T),
+    ax.set(title=tr("head {head}", head=h), xlabel=tr("key j"), xticks=range(T),
            yticks=range(T))
-axes[0].set_ylabel(label("query_i"))
+axes[0].set_ylabel(tr("query i"))
 fig.colorbar(image, ax=axes, shrink=0.8)
 display(fig)
 
@@ -383,13 +381,13 @@ display(fig)
 # 键 j，橙色的线把句子 A 和句子 B 分开。热图右边的条形图单独画出“查询词元”中所选词元的那一行，
 # 每个键一根横条，自上而下排列，即这个词元从哪些位置获取信息。层和头都从 0 开始编号，与代码一致。
 #
-# 先看随机权重：一个 `BERTModel`，尺寸与为这些笔记本预训练的小型 BERT 相同（2 个块，每块 2 个头，
-# H = 128），也使用它的 WordPiece 分词器，但还没有经过任何训练。可以试试：
+# 先看随机权重：一个 `BERTModel`，尺寸与项目自带的小 BERT 相同（2 个块，每块 2 个头，H = 128），
+# 也使用自带模型的 WordPiece 分词器，但还没有经过任何训练。可以试试：
 #
 # * 换一个查询词元、另一层或另一个头：权重分散在许多词元上，层 1 几乎是均匀的（看颜色条：没有
 #   哪个权重接近 1），看不出任何有意义的模式；
 # * 选择“全部头”：同一层的两个头和它们的平均并排显示；
-# * 把 `torch.manual_seed(0)` 换一个种子，再运行这个单元格：图案变了，但同样没有意义。
+# * 把 `torch.manual_seed(0)` 换一个随机种子，再运行这个单元格：图案变了，但同样没有意义。
 
 # %%
 model, tokenizer = load_small_bert()  # the pretrained small BERT and its tokenizer
@@ -414,17 +412,17 @@ AttentionWidget(random_model, tokenizer)
 #   vocabulary has no `z`) and a Chinese character it has never seen (雪) become `<unk>`.
 
 # %% [markdown] lang="zh"
-# 现在换成同一结构、但使用预训练权重的模型（笔记本 06 用中英文的日常小故事训练它）。每一行的
-# 权重不再均匀分布。可以试试：
+# 现在换成自带模型：结构相同，但用的是预训练权重（笔记本 06 用中英文的日常小故事训练出这些权重）。
+# 每一行的权重不再均匀分布。可以试试：
 #
 # * 层 1、头 0：绝大多数词元把最大的权重给了紧挨在它**后面**的词元。层 0、头 0 的倾向正好相反：
 #   不少词元（虽然不到一半）把最大的权重给了紧挨在它**前面**的词元。故事中的其他句子对大多也呈现
 #   这两种模式。这些规则不是谁写进去的，而是预训练自己发现的：相邻的词元有助于预测被掩蔽的词元；
 # * 勾选“隐藏特殊词元”：热图去掉 `<cls>` 和 `<sep>` 所在的行和列；
-# * 查询词元选 `<cls>`：它在每一层读取了哪些词元？
-# * 输入你自己的句子，中文或英文都可以。分词器的词表只从这些故事中学来：没见过的英文单词会被切成
-#   几个它认识的子词（*astronaut* 变成 `as ##t ##r ##on ##a ##ut`），但含有它没见过的字母的单词
-#   （*zebra*：词表里没有 `z`）和它没见过的汉字（比如“雪”）会变成 `<unk>`。
+# * “查询词元”选 `<cls>`：它在每一层读取了哪些词元？
+# * 输入你自己的句子，中文或英文都可以。分词器的词表只从这些故事中学来：它会把没见过的英文单词切成几
+#   个认识的子词（*astronaut* 变成 `as ##t ##r ##on ##a ##ut`），但如果单词里有它没见过的字母
+#   （*zebra*：词表里没有 `z`），或者遇到没见过的汉字（比如“雪”），就只能得到 `<unk>`。
 
 # %%
 AttentionWidget(model, tokenizer)
@@ -457,16 +455,15 @@ AttentionWidget(model, tokenizer)
 # %% [markdown] lang="zh"
 # ## 一次看全部层，再逐步看一个查询
 #
-# 小部件还有两种视图。“全部层和头”把每一层的每个头画成一幅小图，各用自己的颜色刻度，这样预训练
-# 模型的各种模式一眼就能比较；上方选中的层和头在小图网格中用框标出，并在网格右边放大显示，
-# 连同词元一起。
+# 小部件还有两种视图。“全部层和头”把每一层的每个头画成一幅小图，各用自己的颜色刻度，便于一眼比较预训
+# 练模型的各种模式；上方选中的层和头在网格中加框标出，并连同词元一起在网格右边放大显示。
 #
-# 最后一种视图“单个查询，逐步计算”，在文本框里的句子对上把本笔记本的公式逐项拆开，每个键 $j$
-# 占一行。对所选的层、头和查询词元，它写出每一个数：
+# 最后一种视图是“单个查询，逐步计算”：它以文本框里的句子对为例，把本笔记本的公式逐项拆开，每个键 $j$
+# 占一行。对于所选的层、头和查询词元，每一个数都会写出来：
 # 1. 查询与每个键的打分 $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$（$d$ 是每个头的大小，这里是 64）；
-# 2. 掩码：真实的键为 0，填充的键为 $-\infty$。滑块“填充”在序列后面补上相应个数的 `<pad>`
-#    （开始时是 3 个），就像小批量里较短的句子对被补齐那样；
-# 3. 掩蔽后的打分做 softmax 的结果：也就是上面热图中的一行，每个填充的键权重恰好为 0；
+# 2. 掩码：真实的键为 0，填充的键为 $-\infty$。滑块“填充”在序列后面补上相应个数的 `<pad>`（开始时是
+#    3 个），就像小批量中较短的句子对要补齐那样；
+# 3. 对掩蔽后的打分做 softmax：结果就是上面热图中的一行，每个填充的键的权重都恰好为 0；
 # 4. 值 $\mathbf{v}_j$，以及这个头对该查询的输出 $\sum_j \text{权重}_j\,\mathbf{v}_j$：一个含
 #    $d$ 个数的向量，随后 `W_o` 把它与其他头的输出混合起来。
 #
@@ -524,10 +521,10 @@ display(step_by_step)
 #
 # ## 练习
 #
-# 1. ★ **数一数。** 演示编码器的**一个**编码器块（H = 768，前馈网络 1024，4 个头）有多少个可学习的
-#    数？在下面检查你的答案。
-# 2. ★ **先预测。** 保持 H = 768，把 `num_heads` 从 4 改成 8。本笔记本中哪些形状会变化？现在一个
-#    编码器块有多少个可学习的数？先在下面写出你的预测，再构建一个 8 个头的块数一数。
+# 1. ★ **数一数。** 演示用编码器的**一个**编码器块（H = 768，前馈网络 1024，4 个头）有多少个可学习的
+#    参数？在下面检查你的答案。
+# 2. ★ **先预测。** 保持 H = 768，把 `num_heads` 从 4 改成 8。本笔记本中哪些形状会变化？现在一个编码
+#    器块有多少个可学习的参数？先在下面写出你的预测，再构建一个 8 个头的块数一数。
 # 3. ★★ 去掉除以 $\sqrt{hs}$ 这一步，再看看 `weights`。softmax 的每一行会变成什么样？为什么这会
 #    妨碍训练？
 # 4. ★★ **GELU 还是 ReLU。** 原始 BERT 在前馈网络和掩蔽语言模型的输出层中使用高斯误差线性单元
@@ -538,10 +535,10 @@ display(step_by_step)
 #    （`BERTEncoder(..., hidden_act="gelu")` 可以构建 GELU 版本。）
 # 5. ★★ 填充位置上的键必须得到零权重，但填充位置上的**查询**却不需要掩蔽。为什么？
 # 6. ★★ **动手实现：掩蔽后的注意力权重。** 为 `bertlib` 的 `MultiHeadAttention` 写出
-#    `attention_weights(attention, X, valid_lens)`：它的各个头在 `X`（形状为 `(B, T, H)`）上的
-#    注意力权重，形状为 `(B, nh, T, T)`，填充位置上的键的权重恰好为 0（`valid_lens` 可以是
-#    None，这时不做任何掩蔽）。检查单元格会在几个批量上（包括填充和只有一个词元的序列）把它与
-#    `bertlib` 的结果比较，并告诉你哪个测试用例没有通过。
+#    `attention_weights(attention, X, valid_lens)`：返回各个头在 `X`（形状为 `(B, T, H)`）上的注意力
+#    权重，形状为 `(B, nh, T, T)`，填充位置上的键的权重恰好为 0（`valid_lens` 可以是 None，这时不做
+#    任何掩蔽）。检查单元格会在几个批量上（包括填充和只有一个词元的序列）把它与 `bertlib` 的结果比
+#    较，并告诉你哪个测试用例没有通过。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -564,3 +561,19 @@ def attention_weights(attention, X, valid_lens):
 
 
 check_implementation("03_attention_weights", attention_weights)
+
+# %% [raw] strings="zh"
+# "head {head}"
+# "头 {head}"
+#
+# "key j"
+# "键 j"
+#
+# "query i"
+# "查询 i"
+#
+# "weights on padded keys: all exactly 0"
+# "填充的键得到的权重：全部恰好为 0"
+#
+# "weights on padded keys: not 0"
+# "填充的键得到的权重：不全为 0"

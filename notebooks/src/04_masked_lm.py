@@ -26,29 +26,31 @@
 # You will:
 # 1. corrupt a sentence with `mask_tokens` and check the 15% and 80/10/10 rules over many seeded
 #    draws;
-# 2. measure a shortcut that a bilingual vocabulary opens in the 10% random replacements;
-# 3. see how `MaskLM` gathers the prediction positions out of a `(B, T, H)` tensor, and write
+# 2. see how `MaskLM` gathers the prediction positions out of a `(B, T, H)` tensor, and write
 #    that gather yourself (an exercise checked against bertlib);
-# 4. compute the weighted MLM loss with `bert_loss`, and see numerically why the chapter's
-#    training code, which uses a mean-reduced loss, ends up masking nothing.
+# 3. compute the weighted MLM loss with `bert_loss`, and see numerically why the chapter's
+#    training code, which uses a mean-reduced loss, counts the padded slots too;
+# 4. going further: measure a shortcut that a bilingual vocabulary opens in the 10% random
+#    replacements, and mask whole words instead of single pieces.
 
 # %% [markdown] lang="zh"
 # # 04 · 掩蔽语言模型
 #
 # [English](../en/04_masked_lm.ipynb) · [目录](00_index.ipynb)
 #
-# 从左到右的语言模型根据左边的词元预测下一个词元。BERT 希望每个词元的向量同时利用**两侧**的
-# 上下文，但如果模型能看到两侧，它大可直接把要预测的那个词元抄过来。解决办法是：把一部分词元掩蔽
-# 起来，再根据上下文把它们预测出来。这就是**掩蔽语言模型**（MLM），是 BERT 两个预训练任务中的
-# 第一个。它的标签直接来自原始文本，不需要人工标注。
+# 从左到右的语言模型根据左边的词元来预测每个词元。BERT 希望每个词元的向量同时利用**两侧**的上下文，
+# 但如果模型能看到两侧，它大可直接把要预测的那个词元抄过来。解决办法是：把一部分词元掩蔽起来，再根据
+# 上下文把它们预测出来。这就是**掩蔽语言模型**（MLM），是 BERT 两个预训练任务中的第一个。它的标签直
+# 接来自原始文本，不需要人工标注。
 #
 # 你将会：
-# 1. 用 `mask_tokens` 掩蔽一个句子，并通过大量设定了随机种子的抽样检验 15% 和 80/10/10 规则；
-# 2. 度量双语词表在 10% 的随机替换中留下的一条捷径；
-# 3. 看 `MaskLM` 如何从形状为 `(B, T, H)` 的张量中取出预测位置，并亲手实现这一步（练习中会与
-#    bertlib 的结果比对）；
-# 4. 用 `bert_loss` 计算加权的掩蔽语言模型损失，并用数字说明：本章的训练代码使用按均值归约的
-#    损失，因而填充位置并没有被排除在损失之外。
+# 1. 用 `mask_tokens` 掩蔽一个句子，再固定随机种子反复抽样，检验 15% 规则和 80/10/10 规则；
+# 2. 看 `MaskLM` 怎样从形状为 `(B, T, H)` 的张量中取出预测位置上的向量，再亲手实现这一步（练习会把你
+#    的结果与 bertlib 比对）；
+# 3. 用 `bert_loss` 计算加权的掩蔽语言模型损失，并用数字说明：本章的训练代码用的是按均值归约的损失，
+#    结果填充位置并没有排除在损失之外；
+# 4. 更进一步：看一看双语词表怎样在 10% 的随机替换中留下一条捷径，再试试掩蔽整个词，而不是逐个子词
+#    掩蔽。
 
 # %%
 import collections
@@ -68,47 +70,12 @@ from bertlib import (
     mask_tokens,
 )
 from bertlib.exercises import check_exercise
-from bertlib.i18n import labels
+from bertlib.i18n import pad, tr
 from bertlib.implement import check_implementation
 from bertlib.inputs import encode_pair, stack_inputs
 from bertlib.viz import MaskingWidget
 from bertlib.viz.listing import show_source
 from bertlib.words import segment, word_ids
-
-# %%
-# This notebook's own printed labels; label() gives them in the edition's language.
-LABELS = {
-    "per_position": {"en": "chosen per position: min {low}, max {high}, expected {expected:.1f}",
-                     "zh": "每个位置被选中的次数：最少 {low}，最多 {high}，期望 {expected:.1f}"},
-    "specials": {"en": "chosen <cls>, <sep>: {cls} {sep}",
-                 "zh": "<cls>、<sep> 被选中的次数：{cls} {sep}"},
-    "expected": {"en": "(expected {share})", "zh": "（期望 {share}）"},
-    "wwm_draw": {"en": "seed {seed}  per character: {per_char}  whole words: {whole}",
-                 "zh": "种子 {seed}  逐字掩蔽：{per_char}  全词掩蔽：{whole}"},
-    "partner_visible": {"en": "partner visible: top guess right {right:.1%}, mean P(original) "
-                              "{p:.3f}",
-                        "zh": "同伴字可见：首选预测正确 {right:.1%}，原字的平均概率 {p:.3f}"},
-    "partner_masked": {"en": "whole word masked: top guess right {right:.1%}, mean P(original) "
-                             "{p:.3f}",
-                       "zh": "整个词被掩蔽：首选预测正确 {right:.1%}，原字的平均概率 {p:.3f}"},
-    "two_char_words": {"en": "two-character words in {s} held-out Chinese sentences: {n}",
-                       "zh": "{s} 个留出的中文句子中的两字词：{n} 个"},
-    "count_row": {"en": "{n:3} tokens: 0.15 × {n} = {x:<5} -> {k} positions",
-                  "zh": "{n:3} 个词元：0.15 × {n} = {x:<5} -> {k} 个预测位置"},
-    "vocab_share": {"en": "ordinary words in the vocabulary: {n}, Chinese: {zh} ({share:.1%})",
-                    "zh": "词表中的普通词元：{n} 个，其中中文：{zh} 个（{share:.1%}）"},
-    "random_share": {"en": "random replacements in {s} held-out English sentences ({r} draws "
-                           "each): {n}, Chinese: {zh} ({share:.1%})",
-                     "zh": "在 {s} 个留出的英文句子中（每句抽样 {r} 次）随机替换：{n} 个，其中"
-                           "中文：{zh} 个（{share:.1%}）"},
-    "recovered": {"en": "{kind} replacement: original recovered {right}/{n} = {share:.1%}, "
-                        "mean P(the replacement itself) {trust:.2%}",
-                  "zh": "替换词为{kind}：预测出原词元 {right}/{n} = {share:.1%}，"
-                        "给替换词本身的平均概率 {trust:.2%}"},
-    "chinese": {"en": "Chinese", "zh": "中文"},
-    "english": {"en": "non-Chinese", "zh": "非中文"},
-}
-label = labels(LABELS)
 
 # %% [markdown] lang="en"
 # ## The 15% and the 80/10/10 rule
@@ -133,16 +100,15 @@ label = labels(LABELS)
 #
 # 在每个 BERT 输入序列中，随机选出 15% 的词元作为预测位置。这个个数按整个序列计算，`<cls>` 和
 # `<sep>` 也计入长度，只是它们本身永远不会被选中：`max(1, round(0.15 * len(tokens)))`，与本章的
-# `_get_mlm_data_from_tokens` 和原始 BERT 的数据脚本一致。如果总是把选中的词元替换成 `<mask>`，
-# 预训练和微调之间就会出现不匹配：之后在真实文本上微调时，`<mask>` 从不出现。
-# 因此，每个被选中的词元
+# `_get_mlm_data_from_tokens` 和原始 BERT 的数据脚本一致。如果总是把选中的词元替换成 `<mask>`，预训
+# 练和微调之间就会出现不匹配：之后在真实文本上微调时，`<mask>` 从不出现。因此，每个被选中的词元
 #
 # * 80% 的时间替换为 `<mask>`（“this movie is great”→“this movie is `<mask>`”）；
 # * 10% 的时间替换为一个随机词（“this movie is drink”）；
 # * 10% 的时间保持不变（“this movie is great”）。
 #
-# 这三种情况下，模型都要预测原来的词元。因此它不能轻信预测位置上的输入；而且任何词元都可能被
-# 问到，所以它必须为**每个**词元都构造出好的向量。
+# 在这三种情况下，模型都要预测原来的词元，所以它不能轻信预测位置上的输入；又因为任何词元都可能成为预
+# 测对象，它必须为**每个**词元都构造出好的向量。
 
 # %%
 words = ("the old man sat by the river and watched the boats go by "
@@ -153,9 +119,10 @@ ids = vocab[tokens]
 
 m = mask_tokens(ids, vocab, seed=0)
 print("len(tokens) =", len(tokens), " m.positions =", m.positions)
+FATES = {Fate.MASK: tr("masked"), Fate.RANDOM: tr("random word"), Fate.KEEP: tr("unchanged")}
 for pos, target, fate in zip(m.positions, m.labels, m.fates, strict=True):
     shown = vocab.to_tokens(m.masked_ids[pos])  # what the model will see at this position
-    print(f"{pos:2}: {vocab.to_tokens(target):>6} -> {shown:<6} {fate.name}")
+    print(f"{pos:2}: {vocab.to_tokens(target):>6} -> {shown:<6} {FATES[fate]}")
 
 # %% [markdown] lang="en"
 # `mask_tokens` returns the corrupted ids (the model's input), the prediction positions, the
@@ -165,10 +132,10 @@ for pos, target, fate in zip(m.positions, m.labels, m.fates, strict=True):
 # one's fate.
 
 # %% [markdown] lang="zh"
-# `mask_tokens` 返回被掩蔽后的编号（模型的输入）、预测位置、标签（这些位置上原来的编号），以及
-# 每个位置的 `Fate`（处理方式）。它的全部做法一屏就能看完，相当于本章的 `_get_mlm_data_from_tokens`
-# 与 `_replace_mlm_tokens` 合在一起：先算出预测位置的个数，把候选位置打乱后依次选取，再为每个位置
-# 抽取处理方式。
+# `mask_tokens` 返回掩蔽后的词元索引（模型的输入）、预测位置、标签（这些位置上原来的词元索引），以及
+# 每个位置的 `Fate`（处理方式）。它的完整流程一屏就能看完，做的事相当于本章的
+# `_get_mlm_data_from_tokens` 和 `_replace_mlm_tokens` 两个函数加起来：先算出预测位置的个数，把候选
+# 位置打乱后依次选取，再为每个选中的位置抽取处理方式。
 
 # %%
 show_source(mask_tokens, region="recipe")
@@ -186,8 +153,8 @@ show_source(mask_tokens, region="recipe")
 # %%
 for n in (5, 23, 30, 50):
     seq = [vocab.cls_id] + [ids[1]] * (n - 2) + [vocab.sep_id]  # <cls>, n - 2 words, <sep>
-    print(label("count_row", n=n, x=round(0.15 * n, 2), k=len(mask_tokens(seq, vocab,
-                                                                             seed=0).positions)))
+    print(tr("{n:3} tokens: 0.15 × {n} = {x:<5} -> {k} positions",
+             n=n, x=round(0.15 * n, 2), k=len(mask_tokens(seq, vocab, seed=0).positions)))
 
 # %% [markdown] lang="en"
 # One draw says little about probabilities. Let us repeat the draw 2000 times with one seeded
@@ -195,9 +162,9 @@ for n in (5, 23, 30, 50):
 # about equally often, `<cls>` and `<sep>` never, and the fates come out close to 80/10/10.
 
 # %% [markdown] lang="zh"
-# 抽样一次说明不了概率。我们用同一个设定了种子的随机数生成器重复抽样 2000 次并计数：预测位置的
-# 个数每次都一样，每个词所在的位置被选中的次数大致相同，`<cls>` 和 `<sep>` 从不被选中，而三种
-# 处理方式的比例接近 80/10/10。
+# 只抽样一次说明不了概率。我们用同一个设定了随机种子的随机数生成器重复抽样 2000 次并计数：预测位置的
+# 个数每次都一样，每个词所在的位置被选中的次数大致相同，`<cls>` 和 `<sep>` 从不被选中，而三种处理方
+# 式的比例接近 80/10/10。
 
 # %%
 draws = 2000
@@ -212,12 +179,13 @@ for _ in range(draws):
 print("len(m.positions):", dict(num_preds))  # {number of positions: draws}
 per_position = [chosen[i] for i in range(1, len(tokens) - 1)]  # the word positions
 expected = draws * len(m.positions) / len(words)  # every draw picks the same number of words
-print(label("per_position", low=min(per_position), high=max(per_position), expected=expected))
-print(label("specials", cls=chosen[0], sep=chosen[len(tokens) - 1]))
+print(tr("chosen per position: min {low}, max {high}, expected {expected:.1f}",
+         low=min(per_position), high=max(per_position), expected=expected))
+print(tr("chosen <cls>, <sep>: {cls} {sep}", cls=chosen[0], sep=chosen[len(tokens) - 1]))
 total = sum(fates.values())
 for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)):
-    print(f"{fate.name:<6} {fates[fate]:5}  {fates[fate] / total:.3f}  "
-          + label("expected", share=share))
+    print(pad(FATES[fate], 12) + f"{fates[fate]:5}  {fates[fate] / total:.3f}  "
+          + tr("(expected {share})", share=share))
 
 # %% [markdown] lang="en"
 # ## Try it: masking a sentence pair
@@ -240,17 +208,17 @@ for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)):
 # %% [markdown] lang="zh"
 # ## 动手试试：掩蔽一个句子对
 #
-# 下面的小部件对一个句子对运行 `mask_tokens`，分词用的是为这些笔记本预训练的小型 BERT 的 WordPiece
-# 分词器。每个方块是一个词元。被选中的方块用其处理方式的颜色描边，方块中的色条显示模型在这个位置上实
-# 际看到的内容；方块下面的表格列出掩蔽语言模型的预测目标。可以试试：
+# 下面的小部件对一个句子对运行 `mask_tokens`，分词用的是项目自带的小 BERT 的 WordPiece 分词器。每个
+# 方块是一个词元。被选中的方块按处理方式用不同颜色描边，方块里的色条显示模型在这个位置上实际看到的是
+# 什么；方块下面的表格列出掩蔽语言模型的预测目标。可以试试：
 #
-# * 多点几次“重新采样”（或者修改随机种子）：被选中的词元个数不变，但选中哪些词元、如何处理都会
-#   变化；`<cls>` 和 `<sep>` 永远不会被选中；
-# * 把句子改长或改短：被选中的词元个数始终是全部词元个数（`<cls>` 和 `<sep>` 也计入）的 15%，
-#   舍入到最接近的整数（恰好在中间时取偶数），且至少为 1；
-# * 点击“统计多次采样”：小部件用同一个设定了种子的随机数生成器抽样 300 次，然后画出每个位置被选中的
-#   频率，以及随着抽样次数增加，三种处理方式的比例如何逼近 80/10/10。把采样次数改成 5000 再统计
-#   一次；
+# * 多点几次“重新采样”（或者修改随机种子）：被选中的词元个数不变，但选中哪些词元、如何处理都会变化；
+#   `<cls>` 和 `<sep>` 永远不会被选中；
+# * 把句子改长或改短：被选中的词元个数始终是全部词元个数（`<cls>` 和 `<sep>` 也计入）的 15%，舍入到
+#   最接近的整数（恰好在中间时取偶数），且至少为 1；
+# * 点击“统计多次采样”：小部件用同一个设定了随机种子的随机数生成器抽样 300 次，然后画出每个位置被选
+#   中的频率，以及随着抽样次数增加，三种处理方式的比例如何逼近 80/10/10。把“采样次数”改成 5000，再统
+#   计一次；
 # * 把“掩蔽比例”设为 0.5：模型还能读到多少上下文？（见下面的练习 4。）
 
 # %%
@@ -265,106 +233,10 @@ MaskingWidget(tokenizer, model=model)
 # right answer is in plain view, yet the model does not always simply copy it.
 
 # %% [markdown] lang="zh"
-# 表格最后一列是模型的实际预测：小型 BERT 读入被破坏的序列后，在每个被选中的位置上给出概率最高的
-# 5 个词元；原词元在其中时以粗体显示。留意三种处理方式的差别：遇到 `<mask>`，模型只能依靠上下文；
-# 遇到随机替换的词，它得推翻一个看得见的错误词元；位置保持不变时，正确答案就摆在眼前，但模型并不
-# 总是照抄。
-
-# %% [markdown] lang="en"
-# ## A second-language shortcut in the random replacements
-#
-# The 10% random replacements are drawn uniformly from the vocabulary's ordinary words. The small
-# BERT's vocabulary is bilingual, so in an English sentence the "random word" is often a Chinese
-# character (the widget may show `in → 鸟`). How often? Count the Chinese tokens among the words
-# a replacement is drawn from, then mask the held-out English sentences ten times each and
-# count the replacements themselves:
-
-# %% [markdown] lang="zh"
-# ## 随机替换中的第二语言捷径
-#
-# 10% 的随机替换词从词表的普通词元中均匀抽取。小型 BERT 的词表是双语的，所以在英文句子里，
-# “随机词”常常是一个汉字（小部件里就可能出现 `in → 鸟` 这样的替换）。这种情况有多常见？先数一数
-# 可供抽取的词元中有多少是中文，再把留出的英文句子各掩蔽十次，数一数实际发生的随机替换：
-
-# %%
-def is_chinese(token: str) -> bool:
-    """Whether ``token`` holds a CJK character (the corpus's Chinese is all in this block)."""
-    return any("\u4e00" <= ch <= "\u9fff" for ch in token)
-
-
-vocab = tokenizer.vocab  # the small BERT's, from here on
-chinese_words = sum(is_chinese(t) for t in vocab.to_tokens(vocab.word_ids))
-print(label("vocab_share", n=len(vocab.word_ids), zh=chinese_words,
-            share=chinese_words / len(vocab.word_ids)))
-
-corpus = load_small_corpus()  # the same split as the small BERT's pretraining
-english = [encode_pair(tokenizer, sentence)
-           for paragraph, lang in zip(corpus.held_out, corpus.held_out_langs, strict=True)
-           if lang == "en" for sentence in paragraph]
-rounds, g = 10, torch.Generator().manual_seed(0)
-replaced = []  # (the sentence, its corrupted ids, the position) of every RANDOM slot
-for _ in range(rounds):
-    for enc in english:
-        m = mask_tokens(enc.ids, vocab, generator=g)
-        replaced += [(enc, m.masked_ids, pos) for pos, fate in zip(m.positions, m.fates,
-                                                                   strict=True)
-                     if fate is Fate.RANDOM]
-chinese = torch.tensor([is_chinese(vocab.to_tokens(masked[pos])) for _, masked, pos in replaced])
-print(label("random_share", s=len(english), r=rounds, n=len(replaced), zh=int(chinese.sum()),
-            share=chinese.float().mean().item()))
-
-# %% [markdown] lang="en"
-# About a third of the random replacements in English sentences are Chinese characters, just as
-# a third of the words are. That is a shortcut, like the language shortcut of NSP that
-# notebook 07 measures: a Chinese character in the middle of an English sentence is
-# obviously not the original token, so for these replacements the model needs no understanding
-# of the sentence to know that the input is wrong there; it only has to tell the two scripts
-# apart. The random replacements were meant to teach the model to doubt a plausible-looking
-# token, and a third of them cannot. (The same holds the other way round for English words in
-# Chinese sentences.)
-#
-# Does the small BERT treat the two kinds of replacement differently? At every one of these
-# positions, ask it for its top guess, and for the probability it gives the token it sees:
-
-# %% [markdown] lang="zh"
-# 英文句子中的随机替换大约有三分之一是汉字，这和词表里汉字所占的比例（约三分之一）一致。这是一条
-# 捷径，就像笔记本 07 度量的下一句预测的语言捷径：英文句子中间冒出一个汉字，显然不是原来的词元；
-# 遇到这样的替换，模型不需要理解句子就知道这里的输入是错的，只要分辨两种文字即可。随机替换本来是
-# 要教会模型怀疑一个看起来合理的词元，而其中有三分之一起不到这个作用。（反过来，中文句子里的英文
-# 替换词也是一样。）
-#
-# 小型 BERT 会区别对待这两种替换吗？在每个这样的位置上，看看它概率最高的预测，以及它给眼前这个
-# 替换词的概率：
-
-# %%
-inputs = [dataclasses.replace(enc, ids=masked) for enc, masked, _ in replaced]
-tokens, segments, valid_lens = stack_inputs(inputs, vocab.pad_id)
-positions = torch.tensor([[pos] for _, _, pos in replaced])  # (N, 1)
-originals = torch.tensor([enc.ids[pos] for enc, _, pos in replaced])
-with torch.no_grad():
-    _, guesses, _ = model(tokens, segments, valid_lens, positions)
-right = guesses[:, 0].argmax(-1) == originals
-shown = torch.tensor([masked[pos] for _, masked, pos in replaced])
-trust = guesses[:, 0].softmax(-1).gather(1, shown[:, None])[:, 0]  # P(the replacement)
-for kind, rows in (("chinese", chinese), ("english", ~chinese)):
-    print(label("recovered", kind=label(kind), right=int(right[rows].sum()), n=int(rows.sum()),
-                share=right[rows].float().mean().item(), trust=trust[rows].mean().item()))
-
-# %% [markdown] lang="en"
-# The model gives a Chinese replacement about a third of the probability it gives a non-Chinese
-# one (0.22% against 0.71%): it has learnt that a Chinese character in an English sentence is
-# not to be believed. Recovering the original is about equally hard after either kind (60.8%
-# and 62.8%): the obvious replacements give away *where* the input is wrong, not *what*
-# belongs there. What they cannot teach is the harder lesson the random replacements exist
-# for, doubting a token that fits. Drawing each replacement from the sentence's own language
-# would bring that lesson back (exercise 7).
-
-# %% [markdown] lang="zh"
-# 模型给中文替换词的概率大约只有给非中文替换词的三分之一（0.22% 对 0.71%）：它已经学会了不相信
-# 英文句子里的汉字。无论哪种替换，预测出原词元的难度都差不多（60.8% 和 62.8%）：明显的替换词只
-# 暴露了输入**哪里**出了错，并没有透露那里**应该**是什么。随机替换本来要教的是更难的一课——怀疑
-# 一个看起来合适的词元，而这样的替换词教不了。让替换词来自句子本身的语言，就能把这一课补回来
-# （练习 7）。
+# 表格最后一列是模型的实际预测：自带模型读入破坏后的序列，在每个被选中的位置上给出概率最高的 5 个词
+# 元；如果原词元在其中，就用粗体标出。留意三种处理方式的差别：遇到 `<mask>`，模型只能依靠上下文；遇
+# 到随机替换的词，它得推翻一个看得见的错误词元；位置保持不变时，正确答案就摆在眼前，但模型并不总是照
+# 抄。
 
 # %% [markdown] lang="en"
 # ## The MLM head: gather, then predict
@@ -380,11 +252,11 @@ for kind, rows in (("chinese", chinese), ("english", ~chinese)):
 # %% [markdown] lang="zh"
 # ## 掩蔽语言模型的输出层：先取出，再预测
 #
-# 编码器为每个位置返回一个向量，形状是 `(B, T, H)`；但损失只需要预测位置上的向量：预测位置是
-# 一个形状为 `(B, P)` 的张量，每个序列 P 个位置。`MaskLM` 先把这些向量**取出**，组成形状为
-# `(B, P, H)` 的张量，再用一个单隐藏层的多层感知机为词表中的每个词元打分。
+# 编码器为每个位置输出一个向量，形状为 `(B, T, H)`；而损失只用到预测位置上的向量。预测位置是形状为
+# `(B, P)` 的张量，每个序列有 P 个位置。`MaskLM` 先把这些向量**取出**来，组成形状为 `(B, P, H)` 的张
+# 量，再用只有一个隐藏层的多层感知机给词表中的每个词元打分。
 #
-# 取出向量只需一行高级索引。为了看清楚，我们用一个元素容易辨认的小张量 `X`。
+# 取出向量只要一行高级索引。为了看清楚它做了什么，我们取一个小张量 `X`，它的元素一眼就能认出来。
 
 # %%
 B, T, H = 2, 6, 3
@@ -405,9 +277,10 @@ print(gathered)
 # wrong: it applies *every* sequence's positions to *every* sequence.
 
 # %% [markdown] lang="zh"
-# 结果中第 `[b, p]` 行就是第 b 个序列的第 `pred_positions[b, p]` 行。本章用另一种方式构造同样的
-# 索引：先把一切展平，再用 `repeat_interleave` 把每个序列的批量下标重复 P 次；结果完全相同。一个看似
-# 省事的写法 `X[:, pred_positions]` 是错的：它把**每个**序列的预测位置都用到了**每个**序列上。
+# 结果的第 `[b, p]` 行就是序列 b 的第 `pred_positions[b, p]` 行。本章构造同样的索引时用了另一种办
+# 法：先把所有东西展平，再用 `repeat_interleave` 把每个序列的批量索引重复 P 次；结果完全相同。
+# `X[:, pred_positions]` 这种写法看似省事，其实是错的：它把**每个**序列的预测位置都用到了**每个**序
+# 列上。
 
 # %%
 P = pred_positions.shape[1]
@@ -424,9 +297,9 @@ print("X[:, pred_positions].shape:", tuple(X[:, pred_positions].shape))  # (B, B
 # vocabulary entry at each prediction position:
 
 # %% [markdown] lang="zh"
-# 这一行正是 bertlib 的掩蔽语言模型输出层 `MaskLM`（与本章的同名类对应）的核心。它先检查输入，
-# 然后用它的 `gather` 方法取出这些行，送入一个多层感知机：全连接层 → ReLU → 层规范化 →
-# 全连接层，在每个预测位置上为词表中的每个词元输出一个分数（logit，即未规范化的预测）：
+# 这一行就是 `MaskLM` 的核心。`MaskLM` 是 bertlib 中掩蔽语言模型的输出层，对应本章的同名类。它先检查
+# 输入，再用自己的 `gather` 方法取出这些行，送入多层感知机：全连接层 → ReLU → 层规范化 → 全连接层，
+# 在每个预测位置上为词表中的每个词元输出一个分数（logit，即未规范化的预测）：
 
 # %%
 show_source(MaskLM)
@@ -479,11 +352,11 @@ print(per_slot.numpy().round(2))
 # the NSP predictions and labels, the subject of notebook 05; here we read its `.mlm` part.)
 
 # %% [markdown] lang="zh"
-# 不同序列的预测位置个数不同，所以一个批量会把它们填充到相同的 P，并为每个位置给出一个权重：真实
-# 位置为 1，填充位置为 0。假设第二个序列其实只有 2 个预测位置，它的第三个位置是填充。掩蔽语言模型
-# 的损失应当是 **5 个真实位置**上的平均：$\sum_i w_i \ell_i / \sum_i w_i$。`bert_loss` 正是这样
-# 计算的；填充位置上的标签可以是任意值。（`bert_loss` 还需要下一句预测的预测值和标签，那是笔记本 05
-# 的内容；这里只看它的 `.mlm` 部分。）
+# 不同序列的预测位置个数不同，所以组成批量时要把它们填充到同一个 P，并给每个位置一个权重：真实位置为
+# 1，填充位置为 0。假设第二个序列其实只有 2 个预测位置，它的第三个位置只是填充。掩蔽语言模型的损失应
+# 当是 **5 个真实位置**上的平均：$\sum_i w_i \ell_i / \sum_i w_i$。`bert_loss` 正是这样计算的；填充
+# 位置上的标签是什么都无所谓。（`bert_loss` 还需要下一句预测的预测值和标签，那是笔记本 05 的内容；这
+# 里只看它的 `.mlm` 部分。）
 
 # %%
 mlm_weights = torch.tensor([[1.0, 1.0, 1.0],
@@ -499,7 +372,7 @@ print(f"per_slot[:5].mean() {per_slot[:5].mean():.3f}")  # the 5 real slots
 print(f"loss_other          {loss_other:.3f}")  # another label in the padded slot
 
 # %% [markdown] lang="en"
-# ## Why the chapter's training loss masks nothing
+# ## The chapter's loss counts the padded slots
 #
 # The chapter's PyTorch pretraining code creates its loss as `nn.CrossEntropyLoss()`, whose
 # default reduction is the **mean**. It then multiplies the loss by the weights and divides by
@@ -512,11 +385,11 @@ print(f"loss_other          {loss_other:.3f}")  # another label in the padded sl
 # %% [markdown] lang="zh"
 # ## 为什么本章的训练损失没能排除填充位置
 #
-# 本章 PyTorch 版的预训练代码用 `nn.CrossEntropyLoss()` 定义损失，它默认按**均值**归约。随后代码
-# 把损失乘以权重，再除以权重之和。可是按均值归约的损失已经是一个数了，即**所有**位置（包括填充位置）
-# 的平均。一个标量乘以权重再除以权重之和，得到的还是这个标量：权重被约掉了，填充位置和真实位置
-# 一样被计入。这个问题见 [d2l-en issue #2582](https://github.com/d2l-ai/d2l-en/issues/2582)。下面
-# 重现那段代码：
+# 本章 PyTorch 版的预训练代码用 `nn.CrossEntropyLoss()` 定义损失，它默认按**均值**归约。随后代码把损
+# 失乘以权重，再除以权重之和。可是按均值归约的损失已经是一个数，也就是**所有**位置（包括填充位置）上
+# 的平均。把一个标量乘以权重、再除以权重之和，得到的还是这个标量：权重相互抵消，填充位置和真实位置一
+# 样计入了损失。这个问题已经在 [d2l-en issue #2582](https://github.com/d2l-ai/d2l-en/issues/2582) 中
+# 报告过。下面重现那段代码：
 
 # %%
 mean_loss = torch.nn.CrossEntropyLoss()  # reduction="mean", as in the chapter
@@ -533,6 +406,7 @@ print(f"chapter_mlm_loss(mlm_Y)   {chapter_mlm_loss(mlm_Y):.3f}")
 print(f"per_slot.mean()           {per_slot.mean():.3f}")  # all 6 slots, padding included
 print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
 
+
 # %% [markdown] lang="en"
 # The chapter's value is the mean over all six slots and it moves when the padded label moves;
 # `bert_loss` stays on the five real slots. The fix is one word: create the loss with
@@ -541,13 +415,127 @@ print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
 # trained to predict token id 0 at position 0 (`<cls>`) over and over.
 
 # %% [markdown] lang="zh"
-# 本章的结果是全部 6 个位置的平均，而且会随填充位置上的标签而变；`bert_loss` 只计算 5 个真实
-# 位置。修正只需一处：定义损失时使用 `reduction="none"`，让每个位置保留自己的损失值，再乘以权重。
-# 真实的预训练批量中有很多填充位置，所以这个差别并非无关紧要：模型会一遍又一遍地被训练成在
-# 位置 0（`<cls>`）上预测编号为 0 的词元。
+# 本章的结果是全部 6 个位置的平均，会随填充位置上的标签而变化；`bert_loss` 则只看 5 个真实位置。修正
+# 只需改一处：定义损失时使用 `reduction="none"`，让每个位置先保留各自的损失值，再乘以权重。真实的预
+# 训练批量中有许多填充位置，所以这个差别不是小事：训练会一遍又一遍地教模型在位置 0（`<cls>`）上预测
+# 词元索引 0。
 
 # %% [markdown] lang="en"
-# ## Whole-word masking
+# ## Going further
+#
+# The chapter's path ends here: masking, `MaskLM`, the loss. The two sections below go
+# beyond it. The first measures a shortcut that a bilingual vocabulary opens in the 10% random
+# replacements; the second masks whole words instead of single pieces, as BERT's later releases
+# and the Chinese BERT-wwm models do.
+
+# %% [markdown] lang="zh"
+# ## 更进一步
+#
+# 本章的主线到这里就结束了：掩蔽、`MaskLM`、损失。下面两节是主线之外的内容。第一节看双语词表
+# 在 10% 的随机替换中留下的一条捷径；第二节不再逐个子词掩蔽，而是掩蔽整个词，这正是 BERT 后来发布
+# 的版本和中文 BERT-wwm 模型的做法。
+
+# %% [markdown] lang="en"
+# ### A second-language shortcut in the random replacements
+#
+# The 10% random replacements are drawn uniformly from the vocabulary's ordinary words. The small
+# BERT's vocabulary is bilingual, so in an English sentence the "random word" is often a Chinese
+# character (the widget may show `in → 鸟`). How often? Count the Chinese tokens among the words
+# a replacement is drawn from, then mask the held-out English sentences ten times each and
+# count the replacements themselves:
+
+# %% [markdown] lang="zh"
+# ### 随机替换中的第二语言捷径
+#
+# 10% 的随机替换词从词表的普通词元中均匀抽取。自带模型的词表是双语的，所以在英文句子里，“随机词”常常
+# 是汉字（小部件里就可能出现 `in → 鸟` 这样的替换）。这种情况有多常见？先数一数可供抽取的词元中有多
+# 少是中文，再把留出的英文句子各掩蔽十次，数一数实际发生的随机替换：
+
+# %%
+def is_chinese(token: str) -> bool:
+    """Whether ``token`` holds a CJK character (the corpus's Chinese is all in this block)."""
+    return any("\u4e00" <= ch <= "\u9fff" for ch in token)
+
+
+vocab = tokenizer.vocab  # the small BERT's, from here on
+chinese_words = sum(is_chinese(t) for t in vocab.to_tokens(vocab.word_ids))
+print(tr("ordinary words in the vocabulary: {n}, Chinese: {zh} ({share:.1%})",
+         n=len(vocab.word_ids), zh=chinese_words, share=chinese_words / len(vocab.word_ids)))
+
+corpus = load_small_corpus()  # the same split as the small BERT's pretraining
+english = [encode_pair(tokenizer, sentence)
+           for paragraph, lang in zip(corpus.held_out, corpus.held_out_langs, strict=True)
+           if lang == "en" for sentence in paragraph]
+rounds, g = 10, torch.Generator().manual_seed(0)
+replaced = []  # (the sentence, its corrupted ids, the position) of every RANDOM slot
+for _ in range(rounds):
+    for enc in english:
+        m = mask_tokens(enc.ids, vocab, generator=g)
+        replaced += [(enc, m.masked_ids, pos) for pos, fate in zip(m.positions, m.fates,
+                                                                   strict=True)
+                     if fate is Fate.RANDOM]
+chinese = torch.tensor([is_chinese(vocab.to_tokens(masked[pos])) for _, masked, pos in replaced])
+print(tr("random replacements in {s} held-out English sentences ({r} draws each): {n}, Chinese: "
+         "{zh} ({share:.1%})",
+         s=len(english), r=rounds, n=len(replaced), zh=int(chinese.sum()),
+         share=chinese.float().mean().item()))
+
+# %% [markdown] lang="en"
+# About a third of the random replacements in English sentences are Chinese characters, just as
+# a third of the words are. That is a shortcut, like the language shortcut of NSP that
+# notebook 07 measures: a Chinese character in the middle of an English sentence is
+# obviously not the original token, so for these replacements the model needs no understanding
+# of the sentence to know that the input is wrong there; it only has to tell the two scripts
+# apart. The random replacements were meant to teach the model to doubt a plausible-looking
+# token, and a third of them cannot. (The same holds the other way round for English words in
+# Chinese sentences.)
+#
+# Does the small BERT treat the two kinds of replacement differently? At every one of these
+# positions, ask it for its top guess, and for the probability it gives the token it sees:
+
+# %% [markdown] lang="zh"
+# 英文句子中的随机替换大约有三分之一是汉字，这和汉字在词表中约占三分之一的比例相当。这是一条捷径，和
+# 笔记本 07 中测量的下一句预测的语言捷径类似：英文句子中间冒出一个汉字，显然不是原来的词元；遇到这样
+# 的替换，模型不必理解句子就知道这里的输入有错，只要分辨出两种文字就行。随机替换本来是要教模型怀疑那
+# 些看上去说得通的词元，可其中有三分之一起不到这个作用。（反过来，中文句子中的英文替换词也是如此。）
+#
+# 自带模型会区别对待这两种替换吗？在每个这样的位置上，看看它的首选预测，以及它给眼前这个替换词多大的
+# 概率：
+
+# %%
+inputs = [dataclasses.replace(enc, ids=masked) for enc, masked, _ in replaced]
+tokens, segments, valid_lens = stack_inputs(inputs, vocab.pad_id)
+positions = torch.tensor([[pos] for _, _, pos in replaced])  # (N, 1)
+originals = torch.tensor([enc.ids[pos] for enc, _, pos in replaced])
+with torch.no_grad():
+    _, guesses, _ = model(tokens, segments, valid_lens, positions)
+right = guesses[:, 0].argmax(-1) == originals
+shown = torch.tensor([masked[pos] for _, masked, pos in replaced])
+trust = guesses[:, 0].softmax(-1).gather(1, shown[:, None])[:, 0]  # P(the replacement)
+for kind, rows in ((tr("Chinese"), chinese), (tr("non-Chinese"), ~chinese)):
+    print(tr("{kind} replacement: original recovered {right}/{n} = {share:.1%}, mean P(the "
+             "replacement itself) {trust:.2%}",
+             kind=kind, right=int(right[rows].sum()), n=int(rows.sum()),
+             share=right[rows].float().mean().item(), trust=trust[rows].mean().item()))
+
+# %% [markdown] lang="en"
+# The model gives a Chinese replacement about a third of the probability it gives a non-Chinese
+# one (0.22% against 0.71%): it has learnt that a Chinese character in an English sentence is
+# not to be believed. Recovering the original is about equally hard after either kind (60.8%
+# and 62.8%): the obvious replacements give away *where* the input is wrong, not *what*
+# belongs there. What they cannot teach is the harder lesson the random replacements exist
+# for, doubting a token that fits. Drawing each replacement from the sentence's own language
+# would bring that lesson back (exercise 7).
+
+# %% [markdown] lang="zh"
+# 模型给中文替换词的概率只有给非中文替换词的三分之一左右（0.22% 对 0.71%）：它已经学会不去相信英文句
+# 子里的汉字。无论是哪种替换，要预测出原词元都差不多难（60.8% 和 62.8%）：明显的替换词只暴露了输
+# 入**哪里**有错，并没有透露那里**应该**是什么。随机替换本来是要让模型学会更难的一课，即怀疑一个放在
+# 那里也说得通的词元，而这类替换词教不了这一课。如果替换词都取自句子本身的语言，这一课就能补回来（练
+# 习 7）。
+
+# %% [markdown] lang="en"
+# ### Whole-word masking
 #
 # BERT cuts Chinese text into single characters, so a Chinese word of two characters is two
 # tokens, and masking one of them leaves the other in plain view: with 球 ("ball") showing,
@@ -561,15 +549,15 @@ print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
 # chosen piece still gets its own 80/10/10 fate.
 
 # %% [markdown] lang="zh"
-# ## 全词掩蔽
+# ### 全词掩蔽
 #
 # BERT 把中文切成单个汉字，于是一个两字的词就是两个词元；只掩蔽其中一个，另一个仍然摆在眼前：看到
-# “球”，“球队”里的“队”就不难猜。中文 BERT-wwm（Cui 等，2019）改为掩蔽**整个词**，词由分词工具
-# 切出，常用的是 `jieba`。原始 BERT 后来发布的版本对 WordPiece 也这样做：一个词的各个 `##` 子词
+# “球”，“球队”里的“队”就不难猜。中文 BERT-wwm 模型（Cui 等人，2019）改为掩蔽**整个词**，词由分词工具
+# 切出，常用的是 `jieba`。原始 BERT 后来发布的版本对 WordPiece 子词也这样做：一个词的各个 `##` 子词
 # 一起掩蔽。`mask_tokens(..., words=...)` 接收每个词元所属的词（`<cls>`、`<sep>` 为 `None`）；
-# `bertlib.words.word_ids` 从文本算出它：`##` 子词归入前面的词，汉字按 jieba 切出的词归并。
-# 整词按随机顺序选取，只要还放得进同样的预算（词元数的 15%）就选入，与原始的数据脚本一致；选中的
-# 每个词元仍各自按 80/10/10 处理。
+# `bertlib.words.word_ids` 根据文本算出这一信息：`##` 子词归入前面的词，汉字按 jieba 切出的词归并。
+# 整词按随机顺序选取，只要还放得进同样的预算（词元总数的 15%）就选入，与原始的数据脚本一致；选中的每
+# 个词元仍各自按 80/10/10 处理。
 
 # %%
 sentence = "后来小明抓住机会，为球队得了分。"
@@ -580,8 +568,9 @@ print(list(zip(enc.tokens, words, strict=True)))
 for seed in range(3):
     per_char = mask_tokens(enc.ids, vocab, mask_ratio=0.3, seed=seed)
     whole = mask_tokens(enc.ids, vocab, mask_ratio=0.3, seed=seed, words=words)
-    print(label("wwm_draw", seed=seed, per_char=vocab.to_tokens(per_char.labels),
-                whole=vocab.to_tokens(whole.labels)))
+    print(tr("seed {seed}  per character: {per_char}  whole words: {whole}",
+             seed=seed, per_char=vocab.to_tokens(per_char.labels),
+             whole=vocab.to_tokens(whole.labels)))
 
 # %% [markdown] lang="en"
 # What the model has to predict changes with it. The small BERT of these notebooks was
@@ -590,8 +579,8 @@ for seed in range(3):
 # the model for that second character each time:
 
 # %% [markdown] lang="zh"
-# 要预测的内容也随之改变。这些笔记本里的小型 BERT 是用逐字掩蔽预训练的。取前 200 个留出的中文句子
-# 中的每个两字词，先只掩蔽第二个字，再掩蔽整个词，每次都让模型预测这第二个字：
+# 模型要预测的内容也随之改变。自带模型预训练时用的是逐字掩蔽。在留出的前 200 个中文句子中，取出每个
+# 两字词，先只掩蔽它的第二个字，再掩蔽整个词，两次都让模型预测这第二个字：
 
 # %%
 chinese_sentences = [sentence for paragraph, lang in zip(corpus.held_out, corpus.held_out_langs,
@@ -614,14 +603,16 @@ for sentence in chinese_sentences:
         whole_word.append(dataclasses.replace(enc, ids=masked))
         targets.append((second, enc.ids[second]))
 
-print(label("two_char_words", s=len(chinese_sentences), n=len(targets)))
+print(tr("two-character words in {s} held-out Chinese sentences: {n}",
+         s=len(chinese_sentences), n=len(targets)))
 second_positions = torch.tensor([[pos] for pos, _ in targets])  # (N, 1)
 second_originals = torch.tensor([original for _, original in targets])  # (N,)
-for name, inputs in (("partner_visible", one_char), ("partner_masked", whole_word)):
+for name, inputs in ((tr("partner visible"), one_char), (tr("whole word masked"), whole_word)):
     _, guesses, _ = model(*stack_inputs(inputs, vocab.pad_id), second_positions)
     p = guesses[:, 0].softmax(-1)  # (N, V)
-    print(label(name, right=(p.argmax(-1) == second_originals).float().mean().item(),
-                p=p.gather(1, second_originals[:, None]).mean().item()))
+    print(tr("{name}: top guess right {right:.1%}, mean P(original) {p:.3f}", name=name,
+             right=(p.argmax(-1) == second_originals).float().mean().item(),
+             p=p.gather(1, second_originals[:, None]).mean().item()))
 
 # %% [markdown] lang="en"
 # With the partner in view, the model's top guess is right more often and the original gets
@@ -631,9 +622,9 @@ for name, inputs in (("partner_visible", one_char), ("partner_masked", whole_wor
 # still gives many words away.)
 
 # %% [markdown] lang="zh"
-# 同伴字可见时，模型的首选预测更常正确，原字得到的概率也更高；整个词都被掩蔽后，模型只能从周围的
-# 句子推断这个词。全词掩蔽设置的正是这样一个更难、也更有用的任务。（小语料库中的故事短小而重复，
-# 这也许就是单凭句子仍能猜出许多词的原因。）
+# 同伴字可见时，模型的首选预测更常猜中，原字得到的概率也更高；整个词都掩蔽掉以后，模型只能根据周围的
+# 句子把这个词推断出来。全词掩蔽设下的正是这样一个更难、也更有用的任务。（这个小语料库里的故事短小又
+# 重复，也许正因为如此，单凭句子仍能猜出许多词。）
 
 # %% [markdown] lang="en"
 # ## Summary
@@ -641,15 +632,29 @@ for name, inputs in (("partner_visible", one_char), ("partner_masked", whole_wor
 # * MLM picks `max(1, round(0.15 * len(tokens)))` positions, `<cls>`/`<sep>` counted in the
 #   length but never chosen, a half rounded to the even integer; it corrupts them 80/10/10 into
 #   `<mask>` / a random word / unchanged; the labels are the original tokens.
-# * In a bilingual vocabulary a third of the random words in an English sentence are Chinese,
-#   corruptions the model can spot from the script alone.
 # * `MaskLM` gathers the prediction positions with `X[batch_idx, pred_positions]`,
 #   `(B, T, H)` → `(B, P, H)`, then scores the vocabulary: `(B, P, V)`.
 # * The MLM loss is a weighted mean over real slots; weighting only works on per-slot losses
 #   (`reduction="none"`).
-# * Whole-word masking hides all pieces of a word together (`mask_tokens(..., words=...)`), so a
-#   Chinese word cannot be read off its other character.
+# * Going further: in a bilingual vocabulary a third of the random words in an English sentence
+#   are Chinese, corruptions the model can spot from the script alone; whole-word masking hides
+#   all pieces of a word together (`mask_tokens(..., words=...)`), so a Chinese word cannot be
+#   read off its other character.
+
+# %% [markdown] lang="zh"
+# ## 小结
 #
+# * 掩蔽语言模型选出 `max(1, round(0.15 * len(tokens)))` 个位置：`<cls>`/`<sep>` 计入长度但从不被选
+#   中，恰好在两个整数中间时取偶数；再按 80/10/10 把它们替换为 `<mask>`、随机词或保持不变；标签是原
+#   来的词元。
+# * `MaskLM` 用 `X[batch_idx, pred_positions]` 取出预测位置上的向量，`(B, T, H)` → `(B, P, H)`，再为
+#   词表打分：`(B, P, V)`。
+# * 掩蔽语言模型的损失是真实位置上的加权平均；只有对逐位置的损失（`reduction="none"`）加权才有效。
+# * 更进一步：在双语词表中，英文句子里的随机替换词有三分之一是汉字，模型单看文字种类就能识破这些替
+#   换；全词掩蔽把一个词的所有词元一起掩蔽（`mask_tokens(..., words=...)`），这样中文词就没法凭另一
+#   个字猜出来了。
+
+# %% [markdown] lang="en"
 # ## Exercises
 #
 # 1. ★ **Count.** How many prediction positions does `mask_tokens` choose in a BERT input
@@ -672,35 +677,23 @@ for name, inputs in (("partner_visible", one_char), ("partner_masked", whole_wor
 #    neither language?
 
 # %% [markdown] lang="zh"
-# ## 小结
-#
-# * 掩蔽语言模型选出 `max(1, round(0.15 * len(tokens)))` 个位置：`<cls>`/`<sep>` 计入长度但从不
-#   被选中，恰好在两个整数中间时取偶数；再按 80/10/10 把它们替换为 `<mask>`、随机词或保持不变；
-#   标签是原来的词元。
-# * 在双语词表中，英文句子里的随机替换词有三分之一是汉字，模型单凭文字种类就能认出这些破坏。
-# * `MaskLM` 用 `X[batch_idx, pred_positions]` 取出预测位置，`(B, T, H)` → `(B, P, H)`，再为词表
-#   打分：`(B, P, V)`。
-# * 掩蔽语言模型的损失是真实位置上的加权平均；只有对逐位置的损失（`reduction="none"`）加权才有效。
-# * 全词掩蔽把一个词的所有词元一起掩蔽（`mask_tokens(..., words=...)`），中文词不能再凭另一个字
-#   猜出来。
-#
 # ## 练习
 #
-# 1. ★ **数一数。** 对于由 `<cls>`、48 个词和 `<sep>` 组成的 BERT 输入序列，`mask_tokens` 会
-#    选出多少个预测位置？在下面检查你的答案。
+# 1. ★ **数一数。** 对于由 `<cls>`、48 个词和 `<sep>` 组成的 BERT 输入序列，`mask_tokens` 会选出多少
+#    个预测位置？在下面检查你的答案。
 # 2. ★ **数一数。** 换成 `<cls>`、28 个词和 `<sep>` 呢？注意恰好在中间的情况。在下面检查。
-# 3. ★★ 为什么不总是使用 `<mask>`？又为什么不把 20% 替换为随机词，而要保留 10% 不变？请从模型在
-#    微调时看到的输入来论证。
-# 4. ★ 调用 `mask_tokens(ids, vocab, mask_ratio=0.5, seed=0)`。如果一半的词元都被破坏，上下文的
-#    质量会怎样？
+# 3. ★★ 为什么不总是使用 `<mask>`？又为什么不把 20% 替换为随机词，而要保留 10% 不变？请从模型在微调
+#    时看到的输入来论证。
+# 4. ★ 调用 `mask_tokens(ids, vocab, mask_ratio=0.5, seed=0)`。如果一半的词元都被破坏，上下文的质量
+#    会怎样？
 # 5. ★★ 用 `reduction="none"` 改写 `chapter_mlm_loss`，并检查它现在与 `bert_loss` 一致。
 # 6. ★★ **动手实现。** 编写 `gather(X, pred_positions)`：给定形状为 `(B, T, H)` 的 `X` 和形状为
-#    `(B, P)` 的 `pred_positions`，返回形状为 `(B, P, H)` 的张量，其第 `[b, p]` 个元素是
-#    `X[b, pred_positions[b, p]]`，就像 `MaskLM` 在多层感知机之前所做的那样。不要照抄上面那一行：
-#    自己写出来，再试试本章的做法（先展平，再给每个序列加上偏移）。下面的检查会在几个用例（包括
+#    `(B, P)` 的 `pred_positions`，返回形状为 `(B, P, H)` 的张量，它的元素 `[b, p]` 等于
+#    `X[b, pred_positions[b, p]]`，就像 `MaskLM` 在送入多层感知机之前所做的那样。不要照抄上面那一
+#    行：自己写出来，再试试本章的做法（先展平，再给每个序列加上偏移）。下面的检查会在几个用例（包括
 #    填充的预测位置）上把它与 `MaskLM` 比对。
-# 7. ★★★ 去掉第二语言捷径：要让随机替换词来自句子本身的语言，你会怎样修改 `mask_tokens`？你需要
-#    知道词表中每个词元的什么信息？数字、标点这类不属于任何一种语言的词元又该怎么办？
+# 7. ★★★ 去掉第二语言捷径：要让随机替换词来自句子本身的语言，你会怎样修改 `mask_tokens`？你需要知道
+#    词表中每个词元的什么信息？数字、标点这类不属于任何一种语言的词元又该怎么办？
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -719,3 +712,55 @@ def gather(X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
 
 
 check_implementation("04_mlm_gather", gather)
+
+# %% [raw] strings="zh"
+# "chosen per position: min {low}, max {high}, expected {expected:.1f}"
+# "每个位置被选中的次数：最少 {low}，最多 {high}，期望 {expected:.1f}"
+#
+# "chosen <cls>, <sep>: {cls} {sep}"
+# "<cls> 和 <sep> 被选中的次数：{cls}、{sep}"
+#
+# "(expected {share})"
+# "（期望 {share}）"
+#
+# "seed {seed}  per character: {per_char}  whole words: {whole}"
+# "随机种子 {seed}  逐字掩蔽：{per_char}  全词掩蔽：{whole}"
+#
+# "{name}: top guess right {right:.1%}, mean P(original) {p:.3f}"
+# "{name}：首选预测正确 {right:.1%}，原字的平均概率 {p:.3f}"
+#
+# "two-character words in {s} held-out Chinese sentences: {n}"
+# "{s} 个留出的中文句子中的两字词：{n} 个"
+#
+# "{n:3} tokens: 0.15 × {n} = {x:<5} -> {k} positions"
+# "{n:3} 个词元：0.15 × {n} = {x:<5} -> {k} 个预测位置"
+#
+# "ordinary words in the vocabulary: {n}, Chinese: {zh} ({share:.1%})"
+# "词表中的普通词元：{n} 个，其中中文 {zh} 个（{share:.1%}）"
+#
+# "random replacements in {s} held-out English sentences ({r} draws each): {n}, Chinese: {zh} ({share:.1%})"
+# "{s} 个留出的英文句子（每句抽样 {r} 次）中的随机替换：{n} 个，其中换成中文的 {zh} 个（{share:.1%}）"
+#
+# "{kind} replacement: original recovered {right}/{n} = {share:.1%}, mean P(the replacement itself) {trust:.2%}"
+# "替换词为{kind}：猜中原词元 {right}/{n} = {share:.1%}，替换词本身得到的平均概率 {trust:.2%}"
+#
+# "Chinese"
+# "中文"
+#
+# "non-Chinese"
+# "非中文"
+#
+# "partner visible"
+# "同伴字可见"
+#
+# "whole word masked"
+# "整个词都掩蔽"
+#
+# "masked"
+# "掩码词元"
+#
+# "random word"
+# "随机词元"
+#
+# "unchanged"
+# "保持不变"

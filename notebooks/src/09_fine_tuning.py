@@ -45,19 +45,19 @@
 #
 # 本章讲到哪里结束，BERT 真正的用武之地就从哪里开始。原始的 BERT 只在无标签文本上预训练一次，之后针
 # 对每个下游任务进行**微调**：去掉掩蔽语言模型和下一句预测的输出层，在编码器上加一个小小的输出层，再
-# 用这个任务的带标签样本把全部参数继续训练一小会儿。新的输出层从零开始训练，它下面的一切都从预训练得
-# 到的权重出发。本笔记本就来做这件事，并度量预训练的权重到底有多大价值。
+# 用该任务的带标签样本把全部参数继续训练一小会儿。新的输出层从零开始训练，它下面的各层都从预训练得到
+# 的权重出发。本笔记本就来做这件事，并看一看预训练的权重到底有多大价值。
 #
 # 你将会：
-# 1. 认识三个用语料库的句子模板构造的小型带标签任务，各对应一类应用：判断句子的话题、判断两个
-#    句子是否出自同一个故事、给每个词元打标签（人名、地点、时间）；并且按模板划分数据，使留出的
-#    句子全部来自训练时从未见过标签的模板；
+# 1. 认识三个小型带标签任务：它们都用语料库的句子模板构造，各对应一类应用，分别是判断句子的话题、判
+#    断两个句子是否出自同一个故事、给每个词元打标签（人名、地点、时间）；并且按模板划分数据，使留出
+#    的句子全都来自从未在带标签的训练数据中出现过的模板；
 # 2. 阅读 `BERTClassifier`（本章基于 `<cls>` 的分类器）和 `BERTTagger`（每个词元一个标签）；
-# 3. 微调随附的小 BERT，并在同一批留出句子上，把它与从随机权重开始训练的同一架构以及词袋基线
-#    进行比较，同时给出置信区间；
+# 3. 微调项目自带的小 BERT，并在同一批留出句子上，把它与从随机权重开始训练的同一架构以及词袋基线进行
+#    比较，同时给出置信区间；
 # 4. 给词元打标签，冻结部分层，看看这样能省下什么、又要付出什么；
 # 5. 在英文任务上微调一个真实的 BERT：all-MiniLM-L6-v2；
-# 6. 在微调好的模型中输入你自己的句子。
+# 6. 向微调好的模型输入你自己的句子。
 
 # %%
 # %matplotlib inline
@@ -78,7 +78,7 @@ from bertlib import (
 from bertlib.exercises import check_exercise
 from bertlib.finetune import BagOfWords, freeze_layers, predict, task_loss
 from bertlib.hf import minilm_directory
-from bertlib.i18n import labels
+from bertlib.i18n import get_language, pad, tr
 from bertlib.implement import check_implementation
 from bertlib.tasks import (
     IGNORE,
@@ -97,47 +97,6 @@ from bertlib.viz import FineTuneWidget, new_figure
 from bertlib.viz.listing import show_source
 
 # %%
-# This notebook's own labels; label() gives them in the edition's language.
-LABELS = {
-    "lang": {"en": "language", "zh": "语言"},
-    "en": {"en": "English", "zh": "英文"},
-    "zh": {"en": "Chinese", "zh": "中文"},
-    "model": {"en": "model", "zh": "模型"},
-    "pretrained": {"en": "small BERT, pretrained", "zh": "小 BERT（预训练）"},
-    "random": {"en": "small BERT, random start", "zh": "小 BERT（随机初始化）"},
-    "bow": {"en": "bag of words", "zh": "词袋"},
-    "minilm": {"en": "MiniLM, pretrained", "zh": "MiniLM（预训练）"},
-    "frozen": {"en": "small BERT, encoder frozen", "zh": "小 BERT（冻结编码器）"},
-    "accuracy": {"en": "held-out accuracy (95% interval)", "zh": "留出数据上的准确率（95% 区间）"},
-    "chance": {"en": "chance (1/12)", "zh": "随机猜测（1/12）"},
-    "topic": {"en": "topic", "zh": "话题"},
-    "tag": {"en": "tag", "zh": "标签"},
-    "trainable": {"en": "trainable parameters: {n:,}", "zh": "可训练的参数：{n:,}"},
-    "trainable_of": {"en": "trainable parameters: {n:,} of {total:,} ({frozen:,} frozen)",
-                     "zh": "可训练的参数：{n:,} 个，共 {total:,} 个（冻结了 {frozen:,} 个）"},
-    "adam_state": {"en": "Adam's state: {n:,} numbers instead of {total:,}",
-                   "zh": "Adam 的状态：{n:,} 个数，而不是 {total:,} 个"},
-    "frozen_faster": {"en": "frozen steps took less time:", "zh": "冻结后每一步用时更少："},
-    "story": {"en": "story", "zh": "故事"},
-    "pairs": {"en": "pairs:", "zh": "句子对："},
-    "labels": {"en": "labels", "zh": "标签"},
-    "split": {"en": "{train} training sentences, {held} held-out sentences",
-              "zh": "训练句子 {train} 个，留出句子 {held} 个"},
-    "both_sides": {"en": "templates on both sides:", "zh": "两边都有的模板："},
-    "held_out_ex": {"en": "held out:", "zh": "留出："},
-    "trained_ex": {"en": "trained: ", "zh": "训练："},
-    "loss": {"en": "loss", "zh": "损失"},
-    "shapes": {"en": "training {train}, held out {held}", "zh": "训练 {train}，留出 {held}"},
-    "loss_steps": {"en": "loss over {steps} steps: first 10 {first:.2f}, last 10 {last:.2f}",
-                   "zh": "{steps} 步的损失：前 10 步 {first:.2f}，后 10 步 {last:.2f}"},
-    "training_tokens": {"en": "training tokens:", "zh": "训练词元："},
-    "always_other": {"en": "always '{tag}': right on {share:.3f} of the held-out tokens",
-                     "zh": "永远回答“{tag}”：在 {share:.3f} 的留出词元上是对的"},
-    "figure_title": {"en": "Topic of a sentence from a held-out template",
-                     "zh": "留出模板中句子的话题"},
-}
-label = labels(LABELS)
-
 # One thread: the printed numbers then come out the same on any number of cores (the order of
 # floating-point sums depends on the thread count), and for models this small it is not slower.
 torch.set_num_threads(1)
@@ -164,11 +123,14 @@ STEPS, LR = 100, 7e-4  # the fine-tuning recipe of the small models (batches of 
 
 # %%
 sentences = load_task_sentences()
-print(Counter(s.lang for s in sentences))
-topics = class_names("topic")
+langs = Counter(s.lang for s in sentences)
+print(tr("sentences: English {en}, Chinese {zh}", en=langs["en"], zh=langs["zh"]))
+topics, tag_names = class_names("topic"), class_names("tags")
 for s in (sentences[0], sentences[1], sentences[1440], sentences[1441]):
-    print(f"{s.template:>6}  {label('story')} {s.story:3}  {topics[s.topic]:<6}  {s.text}",
-          s.spans)
+    spans = "  ".join(f"{s.text[start:end]}/{tag_names[TAGS.index(tag)]}"
+                      for start, end, tag in s.spans)  # the filled-in names, places and times
+    print(f"{s.template:>6}  {tr('story')} {s.story:3}  {pad(topics[s.topic], 8)}  {s.text}  "
+          f"{spans}")
 
 # %% [markdown] lang="en"
 # Each sentence gives one example of three tasks, one for each kind of application the
@@ -186,22 +148,21 @@ for s in (sentences[0], sentences[1], sentences[1440], sentences[1441]):
 # 每个句子同时为三个任务各提供一个样本，正好对应本章后续几节微调 BERT 的三类应用：
 #
 # * **句子级，话题**：`<cls>` 句子 `<sep>` 讲的是 12 个话题中的哪一个？
-# * **句子对级，同一个故事**：`<cls>` A `<sep>` B `<sep>` 中的 A 和 B 是否出自同一个故事？一半的
-#   句子对是；另一半的 B 来自另一个话题的故事。
-# * **词元级，标注**：每个词元是人名、地点、时间的一部分，还是都不是？这是一个迷你版的命名实体
-#   识别；一个词如果被切成几个 WordPiece 词元，它的每个子词都得到这个词的标签；`<cls>`、`<sep>`
-#   和填充的位置标为 `IGNORE`，不计算损失。
+# * **句子对级，同一个故事**：`<cls>` A `<sep>` B `<sep>` 中的 A 和 B 是否出自同一个故事？其中一半的
+#   句子对是这样；另一半的 B 则来自另一个话题的故事。
+# * **词元级，标注**：每个词元是人名、地点、时间的一部分，还是都不是？这相当于一个微缩版的命名实体识
+#   别；如果一个词切成了几个 WordPiece 词元，每个子词都沿用这个词的标签；`<cls>`、`<sep>` 和填充的位
+#   置标为 `IGNORE`，这些位置不计算损失。
 
 # %%
 small_bert, tokenizer = load_small_bert()
 max_len = small_bert.config.max_len
-tag_names = class_names("tags")
 for s in (sentences[0], sentences[1444]):
     pieces = tokenizer.tokenize(s.text)
     print(" ".join(f"{p}/{tag_names[t]}" if t else p
                    for p, t in zip(pieces, token_tags(s, tokenizer), strict=True)))
 pairs = pair_data(sentences[:12] + sentences[1440:1452], tokenizer, max_len, seed=0)
-print(label("pairs"), tuple(pairs.tokens.shape), label("labels"), pairs.labels.tolist())
+print(tr("pairs:"), tuple(pairs.tokens.shape), tr("labels"), pairs.labels.tolist())
 print(" ".join(tokenizer.vocab.to_tokens(pairs.tokens[0, :int(pairs.valid_lens[0])].tolist())))
 
 # %% [markdown] lang="en"
@@ -218,22 +179,23 @@ print(" ".join(tokenizer.vocab.to_tokens(pairs.tokens[0, :int(pairs.valid_lens[0
 # %% [markdown] lang="zh"
 # ## 留出模板，而不是留出句子
 #
-# 语料库是用模板生成的：每个故事的每一步有两种措辞，再填入人名、星期、食物等。如果随机留出句子，
-# 几乎每个留出的句子都会在训练集中有一个只差一个名字的“双胞胎”，留出数据上的准确率衡量的就只是
-# 模型记住了多少模板。所以 `split_by_template` 留出**整个模板**：在每种语言的每个话题中，从六个步骤
-# 里选出三个，各留出两种措辞中的一种。这些步骤的另一种措辞仍在训练集中，所以每一步都有训练样本；
-# 但留出的句子，其措辞是模型在训练中从未见过标签的。
+# 语料库是用模板生成的：每个故事的每一步有两种措辞，再填入人名、星期、食物等。如果随机留出句子，几乎
+# 每个留出的句子都会在训练集中有一个只差一个名字的“双胞胎”，留出数据上的准确率衡量的就只是模型记住了
+# 多少模板。所以 `split_by_template` 留出**整个模板**：在每种语言的每个话题中，从六个步骤里选出三
+# 个，各留出两种措辞中的一种。这些步骤的另一种措辞仍在训练集中，所以每一步都有训练样本；但留出句子所
+# 用的措辞，模型从未在带标签的训练数据中见过。
 
 # %%
 split = split_by_template(sentences, held_out_steps=3, seed=0)
 train_templates = {(s.lang, s.template) for s in split.train}
-print(label("split", train=len(split.train), held=len(split.held_out)))
-print(label("both_sides"), len(train_templates & split.held_out_templates))
-held = next(s for s in split.held_out if s.lang == "en")
+print(tr("{train} training sentences, {held} held-out sentences",
+         train=len(split.train), held=len(split.held_out)))
+print(tr("templates on both sides:"), len(train_templates & split.held_out_templates))
+held = next(s for s in split.held_out if s.lang == get_language())  # one in this edition's
 topic_, step, wording = held.template.split(".")
 twin = next(s for s in split.train if s.template == f"{topic_}.{step}.{1 - int(wording)}")
-print(label("held_out_ex"), held.text)
-print(label("trained_ex"), twin.text)
+print(tr("held out:"), held.text)
+print(tr("trained: "), twin.text)
 
 # %% [markdown] lang="en"
 # One caveat: the small BERT was *pretrained* on the whole corpus, held-out wordings included.
@@ -249,16 +211,16 @@ print(label("trained_ex"), twin.text)
 # segment ids go in, as for the chapter's natural language inference.
 
 # %% [markdown] lang="zh"
-# 需要说明一点：小 BERT 是在整个语料库上**预训练**的，其中也包括留出的措辞。这正是预训练的用武之地
+# 需要说明一点：小 BERT 是在整个语料库上**预训练**的，其中也包括留出的措辞。这正是预训练所针对的情形
 # （领域内有大量无标签文本，带标签的却很少），但要记住：留出的句子只是对**标签**来说是新的，对预训练
 # 的编码器来说并不新。
 #
 # ## 分类器与标注器
 #
-# 本章的 `BERTClassifier` 保留预训练的编码器和 `hidden` 层（作用在 `<cls>` 上、原本为下一句预测
-# 输出层提供输入的全连接层 + Tanh，即 pooler），再加一个新的输出层，每个类别一个输出。对文本对
-# 来说什么都不用改：把 `<cls>` A `<sep>` B `<sep>` 及其片段索引送进去即可，本章的自然语言推断就是
-# 这样做的。
+# 本章的 `BERTClassifier` 保留预训练的编码器和 `hidden` 层，再加一个新的输出层，每个类别对应一个输
+# 出。`hidden` 层就是汇聚层（pooler），即作用在 `<cls>` 上的全连接层 + Tanh，它原本为下一句预测的输
+# 出层提供输入。处理文本对时什么都不用改：把 `<cls>` A `<sep>` B `<sep>` 及其片段索引送进去即可，本
+# 章的自然语言推断就是这样做的。
 
 # %%
 show_source(BERTClassifier)
@@ -270,9 +232,9 @@ show_source(BERTClassifier)
 # its output layer to every token's representation instead of `<cls>`'s:
 
 # %% [markdown] lang="zh"
-# 与本章代码有两处不同：编码器和 `hidden` 层都是**副本**，所以微调不会改动 `small_bert`（下面我们要
-# 从它出发微调好几次）；新输出层的初始权重只取决于 `seed`。对于词元级任务，`BERTTagger` 把输出层
-# 作用在每个词元的表示上，而不只是 `<cls>` 的表示上：
+# 与本章的代码相比有两处不同：编码器和 `hidden` 层都是**副本**，所以微调不会改动 `small_bert`（下面
+# 我们要从它出发微调好几次）；新输出层的初始权重只取决于 `seed`。对于词元级任务，`BERTTagger` 把输出
+# 层作用在每个词元的表示上，而不是只作用在 `<cls>` 的表示上：
 
 # %%
 show_source(BERTTagger.forward)
@@ -297,7 +259,7 @@ with torch.no_grad():
 tags = tagging_data(split.train[:2], tokenizer, max_len)
 print(tags.labels)
 with torch.no_grad():
-    print(f"{label('loss')} {task_loss(tagger(*tags.tensors()[:3]), tags.labels):.3f}, "
+    print(f"{tr('loss')} {task_loss(tagger(*tags.tensors()[:3]), tags.labels):.3f}, "
           f"ln 4 = {torch.log(torch.tensor(4.0)):.3f}")
 
 # %% [markdown] lang="en"
@@ -310,18 +272,22 @@ with torch.no_grad():
 # per language, an accuracy is only known to a few percentage points).
 
 # %% [markdown] lang="zh"
-# `fine_tune` 运行的是和 `train_bert`（笔记本 06）相同的循环：Adam 优化器、设定了种子的批量和
-# dropout（暂退法）、一个进度条；不同的只有损失。我们用两种语言的训练句子及其话题标签进行训练，然后
-# 在留出的句子上按语言分别计算准确率，并给出 95% 置信区间（Wilson 区间：每种语言只有几百个句子，准确
-# 率只能精确到几个百分点）。
+# ## 微调小 BERT
+#
+# `fine_tune` 运行的是和 `train_bert`（笔记本 06）相同的循环：Adam 优化器、设定了随机种子的批量、
+# dropout（暂退法）和进度条；只有损失不同。我们用两种语言的训练句子及其话题标签进行训练，然后在留出
+# 的句子上按语言分别计算准确率，并给出 95% 置信区间（Wilson 区间：每种语言只有几百个句子，准确率只能
+# 精确到几个百分点）。
 
 # %%
 topic_train = topic_data(split.train, tokenizer, max_len)
 topic_held = topic_data(split.held_out, tokenizer, max_len)
-print(label("shapes", train=tuple(topic_train.tokens.shape), held=tuple(topic_held.tokens.shape)))
+print(tr("training {train}, held out {held}",
+         train=tuple(topic_train.tokens.shape), held=tuple(topic_held.tokens.shape)))
 history = fine_tune(classifier, topic_train, num_steps=STEPS, lr=LR, seed=0)
-print(label("loss_steps", steps=len(history.loss), first=sum(history.loss[:10]) / 10,
-            last=sum(history.loss[-10:]) / 10))
+print(tr("loss over {steps} steps: first 10 {first:.2f}, last 10 {last:.2f}",
+         steps=len(history.loss), first=sum(history.loss[:10]) / 10,
+         last=sum(history.loss[-10:]) / 10))
 
 
 def held_out_accuracy(model, data, languages=("en", "zh")):
@@ -330,8 +296,23 @@ def held_out_accuracy(model, data, languages=("en", "zh")):
             for lang in languages}
 
 
+MODELS = {"pretrained": tr("small BERT, pretrained"), "random": tr("small BERT, random start"),
+          "bow": tr("bag of words"), "frozen": tr("small BERT, encoder frozen"),
+          "minilm": tr("MiniLM, pretrained")}
+LANGUAGES = {"en": tr("English"), "zh": tr("Chinese")}
+
+
+def print_results(names: list[str]) -> None:
+    """These models' held-out accuracies, with 95% intervals: a row each, a column per
+    language (pad counts a Chinese character as two columns)."""
+    print(pad(tr("model"), 28) + "".join(pad(LANGUAGES[lang], 22) for lang in LANGUAGES))
+    for name in names:
+        print(pad(MODELS[name], 28)
+              + "".join(pad(results[name].get(lang, "-"), 22) for lang in LANGUAGES))
+
+
 results = {"pretrained": held_out_accuracy(classifier, topic_held)}
-print({label(lang): str(acc) for lang, acc in results["pretrained"].items()})
+print_results(["pretrained"])
 
 # %% [markdown] lang="en"
 # ### What pretraining buys: the same model from random weights
@@ -344,9 +325,9 @@ print({label(lang): str(acc) for lang, acc in results["pretrained"].items()})
 # %% [markdown] lang="zh"
 # ### 预训练带来了什么：从随机权重开始的同一个模型
 #
-# 为了看清预训练的权重有多大价值，我们用同样的配方、数据和种子，从随机权重（`init_model`）开始微调同
-# 一个架构。还有一个更便宜的基线，它根本不需要编码器：**词袋**，即根据词表中每个词元在句子中出现的次
-# 数进行分类的线性分类器，它看不到词序，也看不到上下文。
+# 为了看清预训练的权重有多大价值，我们用同样的训练配置、数据和随机种子，从随机权重（`init_model`）开
+# 始微调同一个架构。还有一个成本更低的基线，根本不需要编码器：**词袋**。它是一个线性分类器，依据词表
+# 中每个词元在句子中出现的次数进行分类，看不到词序，也看不到上下文。
 
 # %%
 scratch = BERTClassifier(init_model(small_bert.config, seed=1), NUM_TOPICS, seed=0)
@@ -356,13 +337,11 @@ results["random"] = held_out_accuracy(scratch, topic_held)
 bag = BagOfWords(len(tokenizer.vocab), NUM_TOPICS, seed=0)
 fine_tune(bag, topic_train, num_steps=STEPS, lr=0.1, seed=0, progress=False)
 results["bow"] = held_out_accuracy(bag, topic_held)
-print(f"{label('model'):<26}" + "".join(f"{label(lang):<22}" for lang in ("en", "zh")))
-for name, accs in results.items():
-    print(f"{label(name):<26}" + "".join(f"{accs[lang]!s:<22}" for lang in ("en", "zh")))
+print_results(["pretrained", "random", "bow"])
 gap = {lang: results["pretrained"][lang].value - results["random"][lang].value
        for lang in ("en", "zh")}
-print(f"{label('pretrained')} − {label('random')}:",
-      ", ".join(f"{label(lang)} {gap[lang]:+.3f}" for lang in ("en", "zh")))
+print(f"{MODELS['pretrained']} − {MODELS['random']}:",
+      "  ".join(f"{LANGUAGES[lang]} {gap[lang]:+.3f}" for lang in LANGUAGES))
 
 # %% [markdown] lang="en"
 # Fine-tuned from the pretrained weights, the small BERT gets 0.194 of the held-out English
@@ -386,27 +365,27 @@ print(f"{label('pretrained')} − {label('random')}:",
 
 # %% [markdown] lang="zh"
 # 从预训练的权重出发微调，小 BERT 在英文留出句子上的准确率为 0.194，在中文留出句子上为 0.343；从随机
-# 权重出发微调的同一个架构则为 0.189 和 0.234。随机猜测的准确率是 1/12。在中文上，两组置信区间互不重
-# 叠：标签、训练步数和种子都相同，预训练让准确率提高了 0.110。在英文上，这次运行中预训练几乎没有带来
-# 什么（0.005），远小于置信区间的宽度。（`tests/test_finetune.py` 每次运行测试都会用三个种子、把两种
-# 语言合在一起重复这个比较。）
+# 权重出发微调的同一个架构则为 0.189 和 0.234。随机猜测的准确率是 1/12。在中文上，两个置信区间互不重
+# 叠：在标签、训练步数和随机种子都相同的情况下，预训练让准确率提高了 0.110。在英文上，这次运行中预训
+# 练几乎没有带来提升（0.005），远小于置信区间的宽度。（`tests/test_finetune.py` 每次运行测试时都会用
+# 三个随机种子、把两种语言合在一起重复这个比较。）
 #
-# 词袋基线则给人泼了一盆冷水：它在两种语言上都明显好于预训练的小 BERT（英文 0.324，中文 0.593）。
-# 话题主要是由词决定的（*library*、*ticket*、医生、球），词袋直接就能看到每个词；而小 BERT 必须学会
-# 把这些词的信息汇集到 `<cls>` 向量中，凭借的只有 100 步的标签训练，和一个只在小型模板句子语料库上短
-# 暂预训练过的编码器。（中文里每个汉字是一个词元，所以许多话题词到了词袋那里，就成了好几个很能说明问
-# 题的汉字。）本笔记本的最后一部分会展示：一个真正充分预训练过的编码器在同样的测试中表现如何。
+# 词袋基线则给人泼了一盆冷水：它在两种语言上都明显好于预训练的小 BERT（英文 0.324，中文 0.593）。话
+# 题主要靠词语来判断（*library*、*ticket*、医生、球），词袋能直接看到每个词；而小 BERT 必须学会把这
+# 些词的信息汇集到 `<cls>` 向量中，手头只有 100 步的标签训练，编码器也只在一个由模板句子组成的小语料
+# 库上短暂预训练过。（中文里每个汉字是一个词元，所以许多话题词到了词袋那里，就成了好几个很能说明问题
+# 的汉字。）本笔记本的最后一部分会展示，经过充分预训练的编码器在同样的测试中表现如何。
 #
 # 按类别来看，预训练的小 BERT 在留出数据上的准确率差别很大：
 
 # %%
 per_class = evaluate_task(classifier, topic_held, NUM_TOPICS).per_class
-print(f"{label('topic'):<16}{'n':>5}  {label('accuracy')}")
+print(pad(tr("topic"), 16) + f"{'n':>5}  " + tr("held-out accuracy (95% interval)"))
 for name, acc in zip(topics, per_class, strict=True):
-    print(f"{name:<16}{acc.n:>5}  {acc}")
+    print(pad(name, 16) + f"{acc.n:>5}  {acc}")
 predicted = predict(classifier, topic_held)  # one topic per held-out sentence, in order
 wrong = [(s.text, topics[int(p)]) for s, p in zip(split.held_out, predicted, strict=True)
-         if s.topic == 0 and p != 0]
+         if s.topic == 0 and p != 0 and s.lang == get_language()]
 for text_, guess in wrong[:3]:
     print(f"{topics[0]} → {guess}: {text_}")
 
@@ -421,11 +400,10 @@ for text_, guess in wrong[:3]:
 # ## Token-level: tagging names, places and times
 
 # %% [markdown] lang="zh"
-# 遛狗（0.702）和生日（0.544）最容易认出来；请客一次也没有认出来（0.000），买菜也很少认对
-# （0.100）。每一行只有 54 到 73 个句子，所以区间都很宽；尽管如此，按类别列出的表格仍能揭示一个
-# 总准确率所掩盖的东西。模型在“买菜”上犯的错（最后几行）其实错得很明显：看到摊位（*stall*）和
-# 熟透的水果，读者一眼就知道话题是什么。模型是在“买菜”故事的另一些措辞上微调的，它没能把这些词
-# 用到换了说法的新句子上。
+# 遛狗（0.702）和生日（0.544）最容易认出来；请客一次也没有认出来（0.000），买菜也很少认对（0.100）。
+# 每一行只有 54 到 73 个句子，所以区间都很宽；尽管如此，按类别列表仍能看出单个总准确率掩盖了什么。模
+# 型在“买菜”上犯的错（最后几行）其实错得很明显：看到摊位和熟透的水果，读者一眼就知道话题是什么。模型
+# 虽然在“买菜”故事的其他措辞上微调过，却没能把这些词迁移到换了说法的新句子上。
 #
 # ## 词元级任务：标注人名、地点和时间
 
@@ -433,14 +411,15 @@ for text_, guess in wrong[:3]:
 tag_train = tagging_data(split.train, tokenizer, max_len)
 tag_held = tagging_data(split.held_out, tokenizer, max_len)
 counts = Counter(tag_train.labels[tag_train.labels != IGNORE].tolist())
-print(label("training_tokens"), {tag_names[t]: counts[t] for t in range(len(TAGS))})
+print(tr("training tokens:"), "  ".join(f"{tag_names[t]} {counts[t]}" for t in range(len(TAGS))))
 fine_tune(tagger, tag_train, num_steps=60, lr=2e-3, seed=0, progress=False)
-print(f"{label('tag'):<8}" + "".join(f"{label(lang):<24}" for lang in ("en", "zh")))
+print(pad(tr("tag"), 8) + "".join(pad(LANGUAGES[lang], 24) for lang in LANGUAGES))
 scores = {lang: evaluate_task(tagger, tag_held.select(lang), len(TAGS)) for lang in ("en", "zh")}
 for t, name in enumerate(tag_names):
-    print(f"{name:<8}" + "".join(f"{scores[lang].per_class[t]!s:<24}" for lang in ("en", "zh")))
+    print(pad(name, 8) + "".join(pad(scores[lang].per_class[t], 24) for lang in LANGUAGES))
 labelled = tag_held.labels[tag_held.labels != IGNORE]
-print(label("always_other", tag=tag_names[0], share=(labelled == 0).float().mean()))
+print(tr("always '{tag}': right on {share:.3f} of the held-out tokens",
+         tag=tag_names[0], share=(labelled == 0).float().mean()))
 
 # %% [markdown] lang="en"
 # The accuracy here is per tag: the share of the held-out tokens of each tag that got it. After
@@ -462,19 +441,19 @@ print(label("always_other", tag=tag_names[0], share=(labelled == 0).float().mean
 # hidden layer and the output layer learn.
 
 # %% [markdown] lang="zh"
-# 这里的准确率是按标签计算的：每种标签的留出词元中被标对的比例。训练 60 步之后，在措辞从未见过的
+# 这里的准确率是按标签计算的：在带某种标签的留出词元中，标对的比例。训练 60 步之后，在措辞从未见过的
 # 句子中，标注器能找出大约一半的人名（英文 0.486，中文 0.516）；中文的时间几乎都能找出来（0.989），
-# 英文的时间却只找出了少数（0.185）；地点则一个也没有找出来（0.000）。地点很少见：模板只在一个
-# 故事的一个步骤里填入城市，所以训练句子中地点词元比人名和时间词元少得多（见上面的计数），对所有
-# 词元求平均的损失几乎注意不到它们。这也是为什么要按标签评价标注器：绝大多数词元都是“其他”，一个
-# 永远回答“其他”的标注器在大多数词元上都是对的（最后一行），却毫无用处。
+# 英文的时间却只找出了少数（0.185）；地点则一个也没有找出来（0.000）。地点很少见：模板只在一个故事的
+# 一个步骤里填入城市，所以训练句子中地点词元比人名和时间词元少得多（见上面的计数），对所有词元求平均
+# 的损失几乎注意不到它们。这也是为什么要按标签评价标注器：绝大多数词元都是“其他”，永远回答“其他”的标
+# 注器在大多数词元上都是对的（最后一行），却毫无用处。
 #
 # ## 冻结哪些层
 #
-# 微调会更新全部参数。冻结较低的层（不计算梯度，也不更新）可以省下这些层的反向传播，以及优化器
-# 为它们占用的内存；代价是这些层无法适应新任务。`freeze_layers` 冻结嵌入层，以及除了最上面
-# `trainable_blocks` 个编码器块之外的所有编码器块。下面是最极端的情况，冻结整个编码器：只有
-# `hidden` 层和输出层在学习。
+# 微调会更新全部参数。冻结较低的层（不计算梯度，也不更新）可以省下这些层的反向传播，以及优化器为它们
+# 占用的内存；代价是这些层无法适应新任务。`freeze_layers` 冻结嵌入层，以及除了最上面
+# `trainable_blocks` 个编码器块之外的所有编码器块。下面是最极端的情况：冻结整个编码器，只有 `hidden`
+# 层和输出层在学习。
 
 # %%
 frozen = BERTClassifier(small_bert, NUM_TOPICS, seed=0)
@@ -482,11 +461,13 @@ total = sum(p.numel() for p in frozen.parameters())
 trainable = freeze_layers(frozen, trainable_blocks=0)
 frozen_history = fine_tune(frozen, topic_train, num_steps=STEPS, lr=LR, seed=0, progress=False)
 results["frozen"] = held_out_accuracy(frozen, topic_held)
-print(label("trainable_of", n=trainable, total=total, frozen=total - trainable))
+print(tr("trainable parameters: {n:,} of {total:,} ({frozen:,} frozen)",
+         n=trainable, total=total, frozen=total - trainable))
 # Adam keeps two running averages for every trainable parameter.
-print(label("adam_state", n=2 * trainable, total=2 * total))
-print(label("frozen_faster"), frozen_history.seconds < history.seconds)
-print({label(lang): str(acc) for lang, acc in results["frozen"].items()})
+print(tr("Adam's state: {n:,} numbers instead of {total:,}", n=2 * trainable, total=2 * total))
+faster = frozen_history.seconds < history.seconds
+print(tr("the frozen steps took less time") if faster else tr("the frozen steps were not faster"))
+print_results(["pretrained", "frozen"])
 
 # %% [markdown] lang="en"
 # Frozen, the encoder's 482,432 parameters need no gradient and no optimizer state, and each step
@@ -529,12 +510,12 @@ with warnings.catch_warnings():
 english_train = [s for s in split.train if s.lang == "en"]
 english_held = [s for s in split.held_out if s.lang == "en"]
 minilm_classifier = BERTClassifier(minilm, NUM_TOPICS, seed=0)
-print(label("trainable", n=freeze_layers(minilm_classifier, trainable_blocks=2)))
+print(tr("trainable parameters: {n:,}", n=freeze_layers(minilm_classifier, trainable_blocks=2)))
 fine_tune(minilm_classifier, topic_data(english_train, minilm_tokenizer, 64), num_steps=20,
           batch_size=16, lr=4e-4, seed=0, progress=False)
 results["minilm"] = held_out_accuracy(
     minilm_classifier, topic_data(english_held, minilm_tokenizer, 64), ("en",))
-print(label("en"), {label(name): str(results[name]["en"]) for name in results})
+print_results(list(results))
 
 # %%
 fig = new_figure(7.5, 3.6)
@@ -550,10 +531,12 @@ for j, lang in enumerate(("en", "zh")):
         low, high = acc.interval
         ax.bar(j + (i - 2) * 0.16, acc.value, 0.15, color=colors[i],
                yerr=[[acc.value - low], [high - acc.value]], capsize=3,
-               label=label(name) if j == 0 else None)
-ax.axhline(1 / NUM_TOPICS, color="#444444", linestyle="--", linewidth=1, label=label("chance"))
-ax.set_xticks([0, 1], [label("en"), label("zh")])
-ax.set(ylim=(0, 1), ylabel=label("accuracy"), title=label("figure_title"))
+               label=MODELS[name] if j == 0 else None)
+ax.axhline(1 / NUM_TOPICS, color="#444444", linestyle="--", linewidth=1, label=tr("chance (1/12)"))
+ax.set_xticks([0, 1], list(LANGUAGES.values()))
+ax.set(ylim=(0, 1), ylabel=tr("held-out accuracy (95% interval)"), title=tr("Topic of a sentence "
+                                                                            "from a held-out "
+                                                                            "template"))
 ax.legend(fontsize=8, loc="upper right")
 display(fig)
 
@@ -573,14 +556,14 @@ display(fig)
 
 # %% [markdown] lang="zh"
 # 只训练了 20 步，MiniLM 在英文留出句子上的准确率就达到了 0.848，远高于小 BERT（0.194）和词袋
-# （0.324），而标签和留出的模板完全相同。它的编码器是在多得多的真实英文文本上预训练的，在那里，
-# *fridge*、*groceries*、*market* 这样的词在无数种上下文中相遇；所以即使句子换了一种说法，它得到的
-# 表示仍然接近同一话题的句子。这就是大规模预训练带来的好处：小任务的标签只需要指明方向。
+# （0.324），而用的标签和留出模板都完全相同。它的编码器是在多得多的真实英文文本上预训练的，在这些文
+# 本里，*fridge*、*groceries*、*market* 这样的词在无数种上下文中一同出现；所以即使句子换了一种说法，
+# 它的表示仍然与同一话题的句子相近。这就是大规模预训练带来的好处：小任务的标签只需要指明方向。
 #
 # ## 动手试一试
 #
-# 输入一个英文或中文句子：小部件会显示微调后的小 BERT 对每个话题给出的概率，以及标注器为每个词元
-# 打的标签。先试一个语料库中的句子，再用新的说法讲同一个故事，最后试试语料库从未谈到的内容。
+# 输入一个英文或中文句子：小部件会显示微调后的小 BERT 对每个话题给出的概率，以及标注器为每个词元打的
+# 标签。先试一个语料库中的句子，再用新的说法讲同一个故事，最后试试语料库从未谈到的内容。
 
 # %%
 FineTuneWidget(classifier, tagger, tokenizer, topics)
@@ -628,13 +611,13 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 # %% [markdown] lang="zh"
 # ## 小结
 #
-# * 微调 = 预训练的编码器 + 一个新的输出层，全部参数都用任务的标签来训练：对一个文本或文本对，
-#   输出层作用在 `<cls>` 上（`BERTClassifier`）；对标注任务，输出层作用在每个词元上
-#   （`BERTTagger`）。损失只对带标签的位置求交叉熵的平均。
+# * 微调 = 预训练的编码器 + 一个新的输出层，全部参数都用任务的标签来训练：对一个文本或文本对，输出层
+#   作用在 `<cls>` 上（`BERTClassifier`）；对标注任务，输出层作用在每个词元上（`BERTTagger`）。损失
+#   只对带标签的位置求交叉熵的平均。
 # * 留出数据必须把模型可能记住的东西留出来：这里是整个模板。
-# * 在留出模板的句子上，与随机权重相比，预训练让小 BERT 在中文上的准确率提高了 0.110，在英文上
-#   几乎没有提高；词袋在两种语言上都更好。在真实英文上预训练的 MiniLM 则远远超过了它们。
-# * 按类别、按标签计算的准确率能揭示一个总数字所掩盖的东西：一个罕见的标签（地点）可能完全被漏掉。
+# * 在留出模板的句子上，与随机权重相比，预训练让小 BERT 在中文上的准确率提高了 0.110，在英文上几乎没
+#   有提高；词袋在两种语言上都更好。在真实英文上预训练的 MiniLM 则远远超过了它们。
+# * 按类别、按标签计算的准确率能揭示单个总数字掩盖的问题：罕见的标签（地点）可能一个也找不出来。
 # * 冻结编码器可以节省时间和内存，但会损失准确率。
 #
 # ## 练习
@@ -643,22 +626,21 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 # 2. ★ **数一数。** 当 `trainable_blocks=1` 时，话题分类器中还有多少个参数参与训练？根据
 #    `small_bert.config` 算出来，再在下面检查。
 # 3. ★★ **动手实现：标注任务的损失。** 写出 `tagging_loss(Y_hat, labels)`：`Y_hat` 是形状为
-#    `(B, T, C)` 的 logits（未规范化的预测），`labels` 是形状为 `(B, T)` 的标签编号，不需要预测的
-#    位置是 `IGNORE`。
-#    返回整个批量中所有带标签位置的交叉熵的平均值。检查单元格会在几个批量上（包括填充和边界情况）
-#    把它与 `bertlib` 的实现比较，并告诉你哪个测试用例没有通过。
+#    `(B, T, C)` 的 logits（未规范化的预测），`labels` 是形状为 `(B, T)` 的标签索引，不需要预测的位
+#    置是 `IGNORE`。返回整个批量中所有带标签位置的交叉熵的平均值。检查单元格会在几个批量上（包括填充
+#    和边界情况）把它与 `bertlib` 的实现比较，并告诉你哪个测试用例没有通过。
 # 4. ★★ 在句子对任务上微调一个 `BERTClassifier`（用 `split.train` 和 `split.held_out` 构造
-#    `pair_data`，`max_len` 取 64）。它在留出数据上的准确率与话题任务相比如何？哪些句子对最难？
-#    （提示：看看两个句子中都没有人名的句子对。）
-# 5. ★★ 在小 BERT 上试试 `trainable_blocks=1`。它的准确率和每一步的时间，落在完全冻结与全部训练
-#    之间的什么位置？
-# 6. ★★ 不按模板，而是**随机留出句子**（打乱 `sentences`，留出四分之一），再比较这三个模型。哪个
-#    模型提高得最多？为什么？
-# 7. ★★ **罕见的标签。** 标注器从来没有找出过地点。复制一份 `task_loss`，给 `F.cross_entropy`
-#    传入每种标签的 `weight=`（例如与上面打印的计数成反比），或者把含有地点的训练句子重复几遍，
-#    然后重新微调。“地点”这一列会怎样变化？“其他”呢？
-# 8. ★★★ 词袋在话题任务上表现不错。构造一个留出数据集，让词袋必然失败、而能利用上下文的模型可以
-#    成功（想想词序，或者只有同时出现才会改变话题的词），然后测试两者。
+#    `pair_data`，`max_len` 取 64）。它在留出数据上的准确率与话题任务相比如何？哪些句子对最难？（提
+#    示：看看两个句子中都没有人名的句子对。）
+# 5. ★★ 在小 BERT 上试试 `trainable_blocks=1`。它的准确率和每一步的时间，落在完全冻结与全部训练之间
+#    的什么位置？
+# 6. ★★ 不按模板，而是**随机留出句子**（打乱 `sentences`，留出四分之一），再比较这三个模型。哪个模型
+#    提高得最多？为什么？
+# 7. ★★ **罕见的标签。** 标注器从来没有找出过地点。复制一份 `task_loss`，给 `F.cross_entropy` 传入每
+#    种标签的 `weight=`（例如与上面打印的计数成反比），或者把含有地点的训练句子重复几遍，然后重新微
+#    调。“地点”这一列会怎样变化？“其他”呢？
+# 8. ★★★ 词袋在话题任务上表现不错。构造一个留出数据集，让词袋必然失败、而能利用上下文的模型可以成功
+#    （想想词序，或者只有同时出现才会改变话题的词），然后测试两者。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -677,3 +659,97 @@ def tagging_loss(Y_hat, labels):
 
 
 check_implementation("09_tagging_loss", tagging_loss)
+
+# %% [raw] strings="zh"
+# "English"
+# "英文"
+#
+# "Chinese"
+# "中文"
+#
+# "model"
+# "模型"
+#
+# "small BERT, pretrained"
+# "小 BERT（预训练）"
+#
+# "small BERT, random start"
+# "小 BERT（随机初始化）"
+#
+# "bag of words"
+# "词袋"
+#
+# "MiniLM, pretrained"
+# "MiniLM（预训练）"
+#
+# "small BERT, encoder frozen"
+# "小 BERT（冻结编码器）"
+#
+# "held-out accuracy (95% interval)"
+# "留出数据上的准确率（95% 区间）"
+#
+# "chance (1/12)"
+# "随机猜测（1/12）"
+#
+# "topic"
+# "话题"
+#
+# "tag"
+# "标签"
+#
+# "trainable parameters: {n:,}"
+# "可训练的参数：{n:,} 个"
+#
+# "trainable parameters: {n:,} of {total:,} ({frozen:,} frozen)"
+# "可训练的参数：{n:,} 个（共 {total:,} 个，冻结 {frozen:,} 个）"
+#
+# "Adam's state: {n:,} numbers instead of {total:,}"
+# "Adam 的状态：{n:,} 个数，原本需要 {total:,} 个"
+#
+# "the frozen steps took less time"
+# "冻结之后每步用时更少"
+#
+# "story"
+# "故事"
+#
+# "pairs:"
+# "句子对："
+#
+# "labels"
+# "标签"
+#
+# "{train} training sentences, {held} held-out sentences"
+# "训练句子 {train} 个，留出句子 {held} 个"
+#
+# "templates on both sides:"
+# "两边都有的模板："
+#
+# "held out:"
+# "留出："
+#
+# "trained: "
+# "训练："
+#
+# "loss"
+# "损失"
+#
+# "training {train}, held out {held}"
+# "训练 {train}，留出 {held}"
+#
+# "loss over {steps} steps: first 10 {first:.2f}, last 10 {last:.2f}"
+# "损失（共 {steps} 步）：前 10 步平均 {first:.2f}，最后 10 步平均 {last:.2f}"
+#
+# "training tokens:"
+# "训练词元数："
+#
+# "always '{tag}': right on {share:.3f} of the held-out tokens"
+# "总猜“{tag}”：留出词元中猜对的比例为 {share:.3f}"
+#
+# "Topic of a sentence from a held-out template"
+# "预测留出模板中句子的话题"
+#
+# "sentences: English {en}, Chinese {zh}"
+# "句子：英文 {en} 个，中文 {zh} 个"
+#
+# "the frozen steps were not faster"
+# "冻结之后每步并没有更快"
