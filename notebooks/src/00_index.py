@@ -37,7 +37,8 @@
 # 6. [**Putting it together**](06_pretraining.ipynb): `BERTModel`, the data pipeline, the
 #    combined loss, one training step, a live pretraining run, the paper's scale next to ours.
 # 7. [**Evaluating honestly**](07_evaluation.ipynb): the shipped model's held-out accuracy with
-#    confidence intervals, the NSP shortcut, template leakage, masked-token guesses, encodings.
+#    confidence intervals, masked-token guesses, encodings; going further: the NSP shortcut,
+#    template leakage.
 # 8. [**Real BERT**](08_real_bert.ipynb): what the original BERT adds, loading real weights,
 #    parity with the reference implementation, real attention heads.
 # 9. [**Fine-tuning**](09_fine_tuning.ipynb): what pretraining buys: `BERTClassifier` on
@@ -68,9 +69,9 @@
 # 5. [**下一句预测**](05_next_sentence.ipynb)：“是下一句”与“不是下一句”的句子对；基于 `<cls>` 的输出
 #    层；填充好的预训练批量。
 # 6. [**整合与预训练**](06_pretraining.ipynb)：`BERTModel`、数据流水线、总损失、一步训练、
-#    现场运行预训练、论文的规模与我们的对比。
+#    一次现场训练、论文的规模与我们的对比。
 # 7. [**如实评估**](07_evaluation.ipynb)：项目自带的小 BERT 在留出数据上的准确率及其置信区间；
-#    下一句预测的捷径；模板泄漏；模型对被掩蔽词元的猜测；BERT 编码。
+#    模型对被掩蔽词元的猜测；BERT 编码；更进一步：下一句预测的捷径、模板泄漏。
 # 8. [**真实的 BERT**](08_real_bert.ipynb)：原始 BERT 增加了什么；加载真实权重；与参考实现逐个数值比
 #    对；真实的注意力头。
 # 9. [**微调**](09_fine_tuning.ipynb)：预训练到底带来了什么；基于 `<cls>` 的
@@ -246,7 +247,7 @@
 # * `_WikiTextDataset`、`load_data_wiki` →
 #   `make_pretrain_data`、`make_loader`（06 · 本章的数据流水线）
 # * `_get_batch_loss_bert` → `bert_loss`（06 · 总损失）
-# * `train_bert` → `train_step`、`train_bert`（06 · 一步预训练、现场运行一小段预训练）
+# * `train_bert` → `train_step`、`train_bert`（06 · 一步预训练、一次简短的现场训练）
 # * `get_bert_encoding` → `get_bert_encoding`（07 · BERT 表示：`get_bert_encoding`）
 #
 # `bertlib` 有意与本章代码不同的地方如下，讲到它的笔记本会说明差别及原因：

@@ -429,8 +429,8 @@ plot_similarity(random_bank.matrix, random_bank.labels, random_bank.labels,
 # %% [markdown] lang="zh"
 # ## 中文呢？
 #
-# MiniLM 的词表是英文的：其中只有几百个汉字，所以大部分中文文本都会变成 `[UNK]`。因此，本笔记本的两
-# 个版本都用本章的英文句子来测试 MiniLM。
+# MiniLM 的词表是英文的：其中只有两百多个汉字，所以大部分中文文本都会变成 `[UNK]`。因此，本笔记本的
+# 两个版本都用本章的英文句子来测试 MiniLM。
 
 # %%
 vocabulary = minilm_tokenizer.vocab.to_tokens(list(range(len(minilm_tokenizer.vocab))))

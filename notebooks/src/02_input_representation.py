@@ -113,10 +113,9 @@ tokens_a = ["the", "cat", "sat", "on", "the", "mat"]
 tokens_b = ["it", "was", "warm"]
 tokens, segments = get_tokens_and_segments(tokens_a, tokens_b)
 
-rows = {tr("position"): range(len(tokens)), tr("token"): tokens, tr("segment"): segments}
-width = max(len(name) for name in rows)  # the row names are in the edition's language
+rows = {tr("position:"): range(len(tokens)), tr("token:"): tokens, tr("segment:"): segments}
 for name, row in rows.items():
-    print(f"{name:>{width}}: " + " ".join(f"{x!s:>5}" for x in row))
+    print(pad(name, 10) + " ".join(f"{x!s:>5}" for x in row))
 
 # %% [markdown] lang="en"
 # ## From tokens to ids
@@ -407,14 +406,14 @@ def tokens_and_segments(tokens_a, tokens_b=None):
 check_implementation("02_tokens_and_segments", tokens_and_segments)
 
 # %% [raw] strings="zh"
-# "position"
-# "位置"
+# "position:"
+# "位置："
 #
-# "token"
-# "词元"
+# "token:"
+# "词元："
 #
-# "segment"
-# "片段"
+# "segment:"
+# "片段："
 #
 # "token embedding"
 # "词元嵌入"

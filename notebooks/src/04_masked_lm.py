@@ -287,7 +287,7 @@ P = pred_positions.shape[1]
 flat_batch_idx = torch.repeat_interleave(torch.arange(B), P)  # [0, 0, 0, 1, 1, 1]
 chapter_way = X[flat_batch_idx, pred_positions.reshape(-1)].reshape(B, P, H)
 print(flat_batch_idx)
-print("gathered == chapter_way:", torch.equal(gathered, chapter_way))
+print(tr("the same as gathered") if torch.equal(gathered, chapter_way) else tr("not the same"))
 print("X[:, pred_positions].shape:", tuple(X[:, pred_positions].shape))  # (B, B, P, H)
 
 # %% [markdown] lang="en"
@@ -764,3 +764,9 @@ check_implementation("04_mlm_gather", gather)
 #
 # "unchanged"
 # "保持不变"
+#
+# "the same as gathered"
+# "与 gathered 完全相同"
+#
+# "not the same"
+# "与 gathered 不同"

@@ -149,8 +149,8 @@ print(nsp.pairs[0].segments)
 # seeds and count: the IsNext share is close to 0.5.
 
 # %% [markdown] lang="zh"
-# 九个句子对太少，看不出概率，所以我们用 500 个不同的随机种子对语料库采样并计数：“是下一句”的比例接
-# 近 0.5。
+# 只有九个句子对，无法估计概率，所以我们用 500 个不同的随机种子对语料库采样并计数：“是下一句”的比例
+# 接近 0.5。
 
 # %%
 labels = [pair.is_next for seed in range(500)

@@ -21,7 +21,7 @@
 # BERT that ships with `bertlib`. What did that model learn? This notebook measures it, and
 # asks what the numbers mean. It loads the shipped model (`load_small_bert`), not the one that
 # notebook 06 trained: every notebook runs on its own from a fresh kernel, and the short run
-# there learned little more than how frequent each token is.
+# there learned far less than the shipped model.
 #
 # You will:
 # 1. measure NSP and MLM accuracy on held-out paragraphs, each figure with a 95% confidence
@@ -40,7 +40,7 @@
 # 笔记本 06 用半分钟预训练了一个小模型，还展示了项目自带的小 BERT（随 `bertlib` 一起提供）的完整训练
 # 过程。这个模型到底学到了什么？本笔记本就来测一测，并追问这些数字意味着什么。我们加载的是自带模型
 # （`load_small_bert`），而不是笔记本 06 训练的那个：每个笔记本都在一个新的内核中独立运行，况且那次
-# 短暂的训练几乎只学到了各个词元出现的频率。
+# 短暂的训练学到的远不如自带模型。
 #
 # 你将会：
 # 1. 在留出的段落上测量下一句预测和掩蔽语言模型的准确率，每个数字都附上 95% 置信区间，并与基线比较；
@@ -317,15 +317,15 @@ for name, a, b in ((tr("the chapter, dropout on:"), first, second),
 # %% [markdown] lang="en"
 # ### The NSP shortcut
 #
-# Note `groups=split.held_out_langs` above: each NotNext partner comes from a paragraph in the same
-# language, here as in training (the recipe's `notnext_same_language`). Drawn from any paragraph,
-# as the chapter does, about half of the NotNext pairs of a bilingual corpus would join an English
-# sentence with a Chinese one (count them in the output below), which a model can spot without
-# understanding either language. Telling the languages apart is then the cheapest way to lower
-# the NSP loss: a model trained on such pairs learns it, and the overall accuracy rewards it,
-# while within one language it still accepts false continuations. Exercise 1 trains a small
-# model on such pairs and watches it take the shortcut. The shipped recipe draws each partner
-# from the same language, which takes the shortcut out of the training data.
+# Note `groups=split.held_out_langs` in the held-out set built at the start: each NotNext partner
+# comes from a paragraph in the same language, here as in training (the recipe's
+# `notnext_same_language`). Drawn from any paragraph, as the chapter does, about half of the NotNext
+# pairs of a bilingual corpus would join an English sentence with a Chinese one (count them in the
+# output below), which a model can spot without understanding either language. Telling the languages
+# apart is then the cheapest way to lower the NSP loss: a model trained on such pairs learns it, and
+# the overall accuracy rewards it, while within one language it still accepts false continuations.
+# Exercise 1 trains a small model on such pairs and watches it take the shortcut. The shipped recipe
+# draws each partner from the same language, which takes the shortcut out of the training data.
 #
 # What does the shipped model make of the mixed pairs it never saw in training? Below, the
 # held-out set is built with partners from any paragraph (no `groups`, same seed), and the NSP
@@ -335,13 +335,13 @@ for name, a, b in ((tr("the chapter, dropout on:"), first, second),
 # %% [markdown] lang="zh"
 # ### 下一句预测的捷径
 #
-# 注意上面的 `groups=split.held_out_langs`：“不是下一句”的句子对里，替换句总是取自同一种语言的段落，
-# 这里如此，训练时也如此（即训练配置中的 `notnext_same_language`）。如果像本章那样从任意段落中抽取替
-# 换句，双语语料库中“不是下一句”的句子对大约有一半会是英文句子配中文句子（可以在下面的输出中数一
-# 数），模型不必懂任何一种语言就能认出来。这时，区分两种语言就成了降低下一句预测损失最省力的办法：在
-# 这样的句子对上训练的模型会学会这一招，总准确率也会奖励它，而在同一种语言之内，它仍会把许多并不相接
-# 的句子对判成“是下一句”。练习 1 就让一个小模型在这样的句子对上训练，看它怎样走上这条捷径。自带模型
-# 的训练配置只从同一种语言中抽取替换句，训练数据里也就没有这条捷径。
+# 注意本笔记本开头构造留出数据时的 `groups=split.held_out_langs`：“不是下一句”的句子对里，替换句总是
+# 取自同一种语言的段落，这里如此，训练时也如此（即训练配置中的 `notnext_same_language`）。如果像本章
+# 那样从任意段落中抽取替换句，双语语料库中“不是下一句”的句子对大约有一半会是英文句子配中文句子（可以
+# 在下面的输出中数一数），模型不必懂任何一种语言就能认出来。这时，区分两种语言就成了降低下一句预测损
+# 失最省力的办法：在这样的句子对上训练的模型会学会这一招，总准确率也会奖励它，而在同一种语言之内，它
+# 仍会把许多并不相接的句子对判成“是下一句”。练习 1 就让一个小模型在这样的句子对上训练，看它怎样走上
+# 这条捷径。自带模型的训练配置只从同一种语言中抽取替换句，训练数据里也就没有这条捷径。
 #
 # 自带模型在训练中从未见过混合语言的句子对，它会怎样判断这样的句子对呢？下面从任意段落中抽取替换
 # 句来构造留出数据（不传 `groups`，随机种子相同），再按句子对的类型分别计算下一句预测的准确率；每个

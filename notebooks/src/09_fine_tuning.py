@@ -45,13 +45,13 @@
 #
 # 本章讲到哪里结束，BERT 真正的用武之地就从哪里开始。原始的 BERT 只在无标签文本上预训练一次，之后针
 # 对每个下游任务进行**微调**：去掉掩蔽语言模型和下一句预测的输出层，在编码器上加一个小小的输出层，再
-# 用该任务的带标签样本把全部参数继续训练一小会儿。新的输出层从零开始训练，它下面的各层都从预训练得到
+# 用该任务的有标签样本把全部参数继续训练一小会儿。新的输出层从零开始训练，它下面的各层都从预训练得到
 # 的权重出发。本笔记本就来做这件事，并看一看预训练的权重到底有多大价值。
 #
 # 你将会：
-# 1. 认识三个小型带标签任务：它们都用语料库的句子模板构造，各对应一类应用，分别是判断句子的话题、判
+# 1. 认识三个小型有标签任务：它们都用语料库的句子模板构造，各对应一类应用，分别是判断句子的话题、判
 #    断两个句子是否出自同一个故事、给每个词元打标签（人名、地点、时间）；并且按模板划分数据，使留出
-#    的句子全都来自从未在带标签的训练数据中出现过的模板；
+#    的句子全都来自从未在有标签的训练数据中出现过的模板；
 # 2. 阅读 `BERTClassifier`（本章基于 `<cls>` 的分类器）和 `BERTTagger`（每个词元一个标签）；
 # 3. 微调项目自带的小 BERT，并在同一批留出句子上，把它与从随机权重开始训练的同一架构以及词袋基线进行
 #    比较，同时给出置信区间；
@@ -61,6 +61,7 @@
 
 # %%
 # %matplotlib inline
+import math
 import warnings
 from collections import Counter
 
@@ -116,10 +117,10 @@ STEPS, LR = 100, 7e-4  # the fine-tuning recipe of the small models (batches of 
 # %% [markdown] lang="zh"
 # ## 用语料库的句子模板构造三个任务
 #
-# 微调需要带标签的数据。我们用构造预训练语料库的办法来构造它（见笔记本 06）：
+# 微调需要有标签的数据。我们用构造预训练语料库的办法来构造它（见笔记本 06）：
 # `scripts/make_tasks.py` 用人名、星期和地点填充同样的手写句子模板，并为每个句子记下它属于哪个
 # 故事、故事的话题（共 12 个：买菜、下雨天、图书馆……）、它来自哪个模板，以及填进去的人名、地点和
-# 时间在句子中的位置。这些数据随 `bertlib` 一起发布，每种语言 1,440 个句子：
+# 时间在句子中的位置。`bertlib` 自带这些数据，每种语言 1,440 个句子：
 
 # %%
 sentences = load_task_sentences()
@@ -183,19 +184,20 @@ print(" ".join(tokenizer.vocab.to_tokens(pairs.tokens[0, :int(pairs.valid_lens[0
 # 每个留出的句子都会在训练集中有一个只差一个名字的“双胞胎”，留出数据上的准确率衡量的就只是模型记住了
 # 多少模板。所以 `split_by_template` 留出**整个模板**：在每种语言的每个话题中，从六个步骤里选出三
 # 个，各留出两种措辞中的一种。这些步骤的另一种措辞仍在训练集中，所以每一步都有训练样本；但留出句子所
-# 用的措辞，模型从未在带标签的训练数据中见过。
+# 用的措辞，模型从未在有标签的训练数据中见过。
 
 # %%
 split = split_by_template(sentences, held_out_steps=3, seed=0)
 train_templates = {(s.lang, s.template) for s in split.train}
 print(tr("{train} training sentences, {held} held-out sentences",
          train=len(split.train), held=len(split.held_out)))
-print(tr("templates on both sides:"), len(train_templates & split.held_out_templates))
+print(tr("templates on both sides: {n}", n=len(train_templates & split.held_out_templates)))
 held = next(s for s in split.held_out if s.lang == get_language())  # one in this edition's
 topic_, step, wording = held.template.split(".")
-twin = next(s for s in split.train if s.template == f"{topic_}.{step}.{1 - int(wording)}")
-print(tr("held out:"), held.text)
-print(tr("trained: "), twin.text)
+twin = next(s for s in split.train  # the other wording of that step, in the same language
+            if s.template == f"{topic_}.{step}.{1 - int(wording)}" and s.lang == held.lang)
+print(tr("held out: {sentence}", sentence=held.text))
+print(tr("trained:  {sentence}", sentence=twin.text))
 
 # %% [markdown] lang="en"
 # One caveat: the small BERT was *pretrained* on the whole corpus, held-out wordings included.
@@ -212,7 +214,7 @@ print(tr("trained: "), twin.text)
 
 # %% [markdown] lang="zh"
 # 需要说明一点：小 BERT 是在整个语料库上**预训练**的，其中也包括留出的措辞。这正是预训练所针对的情形
-# （领域内有大量无标签文本，带标签的却很少），但要记住：留出的句子只是对**标签**来说是新的，对预训练
+# （领域内有大量无标签文本，有标签的却很少），但要记住：留出的句子只是对**标签**来说是新的，对预训练
 # 的编码器来说并不新。
 #
 # ## 分类器与标注器
@@ -252,15 +254,15 @@ with torch.no_grad():
 # labelled `IGNORE` count for nothing (you will write this loss yourself in the exercises):
 
 # %% [markdown] lang="zh"
-# 损失是标签的交叉熵，对批量中所有带标签的位置求平均：分类器每个句子一个位置，标注器每个真实词元
+# 损失是标签的交叉熵，对批量中所有有标签的位置求平均：分类器每个句子一个位置，标注器每个真实词元
 # 一个位置。标为 `IGNORE` 的位置不计入（在练习中你将亲手写出这个损失）：
 
 # %%
 tags = tagging_data(split.train[:2], tokenizer, max_len)
 print(tags.labels)
 with torch.no_grad():
-    print(f"{tr('loss')} {task_loss(tagger(*tags.tensors()[:3]), tags.labels):.3f}, "
-          f"ln 4 = {torch.log(torch.tensor(4.0)):.3f}")
+    print(tr("loss {loss:.3f}, ln 4 = {ln4:.3f}", ln4=math.log(4),
+             loss=task_loss(tagger(*tags.tensors()[:3]), tags.labels)))
 
 # %% [markdown] lang="en"
 # ## Fine-tuning the small BERT
@@ -340,7 +342,7 @@ results["bow"] = held_out_accuracy(bag, topic_held)
 print_results(["pretrained", "random", "bow"])
 gap = {lang: results["pretrained"][lang].value - results["random"][lang].value
        for lang in ("en", "zh")}
-print(f"{MODELS['pretrained']} − {MODELS['random']}:",
+print(tr("{a} − {b}:", a=MODELS["pretrained"], b=MODELS["random"]),
       "  ".join(f"{LANGUAGES[lang]} {gap[lang]:+.3f}" for lang in LANGUAGES))
 
 # %% [markdown] lang="en"
@@ -372,7 +374,7 @@ print(f"{MODELS['pretrained']} − {MODELS['random']}:",
 #
 # 词袋基线则给人泼了一盆冷水：它在两种语言上都明显好于预训练的小 BERT（英文 0.324，中文 0.593）。话
 # 题主要靠词语来判断（*library*、*ticket*、医生、球），词袋能直接看到每个词；而小 BERT 必须学会把这
-# 些词的信息汇集到 `<cls>` 向量中，手头只有 100 步的标签训练，编码器也只在一个由模板句子组成的小语料
+# 些词的信息汇集到 `<cls>` 向量中，而有标签的训练只有 100 步，编码器也只在一个由模板句子组成的小语料
 # 库上短暂预训练过。（中文里每个汉字是一个词元，所以许多话题词到了词袋那里，就成了好几个很能说明问题
 # 的汉字。）本笔记本的最后一部分会展示，经过充分预训练的编码器在同样的测试中表现如何。
 #
@@ -384,10 +386,10 @@ print(pad(tr("topic"), 16) + f"{'n':>5}  " + tr("held-out accuracy (95% interval
 for name, acc in zip(topics, per_class, strict=True):
     print(pad(name, 16) + f"{acc.n:>5}  {acc}")
 predicted = predict(classifier, topic_held)  # one topic per held-out sentence, in order
-wrong = [(s.text, topics[int(p)]) for s, p in zip(split.held_out, predicted, strict=True)
-         if s.topic == 0 and p != 0 and s.lang == get_language()]
-for text_, guess in wrong[:3]:
-    print(f"{topics[0]} → {guess}: {text_}")
+wrong = {s.text: topics[int(p)] for s, p in zip(split.held_out, predicted, strict=True)
+         if s.topic == 0 and p != 0 and s.lang == get_language()}  # each sentence once
+for text_, guess in list(wrong.items())[:3]:
+    print(tr("{topic} → {guess}: {sentence}", topic=topics[0], guess=guess, sentence=text_))
 
 # %% [markdown] lang="en"
 # The dog in the park (0.702) and the birthday (0.544) are recognised most often; the guests
@@ -402,7 +404,7 @@ for text_, guess in wrong[:3]:
 # %% [markdown] lang="zh"
 # 遛狗（0.702）和生日（0.544）最容易认出来；请客一次也没有认出来（0.000），买菜也很少认对（0.100）。
 # 每一行只有 54 到 73 个句子，所以区间都很宽；尽管如此，按类别列表仍能看出单个总准确率掩盖了什么。模
-# 型在“买菜”上犯的错（最后几行）其实错得很明显：看到摊位和熟透的水果，读者一眼就知道话题是什么。模型
+# 型在“买菜”上犯的错（最后几行）其实错得很明显：读者一看这几个句子就知道是在买菜。模型
 # 虽然在“买菜”故事的其他措辞上微调过，却没能把这些词迁移到换了说法的新句子上。
 #
 # ## 词元级任务：标注人名、地点和时间
@@ -411,7 +413,8 @@ for text_, guess in wrong[:3]:
 tag_train = tagging_data(split.train, tokenizer, max_len)
 tag_held = tagging_data(split.held_out, tokenizer, max_len)
 counts = Counter(tag_train.labels[tag_train.labels != IGNORE].tolist())
-print(tr("training tokens:"), "  ".join(f"{tag_names[t]} {counts[t]}" for t in range(len(TAGS))))
+print(tr("training tokens: {counts}",
+         counts="  ".join(f"{tag_names[t]} {counts[t]}" for t in range(len(TAGS)))))
 fine_tune(tagger, tag_train, num_steps=60, lr=2e-3, seed=0, progress=False)
 print(pad(tr("tag"), 8) + "".join(pad(LANGUAGES[lang], 24) for lang in LANGUAGES))
 scores = {lang: evaluate_task(tagger, tag_held.select(lang), len(TAGS)) for lang in ("en", "zh")}
@@ -613,7 +616,7 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 #
 # * 微调 = 预训练的编码器 + 一个新的输出层，全部参数都用任务的标签来训练：对一个文本或文本对，输出层
 #   作用在 `<cls>` 上（`BERTClassifier`）；对标注任务，输出层作用在每个词元上（`BERTTagger`）。损失
-#   只对带标签的位置求交叉熵的平均。
+#   只对有标签的位置求交叉熵的平均。
 # * 留出数据必须把模型可能记住的东西留出来：这里是整个模板。
 # * 在留出模板的句子上，与随机权重相比，预训练让小 BERT 在中文上的准确率提高了 0.110，在英文上几乎没
 #   有提高；词袋在两种语言上都更好。在真实英文上预训练的 MiniLM 则远远超过了它们。
@@ -627,7 +630,7 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 #    `small_bert.config` 算出来，再在下面检查。
 # 3. ★★ **动手实现：标注任务的损失。** 写出 `tagging_loss(Y_hat, labels)`：`Y_hat` 是形状为
 #    `(B, T, C)` 的 logits（未规范化的预测），`labels` 是形状为 `(B, T)` 的标签索引，不需要预测的位
-#    置是 `IGNORE`。返回整个批量中所有带标签位置的交叉熵的平均值。检查单元格会在几个批量上（包括填充
+#    置是 `IGNORE`。返回整个批量中所有有标签位置的交叉熵的平均值。检查单元格会在几个批量上（包括填充
 #    和边界情况）把它与 `bertlib` 的实现比较，并告诉你哪个测试用例没有通过。
 # 4. ★★ 在句子对任务上微调一个 `BERTClassifier`（用 `split.train` 和 `split.held_out` 构造
 #    `pair_data`，`max_len` 取 64）。它在留出数据上的准确率与话题任务相比如何？哪些句子对最难？（提
@@ -686,7 +689,7 @@ check_implementation("09_tagging_loss", tagging_loss)
 # "小 BERT（冻结编码器）"
 #
 # "held-out accuracy (95% interval)"
-# "留出数据上的准确率（95% 区间）"
+# "留出数据上的准确率（95% 置信区间）"
 #
 # "chance (1/12)"
 # "随机猜测（1/12）"
@@ -721,17 +724,17 @@ check_implementation("09_tagging_loss", tagging_loss)
 # "{train} training sentences, {held} held-out sentences"
 # "训练句子 {train} 个，留出句子 {held} 个"
 #
-# "templates on both sides:"
-# "两边都有的模板："
+# "templates on both sides: {n}"
+# "两边都有的模板：{n} 个"
 #
-# "held out:"
-# "留出："
+# "held out: {sentence}"
+# "留出：{sentence}"
 #
-# "trained: "
-# "训练："
+# "trained:  {sentence}"
+# "训练：{sentence}"
 #
-# "loss"
-# "损失"
+# "loss {loss:.3f}, ln 4 = {ln4:.3f}"
+# "损失 {loss:.3f}，ln 4 = {ln4:.3f}"
 #
 # "training {train}, held out {held}"
 # "训练 {train}，留出 {held}"
@@ -739,8 +742,8 @@ check_implementation("09_tagging_loss", tagging_loss)
 # "loss over {steps} steps: first 10 {first:.2f}, last 10 {last:.2f}"
 # "损失（共 {steps} 步）：前 10 步平均 {first:.2f}，最后 10 步平均 {last:.2f}"
 #
-# "training tokens:"
-# "训练词元数："
+# "training tokens: {counts}"
+# "训练词元数：{counts}"
 #
 # "always '{tag}': right on {share:.3f} of the held-out tokens"
 # "总猜“{tag}”：留出词元中猜对的比例为 {share:.3f}"
@@ -753,3 +756,9 @@ check_implementation("09_tagging_loss", tagging_loss)
 #
 # "the frozen steps were not faster"
 # "冻结之后每步并没有更快"
+#
+# "{a} − {b}:"
+# "{a} − {b}："
+#
+# "{topic} → {guess}: {sentence}"
+# "{topic} → {guess}：{sentence}"
