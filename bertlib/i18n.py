@@ -20,6 +20,7 @@ import json
 import re
 import string
 import unicodedata
+from collections.abc import Iterable, Sequence
 from importlib import resources
 
 LANGUAGES = ("en", "zh")
@@ -115,13 +116,35 @@ def _format(template: str, fmt: dict, what: str) -> str:
     return template.format(**fmt)
 
 
-def pad(value: object, width: int) -> str:
-    """``str(value)`` padded with spaces to ``width`` columns, a Chinese character counting two:
-    ``f"{name:<12}"`` for columns that line up in both editions."""
-    if isinstance(width, bool) or not isinstance(width, int) or width < 0:
-        raise ValueError(f"width must be an int >= 0; got {width!r:.80}")
-    s = str(value)
-    return s + " " * max(0, width - _width(s))
+def table(rows: Iterable[Sequence[object]], gap: int = 2) -> str:
+    """``rows`` of cells as lines whose columns line up wherever the text is shown.
+
+    A Chinese character is two columns wide in a terminal, but in a browser it is as wide as
+    its font makes it, which is not twice a Latin letter. So each cell is padded to the column's
+    most Chinese characters with ideographic spaces (U+3000, as wide as a Chinese character in
+    either) and to its most other characters with spaces: every cell of a column then holds the
+    same number of each kind, and the columns line up in both. ``gap`` spaces separate them.
+    """
+    rows = [[str(cell) for cell in row] for row in rows]
+    if isinstance(gap, bool) or not isinstance(gap, int) or gap < 0:
+        raise ValueError(f"gap must be an int >= 0; got {gap!r:.80}")
+    columns = max(map(len, rows), default=0)
+    wide = [max((_wide(row[i]) for row in rows if i < len(row)), default=0)
+            for i in range(columns)]
+    narrow = [max((len(row[i]) - _wide(row[i]) for row in rows if i < len(row)), default=0)
+              for i in range(columns)]
+    lines = []
+    for row in rows:
+        cells = [cell + "\u3000" * (wide[i] - _wide(cell))
+                 + " " * (narrow[i] - len(cell) + _wide(cell))
+                 for i, cell in enumerate(row)]
+        lines.append((" " * gap).join(cells).rstrip())
+    return "\n".join(lines)
+
+
+def _wide(cell: str) -> int:
+    """The characters of ``cell`` that a terminal draws two columns wide (Chinese)."""
+    return sum(unicodedata.east_asian_width(c) in "WF" for c in cell)
 
 
 PAGE_COLUMNS = 88  # a printed line that fits JupyterLab's output area at 1280x720

@@ -89,8 +89,8 @@ def test_every_notebook_translation_keeps_the_placeholders_and_is_chinese():
     (lambda: i18n.tr("{n} pairs"), r"tr\('\{n\} pairs'\) needs the fields \['n'\]"),
     (lambda: i18n.tr(3), "message must be a str; got int 3"),
     (lambda: i18n.tr("x", "fr"), "lang must be one of"),
-    (lambda: i18n.pad("x", -1), "width must be an int >= 0; got -1"),
-    (lambda: i18n.pad("x", 2.5), "width must be an int >= 0; got 2.5"),
+    (lambda: i18n.table([["x"]], gap=-1), "gap must be an int >= 0; got -1"),
+    (lambda: i18n.table([["x"]], gap=2.5), "gap must be an int >= 0; got 2.5"),
 ])
 def test_bad_text_requests_are_named(call, message):
     """Before: KeyError, TypeError, or the unformatted '{hint}' shown to the learner."""
@@ -102,12 +102,32 @@ def test_a_field_with_a_format_spec_is_filled():
     assert i18n.tr("{n:,} steps of {x.real}", n=12345, x=2) == "12,345 steps of 2"
 
 
-@given(st.lists(st.sampled_from(["a", "词", "。", "x", " "]), max_size=12), st.integers(0, 30))
-def test_pad_fills_to_the_display_width(chars, width):
-    value = "".join(chars)
-    padded = i18n.pad(value, width)
-    assert padded.startswith(value) and set(padded[len(value):]) <= {" "}
-    assert display_width(padded) == max(width, display_width(value))
+CELLS = st.lists(st.sampled_from(["a", "词", "。", "x", "（", "1", "B"]), min_size=1,
+                 max_size=8).map("".join)
+
+
+@given(st.lists(st.lists(CELLS, min_size=1, max_size=4), min_size=1, max_size=5))
+def test_table_columns_line_up_in_a_terminal_and_in_a_browser(rows):
+    """Before every cell, each row holds as many wide characters (Chinese, U+3000) and as many
+    narrow ones as the other rows: the columns line up whatever the two kinds measure (two
+    columns and one in a terminal; a CJK font's and a Latin font's glyphs in a browser)."""
+    lines = i18n.table(rows).split("\n")
+    assert len(lines) == len(rows)
+    before: dict[int, set[tuple[int, int]]] = {}
+    for row, line in zip(rows, lines, strict=True):
+        cells = list(re.finditer(r"[^ \u3000]+", line))
+        assert [cell[0] for cell in cells] == row  # nothing lost, nothing added
+        for column, cell in enumerate(cells):
+            prefix = line[:cell.start()]
+            wide = sum(unicodedata.east_asian_width(c) in "WF" for c in prefix)
+            before.setdefault(column, set()).add((wide, len(prefix) - wide))
+    assert all(len(kinds) == 1 for kinds in before.values()), (rows, lines)
+
+
+def test_a_table_pads_with_ideographic_spaces_where_chinese_is_missing():
+    # Column 0 holds up to 2 Chinese characters and up to 3 others; then a gap of 2.
+    assert i18n.table([["模型", "x"], ["bag", "y"]]).split("\n") == [
+        "模型" + " " * 3 + "  x", "bag" + "\u3000" * 2 + "  y"]
 
 
 def display_width(line: str) -> int:

@@ -14,6 +14,7 @@ import pytest
 
 from bertlib.exercises import EXERCISES
 from bertlib.i18n import get_language, set_language
+from bertlib.i18n import table as i18n_table
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -299,7 +300,7 @@ def test_a_static_viewer_shows_every_figure_and_widget_as_a_picture(path):
     assert len(re.findall(r'<img [^>]*src="data:image/png;base64,', body)) == pictures
 
 
-CJK = re.compile("[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+CJK = re.compile("[\u3001-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 # Latin letters that are no English label: special tokens, code names (max_len=64, len(x),
 # pred_positions), file names, ln of a formula.
 NOT_A_WORD = re.compile(r"<\w+>|\[[A-Z]+\]|\b\w+=\S*|\b[A-Za-z_]\w*\(|\b\w*_\w*\b|\bln\b"
@@ -371,17 +372,25 @@ def _spelt_and_printed(nb) -> tuple[set[str], set[str]]:
     return _words(spelt + names), labels
 
 
-LABEL_END = re.compile(r"：\s*|:\s+|\s{2,}")  # a row's label ends at a colon or a wide gap
+# A row's label ends at a colon or a wide gap (spaces, or U+3000 that bertlib.i18n.table pads
+# Chinese with).
+LABEL_END = re.compile(r"：[\s\u3000]*|:[\s\u3000]+|[\s\u3000]{2,}")
 
 
-def _label(line: str) -> tuple[bool, int, int] | None:
-    """A table row's label: (whether a colon ends it, its length, the display column where the
-    row's values begin)."""
+def _label(line: str) -> tuple[bool, int, tuple[int, int]] | None:
+    """A table row's label: whether a colon ends it, its length, and what comes before the
+    row's values: (wide characters, narrow ones). Rows line up in a terminal and in a browser
+    only when both counts agree (a Chinese glyph is not twice a Latin one in a browser)."""
     found = LABEL_END.search(line.lstrip())
     if found is None or found.end() == len(line.lstrip()):
         return None
-    indent = len(line) - len(line.lstrip())
-    return found[0].strip() != "", found.start(), _width(line[:indent + found.end()])
+    prefix = line[:len(line) - len(line.lstrip()) + found.end()]
+    wide = sum(unicodedata.east_asian_width(c) in "WF" for c in prefix)
+    return found[0].strip() != "", found.start(), (wide, len(prefix) - wide)
+
+
+def _width_of(label: tuple[bool, int, tuple[int, int]]) -> int:
+    return 2 * label[2][0] + label[2][1]
 
 
 def chinese_output_problems(nb, en_nb=None) -> list[str]:
@@ -412,8 +421,8 @@ def chinese_output_problems(nb, en_nb=None) -> list[str]:
                 zh_a, zh_b = (_label(line) for line in lines[i:i + 2])
                 # In English, labels of different lengths padded to one column: a table.
                 if (len(lines) == len(en_lines) and en_a and en_b and en_a[0] == en_b[0]
-                        and en_a[1] != en_b[1] and en_a[2] == en_b[2] and zh_a and zh_b
-                        and zh_a[2] != zh_b[2]):
+                        and en_a[1] != en_b[1] and _width_of(en_a) == _width_of(en_b)
+                        and zh_a and zh_b and zh_a[2] != zh_b[2]):
                     problems.append(f"cell {index}: columns out of line:\n{lines[i]}\n"
                                     f"{lines[i + 1]}")
         # Rows whose columns start at the same character but not at the same display column.
@@ -445,9 +454,27 @@ def test_the_chinese_output_check_finds_english_reprs_and_misaligned_columns():
     assert any("a Python repr: \"Counter" in p for p in problems)
     assert any("columns out of line" in p for p in problems)
     cell.source = 'print(tr("held out"), value)'
-    cell.outputs[0].text = ("模型       0.194  0.343\nbag        0.324  0.593\nvalue 留出\n"
-                            "位置 5：i went to the bank\n")
+    cell.outputs[0].text = ("模型\u3000\u3000  0.194  0.343\nbag\u3000\u3000  0.324  0.593\n"
+                            "value 留出\n位置 5：i went to the bank\n")
     assert chinese_output_problems(nb) == []
+
+
+def test_the_chinese_output_check_lines_up_columns_for_a_browser_too():
+    """Rows the English edition pads to one column must begin their values after as many
+    Chinese characters and as many others in the Chinese edition: padding by display width
+    alone (a Chinese character as two spaces) lines up in a terminal, not in a browser."""
+    def notebook(text):
+        nb = nbformat.v4.new_notebook()
+        cell = nbformat.v4.new_code_cell("print(table(rows))")
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        nb.cells = [cell]
+        return nb
+
+    english = notebook("model:          0.194\nbag of words:   0.324\n")
+    by_width = notebook("小 BERT（预训练）：  0.194\n词袋：              0.324\n")
+    assert any("columns out of line" in p for p in chinese_output_problems(by_width, english))
+    by_kind = notebook(i18n_table([["小 BERT（预训练）：", "0.194"], ["词袋：", "0.324"]]) + "\n")
+    assert chinese_output_problems(by_kind, english) == []
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.stem}")

@@ -50,7 +50,7 @@ import torch
 from bertlib import BERTEncoder, Vocab, get_tokens_and_segments, load_small_bert
 from bertlib.checks import error_message
 from bertlib.exercises import check_exercise
-from bertlib.i18n import pad, tr
+from bertlib.i18n import table, tr
 from bertlib.implement import check_implementation
 from bertlib.viz import InputRepresentationWidget
 from bertlib.viz.listing import show_source
@@ -114,8 +114,7 @@ tokens_b = ["it", "was", "warm"]
 tokens, segments = get_tokens_and_segments(tokens_a, tokens_b)
 
 rows = {tr("position:"): range(len(tokens)), tr("token:"): tokens, tr("segment:"): segments}
-for name, row in rows.items():
-    print(pad(name, 10) + " ".join(f"{x!s:>5}" for x in row))
+print(table(([name, *(f"{x!s:>5}" for x in row)] for name, row in rows.items()), gap=1))
 
 # %% [markdown] lang="en"
 # ## From tokens to ids
@@ -187,9 +186,9 @@ torch.manual_seed(0)
 encoder = BERTEncoder(vocab_size=len(vocab), num_hiddens=6, ffn_num_hiddens=12, num_heads=2,
                       num_blks=1, dropout=0.0, max_len=16)
 
-print(pad(tr("token embedding"), 20), tuple(encoder.token_embedding.weight.shape))  # (V, H)
-print(pad(tr("segment embedding"), 20), tuple(encoder.segment_embedding.weight.shape))  # (2, H)
-print(pad(tr("position embedding"), 20), tuple(encoder.pos_embedding.shape))  # (1, max_len, H)
+print(table([[tr("token embedding"), tuple(encoder.token_embedding.weight.shape)],  # (V, H)
+             [tr("segment embedding"), tuple(encoder.segment_embedding.weight.shape)],  # (2, H)
+             [tr("position embedding"), tuple(encoder.pos_embedding.shape)]]))  # (1, max_len, H)
 
 # %% [markdown] lang="en"
 # Now the sum by hand. Indexing a table with a tensor of ids picks one row per id, so a `(1, T)`

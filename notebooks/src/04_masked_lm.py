@@ -70,7 +70,7 @@ from bertlib import (
     mask_tokens,
 )
 from bertlib.exercises import check_exercise
-from bertlib.i18n import pad, tr
+from bertlib.i18n import table, tr
 from bertlib.implement import check_implementation
 from bertlib.inputs import encode_pair, stack_inputs
 from bertlib.viz import MaskingWidget
@@ -183,9 +183,9 @@ print(tr("chosen per position: min {low}, max {high}, expected {expected:.1f}",
          low=min(per_position), high=max(per_position), expected=expected))
 print(tr("chosen <cls>, <sep>: {cls} {sep}", cls=chosen[0], sep=chosen[len(tokens) - 1]))
 total = sum(fates.values())
-for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1)):
-    print(pad(FATES[fate], 12) + f"{fates[fate]:5}  {fates[fate] / total:.3f}  "
-          + tr("(expected {share})", share=share))
+print(table([FATES[fate], f"{fates[fate]:5}", f"{fates[fate] / total:.3f}",
+              tr("(expected {share})", share=share)]
+             for fate, share in ((Fate.MASK, 0.8), (Fate.RANDOM, 0.1), (Fate.KEEP, 0.1))))
 
 # %% [markdown] lang="en"
 # ## Try it: masking a sentence pair

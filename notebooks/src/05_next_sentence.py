@@ -67,7 +67,7 @@ from bertlib.assets import small_bert_metrics
 from bertlib.checks import error_message
 from bertlib.data import get_next_sentence
 from bertlib.exercises import check_exercise
-from bertlib.i18n import pad, tr
+from bertlib.i18n import table, tr
 from bertlib.implement import check_implementation
 from bertlib.inputs import (
     encode_pair,
@@ -140,8 +140,7 @@ show_source(make_nsp_pairs, region="pairs")
 # %%
 nsp = make_nsp_pairs(paragraphs, max_len=16, seed=0)
 names = {IS_NEXT: tr("IsNext"), NOT_NEXT: tr("NotNext")}
-for pair in nsp.pairs:
-    print(pad(names[pair.is_next], 10), " ".join(pair.tokens))  # pad: a Chinese character is 2 wide
+print(table([names[pair.is_next], " ".join(pair.tokens)] for pair in nsp.pairs))
 print(nsp.pairs[0].segments)
 
 # %% [markdown] lang="en"

@@ -84,7 +84,7 @@ from bertlib.data import PretrainBatch, pad_bert_inputs
 from bertlib.exercises import check_exercise
 from bertlib.fast import fast_loss
 from bertlib.finetune import Accuracy
-from bertlib.i18n import pad, tr
+from bertlib.i18n import table, tr
 from bertlib.implement import check_implementation
 from bertlib.loss import chapter_loss
 from bertlib.train import evaluate_pretraining, init_model, train_step
@@ -540,8 +540,7 @@ rows = [  # (what, the BERT paper, the shipped model)
 ]
 for what, paper, ours in rows:
     print(what)
-    print("  " + pad(tr("BERT paper:"), 12) + paper)
-    print("  " + pad(tr("shipped:"), 12) + ours)
+    print(table([["", tr("BERT paper:"), paper], ["", tr("shipped:"), ours]], gap=1))
 
 # %% [markdown] lang="en"
 # BERT-base has 110M parameters and BERT-large 340M. They read BooksCorpus (800M words) and
@@ -636,13 +635,15 @@ def step_gflop(loss_fn, batch):
 
 
 trimmed = trim_padding(batch)
+rows = []
 for name, b in ((tr("padded to max_len:"), batch), (tr("trimmed:"), trimmed)):
     with torch.no_grad():
         loss = chapter_loss(model, *b)
-    print(pad(name, 20), f"T = {b[0].shape[1]}, P = {b[3].shape[1]} ",
-          tr("MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}", mlm=loss.mlm, nsp=loss.nsp,
-             total=loss.total))
-    print("   ", tr("forward + backward: {gflop:.2f} GFLOP", gflop=step_gflop(chapter_loss, b)))
+    rows.append([name, f"T = {b[0].shape[1]}, P = {b[3].shape[1]}",
+                 tr("MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}", mlm=loss.mlm,
+                    nsp=loss.nsp, total=loss.total),
+                 tr("forward + backward: {gflop:.2f} GFLOP", gflop=step_gflop(chapter_loss, b))])
+print(table(rows))
 print("fast_loss:", tr("forward + backward: {gflop:.2f} GFLOP",
                        gflop=step_gflop(fast_loss, trimmed)))
 
@@ -678,14 +679,16 @@ lengths = train_pairs.valid_lens
 
 random_batches = torch.randperm(len(lengths), generator=torch.Generator().manual_seed(0))
 grouped_batches = [torch.tensor(b) for b in LengthGroupedSampler(lengths, 128, seed=0)]
+rows = []
 for name, batches in ((tr("random mini-batches:"), random_batches.split(128)),
                       (tr("grouped by length:"), grouped_batches)):
     padded = sum(len(b) * int(lengths[b].max()) for b in batches)
     zh_share = torch.stack([is_zh[b].float().mean() for b in batches])
     majority = torch.maximum(zh_share, 1 - zh_share).mean()  # the larger language's share
-    print(pad(name, 20), tr("padding after trimming {padding:.1%}; the larger language makes "
-                            "up {majority:.0%} of a mini-batch on average",
-                            padding=1 - int(lengths.sum()) / padded, majority=majority))
+    rows.append([name, tr("padding after trimming {padding:.1%}; the larger language makes up "
+                          "{majority:.0%} of a mini-batch on average",
+                          padding=1 - int(lengths.sum()) / padded, majority=majority)])
+print(table(rows))
 
 # %% [markdown] lang="en"
 # Grouping leaves almost no padding, but look at the second number: a random mini-batch is
@@ -697,11 +700,13 @@ for name, batches in ((tr("random mini-batches:"), random_batches.split(128)),
 # 量则几乎只有一种语言。在这个语料库里，看句子对的长度就能猜出它是哪种语言：
 
 # %%
+rows = []
 for name, d in ((tr("English pairs:"), by_lang["en"]), (tr("Chinese pairs:"), by_lang["zh"])):
     q = d.valid_lens.float().quantile(torch.tensor([0.1, 0.9]))
-    print(pad(name, 14), tr("mean length {mean:.1f} tokens, 10th to 90th percentile {low} to "
-                            "{high}", mean=d.valid_lens.float().mean(), low=int(q[0]),
-                            high=int(q[1])))
+    rows.append([name, tr("mean length {mean:.1f} tokens, 10th to 90th percentile {low} to "
+                          "{high}", mean=d.valid_lens.float().mean(), low=int(q[0]),
+                          high=int(q[1]))])
+print(table(rows))
 
 # %% [markdown] lang="en"
 # English pairs are 22 to 28 tokens long (10th to 90th percentile), Chinese pairs 29 to 40,
@@ -741,20 +746,19 @@ print(tr("in-class recipe: lr {lr:g}, dropout {dropout:g}, {steps} steps of {bat
          "{threads} threads",
          lr=r["lr"], dropout=r["dropout"], steps=r["num_steps"], batch=r["batch_size"],
          threads=r["threads"]))
-for name, run_ in ((tr("random mini-batches:"), in_class["random"]),
-                   (tr("grouped by length:"), in_class["grouped"])):
-    print(pad(name, 20), tr("NSP {nsp:.3f}  MLM {mlm:.3f}  {pairs:.0f} pairs/s; seconds: data "
-                            "{data:.1f}, training {training:.1f}, evaluation {evaluation:.1f}, "
-                            "total {total:.1f}",
-                            nsp=run_["held_out"]["nsp_accuracy"],
-                            mlm=run_["held_out"]["mlm_accuracy"], pairs=run_["pairs_per_sec"],
-                            **run_["seconds"]))
-print(pad(tr("shipped model:"), 20), tr("NSP {nsp:.3f}  MLM {mlm:.3f}  ({steps} steps, "
-                                        "{minutes:.1f} min on {threads} thread)",
-                                        nsp=metrics["held_out"]["nsp_accuracy"],
-                                        mlm=metrics["held_out"]["mlm_accuracy"],
-                                        steps=recipe["num_steps"], minutes=run["seconds"] / 60,
-                                        threads=recipe["threads"]))
+rows = [[name, tr("NSP {nsp:.3f}  MLM {mlm:.3f}  {pairs:.0f} pairs/s; seconds: data {data:.1f}, "
+                  "training {training:.1f}, evaluation {evaluation:.1f}, total {total:.1f}",
+                  nsp=run_["held_out"]["nsp_accuracy"], mlm=run_["held_out"]["mlm_accuracy"],
+                  pairs=run_["pairs_per_sec"], **run_["seconds"])]
+        for name, run_ in ((tr("random mini-batches:"), in_class["random"]),
+                           (tr("grouped by length:"), in_class["grouped"]))]
+rows.append([tr("shipped model:"), tr("NSP {nsp:.3f}  MLM {mlm:.3f}  ({steps} steps, {minutes:.1f} "
+                                      "min on {threads} thread)",
+                                      nsp=metrics["held_out"]["nsp_accuracy"],
+                                      mlm=metrics["held_out"]["mlm_accuracy"],
+                                      steps=recipe["num_steps"], minutes=run["seconds"] / 60,
+                                      threads=recipe["threads"])])
+print(table(rows))
 print(tr("pairs per second, grouped / random: {ratio:.2f}",
          ratio=in_class["grouped"]["pairs_per_sec"] / in_class["random"]["pairs_per_sec"]))
 

@@ -65,7 +65,7 @@ from bertlib import (
 )
 from bertlib.assets import small_bert_metrics
 from bertlib.finetune import Accuracy
-from bertlib.i18n import pad, tr
+from bertlib.i18n import table, tr
 from bertlib.viz.listing import show_source
 
 # %%
@@ -134,6 +134,7 @@ def counted(share: float, n: int) -> Accuracy:
 pairs, slots = scores["pairs"], scores["mlm_slots"]
 is_next = int((held_out.nsp_labels == IS_NEXT).sum())
 print(tr("held out: pairs {pairs}  MLM slots {slots}", pairs=pairs, slots=slots))
+rows = []
 for name, accuracy in (
         (tr("NSP accuracy"), counted(scores["nsp_accuracy"], pairs)),
         (tr("  on IsNext pairs"), counted(scores["nsp_accuracy_is_next"], is_next)),
@@ -143,7 +144,8 @@ for name, accuracy in (
         (tr("MLM accuracy"), counted(scores["mlm_accuracy"], slots)),
         (tr("MLM: always the most frequent token"),
          counted(scores["mlm_majority_baseline"], slots))):
-    print(pad(name, 36), f"n = {accuracy.n:4}  {accuracy}")
+    rows.append([name, f"n = {accuracy.n:4}", accuracy])
+print(table(rows))
 same = all(round(scores[k], 3) == round(metrics["held_out"][k], 3)
            for k in ("nsp_accuracy", "mlm_accuracy"))
 print(tr("the same as in metrics.json") if same else tr("not the same as in metrics.json"))
@@ -296,10 +298,10 @@ with torch.no_grad():
     first, second = (small_bert(token_ids, segments)[0] for _ in range(2))
 small_bert.eval()
 again = get_bert_encoding(small_bert, tokenizer, "The train left at ten.")
-for name, a, b in ((tr("the chapter, dropout on:"), first, second),
-                   (tr("get_bert_encoding:"), again, alone)):
-    print(pad(name, 30), tr("the same encoding twice") if torch.equal(a, b)
-          else tr("two encodings, {diff:.2f} apart at most", diff=(a - b).abs().max()))
+print(table([name, tr("the same encoding twice") if torch.equal(a, b)
+              else tr("two encodings, {diff:.2f} apart at most", diff=(a - b).abs().max())]
+             for name, a, b in ((tr("the chapter, dropout on:"), first, second),
+                                (tr("get_bert_encoding:"), again, alone))))
 
 # %% [markdown] lang="en"
 # ## Going further: what the held-out figures hide
@@ -363,12 +365,11 @@ def accuracy_by_kind(model, data):
     _, _, nsp_Y_hat = model(data.tokens, data.segments, data.valid_lens)
     right = nsp_Y_hat.argmax(1) == data.nsp_labels
     is_next = data.nsp_labels == IS_NEXT
-    for name, rows in ((tr("all pairs"), torch.ones_like(is_next)),
-                       (tr("IsNext"), is_next),
-                       (tr("NotNext, same language"), ~is_next & (chinese_a == chinese_b)),
-                       (tr("NotNext, other language"), ~is_next & (chinese_a != chinese_b))):
-        accuracy = Accuracy(int(right[rows].sum()), int(rows.sum()))
-        print(pad(name, 36), f"n = {accuracy.n:4}  {accuracy}")
+    kinds = ((tr("all pairs"), torch.ones_like(is_next)), (tr("IsNext"), is_next),
+             (tr("NotNext, same language"), ~is_next & (chinese_a == chinese_b)),
+             (tr("NotNext, other language"), ~is_next & (chinese_a != chinese_b)))
+    accuracies = [(name, Accuracy(int(right[rows].sum()), int(rows.sum()))) for name, rows in kinds]
+    print(table([name, f"n = {accuracy.n:4}", accuracy] for name, accuracy in accuracies))
 
 
 # No groups: NotNext partners from any paragraph, either language.

@@ -69,7 +69,7 @@ from bertlib import (
 )
 from bertlib.exercises import check_exercise
 from bertlib.hf import POOLER_NAMES, minilm_directory, name_table
-from bertlib.i18n import pad, tr
+from bertlib.i18n import table, tr
 from bertlib.viz import AttentionView, AttentionWidget, new_figure, plot_attention
 from bertlib.viz.listing import show_source
 
@@ -108,9 +108,8 @@ for field in dataclasses.fields(BERTConfig):
     print(f"{field.name:>16}  {a!s:>10}  {b!s:>10}" + ("  ←" if a != b else ""))
 
 with torch.device("meta"):  # shapes only: no memory, no random numbers
-    for name, config in ((tr("chapter:"), chapter), (tr("original:"), original)):
-        print(pad(name, 14), tr("{count:,} parameters",
-                                count=num_params(BERTModel.from_config(config))))
+    print(table([name, tr("{count:,} parameters", count=num_params(BERTModel.from_config(c)))]
+                for name, c in ((tr("chapter:"), chapter), (tr("original:"), original))))
 
 # %% [markdown] lang="en"
 # Four switches, and 23 million fewer parameters for the original: that is BERT-Base's famous
@@ -310,11 +309,11 @@ print(tr("parameters: {count:,} in all, {loaded:,} loaded from the checkpoint",
 # 每个张量都按一张明确的对照表改名，形状也必须完全一致：
 
 # %%
-table = name_table(model.config)["encoder"]
+hf_to_ours = name_table(model.config)["encoder"]  # Hugging Face's names -> ours
 for hf_name in ("embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
                 "embeddings.LayerNorm.weight", "encoder.layer.0.attention.self.query.weight",
                 "encoder.layer.0.intermediate.dense.weight"):
-    print(f"{hf_name:<45} -> {table[hf_name]}")
+    print(f"{hf_name:<45} -> {hf_to_ours[hf_name]}")
 print(tokenizer.tokenize("Tokenization of unbelievably long words"))
 
 # %% [markdown] lang="en"
@@ -396,9 +395,10 @@ encoded_X, _, _ = model(tokens, segments, valid_lens)
 real = attention_mask.bool()
 hidden_diff = (encoded_X[real] - theirs.last_hidden_state[real]).abs().max().item()
 pooler_diff = (model.hidden(encoded_X[:, 0]) - theirs.pooler_output).abs().max().item()
-for name, diff in ((tr("last hidden states:"), hidden_diff), (tr("pooler outputs:"), pooler_diff)):
-    print(pad(name, 20), tr("max |difference| < 1e-5") if diff < 1e-5
-          else tr("max |difference| {diff:.1e}", diff=diff))
+print(table([name, tr("max |difference| < 1e-5") if diff < 1e-5
+              else tr("max |difference| {diff:.1e}", diff=diff)]
+             for name, diff in ((tr("last hidden states:"), hidden_diff),
+                                (tr("pooler outputs:"), pooler_diff))))
 
 # %% [markdown] lang="en"
 # The two implementations agree to within rounding. (We print a comparison, not the difference
@@ -456,11 +456,12 @@ mass = {  # each (layers, heads): the weight on that kind of key, averaged over 
 uniform = {"previous": 1 / T, "next": 1 / T, "[SEP]": len(seps) / T, "[CLS]": 1 / T}
 best = {}
 print(toks)
-print(pad(tr("attends to"), 14), tr("layer head  weight  uniform"))
+rows = [[tr("attends to"), tr("layer"), tr("head"), tr("weight"), tr("uniform")]]
 for kind, m in mass.items():
     layer, head = divmod(int(m.argmax()), m.shape[1])
     best[kind] = (layer, head, m[layer, head].item())
-    print(pad(names[kind], 14), f"{layer:5} {head:4} {best[kind][2]:7.2f} {uniform[kind]:8.2f}")
+    rows.append([names[kind], layer, head, f"{best[kind][2]:.2f}", f"{uniform[kind]:.2f}"])
+print(table(rows))
 
 # %% [markdown] lang="en"
 # The previous-token head is almost perfect: nearly all of each row sits on the token to the
@@ -604,9 +605,6 @@ check_exercise("08_tied_saving", answer)
 # "pooler outputs:"
 # "汇聚层的输出："
 #
-# "layer head  weight  uniform"
-# "   层   头    权重 均匀分布"
-#
 # "attends to"
 # "关注对象"
 #
@@ -624,3 +622,15 @@ check_exercise("08_tied_saving", answer)
 #
 # "max |difference| {diff:.1e}"
 # "最大 |差值| 为 {diff:.1e}"
+#
+# "layer"
+# "层"
+#
+# "head"
+# "头"
+#
+# "weight"
+# "权重"
+#
+# "uniform"
+# "均匀分布"

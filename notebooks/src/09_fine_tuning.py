@@ -79,7 +79,7 @@ from bertlib import (
 from bertlib.exercises import check_exercise
 from bertlib.finetune import BagOfWords, freeze_layers, predict, task_loss
 from bertlib.hf import minilm_directory
-from bertlib.i18n import get_language, pad, tr
+from bertlib.i18n import get_language, table, tr
 from bertlib.implement import check_implementation
 from bertlib.tasks import (
     IGNORE,
@@ -127,11 +127,12 @@ sentences = load_task_sentences()
 langs = Counter(s.lang for s in sentences)
 print(tr("sentences: English {en}, Chinese {zh}", en=langs["en"], zh=langs["zh"]))
 topics, tag_names = class_names("topic"), class_names("tags")
+rows = []
 for s in (sentences[0], sentences[1], sentences[1440], sentences[1441]):
     spans = "  ".join(f"{s.text[start:end]}/{tag_names[TAGS.index(tag)]}"
                       for start, end, tag in s.spans)  # the filled-in names, places and times
-    print(f"{s.template:>6}  {tr('story')} {s.story:3}  {pad(topics[s.topic], 8)}  {s.text}  "
-          f"{spans}")
+    rows.append([s.template, tr("story {n}", n=s.story), topics[s.topic], s.text, spans])
+print(table(rows))
 
 # %% [markdown] lang="en"
 # Each sentence gives one example of three tasks, one for each kind of application the
@@ -306,11 +307,11 @@ LANGUAGES = {"en": tr("English"), "zh": tr("Chinese")}
 
 def print_results(names: list[str]) -> None:
     """These models' held-out accuracies, with 95% intervals: a row each, a column per
-    language (pad counts a Chinese character as two columns)."""
-    print(pad(tr("model"), 28) + "".join(pad(LANGUAGES[lang], 22) for lang in LANGUAGES))
-    for name in names:
-        print(pad(MODELS[name], 28)
-              + "".join(pad(results[name].get(lang, "-"), 22) for lang in LANGUAGES))
+    language."""
+    rows = [[tr("model"), *LANGUAGES.values()]]
+    rows += [[MODELS[name], *(results[name].get(lang, "-") for lang in LANGUAGES)]
+             for name in names]
+    print(table(rows))
 
 
 results = {"pretrained": held_out_accuracy(classifier, topic_held)}
@@ -382,9 +383,8 @@ print(tr("{a} − {b}:", a=MODELS["pretrained"], b=MODELS["random"]),
 
 # %%
 per_class = evaluate_task(classifier, topic_held, NUM_TOPICS).per_class
-print(pad(tr("topic"), 16) + f"{'n':>5}  " + tr("held-out accuracy (95% interval)"))
-for name, acc in zip(topics, per_class, strict=True):
-    print(pad(name, 16) + f"{acc.n:>5}  {acc}")
+print(table([[tr("topic"), f"{'n':>3}", tr("held-out accuracy (95% interval)")]]
+            + [[name, f"{acc.n:>3}", acc] for name, acc in zip(topics, per_class, strict=True)]))
 predicted = predict(classifier, topic_held)  # one topic per held-out sentence, in order
 wrong = {s.text: topics[int(p)] for s, p in zip(split.held_out, predicted, strict=True)
          if s.topic == 0 and p != 0 and s.lang == get_language()}  # each sentence once
@@ -416,10 +416,10 @@ counts = Counter(tag_train.labels[tag_train.labels != IGNORE].tolist())
 print(tr("training tokens: {counts}",
          counts="  ".join(f"{tag_names[t]} {counts[t]}" for t in range(len(TAGS)))))
 fine_tune(tagger, tag_train, num_steps=60, lr=2e-3, seed=0, progress=False)
-print(pad(tr("tag"), 8) + "".join(pad(LANGUAGES[lang], 24) for lang in LANGUAGES))
-scores = {lang: evaluate_task(tagger, tag_held.select(lang), len(TAGS)) for lang in ("en", "zh")}
-for t, name in enumerate(tag_names):
-    print(pad(name, 8) + "".join(pad(scores[lang].per_class[t], 24) for lang in LANGUAGES))
+scores = {lang: evaluate_task(tagger, tag_held.select(lang), len(TAGS)) for lang in LANGUAGES}
+print(table([[tr("tag"), *LANGUAGES.values()]]
+            + [[name, *(scores[lang].per_class[t] for lang in LANGUAGES)]
+               for t, name in enumerate(tag_names)]))
 labelled = tag_held.labels[tag_held.labels != IGNORE]
 print(tr("always '{tag}': right on {share:.3f} of the held-out tokens",
          tag=tag_names[0], share=(labelled == 0).float().mean()))
@@ -712,9 +712,6 @@ check_implementation("09_tagging_loss", tagging_loss)
 # "the frozen steps took less time"
 # "冻结之后每步用时更少"
 #
-# "story"
-# "故事"
-#
 # "pairs:"
 # "句子对："
 #
@@ -762,3 +759,6 @@ check_implementation("09_tagging_loss", tagging_loss)
 #
 # "{topic} → {guess}: {sentence}"
 # "{topic} → {guess}：{sentence}"
+#
+# "story {n}"
+# "故事 {n}"
