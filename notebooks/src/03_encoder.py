@@ -210,8 +210,8 @@ print("weights  ≈ ref_weights:   ", torch.allclose(weights, ref_weights, atol=
 
 # %% [markdown] lang="zh"
 # **编码器块的其余部分。** 残差连接把注意力的输出加回到块的输入上，层规范化再对每个词元向量做
-# 规范化（即“相加并规范化”）。接着是前馈网络：在每个位置上使用同一个两层感知机（H → 1024 → H），
-# 之后是第二次相加并规范化。下面是编码器块的代码，以及我们的复现：
+# 规范化（即“相加并规范化”）。接着是前馈网络：在每个位置上使用同一个两层的多层感知机（H → 1024 →
+# H），之后是第二次相加并规范化。下面是编码器块的代码，以及我们的复现：
 
 # %%
 show_source(type(block).forward)
@@ -536,9 +536,9 @@ display(step_by_step)
 # 5. ★★ 填充位置上的键必须得到零权重，但填充位置上的**查询**却不需要掩蔽。为什么？
 # 6. ★★ **动手实现：掩蔽后的注意力权重。** 为 `bertlib` 的 `MultiHeadAttention` 写出
 #    `attention_weights(attention, X, valid_lens)`：返回各个头在 `X`（形状为 `(B, T, H)`）上的注意力
-#    权重，形状为 `(B, nh, T, T)`，填充位置上的键的权重恰好为 0（`valid_lens` 可以是 None，这时不做
-#    任何掩蔽）。检查单元格会在几个批量上（包括填充和只有一个词元的序列）把它与 `bertlib` 的结果比
-#    较，并告诉你哪个测试用例没有通过。
+#    权重，形状为 `(B, nh, T, T)`，填充位置上的键的权重恰好为 0（`valid_lens` 可以是 `None`，这时
+#    不做任何掩蔽）。检查单元格会在几个批量上（包括填充和只有一个词元的序列）把它与 `bertlib` 的结
+#    果比较，并告诉你哪个测试用例没有通过。
 
 # %%
 answer = None  # your answer to exercise 1: an integer

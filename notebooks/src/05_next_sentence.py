@@ -421,7 +421,7 @@ for name, model in [(tr("pretrained:"), pretrained), (tr("random weights:"), ran
 #
 # | 字段 | 形状 | 填充方式 |
 # | --- | --- | --- |
-# | `tokens`、`segments` | `(N, max_len)` | `<pad>`（词元索引 0），片段 0 |
+# | `tokens`、`segments` | `(N, max_len)` | `<pad>`（词元索引 0），片段索引 0 |
 # | `valid_lens` | `(N,)` | 真实长度，供注意力使用（见笔记本 03） |
 # | `pred_positions`、`mlm_labels` | `(N, P)` | 位置 0，标签 0 |
 # | `mlm_weights` | `(N, P)` | 真实位置为 1，填充位置为 0（见笔记本 04） |
