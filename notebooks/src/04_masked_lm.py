@@ -540,7 +540,7 @@ for kind, rows in ((tr("Chinese"), chinese), (tr("non-Chinese"), ~chinese)):
 # BERT cuts Chinese text into single characters, so a Chinese word of two characters is two
 # tokens, and masking one of them leaves the other in plain view: with 球 ("ball") showing,
 # 队 ("team") of 球队 is easy to guess. The Chinese BERT-wwm models (Cui et al., 2019) mask
-# **whole words** instead, taking the words from a segmenter; the usual choice is `jieba`. The
+# **whole words** instead, taking the words from a segmenter (they used LTP; we use `jieba`). The
 # original BERT's later release does the same for WordPiece: the `##` pieces of a word are
 # masked together. `mask_tokens(..., words=...)` takes the word of each token (`None` for
 # `<cls>`/`<sep>`); `bertlib.words.word_ids` computes it from the text, joining `##` pieces and
@@ -553,11 +553,11 @@ for kind, rows in ((tr("Chinese"), chinese), (tr("non-Chinese"), ~chinese)):
 #
 # BERT 把中文切成单个汉字，于是一个两字的词就是两个词元；只掩蔽其中一个，另一个仍然摆在眼前：看到
 # “球”，“球队”里的“队”就不难猜。中文 BERT-wwm 模型（Cui 等人，2019）改为掩蔽**整个词**，词由分词工具
-# 切出，常用的是 `jieba`。原始 BERT 后来发布的版本对 WordPiece 子词也这样做：一个词的各个 `##` 子词
-# 一起掩蔽。`mask_tokens(..., words=...)` 接收每个词元所属的词（`<cls>`、`<sep>` 为 `None`）；
-# `bertlib.words.word_ids` 根据文本算出这一信息：`##` 子词归入前面的词，汉字按 jieba 切出的词归并。
-# 整词按随机顺序选取，只要还放得进同样的预算（词元总数的 15%）就选入，与原始的数据脚本一致；选中的每
-# 个词元仍各自按 80/10/10 处理。
+# 切出（他们用的是 LTP，我们用 `jieba`）。原始 BERT 后来发布的版本对 WordPiece 子词也这样做：一个词
+# 的各个 `##` 子词一起掩蔽。`mask_tokens(..., words=...)` 接收每个词元所属的词（`<cls>`、`<sep>`
+# 为 `None`）；`bertlib.words.word_ids` 根据文本算出这一信息：`##` 子词归入前面的词，汉字按 jieba 切
+# 出的词归并。整词按随机顺序选取，只要还放得进同样的预算（词元总数的 15%）就选入，与原始的数据脚本一
+# 致；选中的每个词元仍各自按 80/10/10 处理。
 
 # %%
 sentence = "后来小明抓住机会，为球队得了分。"

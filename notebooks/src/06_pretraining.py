@@ -506,14 +506,14 @@ print(tr("NSP loss (recorded every {every} steps): mean over steps {a}-{b} {earl
 # (exercise 6 asks why).
 #
 # The original BERT was trained the same way, at a far larger scale. The BERT paper (Devlin et
-# al., 2019) in full, next to the shipped model:
+# al., 2018) in full, next to the shipped model:
 
 # %% [markdown] lang="zh"
 # 掩蔽语言模型的损失在全部 1000 步中一直在下降。下一句预测的损失在大约前 200 步里一直停留在 $\ln 2$
 # 附近（随图打印的那一行给出了这段时间的平均值），之后缓慢下降，最后 50 步平均约为 0.46。与本章一
 # 样，掩蔽语言模型的损失始终远高于下一句预测的损失（练习 6 会问为什么）。
 #
-# 原始的 BERT 也是这样训练的，只是规模要大得多。下面把 BERT 论文（Devlin 等人，2019）中的完整训练配
+# 原始的 BERT 也是这样训练的，只是规模要大得多。下面把 BERT 论文（Devlin 等人，2018）中的完整训练配
 # 置与自带模型并列对照：
 
 # %%

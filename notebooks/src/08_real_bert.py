@@ -50,6 +50,7 @@
 # %%
 # %matplotlib inline
 import dataclasses
+import itertools
 import json
 import tempfile
 import warnings
@@ -66,6 +67,7 @@ from bertlib import (
     get_tokens_and_segments,
     load_hf,
     load_hf_model,
+    load_small_corpus,
 )
 from bertlib.exercises import check_exercise
 from bertlib.hf import POOLER_NAMES, minilm_directory, name_table
@@ -416,10 +418,12 @@ print(table([name, tr("max |difference| < 1e-5") if diff < 1e-5
 # (2019, *What Does BERT Look At?*) found many heads in BERT-Base's middle layers that put most of
 # their weight on `[SEP]`, and read it as a "no-op": a head with nothing to do looks there.
 #
-# Instead of hunting by eye, we measure. For the first pair of the batch and every layer and
-# head, we average over the query tokens: the weight on the previous token, on the next token,
-# on the `[SEP]` tokens and on `[CLS]`. Layers and heads are counted from 0, as in the widget
-# below. The last column is what uniform attention would give.
+# Instead of hunting by eye, we measure, and on many inputs rather than one: 200 pairs of
+# consecutive English sentences that the small corpus holds out. For every pair, layer and head
+# we average over the query tokens the weight on the previous token, on the next token, on the
+# `[SEP]` tokens and on `[CLS]`; then we average over the pairs, with a 95% interval of that
+# mean, and keep the strongest head of each kind. Layers and heads are counted from 0, as in the
+# widget below. The last column is what uniform attention would give.
 
 # %% [markdown] lang="zh"
 # 两种实现的结果在舍入误差范围内一致。（我们打印的是比较的结果，而不是差值本身：float32 求和结果的最
@@ -434,51 +438,85 @@ print(table([name, tr("max |difference| < 1e-5") if diff < 1e-5
 # 元上。Clark 等人（2019，*What Does BERT Look At?*）发现，BERT-Base 中间几层有许多头把大部分权重放
 # 在 `[SEP]` 上，他们认为这相当于“空操作”：头无事可做时，就把注意力放到那里。
 #
-# 我们不靠肉眼去找，而是算出来。对批量中的第一个句子对，在每一层的每个头上，分别计算落在前一个词元、
-# 后一个词元、`[SEP]` 词元和 `[CLS]` 上的权重，并对所有查询词元取平均。层和头都从 0 开始编号，与下面
-# 的小部件一致。最后一列是注意力均匀分布时的值。
+# 我们不靠肉眼去找，而是算出来，而且不只看一个输入：取小语料库留出的 200 对相邻英文句子。对每个句子
+# 对、每一层的每个头，分别计算落在前一个词元、后一个词元、`[SEP]` 词元和 `[CLS]` 上的权重，先对所有
+# 查询词元取平均，再对所有句子对取平均并给出这个均值的 95% 置信区间，每种关注对象只保留最强的那个
+# 头。层和头都从 0 开始编号，与下面的小部件一致。最后一列是注意力均匀分布时的值。
 
 # %%
-toks, segs = inputs[0]
-_, attentions = model.encoder(torch.tensor([tokenizer.vocab[toks]]), torch.tensor([segs]),
-                              return_attention=True)
-A = torch.stack([a[0] for a in attentions])  # (layers, heads, T, T): query i, key j
-T = len(toks)
-seps = [i for i, t in enumerate(toks) if t == specials.sep]
 names = {"previous": tr("previous token"), "next": tr("next token"), "[SEP]": tr("[SEP] tokens"),
          "[CLS]": tr("[CLS] token")}
-mass = {  # each (layers, heads): the weight on that kind of key, averaged over the queries
-    "previous": A.diagonal(offset=-1, dim1=-2, dim2=-1).mean(-1),  # query i on key i - 1
-    "next": A.diagonal(offset=1, dim1=-2, dim2=-1).mean(-1),  # query i on key i + 1
-    "[SEP]": A[..., seps].sum(-1).mean(-1),
-    "[CLS]": A[..., 0].mean(-1),
-}
-uniform = {"previous": 1 / T, "next": 1 / T, "[SEP]": len(seps) / T, "[CLS]": 1 / T}
+
+
+def attention_of(toks: list[str], segs: list[int]) -> torch.Tensor:
+    """(layers, heads, T, T): MiniLM's attention on one input; row i is query i."""
+    _, attentions = model.encoder(torch.tensor([tokenizer.vocab[toks]]), torch.tensor([segs]),
+                                  return_attention=True)
+    return torch.stack([a[0] for a in attentions])
+
+
+def weight_on(A: torch.Tensor, toks: list[str]) -> dict[str, tuple[torch.Tensor, float]]:
+    """Per kind of key: each head's weight on it, averaged over the queries (layers, heads),
+    and what uniform attention would give."""
+    seps = [i for i, t in enumerate(toks) if t == specials.sep]
+    T = len(toks)
+    return {"previous": (A.diagonal(offset=-1, dim1=-2, dim2=-1).mean(-1), 1 / T),  # on i - 1
+            "next": (A.diagonal(offset=1, dim1=-2, dim2=-1).mean(-1), 1 / T),  # on i + 1
+            "[SEP]": (A[..., seps].sum(-1).mean(-1), len(seps) / T),
+            "[CLS]": (A[..., 0].mean(-1), 1 / T)}
+
+
+# 200 pairs of consecutive English sentences that the small corpus holds out.
+split = load_small_corpus()
+english = [p for p, lang in zip(split.held_out, split.held_out_langs, strict=True) if lang == "en"]
+pair_inputs = [get_tokens_and_segments(tokenizer.tokenize(a), tokenizer.tokenize(b),
+                                       cls_token=specials.cls, sep_token=specials.sep)
+               for p in english for a, b in itertools.pairwise(p)][:200]
+weights, uniform = {kind: [] for kind in names}, {kind: [] for kind in names}
+for toks, segs in pair_inputs:
+    for kind, (w, u) in weight_on(attention_of(toks, segs), toks).items():
+        weights[kind].append(w)
+        uniform[kind].append(u)
+
+rows = [[tr("attends to"), tr("layer"), tr("head"), tr("mean weight [95% interval]"),
+         tr("uniform")]]
 best = {}
-print(toks)
-rows = [[tr("attends to"), tr("layer"), tr("head"), tr("weight"), tr("uniform")]]
-for kind, m in mass.items():
-    layer, head = divmod(int(m.argmax()), m.shape[1])
-    best[kind] = (layer, head, m[layer, head].item())
-    rows.append([names[kind], layer, head, f"{best[kind][2]:.2f}", f"{uniform[kind]:.2f}"])
+for kind in names:
+    w = torch.stack(weights[kind])  # (pairs, layers, heads)
+    layer, head = divmod(int(w.mean(0).argmax()), w.shape[2])
+    mean = w[:, layer, head].mean().item()
+    half = 1.96 * w[:, layer, head].std().item() / len(w) ** 0.5  # the mean's 95% interval
+    best[kind] = (layer, head, mean)
+    rows.append([names[kind], layer, head, f"{mean:.2f} [{mean - half:.2f}, {mean + half:.2f}]",
+                 f"{sum(uniform[kind]) / len(pair_inputs):.2f}"])
+print(tr("{n} pairs of held-out English sentences; the strongest head of each kind:",
+         n=len(pair_inputs)))
 print(table(rows))
 
 # %% [markdown] lang="en"
-# The previous-token head is almost perfect: nearly all of each row sits on the token to the
-# left. The best next-token head is clear but less sharp. The `[SEP]` heads of BERT-Base do not
-# show up in MiniLM: no head puts much more than a third of its weight there. Instead, one head
-# puts most of its weight on `[CLS]`: in this distilled model, `[CLS]` seems to take that role.
-# Below, the previous-token head and whichever special-token head is stronger; the bars beside
-# each map show one query token's row.
+# Over 200 pairs the intervals are narrow, so these heads are no accident of one input. The
+# previous-token head is almost perfect (0.99): nearly all of each row sits on the token to the
+# left. The best next-token head is clear but less sharp (0.60). No head of MiniLM parks its
+# attention on `[SEP]` the way Clark et al. saw in BERT-Base: the strongest puts 0.24 there, three
+# times uniform's share but far from most. One head, layer 4, head 5, puts 0.82 on `[CLS]`
+# instead. Whether it does the "no-op" job of BERT-Base's `[SEP]` heads, a weight cannot say;
+# switching the head off and watching the outputs could. Below, on the chapter's pair, the
+# previous-token head and whichever special-token head is stronger; the bars beside each map
+# show one query token's row.
 
 # %% [markdown] lang="zh"
-# 关注前一个词元的头几乎是完美的：每一行的权重几乎全都落在左边那个词元上。关注后一个词元的头，最强的
-# 那个也很明显，只是没有那么集中。BERT-Base 中那种 `[SEP]` 头在 MiniLM 中没有出现：没有哪个头分给
-# `[SEP]` 的权重比三分之一高出多少。反倒是有一个头把大部分权重放在了 `[CLS]` 上：在这个蒸馏出来的模
-# 型里，这个角色似乎由 `[CLS]` 承担。下面画出关注前一个词元的头，以及两种特殊词元头中较强的那个；每
-# 张热图右边的条形图显示某个查询词元所在的那一行。
+# 200 个句子对上的置信区间很窄，所以这些头并不是某一个输入的偶然现象。关注前一个词元的头几乎是完美
+# 的（0.99）：每一行的权重几乎全都落在左边那个词元上。关注后一个词元的头，最强的那个也很明显，只是没
+# 有那么集中（0.60）。MiniLM 中没有哪个头像 Clark 等人在 BERT-Base 中看到的那样把注意力集中到
+# `[SEP]` 上：最强的那个只分给它 0.24，是均匀分布的三倍，但远不到大部分。反倒是层 4、头 5 把 0.82 的
+# 权重放在了 `[CLS]` 上。它是否承担了 BERT-Base 中 `[SEP]` 头那种“空操作”的作用，单看权重无法判断；
+# 把这个头关掉，再看输出有什么变化，才能回答。下面在本章的句子对上画出关注前一个词元的头，以及两种特
+# 殊词元头中较强的那个；每张热图右边的条形图显示某个查询词元所在的那一行。
 
 # %%
+toks, segs = inputs[0]  # the chapter's pair, drawn with the heads found above
+A = attention_of(toks, segs)
+seps = [i for i, t in enumerate(toks) if t == specials.sep]
 special = max(("[SEP]", "[CLS]"), key=lambda kind: best[kind][2])
 for kind, query in (("previous", toks.index("sat")), (special, toks.index("warm"))):
     layer, head, weight = best[kind]
@@ -629,8 +667,11 @@ check_exercise("08_tied_saving", answer)
 # "head"
 # "头"
 #
-# "weight"
-# "权重"
-#
 # "uniform"
 # "均匀分布"
+#
+# "mean weight [95% interval]"
+# "平均权重 [95% 置信区间]"
+#
+# "{n} pairs of held-out English sentences; the strongest head of each kind:"
+# "{n} 对留出的相邻英文句子；每种关注对象最强的那个头："
