@@ -1,10 +1,13 @@
 """Implement-it exercises: the learner writes one of the chapter's functions, and
 ``check_implementation(key, function)`` runs it against bertlib's own on several cases, edge cases
 included, and says in the notebook's language which case failed and how (an error, a wrong type,
-length, shape, dtype or value).
+length, shape, dtype, or the first value that differs, with its index). A function that calls
+bertlib's own is refused: it would pass without teaching anything. Hints come in stages, on
+request (``hint=1``, ``2``, ...), the full recipe last.
 
-One :class:`Implementation` record per exercise holds bertlib's function, the cases (drawn from
-fixed seeds) and a hint in both languages. ``tests/test_implement.py`` checks, for every
+One :class:`Implementation` record per exercise holds bertlib's function, the functions whose
+use gives the answer away, the cases (drawn from fixed seeds) and the staged hints in both
+languages. ``tests/test_implement.py`` checks, for every
 exercise, that bertlib's function and one written by hand pass and that typical wrong versions
 fail on the case meant to catch them.
 """
@@ -14,16 +17,18 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 
 from bertlib.data import make_nsp_pairs
+from bertlib.fast import fast_loss
 from bertlib.finetune import task_loss
-from bertlib.i18n import fill, resolve_language, text
+from bertlib.i18n import STRINGS, fill, resolve_language, text
 from bertlib.inputs import get_tokens_and_segments
-from bertlib.loss import bert_loss
+from bertlib.loss import bert_loss, chapter_loss
 from bertlib.model import MaskLM, MultiHeadAttention, key_padding_mask
 from bertlib.rng import make_generator, own_global_rng
 from bertlib.tasks import IGNORE
@@ -33,11 +38,13 @@ Case = tuple[dict[str, str], tuple]  # (the case's name per language, the functi
 
 @dataclass(frozen=True)
 class Implementation:
-    """An implement-it exercise: bertlib's own function, the cases it is compared on, a hint."""
+    """An implement-it exercise: bertlib's own function, the cases it is compared on, and the
+    functions whose use gives the answer away. Its hints, in stages and the full recipe last,
+    are ``impl_hint_<key>_<stage>`` in ``strings.json``."""
 
     reference: Callable
     cases: Callable[[], list[Case]]
-    hint: dict[str, str]
+    forbidden: tuple[Callable, ...]
 
 
 # ---------------------------------------------------------------- the cases, in notebook order
@@ -207,66 +214,14 @@ def _mlm_loss_cases() -> list[Case]:
 
 
 IMPLEMENTATIONS: dict[str, Implementation] = {
-    "02_tokens_and_segments": Implementation(get_tokens_and_segments, _tokens_and_segments_cases, {
-        "en": "the tokens are <cls>, A, <sep>, then, when tokens_b is not None (even if it is "
-              "empty), B and a second <sep>; the segment ids are 0 for <cls>, A and the first "
-              "<sep>, 1 for B and its <sep>; return the two lists as a tuple.",
-        "zh": "词元依次是 <cls>、A、<sep>；当 tokens_b 不是 None 时（即使它是空列表），后面再接 B "
-              "和第二个 <sep>。片段索引：<cls>、A 和第一个 <sep> 是 0，B 和它后面的 <sep> 是 1。"
-              "把这两个列表作为一个元组返回。",
-    }),
-    "03_attention_weights": Implementation(_attention_weights, _attention_cases, {
-        "en": "compute the scores as in “One block by hand” (W_q, W_k, split into heads, "
-              "q @ k.transpose(-2, -1) / sqrt(hs)); the mask is on the keys, the last axis: key "
-              "j is real when j < valid_lens[b] (strictly less); give the other keys the score "
-              "-inf (not 0) with masked_fill before the softmax over the keys; without "
-              "valid_lens nothing is masked.",
-        "zh": "像“亲手计算一个编码器块”那样算出注意力分数（W_q、W_k，拆分成多个头，"
-              "q @ k.transpose(-2, -1) / sqrt(hs)）；掩码作用在键上，也就是最后一维：j < "
-              "valid_lens[b]（严格小于）时键 j 是真实词元；在对键做 softmax 之前，用 masked_fill "
-              "把其余键的分数设为 -inf（不是 0）；没有 valid_lens 时不做任何掩蔽。",
-    }),
-    "04_mlm_gather": Implementation(MaskLM.gather, _gather_cases, {
-        "en": "element [b, p] of the result is X[b, pred_positions[b, p]]: index X with a (B, 1) "
-              "tensor of batch indices, torch.arange(B)[:, None], and pred_positions together; "
-              "X[:, pred_positions] gives every sequence's positions to every sequence, and "
-              "flattening X needs an offset of b * T for sequence b. Padded slots are gathered "
-              "like the others; their weight 0 removes them later.",
-        "zh": "结果的第 [b, p] 个元素是 X[b, pred_positions[b, p]]：用形状为 (B, 1) 的批量下标 "
-              "torch.arange(B)[:, None] 和 pred_positions 一起索引 X；X[:, pred_positions] 会把"
-              "每个序列的预测位置用到每个序列上，而把 X 展平时，第 b 个序列的位置要加上 b * T。"
-              "填充的预测位置和其他位置一样取出，之后由权重 0 把它们去掉。",
-    }),
-    "05_nsp_pair_builder": Implementation(nsp_pairs, _nsp_pair_cases, {
-        "en": "start a generator with torch.Generator().manual_seed(seed); for every paragraph "
-              "(with its index) and every i from 0 to len(paragraph) - 2, call get_next_sentence("
-              "paragraph[i], paragraph[i + 1], paragraphs, index, g) first, then drop the pair if "
-              "len(a) + len(b) + 3 > max_len (<cls> and two <sep>), else add (tokens, segments, "
-              "is_next) with get_tokens_and_segments(a, b).",
-        "zh": "用 torch.Generator().manual_seed(seed) 创建随机数生成器；对每个段落（及其下标）和 0 "
-              "到 len(paragraph) - 2 的每个 i，先调用 get_next_sentence(paragraph[i], "
-              "paragraph[i + 1], paragraphs, index, g)，若 len(a) + len(b) + 3 > max_len（<cls> "
-              "和两个 <sep>）就丢弃这个句子对，否则用 get_tokens_and_segments(a, b) 加入 "
-              "(tokens, segments, is_next)。",
-    }),
-    "06_mlm_loss": Implementation(_mlm_loss, _mlm_loss_cases, {
-        "en": "take the cross-entropy of every slot (reduction='none' on mlm_Y_hat.reshape(-1, V) "
-              "and mlm_Y.reshape(-1)), multiply it by the slot's weight, and divide the sum by "
-              "the sum of the weights: a padded slot (weight 0) must change neither the sum nor "
-              "the count.",
-        "zh": "先求每个预测位置的交叉熵（在 mlm_Y_hat.reshape(-1, V) 和 mlm_Y.reshape(-1) 上用 "
-              "reduction='none'），乘以该位置的权重，再用乘积之和除以权重之和：填充的预测位置"
-              "（权重为 0）既不能改变分子，也不能改变分母。",
-    }),
-    "09_tagging_loss": Implementation(task_loss, _tagging_loss_cases, {
-        "en": "average the cross-entropy over the positions whose label is not IGNORE, all "
-              "sentences of the batch together (not sentence by sentence); F.cross_entropy "
-              "with ignore_index=IGNORE on Y_hat.reshape(-1, C) does exactly that, and stays "
-              "finite for large logits.",
-        "zh": "对标签不是 IGNORE 的位置求交叉熵的平均，整个批量的所有句子放在一起平均（而不是逐句"
-              "平均）；F.cross_entropy 在 Y_hat.reshape(-1, C) 上加 ignore_index=IGNORE 正好做到"
-              "这一点，而且在 logits 很大时也不会溢出。",
-    }),
+    "02_tokens_and_segments": Implementation(get_tokens_and_segments, _tokens_and_segments_cases,
+                                             (get_tokens_and_segments,)),
+    "03_attention_weights": Implementation(_attention_weights, _attention_cases,
+                                           (MultiHeadAttention.forward,)),
+    "04_mlm_gather": Implementation(MaskLM.gather, _gather_cases, (MaskLM.gather,)),
+    "05_nsp_pair_builder": Implementation(nsp_pairs, _nsp_pair_cases, (make_nsp_pairs,)),
+    "06_mlm_loss": Implementation(_mlm_loss, _mlm_loss_cases, (bert_loss, chapter_loss, fast_loss)),
+    "09_tagging_loss": Implementation(task_loss, _tagging_loss_cases, (task_loss,)),
 }
 
 
@@ -317,10 +272,12 @@ def _difference(expected, got, where: str, lang: str) -> str | None:
                         got=got.dtype)
         got = got.detach().cpu()
         if expected.is_floating_point():
-            if torch.allclose(got, expected, rtol=1e-4, atol=1e-5):
+            wrong = (~torch.isclose(got, expected, rtol=1e-4, atol=1e-5)).nonzero()
+            if len(wrong) == 0:
                 return None
-            diff = (got - expected).abs().nan_to_num(nan=math.inf).max().item()
-            return text("ex_impl_value", lang, where=where, diff=diff)
+            index = tuple(wrong[0].tolist())  # the first value that differs, and where
+            return text("ex_impl_value", lang, where=f"{where}[{', '.join(map(str, index))}]",
+                        expected=expected[index].item(), got=got[index].item())
         wrong = (got != expected).nonzero()
         if len(wrong) == 0:
             return None
@@ -330,45 +287,88 @@ def _difference(expected, got, where: str, lang: str) -> str | None:
     if isinstance(expected, numbers.Real) and not isinstance(expected, numbers.Integral):
         if math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-5):
             return None
-        return text("ex_impl_value", lang, where=where, diff=abs(got - expected))
+        return text("ex_impl_value", lang, where=where, expected=expected, got=got)
     if got != expected:
         return text("ex_impl_item", lang, where=where, expected=repr(expected), got=repr(got))
     return None
 
 
 # ---------------------------------------------------------------- running the learner's code
+def _run_watching(function: Callable, args: tuple, forbidden: tuple[Callable, ...]):
+    """``function(*args)``, and which of ``forbidden`` it called, directly or deep inside (None
+    if none). The process's profiler is put back as it was afterwards."""
+    codes = {getattr(f, "__code__", None): f for f in forbidden}
+    called = []
+
+    def watch(frame, event, arg):
+        if event == "call" and frame.f_code in codes and not called:
+            called.append(codes[frame.f_code])
+
+    before = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        with torch.no_grad():
+            got = function(*args)
+    finally:
+        sys.setprofile(before)
+    return got, (called[0] if called else None)
+
+
 def implementation_problem(key: str, function: Callable, lang: str | None = None) -> str | None:
     """Run ``function`` on every case of exercise ``key`` and compare it with bertlib's own.
 
-    Returns None when every case passes, else the first case that failed and how (an error, a
-    wrong type, length, shape, dtype or value) with a hint, in ``lang``.
+    Returns None when every case passes, else what is wrong, in ``lang``: a call of bertlib's
+    own function (refused), or the first case that failed and how (an error, a wrong type,
+    length, shape, dtype, or the first value that differs and its index).
     """
-    if not isinstance(key, str) or key not in IMPLEMENTATIONS:
-        raise ValueError(f"unknown exercise {key!r}; known: {list(IMPLEMENTATIONS)}")
+    _check_key(key)
     if not callable(function):
         raise ValueError(f"function must be a function; got {type(function).__name__}")
     lang = resolve_language(lang)
     exercise = IMPLEMENTATIONS[key]
-    hint = exercise.hint[lang]
     for names, args in exercise.cases():
         case = names[lang]
         expected = exercise.reference(*copy.deepcopy(args))
-        try:
-            with torch.no_grad():
-                got = function(*copy.deepcopy(args))  # copies: the cases stay intact
+        try:  # copies: the cases stay intact
+            got, called = _run_watching(function, copy.deepcopy(args), exercise.forbidden)
         except NotImplementedError:
             return text("ex_impl_missing", lang)
         except Exception as err:  # the learner's code may fail in any way: say how
-            return text("ex_impl_raised", lang, case=case, error=f"{type(err).__name__}: {err}",
-                        hint=hint)
+            return text("ex_impl_raised", lang, case=case, error=f"{type(err).__name__}: {err}")
+        if called is not None:
+            return text("ex_impl_reference", lang, name=called.__qualname__)
         if (problem := _difference(expected, got, text("ex_impl_result", lang), lang)) is not None:
-            return text("ex_impl_case", lang, case=case, problem=problem, hint=hint)
+            return text("ex_impl_case", lang, case=case, problem=problem)
     return None
 
 
-def check_implementation(key: str, function: Callable, lang: str | None = None) -> None:
+def hints(key: str, lang: str | None = None) -> list[str]:
+    """Exercise ``key``'s hints in ``lang``, in the order a learner asks for them: the first
+    points the way, the last is the full recipe."""
+    _check_key(key)
+    found = []
+    while f"impl_hint_{key}_{len(found) + 1}" in STRINGS:
+        found.append(text(f"impl_hint_{key}_{len(found) + 1}", lang))
+    return found
+
+
+def _check_key(key: str) -> None:
+    if not isinstance(key, str) or key not in IMPLEMENTATIONS:
+        raise ValueError(f"unknown exercise {key!r}; known: {list(IMPLEMENTATIONS)}")
+
+
+def check_implementation(key: str, function: Callable, lang: str | None = None, *,
+                         hint: int = 0) -> None:
     """Print ✓ when ``function`` agrees with bertlib's own on every case of exercise ``key``,
-    else the first case that failed, how, and a hint."""
+    else the first case that failed and how; with ``hint=k``, also the k-th hint (1 points the
+    way, the last gives the full recipe)."""
+    staged = hints(key, lang)
+    if isinstance(hint, bool) or not isinstance(hint, int) or not 0 <= hint <= len(staged):
+        raise ValueError(f"hint must be an int from 0 (none) to {len(staged)}; got {hint!r:.40}")
     problem = implementation_problem(key, function, lang)
     count = len(IMPLEMENTATIONS[key].cases())
     print(fill(problem or text("ex_impl_correct", lang, count=count)))
+    if hint:
+        more = text("ex_impl_next_hint", lang, next=hint + 1) if hint < len(staged) else ""
+        print(fill(text("ex_impl_hint", lang, stage=hint, count=len(staged),
+                        hint=staged[hint - 1]) + (" " + more if more else "")))

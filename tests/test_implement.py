@@ -11,7 +11,12 @@ from conftest import unfill
 
 from bertlib.finetune import task_loss
 from bertlib.i18n import set_language, text
-from bertlib.implement import IMPLEMENTATIONS, check_implementation, implementation_problem
+from bertlib.implement import (
+    IMPLEMENTATIONS,
+    check_implementation,
+    hints,
+    implementation_problem,
+)
 from bertlib.inputs import get_tokens_and_segments
 from bertlib.tasks import IGNORE
 
@@ -23,12 +28,16 @@ def lang(request):
     return request.param
 
 
-def test_every_exercise_has_cases_and_a_hint_in_every_language():
-    for exercise in IMPLEMENTATIONS.values():
+def test_every_exercise_has_cases_and_staged_hints_in_every_language():
+    for key, exercise in IMPLEMENTATIONS.items():
         cases = exercise.cases()
         assert len(cases) >= 3
         assert all(set(names) == {"en", "zh"} for names, _ in cases)
-        assert set(exercise.hint) == {"en", "zh"}
+        for lang in ("en", "zh"):
+            staged = hints(key, lang)
+            assert len(staged) >= 3 and len(set(staged)) == len(staged)
+            # The recipe comes last: the longest, the one that names the most of the code.
+            assert len(staged[-1]) == max(map(len, staged))
 
 
 # ---------------------------------------------------------------- 09: the tagging loss
@@ -73,7 +82,8 @@ def test_the_cases_agree_with_a_loss_written_by_hand():
 
 
 def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
-    assert implementation_problem("09_tagging_loss", task_loss) is None
+    assert implementation_problem("09_tagging_loss", task_loss) == text(
+        "ex_impl_reference", lang, name="task_loss")
     assert implementation_problem("09_tagging_loss", loss_by_hand) is None
     check_implementation("09_tagging_loss", loss_by_hand)
     assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
@@ -89,7 +99,7 @@ def test_typical_wrong_versions_fail_naming_the_case(wrong, case, lang, capsys):
     check_implementation("09_tagging_loss", wrong)
     out = unfill(capsys.readouterr().out)
     assert out.startswith("×") and f"“{case[lang]}”" in out
-    assert IMPLEMENTATIONS["09_tagging_loss"].hint[lang] in out
+    assert "hint=1" in out and hints("09_tagging_loss", lang)[-1] not in out
 
 
 def test_errors_shapes_and_unfinished_functions_are_explained(lang, capsys):
@@ -124,9 +134,11 @@ def test_every_kind_of_difference_is_named(lang):
         "ex_impl_item", lang, where="r[1]", expected="'a'", got="'b'")
     assert diff(3, True, "r", lang) is not None  # a bool is not a count
     assert diff(0.5, 0.5 + 1e-7, "r", lang) is None
-    assert "0.1" in diff(0.5, 0.6, "r", lang)
-    floats = torch.tensor([0.0, float("nan")])
-    assert "inf" in diff(torch.zeros(2), floats, "r", lang)
+    assert diff(0.5, 0.6, "r", lang) == text("ex_impl_value", lang, where="r", expected=0.5,
+                                             got=0.6)
+    floats = torch.tensor([0.0, float("nan")])  # NaN is a difference, named where it is
+    assert diff(torch.zeros(2), floats, "r", lang) == text("ex_impl_value", lang, where="r[1]",
+                                                           expected=0.0, got=float("nan"))
 
 
 # ---------------------------------------------------------------- 02: <cls> A <sep> B <sep>
@@ -162,7 +174,8 @@ def empty_b_taken_for_none(tokens_a, tokens_b=None):  # `if tokens_b:` instead o
 
 
 def test_bertlib_and_a_hand_written_pair_builder_pass(lang, capsys):
-    assert implementation_problem("02_tokens_and_segments", get_tokens_and_segments) is None
+    assert "get_tokens_and_segments" in implementation_problem("02_tokens_and_segments",
+                                                               get_tokens_and_segments)
     check_implementation("02_tokens_and_segments", pair_by_hand)
     assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
 
@@ -178,7 +191,7 @@ def test_typical_wrong_pair_builders_fail_naming_the_case(wrong, case, lang, cap
     check_implementation("02_tokens_and_segments", wrong)
     out = unfill(capsys.readouterr().out)
     assert out.startswith("×") and f"“{case[lang]}”" in out
-    assert IMPLEMENTATIONS["02_tokens_and_segments"].hint[lang] in out
+    assert "hint=1" in out and hints("02_tokens_and_segments", lang)[-1] not in out
 
 
 def test_a_wrong_segment_id_is_named_by_its_position(lang):
@@ -218,6 +231,8 @@ def masked_weights(attention, X, valid_lens, *, keys=True, strict=True, fill=flo
 
 def test_bertlib_and_hand_written_attention_weights_pass(lang, capsys):
     assert implementation_problem("03_attention_weights", masked_weights) is None
+    assert "MultiHeadAttention.forward" in implementation_problem(
+        "03_attention_weights", IMPLEMENTATIONS["03_attention_weights"].reference)
     check_implementation("03_attention_weights", weights_by_hand)
     assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
     for _, args in IMPLEMENTATIONS["03_attention_weights"].cases():
@@ -245,7 +260,7 @@ def test_typical_wrong_masks_fail_naming_the_case(wrong, case, lang, capsys):
     check_implementation("03_attention_weights", wrong)
     out = unfill(capsys.readouterr().out)
     assert out.startswith("×") and f"“{case[lang]}”" in out
-    assert IMPLEMENTATIONS["03_attention_weights"].hint[lang] in out
+    assert "hint=1" in out and hints("03_attention_weights", lang)[-1] not in out
 
 
 # ---------------------------------------------------------------- 06: the weighted MLM loss
@@ -294,7 +309,8 @@ def test_the_mlm_cases_agree_with_a_loss_written_by_hand():
 
 
 def test_bertlib_and_a_hand_written_mlm_loss_pass(lang, capsys):
-    assert implementation_problem("06_mlm_loss", IMPLEMENTATIONS["06_mlm_loss"].reference) is None
+    assert "bert_loss" in implementation_problem("06_mlm_loss",
+                                                 IMPLEMENTATIONS["06_mlm_loss"].reference)
     assert implementation_problem("06_mlm_loss", mlm_loss_by_hand) is None
     check_implementation("06_mlm_loss", mlm_loss_by_hand)
     assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=4)
@@ -316,15 +332,16 @@ def test_typical_wrong_mlm_losses_fail_naming_the_case(wrong, case, lang, capsys
     check_implementation("06_mlm_loss", wrong)
     out = unfill(capsys.readouterr().out)
     assert out.startswith("×") and f"“{case[lang]}”" in out
-    assert IMPLEMENTATIONS["06_mlm_loss"].hint[lang] in out
+    assert "hint=1" in out and hints("06_mlm_loss", lang)[-1] not in out
 
 
 # ---------------------------------------------------------------- 04: the MLM gather
 def _named(key, case, lang, capsys):
-    """The last check_implementation printed a failure naming ``case`` and the hint."""
+    """The last check_implementation printed a failure naming ``case``, pointing to the
+    hints without giving the recipe away."""
     out = unfill(capsys.readouterr().out)
     assert out.startswith("×") and f"“{case[lang]}”" in out, out
-    assert IMPLEMENTATIONS[key].hint[lang] in out
+    assert "hint=1" in out and hints(key, lang)[-1] not in out
 
 
 def gather_by_loop(X, pred_positions):
@@ -366,8 +383,8 @@ def test_gather_bertlib_and_hand_written_versions_pass(lang, capsys):
         assert torch.equal(gather_by_loop(X, positions), IMPLEMENTATIONS["04_mlm_gather"]
                            .reference(X, positions))
     state = torch.get_rng_state()
-    assert implementation_problem("04_mlm_gather", IMPLEMENTATIONS["04_mlm_gather"]
-                                  .reference) is None
+    assert "MaskLM.gather" in implementation_problem("04_mlm_gather",
+                                                     IMPLEMENTATIONS["04_mlm_gather"].reference)
     assert torch.equal(state, torch.get_rng_state())  # the head's init left no trace
     for right in (gather_by_loop, gather_flat_with_offset):
         check_implementation("04_mlm_gather", right)
@@ -414,8 +431,8 @@ def pairs_by_hand(paragraphs, max_len, seed, *, last=1, room=3, drop=True):
 
 
 def test_nsp_pairs_bertlib_and_hand_written_versions_pass(lang, capsys):
-    assert implementation_problem("05_nsp_pair_builder", IMPLEMENTATIONS["05_nsp_pair_builder"]
-                                  .reference) is None
+    assert "make_nsp_pairs" in implementation_problem(
+        "05_nsp_pair_builder", IMPLEMENTATIONS["05_nsp_pair_builder"].reference)
     check_implementation("05_nsp_pair_builder", pairs_by_hand)
     assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
     # The cases hold what they promise: no pair, all kept, all dropped.
@@ -437,3 +454,67 @@ def test_nsp_pairs_bertlib_and_hand_written_versions_pass(lang, capsys):
 def test_nsp_pairs_typical_wrong_versions_fail_naming_the_case(mistake, case, lang, capsys):
     check_implementation("05_nsp_pair_builder", lambda *args: pairs_by_hand(*args, **mistake))
     _named("05_nsp_pair_builder", case, lang, capsys)
+
+
+# ---------------------------------------------------------------- refusing bertlib's answer
+def test_a_function_that_calls_bertlibs_own_is_refused_however_deep(lang, capsys):
+    """Calling the function the check compares against passes every case and teaches
+    nothing: it is refused, directly, through a wrapper, or through a method that calls it."""
+    import sys
+
+    from bertlib import MaskLM, bert_loss
+
+    def wrapper(X, pred_positions):
+        return helper(X, pred_positions)
+
+    def helper(X, pred_positions):
+        return MaskLM(10, X.shape[-1]).gather(X, pred_positions)
+
+    before = sys.getprofile()
+    for function in (MaskLM.gather, wrapper):
+        check_implementation("04_mlm_gather", function)
+        out = unfill(capsys.readouterr().out).strip()
+        assert out == text("ex_impl_reference", lang, name="MaskLM.gather")
+    assert sys.getprofile() is before  # the check leaves the process's profiler as it was
+
+    def via_bert_loss(mlm_Y_hat, mlm_Y, mlm_weights):
+        B = mlm_Y_hat.shape[0]
+        return bert_loss(mlm_Y_hat, mlm_Y, mlm_weights, torch.zeros(B, 2),
+                         torch.zeros(B, dtype=torch.long)).mlm
+    assert implementation_problem("06_mlm_loss", via_bert_loss, lang) == text(
+        "ex_impl_reference", lang, name="bert_loss")
+
+
+def test_a_wrong_value_is_named_by_where_it_first_differs(lang):
+    problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels: summed(Y_hat,
+                                                                                    labels), lang)
+    assert text("ex_impl_result", lang) in problem and "hint=1" in problem
+    from bertlib.implement import _difference
+    expected = torch.zeros(2, 3)
+    got = expected.clone()
+    got[1, 2] = 0.5
+    assert _difference(expected, got, "X", lang) == text("ex_impl_value", lang, where="X[1, 2]",
+                                                        expected=0.0, got=0.5)
+
+
+def test_hints_come_in_stages_on_request_the_recipe_last(lang, capsys):
+    staged = hints("04_mlm_gather", lang)
+    check_implementation("04_mlm_gather", gather_every_sequence)
+    first = unfill(capsys.readouterr().out)
+    assert not any(h in first for h in staged)  # a failure gives no hint by itself
+    for stage in range(1, len(staged) + 1):
+        check_implementation("04_mlm_gather", gather_every_sequence, hint=stage)
+        out = unfill(capsys.readouterr().out)
+        assert staged[stage - 1] in out
+        assert [h for h in staged if h in out] == [staged[stage - 1]]  # one stage at a time
+        assert ("hint=" + str(stage + 1) in out) == (stage < len(staged))
+    for bad in (-1, len(staged) + 1, 1.5, True):
+        with pytest.raises(ValueError, match="hint must be an int from 0"):
+            check_implementation("04_mlm_gather", gather_every_sequence, hint=bad)
+
+
+def test_feedback_is_wrapped_at_word_boundaries(lang, capsys):
+    check_implementation("03_attention_weights", lambda attention, X, valid_lens: X, hint=3)
+    lines = capsys.readouterr().out.strip().split("\n")
+    assert len(lines) > 2
+    assert all(sum(2 if ord(c) > 0x2E80 else 1 for c in line) <= 88 for line in lines)

@@ -46,7 +46,9 @@
 #    freezing layers, fine-tuning real MiniLM weights.
 #
 # Each notebook stands on its own and runs in seconds on a laptop CPU. Each ends with exercises;
-# some have a check cell that tells you ✓ or × (with a hint) without giving the answer away.
+# some have a check cell that tells you ✓ or × without giving the answer away. An implement-it
+# check names the first case that fails and where; add `hint=1` (then 2, 3) to it for hints, the
+# full recipe last. It refuses a function that calls bertlib's own answer.
 
 # %% [markdown] lang="zh"
 # # 从零开始理解 BERT
@@ -79,7 +81,9 @@
 #    层；微调真实的 MiniLM 权重。
 #
 # 每个笔记本都可以单独学习，在笔记本电脑的 CPU 上几秒钟就能运行完。每个笔记本最后都有练习；部分
-# 练习附有检查单元格，它会告诉你答对（✓）还是答错（×，并给出提示），但不会泄露答案。
+# 练习附有检查单元格，它会告诉你答对（✓）还是答错（×），但不会泄露答案。“动手实现”的检查会指出第一
+# 个没有通过的测试用例以及出错的位置；在检查中加上 `hint=1`（然后是 2、3）可以得到提示，最后一条是
+# 完整的做法。直接调用 bertlib 自己的函数是不算数的。
 
 # %% [markdown] lang="en"
 # ## How to run
