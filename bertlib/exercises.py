@@ -184,19 +184,12 @@ EXERCISES: dict[str, Exercise] = {
               "的左边，GELU 是下降的。验证方法：把这七个整数放进一个 requires_grad=True 的浮点张量 "
               "x，运行 F.gelu(x).sum().backward()，再看 x.grad。",
     }),
-    "04_num_preds": Exercise(_num_preds(48), {
+    "04_num_preds": Exercise(_num_preds(126), {
         "en": "take 15% of the length of the whole sequence, <cls> and <sep> included (they are "
-              "counted, though never chosen), and round it to the nearest integer; a value "
-              "exactly halfway goes to the even neighbour (2.5 → 2, 3.5 → 4).",
+              "counted, though never chosen), and round it to the nearest integer. (The original "
+              "BERT code makes room for 20 prediction slots in a sequence of 128.)",
         "zh": "取整个序列长度的 15%，<cls> 和 <sep> 也计入长度（它们只是不会被选中），再舍入到最"
-              "接近的整数；恰好在两个整数中间时取偶数（2.5 → 2，3.5 → 4）。",
-    }),
-    "04_num_preds_tie": Exercise(_num_preds(28), {
-        "en": "the sequence has 30 tokens, and 15% of 30 lies exactly halfway between two "
-              "integers: Python's round, used by the chapter and by bertlib, then takes the "
-              "even one.",
-        "zh": "这个序列有 30 个词元，30 的 15% 恰好在两个整数中间：本章和 bertlib 使用的 Python "
-              "round 此时取偶数。",
+              "接近的整数。（原始 BERT 的代码在 128 个词元的序列中预留了 20 个预测位置。）",
     }),
     "05_nsp_pairs": Exercise(_nsp_pairs, {
         "en": "one pair for every two consecutive sentences of a paragraph; a NotNext pair "

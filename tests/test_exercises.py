@@ -82,8 +82,7 @@ def test_expected_answers_match_counts_by_hand():
         "03_block_params": block(H, F),
         "03_more_heads": block(H, F),  # heads are slices of H
         "03_gelu_falling": len([-3, -2, -1]),  # GELU falls left of its minimum near -0.75
-        "04_num_preds": 8,  # 15% of 48 + 2 tokens is 7.5; the even neighbour is 8
-        "04_num_preds_tie": 4,  # 15% of 28 + 2 tokens is 4.5; the even neighbour is 4, not 5
+        "04_num_preds": 19,  # 15% of 126 + 2 tokens is 19.2
         "05_nsp_pairs": 3 + 1 + 4,
         "05_nsp_head_params": linear(H, H) + linear(H, 2),
         "06_mlm_logits": 128 * round(0.15 * T) * V,

@@ -824,9 +824,10 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 # %% [markdown] lang="en"
 # ## Exercises
 #
-# 1. ★ **Count.** In one training step of the shipped recipe (batch size 128, `max_len` 64), how
-#    many numbers does `mlm_Y_hat` hold? Check below; then compare with the K real slots that
-#    `fast_loss` computes.
+# 1. ★ **Count.** In the chapter's training step (`chapter_loss`, every pair padded to `max_len`)
+#    with the shipped recipe's batch size 128 and `max_len` 64, how many numbers does `mlm_Y_hat`
+#    hold? Check below; then say why the step of `train_bert`, which trims the slots and uses
+#    `fast_loss`, never builds that tensor.
 # 2. ★ **Count.** How many learnable parameters does the shipped small BERT have? Work it out
 #    from `small_bert.config`, then check below.
 # 3. ★★ **Implement it: the weighted MLM loss.** Write `mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)`:
@@ -855,8 +856,9 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 # %% [markdown] lang="zh"
 # ## 练习
 #
-# 1. ★ **数一数。** 按自带模型的训练配置（批量大小 128，`max_len` 为 64）训练一步时，`mlm_Y_hat` 中
-#    有多少个数？在下面检查你的答案；再与 `fast_loss` 计算的 K 个真实位置比较。
+# 1. ★ **数一数。** 按本章的做法训练一步（`chapter_loss`，每个句子对都填充到 `max_len`），批量大小
+#    取自带模型训练配置中的 128，`max_len` 为 64，这时 `mlm_Y_hat` 中有多少个数？在下面检查你的答
+#    案；再说说为什么 `train_bert` 的一步（截短预测位置并使用 `fast_loss`）根本不会构造这个张量。
 # 2. ★ **数一数。** 自带的小 BERT 有多少个可学习的参数？根据 `small_bert.config` 算出来，再在下面检
 #    查。
 # 3. ★★ **动手实现：加权的掩蔽语言模型损失。** 写出 `mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)`：
