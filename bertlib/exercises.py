@@ -11,8 +11,6 @@ allocates no memory); ``tests/test_exercises.py`` checks them against counts by 
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,12 +21,19 @@ from bertlib.assets import SMALL_BERT_DIR
 from bertlib.checkpoint import config_from, read_config
 from bertlib.context import BANK_EXAMPLES
 from bertlib.data import make_nsp_pairs, pad_bert_inputs
-from bertlib.finetune import BERTClassifier, freeze_layers
+from bertlib.finetune import BERTClassifier, BERTTagger, freeze_layers
 from bertlib.i18n import fill, resolve_language, text
 from bertlib.inputs import get_tokens_and_segments
 from bertlib.masking import mask_tokens
-from bertlib.model import BERTConfig, BERTEncoder, BERTModel, TransformerEncoderBlock
-from bertlib.tasks import NUM_TOPICS
+from bertlib.model import (
+    BERTConfig,
+    BERTEncoder,
+    BERTModel,
+    MultiHeadAttention,
+    TransformerEncoderBlock,
+)
+from bertlib.rng import own_global_rng
+from bertlib.tasks import NUM_TOPICS, TAGS
 from bertlib.vocab import Vocab
 
 # The chapter's demo sizes.
@@ -78,10 +83,20 @@ def _nsp_pairs() -> int:
 
 
 def _nsp_head_params() -> int:
-    """05: learnable numbers between the encoded ``<cls>`` vector and the two NSP logits."""
+    """05: learnable numbers between the encoded ``<cls>`` vector and the two NSP logits, in the
+    shipped small BERT."""
     with torch.device("meta"):
-        model = BERTModel(**DEMO)
+        model = BERTModel.from_config(config_from(read_config(SMALL_BERT_DIR)))
     return _num_params(model.hidden, model.nsp)
+
+
+def _attention_numbers() -> int:
+    """03: numbers in one block's attention weights (B, nh, T, T) with 8 heads, for a batch of
+    2 sequences of 8 tokens of the demo encoder."""
+    with own_global_rng(0), torch.no_grad():  # nn.Linear draws its initial weights
+        attention = MultiHeadAttention(DEMO["num_hiddens"], 8, dropout=0.0)
+        _, weights = attention(torch.zeros(2, 8, DEMO["num_hiddens"]), None, need_weights=True)
+    return weights.numel()
 
 
 def _mlm_logits() -> int:
@@ -112,13 +127,12 @@ MINILM = {"vocab_size": 30522, "num_hiddens": 384, "ffn_num_hiddens": 1536, "num
           "num_blks": 6, "dropout": 0.1, "max_len": 512}
 
 
-def _tied_saving() -> int:
-    """08: learnable numbers saved in MiniLM by tying the MLM decoder to the token embeddings."""
-    tied = BERTConfig.original(**MINILM)
+def _mlm_head_params() -> int:
+    """08: learnable numbers of MiniLM's MLM head of its own (its tied decoder weight is the
+    token embedding table, counted once, in the encoder)."""
     with torch.device("meta"):
-        models = [BERTModel.from_config(c) for c in
-                  (dataclasses.replace(tied, tie_mlm_decoder=False), tied)]
-    return _num_params(models[0]) - _num_params(models[1])
+        model = BERTModel.from_config(BERTConfig.original(**MINILM))
+    return _num_params(model) - _num_params(model.encoder, model.hidden, model.nsp)
 
 
 def _topic_classifier() -> BERTClassifier:
@@ -128,9 +142,12 @@ def _topic_classifier() -> BERTClassifier:
         return BERTClassifier(bert, NUM_TOPICS)
 
 
-def _new_params() -> int:
-    """09: learnable numbers that fine-tuning adds to the small BERT for the topic task."""
-    return _num_params(_topic_classifier().output)
+def _tagger_fewer() -> int:
+    """09: how many learnable numbers the tagger has fewer than the topic classifier."""
+    with torch.device("meta"):
+        tagger = BERTTagger(BERTModel.from_config(config_from(read_config(SMALL_BERT_DIR))),
+                            len(TAGS))
+    return _num_params(_topic_classifier()) - _num_params(tagger)
 
 
 def _frozen_trainable() -> int:
@@ -167,13 +184,12 @@ EXERCISES: dict[str, Exercise] = {
         "zh": "权重和偏置都要算：注意力中有四个 H×H 的投影，前馈网络有两层（H→1024→H），每个层"
               "规范化各有一个缩放和一个平移（共有两个层规范化）。",
     }),
-    "03_more_heads": Exercise(functools.partial(_block_params, num_heads=8), {
-        "en": "heads are slices of H, not extra weights: does any size of W_q, W_k, W_v, W_o, "
-              "the FFN or the LayerNorms depend on num_heads? Build TransformerEncoderBlock("
-              "BERTConfig(...)) with num_heads=8 and count its parameters.",
-        "zh": "每个头只是 H 的一段，而不是额外的权重：W_q、W_k、W_v、W_o、前馈网络和层规范化的"
-              "尺寸，有哪一个取决于 num_heads？用 num_heads=8 构建 "
-              "TransformerEncoderBlock(BERTConfig(...))，数一数它的参数。",
+    "03_more_heads": Exercise(_attention_numbers, {
+        "en": "the weights hold one (T, T) matrix per sequence and per head: (B, num_heads, T, T). "
+              "The number of learnable numbers does not change with num_heads: heads are slices "
+              "of H.",
+        "zh": "注意力权重为每个序列、每个头各存一个 (T, T) 矩阵：(B, num_heads, T, T)。可学习的参数"
+              "个数并不随 num_heads 变化：每个头只是 H 的一段。",
     }),
     "03_gelu_falling": Exercise(_gelu_falling, {
         "en": "the slope of x·Φ(x) is Φ(x) + x·φ(x): for x > 0 both terms are positive; left of "
@@ -198,8 +214,10 @@ EXERCISES: dict[str, Exercise] = {
               "仍然算一对。",
     }),
     "05_nsp_head_params": Exercise(_nsp_head_params, {
-        "en": "a Linear H→H (weights and biases) followed by Tanh, then a Linear H→2; H = 768.",
-        "zh": "先是一个 H→H 的全连接层（权重和偏置）加 Tanh，再是一个 H→2 的全连接层；H = 768。",
+        "en": "read H from pretrained.config (num_hiddens): a Linear H→H (weights and biases) "
+              "followed by Tanh, then a Linear H→2.",
+        "zh": "从 pretrained.config 中读出 H（num_hiddens）：先是一个 H→H 的全连接层（权重和"
+              "偏置）加 Tanh，再是一个 H→2 的全连接层。",
     }),
     "06_mlm_logits": Exercise(_mlm_logits, {
         "en": "mlm_Y_hat has the shape (B, P, V): B is the recipe's batch_size; P, the "
@@ -219,17 +237,21 @@ EXERCISES: dict[str, Exercise] = {
               "投影、前馈网络 H→ffn→H 和两个层规范化）、pooler（H→H）、掩蔽语言模型的输出层（H→"
               "H、层规范化、H→V）以及下一句预测的输出层（H→2）加起来。每个全连接层都有偏置。",
     }),
-    "08_tied_saving": Exercise(_tied_saving, {
-        "en": "an untied decoder has a weight matrix of its own, one row of H numbers per "
-              "vocabulary entry; its bias exists either way. Take V and H from model.config.",
-        "zh": "不共享时，解码器有自己的权重矩阵，词表中每个词元一行，每行 H 个数；偏置无论是否"
-              "共享都存在。V 和 H 从 model.config 中读取。",
+    "08_mlm_head_params": Exercise(_mlm_head_params, {
+        "en": "the MLM head is a Linear H→H, a LayerNorm (a scale and a shift of H each) and a "
+              "decoder H→V whose weight is the token embedding table (not counted again) but "
+              "whose bias of V numbers is its own. Take V and H from model.config.",
+        "zh": "掩蔽语言模型的输出层由一个 H→H 的全连接层、一个层规范化（缩放和平移各 H 个数）和"
+              "一个 H→V 的解码器组成；解码器的权重就是词元嵌入表（不再重复计算），但它的 V 个偏置"
+              "是自己的。V 和 H 从 model.config 中读取。",
     }),
-    "09_new_params": Exercise(_new_params, {
-        "en": "only the output layer is new: a Linear layer from H = 128 to one output per topic "
-              "(12), weights and biases.",
-        "zh": "只有输出层是新的：一个全连接层，输入是 H = 128 维的向量，每个话题一个输出（共 12 "
-              "个）；权重和偏置都要算。",
+    "09_tagger_fewer": Exercise(_tagger_fewer, {
+        "en": "the classifier keeps the pooler (the Linear H→H + Tanh on <cls>) and adds a Linear "
+              "H→12; the tagger drops the pooler and adds a Linear H→4. H is "
+              "small_bert.config.num_hiddens; every Linear layer has biases.",
+        "zh": "分类器保留了汇聚层（作用在 <cls> 上的 H→H 全连接层 + Tanh），再加一个 H→12 的全连接"
+              "层；标注器没有汇聚层，只加一个 H→4 的全连接层。H 是 small_bert.config.num_hiddens；"
+              "每个全连接层都有偏置。",
     }),
     "09_frozen_trainable": Exercise(_frozen_trainable, {
         "en": "add up the top encoder block (four H×H projections, the FFN H→ffn→H, two "

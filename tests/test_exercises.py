@@ -80,16 +80,16 @@ def test_expected_answers_match_counts_by_hand():
         "01_gpt_context": len("<cls> i went to the bank".split()),
         "02_embedding_params": (10000 + 2 + 1000) * H,
         "03_block_params": block(H, F),
-        "03_more_heads": block(H, F),  # heads are slices of H
+        "03_more_heads": 2 * 8 * 8 * 8,  # (B, heads, T, T) for 2 sequences of 8 tokens
         "03_gelu_falling": len([-3, -2, -1]),  # GELU falls left of its minimum near -0.75
         "04_num_preds": 19,  # 15% of 126 + 2 tokens is 19.2
         "05_nsp_pairs": 3 + 1 + 4,
-        "05_nsp_head_params": linear(H, H) + linear(H, 2),
+        "05_nsp_head_params": linear(h, h) + linear(h, 2),  # the small BERT's
         "06_mlm_logits": 128 * round(0.15 * T) * V,
         "06_small_bert_params": ((V + 2 + T) * h + 2 * block(h, f) + linear(h, h)
                                  + linear(h, h) + 2 * h + linear(h, V) + linear(h, 2)),
-        "08_tied_saving": 30522 * 384,
-        "09_new_params": linear(h, 12),
+        "08_mlm_head_params": linear(384, 384) + 2 * 384 + 30522,  # tied: only the bias
+        "09_tagger_fewer": linear(h, h) + linear(h, 12) - linear(h, 4),  # no pooler
         "09_frozen_trainable": block(h, f) + linear(h, h) + linear(h, 12),
     }
     assert {key: EXERCISES[key].answer() for key in hand} == hand

@@ -490,8 +490,8 @@ display(step_by_step)
 # 1. ★ **Count.** How many learnable numbers does *one* encoder block of the demo encoder hold
 #    (H = 768, FFN 1024, 4 heads)? Check below.
 # 2. ★ **Predict.** Change `num_heads` from 4 to 8 with H = 768. Which shapes in this notebook
-#    change? How many learnable numbers does one block hold now? Write your prediction below
-#    before you build the block with 8 heads and count.
+#    change, and does one block hold more learnable numbers? How many numbers does one block's
+#    attention-weight tensor hold for a batch of 2 sequences of 8 tokens? Check below.
 # 3. ★★ Remove the division by $\sqrt{hs}$ and look at `weights` again. What happens to the rows
 #    of the softmax, and why would that hurt training?
 # 4. ★★ **GELU or ReLU.** The original BERT uses the Gaussian error linear unit,
@@ -523,8 +523,9 @@ display(step_by_step)
 #
 # 1. ★ **数一数。** 演示用编码器的**一个**编码器块（H = 768，前馈网络 1024，4 个头）有多少个可学习的
 #    参数？在下面检查你的答案。
-# 2. ★ **先预测。** 保持 H = 768，把 `num_heads` 从 4 改成 8。本笔记本中哪些形状会变化？现在一个编码
-#    器块有多少个可学习的参数？先在下面写出你的预测，再构建一个 8 个头的块数一数。
+# 2. ★ **先预测。** 保持 H = 768，把 `num_heads` 从 4 改成 8。本笔记本中哪些形状会变化？一个编码器
+#    块的可学习参数会变多吗？对于由 2 个长度为 8 的序列组成的批量，一个编码器块的注意力权重张量有多
+#    少个数？在下面检查你的答案。
 # 3. ★★ 去掉除以 $\sqrt{hs}$ 这一步，再看看 `weights`。softmax 的每一行会变成什么样？为什么这会
 #    妨碍训练？
 # 4. ★★ **GELU 还是 ReLU。** 原始 BERT 在前馈网络和掩蔽语言模型的输出层中使用高斯误差线性单元
@@ -545,7 +546,7 @@ answer = None  # your answer to exercise 1: an integer
 check_exercise("03_block_params", answer)
 
 # %%
-answer = None  # your prediction for exercise 2: learnable numbers in one block with 8 heads
+answer = None  # your answer to exercise 2: numbers in one block's attention weights
 check_exercise("03_more_heads", answer)
 
 # %%

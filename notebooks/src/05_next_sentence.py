@@ -494,7 +494,8 @@ print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
 # 1. ★ **Count.** How many NSP pairs does `make_nsp_pairs` produce from three paragraphs of 4,
 #    2 and 5 sentences (none too long)? Check below.
 # 2. ★ **Count.** How many learnable numbers lie between the encoded `<cls>` vector and the two
-#    NSP logits in the demo model (H = 768)? Check below, then compare with the flattened head.
+#    NSP logits in the small BERT (`pretrained.config`)? Check below, then compare with the
+#    flattened head.
 # 3. ★ Now that you have seen both pretraining tasks: why do you think BERT works so well? Which
 #    ingredient would you remove last?
 # 4. ★★ RoBERTa (Liu et al., 2019) found that removing NSP does not hurt, and ALBERT replaced it by
@@ -529,8 +530,8 @@ print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
 #
 # 1. ★ **数一数。** 三个段落分别含 4、2、5 个句子（没有过长的句子），`make_nsp_pairs` 会从中生成多少
 #    个句子对？在下面检查你的答案。
-# 2. ★ **数一数。** 在演示模型（H = 768）中，从编码后的 `<cls>` 向量到下一句预测的两个 logits，中间
-#    一共有多少个可学习的参数？在下面检查，再与展平的输出层比较。
+# 2. ★ **数一数。** 在自带的小 BERT（`pretrained.config`）中，从编码后的 `<cls>` 向量到下一句预测
+#    的两个 logits，中间一共有多少个可学习的参数？在下面检查，再与展平的输出层比较。
 # 3. ★ 学完了两个预训练任务，你认为 BERT 为什么如此成功？哪个组成部分你会留到最后才去掉？
 # 4. ★★ RoBERTa（Liu 等人，2019）发现去掉下一句预测并没有坏处；ALBERT 则用**句序预测**代替它：“不是
 #    下一句”的句子对就是顺序颠倒的两个句子。为什么下一句预测可能太简单了？要实现句序预测，你会怎样修

@@ -555,8 +555,8 @@ display(widget)
 #
 # ## Exercises
 #
-# 1. ★ **Count.** How many learnable numbers does tying the MLM decoder to the token embeddings
-#    save in MiniLM? Check below.
+# 1. ★ **Count.** How many learnable numbers does MiniLM's MLM head hold of its own, its decoder
+#    tied to the token embeddings (the tied weight counts once, in the embeddings)? Check below.
 # 2. ★★ Build MiniLM with PyTorch's epsilon: `cfg = dataclasses.replace(model.config,
 #    layer_norm_eps=1e-5)`, `m = BERTModel.from_config(cfg).eval()`,
 #    `m.load_state_dict(model.state_dict())`. How large is the difference to `transformers` now?
@@ -583,8 +583,8 @@ display(widget)
 #
 # ## 练习
 #
-# 1. ★ **数一数。** 在 MiniLM 中，让掩蔽语言模型的解码器与词元嵌入共享权重，省下了多少个可学习的参
-#    数？在下面检查你的答案。
+# 1. ★ **数一数。** MiniLM 的掩蔽语言模型输出层自己有多少个可学习的参数？它的解码器与词元嵌入共享
+#    权重（共享的权重只算一次，算在嵌入里）。在下面检查你的答案。
 # 2. ★★ 用 PyTorch 默认的 epsilon 构建 MiniLM：
 #    `cfg = dataclasses.replace(model.config, layer_norm_eps=1e-5)`，
 #    `m = BERTModel.from_config(cfg).eval()`，`m.load_state_dict(model.state_dict())`。现在与
@@ -598,7 +598,7 @@ display(widget)
 
 # %%
 answer = None  # your answer to exercise 1: an integer
-check_exercise("08_tied_saving", answer)
+check_exercise("08_mlm_head_params", answer)
 
 # %% [raw] strings="zh"
 # "ReLU (the chapter) and GELU (the original BERT)"

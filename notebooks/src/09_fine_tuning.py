@@ -598,8 +598,8 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 #
 # ## Exercises
 #
-# 1. ★ **Count.** How many parameters does fine-tuning add to the small BERT for the topic task?
-#    Check below.
+# 1. ★ **Count.** How many learnable numbers does the tagger (`BERTTagger(small_bert, 4)`) have
+#    fewer than the topic classifier, and why? Check below.
 # 2. ★ **Count.** With `trainable_blocks=1`, how many parameters of the topic classifier are
 #    still trained? Work it out from `small_bert.config`, then check below.
 # 3. ★★ **Implement it: the tagging loss.** Write `tagging_loss(Y_hat, labels)`: `Y_hat` holds
@@ -636,7 +636,8 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 #
 # ## 练习
 #
-# 1. ★ **数一数。** 为了话题任务，微调给小 BERT 增加了多少个参数？在下面检查你的答案。
+# 1. ★ **数一数。** 标注器（`BERTTagger(small_bert, 4)`）比话题分类器少多少个可学习的参数？为什么？
+#    在下面检查你的答案。
 # 2. ★ **数一数。** 当 `trainable_blocks=1` 时，话题分类器中还有多少个参数参与训练？根据
 #    `small_bert.config` 算出来，再在下面检查。
 # 3. ★★ **动手实现：标注任务的损失。** 写出 `tagging_loss(Y_hat, labels)`：`Y_hat` 是形状为
@@ -658,7 +659,7 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 
 # %%
 answer = None  # your answer to exercise 1: an integer
-check_exercise("09_new_params", answer)
+check_exercise("09_tagger_fewer", answer)
 
 # %%
 answer = None  # your answer to exercise 2: an integer
