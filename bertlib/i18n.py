@@ -197,4 +197,5 @@ def _is_cjk(piece: str) -> bool:
 
 
 def _width(line: str) -> int:
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+    """Terminal columns: a Chinese character takes two."""
+    return len(line) + _wide(line)

@@ -8,8 +8,8 @@ request (``hint=1``, ``2``, ...), the full recipe last.
 One :class:`Implementation` record per exercise holds bertlib's function, the functions whose
 use gives the answer away, the cases (drawn from fixed seeds) and the staged hints in both
 languages. ``tests/test_implement.py`` checks, for every
-exercise, that bertlib's function and one written by hand pass and that typical wrong versions
-fail on the case meant to catch them.
+exercise, that one written by hand passes, that bertlib's own is refused, and that typical wrong
+versions fail on the case meant to catch them.
 """
 
 from __future__ import annotations
@@ -271,18 +271,14 @@ def _difference(expected, got, where: str, lang: str) -> str | None:
             return text("ex_impl_dtype", lang, where=where, expected=expected.dtype,
                         got=got.dtype)
         got = got.detach().cpu()
-        if expected.is_floating_point():
-            wrong = (~torch.isclose(got, expected, rtol=1e-4, atol=1e-5)).nonzero()
-            if len(wrong) == 0:
-                return None
-            index = tuple(wrong[0].tolist())  # the first value that differs, and where
-            return text("ex_impl_value", lang, where=f"{where}[{', '.join(map(str, index))}]",
-                        expected=expected[index].item(), got=got[index].item())
-        wrong = (got != expected).nonzero()
+        floats = expected.is_floating_point()
+        differs = ~torch.isclose(got, expected, rtol=1e-4, atol=1e-5) if floats else got != expected
+        wrong = differs.nonzero()
         if len(wrong) == 0:
             return None
-        index = tuple(wrong[0].tolist())
-        return text("ex_impl_item", lang, where=f"{where}[{', '.join(map(str, index))}]",
+        index = tuple(wrong[0].tolist())  # the first value that differs, and where
+        return text("ex_impl_value" if floats else "ex_impl_item", lang,
+                    where=f"{where}[{', '.join(map(str, index))}]",
                     expected=expected[index].item(), got=got[index].item())
     if isinstance(expected, numbers.Real) and not isinstance(expected, numbers.Integral):
         if math.isclose(got, expected, rel_tol=1e-4, abs_tol=1e-5):
