@@ -21,8 +21,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import tokenizers
 import torch
 
+from bertlib.assets import SMALL_BERT_DIR
 from bertlib.data import make_nsp_pairs
 from bertlib.fast import fast_loss
 from bertlib.finetune import task_loss
@@ -32,6 +34,8 @@ from bertlib.loss import bert_loss, chapter_loss
 from bertlib.model import MaskLM, MultiHeadAttention, key_padding_mask
 from bertlib.rng import make_generator, own_global_rng
 from bertlib.tasks import IGNORE
+from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.vocab import SpecialTokens
 
 Case = tuple[dict[str, str], tuple]  # (the case's name per language, the function's arguments)
 
@@ -39,12 +43,13 @@ Case = tuple[dict[str, str], tuple]  # (the case's name per language, the functi
 @dataclass(frozen=True)
 class Implementation:
     """An implement-it exercise: bertlib's own function, the cases it is compared on, and the
-    functions whose use gives the answer away. Its hints, in stages and the full recipe last,
-    are ``impl_hint_<key>_<stage>`` in ``strings.json``."""
+    functions whose use gives the answer away (a class stands for every method of its
+    instances, those of a compiled library such as ``tokenizers`` included). Its hints, in
+    stages and the full recipe last, are ``impl_hint_<key>_<stage>`` in ``strings.json``."""
 
     reference: Callable
     cases: Callable[[], list[Case]]
-    forbidden: tuple[Callable, ...]
+    forbidden: tuple[Callable | type, ...]
 
 
 # ---------------------------------------------------------------- the cases, in notebook order
@@ -60,6 +65,42 @@ def _tokens_and_segments_cases() -> list[Case]:
         ({"en": "one token in each text", "zh": "每个文本只有一个词元"}, (["hi"], ["yo"])),
         ({"en": "an empty sentence B ([], not None)", "zh": "空的句子 B（是 []，不是 None）"},
          (["hello"], [])),
+    ]
+
+
+def wordpiece(word: str, pieces: set[str]) -> list[str]:
+    """02: bertlib's tokenizer (BERT's greedy longest match) on one word, over the vocabulary
+    ``pieces`` (the reserved tokens are added)."""
+    reserved = SpecialTokens().as_list()
+    tokenizer = WordPieceTokenizer.from_tokens(reserved + sorted(pieces - set(reserved)))
+    return tokenizer.tokenize(word)
+
+
+def _wordpiece_cases() -> list[Case]:
+    """02: words over the shipped small BERT's vocabulary, then small made-up vocabularies
+    that tell greedy longest match from its look-alikes."""
+    shipped = set(WordPieceTokenizer.from_directory(SMALL_BERT_DIR).vocab.idx_to_token)
+    return [
+        ({"en": "visited, with the shipped vocabulary", "zh": "visited，项目自带的词表"},
+         ("visited", shipped)),
+        ({"en": "unbelievable, with the shipped vocabulary",
+          "zh": "unbelievable，项目自带的词表"},
+         ("unbelievable", shipped)),
+        ({"en": "a Chinese character the vocabulary holds (球)", "zh": "词表中有的汉字（球）"},
+         ("球", shipped)),
+        ({"en": "a Chinese character it does not hold (咖)", "zh": "词表中没有的汉字（咖）"},
+         ("咖", shipped)),
+        ({"en": "zanzibar: no piece starts with z", "zh": "zanzibar：没有以 z 开头的子词"},
+         ("zanzibar", shipped)),
+        ({"en": "hugs over {h, hu, hug, ##u, ##g, ##s}: the longest piece first",
+          "zh": "词表 {h, hu, hug, ##u, ##g, ##s} 上的 hugs：先取最长的子词"},
+         ("hugs", {"h", "hu", "hug", "##u", "##g", "##s"})),
+        ({"en": "abcd over {a, ab, ##bc, ##d}: no going back",
+          "zh": "词表 {a, ab, ##bc, ##d} 上的 abcd：不回头重试"},
+         ("abcd", {"a", "ab", "##bc", "##d"})),
+        ({"en": "unable over {un, able}: a piece inside a word needs ##",
+          "zh": "词表 {un, able} 上的 unable：词内部的子词需要 ##"},
+         ("unable", {"un", "able"})),
     ]
 
 
@@ -216,6 +257,9 @@ def _mlm_loss_cases() -> list[Case]:
 IMPLEMENTATIONS: dict[str, Implementation] = {
     "02_tokens_and_segments": Implementation(get_tokens_and_segments, _tokens_and_segments_cases,
                                              (get_tokens_and_segments,)),
+    "02_wordpiece": Implementation(
+        wordpiece, _wordpiece_cases,
+        (WordPieceTokenizer, tokenizers.Tokenizer, tokenizers.models.Model)),
     "03_attention_weights": Implementation(_attention_weights, _attention_cases,
                                            (MultiHeadAttention.forward,)),
     "04_mlm_gather": Implementation(MaskLM.gather, _gather_cases, (MaskLM.gather,)),
@@ -290,21 +334,42 @@ def _difference(expected, got, where: str, lang: str) -> str | None:
 
 
 # ---------------------------------------------------------------- running the learner's code
-def _run_watching(function: Callable, args: tuple, forbidden: tuple[Callable, ...]):
-    """``function(*args)``, and which of ``forbidden`` it called, directly or deep inside (None
-    if none). The process's profiler is put back as it was afterwards."""
-    codes = {getattr(f, "__code__", None): f for f in forbidden}
+def _refused(called, lang: str) -> str:
+    """The refusal of a call of ``called``: bertlib's own function, or a compiled library's
+    method (which has a ``__self__``)."""
+    owner = getattr(called, "__self__", None)
+    if owner is None:
+        return text("ex_impl_reference", lang, name=called.__qualname__)
+    return text("ex_impl_library", lang, name=called.__qualname__,
+                library=type(owner).__module__.split(".")[0])
+
+
+def _run_watching(function: Callable, args: tuple, forbidden: tuple[Callable | type, ...]):
+    """``function(*args)`` and the first of ``forbidden`` it called, directly or deep inside
+    (None if none), as ``(result, called)``. When ``function`` raises, the error carries what
+    it had called as ``err.called``. The process's profiler is put back as it was afterwards."""
+    classes = tuple(f for f in forbidden if isinstance(f, type))
+    codes = {getattr(f, "__code__", None): f for f in forbidden if f not in classes}
+    methods = (getattr(m, "__func__", m) for c in classes for m in vars(c).values())  # unwrap
+    codes.update({method.__code__: method for method in methods if hasattr(method, "__code__")})
     called = []
 
     def watch(frame, event, arg):
-        if event == "call" and frame.f_code in codes and not called:
+        if called:
+            return
+        if event == "call" and frame.f_code in codes:
             called.append(codes[frame.f_code])
+        elif event == "c_call" and isinstance(getattr(arg, "__self__", None), classes):
+            called.append(arg)  # a method of a compiled class, e.g. tokenizers.Tokenizer.encode
 
     before = sys.getprofile()
     sys.setprofile(watch)
     try:
         with torch.no_grad():
             got = function(*args)
+    except BaseException as err:
+        err.called = called[0] if called else None
+        raise
     finally:
         sys.setprofile(before)
     return got, (called[0] if called else None)
@@ -330,9 +395,11 @@ def implementation_problem(key: str, function: Callable, lang: str | None = None
         except NotImplementedError:
             return text("ex_impl_missing", lang)
         except Exception as err:  # the learner's code may fail in any way: say how
+            if err.called is not None:  # refused first: the failure is not the lesson
+                return _refused(err.called, lang)
             return text("ex_impl_raised", lang, case=case, error=f"{type(err).__name__}: {err}")
         if called is not None:
-            return text("ex_impl_reference", lang, name=called.__qualname__)
+            return _refused(called, lang)
         if (problem := _difference(expected, got, text("ex_impl_result", lang), lang)) is not None:
             return text("ex_impl_case", lang, case=case, problem=problem)
     return None

@@ -6,7 +6,7 @@ Chinese text is split one character per token, as Chinese BERT does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
@@ -120,6 +120,29 @@ class WordPieceTokenizer:
             raise ValueError(f"{path}: {err}") from None
 
     @classmethod
+    def from_tokens(cls, tokens: Sequence[str], lowercase: bool = True) -> WordPieceTokenizer:
+        """BERT's tokenizer over the pieces ``tokens`` (the id of a token is its index), as a
+        checkpoint's ``vocab.txt`` defines it; ``tokens`` must hold the reserved tokens."""
+        # <checks>
+        if isinstance(tokens, str) or not isinstance(tokens, Sequence):
+            raise ValueError(f"tokens must be a list of token strings; got {tokens!r:.80}")
+        bad = next((i for i, t in enumerate(tokens) if not isinstance(t, str) or not t), None)
+        if bad is not None:
+            raise ValueError(f"tokens[{bad}] must be a non-empty str; got {tokens[bad]!r:.80}")
+        check_bool("lowercase", lowercase)
+        # </checks>
+        vocab: dict[str, int] = {}
+        for i, token in enumerate(tokens):
+            if token in vocab:  # a second id would shift every later one
+                raise ValueError(f"tokens holds {token!r} twice, at indices {vocab[token]} and "
+                                 f"{i} (lines {vocab[token] + 1} and {i + 1} of a vocab.txt); "
+                                 "each token must have one id")
+            vocab[token] = i
+        specials = _spelling(vocab)
+        return cls(_bert_backend(models.WordPiece(vocab, unk_token=specials.unk), lowercase),
+                   specials)
+
+    @classmethod
     def from_vocab_txt(cls, path: str | Path, lowercase: bool = True) -> WordPieceTokenizer:
         """Build BERT's tokenizer from a checkpoint's ``vocab.txt`` (one token per line).
 
@@ -128,17 +151,9 @@ class WordPieceTokenizer:
         """
         path = checked_path("path", path, TOKENIZER_MAX_BYTES)
         check_bool("lowercase", lowercase)
-        vocab: dict[str, int] = {}
-        for number, token in enumerate(read_text(path).splitlines()):
-            if token in vocab:
-                raise ValueError(f"{path} lists {token!r} twice, on lines {vocab[token] + 1} and "
-                                 f"{number + 1}; each token must have one line (its id)")
-            vocab[token] = number
-        specials = _spelling(vocab)
         try:
-            return cls(_bert_backend(models.WordPiece(vocab, unk_token=specials.unk), lowercase),
-                       specials)
-        except ValueError as err:  # e.g. reserved tokens missing: say which file lacks them
+            return cls.from_tokens(read_text(path).splitlines(), lowercase)
+        except ValueError as err:  # duplicates, reserved tokens missing: say which file
             raise ValueError(f"{path}: {err}") from None
 
     @classmethod

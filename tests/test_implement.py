@@ -200,6 +200,90 @@ def test_a_wrong_segment_id_is_named_by_its_position(lang):
     assert text("ex_impl_item", lang, where=where, expected=1, got=0) in problem
 
 
+# ---------------------------------------------------------------- 02: WordPiece, one word
+def wordpiece_by_hand(word, pieces, *, longest=True, prefix="##", back=False, partial=False):
+    """Greedy longest match written independently of bertlib and of tokenizers; the keywords
+    make the typical wrong versions: shortest piece first, no "##" inside a word, trying
+    another split when the greedy one gets stuck, or <unk> for the rest only."""
+    if back:  # any split into known pieces, found by search: not what BERT does
+        def splits(start):
+            if start == len(word):
+                return []
+            for end in range(len(word), start, -1):
+                piece = (prefix if start else "") + word[start:end]
+                if piece in pieces and (rest := splits(end)) is not None:
+                    return [piece, *rest]
+            return None
+        return splits(0) or ["<unk>"]
+    out, start = [], 0
+    while start < len(word):
+        ends = range(len(word), start, -1) if longest else range(start + 1, len(word) + 1)
+        piece = next((p for end in ends if (p := (prefix if start else "") + word[start:end])
+                      in pieces), None)
+        if piece is None:
+            return [*out, "<unk>"] if partial else ["<unk>"]
+        out.append(piece)
+        start += len(piece) - (len(prefix) if start else 0)
+    return out
+
+
+def test_the_wordpiece_cases_agree_with_greedy_longest_match_by_hand():
+    """tokenizers' WordPiece and the hand-written greedy match agree on every case, and on the
+    made-up vocabularies the answers are the ones worked out on paper."""
+    cases = IMPLEMENTATIONS["02_wordpiece"].cases()
+    for _, (word, pieces) in cases:
+        assert IMPLEMENTATIONS["02_wordpiece"].reference(word, pieces) == wordpiece_by_hand(
+            word, pieces)
+    by_hand = {"hugs": ["hug", "##s"], "abcd": ["<unk>"], "unable": ["<unk>"],
+               "visited": ["visit", "##ed"], "球": ["球"], "咖": ["<unk>"], "zanzibar": ["<unk>"]}
+    for _, (word, pieces) in cases:
+        if word in by_hand:
+            assert wordpiece_by_hand(word, pieces) == by_hand[word], word
+    assert {"咖", "球", "zanzibar", "abcd"} <= {word for _, (word, _) in cases}
+
+
+def test_bertlib_and_a_hand_written_wordpiece_pass(lang, capsys):
+    check_implementation("02_wordpiece", wordpiece_by_hand)
+    count = len(IMPLEMENTATIONS["02_wordpiece"].cases())
+    assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=count)
+
+
+@pytest.mark.parametrize("mistake, word", [
+    ({"longest": False}, "visited"),  # "v", "##i", ...
+    ({"prefix": ""}, "visited"),  # "ed" instead of "##ed"
+    ({"back": True}, "abcd"),  # "a", "##bc", "##d": a split BERT never tries
+    ({"partial": True}, "abcd"),  # "ab", "<unk>": the whole word must become <unk>
+])
+def test_typical_wrong_wordpiece_versions_fail_naming_the_case(mistake, word, lang, capsys):
+    cases = IMPLEMENTATIONS["02_wordpiece"].cases()
+    first_wrong = next(names for names, (w, pieces) in cases
+                       if wordpiece_by_hand(w, pieces, **mistake) != wordpiece_by_hand(w, pieces))
+    check_implementation("02_wordpiece", lambda w, pieces: wordpiece_by_hand(w, pieces, **mistake))
+    _named("02_wordpiece", first_wrong, lang, capsys)
+    assert word in first_wrong["en"]
+
+
+def test_calling_the_tokenizer_or_the_tokenizers_library_is_refused(lang, capsys):
+    """The library does the greedy match in compiled code: calling it, through bertlib or
+    directly, is refused like bertlib's own functions."""
+    from bertlib.tokenizer import WordPieceTokenizer
+
+    def through_bertlib(word, pieces):
+        return WordPieceTokenizer.from_tokens(["<pad>", "<unk>", "<cls>", "<sep>", "<mask>",
+                                               *sorted(pieces)]).tokenize(word)
+
+    def through_tokenizers(word, pieces):
+        from tokenizers.models import WordPiece
+        model = WordPiece({p: i for i, p in enumerate(["<unk>", *sorted(pieces)])},
+                          unk_token="<unk>")
+        return [t.value for t in model.tokenize(word)]
+
+    assert implementation_problem("02_wordpiece", through_bertlib, lang) == text(
+        "ex_impl_reference", lang, name="WordPieceTokenizer.from_tokens")
+    assert implementation_problem("02_wordpiece", through_tokenizers, lang) == text(
+        "ex_impl_library", lang, name="WordPiece.tokenize", library="tokenizers")
+
+
 # ---------------------------------------------------------------- 03: the key padding mask
 def weights_by_hand(attention, X, valid_lens):
     """The right answer written independently of bertlib: per-head scores with einsum, the

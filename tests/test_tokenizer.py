@@ -80,7 +80,7 @@ def test_a_token_on_two_lines_of_vocab_txt_is_refused(tmp_path):
     """Hugging Face numbers tokens by line: a repeated line would shift every later id."""
     lines = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "the", "dog"]
     (tmp_path / "vocab.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"lists 'the' twice, on lines 6 and 8"):
+    with pytest.raises(ValueError, match=r"holds 'the' twice, at indices 5 and 7 \(lines 6 and 8"):
         WordPieceTokenizer.from_directory(tmp_path)
 
 
@@ -160,3 +160,18 @@ def test_a_fifo_or_a_symlink_loop_is_refused(tmp_path):
     os.symlink(tmp_path / "tokenizer.json", tmp_path / "tokenizer.json")
     with pytest.raises(ValueError, match="tokenizer.json cannot be read"):
         WordPieceTokenizer.from_file(tmp_path / "tokenizer.json")
+
+
+def test_from_tokens_is_bert_s_tokenizer_over_a_list_of_pieces(tmp_path):
+    """The same pieces as a list or as a vocab.txt give the same ids and the same cuts."""
+    pieces = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "hug", "##s", "h", "##u", "##g"]
+    (tmp_path / "vocab.txt").write_text("\n".join(pieces) + "\n", encoding="utf-8")
+    listed = WordPieceTokenizer.from_tokens(pieces)
+    from_file = WordPieceTokenizer.from_directory(tmp_path)
+    assert listed.vocab.idx_to_token == from_file.vocab.idx_to_token
+    assert listed.tokenize("Hugs hug") == ["hug", "##s", "hug"]
+    assert listed.tokenize("hgu") == ["h", "##g", "##u"] and listed.tokenize("x") == ["[UNK]"]
+    for bad, message in [("hug", "tokens must be a list"), (["[PAD]", 3], r"tokens\[1\] must be"),
+                         (["[PAD]", ""], r"tokens\[1\] must be a non-empty str")]:
+        with pytest.raises(ValueError, match=message):
+            WordPieceTokenizer.from_tokens(bad)

@@ -27,7 +27,8 @@
 # 1. [**From context-independent to context-sensitive**](01_context.ipynb): word2vec/GloVe vs
 #    ELMo vs GPT vs BERT; polysemy measured with real weights.
 # 2. [**Input representation**](02_input_representation.ipynb): `<cls>` A `<sep>` B `<sep>` and
-#    segment ids; token + segment + position embeddings summed by hand.
+#    segment ids; WordPiece's greedy longest match and how its vocabulary is learned; token +
+#    segment + position embeddings summed by hand.
 # 3. [**The encoder forward pass**](03_encoder.ipynb): one block by hand with the shape of every
 #    step, `valid_lens` masking, attention heatmaps.
 # 4. [**Masked language modelling**](04_masked_lm.ipynb): the 15% and 80/10/10 rules counted,
@@ -63,7 +64,7 @@
 # 1. [**从上下文无关到上下文敏感**](01_context.ipynb)：比较 word2vec/GloVe、ELMo、GPT 与 BERT；
 #    用真实权重实测一词多义。
 # 2. [**输入表示**](02_input_representation.ipynb)：`<cls>` A `<sep>` B `<sep>` 与片段索引；
-#    亲手把词元嵌入、片段嵌入和位置嵌入相加。
+#    WordPiece 的贪心最长匹配及其词表的学习方法；亲手把词元嵌入、片段嵌入和位置嵌入相加。
 # 3. [**编码器的前向传播**](03_encoder.ipynb)：亲手计算一个编码器块并打印每一步的形状；
 #    `valid_lens` 掩码；注意力热图。
 # 4. [**掩蔽语言模型**](04_masked_lm.ipynb)：统计验证 15% 与 80/10/10 规则；取出预测位置；
@@ -182,7 +183,7 @@
 # yourself.
 #
 # * `get_tokens_and_segments` → `get_tokens_and_segments` (02 · One text or two)
-# * `d2l.Vocab`, `d2l.tokenize` → `Vocab`, `WordPieceTokenizer` (02 · From tokens to ids)
+# * `d2l.Vocab`, `d2l.tokenize` → `Vocab`, `WordPieceTokenizer` (02 · WordPiece)
 # * `BERTEncoder` (constructor, embeddings) → `BERTEncoder.__init__`, `BERTEncoder.embed`
 #   (02 · Three embeddings, one sum)
 # * `d2l.TransformerEncoderBlock`, `BERTEncoder.forward` → `TransformerEncoderBlock`,
@@ -233,7 +234,7 @@
 # 出来；多数小节还配有一道练习，请你亲手把它写出来。
 #
 # * `get_tokens_and_segments` → `get_tokens_and_segments`（02 · 单个文本还是文本对）
-# * `d2l.Vocab`、`d2l.tokenize` → `Vocab`、`WordPieceTokenizer`（02 · 从词元到索引）
+# * `d2l.Vocab`、`d2l.tokenize` → `Vocab`、`WordPieceTokenizer`（02 · WordPiece）
 # * `BERTEncoder`（构造函数、嵌入） → `BERTEncoder.__init__`、`BERTEncoder.embed`（02 · 三
 #   种嵌入相加）
 # * `d2l.TransformerEncoderBlock`、`BERTEncoder.forward` →

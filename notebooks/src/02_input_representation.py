@@ -23,11 +23,13 @@
 # You will:
 # 1. turn one sentence, or a pair of sentences, into a **BERT input sequence** with its
 #    **segment ids**;
-# 2. look up the three embeddings BERT adds together (token, segment, position) and check your
+# 2. see how WordPiece spells any word with a fixed set of pieces, and learn such a vocabulary
+#    from a corpus;
+# 3. look up the three embeddings BERT adds together (token, segment, position) and check your
 #    sum against `BERTEncoder.embed`;
-# 3. see why the position embeddings are *learned*, and what that costs;
-# 4. write the function that builds a BERT input sequence yourself, and let a check compare it
-#    with `bertlib`'s on several cases.
+# 4. see why the position embeddings are *learned*, and what that costs;
+# 5. write the function that builds a BERT input sequence, and WordPiece's longest match,
+#    yourself, and let a check compare them with `bertlib`'s on several cases.
 
 # %% [markdown] lang="zh"
 # # 02 · 输入表示
@@ -39,15 +41,24 @@
 #
 # 你将会：
 # 1. 把一个句子或一对句子变成 **BERT 输入序列**，并得到每个词元的**片段索引**；
-# 2. 查出 BERT 相加的三种嵌入（词元嵌入、片段嵌入、位置嵌入），亲手求和，并与
+# 2. 看 WordPiece 怎样用一套固定的子词拼出任意一个词，并从语料库中学出这样一个词表；
+# 3. 查出 BERT 相加的三种嵌入（词元嵌入、片段嵌入、位置嵌入），亲手求和，并与
 #    `BERTEncoder.embed` 的结果对照；
-# 3. 理解为什么位置嵌入是**可学习的**，以及这样做的代价；
-# 4. 亲手写出构造 BERT 输入序列的函数，再由检查单元格在几个测试用例上与 `bertlib` 的实现对照。
+# 4. 理解为什么位置嵌入是**可学习的**，以及这样做的代价；
+# 5. 亲手写出构造 BERT 输入序列的函数和 WordPiece 的最长匹配，再由检查单元格在几个测试用例上与
+#    `bertlib` 的实现对照。
 
 # %%
 import torch
 
-from bertlib import BERTEncoder, Vocab, get_tokens_and_segments, load_small_bert
+from bertlib import (
+    BERTEncoder,
+    Vocab,
+    WordPieceTokenizer,
+    get_tokens_and_segments,
+    load_small_bert,
+    load_small_corpus,
+)
 from bertlib.checks import error_message
 from bertlib.exercises import check_exercise
 from bertlib.i18n import table, tr
@@ -137,6 +148,150 @@ segment_ids = torch.tensor([segments])  # (1, T)
 print("len(vocab) =", len(vocab))
 print(token_ids, tuple(token_ids.shape))
 print(segment_ids, tuple(segment_ids.shape))
+
+# %% [markdown] lang="en"
+# ## WordPiece: any word from a fixed set of pieces
+#
+# Our toy vocabulary knows only the words of this pair; every other word would be `<unk>`. A
+# vocabulary of whole words for real text would need millions of entries and would still miss
+# the next new name. BERT uses **WordPiece** instead (30,000 pieces in the English BERT): whole
+# words for frequent words, and pieces of words for the rest. A piece that continues a word
+# starts with `##`. The small BERT of these notebooks has a WordPiece vocabulary learned from
+# its training stories. Here is what it does with a few words:
+
+# %% [markdown] lang="zh"
+# ## WordPiece：用一套固定的子词拼出任意的词
+#
+# 我们的玩具词表只认识这对句子里的词，其他任何词都会变成 `<unk>`。如果为真实文本建一个整词词表，它
+# 需要几百万个词元，而且仍然认不出下一个新出现的名字。BERT 改用 **WordPiece**（英文 BERT 有
+# 30,000 个子词）：常见的词整个作为一个词元，其余的词拆成子词。接在词中间的子词以 `##` 开头。本系列
+# 笔记本中的小 BERT 有一个从它的训练故事中学出的 WordPiece 词表。看看它怎样切分下面这几个词：
+
+# %%
+model, tokenizer = load_small_bert()  # the small pretrained BERT and its WordPiece tokenizer
+print("len(tokenizer.vocab) =", len(tokenizer.vocab))
+words = ["library", "visited", "unbelievable", "zanzibar", "小明", "咖啡"]
+print(table([word, " ".join(tokenizer.tokenize(word))] for word in words))
+
+# %% [markdown] lang="en"
+# * A frequent word is one piece (`library`). A rarer one is cut into known pieces:
+#   `visit ##ed`. The `##` says that `ed` continues the word before it, so the pieces can be
+#   glued back into "visited".
+# * "unbelievable" never occurs in the stories. It is still spelled, from small pieces down to
+#   single letters: no word made of known characters is lost.
+# * "zanzibar" becomes one `<unk>`. No piece starts with "z" (the stories never use the
+#   letter), and one gap turns the *whole* word into `<unk>`, not just the "z".
+# * BERT's tokenizer puts spaces around every Chinese character, so each character is a word of
+#   its own: 小明 → 小 明. Neither character of 咖啡 occurs in the stories: two `<unk>`.
+#
+# ### Greedy longest match
+#
+# The tokenizer cuts a word from left to right. At each point it takes the **longest** piece of
+# the vocabulary that fits there (with `##` in front, except at the start of the word) and goes
+# on after it. It never goes back to try another cut. The first step for "visited": shorten the
+# word from the right until what is left is a piece.
+
+# %% [markdown] lang="zh"
+# * 常见的词是一个子词（`library`）。不常见的词被切成词表中已有的子词：`visit ##ed`。`##` 表示
+#   `ed` 接在前一个子词后面，所以这些子词可以重新拼回“visited”。
+# * “unbelievable”在故事中从没出现过，但它仍然能被拼出来，用的是一些小的子词，小到单个字母：只要一
+#   个词的每个字符都认识，这个词就不会丢。
+# * “zanzibar”变成了一个 `<unk>`。没有任何子词以“z”开头（故事里从不用这个字母），而只要有一处切不
+#   下去，**整个**词就都变成 `<unk>`，而不只是“z”。
+# * BERT 的分词器在每个汉字两边加上空格，所以每个汉字自成一个词：小明 → 小 明。“咖啡”的两个字都没在
+#   故事中出现过：得到两个 `<unk>`。
+#
+# ### 贪心最长匹配
+#
+# 分词器从左到右切分一个词。在每个位置，它取词表中能匹配的**最长**子词（不在词首时前面要加
+# `##`），再从这个子词之后接着切。它从不回头尝试另一种切法。以“visited”为例，第一步是：从右边
+# 一个字母一个字母地缩短这个词，直到剩下的部分是词表中的一个子词。
+
+# %%
+word = "visited"
+pieces = set(tokenizer.vocab.idx_to_token)
+for end in range(len(word), 0, -1):
+    print(f"{word[:end]:<8}", "✓" if word[:end] in pieces else "×")
+    if word[:end] in pieces:
+        break
+
+# %% [markdown] lang="en"
+# The rest, `ed`, is looked up as `##ed`, and the word is done. Exercise 6 asks you to write the
+# whole loop, `<unk>` included.
+#
+# ### How the vocabulary is learned
+#
+# Where do the pieces come from? Training starts from every character of the training text, once
+# as a word start (`v`) and once as a continuation (`##v`). Then it repeats one step: count how
+# often each two neighbouring pieces occur together in the words of the corpus, and add the most
+# frequent pair as a new piece. It stops at `vocab_size` pieces, or when no pair occurs at least
+# `min_frequency` (2) times. The `tokenizers` library, which `WordPieceTokenizer.train` calls,
+# picks pairs by frequency, as byte-pair encoding does. Google's original WordPiece picks the
+# pair that raises the likelihood of the training data most, that is the count of the pair
+# divided by the counts of its two parts. Either way, words are then cut by greedy longest
+# match.
+#
+# We learn vocabularies of several sizes from the stories the small BERT was trained on, and
+# count the tokens of the held-out English stories with each. The small BERT's recipe asked for
+# 4000 pieces.
+
+# %% [markdown] lang="zh"
+# 剩下的 `ed` 以 `##ed` 的形式去查，这个词就切完了。练习 6 请你写出完整的循环，包括 `<unk>` 的情形。
+#
+# ### 词表是怎样学出来的
+#
+# 这些子词从哪里来？训练从训练文本中的每个字符开始，每个字符有两种形式：词首的（`v`）和接在词中间的
+# （`##v`）。然后反复做同一步：统计语料库的词里每两个相邻子词一起出现的次数，把出现最多的一对合并
+# 成一个新的子词加入词表。词表达到 `vocab_size` 个子词，或者再没有哪一对出现至少 `min_frequency`
+# （2）次时，训练就停止。`WordPieceTokenizer.train` 调用的 `tokenizers` 库按出现次数挑选子词对，和
+# 字节对编码（BPE）一样；谷歌最初的 WordPiece 则挑选最能提高训练数据似然的那一对，也就是这一对的出
+# 现次数除以两个部分各自的出现次数。无论哪种方法，学好词表之后都用贪心最长匹配来切词。
+#
+# 我们在小 BERT 的训练故事上学出几个不同大小的词表，再分别统计留出的英文故事被切成多少个词元。
+# 小 BERT 的训练配置要求的是 4000 个子词。
+
+# %%
+split = load_small_corpus()  # the stories of the small BERT, 10% of the paragraphs held out
+sentences = [s for paragraph in split.train for s in paragraph]
+english = [p for p, lang in zip(split.held_out, split.held_out_langs, strict=True) if lang == "en"]
+held_out = [s for paragraph in english for s in paragraph]
+
+rows = [[tr("vocab_size asked"), tr("pieces learned"), tr("tokens per held-out sentence"),
+         "visited"]]
+for size in (600, 800, 1200, 4000):
+    learned = WordPieceTokenizer.train(sentences, vocab_size=size)
+    count = sum(len(learned.tokenize(s)) for s in held_out)
+    rows.append([size, len(learned), f"{count / len(held_out):.1f}",
+                 " ".join(learned.tokenize("visited"))])
+print(table(rows))
+same = learned.vocab.idx_to_token == tokenizer.vocab.idx_to_token
+print(tr("4000 gives the small BERT's vocabulary, piece for piece.") if same
+      else tr("4000 gives a vocabulary other than the small BERT's."))
+reserved = learned.vocab.specials.as_list()  # <pad> <unk> <cls> <sep> <mask>
+merged = [t for t in learned.vocab.idx_to_token if len(t.removeprefix("##")) > 1
+          and t not in reserved]  # in the order they were learned
+print(tr("the first pieces learned after the single characters:"), merged[:12])
+
+# %% [markdown] lang="en"
+# * With 600 pieces the vocabulary is little more than the characters, and a held-out sentence
+#   costs about three times as many tokens as with the full vocabulary. Each merge makes some
+#   frequent word shorter.
+# * Asked for 4000, training stops at 1,633 pieces: after that no pair occurs twice in the
+#   stories. Training is deterministic, so it gives back the small BERT's vocabulary piece for
+#   piece.
+# * The first merges are the most frequent pairs of English: `##he`, then `the`, `##ed`, `##nd`.
+#   The Chinese characters never merge: every one is a word of its own.
+# * A short sequence matters: attention costs grow with the square of the number of tokens, and
+#   `max_len` caps how much text fits.
+
+# %% [markdown] lang="zh"
+# * 只有 600 个子词时，词表比单个字符多不了多少，一个留出句子所需的词元数约为完整词表时的三倍。每
+#   合并一次，就有某个常见的词变短一些。
+# * 要求 4000 个子词时，训练在 1,633 个子词处停了下来：此后故事中再没有出现过两次的子词对。训练是确
+#   定性的，所以得到的词表与小 BERT 的词表逐个子词完全相同。
+# * 最先合并出来的是英文中最常见的字母对：`##he`，然后是 `the`、`##ed`、`##nd`。汉字从不合并：每个
+#   汉字都自成一个词。
+# * 序列短是有好处的：注意力的计算量随词元数的平方增长，而 `max_len` 限制了能放进去的文本长度。
 
 # %% [markdown] lang="en"
 # ## Three embeddings, one sum
@@ -264,9 +419,8 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 #   delete sentence B: every segment id becomes 0.
 # * Find a token that occurs twice (in the default pair, the full stop "." that ends each
 #   sentence). Its two rows are the same in the token panel but not in the sum.
-# * Type a word the stories never use, such as "Zanzibar": the tokenizer cannot build it from
-#   its pieces and shows `<unk>`. Not every new word is lost: "visited" never occurs in the
-#   stories either, but it is built from known pieces, `visit ##ed`.
+# * Type a long word such as "unbelievable": every piece takes a position of its own, so one
+#   word can use up several of the 64 position rows.
 # * Paste a long text: the input is cut to `max_len` = 64 tokens, since there are no more
 #   position rows.
 
@@ -286,12 +440,11 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 # * 看片段嵌入那张图：它只有两种不同的行，A 一种、B 一种。再把句子 B 删掉：所有片段索引都变成 0。
 # * 找一个出现两次的词元（在默认的句子对中，“小”出现在“小明”和“从小”里，“球”出现在“篮球”和
 #   “球队”里）。在词元嵌入图中，它的两行完全相同；在求和图中却不同。
-# * 输入一个故事里从没出现过的词，比如“咖啡”：中文按字切分，而这两个字都不在词表中，于是各显示为
-#   一个 `<unk>`。
+# * 输入一个很长的词，比如“unbelievable”：每个子词都占一个位置，所以一个词可能用掉 64 行位置嵌入中
+#   的好几行。
 # * 粘贴一段很长的文本：输入会被截断为 `max_len` = 64 个词元，因为位置嵌入表没有更多的行了。
 
 # %%
-model, tokenizer = load_small_bert()  # the small pretrained BERT and its WordPiece tokenizer
 InputRepresentationWidget(model, tokenizer)
 
 # %% [markdown] lang="en"
@@ -345,6 +498,9 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #
 # * A BERT input sequence is `<cls>` A `<sep>` or `<cls>` A `<sep>` B `<sep>`; segment ids
 #   (0 / 1) say which text each token belongs to.
+# * WordPiece spells any word of known characters with a fixed vocabulary of pieces, by greedy
+#   longest match; `##` marks a piece inside a word, and a word with no fitting piece is `<unk>`.
+#   The vocabulary is learned by merging the most frequent pairs of pieces.
 # * The input representation is token embedding + segment embedding + position embedding, a
 #   `(B, T, H)` tensor.
 # * Position embeddings are learned, one row per position up to `max_len`.
@@ -366,12 +522,20 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #    the model no longer have to learn, and what could it gain for inputs longer than any it saw
 #    in training?
 # 5. ★★ Segment ids only take the values 0 and 1. How would you feed BERT *three* texts?
+# 6. ★★ **Implement it: WordPiece on one word.** Write `wordpiece(word, pieces)`: `pieces` is a
+#    set of vocabulary pieces, `word` one lower-case word (or one Chinese character); it returns
+#    the word's pieces by greedy longest match, or `["<unk>"]`. The check compares it with
+#    `bertlib`'s tokenizer on words over the small BERT's vocabulary, Chinese characters, a word
+#    with no known piece and three small made-up vocabularies, and refuses a function that lets
+#    the tokenizer do the work.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
 # * BERT 输入序列是 `<cls>` A `<sep>` 或 `<cls>` A `<sep>` B `<sep>`；片段索引（0 / 1）表示每个
 #   词元属于哪个文本。
+# * WordPiece 用贪心最长匹配，以一个固定的子词表拼出由已知字符组成的任何词；`##` 标出词中间的子词，
+#   找不到匹配子词的词成为 `<unk>`。词表是通过反复合并最常出现的子词对学出来的。
 # * 输入表示 = 词元嵌入 + 片段嵌入 + 位置嵌入，是一个形状为 `(B, T, H)` 的张量。
 # * 位置嵌入是可学习的，每个位置一行，最多 `max_len` 行。
 #
@@ -389,6 +553,10 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 # 4. ★★ 设想把可学习的位置嵌入换成 Transformer 固定的正弦位置编码：模型不再需要学习什么？对于比
 #    训练中见过的都长的输入，又可能得到什么好处？
 # 5. ★★ 片段索引只取 0 和 1。如果要让 BERT 读入**三个**文本，你会怎么做？
+# 6. ★★ **动手实现：一个词的 WordPiece 切分。** 写出 `wordpiece(word, pieces)`：`pieces` 是词表中
+#    子词的集合，`word` 是一个小写的词（或一个汉字）；它用贪心最长匹配返回这个词的子词，或者返回
+#    `["<unk>"]`。检查单元格会把它与 `bertlib` 的分词器对照，用到小 BERT 词表上的词、汉字、一个没有
+#    任何已知子词的词以及三个自己编的小词表；如果函数让分词器替你干活，检查会拒绝它。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -403,6 +571,17 @@ def tokens_and_segments(tokens_a, tokens_b=None):
 
 
 check_implementation("02_tokens_and_segments", tokens_and_segments)
+
+
+# %%
+def wordpiece(word, pieces):
+    """Exercise 6. word: one lower-case word or one Chinese character; pieces: a set of
+    vocabulary pieces ("visit", "##ed", ...). Returns the list of the word's pieces, or
+    ["<unk>"] when no piece fits somewhere in the word."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check_implementation("02_wordpiece", wordpiece)
 
 # %% [raw] strings="zh"
 # "position:"
@@ -422,3 +601,21 @@ check_implementation("02_tokens_and_segments", tokens_and_segments)
 #
 # "position embedding"
 # "位置嵌入"
+#
+# "vocab_size asked"
+# "要求的 vocab_size"
+#
+# "pieces learned"
+# "学到的子词数"
+#
+# "tokens per held-out sentence"
+# "每个留出句子的词元数"
+#
+# "the first pieces learned after the single characters:"
+# "单个字符之后最先学到的子词："
+#
+# "4000 gives the small BERT's vocabulary, piece for piece."
+# "要求 4000 个子词时，学到的词表与小 BERT 的词表逐个子词相同。"
+#
+# "4000 gives a vocabulary other than the small BERT's."
+# "要求 4000 个子词时，学到的词表与小 BERT 的词表不同。"
