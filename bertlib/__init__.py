@@ -17,7 +17,13 @@ from bertlib.data import (
     make_pretrain_examples,
     pad_bert_inputs,
 )
-from bertlib.finetune import BERTClassifier, BERTTagger, evaluate_task, fine_tune
+from bertlib.finetune import (
+    BERTClassifier,
+    BERTQuestionAnswerer,
+    BERTTagger,
+    evaluate_task,
+    fine_tune,
+)
 from bertlib.hf import load_hf, load_hf_model
 from bertlib.inputs import eval_mode, get_bert_encoding, get_tokens_and_segments
 from bertlib.loss import BERTLoss, bert_loss
@@ -43,6 +49,7 @@ __all__ = [
     "BERTEncoder",
     "BERTLoss",
     "BERTModel",
+    "BERTQuestionAnswerer",
     "BERTTagger",
     "Fate",
     "LengthGroupedSampler",

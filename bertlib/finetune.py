@@ -3,7 +3,8 @@
 The original BERT is pretrained once and then fine-tuned for each task: the MLM and NSP heads
 are dropped, a small output layer is added, and every parameter is trained a little further on
 the task's labelled data. :class:`BERTClassifier` is the chapter's (one label per text or text
-pair, from the ``<cls>`` representation); :class:`BERTTagger` gives one label per token.
+pair, from the ``<cls>`` representation); :class:`BERTTagger` gives one label per token;
+:class:`BERTQuestionAnswerer` finds the answer to a question as a span of the text's tokens.
 
 Shapes: B = batch, T = sequence length, H = num_hiddens, C = classes (or tags).
 """
@@ -89,6 +90,29 @@ class BERTTagger(nn.Module):
                 valid_lens: torch.Tensor | None = None) -> torch.Tensor:
         """tokens, segments: (B, T); valid_lens: (B,) or None. Returns logits (B, T, C)."""
         return self.output(self.encoder(tokens, segments, valid_lens))
+
+
+class BERTQuestionAnswerer(nn.Module):
+    """Question answering as in the BERT paper: ``<cls> question <sep> text <sep>`` in, and for
+    every token two scores, for being the answer's first token and for being its last. The
+    new layer is a Linear(H, 2): its two rows are the paper's start and end vectors."""
+
+    def __init__(self, bert: BERTModel, *, seed: int = 0):
+        super().__init__()
+        self.encoder = copy.deepcopy(bert.encoder)
+        self.output = _new_linear(bert.config.num_hiddens, 2, seed).to(model_device(bert))
+
+    def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
+                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+        """tokens, segments: (B, T); valid_lens: (B,) or None. Returns scores (B, 2, T): row 0
+        for the first token of the answer, row 1 for the last, over the T positions. Read as
+        logits of a T-way classification, they make :func:`task_loss` the paper's loss."""
+        scores = self.output(self.encoder(tokens, segments, valid_lens)).transpose(1, 2)
+        if valid_lens is None:
+            return scores
+        # Padding is never an answer: a score of -inf gives it probability 0.
+        padding = torch.arange(tokens.shape[1], device=tokens.device) >= valid_lens[:, None]
+        return scores.masked_fill(padding[:, None, :], float("-inf"))
 
 
 class BagOfWords(nn.Module):
@@ -257,6 +281,58 @@ class Accuracy:
     def __str__(self) -> str:
         low, high = self.interval
         return f"{self.value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def best_span(scores: torch.Tensor, allowed: torch.Tensor, max_answer_len: int) -> torch.Tensor:
+    """The answer span with the highest score: the first token i and last token j, i <= j,
+    both ``allowed``, at most ``max_answer_len`` tokens long, that maximise
+    ``scores[b, 0, i] + scores[b, 1, j]``.
+
+    scores: (B, 2, T) from :class:`BERTQuestionAnswerer`; allowed: (B, T) bool, the positions
+    an answer may use (the text's tokens). Returns (B, 2) long: i and j of each example.
+    """
+    # <checks>
+    check_ndim("scores", scores, 3, "(batch, 2, seq_len)")
+    check_ndim("allowed", allowed, 2, "(batch, seq_len)")
+    if scores.shape[1] != 2 or allowed.shape != (scores.shape[0], scores.shape[2]):
+        raise ValueError(f"scores (batch, 2, seq_len) and allowed (batch, seq_len) must match; "
+                         f"got {tuple(scores.shape)} and {tuple(allowed.shape)}")
+    if allowed.dtype != torch.bool or not bool(allowed.any(1).all()):
+        raise ValueError("allowed must be a bool tensor allowing at least one position per row")
+    check_positive_int("max_answer_len", max_answer_len)
+    # </checks>
+    T = scores.shape[2]
+    both = scores[:, 0, :, None] + scores[:, 1, None, :]  # (B, T, T): span from i to j
+    i = torch.arange(T, device=scores.device)
+    length = i[None, :] - i[:, None]  # (T, T): j - i
+    valid = (length >= 0) & (length < max_answer_len)  # (T, T)
+    valid = valid & allowed[:, :, None] & allowed[:, None, :]  # (B, T, T)
+    best = both.masked_fill(~valid, float("-inf")).flatten(1).argmax(1)  # (B,)
+    return torch.stack([best // T, best % T], dim=1)
+
+
+def predict_spans(model: nn.Module, data: TaskData, max_answer_len: int = 8,
+                  batch_size: int = 256) -> torch.Tensor:
+    """The answer span ``model`` finds for each question of ``data`` (N, 2): its first and
+    last token, chosen by :func:`best_span` among the text's tokens (segment B, not its
+    ``<sep>``), in eval mode, on the CPU."""
+    check_positive_int("batch_size", batch_size)
+    device, out = model_device(model), []
+    with eval_mode(model):
+        for tokens, segments, valid_lens, _ in make_loader(data, batch_size, seed=0,
+                                                           shuffle=False):
+            scores = model(tokens.to(device), segments.to(device), valid_lens.to(device))
+            positions = torch.arange(tokens.shape[1])
+            in_text = (segments == 1) & (positions < valid_lens[:, None] - 1)  # B, not its <sep>
+            out.append(best_span(scores.cpu(), in_text, max_answer_len))
+    return torch.cat(out)
+
+
+def span_accuracy(model: nn.Module, data: TaskData, max_answer_len: int = 8) -> Accuracy:
+    """The share of ``data``'s questions whose answer ``model`` finds exactly: first and last
+    token right (the exact match of SQuAD, counted in tokens)."""
+    found = predict_spans(model, data, max_answer_len)
+    return Accuracy(int((found == data.labels).all(1).sum()), len(data))
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ import torch
 from bertlib.assets import SMALL_BERT_DIR
 from bertlib.data import make_nsp_pairs
 from bertlib.fast import fast_loss
-from bertlib.finetune import task_loss
+from bertlib.finetune import best_span, task_loss
 from bertlib.i18n import STRINGS, fill, resolve_language, text
 from bertlib.inputs import get_tokens_and_segments
 from bertlib.loss import bert_loss, chapter_loss
@@ -216,6 +216,44 @@ def _nsp_pair_cases() -> list[Case]:
     ]
 
 
+def _best_span_cases() -> list[Case]:
+    """09: span scores drawn from a fixed seed, with the pitfalls placed by hand: the best
+    start after the best end, the best scores outside the text, spans too long."""
+    g = make_generator(seed=9)
+
+    def scores(B: int, T: int) -> torch.Tensor:
+        return torch.randn(B, 2, T, generator=g)
+
+    def text(B: int, T: int, first: int, last: int) -> torch.Tensor:
+        allowed = torch.zeros(B, T, dtype=torch.bool)
+        allowed[:, first:last + 1] = True
+        return allowed
+
+    backwards = scores(1, 8)
+    backwards[0, 0, 6], backwards[0, 1, 2] = 5.0, 5.0  # the best start comes after the best end
+    outside = scores(2, 9)
+    outside[:, :, 1] = 6.0  # the best scores sit on the question, outside the text
+    long = scores(1, 10)
+    long[0, 0, 2], long[0, 1, 9] = 4.0, 4.0  # the best pair is 8 tokens long
+    ragged = text(3, 12, 4, 10)
+    ragged[1, 9:] = False  # a shorter text in a padded batch
+    ragged[2, 6:] = False
+    return [
+        ({"en": "one question, every position allowed", "zh": "一个问题，每个位置都可以"},
+         (scores(1, 6), text(1, 6, 0, 5), 6)),
+        ({"en": "the best start comes after the best end", "zh": "最好的起点在最好的终点之后"},
+         (backwards, text(1, 8, 0, 7), 8)),
+        ({"en": "the best scores are outside the text", "zh": "最高的分数落在文本之外"},
+         (outside, text(2, 9, 3, 8), 6)),
+        ({"en": "answers of at most 3 tokens", "zh": "答案最多 3 个词元"},
+         (long, text(1, 10, 0, 9), 3)),
+        ({"en": "answers of exactly 1 token", "zh": "答案恰好 1 个词元"},
+         (scores(2, 7), text(2, 7, 2, 6), 1)),
+        ({"en": "three texts of different lengths", "zh": "三个长度不同的文本"},
+         (scores(3, 12), ragged, 4)),
+    ]
+
+
 def _mlm_loss(mlm_Y_hat: torch.Tensor, mlm_Y: torch.Tensor,
               mlm_weights: torch.Tensor) -> torch.Tensor:
     """06: bertlib's weighted MLM loss (the ``mlm`` part of ``bert_loss``; the NSP inputs are
@@ -266,6 +304,7 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
     "05_nsp_pair_builder": Implementation(nsp_pairs, _nsp_pair_cases, (make_nsp_pairs,)),
     "06_mlm_loss": Implementation(_mlm_loss, _mlm_loss_cases, (bert_loss, chapter_loss, fast_loss)),
     "09_tagging_loss": Implementation(task_loss, _tagging_loss_cases, (task_loss,)),
+    "09_best_span": Implementation(best_span, _best_span_cases, (best_span,)),
 }
 
 

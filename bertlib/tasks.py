@@ -2,12 +2,14 @@
 
 The shipped sets (``bertlib/assets/tasks/{en,zh}.jsonl``, written by ``scripts/make_tasks.py``)
 hold one sentence of a generated story per line, with its topic, its story, its template and
-the character spans of the names, places and times the template filled in. Three tasks follow:
+the character spans of the names, places and times the template filled in. Four tasks follow:
 
 * **topic** (sentence level): which of the 12 story topics a sentence is about;
 * **pair** (pair level): do two sentences come from the same story? The wrong partner comes
   from a story about another topic, in the same language;
 * **tags** (token level): is each token part of a name, a place, a time, or none of them?
+* **spans** (question answering): a question (who? where? when?) paired with the sentence; the
+  answer is the span of the sentence's tokens that holds the name, place or time.
 
 :func:`split_by_template` holds out whole templates, so a held-out sentence is never a
 training sentence with other names filled in.
@@ -36,6 +38,10 @@ TAGS = ("O", "NAME", "PLACE", "TIME")  # tag ids are positions in this tuple
 IGNORE = -100  # the label of positions no loss is computed on (<cls>, <sep>, padding)
 SAME_STORY, OTHER_STORY = 1, 0
 TASKS = ("topic", "pair", "tags")
+# The question asked for each kind of span, in the sentence's language: short, and spelt with
+# pieces the small BERT's vocabulary holds (its stories never ask a question).
+QUESTIONS = {"en": {"NAME": "who", "PLACE": "where", "TIME": "when"},
+             "zh": {"NAME": "哪个人", "PLACE": "哪儿", "TIME": "哪天"}}
 
 
 @dataclass(frozen=True)
@@ -184,12 +190,17 @@ def pair_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, 
     return _batch(inputs, torch.tensor(labels), langs, tokenizer)
 
 
+def _token_starts(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list[int]:
+    """The character where each WordPiece token of the sentence starts."""
+    return [start for start, _ in tokenizer.backend.encode(sentence.text,
+                                                            add_special_tokens=False).offsets]
+
+
 def token_tags(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list[int]:
     """One tag id per WordPiece token of the sentence: the kind of the span the token starts
     in, else ``O``. A word cut into pieces gives every piece the word's tag."""
-    encoding = tokenizer.backend.encode(sentence.text, add_special_tokens=False)
     tags = []
-    for start, _ in encoding.offsets:
+    for start in _token_starts(sentence, tokenizer):
         kinds = [kind for s, e, kind in sentence.spans if s <= start < e]
         tags.append(TAGS.index(kinds[0]) if kinds else 0)
     return tags
@@ -207,3 +218,34 @@ def tagging_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenize
         tags = token_tags(s, tokenizer)[: len(x.ids) - 2]  # as encode_pair truncated
         labels[i, 1: 1 + len(tags)] = torch.tensor(tags, dtype=torch.long)
     return _batch(inputs, labels, [s.lang for s in sentences], tokenizer)
+
+
+def span_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, max_len: int,
+              kinds: Sequence[str] = TAGS[1:]) -> TaskData:
+    """``<cls> question <sep> sentence <sep>``, one example per name, place or time (of
+    ``kinds``) in a sentence, labelled with the positions of the answer's first and last
+    token in the whole input: labels (N, 2).
+
+    A sentence that holds a kind twice would make its question ambiguous, and an answer cut
+    off by ``max_len`` could not be found: neither gives an example.
+    """
+    check_positive_int("max_len", max_len)
+    for kind in kinds:
+        check_choice("kinds", kind, TAGS[1:])
+    inputs, labels, langs = [], [], []
+    for s in sentences:
+        found = [kind for _, _, kind in s.spans]
+        starts = _token_starts(s, tokenizer)
+        for begin, end, kind in s.spans:
+            if kind not in kinds or found.count(kind) > 1:
+                continue
+            x = encode_pair(tokenizer, QUESTIONS[s.lang][kind], s.text, max_len)
+            inside = [i for i, c in enumerate(starts) if begin <= c < end]
+            offset = x.boundary  # the sentence's first token in the input
+            last = offset + inside[-1]
+            if last >= len(x.ids) - 1:  # cut off (the last token is <sep>)
+                continue
+            inputs.append(x)
+            labels.append([offset + inside[0], last])
+            langs.append(s.lang)
+    return _batch(inputs, torch.tensor(labels).reshape(-1, 2), langs, tokenizer)

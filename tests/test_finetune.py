@@ -6,8 +6,25 @@ import torch.nn.functional as F
 from torch import nn
 
 from bertlib import BERTClassifier, BERTTagger, evaluate_task, fine_tune, load_small_bert
-from bertlib.finetune import Accuracy, BagOfWords, freeze_layers, predict, task_loss
-from bertlib.tasks import IGNORE, NUM_TOPICS, TaskData, load_task_sentences, split_by_template
+from bertlib.finetune import (
+    Accuracy,
+    BagOfWords,
+    BERTQuestionAnswerer,
+    best_span,
+    freeze_layers,
+    predict,
+    predict_spans,
+    span_accuracy,
+    task_loss,
+)
+from bertlib.tasks import (
+    IGNORE,
+    NUM_TOPICS,
+    TaskData,
+    load_task_sentences,
+    span_data,
+    split_by_template,
+)
 from bertlib.tasks import topic_data as make_topic_data
 from bertlib.train import init_model
 
@@ -252,3 +269,90 @@ def test_pretraining_is_clearly_ahead_of_random_initialisation_on_held_out_templ
     pretrained, random = (Accuracy(sum(hits[name]), 3 * len(held)) for name in hits)
     assert pretrained.interval[0] > random.interval[1], (str(pretrained), str(random))
     assert pretrained.value > random.value + 0.08
+
+
+# ---------------------------------------------------------------- question answering
+def test_the_span_head_scores_every_token_with_the_start_and_end_vectors(toy_model):
+    """Scores (B, 2, T): the dot products of each token's encoding with the output layer's two
+    rows (the paper's S and E) plus bias; padding gets -inf, never an answer."""
+    bert = toy_model()
+    qa = BERTQuestionAnswerer(bert, seed=0).eval()
+    tokens = torch.tensor([[2, 7, 8, 3, 9, 10, 3], [2, 7, 3, 9, 3, 0, 0]])
+    segments = torch.tensor([[0, 0, 0, 0, 1, 1, 1], [0, 0, 0, 1, 1, 0, 0]])
+    valid_lens = torch.tensor([7, 5])
+    scores = qa(tokens, segments, valid_lens)
+    H = qa.encoder(tokens, segments, valid_lens)  # (B, T, num_hiddens)
+    S, E = qa.output.weight  # the start and end vectors
+    by_hand = torch.stack([H @ S, H @ E], 1) + qa.output.bias[None, :, None]
+    assert scores.shape == (2, 2, 7)
+    assert torch.allclose(scores[0], by_hand[0], atol=1e-6)
+    assert torch.allclose(scores[1, :, :5], by_hand[1, :, :5], atol=1e-6)
+    assert torch.isneginf(scores[1, :, 5:]).all()
+    assert torch.equal(BERTQuestionAnswerer(bert, seed=0).output.weight, qa.output.weight)
+
+
+def test_task_loss_on_span_scores_is_the_papers_mean_of_start_and_end_log_likelihoods():
+    g = torch.Generator().manual_seed(0)
+    scores = torch.randn(3, 2, 6, generator=g)
+    scores[2, :, 4:] = float("-inf")  # padding
+    spans = torch.tensor([[1, 2], [4, 4], [0, 3]])
+    log_p = scores.log_softmax(-1)
+    by_hand = -sum(log_p[b, 0, spans[b, 0]] + log_p[b, 1, spans[b, 1]] for b in range(3)) / 6
+    assert torch.allclose(task_loss(scores, spans), by_hand)
+
+
+def brute_force_span(scores, allowed, max_answer_len):
+    """Every (i, j) tried in a loop: the independent reference for best_span."""
+    out = []
+    for b in range(scores.shape[0]):
+        candidates = [(float(scores[b, 0, i] + scores[b, 1, j]), i, j)
+                      for i in range(scores.shape[2]) for j in range(i, scores.shape[2])
+                      if j - i < max_answer_len and allowed[b, i] and allowed[b, j]]
+        out.append(list(max(candidates)[1:]))
+    return out
+
+
+def test_best_span_is_the_best_valid_pair_found_by_trying_all():
+    g = torch.Generator().manual_seed(1)
+    for T, L in [(5, 1), (9, 3), (12, 12)]:
+        scores = torch.randn(4, 2, T, generator=g)
+        allowed = torch.rand(4, T, generator=g) < 0.6
+        allowed[:, 0] = True
+        assert best_span(scores, allowed, L).tolist() == brute_force_span(scores, allowed, L)
+    backwards = torch.zeros(1, 2, 4)
+    backwards[0, 0, 3], backwards[0, 1, 0] = 9.0, 8.0  # each argmax alone: start 3, end 0
+    assert best_span(backwards, torch.ones(1, 4, dtype=torch.bool), 4).tolist() == [[3, 3]]
+
+
+@pytest.mark.parametrize("args, message", [
+    ((torch.zeros(2, 3, 4), torch.ones(2, 4, dtype=torch.bool), 2), r"scores \(batch, 2"),
+    ((torch.zeros(2, 2, 4), torch.ones(2, 5, dtype=torch.bool), 2), r"must match"),
+    ((torch.zeros(1, 2, 4), torch.zeros(1, 4, dtype=torch.bool), 2), "at least one position"),
+    ((torch.zeros(1, 2, 4), torch.ones(1, 4), 2), "must be a bool tensor"),
+    ((torch.zeros(1, 2, 4), torch.ones(1, 4, dtype=torch.bool), 0), "max_answer_len must be"),
+])
+def test_best_span_refuses_bad_input(args, message):
+    with pytest.raises(ValueError, match=message):
+        best_span(*args)
+
+
+def test_span_accuracy_is_the_exact_match_of_the_found_spans(one_thread):
+    """Fine-tuned briefly on the shipped questions, the head finds far more answers than the
+    most common answer position does, and span_accuracy counts exactly the found spans equal
+    to the labels."""
+    bert, tokenizer = load_small_bert()
+    split = split_by_template(load_task_sentences(), seed=0)
+    train = span_data(split.train, tokenizer, 64)
+    held = span_data(split.held_out, tokenizer, 64)
+    qa = BERTQuestionAnswerer(bert, seed=0)
+    fine_tune(qa, train, num_steps=60, lr=7e-4, seed=0, progress=False)
+    found = predict_spans(qa, held)
+    accuracy = span_accuracy(qa, held)
+    assert accuracy.hits == sum(f == y for f, y in zip(found.tolist(), held.labels.tolist(),
+                                                       strict=True))
+    assert (found[:, 0] <= found[:, 1]).all() and (found[:, 1] - found[:, 0] < 8).all()
+    relative = held.labels - held.segments.argmax(1, keepdim=True)  # from the sentence's start
+    train_relative = train.labels - train.segments.argmax(1, keepdim=True)
+    common = torch.mode(train_relative[:, 0]).values, torch.mode(train_relative[:, 1]).values
+    baseline = ((relative[:, 0] == common[0]) & (relative[:, 1] == common[1])).float().mean()
+    assert accuracy.value > baseline + 0.3, (str(accuracy), float(baseline))

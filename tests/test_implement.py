@@ -540,6 +540,51 @@ def test_nsp_pairs_typical_wrong_versions_fail_naming_the_case(mistake, case, la
     _named("05_nsp_pair_builder", case, lang, capsys)
 
 
+# ---------------------------------------------------------------- 09: the best answer span
+def span_by_loops(scores, allowed, max_answer_len, *, together=True, inside=True, longest=None):
+    """Every (i, j) tried in a loop, written independently of bertlib; the keywords make the
+    typical wrong versions: start and end chosen each on its own, the text ignored, or the
+    length bound off by one."""
+    limit = max_answer_len if longest is None else longest
+    out = []
+    for b in range(scores.shape[0]):
+        ok = [i for i in range(scores.shape[2]) if allowed[b, i] or not inside]
+        if not together:
+            out.append([max(ok, key=lambda i: scores[b, 0, i]),
+                        max(ok, key=lambda j: scores[b, 1, j])])
+            continue
+        best = max((float(scores[b, 0, i] + scores[b, 1, j]), i, j) for i in ok for j in ok
+                   if 0 <= j - i < limit)
+        out.append([best[1], best[2]])
+    return torch.tensor(out)
+
+
+def test_the_span_cases_agree_with_loops_by_hand():
+    for _, args in IMPLEMENTATIONS["09_best_span"].cases():
+        assert torch.equal(IMPLEMENTATIONS["09_best_span"].reference(*args), span_by_loops(*args))
+
+
+def test_bertlib_and_a_hand_written_best_span_pass(lang, capsys):
+    check_implementation("09_best_span", span_by_loops)
+    count = len(IMPLEMENTATIONS["09_best_span"].cases())
+    assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=count)
+    from bertlib.finetune import best_span
+    assert implementation_problem("09_best_span", best_span, lang) == text(
+        "ex_impl_reference", lang, name="best_span")
+
+
+@pytest.mark.parametrize("mistake, case", [
+    ({"together": False}, {"en": "the best start comes after the best end",
+                           "zh": "最好的起点在最好的终点之后"}),
+    ({"inside": False}, {"en": "the best scores are outside the text",
+                         "zh": "最高的分数落在文本之外"}),
+    ({"longest": 4}, {"en": "answers of at most 3 tokens", "zh": "答案最多 3 个词元"}),
+])
+def test_typical_wrong_best_spans_fail_naming_the_case(mistake, case, lang, capsys):
+    check_implementation("09_best_span", lambda *args: span_by_loops(*args, **mistake))
+    _named("09_best_span", case, lang, capsys)
+
+
 # ---------------------------------------------------------------- refusing bertlib's answer
 def test_a_function_that_calls_bertlibs_own_is_refused_however_deep(lang, capsys):
     """Calling the function the check compares against passes every case and teaches

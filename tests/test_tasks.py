@@ -11,11 +11,13 @@ from bertlib.tasks import (
     IGNORE,
     NUM_TOPICS,
     OTHER_STORY,
+    QUESTIONS,
     SAME_STORY,
     TAGS,
     class_names,
     load_task_sentences,
     pair_data,
+    span_data,
     split_by_template,
     tagging_data,
     token_tags,
@@ -150,6 +152,41 @@ def test_tags_follow_the_spans_and_ignore_specials_and_padding(sentences, tokeni
         assert (data.labels[i, n:] == IGNORE).all() and (data.labels[i, 1:n - 1] >= 0).all()
     short = tagging_data([en], tokenizer, max_len=4)  # <cls> on monday <sep>
     assert short.labels[0].tolist() == [IGNORE, 0, TAGS.index("TIME"), IGNORE]
+
+
+def test_span_labels_point_at_the_answer_after_the_question(sentences, tokenizer):
+    """Every example is <cls> question <sep> sentence <sep>, and its two labels are the first
+    and last token of the name, place or time: read back, they spell the span's text."""
+    data = span_data(sentences, tokenizer, max_len=64)
+    examples = [(s, kind, b, e) for s in sentences for b, e, kind in s.spans
+                if [k for *_, k in s.spans].count(kind) == 1]
+    assert len(data) == len(examples) > 1000
+    for i, (s, kind, b, e) in enumerate(examples):
+        n = int(data.valid_lens[i])
+        tokens = tokenizer.vocab.to_tokens(data.tokens[i, :n].tolist())
+        question = tokenizer.tokenize(QUESTIONS[s.lang][kind])
+        assert tokens[:len(question) + 2] == ["<cls>", *question, "<sep>"]
+        assert data.segments[i, :n].tolist() == [0] * (len(question) + 2) + [1] * (
+            n - len(question) - 2)
+        first, last = data.labels[i].tolist()
+        answer = tokenizer.backend.decode(data.tokens[i, first:last + 1].tolist())
+        assert answer.replace(" ", "") == s.text[b:e].lower().replace(" ", ""), (s.text, answer)
+        assert len(question) + 2 <= first <= last < n - 1
+    assert Counter(data.langs) == Counter(s.lang for s, *_ in examples)
+
+
+def test_span_data_skips_ambiguous_and_cut_off_answers(sentences, tokenizer):
+    maria = next(s for s in sentences if s.text.startswith("On Monday morning, Maria"))
+    twice = type(maria)(maria.text, "en", 0, 0, "0.0.0", ((3, 9, "TIME"), (19, 24, "TIME")))
+    with pytest.raises(ValueError, match="none gave an example"):  # "when?" has two answers
+        span_data([twice], tokenizer, 64)
+    names = span_data([maria], tokenizer, max_len=64, kinds=["NAME"])
+    assert len(names) == 1 and tokenizer.vocab.to_tokens(
+        names.tokens[0, names.labels[0, 0]].item()) == "maria"
+    # <cls> when <sep> on monday <sep>: the time fits, the name is cut off
+    assert span_data([maria], tokenizer, max_len=6).labels.tolist() == [[4, 4]]
+    with pytest.raises(ValueError, match="kinds must be one of"):
+        span_data([maria], tokenizer, 64, kinds=["O"])
 
 
 def test_class_names_in_both_languages():

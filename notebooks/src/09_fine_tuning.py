@@ -34,7 +34,8 @@
 # 3. fine-tune the shipped small BERT, and compare it on the same held-out sentences with the
 #    same architecture trained from random weights and with a bag-of-words baseline, with
 #    confidence intervals;
-# 4. tag tokens, freeze layers and see what that saves and costs;
+# 4. tag tokens, answer questions by finding a span of the sentence (the start and end vectors
+#    of the BERT paper), freeze layers and see what that saves and costs;
 # 5. fine-tune a real BERT, all-MiniLM-L6-v2, on the English task;
 # 6. type sentences into the fine-tuned models.
 
@@ -55,7 +56,8 @@
 # 2. 阅读 `BERTClassifier`（本章基于 `<cls>` 的分类器）和 `BERTTagger`（每个词元一个标签）；
 # 3. 微调项目自带的小 BERT，并在同一批留出句子上，把它与从随机权重开始训练的同一架构以及词袋基线进行
 #    比较，同时给出置信区间；
-# 4. 给词元打标签，冻结部分层，看看这样能省下什么、又要付出什么；
+# 4. 给词元打标签；在句子中找出一个区间来回答问题（BERT 论文中的起点向量和终点向量）；冻结部分层，
+#    看看这样能省下什么、又要付出什么；
 # 5. 在英文任务上微调一个真实的 BERT：all-MiniLM-L6-v2；
 # 6. 向微调好的模型输入你自己的句子。
 
@@ -70,6 +72,7 @@ from IPython.display import display
 
 from bertlib import (
     BERTClassifier,
+    BERTQuestionAnswerer,
     BERTTagger,
     evaluate_task,
     fine_tune,
@@ -77,7 +80,15 @@ from bertlib import (
     load_small_bert,
 )
 from bertlib.exercises import check_exercise
-from bertlib.finetune import BagOfWords, freeze_layers, predict, task_loss
+from bertlib.finetune import (
+    Accuracy,
+    BagOfWords,
+    freeze_layers,
+    predict,
+    predict_spans,
+    span_accuracy,
+    task_loss,
+)
 from bertlib.hf import minilm_directory
 from bertlib.i18n import get_language, table, tr
 from bertlib.implement import check_implementation
@@ -88,6 +99,7 @@ from bertlib.tasks import (
     class_names,
     load_task_sentences,
     pair_data,
+    span_data,
     split_by_template,
     tagging_data,
     token_tags,
@@ -434,6 +446,156 @@ print(tr("always '{tag}': right on {share:.3f} of the held-out tokens",
 # tokens barely notices them. That is also why a tagger is judged per tag: most tokens are
 # *other*, so a tagger that always answers *other* is right on most tokens (the last line) and
 # useless.
+
+# %% [markdown] lang="zh"
+# 这里的准确率是按标签计算的：在带某种标签的留出词元中，标对的比例。训练 60 步之后，在措辞从未见过的
+# 句子中，标注器能找出大约一半的人名（英文 0.486，中文 0.516）；中文的时间几乎都能找出来（0.989），
+# 英文的时间却只找出了少数（0.185）；地点则一个也没有找出来（0.000）。地点很少见：模板只在一个故事的
+# 一个步骤里填入城市，所以训练句子中地点词元比人名和时间词元少得多（见上面的计数），对所有词元求平均
+# 的损失几乎注意不到它们。这也是为什么要按标签评价标注器：绝大多数词元都是“其他”，永远回答“其他”的标
+# 注器在大多数词元上都是对的（最后一行），却毫无用处。
+
+# %% [markdown] lang="en"
+# ## Question answering: a span of the text
+#
+# The chapter's fourth group of downstream tasks is question answering, as in SQuAD: the input
+# is a question and a passage, `<cls>` question `<sep>` passage `<sep>`, and the answer is a
+# span of the passage's tokens. The BERT paper adds only two vectors of size H, a start vector
+# S and an end vector E. Token i's score for starting the answer is S·h_i, for ending it E·h_i,
+# where h_i is the token's encoding; a softmax over the positions turns each row of scores into
+# probabilities. The loss is the mean of the cross-entropies of the right start and the right
+# end. To answer, the model takes the span from i to j, i ≤ j, with the highest S·h_i + E·h_j.
+#
+# Our task data hold the spans of the names, places and times that the templates filled in.
+# Each becomes a question paired with its sentence: *who* for a name, *where* for a place,
+# *when* for a time (哪个人, 哪儿, 哪天 for a Chinese sentence). The labels are the positions of
+# the answer's first and last token in the whole input.
+
+# %% [markdown] lang="zh"
+# ## 问答：文本中的一个区间
+#
+# 本章列出的第四类下游任务是问答，例如 SQuAD：输入是一个问题和一段文字，即 `<cls>` 问题 `<sep>`
+# 文字 `<sep>`，答案是这段文字中连续的若干个词元。BERT 论文只加了两个长度为 H 的向量：起点向量 S
+# 和终点向量 E。设 h_i 是词元 i 的编码，那么词元 i 作为答案起点的分数是 S·h_i，作为终点的分数是
+# E·h_i；对所有位置做 softmax，就把每一行分数变成了概率。损失是正确起点与正确终点的交叉熵的平均。
+# 回答问题时，模型选出 S·h_i + E·h_j 最大的区间 i 到 j（i ≤ j）。
+#
+# 我们的任务数据记录了模板填入的人名、地点和时间所在的区间。每一个都变成一个问题，与它所在的句子配成
+# 一对：人名问 *who*，地点问 *where*，时间问 *when*（中文句子分别问“哪个人”“哪儿”“哪天”）。标签
+# 是答案的第一个和最后一个词元在整个输入中的位置。
+
+# %%
+qa_train = span_data(split.train, tokenizer, max_len)
+qa_held = span_data(split.held_out, tokenizer, max_len)
+print(tr("questions: training {train}, held out {held}", train=len(qa_train), held=len(qa_held)))
+i = qa_train.langs.index(get_language())  # the first question in this edition's language
+tokens = tokenizer.vocab.to_tokens(qa_train.tokens[i, :qa_train.valid_lens[i]].tolist())
+first, last = qa_train.labels[i].tolist()
+print(" ".join(tokens))
+print(tr("  answer: positions {first} to {last}, {answer}", first=first, last=last,
+         answer=" ".join(tokens[first:last + 1])))
+
+# %% [markdown] lang="en"
+# `BERTQuestionAnswerer` puts a new `Linear(H, 2)` on the encoder: its two rows are S and E. It
+# returns the scores as a tensor of shape (B, 2, T), with -inf on the padding. Read as logits of
+# a T-way classification (which position?) for two rows, start and end, these scores make
+# `task_loss` exactly the paper's loss, the mean over the two rows, and `fine_tune` trains the
+# model unchanged.
+
+# %% [markdown] lang="zh"
+# `BERTQuestionAnswerer` 在编码器上加一个新的 `Linear(H, 2)`：它的两行就是 S 和 E。它返回形状为
+# (B, 2, T) 的分数张量，填充位置的分数是 -inf。如果把起点和终点这两行分数各看作一个 T 类分类（答案
+# 在哪个位置？）的 logits，那么 `task_loss` 恰好就是论文中的损失，即两行的平均，`fine_tune` 不用改
+# 就能训练它。
+
+# %%
+show_source(BERTQuestionAnswerer)
+
+# %% [markdown] lang="en"
+# We fine-tune it with the recipe of the topic task, from the pretrained weights and from random
+# ones. A baseline needs no model: for each kind of question, answer with the span most common
+# among the training questions of that kind, counted from the sentence's first token. Accuracy
+# is the exact match: the first and the last token both right.
+
+# %% [markdown] lang="zh"
+# 我们用话题任务的训练配置来微调它，一次从预训练的权重开始，一次从随机权重开始。还有一个不需要模型的
+# 基线：每种问题都回答它在训练问题中最常见的那个区间（从句子的第一个词元算起）。准确率按完全匹配
+# 计算：答案的第一个和最后一个词元都要对。
+
+# %%
+qa = BERTQuestionAnswerer(small_bert, seed=0)
+fine_tune(qa, qa_train, num_steps=STEPS, lr=LR, seed=0, progress=False)
+qa_random = BERTQuestionAnswerer(init_model(small_bert.config, seed=1), seed=0)
+fine_tune(qa_random, qa_train, num_steps=STEPS, lr=LR, seed=0, progress=False)
+
+
+def from_sentence_start(data):
+    """The answers' first and last token (N, 2), counted from the sentence's first token."""
+    return data.labels - data.segments.argmax(1, keepdim=True)  # segment 1 starts there
+
+
+rows = [[tr("question"), "n", MODELS["pretrained"], MODELS["random"], tr("most common span")]]
+guessed = 0
+for kind, name in zip(TAGS[1:], tag_names[1:], strict=True):
+    train_k = span_data(split.train, tokenizer, max_len, kinds=[kind])
+    held_k = span_data(split.held_out, tokenizer, max_len, kinds=[kind])
+    # The baseline: this question's most common span in training, as a (first, last) pair.
+    common = Counter(map(tuple, from_sentence_start(train_k).tolist())).most_common(1)[0][0]
+    hits = int((from_sentence_start(held_k) == torch.tensor(common)).all(1).sum())
+    guessed += hits
+    rows.append([name, len(held_k), span_accuracy(qa, held_k), span_accuracy(qa_random, held_k),
+                 Accuracy(hits, len(held_k))])
+rows.append([tr("all"), len(qa_held), span_accuracy(qa, qa_held),
+             span_accuracy(qa_random, qa_held), Accuracy(guessed, len(qa_held))])
+print(table(rows))
+
+# %% [markdown] lang="en"
+# Both fine-tuned models leave the baseline far behind: the most common span of each question
+# answers 0.186 of the held-out questions, the models 0.807 (pretrained) and 0.929 (random
+# start). Here, unlike with topics, the random start is ahead, and the intervals do not overlap:
+# it finds every held-out name (1.000, against 0.808). Times are found by both (0.929 and 0.953);
+# places, 23 held-out questions and as rare in training as in tagging, mostly by neither.
+#
+# How can a model trained from random weights find every name? The names come from a short list,
+# and every name of a held-out question also occurs in training (the first line below): a model
+# can learn to point at the tokens it has seen as answers to *who*, whatever the sentence around
+# them. The lines after it are three of the pretrained model's misses: it points at words next to
+# the name, or at a span too long or too short.
+
+# %% [markdown] lang="zh"
+# 两个微调过的模型都远远超过了基线：每种问题都回答它最常见的区间，能答对 0.186 的留出问题，而两个
+# 模型分别答对 0.807（预训练）和 0.929（随机初始化）。与话题任务不同，这里随机初始化的模型领先，而且
+# 置信区间没有重叠：它找出了所有留出的人名（1.000，而预训练的是 0.808）。时间两个模型都能找出来
+# （0.929 和 0.953）；地点只有 23 个留出问题，在训练数据中也和标注任务里一样少，两个模型大多都找不
+# 出来。
+#
+# 从随机权重训练的模型怎么能找出所有的人名？人名来自一个很短的名单，留出问题中的每个人名在训练数据
+# 中都出现过（下面第一行）：模型可以学会指向那些在训练中作为 *who* 的答案出现过的词元，而不管它们
+# 周围是什么句子。后面几行是预训练模型答错的三个例子：它指向了人名旁边的词，或者给出的区间太长、
+# 太短。
+
+# %%
+def names(sentences):
+    return {s.text[b:e] for s in sentences for b, e, kind in s.spans if kind == "NAME"}
+
+
+print(tr("names in held-out questions: {n}, not seen in training: {new}",
+         n=len(names(split.held_out)), new=len(names(split.held_out) - names(split.train))))
+names_held = span_data(split.held_out, tokenizer, max_len, kinds=["NAME"])
+found = predict_spans(qa, names_held)
+missed = [i for i in (found != names_held.labels).any(1).nonzero()[:, 0].tolist()
+          if names_held.langs[i] == get_language()]
+for i in missed[:3]:
+    tokens = tokenizer.vocab.to_tokens(names_held.tokens[i, :names_held.valid_lens[i]].tolist())
+    (first, last), (got_first, got_last) = names_held.labels[i].tolist(), found[i].tolist()
+    print(tr("{sentence}  answer: {answer}, found: {found}",
+             sentence=" ".join(tokens[names_held.segments[i].argmax():-1]),
+             answer=" ".join(tokens[first:last + 1]),
+             found=" ".join(tokens[got_first:got_last + 1])))
+
+# %% [markdown] lang="en"
+# To answer, the model needs `best_span`: the best pair of a start and an end, not the best start
+# and the best end on their own (exercise 4 asks you to write it).
 #
 # ## Which layers to freeze
 #
@@ -444,12 +606,8 @@ print(tr("always '{tag}': right on {share:.3f} of the held-out tokens",
 # hidden layer and the output layer learn.
 
 # %% [markdown] lang="zh"
-# 这里的准确率是按标签计算的：在带某种标签的留出词元中，标对的比例。训练 60 步之后，在措辞从未见过的
-# 句子中，标注器能找出大约一半的人名（英文 0.486，中文 0.516）；中文的时间几乎都能找出来（0.989），
-# 英文的时间却只找出了少数（0.185）；地点则一个也没有找出来（0.000）。地点很少见：模板只在一个故事的
-# 一个步骤里填入城市，所以训练句子中地点词元比人名和时间词元少得多（见上面的计数），对所有词元求平均
-# 的损失几乎注意不到它们。这也是为什么要按标签评价标注器：绝大多数词元都是“其他”，永远回答“其他”的标
-# 注器在大多数词元上都是对的（最后一行），却毫无用处。
+# 回答问题还需要 `best_span`：它找的是起点和终点组合起来最好的一对，而不是分别最好的起点和最好的终点
+# （练习 4 请你写出它）。
 #
 # ## 冻结哪些层
 #
@@ -594,6 +752,9 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 #   better in both languages. MiniLM, pretrained on real English, beat them all by far.
 # * Per class and per tag, accuracy tells what one number hides: a rare tag (places) can be
 #   missed entirely.
+# * Question answering scores every token as the answer's start and as its end (two vectors, S
+#   and E) and picks the best valid span. On our templates a model from random weights found
+#   the names better than the pretrained one: the names come from a list seen in training.
 # * Freezing the encoder saves time and memory, and costs accuracy.
 #
 # ## Exercises
@@ -607,18 +768,23 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 #    nothing to predict. Return the mean cross-entropy over the labelled positions of the whole
 #    batch. The check compares it with `bertlib`'s on several batches, padding and edge cases
 #    included, and tells you which case fails.
-# 4. ★★ Fine-tune a `BERTClassifier` on the pair task (`pair_data` of `split.train` and
+# 4. ★★ **Implement it: the best answer span.** Write `best_span(scores, allowed,
+#    max_answer_len)`: `scores` of shape `(B, 2, T)` as `BERTQuestionAnswerer` gives them,
+#    `allowed` a `(B, T)` bool tensor of the positions an answer may use. Return a `(B, 2)` long
+#    tensor: for each example the first token i and the last token j, i ≤ j, both allowed, at
+#    most `max_answer_len` tokens long, with the highest `scores[b, 0, i] + scores[b, 1, j]`.
+# 5. ★★ Fine-tune a `BERTClassifier` on the pair task (`pair_data` of `split.train` and
 #    `split.held_out`, `max_len` 64). How does its held-out accuracy compare with the topic
 #    task's? Which pairs are hardest? (Hint: look at pairs whose sentences have no name in them.)
-# 5. ★★ Try `trainable_blocks=1` on the small BERT. Where between frozen and fully trained do
+# 6. ★★ Try `trainable_blocks=1` on the small BERT. Where between frozen and fully trained do
 #    its accuracy and its time per step land?
-# 6. ★★ Hold out *random sentences* instead of templates (shuffle `sentences`, hold out a
+# 7. ★★ Hold out *random sentences* instead of templates (shuffle `sentences`, hold out a
 #    quarter) and compare the three models again. Which model gains most, and why?
-# 7. ★★ **Rare tags.** The tagger never finds a place. Give `F.cross_entropy` a `weight=` per
+# 8. ★★ **Rare tags.** The tagger never finds a place. Give `F.cross_entropy` a `weight=` per
 #    tag (for example inversely proportional to the counts printed above) in a copy of
 #    `task_loss`, or repeat the training sentences that hold a place, and fine-tune again. What
 #    happens to the *place* column, and to *other*?
-# 8. ★★★ The bag of words does well on topics. Build a held-out set on which it must fail but a
+# 9. ★★★ The bag of words does well on topics. Build a held-out set on which it must fail but a
 #    model of context can succeed (think of word order, or of words that change the topic only
 #    together), and test both.
 
@@ -632,6 +798,9 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 # * 在留出模板的句子上，与随机权重相比，预训练让小 BERT 在中文上的准确率提高了 0.110，在英文上几乎没
 #   有提高；词袋在两种语言上都更好。在真实英文上预训练的 MiniLM 则远远超过了它们。
 # * 按类别、按标签计算的准确率能揭示单个总数字掩盖的问题：罕见的标签（地点）可能一个也找不出来。
+# * 问答给每个词元打两个分数：作为答案起点的分数和作为终点的分数（两个向量 S 和 E），再选出最好的
+#   有效区间。在我们的模板数据上，从随机权重训练的模型比预训练的模型更善于找人名：人名来自一个在训练
+#   中见过的名单。
 # * 冻结编码器可以节省时间和内存，但会损失准确率。
 #
 # ## 练习
@@ -644,17 +813,22 @@ FineTuneWidget(classifier, tagger, tokenizer, topics)
 #    `(B, T, C)` 的 logits（未规范化的预测），`labels` 是形状为 `(B, T)` 的标签索引，不需要预测的位
 #    置是 `IGNORE`。返回整个批量中所有有标签位置的交叉熵的平均值。检查单元格会在几个批量上（包括填充
 #    和边界情况）把它与 `bertlib` 的实现比较，并告诉你哪个测试用例没有通过。
-# 4. ★★ 在句子对任务上微调一个 `BERTClassifier`（用 `split.train` 和 `split.held_out` 构造
+# 4. ★★ **动手实现：最好的答案区间。** 写出 `best_span(scores, allowed, max_answer_len)`：`scores`
+#    是 `BERTQuestionAnswerer` 给出的形状为 `(B, 2, T)` 的分数，`allowed` 是形状为 `(B, T)` 的布尔张
+#    量，标出答案可以使用的位置。返回形状为 `(B, 2)` 的 long 张量：对每个样本，给出第一个词元 i 和最
+#    后一个词元 j，要求 i ≤ j、两者都被允许、长度不超过 `max_answer_len` 个词元，并且
+#    `scores[b, 0, i] + scores[b, 1, j]` 最大。
+# 5. ★★ 在句子对任务上微调一个 `BERTClassifier`（用 `split.train` 和 `split.held_out` 构造
 #    `pair_data`，`max_len` 取 64）。它在留出数据上的准确率与话题任务相比如何？哪些句子对最难？（提
 #    示：看看两个句子中都没有人名的句子对。）
-# 5. ★★ 在小 BERT 上试试 `trainable_blocks=1`。它的准确率和每一步的时间，落在完全冻结与全部训练之间
+# 6. ★★ 在小 BERT 上试试 `trainable_blocks=1`。它的准确率和每一步的时间，落在完全冻结与全部训练之间
 #    的什么位置？
-# 6. ★★ 不按模板，而是**随机留出句子**（打乱 `sentences`，留出四分之一），再比较这三个模型。哪个模型
+# 7. ★★ 不按模板，而是**随机留出句子**（打乱 `sentences`，留出四分之一），再比较这三个模型。哪个模型
 #    提高得最多？为什么？
-# 7. ★★ **罕见的标签。** 标注器从来没有找出过地点。复制一份 `task_loss`，给 `F.cross_entropy` 传入每
+# 8. ★★ **罕见的标签。** 标注器从来没有找出过地点。复制一份 `task_loss`，给 `F.cross_entropy` 传入每
 #    种标签的 `weight=`（例如与上面打印的计数成反比），或者把含有地点的训练句子重复几遍，然后重新微
 #    调。“地点”这一列会怎样变化？“其他”呢？
-# 8. ★★★ 词袋在话题任务上表现不错。构造一个留出数据集，让词袋必然失败、而能利用上下文的模型可以成功
+# 9. ★★★ 词袋在话题任务上表现不错。构造一个留出数据集，让词袋必然失败、而能利用上下文的模型可以成功
 #    （想想词序，或者只有同时出现才会改变话题的词），然后测试两者。
 
 # %%
@@ -674,6 +848,16 @@ def tagging_loss(Y_hat, labels):
 
 
 check_implementation("09_tagging_loss", tagging_loss)
+
+
+# %%
+def best_span(scores, allowed, max_answer_len):
+    """Exercise 4. scores: (B, 2, T), row 0 for the start, row 1 for the end; allowed: (B, T)
+    bool. Returns (B, 2) long: the first and last token of the best allowed span."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check_implementation("09_best_span", best_span)
 
 # %% [raw] strings="zh"
 # "English"
@@ -774,3 +958,24 @@ check_implementation("09_tagging_loss", tagging_loss)
 #
 # "story {n}"
 # "故事 {n}"
+#
+# "questions: training {train}, held out {held}"
+# "问题：训练 {train} 个，留出 {held} 个"
+#
+# "  answer: positions {first} to {last}, {answer}"
+# "  答案：位置 {first} 到 {last}，{answer}"
+#
+# "question"
+# "问题"
+#
+# "most common span"
+# "最常见的区间"
+#
+# "all"
+# "全部"
+#
+# "names in held-out questions: {n}, not seen in training: {new}"
+# "留出问题中的人名：{n} 个，其中训练中没见过的：{new} 个"
+#
+# "{sentence}  answer: {answer}, found: {found}"
+# "{sentence}  答案：{answer}，找到的：{found}"
