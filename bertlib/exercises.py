@@ -11,17 +11,18 @@ allocates no memory); ``tests/test_exercises.py`` checks them against counts by 
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 
-from bertlib.assets import SMALL_BERT_DIR
+from bertlib.assets import SMALL_BERT_DIR, small_bert_metrics
 from bertlib.checkpoint import config_from, read_config
 from bertlib.context import BANK_EXAMPLES
 from bertlib.data import make_nsp_pairs, pad_bert_inputs
-from bertlib.finetune import BERTClassifier, BERTTagger, freeze_layers
+from bertlib.finetune import Accuracy, BERTClassifier, BERTTagger, freeze_layers
 from bertlib.i18n import fill, resolve_language, text
 from bertlib.inputs import get_tokens_and_segments
 from bertlib.masking import mask_tokens
@@ -59,11 +60,43 @@ def _block_params(num_heads: int = DEMO["num_heads"]) -> int:
         return _num_params(TransformerEncoderBlock(BERTConfig(**DEMO | {"num_heads": num_heads})))
 
 
-def _gelu_falling() -> int:
-    """03: how many of the integers -3..3 GELU falls at (a negative slope, by autograd)."""
-    x = torch.arange(-3.0, 4.0, requires_grad=True)
-    torch.nn.functional.gelu(x).sum().backward()
-    return int((x.grad < 0).sum())
+def _demo_encoder() -> BERTEncoder:
+    """03: an encoder of the chapter's demo sizes, with weights drawn from a fixed seed, in eval
+    mode (no dropout)."""
+    with own_global_rng(0):  # nn.Linear and the position table draw their initial weights
+        return BERTEncoder(**DEMO).eval()
+
+
+def _changed_positions(encoder: BERTEncoder, a: torch.Tensor, b: torch.Tensor,
+                       valid_lens: torch.Tensor | None = None) -> int:
+    """How many (sequence, position) outputs of ``encoder`` differ between the token ids ``a``
+    and ``b`` (B, 8): the first four tokens of each sequence in segment 0, the rest in 1."""
+    segments = torch.tensor([[0] * 4 + [1] * 4] * a.shape[0])
+    with torch.no_grad():
+        x, y = encoder(a, segments, valid_lens), encoder(b, segments, valid_lens)
+    differs = ~torch.isclose(x, y, rtol=1e-4, atol=1e-5).all(dim=-1)  # (B, T)
+    return int(differs.sum())
+
+
+def _word_order() -> int:
+    """03: with the position table set to zero, at how many of 8 positions the output changes
+    when the tokens at positions 1 and 2 are swapped."""
+    encoder = _demo_encoder()
+    with torch.no_grad():
+        encoder.pos_embedding.zero_()
+    tokens = torch.arange(10, 18)[None]  # (1, 8): eight different tokens
+    swapped = tokens[:, [0, 2, 1, 3, 4, 5, 6, 7]]
+    return _changed_positions(encoder, tokens, swapped)
+
+
+def _padding_changes() -> int:
+    """03: in a batch of 2 sequences of 8 tokens, the second with 5 real tokens, at how many of
+    the 2 x 8 positions the output changes when the padded slots hold other tokens."""
+    tokens = torch.arange(10, 26).reshape(2, 8)
+    padded, junk = tokens.clone(), tokens.clone()
+    padded[1, 5:] = 0  # <pad>
+    junk[1, 5:] = torch.tensor([11, 22, 33])
+    return _changed_positions(_demo_encoder(), padded, junk, torch.tensor([8, 5]))
 
 
 def _num_preds(num_words: int) -> Callable[[], int]:
@@ -115,11 +148,51 @@ def _small_bert_params() -> int:
 
 
 def _gpt_context() -> int:
-    """01: tokens a left-to-right model can use for "bank" in ``<cls>`` + sentence A +
-    ``<sep>``, the word itself included."""
-    sentence, word = BANK_EXAMPLES[0]
+    """01: tokens of sentence B's input ``<cls>`` + sentence B + ``<sep>`` that BERT's "bank"
+    can depend on and a left-to-right model's cannot: those right of the word."""
+    sentence, word = BANK_EXAMPLES[1]
     tokens, _ = get_tokens_and_segments(sentence.split())
-    return tokens.index(word) + 1
+    return len(tokens) - (tokens.index(word) + 1)
+
+
+def _held_out_nsp() -> Accuracy:
+    """07: the shipped small BERT's held-out NSP accuracy, as hits out of pairs."""
+    held_out = small_bert_metrics()["held_out"]
+    return Accuracy(round(held_out["nsp_accuracy"] * held_out["pairs"]), held_out["pairs"])
+
+
+def _width(accuracy: Accuracy) -> float:
+    """The width of the accuracy's 95% interval."""
+    low, high = accuracy.interval
+    return high - low
+
+
+def _halve_width() -> int:
+    """07: how many times as many held-out pairs, at the same share of hits, halve the width of
+    the NSP interval (to the nearest whole number)."""
+    first = _held_out_nsp()
+    n = first.n
+    while _width(Accuracy(round(first.value * n), n)) > _width(first) / 2:
+        n += 1
+    return round(n / first.n)
+
+
+def _replication() -> int:
+    """07: the percentage of repeats in which a second held-out set of the same size lands inside
+    the first set's 95% interval, both drawn at the shipped model's NSP accuracy (exact
+    binomial probabilities)."""
+    first = _held_out_nsp()
+    n = first.n
+    hits = torch.arange(n + 1, dtype=torch.float64)
+    pmf = torch.distributions.Binomial(n, torch.tensor(first.value, dtype=torch.float64)) \
+        .log_prob(hits).exp()  # (n + 1,): P(h hits)
+    cdf = torch.cat([torch.zeros(1, dtype=torch.float64), pmf.cumsum(0)])  # cdf[k] = P(h < k)
+    inside = 0.0
+    for h in range(n + 1):
+        low, high = Accuracy(h, n).interval  # the first set's interval when it has h hits
+        lowest, highest = math.ceil(low * n - 1e-9), math.floor(high * n + 1e-9)
+        inside += pmf[h].item() * (cdf[highest + 1] - cdf[lowest]).item()
+    return round(100 * inside)
 
 
 # all-MiniLM-L6-v2, the real BERT of notebook 08 (its config.json).
@@ -166,11 +239,12 @@ class Exercise:
 # In notebook order.
 EXERCISES: dict[str, Exercise] = {
     "01_gpt_context": Exercise(_gpt_context, {
-        "en": "write out the BERT input sequence of sentence A with get_tokens_and_segments and "
-              "count from <cls> up to and including “bank”: a left-to-right model sees nothing "
-              "to the right of the word.",
-        "zh": "用 get_tokens_and_segments 写出句子 A 的 BERT 输入序列，从 <cls> 数到“bank”（包"
-              "括它本身）：从左到右的模型看不到这个词右边的任何词元。",
+        "en": "BERT's “bank” reads every token of the input, a left-to-right model only the "
+              "tokens up to “bank”. Write out sentence B's input with get_tokens_and_segments "
+              "and count the tokens to the right of “bank”: <sep> is a token too.",
+        "zh": "BERT 中的“bank”能读到输入中的每个词元，从左到右的模型只能读到“bank”及其左边的"
+              "词元。用 get_tokens_and_segments 写出句子 B 的输入序列，数一数“bank”右边有几个"
+              "词元：<sep> 也是词元。",
     }),
     "02_embedding_params": Exercise(_embedding_params, {
         "en": "add three tables: one vector per vocabulary entry, one per segment (A and B), one "
@@ -191,14 +265,23 @@ EXERCISES: dict[str, Exercise] = {
         "zh": "注意力权重为每个序列、每个头各存一个 (T, T) 矩阵：(B, num_heads, T, T)。可学习的参数"
               "个数并不随 num_heads 变化：每个头只是 H 的一段。",
     }),
-    "03_gelu_falling": Exercise(_gelu_falling, {
-        "en": "the slope of x·Φ(x) is Φ(x) + x·φ(x): for x > 0 both terms are positive; left of "
-              "its minimum (near x = -0.75) GELU falls. Check it: put the seven integers in a "
-              "float tensor x with requires_grad=True, run F.gelu(x).sum().backward() and read "
-              "x.grad.",
-        "zh": "x·Φ(x) 的斜率是 Φ(x) + x·φ(x)：x > 0 时两项都是正的；在最小值（约 x = -0.75）"
-              "的左边，GELU 是下降的。验证方法：把这七个整数放进一个 requires_grad=True 的浮点张量 "
-              "x，运行 F.gelu(x).sum().backward()，再看 x.grad。",
+    "03_word_order": Exercise(_word_order, {
+        "en": "without positions, a token's input vector is its token and segment rows alone, and "
+              "attention weighs the keys as a set: putting the keys in another order changes no "
+              "weighted sum. So only an output whose own input vector moved can change. Compare "
+              "the two runs position by position with torch.allclose.",
+        "zh": "没有位置嵌入时，一个词元的输入向量只由它的词元嵌入和片段嵌入决定，而注意力把各个键"
+              "当作一个集合来加权：键的顺序变了，任何加权和都不变。所以只有自身输入向量换了位置的"
+              "输出才会变化。用 torch.allclose 逐个位置比较两次运行的结果。",
+    }),
+    "03_padding_changes": Exercise(_padding_changes, {
+        "en": "valid_lens masks the padded keys, not the padded queries: no position reads a "
+              "padded token as a key, but the output at a padded position still starts from its "
+              "own input vector, through its query and the residual connection. Compare X_junk "
+              "and X_pad position by position with torch.allclose.",
+        "zh": "valid_lens 掩蔽的是填充位置上的键，而不是填充位置上的查询：没有哪个位置会把填充的词"
+              "元当作键来读取，但填充位置上的输出仍然从它自己的输入向量出发，经过它的查询和残差"
+              "连接。用 torch.allclose 逐个位置比较 X_junk 和 X_pad。",
     }),
     "04_num_preds": Exercise(_num_preds(126), {
         "en": "take 15% of the length of the whole sequence, <cls> and <sep> included (they are "
@@ -236,6 +319,24 @@ EXERCISES: dict[str, Exercise] = {
         "zh": "从 small_bert.config 中读出各个尺寸，再把编码器（三张嵌入表；每个块中四个 H×H 的"
               "投影、前馈网络 H→ffn→H 和两个层规范化）、pooler（H→H）、掩蔽语言模型的输出层（H→"
               "H、层规范化、H→V）以及下一句预测的输出层（H→2）加起来。每个全连接层都有偏置。",
+    }),
+    "07_halve_width": Exercise(_halve_width, {
+        "en": "the interval's half-width is close to 1.96·√(p(1 − p)/n): it shrinks like one over "
+              "the square root of n. Try Accuracy(round(0.785 * n), n) for larger n and compare "
+              "the widths (high − low of .interval).",
+        "zh": "置信区间的半宽约为 1.96·√(p(1 − p)/n)：它按 n 的平方根的倒数缩小。对更大的 n 试试 "
+              "Accuracy(round(0.785 * n), n)，比较区间的宽度（.interval 的上限减下限）。",
+    }),
+    "07_replication": Exercise(_replication, {
+        "en": "each set's accuracy scatters around the true one with the same standard error s, so "
+              "their difference scatters with √2·s; the second lands inside the first interval "
+              "when the difference is at most 1.96·s. For a standard normal Z that is "
+              "P(|Z| ≤ 1.96/√2): compute it with math.erf, or simulate many pairs of draws with "
+              "torch.binomial.",
+        "zh": "每组留出数据的准确率都以同样的标准误差 s 围绕真实准确率波动，所以两者之差的标准误差"
+              "是 √2·s；当这个差不超过 1.96·s 时，第二组的准确率就落在第一组的区间之内。对标准正"
+              "态变量 Z，这就是 P(|Z| ≤ 1.96/√2)：用 math.erf 计算，或者用 torch.binomial 模拟许"
+              "多对抽样。",
     }),
     "08_mlm_head_params": Exercise(_mlm_head_params, {
         "en": "the MLM head is a Linear H→H, a LayerNorm (a scale and a shift of H each) and a "

@@ -1,3 +1,5 @@
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -77,17 +79,26 @@ def test_expected_answers_match_counts_by_hand():
         return 4 * linear(d, d) + linear(d, ffn) + linear(ffn, d) + 4 * d
 
     hand = {
-        "01_gpt_context": len("<cls> i went to the bank".split()),
+        # right of "bank" in <cls> i went to the bank to sit down <sep>
+        "01_gpt_context": len(["to", "sit", "down", "<sep>"]),
         "02_embedding_params": (10000 + 2 + 1000) * H,
         "03_block_params": block(H, F),
         "03_more_heads": 2 * 8 * 8 * 8,  # (B, heads, T, T) for 2 sequences of 8 tokens
-        "03_gelu_falling": len([-3, -2, -1]),  # GELU falls left of its minimum near -0.75
+        # no positions: attention is a weighted sum over the set of keys, so only the two
+        # swapped positions, whose own input vectors moved, get other outputs
+        "03_word_order": len([1, 2]),
+        # the padded positions 5, 6, 7 of the second sequence: their queries are not masked
+        "03_padding_changes": 8 - 5,
         "04_num_preds": 19,  # 15% of 126 + 2 tokens is 19.2
         "05_nsp_pairs": 3 + 1 + 4,
         "05_nsp_head_params": linear(h, h) + linear(h, 2),  # the small BERT's
         "06_mlm_logits": 128 * round(0.15 * T) * V,
         "06_small_bert_params": ((V + 2 + T) * h + 2 * block(h, f) + linear(h, h)
                                  + linear(h, h) + 2 * h + linear(h, V) + linear(h, 2)),
+        "07_halve_width": 2**2,  # the width shrinks like 1 / sqrt(n)
+        # two independent estimates differ by sqrt(2) standard errors of one; the second is
+        # inside the first's interval when |Z| <= 1.96 / sqrt(2): erf(1.96 / 2) for a normal Z
+        "07_replication": round(100 * math.erf(1.96 / 2)),
         "08_mlm_head_params": linear(384, 384) + 2 * 384 + 30522,  # tied: only the bias
         "09_tagger_fewer": linear(h, h) + linear(h, 12) - linear(h, 4),  # no pooler
         "09_frozen_trainable": block(h, f) + linear(h, h) + linear(h, 12),

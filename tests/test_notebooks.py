@@ -200,11 +200,11 @@ def test_check_finds_missing_and_orphaned_editions(copy):
 
 @pytest.mark.parametrize(("old", "new", "message"), [
     ('# %% [markdown] lang="zh"\n# 单个句子', '# %% [markdown]\n# 单个句子',
-     "markdown cell 7 needs lang"),
+     "markdown cell 10 needs lang"),
     ('# %% [markdown] lang="zh"\n# 单个句子', '# %% [markdown] lang="en"\n# 单个句子',
-     "English markdown cell 6 must be followed by its Chinese counterpart"),
+     "English markdown cell 9 must be followed by its Chinese counterpart"),
     ('# %% [markdown] lang="en"\n# A single sentence', '# %% [markdown] lang="zh"\n# A single',
-     "Chinese markdown cell 6 must follow its English counterpart"),
+     "Chinese markdown cell 9 must follow its English counterpart"),
 ])
 def test_sources_must_pair_their_languages(copy, old, new, message):
     src = copy / "src" / "02_input_representation.py"

@@ -502,9 +502,10 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=tr("“{word}” in th
 #
 # ## Exercises
 #
-# 1. ★ **Count.** In the BERT input sequence of sentence A, `<cls> i went to the bank to deposit
-#    cash <sep>`, how many tokens can a left-to-right model such as GPT use for the
-#    representation of "bank", "bank" itself included? Check below.
+# 1. ★ **Count.** Sentences A and B are the same up to and including "bank". In B's BERT input
+#    sequence, `<cls> i went to the bank to sit down <sep>`, how many tokens can BERT's
+#    representation of "bank" depend on that a left-to-right model's (GPT's) cannot? Check
+#    below.
 # 2. ★★ All other things being equal, will a masked language model need more or fewer
 #    pretraining steps to converge than a left-to-right language model? Why? (Think of how many
 #    tokens of each sequence give a training signal.)
@@ -513,9 +514,10 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=tr("“{word}” in th
 # 4. ★★ Write a river sentence in which "bank" stands at position 5, as in A and B (for example
 #    "i sat on the bank of the river"), and fill the three models' table again. Which numbers
 #    change, and what does that say about the A–C column above?
-# 5. ★ Try other polysemous words with `similarity_table`: "bat", "spring", "light"; or, with the
-#    small model, 打 in 打电话 (to phone) and 打篮球 (to play basketball). Remember to compare
-#    with random weights.
+# 5. ★ In 他在打电话。 ("he is on the phone") and 他在打篮球。 ("he is playing basketball"), 打
+#    stands at the same position and everything up to it is the same. Compare the two 打 with
+#    `similarity_table`, once in the small model and once with `random_small`: which of the two
+#    gives them the lower cosine similarity?
 
 # %% [markdown] lang="zh"
 # ## 小结
@@ -530,17 +532,18 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=tr("“{word}” in th
 #
 # ## 练习
 #
-# 1. ★ **数一数。** 在句子 A 的 BERT 输入序列 `<cls> i went to the bank to deposit cash <sep>` 中，
-#    像 GPT 这样从左到右的模型在表示“bank”时可以用到多少个词元（包括“bank”本身）？在下面检查你的
-#    答案。
+# 1. ★ **数一数。** 句子 A 和 B 从开头到“bank”（含）完全相同。在句子 B 的 BERT 输入序列
+#    `<cls> i went to the bank to sit down <sep>` 中，有多少个词元是 BERT 对“bank”的表示可以依赖、
+#    而从左到右的模型（GPT）的表示不能依赖的？在下面检查你的答案。
 # 2. ★★ 在其他条件相同的情况下，掩蔽语言模型收敛所需的预训练步数比从左到右的语言模型多还是少？
 #    为什么？（想一想每个序列中有多少个词元提供了训练信号。）
 # 3. ★★ 为什么 ELMo 不能干脆训练**一个**双向模型，根据每个词的两侧来预测这个词？BERT 是怎样绕开
 #    这个问题的？（笔记本 04 给出了答案。）
 # 4. ★★ 写一个“bank”位于位置 5 的河岸句子（与 A、B 相同），例如“i sat on the bank of the river”，
 #    再为三个模型重新填一遍那张表。哪些数字变了？这对上面的 A–C 列说明了什么？
-# 5. ★ 用 `similarity_table` 试试其他多义词：“bat”“spring”“light”；或者用小模型试试“打电话”和
-#    “打篮球”中的“打”。别忘了与随机权重作比较。
+# 5. ★ 在“他在打电话。”和“他在打篮球。”中，“打”位于同一个位置，而且它左边的内容完全相同。用
+#    `similarity_table` 比较这两个“打”：先用小模型，再用 `random_small`。哪一个给出的余弦相似度
+#    更低？
 
 # %%
 answer = None  # your answer to exercise 1: an integer

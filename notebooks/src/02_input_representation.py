@@ -81,7 +81,15 @@ from bertlib.viz.listing import show_source
 # text it belongs to: 0 for `<cls>`, A and A's `<sep>`; 1 for B and B's `<sep>`.
 #
 # The chapter distinguishes a *BERT input sequence* (what the model reads) from a *text
-# sequence* (one of the at most two texts inside it). Here is the whole function:
+# sequence* (one of the at most two texts inside it). `get_tokens_and_segments(tokens_a,
+# tokens_b=None)` builds one: it returns the tokens and their segment ids, as two lists.
+#
+# **Implement it (exercise 2).** Before you read that function, write it yourself in the cell
+# below: `tokens_and_segments(tokens_a, tokens_b=None)` returns the tokens of `<cls>` A `<sep>`
+# (or `<cls>` A `<sep>` B `<sep>` when `tokens_b` is not None) and their segment ids, as a
+# tuple of two lists. The check compares it with `get_tokens_and_segments` on a single text,
+# pairs, Chinese characters, one-token texts and an empty B, and tells you which case fails;
+# add `hint=1` to it for a hint.
 
 # %% [markdown] lang="zh"
 # ## 单个文本还是文本对
@@ -97,7 +105,30 @@ from bertlib.viz.listing import show_source
 # A 以及 A 后面的 `<sep>` 是 0；B 以及 B 后面的 `<sep>` 是 1。
 #
 # 本章区分 **BERT 输入序列**（模型读入的整个序列）和**文本序列**（其中的一个文本，最多有两个）。
-# 下面是完整的函数：
+# `get_tokens_and_segments(tokens_a, tokens_b=None)` 负责构造 BERT 输入序列：它返回词元及其片段索
+# 引，是两个列表。
+#
+# **动手实现（练习 2）。** 先别看这个函数，在下面的单元格里自己写出
+# `tokens_and_segments(tokens_a, tokens_b=None)`：它返回 `<cls>` A `<sep>`（当 `tokens_b` 不是
+# None 时为 `<cls>` A `<sep>` B `<sep>`）的词元及其片段索引，以两个列表组成的元组返回。检查单元格会
+# 在单个文本、文本对、汉字、只有一个词元的文本以及空的 B 上把它与 `get_tokens_and_segments` 比较，
+# 并告诉你哪个测试用例没有通过；需要提示的话，在检查中加上 `hint=1`。
+
+
+# %%
+def tokens_and_segments(tokens_a, tokens_b=None):
+    """Exercise 2. tokens_a, tokens_b: lists of token strings (tokens_b may be None). Returns
+    (tokens, segments): the BERT input sequence and one segment id (0 or 1) per token."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check_implementation("02_tokens_and_segments", tokens_and_segments)
+
+# %% [markdown] lang="en"
+# Here is `bertlib`'s function:
+
+# %% [markdown] lang="zh"
+# 下面是 `bertlib` 中的这个函数：
 
 # %%
 show_source(get_tokens_and_segments)
@@ -510,18 +541,16 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 # 1. ★ **Count.** How many learnable numbers do the three embedding tables of the chapter's
 #    demo encoder hold (vocabulary 10000, H = 768, `max_len` = 1000)? Work it out on paper, then
 #    check below.
-# 2. ★★ **Implement it: the BERT input sequence.** Without looking back at the listing, write
-#    `tokens_and_segments(tokens_a, tokens_b=None)`: it returns the tokens of
-#    `<cls>` A `<sep>` (or `<cls>` A `<sep>` B `<sep>` when `tokens_b` is not None) and their
-#    segment ids, as a tuple of two lists. The check compares it with `get_tokens_and_segments`
-#    on a single text, pairs, Chinese characters, one-token texts and an empty B, and tells you
-#    which case fails.
+# 2. ★★ **Implement it: the BERT input sequence.** `tokens_and_segments(tokens_a,
+#    tokens_b=None)`, in "One text or two", in the cell before the listing of
+#    `get_tokens_and_segments` (the listing gives the answer away, so write yours first).
 # 3. ★ Why does a single text still end with `<sep>`? And why is `<cls>` placed first rather
 #    than last? (Think of sequences of different lengths in one padded batch.)
 # 4. ★★ Imagine the learned positions replaced by the Transformer's fixed sinusoids. What would
 #    the model no longer have to learn, and what could it gain for inputs longer than any it saw
 #    in training?
-# 5. ★★ Segment ids only take the values 0 and 1. How would you feed BERT *three* texts?
+# 5. ★★ Suppose the segment embedding were removed. Could the model still tell, in a pair, which
+#    tokens belong to A and which to B? What else in the input marks where A ends?
 # 6. ★★ **Implement it: WordPiece on one word.** Write `wordpiece(word, pieces)`: `pieces` is a
 #    set of vocabulary pieces, `word` one lower-case word (or one Chinese character); it returns
 #    the word's pieces by greedy longest match, or `["<unk>"]`. The check compares it with
@@ -543,16 +572,15 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #
 # 1. ★ **数一数。** 本章演示用的编码器（词表大小 10000，H = 768，`max_len` = 1000）的三张嵌入表一共
 #    有多少个可学习的参数？先在纸上算出来，再在下面检查你的答案。
-# 2. ★★ **动手实现：BERT 输入序列。** 不要回头看上面的代码，写出
-#    `tokens_and_segments(tokens_a, tokens_b=None)`：它返回 `<cls>` A `<sep>`（当 `tokens_b` 不是
-#    None 时为 `<cls>` A `<sep>` B `<sep>`）的词元及其片段索引，以两个列表组成的元组返回。检查单元格
-#    会在单个文本、文本对、汉字、只有一个词元的文本以及空的 B 上把它与 `get_tokens_and_segments` 比
-#    较，并告诉你哪个测试用例没有通过。
+# 2. ★★ **动手实现：BERT 输入序列。** 即“单个文本还是文本对”一节中、`get_tokens_and_segments`
+#    源代码之前那个单元格里的 `tokens_and_segments(tokens_a, tokens_b=None)`（源代码会泄露答案，
+#    所以要先写出你自己的版本）。
 # 3. ★ 为什么单个文本的末尾也要加 `<sep>`？为什么 `<cls>` 放在最前面而不是最后面？（想一想：
 #    在填充后的同一个批量里，各个序列的长度并不相同。）
 # 4. ★★ 设想把可学习的位置嵌入换成 Transformer 固定的正弦位置编码：模型不再需要学习什么？对于比
 #    训练中见过的都长的输入，又可能得到什么好处？
-# 5. ★★ 片段索引只取 0 和 1。如果要让 BERT 读入**三个**文本，你会怎么做？
+# 5. ★★ 假设去掉片段嵌入。在一个文本对中，模型还能分清哪些词元属于 A、哪些属于 B 吗？输入中还有
+#    什么标出了 A 在哪里结束？
 # 6. ★★ **动手实现：一个词的 WordPiece 切分。** 写出 `wordpiece(word, pieces)`：`pieces` 是词表中
 #    子词的集合，`word` 是一个小写的词（或一个汉字）；它用贪心最长匹配返回这个词的子词，或者返回
 #    `["<unk>"]`。检查单元格会把它与 `bertlib` 的分词器对照，用到小 BERT 词表上的词、汉字、一个没有
@@ -561,16 +589,6 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 # %%
 answer = None  # your answer to exercise 1: an integer
 check_exercise("02_embedding_params", answer)
-
-
-# %%
-def tokens_and_segments(tokens_a, tokens_b=None):
-    """Exercise 2. tokens_a, tokens_b: lists of token strings (tokens_b may be None). Returns
-    (tokens, segments): the BERT input sequence and one segment id (0 or 1) per token."""
-    raise NotImplementedError  # replace this line with your code
-
-
-check_implementation("02_tokens_and_segments", tokens_and_segments)
 
 
 # %%

@@ -255,12 +255,13 @@ print("out ≈ encoded_X:", torch.allclose(out, encoded_X, atol=1e-5))
 # (The chapter's `masked_softmax` writes $-10^6$ instead; in float32 that also rounds to 0 after
 # the softmax unless the scores are huge. $-\infty$ needs no such argument.)
 #
-# Here is that code. `key_padding_mask` compares the positions 0 … T−1 with each sequence's
-# length: key j of sequence b is real when j < `valid_lens[b]`. In `MultiHeadAttention.forward`
-# the mask gets two axes of size 1, `(B, 1, 1, T)`, so that it broadcasts over every head and
-# every query: it masks **keys** (the columns of the score matrix), never queries (the rows).
-# When no weights are asked for, the same `(B, 1, 1, T)` mask goes to PyTorch's fused
-# `scaled_dot_product_attention`, which computes the same output without keeping the weights.
+# **Implement it (exercise 6).** Before you read `bertlib`'s code, write the masked attention
+# weights yourself in the cell below: `attention_weights(attention, X, valid_lens)`, for a
+# `bertlib` `MultiHeadAttention`, returns the weights `(B, nh, T, T)` of its heads on `X`
+# `(B, T, H)`, with weight exactly 0 on the padded keys (`valid_lens` may be None: then nothing
+# is masked). "One block by hand" computed these weights without a mask. The check compares
+# yours with `bertlib`'s on several batches, padding and one-token sequences included, and tells
+# you which case fails; add `hint=1` to it for a hint.
 
 # %% [markdown] lang="zh"
 # ## 填充与 `valid_lens`
@@ -273,11 +274,38 @@ print("out ≈ encoded_X:", torch.allclose(out, encoded_X, atol=1e-5))
 # （本章的 `masked_softmax` 用的是 $-10^6$；在 float32 中，只要分数不是特别大，softmax 之后同样会
 # 舍入为 0。用 $-\infty$ 则根本不必考虑这一点。）
 #
-# 下面就是这段代码。`key_padding_mask` 把位置 0 … T−1 与每个序列的长度比较：当 j < `valid_lens[b]`
-# 时，序列 b 的键 j 是真实词元。在 `MultiHeadAttention.forward` 中，掩码增加两个大小为 1 的维度，
-# 变成 `(B, 1, 1, T)`，这样就能在所有头和所有查询上广播：它掩蔽的是**键**（分数矩阵的列），而不是查
-# 询（行）。不需要返回权重时，这个 `(B, 1, 1, T)` 掩码直接交给 PyTorch 的融合算子
-# `scaled_dot_product_attention`，它算出相同的输出，但不保留权重。
+# **动手实现（练习 6）。** 先别看 `bertlib` 的代码，在下面的单元格里自己写出掩蔽后的注意力权重：
+# 对 `bertlib` 的 `MultiHeadAttention`，`attention_weights(attention, X, valid_lens)` 返回各个头在
+# `X`（形状为 `(B, T, H)`）上的注意力权重，形状为 `(B, nh, T, T)`，填充位置上的键的权重恰好为 0
+# （`valid_lens` 可以是 `None`，这时不做任何掩蔽）。“亲手计算一个编码器块”一节已经算出了不加掩码
+# 的权重。检查单元格会在几个批量上（包括填充和只有一个词元的序列）把它与 `bertlib` 的结果比较，并告
+# 诉你哪个测试用例没有通过；需要提示的话，在检查中加上 `hint=1`。
+
+
+# %%
+def attention_weights(attention, X, valid_lens):
+    """Exercise 6. attention: a bertlib MultiHeadAttention; X: (B, T, H); valid_lens: (B,) real
+    lengths, or None. Returns the weights (B, nh, T, T), exactly 0 on padded keys."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check_implementation("03_attention_weights", attention_weights)
+
+# %% [markdown] lang="en"
+# Here is `bertlib`'s code. `key_padding_mask` compares the positions 0 … T−1 with each
+# sequence's length: key j of sequence b is real when j < `valid_lens[b]`. In
+# `MultiHeadAttention.forward` the mask gets two axes of size 1, `(B, 1, 1, T)`, so that it
+# broadcasts over every head and every query: it masks **keys** (the columns of the score
+# matrix), never queries (the rows). When no weights are asked for, the same `(B, 1, 1, T)` mask
+# goes to PyTorch's fused `scaled_dot_product_attention`, which computes the same output without
+# keeping the weights.
+
+# %% [markdown] lang="zh"
+# 下面是 `bertlib` 的代码。`key_padding_mask` 把位置 0 … T−1 与每个序列的长度比
+# 较：当 j < `valid_lens[b]` 时，序列 b 的键 j 是真实词元。在 `MultiHeadAttention.forward` 中，
+# 掩码增加两个大小为 1 的维度，变成 `(B, 1, 1, T)`，这样就能在所有头和所有查询上广播：它掩蔽
+# 的是**键**（分数矩阵的列），而不是查询（行）。不需要返回权重时，这个 `(B, 1, 1, T)` 掩码直接交
+# 给 PyTorch 的融合算子 `scaled_dot_product_attention`，它算出相同的输出，但不保留权重。
 
 # %%
 show_source(key_padding_mask)
@@ -494,22 +522,18 @@ display(step_by_step)
 #    attention-weight tensor hold for a batch of 2 sequences of 8 tokens? Check below.
 # 3. ★★ Remove the division by $\sqrt{hs}$ and look at `weights` again. What happens to the rows
 #    of the softmax, and why would that hurt training?
-# 4. ★★ **GELU or ReLU.** The original BERT uses the Gaussian error linear unit,
-#    $\mathrm{GELU}(x) = x\,\Phi(x)$ ($\Phi$: the cumulative distribution function of the
-#    standard normal distribution), in its FFN and MLM head instead of ReLU. Compare
-#    `torch.nn.functional.gelu` and `relu` on a few inputs: how do they differ near 0 and for
-#    negative inputs, and what does that mean for the gradient? ReLU's slope is 0 for every
-#    negative input. For how many of the seven integers $x = -3, -2, \dots, 3$ is GELU's slope
-#    negative? Predict it from the shape of $x\,\Phi(x)$, check below, then confirm it with
-#    autograd.
-#    (`BERTEncoder(..., hidden_act="gelu")` builds the GELU version.)
-# 5. ★★ Padded keys must get zero weight, but padded *queries* need no mask. Why?
-# 6. ★★ **Implement it: the masked attention weights.** Write
-#    `attention_weights(attention, X, valid_lens)` for a `bertlib` `MultiHeadAttention`:
-#    the weights `(B, nh, T, T)` of its heads on `X` `(B, T, H)`, with weight exactly 0 on the
-#    padded keys (`valid_lens` may be None: then nothing is masked). The check compares it with
-#    `bertlib`'s on several batches, padding and one-token sequences included, and tells you
-#    which case fails.
+# 4. ★★ **Word order.** Swap the tokens at positions 1 and 2 of the first sequence of `tokens`
+#    and run a copy of `encoder` whose position table is zero (`import copy`,
+#    `no_pos = copy.deepcopy(encoder)`, `no_pos.pos_embedding.zero_()`) on both batches. At how
+#    many of the first sequence's 8 positions does the output change? Predict, then check below.
+# 5. ★★ **Predict.** In the `junk` batch above, the three padded slots of the second sequence
+#    hold other tokens than in `padded`. With `valid_lens`, at how many of the batch's 2 × 8
+#    positions does the encoder's output change (`X_junk` against `X_pad`, position by
+#    position)? Check below.
+# 6. ★★ **Implement it: the masked attention weights.** `attention_weights(attention, X,
+#    valid_lens)`, in "Padding and `valid_lens`", in the cell before the listings of
+#    `key_padding_mask` and `MultiHeadAttention.forward` (they give the answer away, so write
+#    yours first).
 
 # %% [markdown] lang="zh"
 # ## 小结
@@ -528,18 +552,16 @@ display(step_by_step)
 #    少个数？在下面检查你的答案。
 # 3. ★★ 去掉除以 $\sqrt{hs}$ 这一步，再看看 `weights`。softmax 的每一行会变成什么样？为什么这会
 #    妨碍训练？
-# 4. ★★ **GELU 还是 ReLU。** 原始 BERT 在前馈网络和掩蔽语言模型的输出层中使用高斯误差线性单元
-#    $\mathrm{GELU}(x) = x\,\Phi(x)$（$\Phi$ 是标准正态分布的累积分布函数），而不是 ReLU。用几个
-#    输入比较 `torch.nn.functional.gelu` 和 `relu`：它们在 0 附近以及输入为负时有什么不同？这对
-#    梯度意味着什么？对每个负的输入，ReLU 的斜率都是 0。在 $x = -3, -2, \dots, 3$ 这七个整数中，
-#    GELU 的斜率在几个点上是负的？先根据 $x\,\Phi(x)$ 的形状预测，在下面检查，再用自动微分验证。
-#    （`BERTEncoder(..., hidden_act="gelu")` 可以构建 GELU 版本。）
-# 5. ★★ 填充位置上的键必须得到零权重，但填充位置上的**查询**却不需要掩蔽。为什么？
-# 6. ★★ **动手实现：掩蔽后的注意力权重。** 为 `bertlib` 的 `MultiHeadAttention` 写出
-#    `attention_weights(attention, X, valid_lens)`：返回各个头在 `X`（形状为 `(B, T, H)`）上的注意力
-#    权重，形状为 `(B, nh, T, T)`，填充位置上的键的权重恰好为 0（`valid_lens` 可以是 `None`，这时
-#    不做任何掩蔽）。检查单元格会在几个批量上（包括填充和只有一个词元的序列）把它与 `bertlib` 的结
-#    果比较，并告诉你哪个测试用例没有通过。
+# 4. ★★ **词序。** 交换 `tokens` 中第一个序列位置 1 和位置 2 上的词元，再复制一份 `encoder`，把它
+#    的位置嵌入表置零（`import copy`，`no_pos = copy.deepcopy(encoder)`，
+#    `no_pos.pos_embedding.zero_()`），用它分别运行交换前后的两个批量。第一个序列的 8 个位置中，有几
+#    个位置的输出变了？先预测，再在下面检查。
+# 5. ★★ **先预测。** 在上面的 `junk` 批量中，第二个序列的三个填充位置放的词元与 `padded` 中的不
+#    同。传入 `valid_lens` 时，这个批量的 2 × 8 个位置中，有几个位置的编码器输出变了（逐个位置比较
+#    `X_junk` 和 `X_pad`）？在下面检查你的答案。
+# 6. ★★ **动手实现：掩蔽后的注意力权重。** 即“填充与 `valid_lens`”一节中、`key_padding_mask` 和
+#    `MultiHeadAttention.forward` 源代码之前那个单元格里的 `attention_weights(attention, X,
+#    valid_lens)`（源代码会泄露答案，所以要先写出你自己的版本）。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -550,18 +572,12 @@ answer = None  # your answer to exercise 2: numbers in one block's attention wei
 check_exercise("03_more_heads", answer)
 
 # %%
-answer = None  # your prediction for exercise 4: how many of -3, ..., 3 GELU falls at
-check_exercise("03_gelu_falling", answer)
-
+answer = None  # your answer to exercise 4: how many of the 8 outputs change
+check_exercise("03_word_order", answer)
 
 # %%
-def attention_weights(attention, X, valid_lens):
-    """Exercise 6. attention: a bertlib MultiHeadAttention; X: (B, T, H); valid_lens: (B,) real
-    lengths, or None. Returns the weights (B, nh, T, T), exactly 0 on padded keys."""
-    raise NotImplementedError  # replace this line with your code
-
-
-check_implementation("03_attention_weights", attention_weights)
+answer = None  # your answer to exercise 5: how many of the 2 x 8 outputs change
+check_exercise("03_padding_changes", answer)
 
 # %% [raw] strings="zh"
 # "head {head}"

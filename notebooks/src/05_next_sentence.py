@@ -125,14 +125,47 @@ paragraphs = [
 show_source(get_next_sentence)
 
 # %% [markdown] lang="en"
-# and `make_nsp_pairs` calls it for every two consecutive sentences of every paragraph, as the
+# `make_nsp_pairs` calls it for every two consecutive sentences of every paragraph, as the
 # chapter's `_get_nsp_data_from_paragraph` does for one paragraph, then wraps the pair with
-# `get_tokens_and_segments`. This is its loop (the lines before it check the arguments):
+# `get_tokens_and_segments`.
+#
+# **Implement it (exercise 8).** Before you read its loop, write it yourself in the cell below:
+# `nsp_pairs(paragraphs, max_len, seed)`, the chapter's `_get_nsp_data_from_paragraph` for every
+# paragraph. With one generator seeded with `seed`, call `get_next_sentence` for every two
+# consecutive sentences, drop a pair longer than `max_len` (with `<cls>` and two `<sep>`), and
+# return a list of `(tokens, segments, is_next)` made with `get_tokens_and_segments`. The check
+# compares it with `make_nsp_pairs` (`overflow="drop"`) on several corpora, a paragraph of one
+# sentence and pairs exactly at the limit included, and tells you which case fails; add
+# `hint=1` to it for a hint.
 
 # %% [markdown] lang="zh"
 # `make_nsp_pairs` 对每个段落中每两个相邻的句子调用它（本章的 `_get_nsp_data_from_paragraph` 对一个
-# 段落做同样的事），再用 `get_tokens_and_segments` 包装句子对。下面是它的循环（循环之前的代码负责检
-# 查参数）：
+# 段落做同样的事），再用 `get_tokens_and_segments` 包装句子对。
+#
+# **动手实现（练习 8）。** 先别看它的循环，在下面的单元格里自己写出 `nsp_pairs(paragraphs, max_len,
+# seed)`，即对每个段落执行本章的 `_get_nsp_data_from_paragraph`：用一个以 `seed` 为随机种子的随机
+# 数生成器，对每两个相邻的句子调用 `get_next_sentence`，丢弃连同 `<cls>` 和两个 `<sep>` 超过
+# `max_len` 的句子对，返回由 `get_tokens_and_segments` 生成的 `(tokens, segments, is_next)` 列表。检
+# 查单元格在几个语料库上把它与 `make_nsp_pairs`（`overflow="drop"`）比对，其中包括只有一个句子的段
+# 落和恰好达到长度上限的句子对，并告诉你哪个测试用例没有通过；需要提示的话，在检查中加上
+# `hint=1`。
+
+
+# %%
+def nsp_pairs(paragraphs: list[list[list[str]]], max_len: int,
+              seed: int) -> list[tuple[list[str], list[int], int]]:
+    """Exercise 8. Every (tokens, segments, is_next) pair of the corpus, in order; a pair longer
+    than max_len is dropped. Use get_next_sentence and get_tokens_and_segments."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check_implementation("05_nsp_pair_builder", nsp_pairs)
+
+# %% [markdown] lang="en"
+# This is the loop of `make_nsp_pairs` (the lines before it check the arguments):
+
+# %% [markdown] lang="zh"
+# 下面是 `make_nsp_pairs` 的循环（循环之前的代码负责检查参数）：
 
 # %%
 show_source(make_nsp_pairs, region="pairs")
@@ -496,26 +529,26 @@ print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
 # 2. ★ **Count.** How many learnable numbers lie between the encoded `<cls>` vector and the two
 #    NSP logits in the small BERT (`pretrained.config`)? Check below, then compare with the
 #    flattened head.
-# 3. ★ Now that you have seen both pretraining tasks: why do you think BERT works so well? Which
-#    ingredient would you remove last?
+# 3. ★ RoBERTa pretrains with MLM alone. Which parts of `BERTModel` would then never get a
+#    gradient? Check it with `small` and `batch` from the last cells: inside
+#    `with torch.enable_grad():`, compute the loss again, call `.mlm.backward()`, and list the
+#    parameters whose `.grad` is still None.
 # 4. ★★ RoBERTa (Liu et al., 2019) found that removing NSP does not hurt, and ALBERT replaced it by
 #    *sentence-order prediction*: NotNext pairs are the two sentences swapped. Why might NSP be
 #    too easy? How would you change `make_nsp_pairs` for sentence-order prediction?
-# 5. ★★ With the chapter's sampler (any sentence of the corpus), check the "1 time in 12" claim for
-#    this corpus: how often is a NotNext pair really consecutive?
+# 5. ★★ The chapter's sampler picks a random paragraph of the whole corpus, then a random sentence
+#    of it. On this corpus, one NotNext pair in how many then has a sentence B from A's own
+#    paragraph (A itself and the true next sentence included): a pair on one topic, which
+#    `bertlib`'s sampler never makes? Work it out, then check it by sampling as above.
 # 6. ★★★ Change `share_inside_own_segment` to measure, for the `<cls>` query only, the share of
 #    attention that reaches sentence B, layer by layer. Where does `<cls>` first look across?
 # 7. ★ **Predict, then run.** The small BERT never saw two sentences of one story in the wrong
 #    order: its NotNext partners all came from other stories. Swap A and B in every held-out
 #    pair of consecutive sentences. Does its mean P(IsNext) go up or down? Write `"up"` or
 #    `"down"` in the cell below, then run it.
-# 8. ★★ **Implement it.** Write `nsp_pairs(paragraphs, max_len, seed)`, the chapter's
-#    `_get_nsp_data_from_paragraph` for every paragraph: with one generator seeded with `seed`,
-#    call `get_next_sentence` for every two consecutive sentences, drop a pair longer than
-#    `max_len` (with `<cls>` and two `<sep>`), and return a list of `(tokens, segments,
-#    is_next)` made with `get_tokens_and_segments`. The check compares it with `make_nsp_pairs`
-#    (`overflow="drop"`) on several corpora, a paragraph of one sentence and pairs exactly at
-#    the limit included.
+# 8. ★★ **Implement it: the NSP pair builder.** `nsp_pairs(paragraphs, max_len, seed)`, in
+#    "Sampling pairs", in the cell before the listing of `make_nsp_pairs` (the listing gives the
+#    answer away, so write yours first).
 
 # %% [markdown] lang="zh"
 # ## 小结
@@ -532,23 +565,24 @@ print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
 #    个句子对？在下面检查你的答案。
 # 2. ★ **数一数。** 在自带的小 BERT（`pretrained.config`）中，从编码后的 `<cls>` 向量到下一句预测
 #    的两个 logits，中间一共有多少个可学习的参数？在下面检查，再与展平的输出层比较。
-# 3. ★ 学完了两个预训练任务，你认为 BERT 为什么如此成功？哪个组成部分你会留到最后才去掉？
+# 3. ★ RoBERTa 只用掩蔽语言模型做预训练。这时 `BERTModel` 的哪些部分永远得不到梯度？用前面单元格
+#    中的 `small` 和 `batch` 验证：在 `with torch.enable_grad():` 之内重新计算损失，调用
+#    `.mlm.backward()`，再列出 `.grad` 仍为 None 的参数。
 # 4. ★★ RoBERTa（Liu 等人，2019）发现去掉下一句预测并没有坏处；ALBERT 则用**句序预测**代替它：“不是
 #    下一句”的句子对就是顺序颠倒的两个句子。为什么下一句预测可能太简单了？要实现句序预测，你会怎样修
 #    改 `make_nsp_pairs`？
-# 5. ★★ 使用本章的采样方式（从整个语料库中任选一个句子），验证这个语料库上“1/12”的说法：“不是下一句”
-#    的句子对中有多大比例其实是相邻的句子？
+# 5. ★★ 本章的采样方式是先从整个语料库中随机选一个段落，再从中随机选一个句子。在这个语料库上，“不是
+#    下一句”的句子对中，平均每几对就有一对的句子 B 来自 A 所在的段落（包括 A 本身和真正的下一句）？
+#    这样的句子对谈的是同一个话题，而 `bertlib` 的采样方式从不产生这样的句子对。先算出来，再像上面
+#    那样抽样验证。
 # 6. ★★★ 修改 `share_inside_own_segment`，只对 `<cls>` 这一个查询，逐层计算它分给句子 B 的注意力份
 #    额。`<cls>` 从哪一层开始关注另一个句子？
 # 7. ★ **先预测，再运行。** 自带模型从未见过同一个故事中顺序颠倒的两个句子：它见过的“不是下一句”的句
 #    子对，替换句都取自别的故事。把每个留出的相邻句子对中的 A 和 B 交换，它给出的 P(是下一句) 的平均
 #    值会升高还是降低？在下面的单元格中写下 `"up"`（升高）或 `"down"`（降低），然后运行。
-# 8. ★★ **动手实现。** 编写 `nsp_pairs(paragraphs, max_len, seed)`，即对每个段落执行本章的
-#    `_get_nsp_data_from_paragraph`：用一个以 `seed` 为随机种子的随机数生成器，对每两个相邻的句子调
-#    用 `get_next_sentence`，丢弃连同 `<cls>` 和两个 `<sep>` 超过 `max_len` 的句子对，返回由
-#    `get_tokens_and_segments` 生成的 `(tokens, segments, is_next)` 列表。下面的检查在几个语料库上把
-#    它与 `make_nsp_pairs`（`overflow="drop"`）比对，其中包括只有一个句子的段落和恰好达到长度上限的
-#    句子对。
+# 8. ★★ **动手实现：构造下一句预测的句子对。** 即“采样句子对”一节中、`make_nsp_pairs` 源代码之前
+#    那个单元格里的 `nsp_pairs(paragraphs, max_len, seed)`（源代码会泄露答案，所以要先写出你自己的
+#    版本）。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -584,17 +618,6 @@ else:
     else:
         print(tr("× Not what the model does: it went {way}. Why might a model trained only on "
                  "NotNext partners from other stories still react to the order?", way=went))
-
-
-# %%
-def nsp_pairs(paragraphs: list[list[list[str]]], max_len: int,
-              seed: int) -> list[tuple[list[str], list[int], int]]:
-    """Exercise 8. Every (tokens, segments, is_next) pair of the corpus, in order; a pair longer
-    than max_len is dropped. Use get_next_sentence and get_tokens_and_segments."""
-    raise NotImplementedError  # replace this line with your code
-
-
-check_implementation("05_nsp_pair_builder", nsp_pairs)
 
 # %% [raw] strings="zh"
 # "IsNext"

@@ -294,13 +294,46 @@ for field, tensor in zip(fields(data), batch, strict=True):
 #
 # Pretraining minimises one number: the MLM loss plus the NSP loss. The chapter calls the final
 # loss a linear combination of the two; its training code, like the original BERT, simply adds
-# them with equal weights. The heart of `bert_loss`:
+# them with equal weights. The MLM part is the weighted loss of notebook 04: the mean
+# cross-entropy over the real prediction slots, which padded slots must not touch.
+#
+# **Implement it (exercise 3).** Before you read `bert_loss`, write that MLM part yourself in the
+# cell below: `mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)`, where `mlm_Y_hat` holds the logits
+# `(B, P, V)`, `mlm_Y` the token ids to predict `(B, P)` and `mlm_weights` 1 for a real slot and
+# 0 for a padded one `(B, P)`, returns the mean cross-entropy over the real slots, a scalar. The
+# check runs it against `bertlib`'s on several cases, large logits included, and tells you which
+# case fails; add `hint=1` to it for a hint.
 
 # %% [markdown] lang="zh"
 # ## 总损失
 #
 # 预训练要最小化的只有一个数：掩蔽语言模型的损失与下一句预测的损失之和。本章称最终的损失是两者的线性
-# 组合；而它的训练代码和原始 BERT 一样，只是把两者等权相加。下面是 `bert_loss` 的核心部分：
+# 组合；而它的训练代码和原始 BERT 一样，只是把两者等权相加。其中掩蔽语言模型的部分就是笔记本 04 中
+# 的加权损失：真实预测位置上交叉熵的平均值，填充的预测位置不能对它有任何影响。
+#
+# **动手实现（练习 3）。** 先别看 `bert_loss`，在下面的单元格里自己写出掩蔽语言模型的这部分损失：
+# `mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)`，其中 `mlm_Y_hat` 是形状为 `(B, P, V)` 的 logits，
+# `mlm_Y` 是要预测的词元索引 `(B, P)`，`mlm_weights` 在真实的预测位置上为 1、在填充的预测位置上为 0
+# `(B, P)`；它返回真实预测位置上交叉熵的平均值，是一个标量。检查单元格会用多个测试用例（包括很大的
+# logits）把它与 `bertlib` 的实现对照，并告诉你哪个测试用例没有通过；需要提示的话，在检查中加上
+# `hint=1`。
+
+
+# %%
+def mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights):
+    """Exercise 3. mlm_Y_hat: (B, P, V) logits; mlm_Y: (B, P) token ids; mlm_weights: (B, P),
+    1 on a real slot and 0 on a padded one. Returns the mean cross-entropy over the real slots
+    (a 0-dim tensor)."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check_implementation("06_mlm_loss", mlm_loss)
+
+# %% [markdown] lang="en"
+# The heart of `bert_loss`:
+
+# %% [markdown] lang="zh"
+# 下面是 `bert_loss` 的核心部分：
 
 # %%
 show_source(bert_loss, region="loss")
@@ -310,7 +343,7 @@ show_source(bert_loss, region="loss")
 # weights: a padded slot (weight 0) changes neither. This needs `reduction="none"`. The chapter's
 # PyTorch training code computes the MLM part with a mean-reduced loss instead, a single number
 # that the weights then cancel out of, so padded slots count as much as real ones (notebook 04,
-# d2l-en issue #2582). Exercise 3 asks you to write this loss yourself.
+# d2l-en issue #2582).
 #
 # We build a model smaller than the shipped one (H = 64 instead of 128) so that the live run
 # below takes under half a minute, and compute the loss of one batch of 32 pairs. Before
@@ -320,7 +353,7 @@ show_source(bert_loss, region="loss")
 # 把每个预测位置的交叉熵乘以它的权重，再用乘积之和除以权重之和：填充的预测位置（权重为 0）既不影响分
 # 子，也不影响分母。为此需要 `reduction="none"`。本章 PyTorch 版的训练代码则用按均值归约的损失来计算
 # 掩蔽语言模型的部分：得到的只是一个数，权重乘上去再除掉，正好相互抵消，于是填充位置和真实位置一样计
-# 入损失（见笔记本 04 和 d2l-en issue #2582）。练习 3 请你亲手写出这个损失。
+# 入损失（见笔记本 04 和 d2l-en issue #2582）。
 #
 # 我们构建一个比自带模型更小的模型（H = 64，而不是 128），好让下面的现场训练不到半分钟就能完成，然后
 # 计算一个批量（32 个句子对）的损失。训练之前，模型的预测接近均匀猜测：掩蔽语言模型的损失约为
@@ -503,7 +536,7 @@ print(tr("NSP loss (recorded every {every} steps): mean over steps {a}-{b} {earl
 # The MLM loss keeps falling for all 1000 steps. The NSP loss stays near $\ln 2$ for about the first
 # 200 steps (the line printed with the plot gives their mean), then creeps down slowly, to about
 # 0.46 over the last 50 steps. As in the chapter, the MLM loss stays far above the NSP loss
-# (exercise 6 asks why).
+# (exercise 6 asks whether that means MLM learned less).
 #
 # The original BERT was trained the same way, at a far larger scale. The BERT paper (Devlin et
 # al., 2018) in full, next to the shipped model:
@@ -511,7 +544,8 @@ print(tr("NSP loss (recorded every {every} steps): mean over steps {a}-{b} {earl
 # %% [markdown] lang="zh"
 # 掩蔽语言模型的损失在全部 1000 步中一直在下降。下一句预测的损失在大约前 200 步里一直停留在 $\ln 2$
 # 附近（随图打印的那一行给出了这段时间的平均值），之后缓慢下降，最后 50 步平均约为 0.46。与本章一
-# 样，掩蔽语言模型的损失始终远高于下一句预测的损失（练习 6 会问为什么）。
+# 样，掩蔽语言模型的损失始终远高于下一句预测的损失（练习 6 会问：这是否说明掩蔽语言模型学到的更
+# 少？）。
 #
 # 原始的 BERT 也是这样训练的，只是规模要大得多。下面把 BERT 论文（Devlin 等人，2018）中的完整训练配
 # 置与自带模型并列对照：
@@ -826,15 +860,12 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #
 # 1. ★ **Count.** In the chapter's training step (`chapter_loss`, every pair padded to `max_len`)
 #    with the shipped recipe's batch size 128 and `max_len` 64, how many numbers does `mlm_Y_hat`
-#    hold? Check below; then say why the step of `train_bert`, which trims the slots and uses
-#    `fast_loss`, never builds that tensor.
+#    hold? Check below.
 # 2. ★ **Count.** How many learnable parameters does the shipped small BERT have? Work it out
 #    from `small_bert.config`, then check below.
-# 3. ★★ **Implement it: the weighted MLM loss.** Write `mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)`:
-#    `mlm_Y_hat` holds the logits `(B, P, V)`, `mlm_Y` the token ids to predict `(B, P)`,
-#    `mlm_weights` 1 for a real slot and 0 for a padded one `(B, P)`; return the mean
-#    cross-entropy over the real slots, a scalar that padding cannot touch. The last cell runs
-#    your function against `bertlib`'s on several cases.
+# 3. ★★ **Implement it: the weighted MLM loss.** `mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)`, in
+#    "The combined loss", in the cell before the listing of `bert_loss` (the listing gives the
+#    answer away, so write yours first).
 # 4. ★★ **Splitting sentences.** The chapter cuts sentences at `" . "` only and suggests a real
 #    sentence splitter (spaCy or NLTK) instead. Split the lines of `WIKITEXT_SAMPLE` with a rule
 #    of your own, for example a regular expression that cuts after `.`, `?` or `!` followed by a
@@ -847,24 +878,25 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #    words does each keep, next to the `len(vocab)` of the WordPiece vocabulary, which also
 #    covers Chinese? What happens to a word that is not in a word vocabulary, and to one that is
 #    not in the WordPiece vocabulary?
-# 6. ★★ The MLM loss stays well above the NSP loss, here and in the chapter. Why? What are the
-#    two losses of a model that guesses uniformly?
-# 7. ★★★ Give `train_bert` a model with `max_len=512` and the sizes of BERT-large (24 blocks,
-#    H = 1024, 16 heads, FFN 4096), as the chapter suggests. What happens on your machine, and
-#    why? Estimate the memory of the parameters, and of the attention weights of one batch.
+# 6. ★★ The MLM loss stays far above the NSP loss, here and in the chapter. Does MLM learn less?
+#    Divide each loss at the end of the shipped run (`run["mlm_loss"][-1]`,
+#    `run["nsp_loss"][-1]`) by the loss of guessing uniformly: which of the two tasks has the
+#    shipped model brought further below its uniform guess, MLM or NSP?
+# 7. ★★★ The chapter suggests pretraining with `max_len=512` and the sizes of BERT-large (24
+#    blocks, H = 1024, 16 heads, FFN 4096). Without running it: when `max_len` goes from 64 to
+#    512, by what factor does the memory of the parameters grow, and by what factor the memory
+#    of one batch's attention weights? Which of the two makes the run fail on a laptop?
 
 # %% [markdown] lang="zh"
 # ## 练习
 #
 # 1. ★ **数一数。** 按本章的做法训练一步（`chapter_loss`，每个句子对都填充到 `max_len`），批量大小
 #    取自带模型训练配置中的 128，`max_len` 为 64，这时 `mlm_Y_hat` 中有多少个数？在下面检查你的答
-#    案；再说说为什么 `train_bert` 的一步（截短预测位置并使用 `fast_loss`）根本不会构造这个张量。
+#    案。
 # 2. ★ **数一数。** 自带的小 BERT 有多少个可学习的参数？根据 `small_bert.config` 算出来，再在下面检
 #    查。
-# 3. ★★ **动手实现：加权的掩蔽语言模型损失。** 写出 `mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)`：
-#    `mlm_Y_hat` 是形状为 `(B, P, V)` 的 logits，`mlm_Y` 是要预测的词元索引 `(B, P)`，`mlm_weights`
-#    在真实的预测位置上为 1、在填充的预测位置上为 0 `(B, P)`；返回真实预测位置上交叉熵的平均值，即一
-#    个不受填充影响的标量。最后一个单元格会用多个测试用例把你的函数与 `bertlib` 的实现进行对照。
+# 3. ★★ **动手实现：加权的掩蔽语言模型损失。** 即“总损失”一节中、`bert_loss` 源代码之前那个单元格
+#    里的 `mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)`（源代码会泄露答案，所以要先写出你自己的版本）。
 # 4. ★★ **切分句子。** 本章只在 `" . "` 处切分句子，并建议改用真正的分句工具（spaCy 或 NLTK）。用你
 #    自己的规则切分 `WIKITEXT_SAMPLE` 中的各行，例如用正则表达式在 `.`、`?` 或 `!` 后面紧跟空格的地
 #    方切分；如果装有 NLTK，也可以用它的 `sent_tokenize`。与 `read_wikitext` 比较：哪些句子不同？末
@@ -874,11 +906,12 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #    for s in p], min_freq=k)`（`from bertlib.vocab import Vocab`），k 取 1、2、5。每个词表保留了多
 #    少个词？与 WordPiece 词表（它还覆盖中文）的 `len(vocab)` 相比如何？不在单词词表中的词会怎样？不
 #    在 WordPiece 词表中的词又会怎样？
-# 6. ★★ 无论在这里还是在本章中，掩蔽语言模型的损失都远高于下一句预测的损失。为什么？如果模型完全均匀
-#    地猜测，这两个损失分别是多少？
-# 7. ★★★ 按照本章的建议，把一个 `max_len=512`、尺寸与 BERT-large 相同（24 个编码器块，H = 1024，16
-#    个头，前馈网络 4096）的模型交给 `train_bert`。在你的电脑上会发生什么？为什么？估算参数占用的内
-#    存，以及一个批量的注意力权重占用的内存。
+# 6. ★★ 无论在这里还是在本章中，掩蔽语言模型的损失都远高于下一句预测的损失。这说明掩蔽语言模型学到
+#    的更少吗？把自带模型完整训练结束时的两个损失（`run["mlm_loss"][-1]`、`run["nsp_loss"][-1]`）分
+#    别除以均匀猜测时的损失：两个任务中，哪一个被训练得离均匀猜测更远，掩蔽语言模型还是下一句预测？
+# 7. ★★★ 本章建议用 `max_len=512` 和 BERT-large 的尺寸（24 个编码器块，H = 1024，16 个头，前馈网
+#    络 4096）做预训练。不用运行，想一想：`max_len` 从 64 增加到 512 时，参数占用的内存增长到原来的
+#    多少倍？一个批量的注意力权重占用的内存又增长到多少倍？在笔记本电脑上，是哪一个让训练无法进行？
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -888,16 +921,6 @@ check_exercise("06_mlm_logits", answer)
 answer = None  # your answer to exercise 2: an integer
 check_exercise("06_small_bert_params", answer)
 
-
-# %%
-def mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights):
-    """Exercise 3. mlm_Y_hat: (B, P, V) logits; mlm_Y: (B, P) token ids; mlm_weights: (B, P),
-    1 on a real slot and 0 on a padded one. Returns the mean cross-entropy over the real slots
-    (a 0-dim tensor)."""
-    raise NotImplementedError  # replace this line with your code
-
-
-check_implementation("06_mlm_loss", mlm_loss)
 
 # %% [raw] strings="zh"
 # "ln 2: NSP by coin toss"

@@ -64,6 +64,7 @@ from bertlib import (
     tokenize_paragraphs,
 )
 from bertlib.assets import small_bert_metrics
+from bertlib.exercises import check_exercise
 from bertlib.finetune import Accuracy
 from bertlib.i18n import table, tr
 from bertlib.viz.listing import show_source
@@ -489,12 +490,14 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 # 2. ★★ Restrict the held-out MLM accuracy to sentences that do not occur in the training
 #    paragraphs (build the held-out data from those sentences only, or keep only their slots).
 #    How much lower is it, how wide is its interval, and is it still above the baseline?
-# 3. ★ How many held-out pairs would halve the width of the NSP interval? Guess, then try
-#    `Accuracy(hits, n)` with the same share at larger `n`.
-# 4. ★★ The held-out pairs are one random draw. Build the held-out set again with other seeds
-#    (`seed=...` in `make_pretrain_data`) and evaluate each: do the NSP accuracies stay inside the
-#    first draw's interval about as often as a 95% interval promises? What else changes between
-#    draws besides the pairs?
+# 3. ★ **Count.** At the same share of hits (0.785), how many times as many held-out pairs as
+#    the 753 above would halve the width of the NSP interval (to the nearest whole number)?
+#    Guess, then try `Accuracy(hits, n)` at larger `n`, and check below.
+# 4. ★★ **Predict.** A 95% interval covers the *true* accuracy in 95% of draws; it promises
+#    nothing about where the next draw lands. Suppose the model's true NSP accuracy is 0.785 and
+#    two independent held-out sets of 753 pairs each are drawn. In what percentage of such
+#    repeats does the second set's accuracy fall inside the first set's 95% interval (a whole
+#    number)? Check below.
 
 # %% [markdown] lang="zh"
 # ## 练习
@@ -509,11 +512,21 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #    模型以及它们的下一句预测损失。
 # 2. ★★ 只在没有出现在训练段落中的句子上计算留出数据的掩蔽语言模型准确率（只用这些句子构造留出数据，
 #    或者只保留它们的预测位置）。它低了多少？置信区间有多宽？还高于基线吗？
-# 3. ★ 要让下一句预测的置信区间宽度减半，需要多少个留出的句子对？先猜一猜，再在更大的 `n` 上用同样的
-#    比例试试 `Accuracy(hits, n)`。
-# 4. ★★ 留出的句子对只是一次随机抽取的结果。用其他随机种子（`make_pretrain_data` 的 `seed=...`）重新
-#    构造留出数据并分别评估：下一句预测的准确率落在第一次抽取的置信区间之内的频率，是否与 95% 置信区
-#    间应有的覆盖率大致相符？除了句子对，每次抽取之间还有什么在变化？
+# 3. ★ **数一数。** 在判对比例不变（0.785）的情况下，留出的句子对要是上面 753 个的多少倍，下一句预
+#    测的置信区间宽度才会减半（取最接近的整数）？先猜一猜，再在更大的 `n` 上试试
+#    `Accuracy(hits, n)`，然后在下面检查。
+# 4. ★★ **先预测。** 95% 置信区间的意思是：在 95% 的抽样中，区间覆盖**真实**的准确率；至于下一次
+#    抽样的结果落在哪里，它什么也没有保证。假设模型下一句预测的真实准确率是 0.785，独立地抽取两组留
+#    出数据，每组 753 个句子对。在这样的重复中，第二组的准确率落在第一组的 95% 置信区间之内的情况占
+#    百分之几（取整数）？在下面检查你的答案。
+
+# %%
+answer = None  # your answer to exercise 3: how many times as many pairs
+check_exercise("07_halve_width", answer)
+
+# %%
+answer = None  # your answer to exercise 4: a percentage, a whole number
+check_exercise("07_replication", answer)
 
 # %% [raw] strings="zh"
 # "the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} training paragraphs with {sentences:,} sentences"

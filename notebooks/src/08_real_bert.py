@@ -561,10 +561,13 @@ display(widget)
 #    layer_norm_eps=1e-5)`, `m = BERTModel.from_config(cfg).eval()`,
 #    `m.load_state_dict(model.state_dict())`. How large is the difference to `transformers` now?
 #    Do the same with `hidden_act="relu"`.
-# 3. ★ MiniLM's NSP head is random. Compute its P(IsNext) for the first pair of the batch and for
-#    the pair swapped. What do you get, and why must you not read anything into it?
-# 4. ★★★ Find a head that links a word in sentence B to the same or a related word in sentence A.
-#    Measure it, as above, instead of trusting your eyes.
+# 3. ★ Suppose `load_hf_model` did not swap the two rows of the NSP output layer. A checkpoint in
+#    Google's convention whose NSP head is right on every held-out pair would then score what NSP
+#    accuracy against `bertlib`'s labels? What would such a score tell you?
+# 4. ★★★ Which head of MiniLM links a word in sentence B most strongly to the same word in
+#    sentence A? Over the 200 pairs, for every token of B that also occurs in A, add up the
+#    weight it puts on that token's occurrences in A; average per layer and head, and name the
+#    strongest head with its 95% interval, as above.
 # 5. ★★ Why might a head with "nothing to do" put its weight on a special token rather than spread
 #    it evenly? (Think of what the weights multiply: the value vectors.)
 
@@ -589,10 +592,12 @@ display(widget)
 #    `cfg = dataclasses.replace(model.config, layer_norm_eps=1e-5)`，
 #    `m = BERTModel.from_config(cfg).eval()`，`m.load_state_dict(model.state_dict())`。现在与
 #    `transformers` 的差别有多大？再用 `hidden_act="relu"` 试一次。
-# 3. ★ MiniLM 的下一句预测输出层是随机的。计算它对批量中第一个句子对以及交换后的句子对给出的
-#    P(是下一句)。你得到了什么？为什么不能从中解读出任何东西？
-# 4. ★★★ 找出一个头，它把句子 B 中的词与句子 A 中相同或相关的词联系起来。像上面那样用计算来衡量它，
-#    不要只相信自己的眼睛。
+# 3. ★ 假设 `load_hf_model` 没有交换下一句预测输出层的两行。一个采用 Google 约定、在每个留出的句子
+#    对上都判断正确的检查点，按 `bertlib` 的标签计算，下一句预测的准确率会是多少？这样的分数说明了
+#    什么？
+# 4. ★★★ MiniLM 的哪个头把句子 B 中的词与句子 A 中的同一个词联系得最紧？在那 200 个句子对上，对 B
+#    中每个也在 A 中出现的词元，把它分给 A 中这个词元各次出现的权重加起来；按层和头求平均，再像上面
+#    那样给出最强的那个头及其 95% 置信区间。
 # 5. ★★ 一个“没事可做”的头，为什么会把权重放在某个特殊词元上，而不是平均分散开？（想一想这些权重乘的
 #    是什么：值向量。）
 
