@@ -5,7 +5,9 @@
 
 Steps: split the corpus in ``bertlib/assets/small_corpus`` by paragraph (10% held out), train a
 WordPiece tokenizer on the training paragraphs, pretrain with MLM + NSP, then evaluate on the
-held-out paragraphs and write config.json, model.safetensors, tokenizer.json and metrics.json.
+held-out paragraphs and write config.json, model.safetensors, tokenizer.json, metrics.json and
+snapshots.safetensors (the weights at the steps of ``SMALL_BERT_STEPS`` and every step's
+losses, for the time-lapse).
 
 ``--in-class`` runs the in-class recipe instead: the same tokenizer, split and held-out pairs,
 a recipe that reaches the shipped model's held-out figures in about a minute on two cores. It
@@ -28,6 +30,13 @@ from bertlib.checkpoint import save_pretrained
 from bertlib.corpus import load_small_corpus, tokenize_paragraphs
 from bertlib.data import make_pretrain_data
 from bertlib.model import BERTConfig
+from bertlib.snapshots import (
+    SMALL_BERT_STEPS,
+    SNAPSHOTS_FILE,
+    SnapshotRecorder,
+    Snapshots,
+    save_snapshots,
+)
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.train import evaluate_pretraining, init_model, train_bert
 
@@ -81,14 +90,16 @@ def build_data(r: dict, split, tokenizer: WordPieceTokenizer):
     return train, held_out
 
 
-def train(r: dict, train_data, vocab_size: int):
+def train(r: dict, train_data, vocab_size: int, snapshot_steps=()):
+    """The trained model, its history and its snapshots at ``snapshot_steps``."""
     config = BERTConfig(vocab_size, r["num_hiddens"], r["ffn_num_hiddens"], r["num_heads"],
                         r["num_blks"], r["dropout"], r["max_len"])
     model = init_model(config, r["model_seed"])
+    recorder = SnapshotRecorder(model, snapshot_steps) if snapshot_steps else None
     history = train_bert(model, train_data, num_steps=r["num_steps"],
                          batch_size=r["batch_size"], lr=r["lr"], seed=r["train_seed"],
-                         group_by_length=r["group_by_length"])
-    return model, history
+                         group_by_length=r["group_by_length"], callback=recorder)
+    return model, history, recorder.snapshots if recorder else {}
 
 
 def losses(history, num_steps: int) -> dict:
@@ -106,7 +117,7 @@ def in_class(split, tokenizer: WordPieceTokenizer, out: Path) -> None:
         start = time.perf_counter()
         train_data, held_out = build_data(r, split, tokenizer)
         data_done = time.perf_counter()
-        model, history = train(r, train_data, len(tokenizer.vocab))
+        model, history, _ = train(r, train_data, len(tokenizer.vocab))
         trained = time.perf_counter()
         metrics = evaluate_pretraining(model, held_out)
         end = time.perf_counter()
@@ -147,13 +158,15 @@ def main() -> None:
     train_data, held_out = build_data(r, split, tokenizer)
     print(f"vocab {len(tokenizer.vocab)}, training pairs {len(train_data)}, held-out pairs "
           f"{len(held_out)}")
-    model, history = train(r, train_data, len(tokenizer.vocab))
+    steps = tuple(s for s in SMALL_BERT_STEPS if s <= r["num_steps"])
+    model, history, snapshots = train(r, train_data, len(tokenizer.vocab), steps)
     metrics = evaluate_pretraining(model, held_out)
     print(json.dumps(metrics, indent=2))
 
     recipe = {**r, **machine()}
     save_pretrained(model, args.out, recipe=recipe)
     tokenizer.save(args.out / "tokenizer.json")
+    save_snapshots(Snapshots(snapshots, history.mlm, history.nsp), args.out / SNAPSHOTS_FILE)
     report = {
         "held_out": metrics,
         "recipe": recipe,

@@ -43,10 +43,12 @@
 # 8. [**Real BERT**](08_real_bert.ipynb): what the original BERT adds, loading real weights,
 #    parity with the reference implementation, real attention heads.
 # 9. [**Fine-tuning**](09_fine_tuning.ipynb): what pretraining buys: `BERTClassifier` on
-#    `<cls>`, a token tagger, held-out templates, pretrained vs random weights vs a bag of words,
-#    freezing layers, fine-tuning real MiniLM weights.
+#    `<cls>`, a token tagger, question answering with start and end vectors, held-out templates,
+#    pretrained vs random weights vs a bag of words, freezing layers, fine-tuning real MiniLM
+#    weights.
 #
-# Each notebook stands on its own and runs in seconds on a laptop CPU. Each ends with exercises;
+# Each notebook stands on its own and runs on a laptop CPU, no GPU needed (`make notebooks`
+# prints how long each takes). Each ends with exercises;
 # some have a check cell that tells you ✓ or × without giving the answer away. An implement-it
 # check names the first case that fails and where; add `hint=1` (then 2, 3) to it for hints, the
 # full recipe last. It refuses a function that calls bertlib's own answer.
@@ -78,10 +80,11 @@
 # 8. [**真实的 BERT**](08_real_bert.ipynb)：原始 BERT 增加了什么；加载真实权重；与参考实现逐个数值比
 #    对；真实的注意力头。
 # 9. [**微调**](09_fine_tuning.ipynb)：预训练到底带来了什么；基于 `<cls>` 的
-#    `BERTClassifier`；词元标注器；留出的模板；预训练权重、随机权重与词袋模型的比较；冻结部分
-#    层；微调真实的 MiniLM 权重。
+#    `BERTClassifier`；词元标注器；用起点向量和终点向量做问答；留出的模板；预训练权重、随机权重
+#    与词袋模型的比较；冻结部分层；微调真实的 MiniLM 权重。
 #
-# 每个笔记本都可以单独学习，在笔记本电脑的 CPU 上几秒钟就能运行完。每个笔记本最后都有练习；部分
+# 每个笔记本都可以单独学习，在笔记本电脑的 CPU 上就能运行，不需要 GPU（`make notebooks` 会打印每个
+# 笔记本的运行时间）。每个笔记本最后都有练习；部分
 # 练习附有检查单元格，它会告诉你答对（✓）还是答错（×），但不会泄露答案。“动手实现”的检查会指出第一
 # 个没有通过的测试用例以及出错的位置；在检查中加上 `hint=1`（然后是 2、3）可以得到提示，最后一条是
 # 完整的做法。直接调用 bertlib 自己的函数是不算数的。

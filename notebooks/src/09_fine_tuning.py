@@ -25,10 +25,10 @@
 # pretrained weights are worth.
 #
 # You will:
-# 1. meet three small labelled tasks made from the corpus templates, one per kind of
-#    application: a sentence's topic, whether two sentences come from the same story, and a tag
-#    for every token (names, places, times); and split them so that held-out sentences come from
-#    templates never seen with a label;
+# 1. meet four small labelled tasks made from the corpus templates, one per kind of
+#    application: a sentence's topic, whether two sentences come from the same story, a tag for
+#    every token (names, places, times), and questions answered by a span; and split them so
+#    that held-out sentences come from templates never seen with a label;
 # 2. read `BERTClassifier` (the chapter's classifier on `<cls>`) and `BERTTagger` (one label per
 #    token);
 # 3. fine-tune the shipped small BERT, and compare it on the same held-out sentences with the
@@ -50,9 +50,9 @@
 # 的权重出发。本笔记本就来做这件事，并看一看预训练的权重到底有多大价值。
 #
 # 你将会：
-# 1. 认识三个小型有标签任务：它们都用语料库的句子模板构造，各对应一类应用，分别是判断句子的话题、判
-#    断两个句子是否出自同一个故事、给每个词元打标签（人名、地点、时间）；并且按模板划分数据，使留出
-#    的句子全都来自从未在有标签的训练数据中出现过的模板；
+# 1. 认识四个小型有标签任务：它们都用语料库的句子模板构造，各对应一类应用，分别是判断句子的话题、判
+#    断两个句子是否出自同一个故事、给每个词元打标签（人名、地点、时间），以及用句子中的一个区间回答
+#    问题；并且按模板划分数据，使留出的句子全都来自从未在有标签的训练数据中出现过的模板；
 # 2. 阅读 `BERTClassifier`（本章基于 `<cls>` 的分类器）和 `BERTTagger`（每个词元一个标签）；
 # 3. 微调项目自带的小 BERT，并在同一批留出句子上，把它与从随机权重开始训练的同一架构以及词袋基线进行
 #    比较，同时给出置信区间；
@@ -117,7 +117,7 @@ torch.set_num_threads(1)
 STEPS, LR = 100, 7e-4  # the fine-tuning recipe of the small models (batches of 32)
 
 # %% [markdown] lang="en"
-# ## Three tasks from the corpus templates
+# ## Four tasks from the corpus templates
 #
 # Fine-tuning needs labelled data. We make it the way the pretraining corpus was made
 # (notebook 06): `scripts/make_tasks.py` fills the same hand-written templates with names,
@@ -127,7 +127,7 @@ STEPS, LR = 100, 7e-4  # the fine-tuning recipe of the small models (batches of 
 # language:
 
 # %% [markdown] lang="zh"
-# ## 用语料库的句子模板构造三个任务
+# ## 用语料库的句子模板构造四个任务
 #
 # 微调需要有标签的数据。我们用构造预训练语料库的办法来构造它（见笔记本 06）：
 # `scripts/make_tasks.py` 用人名、星期和地点填充同样的手写句子模板，并为每个句子记下它属于哪个
@@ -147,8 +147,8 @@ for s in (sentences[0], sentences[1], sentences[1440], sentences[1441]):
 print(table(rows))
 
 # %% [markdown] lang="en"
-# Each sentence gives one example of three tasks, one for each kind of application the
-# chapter's next sections fine-tune BERT for:
+# The sentences give four tasks, one for each group of applications the chapter fine-tunes BERT
+# for:
 #
 # * **sentence level, topic**: which of the 12 topics is `<cls>` sentence `<sep>` about?
 # * **pair level, same story**: do A and B in `<cls>` A `<sep>` B `<sep>` come from the same
@@ -157,9 +157,11 @@ print(table(rows))
 #   is named-entity recognition in miniature; a word cut into several WordPiece tokens gives its
 #   tag to each piece, and `<cls>`, `<sep>` and the padding get the label `IGNORE`, so that no
 #   loss is computed there.
+# * **question answering, spans**: in `<cls>` question `<sep>` sentence `<sep>`, which tokens
+#   answer *who*, *where* or *when*? One question per name, place and time of a sentence.
 
 # %% [markdown] lang="zh"
-# 每个句子同时为三个任务各提供一个样本，正好对应本章后续几节微调 BERT 的三类应用：
+# 这些句子构成四个任务，正好对应本章微调 BERT 的四类应用：
 #
 # * **句子级，话题**：`<cls>` 句子 `<sep>` 讲的是 12 个话题中的哪一个？
 # * **句子对级，同一个故事**：`<cls>` A `<sep>` B `<sep>` 中的 A 和 B 是否出自同一个故事？其中一半的
@@ -167,6 +169,8 @@ print(table(rows))
 # * **词元级，标注**：每个词元是人名、地点、时间的一部分，还是都不是？这相当于一个微缩版的命名实体识
 #   别；如果一个词切成了几个 WordPiece 词元，每个子词都沿用这个词的标签；`<cls>`、`<sep>` 和填充的位
 #   置标为 `IGNORE`，这些位置不计算损失。
+# * **问答，区间**：在 `<cls>` 问题 `<sep>` 句子 `<sep>` 中，哪些词元回答了“谁”“在哪儿”或“哪
+#   天”？句子中的每个人名、地点和时间各对应一个问题。
 
 # %%
 small_bert, tokenizer = load_small_bert()

@@ -1,0 +1,163 @@
+"""Attention next to evidence: what a head does to the model's answers, not only where it looks.
+
+Attention weights say where a head looks, not what it changes. Three tools put them to a test:
+
+* **switching heads off** (:func:`heads_switched_off`, :func:`head_effects`): the head's output,
+  before ``W_o``, is zeroed, as in the BERT paper's ablations and TransformerLens's hooks; the
+  change in the model's answers is the head's effect;
+* **norm-based weights** (:func:`attention_norms`, Kobayashi et al., 2020): a weight times the
+  norm of the vector it mixes in, ``‖α_ij f(x_j)‖``, since a large weight on a tiny vector moves
+  nothing;
+* **attention rollout** (:func:`attention_rollout`, Abnar & Zuidema, 2020): the weights of all
+  layers multiplied through, the residual path counted as half of each layer.
+
+Shapes: B = batch, L = layers (blocks), nh = heads, T = tokens, hs = head size, P = positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+
+from bertlib.checks import check_ndim
+from bertlib.data import IS_NEXT
+from bertlib.inputs import eval_mode
+from bertlib.model import BERTEncoder, BERTModel
+
+
+def _encoder(model: BERTModel | BERTEncoder) -> BERTEncoder:
+    # <checks>
+    if not isinstance(model, BERTModel | BERTEncoder):
+        raise ValueError(f"model must be a BERTModel or BERTEncoder; got {type(model).__name__}")
+    # </checks>
+    return model.encoder if isinstance(model, BERTModel) else model
+
+
+@contextmanager
+def heads_switched_off(model: BERTModel | BERTEncoder, keep: torch.Tensor) -> Iterator[None]:
+    """Inside the block, head h of layer l passes nothing on for example b where
+    ``keep[b, l, h]`` is 0: its output is zeroed before ``W_o``, so the layer's attention
+    output loses exactly that head's part. ``keep``: (B, L, nh), or (L, nh) for every example;
+    1 keeps a head. The model is left as it was afterwards."""
+    encoder = _encoder(model)
+    cfg = encoder.config
+    # <checks>
+    if not isinstance(keep, torch.Tensor) or keep.shape[-2:] != (cfg.num_blks, cfg.num_heads) \
+            or keep.dim() not in (2, 3):
+        raise ValueError(f"keep must be a tensor of shape (batch, {cfg.num_blks}, "
+                         f"{cfg.num_heads}) or ({cfg.num_blks}, {cfg.num_heads}), one number per "
+                         f"layer and head; got {getattr(keep, 'shape', type(keep).__name__)}")
+    # </checks>
+    keep = keep if keep.dim() == 3 else keep[None]  # (B or 1, L, nh)
+
+    def hook(layer: int):
+        def switch_off(module, args):
+            (heads,) = args  # (B, T, H): the heads' outputs side by side, W_o's input
+            B, T, H = heads.shape
+            k = keep[:, layer].to(heads)  # (B or 1, nh)
+            kept = heads.view(B, T, cfg.num_heads, -1) * k[:, None, :, None]  # (B, T, nh, hs)
+            return (kept.view(B, T, H),)  # W_o's new input
+        return switch_off
+
+    handles = [blk.attention.W_o.register_forward_pre_hook(hook(layer))
+               for layer, blk in enumerate(encoder.blks)]
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+@dataclass(frozen=True)
+class HeadEffects:
+    """The model's answers for one input with every head switched off in turn.
+
+    token_prob: (L, nh, P) the probability of the original token at each chosen position with
+    head (l, h) off, against base_token_prob (P,) with every head on; is_next: (L, nh) P(IsNext)
+    with the head off, against base_is_next.
+    """
+
+    token_prob: torch.Tensor
+    base_token_prob: torch.Tensor
+    is_next: torch.Tensor
+    base_is_next: float
+
+
+def head_effects(model: BERTModel, tokens: torch.Tensor, segments: torch.Tensor,
+                 pred_positions: torch.Tensor, targets: torch.Tensor) -> HeadEffects:
+    """Switch off each head of ``model`` in turn and read its answers, for one input.
+
+    tokens, segments: (1, T), the input as the model reads it (the chosen positions masked);
+    pred_positions: (P,) positions to read the MLM head at; targets: (P,) the original token
+    ids there. All L * nh ablations and the unchanged model run as one batched forward pass.
+    """
+    # <checks>
+    check_ndim("tokens", tokens, 2, "(1, seq_len)")
+    if tokens.shape[0] != 1 or segments.shape != tokens.shape:
+        raise ValueError(f"tokens and segments must be one input of shape (1, seq_len); got "
+                         f"{tuple(tokens.shape)} and {tuple(segments.shape)}")
+    check_ndim("pred_positions", pred_positions, 1, "(num_positions,)")
+    if targets.shape != pred_positions.shape:
+        raise ValueError(f"targets must hold one token id per position, shape "
+                         f"{tuple(pred_positions.shape)}; got {tuple(targets.shape)}")
+    # </checks>
+    L, nh = model.config.num_blks, model.config.num_heads
+    keep = torch.ones(1 + L * nh, L, nh)
+    keep[1:].view(L * nh, L * nh).fill_diagonal_(0)  # copy 1 + l * nh + h: head (l, h) off
+    copies = keep.shape[0]
+    with eval_mode(model), heads_switched_off(model, keep):
+        _, mlm_Y_hat, nsp_Y_hat = model(tokens.expand(copies, -1), segments.expand(copies, -1),
+                                        pred_positions=pred_positions.expand(copies, -1))
+    token_prob = mlm_Y_hat.softmax(-1).gather(2, targets.expand(copies, -1)[..., None])[..., 0]
+    is_next = nsp_Y_hat.softmax(-1)[:, IS_NEXT]  # (copies,)
+    return HeadEffects(token_prob[1:].view(L, nh, -1), token_prob[0], is_next[1:].view(L, nh),
+                       float(is_next[0]))
+
+
+def attention_norms(model: BERTModel | BERTEncoder, tokens: torch.Tensor,
+                    segments: torch.Tensor, valid_lens: torch.Tensor | None = None
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The weights and the norm-based weights of every layer and head (Kobayashi et al.):
+    ``‖α_ij f_h(x_j)‖``, where ``f_h(x_j)`` is token j's value vector in head h carried through
+    head h's part of ``W_o``: what query i actually receives from key j.
+
+    Returns (weights, norms), each (B, L, nh, T, T).
+    """
+    encoder = _encoder(model)
+    inputs = []  # each block's input X (B, T, H), recorded on the way up
+    handles = [blk.register_forward_pre_hook(lambda module, args: inputs.append(args[0]))
+               for blk in encoder.blks]
+    try:
+        with eval_mode(encoder):
+            _, weights = encoder(tokens, segments, valid_lens, return_attention=True)
+            norms = []
+            for X, blk, alpha in zip(inputs, encoder.blks, weights, strict=True):
+                attention = blk.attention
+                v = attention._split_heads(attention.W_v(X))  # (B, nh, T, hs)
+                hs = v.shape[-1]
+                W_o = attention.W_o.weight.view(-1, attention.num_heads, hs)  # (H, nh, hs)
+                f = torch.einsum("bntd,hnd->bnth", v, W_o)  # (B, nh, T, H): f_h(x_j)
+                norms.append(alpha * f.norm(dim=-1)[:, :, None, :])  # (B, nh, T, T)
+    finally:
+        for handle in handles:
+            handle.remove()
+    return torch.stack(weights, 1), torch.stack(norms, 1)
+
+
+def attention_rollout(weights: torch.Tensor) -> torch.Tensor:
+    """Attention rollout (Abnar & Zuidema): how much each token's input reaches each position
+    after every layer, the heads averaged and the residual path counted as half of each layer.
+
+    weights: (B, L, nh, T, T). Returns (B, L, T, T): row i of layer l sums to 1 over the inputs.
+    """
+    check_ndim("weights", weights, 5, "(batch, layers, heads, seq_len, seq_len)")
+    T = weights.shape[-1]
+    A = 0.5 * weights.mean(2) + 0.5 * torch.eye(T, dtype=weights.dtype)  # (B, L, T, T)
+    A = A / A.sum(-1, keepdim=True)
+    rollout = [A[:, 0]]
+    for layer in range(1, A.shape[1]):
+        rollout.append(A[:, layer] @ rollout[-1])
+    return torch.stack(rollout, 1)
