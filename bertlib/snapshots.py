@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,8 +78,7 @@ def save_snapshots(snapshots: Snapshots, path: str | Path) -> None:
                for step, state in snapshots.weights.items() for name, value in state.items()}
     losses = {"mlm_loss": json.dumps(snapshots.mlm_loss),
               "nsp_loss": json.dumps(snapshots.nsp_loss)}
-    handle, partial = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".partial")
-    os.close(handle)
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")  # beside it: same disk
     try:
         save_file(tensors, partial, metadata=losses)
         os.replace(partial, path)

@@ -79,6 +79,7 @@ def test_the_wheel_carries_the_model_the_corpus_the_tasks_and_the_strings(fresh_
                    "bertlib/assets/small_bert/config.json",
                    "bertlib/assets/small_bert/tokenizer.json",
                    "bertlib/assets/small_bert/metrics.json",
+                   "bertlib/assets/small_bert/snapshots.safetensors",
                    "bertlib/assets/small_corpus/en.txt", "bertlib/assets/small_corpus/zh.txt",
                    "bertlib/assets/tasks/en.jsonl", "bertlib/assets/tasks/zh.jsonl",
                    "bertlib/assets/wikitext/wiki.train.tokens", "bertlib/viz/widgets.py"):
