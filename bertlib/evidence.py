@@ -161,3 +161,25 @@ def attention_rollout(weights: torch.Tensor) -> torch.Tensor:
     for layer in range(1, A.shape[1]):
         rollout.append(A[:, layer] @ rollout[-1])
     return torch.stack(rollout, 1)
+
+
+def attention_on_neighbours(weights: torch.Tensor, pred_positions: torch.Tensor,
+                            mlm_weights: torch.Tensor) -> torch.Tensor:
+    """How much a masked token looks at the tokens just before and after it: the mean, over
+    the real prediction slots, of the two weights its query gives them, per layer and head.
+
+    weights: (B, L, nh, T, T); pred_positions, mlm_weights: (B, P), a slot real where its
+    weight is not 0 (its neighbours are real tokens: <cls> comes before, <sep> after). Returns
+    (L, nh).
+    """
+    check_ndim("weights", weights, 5, "(batch, layers, heads, seq_len, seq_len)")
+    B, T = weights.shape[0], weights.shape[-1]
+    batch = torch.arange(B)[:, None].expand_as(pred_positions)  # (B, P)
+    rows = weights[batch, :, :, pred_positions]  # (B, P, L, nh, T): each slot's query row
+
+    def weight_on(positions: torch.Tensor) -> torch.Tensor:  # (B, P) -> (B, P, L, nh)
+        index = positions.clamp(0, T - 1)[..., None, None, None]  # padded slots: any column
+        return rows.gather(-1, index.expand(*rows.shape[:-1], 1))[..., 0]
+
+    both = weight_on(pred_positions - 1) + weight_on(pred_positions + 1)
+    return both[mlm_weights > 0].mean(0)

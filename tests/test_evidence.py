@@ -4,7 +4,13 @@ norm-based weights against their defining identity, rollout against a product by
 import pytest
 import torch
 
-from bertlib.evidence import attention_norms, attention_rollout, head_effects, heads_switched_off
+from bertlib.evidence import (
+    attention_norms,
+    attention_on_neighbours,
+    attention_rollout,
+    head_effects,
+    heads_switched_off,
+)
 
 
 def _inputs(B: int = 2, T: int = 7, seed: int = 0):
@@ -161,3 +167,14 @@ def test_bad_masks_are_refused(small_model, keep, message):
     with pytest.raises(ValueError, match="model must be a BERTModel or BERTEncoder"), \
             heads_switched_off("model", torch.ones(2, 4)):
         pass
+
+
+def test_attention_on_neighbours_averages_the_two_weights_beside_each_real_slot():
+    g = torch.Generator().manual_seed(3)
+    weights = torch.rand(2, 1, 2, 6, 6, generator=g).softmax(-1)
+    positions = torch.tensor([[2, 4], [1, 0]])
+    slots = torch.tensor([[1.0, 1.0], [1.0, 0.0]])  # the last slot is padding
+    got = attention_on_neighbours(weights, positions, slots)
+    by_hand = (weights[0, :, :, 2, 1] + weights[0, :, :, 2, 3] + weights[0, :, :, 4, 3]
+               + weights[0, :, :, 4, 5] + weights[1, :, :, 1, 0] + weights[1, :, :, 1, 2]) / 3
+    assert got.shape == (1, 2) and torch.allclose(got, by_hand)
