@@ -584,6 +584,13 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #    two independent held-out sets of 753 pairs each are drawn. In what percentage of such
 #    repeats does the second set's accuracy fall inside the first set's 95% interval (a whole
 #    number)? Check below.
+# 5. ★★ **Bright but idle.** In the attention widget's evidence view, keep the default pair and
+#    mask one token: "final" in English, the 球 of 篮球 in Chinese. Which head gives the masked
+#    token its brightest cell (the largest weight in its row), and what happens to P(original
+#    token) when that head is switched off?
+# 6. ★★ **The head that matters.** Now mask "scored" (in Chinese, the 赛 of 比赛). Which head,
+#    switched off, lowers P(original token) most? Where does that head's masked token look, and
+#    how bright is its brightest cell compared with the other heads'?
 
 # %% [markdown] lang="zh"
 # ## 练习
@@ -605,6 +612,11 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #    抽样的结果落在哪里，它什么也没有保证。假设模型下一句预测的真实准确率是 0.785，独立地抽取两组留
 #    出数据，每组 753 个句子对。在这样的重复中，第二组的准确率落在第一组的 95% 置信区间之内的情况占
 #    百分之几（取整数）？在下面检查你的答案。
+# 5. ★★ **亮而无用。** 在注意力小部件的“证据”视图中，保留默认的句子对，掩蔽一个词元：英文版掩蔽
+#    “final”，中文版掩蔽“篮球”的“球”。哪个头给被掩蔽词元的最亮的格子（它那一行中最大的权重）？关掉
+#    这个头之后，原词元的概率会怎样变化？
+# 6. ★★ **真正起作用的头。** 现在掩蔽“scored”（中文版掩蔽“比赛”的“赛”）。关掉哪个头，原词元的概率
+#    下降得最多？这个头里被掩蔽的词元看向哪里？它最亮的格子与其他头的相比有多亮？
 
 # %%
 answer = None  # your answer to exercise 3: how many times as many pairs
