@@ -7,7 +7,9 @@ a student edits one text box (the boxes redraw on Enter or leaving the box, not 
 (the figures keep their size), "new size" switches between 40 and 60 tokens, which resizes the
 figure and so redraws all of it, and "unseen words" gives a 30-token pair a sentence A of 13
 words never shown before (nothing of it is cached). "save PNG" writes the figure on screen at the
-default resolution (bertlib.viz.live.SAVE_DPI) into a temporary folder.
+default resolution (bertlib.viz.live.SAVE_DPI) into a temporary folder. The fine-tuning widget
+offers a classifier on this model and one on all-MiniLM-L6-v2 (6 blocks, H = 384, its own
+tokenizer), as notebook 09 does.
 
 With ``--compare``, every action also runs with each piece of the private rendering machinery
 (``bertlib/viz/_render.py``) switched off in turn, interleaved repeat by repeat on widgets of
@@ -27,6 +29,7 @@ import os
 import statistics
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -35,7 +38,8 @@ import PIL.Image
 import torch
 from matplotlib.text import Text
 
-from bertlib.finetune import BERTClassifier, BERTTagger
+from bertlib.finetune import Accuracy, BERTClassifier, BERTTagger
+from bertlib.hf import load_hf, minilm_directory
 from bertlib.model import BERTModel
 from bertlib.tasks import NUM_TOPICS, TAGS, class_names
 from bertlib.tokenizer import WordPieceTokenizer
@@ -45,6 +49,7 @@ from bertlib.viz import (
     InputRepresentationWidget,
     MaskingWidget,
     NSPWidget,
+    ScoredClassifier,
     _render,
 )
 from bertlib.vocab import SpecialTokens
@@ -143,10 +148,10 @@ def timings(actions: dict[str, Callable[[int], None]],
     return {name: (*percentiles(wall[name]), *percentiles(cpu[name])) for name in actions}
 
 
-def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer,
-                   folder: Path) -> dict[str, Callable]:
+def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer, folder: Path,
+                   minilm: tuple[BERTModel, WordPieceTokenizer]) -> dict[str, Callable]:
     """Widgets of their own, and each action on them as ``action(i)`` for repeat ``i``; saved
-    figures go to ``folder``."""
+    figures go to ``folder``; ``minilm``: MiniLM and its tokenizer, the second classifier."""
     # 64 tokens: <cls> + 31 + <sep> + 30 + <sep>
     text_b = sentence(30, 7)
     texts = [sentence(31, k) for k in range(8)]
@@ -176,8 +181,11 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer,
     fill = MaskingWidget(tokenizer, lang="en", model=model)  # with the model's guesses
     att = AttentionWidget(model, tokenizer, lang="en")
     nsp = NSPWidget(model, tokenizer, lang="en")
-    tune = FineTuneWidget(BERTClassifier(model, NUM_TOPICS), BERTTagger(model, len(TAGS)),
-                          tokenizer, class_names("topic", "en"), lang="en")
+    scores = {"en": Accuracy(72, 370)}  # what the widget says, not timed apart
+    tune = FineTuneWidget(
+        {"small": ScoredClassifier(BERTClassifier(model, NUM_TOPICS), tokenizer, scores),
+         "MiniLM": ScoredClassifier(BERTClassifier(minilm[0], NUM_TOPICS), minilm[1], scores)},
+        BERTTagger(model, len(TAGS)), tokenizer, class_names("topic", "en"), lang="en")
     sentences = [sentence(62, k) for k in range(8)]  # <cls> + 62 + <sep>
     for w in (rep, mask, att, nsp):
         set_texts(w, 0)
@@ -273,8 +281,14 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer,
         "nsp: swap A and B": lambda i: nsp.swap.click(),
         "nsp: save PNG": save(nsp),
         "input representation: save PNG": save(rep),
-        "fine-tune: new text (models run)": lambda i: setattr(tune.text_a, "value",
-                                                              sentences[i % 8]),
+        "fine-tune: new text (models run)": lambda i: (setattr(tune.choice, "value", "small"),
+                                                       setattr(tune.text_a, "value",
+                                                               sentences[i % 8])),
+        "fine-tune: switch classifier (models run)": lambda i: setattr(
+            tune.choice, "value", ["MiniLM", "small"][i % 2]),
+        "fine-tune: new text, MiniLM (models run)": lambda i: (
+            setattr(tune.choice, "value", "MiniLM"), setattr(tune.text_a, "value",
+                                                             sentences[i % 8])),
         "fine-tune: save PNG": save(tune),
         # What a saved notebook keeps beside each widget: a PNG of its figures, made once per
         # display (not per action), so it counts against the time a cell takes to show.
@@ -295,13 +309,16 @@ def main() -> None:
     torch.manual_seed(0)
     tokenizer = chapter_tokenizer()
     model = BERTModel(len(tokenizer.vocab), 128, 256, 2, 2, 0.2).eval()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # MiniLM ships no MLM or NSP head
+        minilm = load_hf(minilm_directory())
     names = list(VARIANTS) if args.compare else ["all on"]
     per_variant = {}
     folder = Path(tempfile.mkdtemp(prefix="bench-widgets-"))
     for name in names:
         (folder / name).mkdir()
         with variant(name):
-            per_variant[name] = widget_actions(model, tokenizer, folder / name)
+            per_variant[name] = widget_actions(model, tokenizer, folder / name, minilm)
     print(f"torch threads: {torch.get_num_threads()}; tokens per input: 64; "
           f"repeats: {args.repeats}")
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

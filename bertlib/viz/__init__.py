@@ -13,7 +13,7 @@ from bertlib.viz.attention import (
 )
 from bertlib.viz.attention_widget import AttentionWidget
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot, plot_input_representation
-from bertlib.viz.finetune import FineTunePlot, FineTuneWidget
+from bertlib.viz.finetune import FineTunePlot, FineTuneWidget, ScoredClassifier
 from bertlib.viz.masks import (
     ChipsPlot,
     MaskTally,
@@ -49,6 +49,7 @@ __all__ = [
     "NSPWidget",
     "QueryKeyPlot",
     "QueryKeySteps",
+    "ScoredClassifier",
     "TallyPlot",
     "new_figure",
     "plot_all_heads",

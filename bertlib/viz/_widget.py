@@ -181,10 +181,11 @@ class Widget:
         return (text_box("sentence_a", default_a if text_a is None else text_a, self.lang),
                 text_box("sentence_b", default_b if text_b is None else text_b, self.lang))
 
-    def _encode(self, tokenizer: WordPieceTokenizer, max_len: int, *,
-                require_b: bool = False) -> tuple[EncodedInput, list[str]]:
+    def _encode(self, tokenizer: WordPieceTokenizer, max_len: int, *, require_b: bool = False,
+                unknown: str = "unknown") -> tuple[EncodedInput, list[str]]:
         """The two text boxes through :func:`bertlib.inputs.encode_pair`, and notices about
-        truncation and unknown words in the reader's language."""
+        truncation and unknown words in the reader's language (``unknown``: the key of the
+        latter, for a tokenizer whose pieces the widget does not show)."""
         try:
             enc = encode_pair(tokenizer, self.text_a.value, self.text_b.value, max_len,
                               require_b=require_b)
@@ -196,7 +197,7 @@ class Widget:
             notices.append(text("truncated", self.lang, total=enc.total, kept=max_len,
                                 max_len=max_len))
         if enc.unknown:
-            notices.append(text("unknown", self.lang, count=enc.unknown,
+            notices.append(text(unknown, self.lang, count=enc.unknown,
                                 unk=tokenizer.vocab.specials.unk))
         return enc, notices
 

@@ -1,11 +1,14 @@
 """A fine-tuned classifier and tagger at work: type a sentence, see the class probabilities and
-one tag per token (as HTML tables, which answer at typing speed; the same as a figure to save)."""
+one tag per token (as HTML tables, which answer at typing speed; the same as a figure to save),
+with how often the classifier is right on held-out sentences; pick another classifier to
+compare."""
 
 from __future__ import annotations
 
 import html
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
@@ -14,9 +17,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.transforms import offset_copy
 
-from bertlib.checks import check_int_in, check_tokens, number_array
-from bertlib.finetune import BERTClassifier, BERTTagger
-from bertlib.i18n import text
+from bertlib.checks import check_int_in, check_str, check_tokens, number_array
+from bertlib.finetune import Accuracy, BERTClassifier, BERTTagger
+from bertlib.i18n import LANGUAGES, fill, text
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.tasks import TAGS
 from bertlib.tokenizer import WordPieceTokenizer
@@ -33,6 +36,66 @@ DEFAULT_SENTENCES = {
 TAG_COLORS = {"O": "#F2F2F2", "NAME": "#56B4E9", "PLACE": "#E69F00", "TIME": "#009E73"}
 BAR_COLOR = "#0072B2"
 TAG_TEXT_COLOR = "#000000"  # on every tag colour (see tags_html)
+
+
+@dataclass(frozen=True)
+class ScoredClassifier:
+    """A fine-tuned classifier as :class:`FineTuneWidget` offers it: the tokenizer it reads,
+    and its held-out accuracy per language (``{"en": Accuracy, ...}``, from
+    :func:`bertlib.evaluate_task`; a language it was not evaluated on is left out), which the
+    widget shows beside its probabilities."""
+
+    classifier: BERTClassifier
+    tokenizer: WordPieceTokenizer
+    accuracy: Mapping[str, Accuracy]
+
+    def __post_init__(self):
+        # <checks>
+        if not isinstance(self.classifier, BERTClassifier):
+            raise ValueError(f"classifier must be a BERTClassifier; got "
+                             f"{type(self.classifier).__name__}")
+        check_tokenizer(self.tokenizer)
+        vocab_size = self.classifier.encoder.config.vocab_size
+        if vocab_size != len(self.tokenizer.vocab):
+            raise ValueError(f"classifier's vocab_size={vocab_size} must equal "
+                             f"len(tokenizer.vocab)={len(self.tokenizer.vocab)}: give each "
+                             f"classifier the tokenizer it was fine-tuned with")
+        if (not isinstance(self.accuracy, Mapping) or not self.accuracy
+                or not set(self.accuracy) <= set(LANGUAGES)
+                or not all(isinstance(a, Accuracy) and a.n > 0 for a in self.accuracy.values())):
+            raise ValueError(f"accuracy must map some of the languages {list(LANGUAGES)} to "
+                             f"held-out Accuracy values with n > 0 (evaluate_task(...).overall); "
+                             f"got {self.accuracy!r:.200}")
+        # </checks>
+
+
+def percent(share: float) -> str:
+    """0.1942 -> "19.4%"."""
+    return f"{100 * share:.1f}%"
+
+
+def accuracy_text(accuracy: Mapping[str, Accuracy], num_classes: int, lang: str) -> str:
+    """How often a classifier is right on held-out sentences, per language, with 95% intervals,
+    and the chance level, 1/``num_classes``, in ``lang``."""
+    scores = {}
+    for code in LANGUAGES:
+        if code in accuracy:
+            low, high = accuracy[code].interval
+            scores[code] = text("ft_score", lang, value=percent(accuracy[code].value),
+                                low=percent(low), high=percent(high))
+        else:
+            scores[code] = text("ft_not_measured", lang)
+    return text("ft_accuracy", lang, classes=num_classes, chance=percent(1 / num_classes),
+                **scores)
+
+
+def accuracy_html(accuracy: str) -> str:
+    """The accuracy line, marked off from the outputs of the sentence below it."""
+    # The theme's text colour (16.1:1 on white, 18.9:1 on JupyterLab Dark's #111111); the
+    # border is decoration.
+    return (f"<div style='font-size:14px;line-height:1.4;color:var(--jp-content-font-color1);"
+            f"border-left:4px solid {BAR_COLOR};padding:2px 8px;margin:2px 0;"
+            f"white-space:normal'>{html.escape(accuracy)}</div>")
 
 
 def probabilities_html(names: Sequence[str], probabilities: np.ndarray, lang: str) -> str:
@@ -74,11 +137,16 @@ def tags_html(tokens: Sequence[str], tags: Sequence[int], lang: str) -> str:
 
 CHIP_COLUMNS = 8  # tokens per row of the figure's tags
 ROW = 0.3  # inches per class, and (x 1.6) per row of tokens
+HEADER = 0.75  # inches above the probabilities: the classifier's name, its accuracy in 2 lines
+# Columns per line of the accuracy (a Chinese character takes two): at 10 points, 09's lines
+# take 670 px (English) and 630 px (Chinese) of the figure's 828.
+ACCURACY_COLUMNS = 100
 
 
 class FineTunePlot(LiveFigure):
-    """What :class:`FineTuneWidget` shows, as a figure to save: the class probabilities as bars
-    with their numbers, most probable first, and the tokens as chips in their tag's colour."""
+    """What :class:`FineTuneWidget` shows, as a figure to save: the classifier's name and
+    accuracy line, the class probabilities as bars with their numbers, most probable first, and
+    the tokens as chips in their tag's colour."""
 
     def __init__(self, class_names: Sequence[str], lang: str | None = None):
         check_tokens("class_names", class_names)
@@ -109,7 +177,9 @@ class FineTunePlot(LiveFigure):
         self.chips = self.ax_tags.add_collection(PolyCollection([], edgecolors="#888888"),
                                                  autolim=False)
         self.tokens: list[StampedText] = []
-        self.blitter.animate(self.bars, *self.numbers, self.chips,
+        self.heading = self.figure.text(0, 0, "", fontsize=12, va="top")
+        self.accuracy = self.figure.text(0, 0, "", fontsize=10, va="top")
+        self.blitter.animate(self.bars, *self.numbers, self.chips, self.heading, self.accuracy,
                              *spines([self.ax_probs]))
         self.class_labels = TokenLabels(self.ax_probs, self.blitter, "y")
         self._rows: int | None = None
@@ -117,21 +187,26 @@ class FineTunePlot(LiveFigure):
     def _layout(self, rows: int) -> None:
         """Size the figure for ``rows`` rows of tokens."""
         probs, tags = ROW * self.num_classes, 1.6 * ROW * rows
-        height = 0.5 + probs + 0.9 + 0.6 + tags + 0.2
+        height = HEADER + 0.5 + probs + 0.9 + 0.6 + tags + 0.2
         self.figure.set_size_inches(PAGE_WIDTH, height)
+        self.heading.set_position((0.1 / PAGE_WIDTH, 1 - 0.08 / height))
+        self.accuracy.set_position((0.1 / PAGE_WIDTH, 1 - 0.33 / height))
         # In inches: 2.2 left for the class names, 1.0 right for the probabilities' numbers.
-        self.ax_probs.set_position((2.2 / PAGE_WIDTH, 1 - (0.5 + probs) / height,
+        self.ax_probs.set_position((2.2 / PAGE_WIDTH, 1 - (HEADER + 0.5 + probs) / height,
                                     (PAGE_WIDTH - 3.2) / PAGE_WIDTH, probs / height))
         self.ax_tags.set_position((0.2 / PAGE_WIDTH, 0.2 / height, (PAGE_WIDTH - 0.4) / PAGE_WIDTH,
                                    tags / height))
         self.ax_tags.set_ylim(rows, 0)
         self._rows = rows
 
-    def update(self, probabilities: np.ndarray, tokens: Sequence[str],
-               tags: Sequence[int]) -> Figure:
-        """probabilities: (C,), one per class; tokens: the tokens tagged, and their tag ids."""
+    def update(self, probabilities: np.ndarray, tokens: Sequence[str], tags: Sequence[int],
+               *, heading: str = "", accuracy: str = "") -> Figure:
+        """probabilities: (C,), one per class; tokens: the tokens tagged, and their tag ids;
+        heading: the classifier's name; accuracy: its accuracy line (:func:`accuracy_text`)."""
         probabilities = number_array("probabilities", probabilities)
         check_tokens("tokens", tokens)
+        check_str("heading", heading)
+        check_str("accuracy", accuracy)
         if probabilities.shape != (self.num_classes,) or len(tags) != len(tokens):
             raise ValueError(f"need {self.num_classes} probabilities and one tag per token; "
                              f"got {probabilities.shape} and {len(tags)} tags for "
@@ -141,6 +216,8 @@ class FineTunePlot(LiveFigure):
         rows = max(1, math.ceil(len(tokens) / CHIP_COLUMNS))
         if rows != self._rows:
             self._layout(rows)
+        self.heading.set_text(literal(heading))
+        self.accuracy.set_text(literal(fill(accuracy, ACCURACY_COLUMNS)))
         order = np.argsort(-probabilities, kind="stable")
         self.class_labels.set([self.class_names[i] for i in order], 11)
         self.bars.set_verts([[(0, j - 0.35), (p, j - 0.35), (p, j + 0.35), (0, j + 0.35)]
@@ -165,41 +242,67 @@ class FineTunePlot(LiveFigure):
 
 
 class FineTuneWidget(Widget):
-    """A sentence -> the classifier's probabilities for each class and the tagger's tags.
+    """A sentence -> a classifier's probabilities for each class and the tagger's tags.
 
-    ``.probabilities`` (C,) and ``.tags`` (one tag id per token between ``<cls>`` and
-    ``<sep>``) keep what is shown, so tests can drive the widget without a browser; ``.plot``
-    holds the same as a figure, which its buttons and :meth:`save` save.
+    ``classifiers`` maps names (shown on buttons, so in the reader's language) to
+    :class:`ScoredClassifier` values, the first one shown first; each reads the sentence with
+    its own tokenizer, and the widget says how often it is right on held-out sentences and what
+    chance would give. The tagger reads it with ``tokenizer``, whichever classifier is picked.
+
+    ``.probabilities`` (C,) and ``.tags`` (one tag id per token of ``tokenizer`` between
+    ``<cls>`` and ``<sep>``) keep what is shown, ``.choice.value`` the classifier's name, so
+    tests can drive the widget without a browser; ``.plot`` holds the same as a figure, which
+    its buttons and :meth:`save` save.
     """
 
     name = "fine-tuning"
     empty_text = "ft_empty"  # its one sentence box is no "sentence A"
 
-    def __init__(self, classifier: BERTClassifier, tagger: BERTTagger,
+    def __init__(self, classifiers: Mapping[str, ScoredClassifier], tagger: BERTTagger,
                  tokenizer: WordPieceTokenizer, class_names: Sequence[str],
                  lang: str | None = None, *, sentence: str | None = None):
         super().__init__(lang)
+        # <checks>
+        if (not isinstance(classifiers, Mapping) or not classifiers
+                or not all(isinstance(k, str) and k.strip() for k in classifiers)
+                or not all(isinstance(v, ScoredClassifier) for v in classifiers.values())):
+            raise ValueError(f"classifiers must map names (non-empty strings) to "
+                             f"ScoredClassifier(classifier, tokenizer, accuracy); got "
+                             f"{classifiers!r:.200}")
         check_tokenizer(tokenizer)
-        if not isinstance(classifier, BERTClassifier) or not isinstance(tagger, BERTTagger):
-            raise ValueError(f"classifier and tagger must be a BERTClassifier and a BERTTagger; "
-                             f"got {type(classifier).__name__} and {type(tagger).__name__}")
-        if classifier.output.out_features != len(class_names):
-            raise ValueError(f"class_names must name the classifier's "
-                             f"{classifier.output.out_features} classes; got "
-                             f"{len(class_names)} names")
+        check_tokens("class_names", class_names)
+        if not isinstance(tagger, BERTTagger):
+            raise ValueError(f"tagger must be a BERTTagger; got {type(tagger).__name__}")
+        for name, choice in classifiers.items():
+            if choice.classifier.output.out_features != len(class_names):
+                raise ValueError(f"class_names must name the {name!r} classifier's "
+                                 f"{choice.classifier.output.out_features} classes; got "
+                                 f"{len(class_names)} names")
         if tagger.output.out_features != len(TAGS):
             raise ValueError(f"tagger must have one output per tag in {TAGS}; got "
                              f"{tagger.output.out_features}")
-        vocab_size = len(tokenizer.vocab)
-        for name, model in (("classifier", classifier), ("tagger", tagger)):
-            if model.encoder.config.vocab_size != vocab_size:
-                raise ValueError(f"{name}'s vocab_size={model.encoder.config.vocab_size} must "
-                                 f"equal len(tokenizer.vocab)={vocab_size}")
-        self.classifier, self.tagger, self.tokenizer = classifier, tagger, tokenizer
+        if tagger.encoder.config.vocab_size != len(tokenizer.vocab):
+            raise ValueError(f"tagger's vocab_size={tagger.encoder.config.vocab_size} must "
+                             f"equal len(tokenizer.vocab)={len(tokenizer.vocab)}")
+        if sentence is not None:
+            check_str("sentence", sentence)
+        # </checks>
+        self.classifiers, self.tagger, self.tokenizer = dict(classifiers), tagger, tokenizer
         self.class_names = list(class_names)
+        self.accuracy_texts = {name: accuracy_text(choice.accuracy, len(class_names), self.lang)
+                               for name, choice in classifiers.items()}
         default = DEFAULT_SENTENCES[self.lang] if sentence is None else sentence
         self.text_a = text_box("ft_sentence", default, self.lang)
         self.text_b = widgets.Text(value="")  # no sentence B: Widget._encode reads both boxes
+        # One button per classifier, as wide as its name (ipywidgets' 148 px would cut it);
+        # hidden when there is nothing to choose.
+        self.choice = widgets.ToggleButtons(
+            options=list(classifiers), description=text("ft_classifier", self.lang),
+            tooltip=text("ft_classifier_tip", self.lang),
+            tooltips=list(self.accuracy_texts.values()), style={"button_width": "auto"},
+            layout=widgets.Layout(display="flex" if len(classifiers) > 1 else "none",
+                                  flex_flow="row wrap", align_items="center"))
+        self.accuracy = widgets.HTML()
         self.probability_table = widgets.HTML()
         self.tag_chips = widgets.HTML()
         self.plot = FineTunePlot(self.class_names, self.lang)
@@ -207,22 +310,32 @@ class FineTuneWidget(Widget):
         self.probabilities: np.ndarray | None = None
         self.tags: list[int] | None = None
         self.text_a.observe(lambda _: self.refresh(), names="value")
-        self.ui = widgets.VBox([self.text_a, self.status, self.probability_table, self.tag_chips,
-                                self._save_controls()])
+        self.choice.observe(lambda _: self.refresh(), names="value")
+        self.ui = widgets.VBox([self.text_a, self.choice, self.accuracy, self.status,
+                                self.probability_table, self.tag_chips, self._save_controls()])
         self.refresh()
 
     def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
         return {self.name: (self.plot, self.probability_table)}
 
     def refresh(self) -> None:
+        # The accuracy is the classifier's, shown whatever the sentence.
+        self.accuracy.value = accuracy_html(self.accuracy_texts[self.choice.value])
         self._guarded(self._draw, [self.probability_table, self.tag_chips])
 
     def _draw(self) -> list[str]:
-        max_len = min(self.classifier.encoder.config.max_len,
-                      self.tagger.encoder.config.max_len)
-        enc, notices = self._encode(self.tokenizer, max_len)  # an empty text is explained
-        with eval_mode(self.classifier), eval_mode(self.tagger):
-            logits = self.classifier(*enc.tensors(model_device(self.classifier)))
+        chosen = self.classifiers[self.choice.value]
+        classifier, tag_len = chosen.classifier, self.tagger.encoder.config.max_len
+        max_len = classifier.encoder.config.max_len
+        shared = chosen.tokenizer is self.tokenizer  # one encoding, which both models read
+        # An empty text is explained.
+        enc, notices = self._encode(self.tokenizer, min(tag_len, max_len) if shared else tag_len)
+        read = enc
+        if not shared:  # the classifier's own pieces, which the widget does not show
+            read, more = self._encode(chosen.tokenizer, max_len, unknown="ft_unknown")
+            notices = list(dict.fromkeys(notices + more))
+        with eval_mode(classifier), eval_mode(self.tagger):
+            logits = classifier(*read.tensors(model_device(classifier)))
             tag_logits = self.tagger(*enc.tensors(model_device(self.tagger)))
         self.encoded = enc
         self.probabilities = logits[0].softmax(-1).cpu().numpy().astype(float)
@@ -230,5 +343,7 @@ class FineTuneWidget(Widget):
         self.probability_table.value = probabilities_html(self.class_names, self.probabilities,
                                                           self.lang)
         self.tag_chips.value = tags_html(enc.tokens[1:-1], self.tags, self.lang)
-        self.plot.update(self.probabilities, enc.tokens[1:-1], self.tags)  # drawn when saved
+        self.plot.update(self.probabilities, enc.tokens[1:-1], self.tags,  # drawn when saved
+                         heading=self.choice.value,
+                         accuracy=self.accuracy_texts[self.choice.value])
         return notices

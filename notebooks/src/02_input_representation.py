@@ -258,9 +258,9 @@ for end in range(len(word), 0, -1):
 # frequent pair as a new piece. It stops at `vocab_size` pieces, or when no pair occurs at least
 # `min_frequency` (2) times. The `tokenizers` library, which `WordPieceTokenizer.train` calls,
 # picks pairs by frequency, as byte-pair encoding does. Google's original WordPiece picks the
-# pair that raises the likelihood of the training data most, that is the count of the pair
-# divided by the counts of its two parts. Either way, words are then cut by greedy longest
-# match.
+# pair that raises the likelihood of the training data most; the Hugging Face course scores a
+# pair by its count divided by the counts of its two parts. Either way, words are then cut by
+# greedy longest match.
 #
 # We learn vocabularies of several sizes from the stories the small BERT was trained on, and
 # count the tokens of the held-out English stories with each. The small BERT's recipe asked for
@@ -275,8 +275,9 @@ for end in range(len(word), 0, -1):
 # （`##v`）。然后反复做同一步：统计语料库的词里每两个相邻子词一起出现的次数，把出现最多的一对合并
 # 成一个新的子词加入词表。词表达到 `vocab_size` 个子词，或者再没有哪一对出现至少 `min_frequency`
 # （2）次时，训练就停止。`WordPieceTokenizer.train` 调用的 `tokenizers` 库按出现次数挑选子词对，和
-# 字节对编码（BPE）一样；谷歌最初的 WordPiece 则挑选最能提高训练数据似然的那一对，也就是这一对的出
-# 现次数除以两个部分各自的出现次数。无论哪种方法，学好词表之后都用贪心最长匹配来切词。
+# 字节对编码（BPE）一样；谷歌最初的 WordPiece 则挑选最能提高训练数据似然的那一对，Hugging Face 课程
+# 给一对子词打的分是它的出现次数除以两个部分各自的出现次数。无论哪种方法，学好词表之后都用贪心最长
+# 匹配来切词。
 #
 # 我们在小 BERT 的训练故事上学出几个不同大小的词表，再分别统计留出的英文故事被切成多少个词元。
 # 小 BERT 的训练配置要求的是 4000 个子词。

@@ -102,14 +102,15 @@ CHINESE = re.compile(
     "[\u2e80-\u2fdf\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
     "\U00020000-\U0003134f]")
 # What Chinese text legitimately writes in Latin letters: special tokens, code names with their
-# value, the file a figure was saved to, and two functions spelt as formulas and code spell them
-# (strings.json: "3. softmax：权重 w", "LayerNorm(求和)"). Single letters (the formulas' q, k,
-# d, w; sentence A and B) and acronyms (PNG, MLM) are not words to translate either.
+# value, the file a figure was saved to, two functions spelt as formulas and code spell them
+# (strings.json: "3. softmax：权重 w", "LayerNorm(求和)"), and a model's name, which Chinese
+# writes as it is (09's classifier buttons: "MiniLM（预训练）"). Single letters (the formulas'
+# q, k, d, w; sentence A and B) and acronyms (PNG, MLM, BERT) are not words to translate either.
 NOT_ENGLISH = re.compile(
     r"<\w+>|\[[A-Z]+\]"  # <cls>, [SEP]
     r"|\b[A-Za-z_]\w*=\S*"  # max_len=64
     r"|\b[\w-]+\.(?:png|svg|pdf)\b"  # attention.svg
-    r"|\b(?:softmax|LayerNorm)\b",
+    r"|\b(?:softmax|LayerNorm|MiniLM)\b",
     re.ASCII)
 LATIN_WORD = re.compile(r"[A-Za-z]+")
 MATH = re.compile(r"(?<!\\)\$.*(?<!\\)\$")  # a mathtext: its TeX commands are no words

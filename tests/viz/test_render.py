@@ -85,9 +85,11 @@ def test_blitted_png_matches_a_full_redraw(make):
         plot.update(weights[:, :, :6, :6], TOKENS[:6], 1, -1)
     elif make == "finetune":
         plot = FineTunePlot(["market", "rainy day", "library"], "en")
-        plot.update([0.2, 0.5, 0.3], TOKENS, [0, 1, 2, 3, 0, 1, 2, 3])
+        plot.update([0.2, 0.5, 0.3], TOKENS, [0, 1, 2, 3, 0, 1, 2, 3], heading="one",
+                    accuracy="right on 19.4%")
         plot.png()
-        plot.update([0.6, 0.1, 0.3], TOKENS[:5], [3, 2, 1, 0, 0])
+        plot.update([0.6, 0.1, 0.3], TOKENS[:5], [3, 2, 1, 0, 0], heading="another",
+                    accuracy="right on 84.8%")  # another classifier
     else:
         plot = viz.AllHeadsPlot(2, "en")
         plot.update(np.stack([attention_weights(8, 1), attention_weights(8, 2)]), TOKENS, 0)
