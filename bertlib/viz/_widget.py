@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import io
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -131,8 +132,9 @@ class Widget:
         """Save a figure on screen (see :meth:`shown_figure`) as PNG, SVG or PDF, by
         ``path``'s suffix (default ``<name>.png``, or ``<name>-<figure>.png``, in the current
         folder); returns the path."""
-        plot = self.shown_figure(figure)
-        return plot.save(f"{self._stem(figure)}.png" if path is None else path, dpi=dpi)
+        with self._lock:
+            plot = self.shown_figure(figure)
+            return plot.save(f"{self._stem(figure)}.png" if path is None else path, dpi=dpi)
 
     def _stem(self, figure: str | None) -> str:
         """A saved figure's file name without its suffix: the main one's is the widget's."""
@@ -170,6 +172,11 @@ class Widget:
         self.message = ""
         self._notices_shown: list[str] = []  # the notices on screen (none while an error is)
         self._saved = ""  # the last "saved" line
+        # JupyterLab may send a widget's messages to more than one kernel thread (its comms
+        # over subshells), so two callbacks can run at once: a slider's redraw while Save SVG
+        # has the figure's canvas swapped for an SVG one. Each runs under this lock; re-entrant,
+        # because a callback that sets a control runs that control's callback inside it.
+        self._lock = threading.RLock()
 
     def _text_boxes(self, text_a: str | None,
                     text_b: str | None) -> tuple[widgets.Text, widgets.Text]:
@@ -213,8 +220,9 @@ class Widget:
 
     def picture(self) -> bytes | None:
         """The figures on screen now, one under the other, as one PNG (None when none is)."""
-        shown = [plot.png() for plot, output in self._figures().values()
-                 if output.layout.display != "none"]
+        with self._lock:
+            shown = [plot.png() for plot, output in self._figures().values()
+                     if output.layout.display != "none"]
         if len(shown) < 2:
             return shown[0] if shown else None
         images = [np.asarray(Image.open(io.BytesIO(png)).convert("RGB")) for png in shown]
@@ -237,20 +245,21 @@ class Widget:
             for m in messages)
 
     def _guarded(self, action: Callable[[], list[str]], outputs: list[widgets.Widget]) -> None:
-        """Run ``action`` (which returns notices); on ValueError hide ``outputs`` and show
-        the message, never a traceback."""
-        try:
-            notices = action()
-        except InputNotice as err:
-            self._fail(str(err), outputs)
-        except InputError as err:
-            self._fail(text("error", self.lang, message=err.message(self.lang)), outputs)
-        except ValueError as err:  # a library error nobody foresaw here: English, as raised
-            self._fail(text("error", self.lang, message=str(err)), outputs)
-        else:
-            for w in outputs:
-                w.layout.display = None
-            self._show(notices)
+        """Run ``action`` (which returns notices) under the widget's lock; on ValueError hide
+        ``outputs`` and show the message, never a traceback."""
+        with self._lock:
+            try:
+                notices = action()
+            except InputNotice as err:
+                self._fail(str(err), outputs)
+            except InputError as err:
+                self._fail(text("error", self.lang, message=err.message(self.lang)), outputs)
+            except ValueError as err:  # a library error nobody foresaw here: English, as raised
+                self._fail(text("error", self.lang, message=str(err)), outputs)
+            else:
+                for w in outputs:
+                    w.layout.display = None
+                self._show(notices)
 
     def _fail(self, message: str, outputs: list[widgets.Widget]) -> None:
         for w in outputs:

@@ -1,9 +1,12 @@
 """The attention widget: one head with a query's row, all heads of a layer, every layer and
-head at once, and one query step by step over a padded input. The model runs once per text;
+head at once, and one query step by step over a padded input, at a temperature of the reader's
+choosing. The model runs once per text;
 every other control only re-slices what it returned (see :mod:`bertlib.viz.widgets` for what
 all widgets share)."""
 
 from __future__ import annotations
+
+import math
 
 import ipywidgets as widgets
 import numpy as np
@@ -18,7 +21,7 @@ from bertlib.viz._widget import FigureView, InputNotice, ModelWidget, text_row
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.modelview import MEAN_HEAD, ModelViewPlot
-from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps
+from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps, temperature_stops
 
 MAX_PADDING = 8  # <pad> keys the step-by-step view can add: enough to see the mask at work
 PADDING = 3  # its default: a single pair has no padding, and then the mask would be all 0s
@@ -57,8 +60,9 @@ class AttentionWidget(ModelWidget):
             # label beside the buttons, not on a line of its own above them.
             style={"button_width": "auto"},
             layout=widgets.Layout(display="flex", flex_flow="row wrap", align_items="center"))
-        # Beside the view buttons; the layer, head, query and padding share the next row: two
-        # rows of controls above the figure, which then fits the notebook's visible area.
+        # Beside the view buttons; the layer, head and query share the next row, and the
+        # step-by-step view's own padding and temperature a third: the figure is made short
+        # enough for the three to fit above it in the notebook's visible area.
         self.hide_specials = widgets.Checkbox(value=False, indent=False,
                                               description=text("hide_specials", lang),
                                               layout=widgets.Layout(width="auto"))
@@ -74,6 +78,18 @@ class AttentionWidget(ModelWidget):
                                          style={"description_width": "initial"},
                                          layout=widgets.Layout(width="250px",
                                                                min_width="240px"))
+        # τ, what the step-by-step view divides q·k by: 1 (unscaled) to 4·√d in steps of √2,
+        # starting at the model's own √d, which its label marks. Each readout fits the slider's
+        # narrowest readout box, so the track never changes length under a dragging hand.
+        head_size = cfg.num_hiddens // cfg.num_heads
+        root = math.sqrt(head_size)  # exactly one of the stops
+        self.temperature = widgets.SelectionSlider(
+            options=[(f"{t:.3g} = √d" if t == root else f"{t:.3g}", t)
+                     for t in temperature_stops(head_size)],
+            value=root, description=text("temperature", lang),
+            tooltip=text("temperature_tooltip", lang), style={"description_width": "initial"},
+            layout=widgets.Layout(width="330px", min_width="280px"))
+        self.steps_controls = widgets.HBox([self.padding, self.temperature], layout=ROW)
         self.image = FigureView()
         self.grid_image = FigureView()
         self.steps_image = FigureView()
@@ -99,14 +115,15 @@ class AttentionWidget(ModelWidget):
             box.observe(lambda _: self.refresh(), names="value")
         self.hide_specials.observe(lambda _: self._guarded(self._select, self._outputs()),
                                    names="value")
-        for control in (self.layer, self.head, self.view, self.query, self.padding):
+        for control in (self.layer, self.head, self.view, self.query, self.padding,
+                        self.temperature):
             control.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
             text_row(self.text_a, self.text_b),
             widgets.HBox([self.view, self.hide_specials], layout=ROW),
-            widgets.HBox([self.layer, self.head, self.query, self.padding], layout=ROW),
-            self.status, self.image, self.grid_image, self.model_image, self.steps_image,
-            self._save_controls(),
+            widgets.HBox([self.layer, self.head, self.query], layout=ROW),
+            self.steps_controls, self.status, self.image, self.grid_image, self.model_image,
+            self.steps_image, self._save_controls(),
         ])
         self.refresh()
 
@@ -177,8 +194,9 @@ class AttentionWidget(ModelWidget):
         return self._redraw()
 
     def _on_control(self) -> None:
-        if not self._busy:
-            self._guarded(self._redraw, self._outputs())
+        with self._lock:  # _busy mutes this thread's own resets; another thread's change waits
+            if not self._busy:
+                self._guarded(self._redraw, self._outputs())
 
     def _redraw(self) -> list[str]:
         """Slice the stored attentions for the current controls and draw them."""
@@ -186,7 +204,7 @@ class AttentionWidget(ModelWidget):
             return []
         for view, (image, _) in self._views.items():
             image.layout.display = None if self.view.value == view else "none"
-        self.padding.layout.display = None if self.view.value == "querykey" else "none"
+        self.steps_controls.layout.display = None if self.view.value == "querykey" else "none"
         enc, keep = self.encoded, self.shown
         if self.view.value == "querykey":
             return self._draw_steps()
@@ -219,7 +237,8 @@ class AttentionWidget(ModelWidget):
 
     def _draw_steps(self) -> list[str]:
         """One query of one head, step by step, over every key a query sees: the text's, the
-        special tokens too (the softmax runs over them), and the <pad> keys the slider adds."""
+        special tokens too (the softmax runs over them), and the <pad> keys the slider adds; the
+        scores divided by the temperature chosen."""
         if self.head.value == MEAN_HEAD:  # the mean of heads has no one query and key
             raise InputNotice(text("qk_mean_head", self.lang))
         layer, query = self.layer.value, int(self.shown[self.query.value])
@@ -227,7 +246,8 @@ class AttentionWidget(ModelWidget):
         tokens = [*self.encoded.tokens, *[self.tokenizer.vocab.specials.pad] * padding]
         self.steps = query_key_steps(self.model.encoder.blks[layer].attention,
                                      self.block_inputs[layer][: T + padding], tokens,
-                                     self.head.value, query, valid_len=T)
+                                     self.head.value, query, valid_len=T,
+                                     temperature=self.temperature.value)
         note = text("qk_all_keys", self.lang) if self.hide_specials.value else ""
         self.steps_plot.update(self.steps, layer, note)
         self.steps_image.value = self.steps_plot.png()

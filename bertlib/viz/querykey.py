@@ -1,9 +1,11 @@
 """How one query's attention comes about, step by step, on real inputs: the scaled dot products
-q·k/√d with every key, the key mask, the softmax, and the weighted sum of the values."""
+q·k/τ with every key (τ = √d, the model's own scale, unless another temperature is asked for),
+the key mask, the softmax, and the weighted sum of the values."""
 
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import matplotlib
@@ -24,24 +26,29 @@ from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal
 # Inches across: key labels | scores and their numbers | mask | weights and their numbers |
 # the values, a colour bar. Rows are keys, so every number and token reads horizontally.
 WIDTH, LEFT, BARS, NUMBERS, MASK, VALUES = PAGE_WIDTH, 1.45, 1.4, 0.6, 0.8, 1.9
-TOP, BOTTOM = 0.8, 0.9
+# The title and the formula share the top line, and the output's axis label sits beside its
+# tick labels: the view, with its three rows of controls, then fits the notebook's visible area.
+TOP, BOTTOM, MARGIN = 0.55, 0.7, 0.12
 # Below MIN_FONT (style.py) the numbers and token labels are left out.
-FORMULA = (r"$w_j = \mathrm{softmax}_j\,(\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d} + m_j)$"
-           r"$\qquad \mathbf{o} = \sum_j w_j\,\mathbf{v}_j$")
+FORMULA = (r"$w_j = \mathrm{softmax}_j\,(\mathbf{q}\cdot\mathbf{k}_j/\tau + m_j)$"
+           r"$\qquad \mathbf{o} = \Sigma_j\, w_j\,\mathbf{v}_j$")
 REAL, PADDED = "#56B4E9", "#BBBBBB"  # score bars of real and padded keys
 PAD_SHADE = "#F6DADA"  # the rows of padded keys
 # Values and the output on one diverging scale; padded keys' values (weight 0) drawn grey.
 VALUE_CMAP = matplotlib.colormaps["PuOr_r"].with_extremes(bad="#E4E4E4")
+# query_key_steps takes temperatures from √d/SPAN to SPAN·√d: past the ends at which the weights
+# stop changing (all on one key, or spread evenly), with scores far from overflowing.
+SPAN = 64
 
 
 @dataclass(frozen=True)
 class QueryKeySteps:
     """One head's attention for one query, in the order notebook 03 writes it.
 
-    tokens: the T keys, padding included; scores: (T,) q·k_j/√d; mask: (T,) True for real
+    tokens: the T keys, padding included; scores: (T,) q·k_j/τ; mask: (T,) True for real
     keys; weights: (T,) the softmax of the scores with -inf at the padded keys (so exactly 0
     there); values: (T, d) the v_j; output: (d,) Σ_j weights_j v_j, the head's output for the
-    query.
+    query; temperature: τ, what the dot products are divided by (√d in the model).
     """
 
     tokens: list[str]
@@ -52,17 +59,25 @@ class QueryKeySteps:
     weights: np.ndarray
     values: np.ndarray
     output: np.ndarray
+    temperature: float
 
 
 def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list[str],
-                    head: int, query: int, valid_len: int | None = None) -> QueryKeySteps:
+                    head: int, query: int, valid_len: int | None = None,
+                    temperature: float | None = None) -> QueryKeySteps:
     """The steps of ``attention``'s head ``head`` for position ``query`` of one sequence.
 
     X: (T, num_hiddens), the input of the block that ``attention`` belongs to (what the block
-    below gave it); ``valid_len``: the real length, the keys after it are padding (None: none).
+    below gave it); ``valid_len``: the real length, the keys after it are padding (None: none);
+    ``temperature``: τ, what the dot products q·k are divided by before the softmax. None is the
+    model's own √d (d: the head size), and gives its attention; 1 leaves q·k unscaled; a larger
+    τ flattens the weights, a smaller one sharpens them.
     """
     T, H = X.shape
     nh = attention.num_heads
+    d = H // nh
+    root = math.sqrt(d)  # the model's own temperature
+    # <checks>
     if not 0 <= head < nh:
         raise ValueError(f"head must be in [0, {nh - 1}]; got {head!r}")
     if not 0 <= query < T:
@@ -71,18 +86,50 @@ def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list
         raise ValueError(f"tokens must name the {T} positions of X; got {len(tokens)}")
     if valid_len is not None:
         check_int_in("valid_len", valid_len, 1, T, " (the real tokens; a query needs a key)")
-    d = H // nh
+    if temperature is not None and (
+            not isinstance(temperature, numbers.Real) or isinstance(temperature, bool)
+            or not root / SPAN <= temperature <= SPAN * root):
+        raise ValueError(f"temperature must be a number in [{root / SPAN:g}, {SPAN * root:g}] "
+                         f"(√d/{SPAN} to {SPAN}·√d for heads of size d = {d}; √d = {root:g} is "
+                         f"the model's own, 1 no scaling); got {temperature!r}")
+    # </checks>
+    tau = root if temperature is None else float(temperature)
     heads = slice(head * d, (head + 1) * d)  # the columns of this head (see _split_heads)
     with torch.no_grad():
         q = attention.W_q(X)[query, heads]  # (d,)
         k = attention.W_k(X)[:, heads]  # (T, d)
         v = attention.W_v(X)[:, heads]  # (T, d)
-        scores = k @ q / math.sqrt(d)  # (T,)
+        scores = k @ q / tau  # (T,)
         mask = torch.arange(T, device=X.device) < (T if valid_len is None else valid_len)
         weights = scores.masked_fill(~mask, float("-inf")).softmax(dim=-1)
         output = weights @ v  # (d,)
     return QueryKeySteps(list(tokens), query, head,
-                         *(t.cpu().numpy() for t in (scores, mask, weights, v, output)))
+                         *(t.cpu().numpy() for t in (scores, mask, weights, v, output)), tau)
+
+
+def temperature_stops(head_size: int) -> list[float]:
+    """The temperatures τ the step-by-step view offers for heads of ``head_size`` numbers: from
+    1 (the dot products unscaled) to 4·√d in steps of √2, with √d itself (the model's own)
+    exactly among them, whatever d is."""
+    # <checks>
+    check_int_in("head_size", head_size, 1)
+    # </checks>
+    root = math.sqrt(head_size)
+    top = math.floor(2 * math.log2(4 * root) + 1e-9)  # 2^(top/2) is 4·√d, or just under it
+    # A stop within a fourth of an octave of √d would sit beside it: √d takes its place.
+    stops = [2 ** (k / 2) for k in range(top + 1) if abs(k / 2 - math.log2(root)) > 0.25]
+    return sorted([*stops, root])
+
+
+def temperature_caption(temperature: float, head_size: int, lang: str) -> str:
+    """What the scores were divided by, next to the model's own √d, in ``lang``."""
+    root = math.sqrt(head_size)
+    if math.isclose(temperature, root):
+        return text("qk_temperature_model", lang, value=f"{root:.3g}")
+    if math.isclose(temperature, 1):
+        return text("qk_temperature_none", lang)
+    key = "qk_temperature_flatter" if temperature > root else "qk_temperature_sharper"
+    return text(key, lang, value=f"{temperature:.3g}", ratio=f"{temperature / root:.3g}")
 
 
 def number(value: float, digits: int) -> str:
@@ -109,7 +156,8 @@ class QueryKeyPlot(LiveFigure):
         self.ax_output.set_xlabel(text("qk_value_dims", self.lang))
         self.ax_output.set_ylabel(text("qk_output_label", self.lang), rotation=0, ha="right",
                                   va="center")
-        self.formula = fig.text(0.5, 0, FORMULA, ha="center", va="center", fontsize=12)
+        self.formula = fig.text(1 - MARGIN / WIDTH, 0, FORMULA, ha="right", va="baseline",
+                                fontsize=12)
         # Token layer (redrawn with the keys): the shaded rows of padded keys and the mask.
         self.shades = [ax.add_collection(PolyCollection(
             [], facecolors=PAD_SHADE, transform=ax.get_yaxis_transform(), zorder=0.4),
@@ -132,15 +180,18 @@ class QueryKeyPlot(LiveFigure):
         self.colorbar = fig.colorbar(self.values, cax=self.cax)
         self.score_numbers: list[NumberText] = []
         self.weight_numbers: list[NumberText] = []
-        self.suptitle = fig.suptitle("", va="top")
+        self.suptitle = fig.suptitle("", x=MARGIN / WIDTH, ha="left", va="baseline")
         self.weight_sum = fig.text(0, 0, "", ha="center", va="top", fontsize=10)
+        # Under the scores: the temperature they were divided by, beside the weights' sum.
+        self.temperature = fig.text(0, 0, "", ha="left", va="top", fontsize=10)
         self.summary = fig.text(0, 0, "", ha="left", va="top", fontsize=10)
         self.note = fig.text(0.01, 0.005, "", fontsize=9, color="#555555")
         self.titles = [ax.title for ax in (self.ax_scores, self.ax_mask, self.ax_weights,
                                            self.ax_values)]
         self.blitter.animate(*self.highlights, self.score_bars, self.weight_bars, self.zero,
                              self.values, self.output, self.colorbar.ax, self.suptitle,
-                             self.weight_sum, self.summary, self.note, *self.titles,
+                             self.weight_sum, self.temperature, self.summary, self.note,
+                             *self.titles,
                              *spines([self.ax_scores, self.ax_mask, self.ax_weights,
                                       self.ax_values, self.ax_output]))
         self.rows: int | None = None  # the rows laid out for (a multiple of 8)
@@ -168,13 +219,17 @@ class QueryKeyPlot(LiveFigure):
         # The output right under the values it averages; the summary beside it, at the left.
         self.ax_output.set_position((values_x / WIDTH, (BOTTOM - 0.4) / height,
                                      VALUES / WIDTH, 0.25 / height))
-        pin_labels(self.ax_output, x_label=-1.0, y_label=-0.02)
+        pin_labels(self.ax_output, y_label=-0.05)
+        # Right-aligned under "output o", at the height of the tick labels, clear of the "0".
+        self.ax_output.xaxis.set_label_coords(-0.05, -0.75)
+        self.ax_output.xaxis.label.set(ha="right", va="center")
         self.cax.set_position(((WIDTH - 0.65) / WIDTH, bottom, 0.12 / WIDTH, body / height))
-        self.formula.set_y(1 - 0.45 / height)  # under the title
-        self.suptitle.set_y(1 - 0.06 / height)
+        self.formula.set_y(1 - 0.25 / height)  # on the title's baseline
+        self.suptitle.set_y(1 - 0.25 / height)
         weights_box = self.ax_weights.get_position()
         self.weight_sum.set_position(((weights_box.x0 + weights_box.x1) / 2,
                                       bottom - 0.08 / height))
+        self.temperature.set_position((LEFT / WIDTH, bottom - 0.08 / height))
         self.summary.set_position((LEFT / WIDTH, (BOTTOM - 0.3) / height))
         self.rows = rows
         self.blitter.invalidate()
@@ -241,6 +296,7 @@ class QueryKeyPlot(LiveFigure):
         self.titles[2].set_text(text("qk_weights_title", self.lang))
         self.titles[3].set_text(text("qk_values_title", self.lang, d=d))
         self.weight_sum.set_text(text("qk_weight_sum", self.lang, total=steps.weights.sum()))
+        self.temperature.set_text(temperature_caption(steps.temperature, d, self.lang))
         self.suptitle.set_text(text("qk_title", self.lang, layer=layer, head=steps.head,
                                     token=literal(steps.tokens[steps.query])))
         notes = [note] if note else []

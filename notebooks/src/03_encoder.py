@@ -466,8 +466,10 @@ AttentionWidget(model, tokenizer)
 # The last view, *one query, step by step*, takes the formula of this notebook
 # apart on the sentence pair in the boxes, one row per key $j$. For the chosen layer, head and
 # query token it shows, with every number written out:
-# 1. the scores $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$ of the query with every key ($d$ is the
-#    head size, 64 here);
+# 1. the scores $\mathbf{q}\cdot\mathbf{k}_j/\tau$ of the query with every key. The *temperature τ*
+#    slider sets the divisor τ: it starts at the model's own $\tau = \sqrt{d} = 8$ ($d$ is the head
+#    size, 64 here), marked `8 = √d` on the slider; at its left end, $\tau = 1$, the dot products
+#    are not scaled at all. The line under the scores names the τ drawn;
 # 2. the mask: 0 for a real key, $-\infty$ for a padded one. The *padding* slider appends that
 #    many `<pad>` positions (3 to begin with), as a mini-batch would to a shorter pair;
 # 3. the softmax of the masked scores: the row of the heatmap above, with exactly 0 at every
@@ -478,7 +480,8 @@ AttentionWidget(model, tokenizer)
 #
 # Pick a query token and a head and follow a large score to a large weight. Then look at how
 # much larger the largest score has to be than the others before one key takes almost all of
-# the weight: that is the softmax at work.
+# the weight: that is the softmax at work. Last, move τ: the scores keep their order, and their
+# bars their shape, but the weights in step 3 do not.
 
 # %% [markdown] lang="zh"
 # ## 一次看全部层，再逐步看一个查询
@@ -488,7 +491,9 @@ AttentionWidget(model, tokenizer)
 #
 # 最后一种视图是“单个查询，逐步计算”：它以文本框里的句子对为例，把本笔记本的公式逐项拆开，每个键 $j$
 # 占一行。对于所选的层、头和查询词元，每一个数都会写出来：
-# 1. 查询与每个键的打分 $\mathbf{q}\cdot\mathbf{k}_j/\sqrt{d}$（$d$ 是每个头的大小，这里是 64）；
+# 1. 查询与每个键的打分 $\mathbf{q}\cdot\mathbf{k}_j/\tau$。滑块“温度 τ”决定除数 τ：开始时是模型本身
+#    的 $\tau = \sqrt{d} = 8$（$d$ 是每个头的大小，这里是 64），滑块上标为 `8 = √d`；拖到最左端
+#    $\tau = 1$，点积就完全不缩放。打分下方的一行写出图中所用的 τ；
 # 2. 掩码：真实的键为 0，填充的键为 $-\infty$。滑块“填充”在序列后面补上相应个数的 `<pad>`（开始时是
 #    3 个），就像小批量中较短的句子对要补齐那样；
 # 3. 对掩蔽后的打分做 softmax：结果就是上面热图中的一行，每个填充的键的权重都恰好为 0；
@@ -496,7 +501,8 @@ AttentionWidget(model, tokenizer)
 #    $d$ 个数的向量，随后 `W_o` 把它与其他头的输出混合起来。
 #
 # 选一个查询词元和一个头，看看大的打分怎样变成大的权重。再看看最大的打分要比其余的大出多少，
-# 才能让一个键几乎拿走全部权重：这就是 softmax 在起作用。
+# 才能让一个键几乎拿走全部权重：这就是 softmax 在起作用。最后拖动 τ：打分的大小顺序不变，
+# 条形的形状也不变，第 3 步的权重却变了。
 
 # %%
 step_by_step = AttentionWidget(model, tokenizer)
@@ -520,8 +526,13 @@ display(step_by_step)
 # 2. ★ **Predict.** Change `num_heads` from 4 to 8 with H = 768. Which shapes in this notebook
 #    change, and does one block hold more learnable numbers? How many numbers does one block's
 #    attention-weight tensor hold for a batch of 2 sequences of 8 tokens? Check below.
-# 3. ★★ Remove the division by $\sqrt{hs}$ and look at `weights` again. What happens to the rows
-#    of the softmax, and why would that hurt training?
+# 3. ★★ **The scale.** In the step-by-step view above, drag the *temperature τ* from the model's
+#    own $\sqrt{d}$ down to 1, which removes the division by $\sqrt{hs}$, and watch step 3. The
+#    view cannot show what this does to training. For one row of weights
+#    $w = \mathrm{softmax}(s)$, $\partial w_j/\partial s_i = w_j(\delta_{ij} - w_i)$
+#    ($\delta_{ij}$: 1 if $i = j$, else 0). What do all these derivatives become when one weight
+#    is close to 1, and what does that mean for the gradients that reach $W_q$ and $W_k$ in
+#    pretraining?
 # 4. ★★ **Word order.** Swap the tokens at positions 1 and 2 of the first sequence of `tokens`
 #    and run a copy of `encoder` whose position table is zero (`import copy`,
 #    `no_pos = copy.deepcopy(encoder)`, `no_pos.pos_embedding.zero_()`) on both batches. At how
@@ -550,8 +561,11 @@ display(step_by_step)
 # 2. ★ **先预测。** 保持 H = 768，把 `num_heads` 从 4 改成 8。本笔记本中哪些形状会变化？一个编码器
 #    块的可学习参数会变多吗？对于由 2 个长度为 8 的序列组成的批量，一个编码器块的注意力权重张量有多
 #    少个数？在下面检查你的答案。
-# 3. ★★ 去掉除以 $\sqrt{hs}$ 这一步，再看看 `weights`。softmax 的每一行会变成什么样？为什么这会
-#    妨碍训练？
+# 3. ★★ **缩放。** 在上面的“单个查询，逐步计算”视图中，把“温度 τ”从模型本身的 $\sqrt{d}$ 拖到
+#    1，也就是去掉除以 $\sqrt{hs}$ 这一步，再观察第 3 步。这对训练有什么影响，视图无法显示。对于
+#    一行权重 $w = \mathrm{softmax}(s)$，有 $\partial w_j/\partial s_i = w_j(\delta_{ij} - w_i)$
+#    （$i = j$ 时 $\delta_{ij}$ 为 1，否则为 0）。当某一个权重接近 1 时，这些导数都会变成什么？这对
+#    预训练时传回 $W_q$ 和 $W_k$ 的梯度意味着什么？
 # 4. ★★ **词序。** 交换 `tokens` 中第一个序列位置 1 和位置 2 上的词元，再复制一份 `encoder`，把它
 #    的位置嵌入表置零（`import copy`，`no_pos = copy.deepcopy(encoder)`，
 #    `no_pos.pos_embedding.zero_()`），用它分别运行交换前后的两个批量。第一个序列的 8 个位置中，有几

@@ -9,7 +9,8 @@ the edition's language: no Han characters in English, no English words in Chines
 a widget shows are vocabulary items and exempt. Beyond operating the first control of each kind,
 the attention and masking widgets are driven by their labels (from bertlib/strings.json): the
 attention widget's model view (layer, head) and step-by-step view (query, head, layer, padding,
-and the notice for the mean of heads), and the masking widget's fill-mask guesses across a
+the temperature, down to τ = 1, where the figure must say the scores are unscaled, and the
+notice for the mean of heads), and the masking widget's fill-mask guesses across a
 resample. Each of these figures is saved as SVG with its button: the status line must say so in
 the edition's language, the file must be on the server, and every text in the figure must be in
 the edition's language. 03_encoder and 08_real_bert must have an attention widget, 04_masked_lm
@@ -1019,8 +1020,9 @@ def problems_in_figure(page: Page, notebook: str, lab: Lab, area: Locator, index
 
 def drive_attention(page: Page, notebook: str, lab: Lab, index: int, lang: str) -> list[str]:
     """The attention widget's model view and step-by-step view, their controls found by their
-    labels: every change redraws the figure; each view's figure is saved; the mean of heads,
-    in the step-by-step view, gives a notice instead of a figure."""
+    labels: every change redraws the figure; each view's figure is saved (the step-by-step
+    view's at τ = 1, which it must name); the mean of heads, in the step-by-step view, gives a
+    notice instead of a figure."""
     def label(key: str, **fmt: object) -> str:
         return i18n.text(key, lang, **fmt)
 
@@ -1072,11 +1074,23 @@ def drive_attention(page: Page, notebook: str, lab: Lab, index: int, lang: str) 
     redraws(f"{view}: {label('padding')!r} moved",
             functools.partial(operate, labelled(area, label("padding"), ".noUi-handle"),
                               "slider"))
+    temperature = labelled(area, label("temperature"), ".noUi-handle")
+    redraws(f"{view}: {label('temperature')!r} moved",
+            functools.partial(operate, temperature, "slider"))
+
+    def unscaled() -> None:
+        """The temperature down to its first stop, τ = 1, one key press per stop."""
+        temperature.focus()
+        for _ in range(round(float(temperature.get_attribute("aria-valuenow")))):
+            temperature.press("ArrowLeft")
+
+    redraws(f"{view}: {label('temperature')!r} down to 1", unscaled)
     title = label("qk_title", layer=selected(layer), head=selected(head),
                   token=selected(query).partition(": ")[2])
     problems += problems_in_figure(page, notebook, lab, area, index, lang,
                                    f"widget {index + 1}, {view}",
-                                   [label("qk_scores_title"), title])
+                                   [label("qk_scores_title"), title,
+                                    label("qk_temperature_none")])
 
     head.select_option(label=label("mean_heads"))
     notice = label("qk_mean_head")

@@ -2,6 +2,8 @@
 
 import itertools
 import math
+import re
+import threading
 
 import numpy as np
 import pytest
@@ -12,7 +14,12 @@ from bertlib.i18n import set_language, text
 from bertlib.model import BERTModel, key_padding_mask
 from bertlib.viz import AttentionWidget
 from bertlib.viz._widget import InputNotice
-from bertlib.viz.querykey import QueryKeyPlot, plot_query_key, query_key_steps
+from bertlib.viz.querykey import (
+    QueryKeyPlot,
+    plot_query_key,
+    query_key_steps,
+    temperature_stops,
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +43,14 @@ def block_inputs(model, tokens, segments, valid_lens):
     return inputs, mask
 
 
-def independent_steps(attention, X, head, query, valid_len):
-    """softmax(q·k/√d + mask) and weights @ v for one head, from the weights themselves."""
+def independent_steps(attention, X, head, query, valid_len, temperature=None):
+    """softmax(q·k/τ + mask) and weights @ v for one head, from the weights themselves; τ = √d
+    unless ``temperature`` says otherwise."""
     d = X.shape[1] // attention.num_heads
     cols = slice(head * d, (head + 1) * d)
     q, k, v = (torch.nn.functional.linear(X, W.weight, W.bias)[:, cols]
                for W in (attention.W_q, attention.W_k, attention.W_v))
-    scores = (q[query] * k).sum(-1) / d ** 0.5
+    scores = (q[query] * k).sum(-1) / (d ** 0.5 if temperature is None else temperature)
     mask = torch.where(torch.arange(len(X)) < valid_len, 0.0, -math.inf)
     weights = torch.softmax(scores + mask, dim=0)
     return scores, weights, v, (weights[:, None] * v).sum(0)
@@ -92,18 +100,94 @@ def test_each_step_on_a_padded_input_is_the_formula(model, valid_len):
         assert s.weights.sum() == pytest.approx(1, abs=1e-6)
 
 
+def entropy(weights: np.ndarray) -> float:
+    """-Σ w log w over the keys with weight (0 log 0 = 0), in nats."""
+    w = weights[weights > 0].astype(np.float64)
+    return float(-(w * np.log(w)).sum())
+
+
+@pytest.mark.parametrize("valid_len", [10, 6])
+def test_the_default_temperature_is_the_model_own_and_one_is_no_scaling(model, valid_len):
+    X = torch.randn(10, 16, generator=torch.Generator().manual_seed(3))
+    attention = model.encoder.blks[0].attention
+    mask = key_padding_mask(torch.tensor([valid_len]), 10)
+    with torch.no_grad():  # the model's own weights, from its attention's forward pass
+        _, expected = attention(X[None], mask, need_weights=True)
+    for head, query in ((0, 1), (1, valid_len - 1)):
+        default = query_key_steps(attention, X, list("abcdefghij"), head, query, valid_len)
+        given = query_key_steps(attention, X, list("abcdefghij"), head, query, valid_len,
+                                temperature=8 ** 0.5)  # d = 16 / 2 heads = 8
+        assert default.temperature == given.temperature == math.sqrt(8)
+        for field in ("scores", "weights", "values", "output"):
+            np.testing.assert_array_equal(getattr(default, field), getattr(given, field))
+        np.testing.assert_allclose(default.weights, expected[0, head, query], rtol=1e-6,
+                                   atol=1e-7)
+        # τ = 1: the softmax of q·k itself, the scores √8 times the model's.
+        unscaled = query_key_steps(attention, X, list("abcdefghij"), head, query, valid_len,
+                                   temperature=1)
+        scores, weights, _, output = (t.detach().numpy() for t in independent_steps(
+            attention, X, head, query, valid_len, temperature=1.0))
+        assert unscaled.temperature == 1.0
+        np.testing.assert_allclose(unscaled.scores, scores, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(unscaled.scores, default.scores * 8 ** 0.5, rtol=1e-5,
+                                   atol=1e-6)
+        np.testing.assert_allclose(unscaled.weights, weights, rtol=1e-5, atol=1e-7)
+        np.testing.assert_allclose(unscaled.output, output, rtol=1e-5, atol=1e-6)
+        assert (unscaled.weights[valid_len:] == 0).all()
+
+
+def test_a_higher_temperature_spreads_the_weights(small):
+    model, _ = small
+    X = torch.randn(12, 128, generator=torch.Generator().manual_seed(5))
+    temperatures = [0.5, *temperature_stops(64), 100.0]
+    for layer, head, query in ((0, 0, 0), (1, 1, 4), (1, 0, 8)):
+        attention = model.encoder.blks[layer].attention
+        steps = [query_key_steps(attention, X, list("abcdefghijkl"), head, query, 9,
+                                 temperature=t) for t in temperatures]
+        spread = [entropy(s.weights) for s in steps]
+        assert all(later >= earlier - 1e-6 for earlier, later in itertools.pairwise(spread))
+        unscaled, own, flat = (spread[temperatures.index(t)] for t in (1.0, 8.0, 32.0))
+        assert unscaled < own < flat < math.log(9)  # 9 real keys: log 9 is the even spread
+        tops = [float(s.weights.max()) for s in steps]
+        assert all(later <= earlier + 1e-6 for earlier, later in itertools.pairwise(tops))
+        for s in steps:  # whatever τ, a distribution over the real keys only
+            assert s.weights.sum() == pytest.approx(1, abs=1e-5) and (s.weights[9:] == 0).all()
+
+
+@pytest.mark.parametrize("d", [1, 8, 32, 48, 64, 128])
+def test_the_temperature_stops_run_from_no_scaling_past_the_model_own(d):
+    stops = temperature_stops(d)
+    assert stops[0] == 1.0 and math.sqrt(d) in stops  # both exactly, so both reachable
+    ratios = [b / a for a, b in itertools.pairwise(stops)]
+    assert all(2 ** 0.25 < r <= 2 ** 0.75 + 1e-9 for r in ratios)  # √d off the √2 grid: wider
+    assert sum(r > 2 ** 0.5 + 1e-9 for r in ratios) <= (math.log2(d) % 1 != 0)
+    assert 4 * math.sqrt(d) / 2 ** 0.5 < stops[-1] <= 4 * math.sqrt(d) + 1e-9
+    with pytest.raises(ValueError, match="head_size must be an integer >= 1; got 0"):
+        temperature_stops(0)
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"head": 2}, r"head must be in \[0, 1\]; got 2"),
     ({"query": 10}, r"query must be a token index in \[0, 9\]; got 10"),
     ({"tokens": ["a"]}, "tokens must name the 10 positions of X; got 1"),
     ({"valid_len": 0}, r"valid_len must be an integer in \[1, 10\]"),
     ({"valid_len": 11}, r"valid_len must be an integer in \[1, 10\]"),
+    *(({"temperature": bad}, r"temperature must be a number in \[0\.0441942, 181\.019\] "
+       r"\(√d/64 to 64·√d for heads of size d = 8; √d = 2\.82843 is the model's own, 1 no "
+       rf"scaling\); got {re.escape(repr(bad))}$")
+      for bad in (0, -1.0, 0.04, 182, math.nan, math.inf, True, "8")),
 ])
 def test_bad_steps_arguments_are_named(model, kwargs, message):
     args = {"attention": model.encoder.blks[0].attention, "X": torch.zeros(10, 16),
             "tokens": list("abcdefghij"), "head": 0, "query": 0, **kwargs}
     with pytest.raises(ValueError, match=message):
         query_key_steps(**args)
+
+
+def test_the_temperature_range_includes_its_ends(model):
+    args = (model.encoder.blks[0].attention, torch.randn(4, 16), list("abcd"), 0, 0)
+    for ends in (8 ** 0.5 / 64, 64 * 8 ** 0.5):
+        assert query_key_steps(*args, temperature=ends).temperature == ends
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -156,7 +240,8 @@ def test_the_widget_pads_the_input_and_masks_the_padded_keys(small):
     w = AttentionWidget(model, tokenizer, "zh")
     w.view.value = "querykey"
     T, pad = len(w.encoded.ids), tokenizer.vocab.pad_id
-    assert w.padding.value == 3 and w.padding.max == 8 and w.padding.layout.display is None
+    assert w.padding.value == 3 and w.padding.max == 8
+    assert w.steps_controls.layout.display is None  # the padding and the temperature
     for padding, layer, head, query in ((4, 0, 0, 2), (7, 1, 1, 5), (0, 1, 0, T - 1)):
         w.padding.value, w.layer.value, w.head.value, w.query.value = (padding, layer, head,
                                                                        query)
@@ -180,7 +265,79 @@ def test_the_widget_pads_the_input_and_masks_the_padded_keys(small):
         assert w.steps_plot.titles[1].get_text() == text("qk_mask_title", "zh")
     assert w.shown_figure() is w.steps_plot
     w.view.value = "one"
-    assert w.padding.layout.display == "none"
+    assert w.steps_controls.layout.display == "none"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_temperature_slider_redraws_the_steps_at_its_temperature(small, lang):
+    model, tokenizer = small
+    w = AttentionWidget(model, tokenizer, lang)
+    w.view.value = "querykey"
+    w.layer.value, w.head.value, w.query.value = 1, 0, 3
+    T = len(w.encoded.ids)
+    # The model's own √d, marked on the slider; 1, the dot products unscaled, at its left end.
+    assert w.temperature.value == 8.0 and w.temperature.label == "8 = √d"  # d = 128 / 2 heads
+    assert w.temperature.options[0] == ("1", 1.0)
+    assert w.temperature.description == text("temperature", lang)
+    own = w.steps
+    np.testing.assert_allclose(own.weights[:T], w.attentions[1, 0, 3], rtol=1e-6, atol=1e-7)
+    at_own = w.steps_plot.png()
+    assert w.steps_plot.temperature.get_text() == text("qk_temperature_model", lang, value="8")
+    inputs = w.block_inputs[1][: T + w.padding.value]
+    for tau, caption in ((1.0, text("qk_temperature_none", lang)),
+                         (32.0, text("qk_temperature_flatter", lang, value="32", ratio="4")),
+                         (2.0, text("qk_temperature_sharper", lang, value="2", ratio="0.25"))):
+        w.temperature.value = tau
+        s = w.steps
+        assert s.temperature == tau and w.steps_plot.temperature.get_text() == caption
+        expected = independent_steps(model.encoder.blks[1].attention, inputs, 0, 3, T, tau)
+        for got, want in zip((s.scores, s.weights, s.values, s.output), expected, strict=True):
+            np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-4, atol=1e-5)
+        # What is drawn follows: every score's number, and the picture.
+        assert [t.get_text() for t in w.steps_plot.score_numbers if t.get_visible()] == [
+            f"{x:.2f}".replace("-", "−") for x in s.scores]
+        assert w.steps_plot.png() != at_own
+    w.temperature.value = 8.0
+    assert w.steps_plot.png() == at_own  # back at √d: the model's attention, as drawn first
+    w.view.value = "all"
+    assert w.steps_controls.layout.display == "none"
+
+
+def test_a_slider_and_a_save_on_two_kernel_threads_take_turns(small, tmp_path):
+    """JupyterLab may hand a widget's messages to two kernel threads: the temperature dragged
+    while Save SVG runs. Without the widget's lock the redraw met the figure's canvas swapped
+    for an SVG one, and failed."""
+    model, tokenizer = small
+    w = AttentionWidget(model, tokenizer, "en")
+    w.view.value = "querykey"
+    stops = [t for _, t in w.temperature.options]
+    failures = []
+
+    def saving() -> None:
+        for _ in range(4):
+            try:
+                w.save(tmp_path / "steps.svg")
+            except Exception as err:  # whatever it is, the test reports it
+                failures.append(repr(err))
+
+    def sliding() -> None:
+        for i in range(30):
+            try:
+                w.temperature.value = stops[i % len(stops)]
+            except Exception as err:
+                failures.append(repr(err))
+            if w.message:  # a notice or an error on screen instead of the figure
+                failures.append(w.message)
+
+    threads = [threading.Thread(target=saving), threading.Thread(target=sliding)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert w.steps.temperature == stops[29 % len(stops)] == 2 ** 3.5  # the last one set
+    assert w.steps_plot.temperature.get_text() == text("qk_temperature_flatter", "en",
+                                                       value="11.3", ratio="1.41")
 
 
 def test_the_model_runs_once_per_text_and_never_for_the_other_controls(small):
@@ -192,6 +349,7 @@ def test_the_model_runs_once_per_text_and_never_for_the_other_controls(small):
         for view in ("querykey", "model", "all", "one", "querykey"):
             w.view.value = view
             w.layer.value, w.head.value, w.query.value, w.padding.value = 1, 1, 3, 2
+            w.temperature.value = 1.0 if w.temperature.value != 1.0 else 8.0
             w.hide_specials.value = not w.hide_specials.value
         assert runs == []
         w.text_a.value = "The dog ran to the park."

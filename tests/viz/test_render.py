@@ -37,7 +37,9 @@ def query_key_steps(tokens: list[str], valid: int, query: int, seed: int) -> Que
     scores, values = rng.normal(size=T), rng.normal(size=(T, 6))
     mask = np.arange(T) < valid
     weights = np.where(mask, np.exp(scores), 0) / np.exp(scores[mask]).sum()
-    return QueryKeySteps(tokens, query, 1, scores, mask, weights, values, weights @ values)
+    temperature = 6 ** 0.5 * 2 ** seed  # another seed, another caption under the scores
+    return QueryKeySteps(tokens, query, 1, scores, mask, weights, values, weights @ values,
+                         temperature)
 
 
 @pytest.mark.parametrize("make", ["attention", "shorter", "embedding", "chips", "nsp",
