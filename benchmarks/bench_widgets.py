@@ -243,6 +243,18 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer, folder: Path
                 att.head.value = [0, 1, -1][i % 3]
         return act
 
+    def evidence(control: str) -> Callable[[int], None]:
+        def act(i: int) -> None:
+            att.view.value = "evidence"
+            if control == "text":
+                set_texts(att, i)  # the model runs, then every head switched off at once
+            elif control == "masked":  # one token, then two: the model runs again
+                content = [p for _, p in att.masked.options]
+                att.masked.value = tuple(content[i % len(content):][: 1 + i % 2])
+            else:  # another layer and head: the maps and the outlines redrawn
+                att.layer.value, att.head.value = i % 2, [0, 1, -1][i % 3]
+        return act
+
     return {
         "input representation: new text": lambda i: set_texts(rep, i),
         "input representation: new length": lambda i: set_length(rep, i),
@@ -272,6 +284,10 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer, folder: Path
         "attention: every layer and head, new text": model_view("text"),
         "attention: every layer and head, pick one": model_view("pick"),
         "attention: every layer and head, save PNG": save(att, view="model"),
+        "attention: evidence, new text (model runs)": evidence("text"),
+        "attention: evidence, change masked tokens": evidence("masked"),
+        "attention: evidence, change layer and head": evidence("pick"),
+        "attention: evidence, save PNG": save(att, view="evidence"),
         # Last of the attention actions: the ones above assume 64 tokens.
         "attention: new length": lambda i: (setattr(att.view, "value", "one"),
                                             set_length(att, i)),

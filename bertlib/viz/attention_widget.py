@@ -1,8 +1,9 @@
 """The attention widget: one head with a query's row, all heads of a layer, every layer and
-head at once, and one query step by step over a padded input, at a temperature of the reader's
-choosing. The model runs once per text;
-every other control only re-slices what it returned (see :mod:`bertlib.viz.widgets` for what
-all widgets share)."""
+head at once, one query step by step over a padded input, at a temperature of the reader's
+choosing, and the evidence: one head's weights read three ways beside what switching each head
+off changes. The model runs once per text (the evidence view: once more per text and choice of
+masked tokens); every other control only re-slices what it returned (see
+:mod:`bertlib.viz.widgets` for what all widgets share)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from bertlib.model import BERTModel, key_padding_mask
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.viz._widget import FigureView, InputNotice, ModelWidget, text_row
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
+from bertlib.viz.evidence import Evidence, EvidencePlot, collect_evidence
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.modelview import MEAN_HEAD, ModelViewPlot
 from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps, temperature_stops
@@ -31,7 +33,8 @@ ROW = {"flex_flow": "row wrap"}
 
 class AttentionWidget(ModelWidget):
     """Attention weights by layer and head: one head with a query token's row, all heads of a
-    layer, every layer and head (the chosen one large), and one query step by step."""
+    layer, every layer and head (the chosen one large), one query step by step, and the
+    evidence (the chosen head's weights read three ways, every head switched off in turn)."""
 
     name = "attention"
 
@@ -50,11 +53,13 @@ class AttentionWidget(ModelWidget):
         self.view = widgets.ToggleButtons(
             options=[(text("view_one", lang), "one"), (text("view_all", lang), "all"),
                      (text("view_model", lang), "model"),
-                     (text("view_query_key", lang), "querykey")],
+                     (text("view_query_key", lang), "querykey"),
+                     (text("view_evidence", lang), "evidence")],
             # A tooltip of its own: without one, ipywidgets 8 titles the label "null".
             value="one", description=text("view", lang), tooltip=text("view", lang),
             tooltips=[text(key, lang) for key in ("view_one_tip", "view_all_tip",
-                                                  "view_model_tip", "view_query_key_tip")],
+                                                  "view_model_tip", "view_query_key_tip",
+                                                  "view_evidence_tip")],
             # Each button as wide as its label: ipywidgets' default 148 px cut "all layers and
             # heads" and "one query, step by step" short, with an ellipsis. A flex row: the
             # label beside the buttons, not on a line of its own above them.
@@ -90,6 +95,11 @@ class AttentionWidget(ModelWidget):
             tooltip=text("temperature_tooltip", lang), style={"description_width": "initial"},
             layout=widgets.Layout(width="330px", min_width="280px"))
         self.steps_controls = widgets.HBox([self.padding, self.temperature], layout=ROW)
+        # The evidence view's: the content tokens the model reads as <mask> (see _compute).
+        self.masked = widgets.SelectMultiple(description=text("masked_tokens", lang), rows=3,
+                                             tooltip=text("masked_tokens_tooltip", lang),
+                                             style={"description_width": "initial"},
+                                             layout=widgets.Layout(width="260px"))
         self.image = FigureView()
         self.grid_image = FigureView()
         self.steps_image = FigureView()
@@ -98,9 +108,13 @@ class AttentionWidget(ModelWidget):
         self.steps_plot = QueryKeyPlot(lang)
         self.model_image = FigureView()
         self.model_plot = ModelViewPlot(cfg.num_blks, cfg.num_heads, lang)
+        self.evidence_image = FigureView()
+        self.evidence_plot = EvidencePlot(cfg.num_blks, cfg.num_heads, lang)
         self._views = {"one": (self.image, self.plot), "all": (self.grid_image, self.grid_plot),
                        "model": (self.model_image, self.model_plot),
-                       "querykey": (self.steps_image, self.steps_plot)}
+                       "querykey": (self.steps_image, self.steps_plot),
+                       "evidence": (self.evidence_image, self.evidence_plot)}
+        self.evidence: Evidence | None = None  # for the text and masked tokens on screen
         # (T + room, H) per block: what each block reads, the text and `room` <pad> positions
         self.block_inputs: list[torch.Tensor] = []
         self.steps: QueryKeySteps | None = None
@@ -115,15 +129,16 @@ class AttentionWidget(ModelWidget):
             box.observe(lambda _: self.refresh(), names="value")
         self.hide_specials.observe(lambda _: self._guarded(self._select, self._outputs()),
                                    names="value")
+        self.masked.observe(lambda _: self._on_masked(), names="value")
         for control in (self.layer, self.head, self.view, self.query, self.padding,
                         self.temperature):
             control.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
             text_row(self.text_a, self.text_b),
             widgets.HBox([self.view, self.hide_specials], layout=ROW),
-            widgets.HBox([self.layer, self.head, self.query], layout=ROW),
+            widgets.HBox([self.layer, self.head, self.query, self.masked], layout=ROW),
             self.steps_controls, self.status, self.image, self.grid_image, self.model_image,
-            self.steps_image, self._save_controls(),
+            self.steps_image, self.evidence_image, self._save_controls(),
         ])
         self.refresh()
 
@@ -170,6 +185,7 @@ class AttentionWidget(ModelWidget):
         finally:
             self._busy = False
         self.shown = None  # a new text: the query starts again at the first token
+        self._mask_options()
         return self._select()
 
     def _select(self) -> list[str]:
@@ -205,9 +221,13 @@ class AttentionWidget(ModelWidget):
         for view, (image, _) in self._views.items():
             image.layout.display = None if self.view.value == view else "none"
         self.steps_controls.layout.display = None if self.view.value == "querykey" else "none"
+        self.masked.layout.display = None if self.view.value == "evidence" else "none"
+        self.query.layout.display = "none" if self.view.value == "evidence" else None
         enc, keep = self.encoded, self.shown
         if self.view.value == "querykey":
             return self._draw_steps()
+        if self.view.value == "evidence":
+            return self._draw_evidence()
         tokens = [enc.tokens[i] for i in keep]
         if self.view.value == "model":
             self.model_plot.update(self.attentions[:, :, keep][:, :, :, keep], tokens,
@@ -251,4 +271,37 @@ class AttentionWidget(ModelWidget):
         note = text("qk_all_keys", self.lang) if self.hide_specials.value else ""
         self.steps_plot.update(self.steps, layer, note)
         self.steps_image.value = self.steps_plot.png()
+        return self._notices
+
+    def _mask_options(self) -> None:
+        """The content tokens of a new text as the choices to mask; the positions chosen
+        before stay chosen where the text still has a content token there, else the first."""
+        vocab, enc = self.tokenizer.vocab, self.encoded
+        content = [i for i, t in enumerate(enc.ids) if t not in vocab.structural_ids]
+        kept = [p for p in self.masked.value if p in content] or content[:1]
+        self._busy = True
+        try:
+            self.masked.options = [(f"{i}: {enc.tokens[i]}", i) for i in content]
+            self.masked.value = tuple(kept)
+        finally:
+            self._busy = False
+        self.evidence = None
+
+    def _on_masked(self) -> None:
+        if not self._busy:
+            self.evidence = None
+            self._guarded(self._redraw, self._outputs())
+
+    def _draw_evidence(self) -> list[str]:
+        """The evidence for the masked tokens chosen (the model runs only when the text or
+        they changed), for the tokens on screen."""
+        if self.evidence is None:
+            vocab = self.tokenizer.vocab
+            self.evidence = collect_evidence(self.model, self.encoded, self.masked.value,
+                                             vocab.mask_id, vocab.specials.mask)
+        hiding = len(self.shown) < len(self.encoded.ids)
+        self.evidence_plot.update(self.evidence.select(self.shown), self.layer.value,
+                                  self.head.value,
+                                  text("rows_not_renormalised", self.lang) if hiding else "")
+        self.evidence_image.value = self.evidence_plot.png()
         return self._notices

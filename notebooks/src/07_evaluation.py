@@ -52,6 +52,7 @@
 import re
 
 import torch
+from IPython.display import display
 
 from bertlib import (
     IS_NEXT,
@@ -68,6 +69,7 @@ from bertlib.evidence import attention_norms, attention_on_neighbours, heads_swi
 from bertlib.exercises import check_exercise
 from bertlib.finetune import Accuracy
 from bertlib.i18n import table, tr
+from bertlib.viz import AttentionWidget
 from bertlib.viz.listing import show_source
 
 # %%
@@ -388,7 +390,12 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
 # 留出数据上的平均值掩盖了单个输入的情况。小部件的“证据”视图针对屏幕上的句子对，用一次批量的前向传播
 # 把每个头都关掉一次，并在注意力图旁边画出一个网格，显示关掉每个头的代价：你选定的掩蔽位置上原词元的
 # 概率，以及“是下一句”的概率。在所选头的原始权重旁边，它还画出按范数加权的权重和跨层的注意力
-# rollout（Abnar 和 Zuidema，2020），让你看到它们在哪里不一致。
+# 展开（attention rollout，Abnar 和 Zuidema，2020），让你看到它们在哪里不一致。
+
+# %%
+evidence = AttentionWidget(small_bert, tokenizer)
+evidence.view.value = "evidence"
+display(evidence)
 
 # %% [markdown] lang="en"
 # ## Going further: what the held-out figures hide

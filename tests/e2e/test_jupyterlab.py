@@ -8,13 +8,14 @@ Every widget's wording (control labels, tooltips, dropdown options, tables, stat
 the edition's language: no Han characters in English, no English words in Chinese; the tokens
 a widget shows are vocabulary items and exempt. Beyond operating the first control of each kind,
 the attention and masking widgets are driven by their labels (from bertlib/strings.json): the
-attention widget's model view (layer, head) and step-by-step view (query, head, layer, padding,
+attention widget's model view (layer, head), step-by-step view (query, head, layer, padding,
 the temperature, down to τ = 1, where the figure must say the scores are unscaled, and the
-notice for the mean of heads), and the masking widget's fill-mask guesses across a
-resample. Each of these figures is saved as SVG with its button: the status line must say so in
-the edition's language, the file must be on the server, and every text in the figure must be in
-the edition's language. 03_encoder and 08_real_bert must have an attention widget, 04_masked_lm
-a masking widget with the model's guesses.
+notice for the mean of heads) and evidence view (masked tokens, head), and the masking widget's
+fill-mask guesses across a resample. Each of these figures is saved as SVG with its button: the
+status line must say so in the edition's language, the file must be on the server, and every
+text in the figure must be in the edition's language. 03_encoder, 07_evaluation and
+08_real_bert must have an attention widget (07's with its evidence view), 04_masked_lm a
+masking widget with the model's guesses.
 
 Every picture drawn and legible on a classroom projector: in a 1280×720 window with the file
 browser open, in JupyterLab's light theme and again in its dark one, as the run left the outputs
@@ -93,7 +94,7 @@ KERNEL_ERROR = re.compile(r'"msg_type":\s*"error"')
 # Notebooks that must show a widget the test drives by its labels, and which (see
 # problems_in_widgets): the widgets each chapter is about.
 MUST_DRIVE = {"03_encoder": {"attention"}, "04_masked_lm": {"fill-mask"},
-              "08_real_bert": {"attention"}}
+              "07_evaluation": {"attention", "evidence"}, "08_real_bert": {"attention"}}
 
 # The edition's language. Tokens are vocabulary items, shown as they are in any edition (the
 # small model's vocabulary has both languages; 08 runs an English model in both editions).
@@ -634,7 +635,7 @@ THEME_APPLIED = """
 # How problems_on_page names the view a widget shows.
 VIEW = re.compile(r', showing "[^"]*"(?: and "[^"]*")*')
 # The attention widget's views, by their toggle buttons' strings.json keys.
-ATTENTION_VIEWS = ("view_one", "view_all", "view_model", "view_query_key")
+ATTENTION_VIEWS = ("view_one", "view_all", "view_model", "view_query_key", "view_evidence")
 # The checks of problems_on_page, in order.
 SCREEN_CHECKS = (FIGURE_REPRS, OVERFLOW, TALL_WIDGETS, SMALL_TEXT, CUT_LABELS, SHORT_SLIDERS,
                  LOW_CONTRAST)
@@ -889,14 +890,15 @@ class Wording:
 
 def wording(page: Page, index: int, lang: str) -> Wording:
     """The widget's wording, its table cells told apart by their header: token cells (tokens
-    and fill-mask guesses) from the rest. Tokens are also the query dropdown's options
-    ("3: token") and the WordPiece pieces of the text typed into the widget (its chips and the
-    figures' tick labels show those)."""
+    and fill-mask guesses) from the rest. Tokens are also the options of the query dropdown and
+    of the list of masked tokens ("3: token") and the WordPiece pieces of the text typed into
+    the widget (its chips and the figures' tick labels show those)."""
     shown = page.evaluate(WIDGET_TEXTS, index)
     texts, tokens = list(shown["texts"]), set()
+    token_lists = {i18n.text(key, lang) for key in ("query_token", "masked_tokens")}
     for label, options in shown["options"]:
         query = [re.fullmatch(r"\d+: (.+)", option) for option in options]
-        if label == i18n.text("query_token", lang) and all(query):
+        if label in token_lists and all(query):
             tokens.update(match[1] for match in query)
         else:
             texts += options
@@ -1018,11 +1020,13 @@ def problems_in_figure(page: Page, notebook: str, lab: Lab, area: Locator, index
     return problems
 
 
-def drive_attention(page: Page, notebook: str, lab: Lab, index: int, lang: str) -> list[str]:
-    """The attention widget's model view and step-by-step view, their controls found by their
-    labels: every change redraws the figure; each view's figure is saved (the step-by-step
-    view's at τ = 1, which it must name); the mean of heads, in the step-by-step view, gives a
-    notice instead of a figure."""
+def drive_attention(page: Page, notebook: str, lab: Lab, index: int,
+                    lang: str) -> tuple[list[str], bool]:
+    """The attention widget's model view, step-by-step view and evidence view, their controls
+    found by their labels: every change redraws the figure; each view's figure is saved (the
+    step-by-step view's at τ = 1, which it must name); the mean of heads, in the step-by-step
+    view, gives a notice instead of a figure. Returns the problems and whether the widget has
+    the evidence view."""
     def label(key: str, **fmt: object) -> str:
         return i18n.text(key, lang, **fmt)
 
@@ -1098,7 +1102,27 @@ def drive_attention(page: Page, notebook: str, lab: Lab, index: int, lang: str) 
     if said != notice or figure.count():
         problems.append(f"widget {index + 1}, {view}: {label('mean_heads')!r} shows "
                         f"{figure.count()} figures and says {said!r}, not {notice!r} alone")
-    return problems
+
+    if not button(area, label("view_evidence")).count():
+        return problems, False
+    # A head again (the mean of heads left no figure), the evidence view, one other token
+    # masked (the model runs again), then another head: each redraws.
+    reacts(page, notebook, area, other_head)
+    masked = labelled(area, label("masked_tokens"), "select")
+    view = show("view_evidence")
+
+    def mask_next() -> None:
+        count = masked.locator("option").count()
+        masked.select_option(index=(masked.evaluate("(s) => s.selectedIndex") + 1) % count)
+
+    redraws(f"{view}: another of {label('masked_tokens')!r}", mask_next)
+    redraws(f"{view}: another {label('head')!r}", other_head)
+    title = label("ev_raw_title", layer=selected(layer),
+                  head=label("head_name", head=selected(head)))
+    problems += problems_in_figure(page, notebook, lab, area, index, lang,
+                                   f"widget {index + 1}, {view}",
+                                   [label("ev_norm_title"), title])
+    return problems, True
 
 
 def fill_mask_rows(page: Page, index: int, lang: str) -> list[tuple[str, str]] | None:
@@ -1169,8 +1193,8 @@ def drive_masking(page: Page, notebook: str, lab: Lab, index: int,
 def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str], set[str]]:
     """Every widget drawn, worded in the edition's language, and the first control of each
     kind in it changes what it shows; then the attention and masking widgets driven by their
-    labels. Returns the problems and which of "attention" and "fill-mask" (a masking widget
-    with the model's guesses) were driven."""
+    labels. Returns the problems and which of "attention", "evidence" (its evidence view) and
+    "fill-mask" (a masking widget with the model's guesses) were driven."""
     lang = notebook.split("/")[0]
     with contextlib.suppress(PlaywrightError):  # the checks below name what is missing
         page.wait_for_function(WIDGETS_SETTLED, arg=notebook, timeout=30_000)
@@ -1211,8 +1235,9 @@ def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str],
         # Told by their controls: the attention widget by its step-by-step view, the masking
         # widget by its resample button.
         if button(area, i18n.text("view_query_key", lang)).count():
-            problems += drive_attention(page, notebook, lab, index, lang)
-            driven.add("attention")
+            attention, evidence = drive_attention(page, notebook, lab, index, lang)
+            problems += attention
+            driven.update({"attention", "evidence"} if evidence else {"attention"})
         if button(area, i18n.text("resample", lang)).count():
             masking, fill_mask = drive_masking(page, notebook, lab, index, lang)
             problems += masking
