@@ -41,8 +41,10 @@ from matplotlib.text import Text
 from bertlib.finetune import Accuracy, BERTClassifier, BERTTagger
 from bertlib.hf import load_hf, minilm_directory
 from bertlib.model import BERTModel
+from bertlib.snapshots import Snapshots
 from bertlib.tasks import NUM_TOPICS, TAGS, class_names
 from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.train import init_model
 from bertlib.viz import (
     AttentionWidget,
     FineTuneWidget,
@@ -50,6 +52,7 @@ from bertlib.viz import (
     MaskingWidget,
     NSPWidget,
     ScoredClassifier,
+    TimeLapseWidget,
     _render,
 )
 from bertlib.vocab import SpecialTokens
@@ -186,13 +189,18 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer, folder: Path
         {"small": ScoredClassifier(BERTClassifier(model, NUM_TOPICS), tokenizer, scores),
          "MiniLM": ScoredClassifier(BERTClassifier(minilm[0], NUM_TOPICS), minilm[1], scores)},
         BERTTagger(model, len(TAGS)), tokenizer, class_names("topic", "en"), lang="en")
+    # Six snapshots, as the shipped run has: the model's architecture, weights of their own.
+    steps = (0, 50, 150, 300, 650, 1000)
+    run = Snapshots({step: init_model(model.config, seed=step).state_dict() for step in steps},
+                    [7.0 - 0.005 * i for i in range(1000)], [0.7 - 0.0002 * i for i in range(1000)])
+    lapse = TimeLapseWidget(model, tokenizer, run, lang="en")
     sentences = [sentence(62, k) for k in range(8)]  # <cls> + 62 + <sep>
-    for w in (rep, mask, att, nsp):
+    for w in (rep, mask, att, nsp, lapse):
         set_texts(w, 0)
     set_texts(fill, 0)
     tune.text_a.value = sentences[0]
     assert len(att.encoded.tokens) == 64 and len(mask.encoded.tokens) == 64
-    assert len(tune.encoded.tokens) == 64
+    assert len(tune.encoded.tokens) == 64 and len(lapse.encoded.tokens) == 64
 
     def save(w, view: str | None = None, figure: str | None = None) -> Callable[[int], None]:
         def act(i: int) -> None:
@@ -208,6 +216,11 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer, folder: Path
                     mask.tally_button.click()
             w.save(folder / f"{w.name}-{figure or 'main'}.png", figure=figure)
         return act
+
+    def lapse_mask(i: int) -> None:
+        """Another token masked in sentence A: every snapshot runs again."""
+        options = [value for _, value in lapse.mask_a.options if value is not None]
+        lapse.mask_a.value = options[i % len(options)]
 
     def set_view(value: str) -> Callable[[int], None]:
         def act(i: int) -> None:
@@ -306,11 +319,19 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer, folder: Path
             setattr(tune.choice, "value", "MiniLM"), setattr(tune.text_a, "value",
                                                              sentences[i % 8])),
         "fine-tune: save PNG": save(tune),
+        # One step after another, as the play button moves the slider: the cache re-sliced.
+        "time-lapse: move the step slider": lambda i: setattr(lapse.play, "value", i % 6),
+        "time-lapse: change head": lambda i: setattr(lapse.head, "value", [0, 1, -1][i % 3]),
+        "time-lapse: change layer": lambda i: setattr(lapse.layer, "value", i % 2),
+        "time-lapse: new masked token (6 snapshots run)": lapse_mask,
+        "time-lapse: new text (6 snapshots run)": lambda i: set_texts(lapse, i),
+        "time-lapse: save PNG": save(lapse),
         # What a saved notebook keeps beside each widget: a PNG of its figures, made once per
         # display (not per action), so it counts against the time a cell takes to show.
         "input representation: picture for the notebook": lambda i: rep._repr_mimebundle_(),
         "masking: picture for the notebook": lambda i: mask._repr_mimebundle_(),
         "attention: picture for the notebook": lambda i: att._repr_mimebundle_(),
+        "time-lapse: picture for the notebook": lambda i: lapse._repr_mimebundle_(),
     }
 
 

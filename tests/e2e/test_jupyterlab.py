@@ -10,12 +10,13 @@ a widget shows are vocabulary items and exempt. Beyond operating the first contr
 the attention and masking widgets are driven by their labels (from bertlib/strings.json): the
 attention widget's model view (layer, head), step-by-step view (query, head, layer, padding,
 the temperature, down to τ = 1, where the figure must say the scores are unscaled, and the
-notice for the mean of heads) and evidence view (masked tokens, head), and the masking widget's
-fill-mask guesses across a resample. Each of these figures is saved as SVG with its button: the
-status line must say so in the edition's language, the file must be on the server, and every
-text in the figure must be in the edition's language. 03_encoder, 07_evaluation and
-08_real_bert must have an attention widget (07's with its evidence view), 04_masked_lm a
-masking widget with the model's guesses.
+notice for the mean of heads) and evidence view (masked tokens, head), the masking widget's
+fill-mask guesses across a resample, and the time-lapse widget's play button and step slider.
+Each of these figures is saved as SVG with its button: the status line must say so in the
+edition's language, the file must be on the server, and every text in the figure must be in
+the edition's language. 03_encoder, 07_evaluation and 08_real_bert must have an attention
+widget (07's with its evidence view), 04_masked_lm a masking widget with the model's guesses,
+06_pretraining a time-lapse widget.
 
 Every picture drawn and legible on a classroom projector: in a 1280×720 window with the file
 browser open, in JupyterLab's light theme and again in its dark one, as the run left the outputs
@@ -61,6 +62,7 @@ from playwright.sync_api import Locator, Page, sync_playwright
 
 from bertlib import i18n
 from bertlib.viz.fonts import cjk_font_path
+from bertlib.viz.timelapse import TOKEN_GID
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_ROOT = REPO / "notebooks"
@@ -94,7 +96,8 @@ KERNEL_ERROR = re.compile(r'"msg_type":\s*"error"')
 # Notebooks that must show a widget the test drives by its labels, and which (see
 # problems_in_widgets): the widgets each chapter is about.
 MUST_DRIVE = {"03_encoder": {"attention"}, "04_masked_lm": {"fill-mask"},
-              "07_evaluation": {"attention", "evidence"}, "08_real_bert": {"attention"}}
+              "06_pretraining": {"time-lapse"}, "07_evaluation": {"attention", "evidence"},
+              "08_real_bert": {"attention"}}
 
 # The edition's language. Tokens are vocabulary items, shown as they are in any edition (the
 # small model's vocabulary has both languages; 08 runs an English model in both editions).
@@ -122,6 +125,8 @@ QUOTED = re.compile("“([^”]*)”")  # “token”, as a title quotes the que
 # their header's strings.json key. The fill-mask column's cells hold the model's guesses,
 # "token 0.37 · token 0.15 ✓ · ...", the original token marked (tokens hold no spaces).
 TOKEN_HEADERS = ("token", "target_original", "target_input")
+# Dropdowns whose options ("3: token") pick a token of the text, by their labels' keys.
+TOKEN_DROPDOWNS = ("query_token", "masked_tokens", "tl_mask_a", "tl_mask_b")
 GUESS = re.compile(r"(\S+) ([01]\.\d\d)( ✓)?")
 GUESSES = re.compile(f"{GUESS.pattern}(?: · {GUESS.pattern})*")
 SVG_TEXT = "{http://www.w3.org/2000/svg}text"
@@ -245,6 +250,14 @@ SIGNATURE = """
 }
 """
 CHANGED = f"([area, before]) => ({SIGNATURE})(area) !== before"
+# A play button at rest (its icon "play", not "pause"): a playing one would move its slider
+# once more, a second after the last step.
+AT_REST = "(button) => button.querySelector('i.fa-play') !== null"
+# A slider's handle at its last value, its play button at rest: played through every step.
+PLAYED = f"""
+([handle, button]) => handle.getAttribute('aria-valuenow') === handle.getAttribute('aria-valuemax')
+  && ({AT_REST})(button)
+"""
 # The words of one marked widget, for the language checks: text outside table cells (labels,
 # buttons, headers, messages), tooltips and placeholders; each dropdown's options with its
 # label; the tables, cell by cell (th or not), so that token cells are told by their header; and
@@ -890,18 +903,19 @@ class Wording:
 
 def wording(page: Page, index: int, lang: str) -> Wording:
     """The widget's wording, its table cells told apart by their header: token cells (tokens
-    and fill-mask guesses) from the rest. Tokens are also the options of the query dropdown and
-    of the list of masked tokens ("3: token") and the WordPiece pieces of the text typed into
-    the widget (its chips and the figures' tick labels show those)."""
+    and fill-mask guesses) from the rest. Tokens are also the options ("3: token") of the
+    dropdowns and lists that pick a token (TOKEN_DROPDOWNS) and the WordPiece pieces of the text
+    typed into the widget (its chips and the figures' tick labels show those)."""
     shown = page.evaluate(WIDGET_TEXTS, index)
     texts, tokens = list(shown["texts"]), set()
-    token_lists = {i18n.text(key, lang) for key in ("query_token", "masked_tokens")}
+    pick_token = {i18n.text(key, lang) for key in TOKEN_DROPDOWNS}
     for label, options in shown["options"]:
-        query = [re.fullmatch(r"\d+: (.+)", option) for option in options]
-        if label in token_lists and all(query):
-            tokens.update(match[1] for match in query)
-        else:
-            texts += options
+        for option in options:
+            picked = re.fullmatch(r"\d+: (.+)", option)
+            if label in pick_token and picked:
+                tokens.add(picked[1])
+            else:
+                texts.append(option)  # the time-lapse's "none" among its tokens
     token_headers = {i18n.text(key, lang) for key in TOKEN_HEADERS}
     for rows in shown["tables"]:
         top = [cell for _, cell in rows[0]] if rows and all(th for th, _ in rows[0]) else []
@@ -956,14 +970,23 @@ def problems_in_wording(page: Page, count: int, lang: str) -> list[str]:
 def figure_texts(svg: str) -> list[str]:
     """Every text a matplotlib SVG draws: its <text> elements (bertlib saves with svg.fonttype
     "none") and its comments, where matplotlib writes each mathtext's source (its <text> holds
-    one <tspan> per glyph) and, with svg.fonttype "path", every text."""
+    one <tspan> per glyph) and, with svg.fonttype "path", every text. Left out: the texts a
+    figure marks as tokens, in a group with the id TOKEN_GID (the time-lapse's guesses, any
+    token of the vocabulary)."""
     parser = ET.XMLParser(target=ET.TreeBuilder(insert_comments=True))
     texts = []
-    for node in ET.fromstring(svg, parser).iter():
+
+    def walk(node: ET.Element) -> None:
+        if node.get("id") == TOKEN_GID:
+            return
         if node.tag is ET.Comment:
             texts.append(html.unescape(node.text or "").strip())
         elif node.tag == SVG_TEXT and not len(node):
             texts.append((node.text or "").strip())
+        for child in node:
+            walk(child)
+
+    walk(ET.fromstring(svg, parser))
     return [text for text in texts if text]
 
 
@@ -1190,6 +1213,51 @@ def drive_masking(page: Page, notebook: str, lab: Lab, index: int,
     return problems, before is not None
 
 
+def drive_timelapse(page: Page, notebook: str, lab: Lab, index: int, lang: str) -> list[str]:
+    """The time-lapse widget: its play button runs through the snapshots to the last one, the
+    step slider then moves back one; each redraws the figure, whose title names the step on
+    the slider, and the figure saved as SVG is worded in the edition's language."""
+    def label(key: str, **fmt: object) -> str:
+        return i18n.text(key, lang, **fmt)
+
+    area = page.locator(f'[data-e2e-widget="{index}"]')
+    figure = area.locator("img:visible")
+    handle = labelled(area, label("tl_step"), ".noUi-handle")
+    readout = labelled(area, label("tl_step"), ".widget-readout")
+    play = area.locator(".widget-play button").first
+    what = f"widget {index + 1} (time-lapse)"
+    problems = []
+    # At rest first: operating the widget's first button may have set it playing.
+    page.wait_for_function(AT_REST, arg=play.element_handle(), timeout=RUN_TIMEOUT_MS)
+    if not reacts(page, notebook, figure, play.click):
+        problems.append(f"{what}: the play button did not redraw the figure (messages: "
+                        f"{area.evaluate(MESSAGES)})")
+    try:  # played to the end: the slider's handle at its last step
+        page.wait_for_function(PLAYED, arg=[handle.element_handle(), play.element_handle()],
+                               timeout=RUN_TIMEOUT_MS)
+    except PlaywrightError:
+        problems.append(f"{what}: the play button left the slider at {readout.inner_text()!r}")
+    page.wait_for_function(KERNEL_IDLE, arg=notebook, timeout=RUN_TIMEOUT_MS)
+    last = readout.inner_text().strip()
+    problems += problems_in_figure(page, notebook, lab, area, index, lang, f"{what}, played",
+                                   [label("tl_title", step=last, last=last)])
+
+    def back() -> None:
+        handle.focus()
+        handle.press("ArrowLeft")
+
+    if not reacts(page, notebook, figure, back):
+        problems.append(f"{what}: moving the slider {label('tl_step')!r} back from {last} did "
+                        "not redraw the figure")
+    step = readout.inner_text().strip()
+    if step == last:
+        problems.append(f"{what}: the slider {label('tl_step')!r} stayed at {last}")
+    problems += problems_in_figure(page, notebook, lab, area, index, lang,
+                                   f"{what}, at step {step}",
+                                   [label("tl_title", step=step, last=last)])
+    return problems
+
+
 def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str], set[str]]:
     """Every widget drawn, worded in the edition's language, and the first control of each
     kind in it changes what it shows; then the attention and masking widgets driven by their
@@ -1243,6 +1311,9 @@ def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str],
             problems += masking
             if fill_mask:
                 driven.add("fill-mask")
+        if labelled(area, i18n.text("tl_step", lang), ".noUi-handle").count():
+            problems += drive_timelapse(page, notebook, lab, index, lang)
+            driven.add("time-lapse")
     # Again after all that: what the operations brought on screen.
     problems += problems_in_wording(page, len(widgets), lang)
     return list(dict.fromkeys(problems)), driven

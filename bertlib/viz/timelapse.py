@@ -1,0 +1,492 @@
+"""A model that learns before your eyes: one sentence pair through the snapshots of a training
+run. A step slider (and a play button) shows, for the step chosen, one head's attention map, the
+guesses at the masked tokens, P(IsNext) and the losses with the step marked. Every snapshot runs
+once per text (or choice of masked tokens); the step, layer and head controls only re-slice
+what they returned (see :mod:`bertlib.viz.widgets` for what all widgets share)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.collections import PolyCollection
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import NullFormatter
+from matplotlib.transforms import offset_copy
+
+from bertlib.checks import check_int_in, check_str, check_tokens, number_array
+from bertlib.fill_mask import Guess
+from bertlib.i18n import text
+from bertlib.inputs import EncodedInput, model_device
+from bertlib.model import BERTModel
+from bertlib.snapshots import SnapshotRecorder, Snapshots
+from bertlib.timelapse import SnapshotOutputs, snapshot_outputs
+from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.train import TrainHistory
+from bertlib.viz._render import NumberText, StampedText, TokenLabels, pin_labels, spines
+from bertlib.viz._widget import FigureView, InputNotice, ModelWidget, text_row
+from bertlib.viz.attention import check_weights
+from bertlib.viz.live import LiveFigure
+from bertlib.viz.modelview import MEAN_HEAD
+from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, ROW, label_size, literal
+
+MAX_MASKED = 2  # one masked token in sentence A, one in B: two guess panels at most
+TOP_K = 3  # guesses shown per masked token
+# The tokens first masked in DEFAULT_TEXTS' pair, one per sentence: words the shipped snapshots
+# guess as frequent tokens ("the", ",", 了) for hundreds of steps before they guess them right.
+DEFAULT_MASKED = {"en": ("scored", "whistle"), "zh": ("喜", "赛")}
+PLAY_INTERVAL_MS = 1000  # a second per snapshot: time to look before the next one
+MLM_COLOR, NSP_COLOR = "#0072B2", "#E69F00"
+GUESS_COLOR, RIGHT_COLOR = "#0072B2", "#009E73"  # the original token's bar in green
+# A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
+WRAP = {"flex_flow": "row wrap"}
+TOKEN_GID = "token"  # marks the guessed tokens in a saved SVG: vocabulary items, not wording
+
+
+@dataclass(frozen=True)
+class TimeLapseFrame:
+    """What the figure shows at one training step.
+
+    weights: (T, T) attention weights of the head shown, rows = queries; tokens: what the model
+    reads (``<mask>`` where masked); boundary: index of the first sentence-B token, or None;
+    vmax: the top of the colour scale (the same for every step, so steps compare); guesses: the
+    top tokens at each masked position, with ``original_probabilities`` the probability of the
+    token that was there; is_next: P(IsNext).
+    """
+
+    step: int
+    last_step: int
+    weights: np.ndarray
+    tokens: list[str]
+    boundary: int | None
+    vmax: float
+    title: str
+    guesses: Sequence[Guess]
+    original_probabilities: Sequence[float]
+    is_next: float
+
+
+class TimeLapsePlot(LiveFigure):
+    """The attention heatmap of one head at one step; beside it, the guesses at each masked
+    token as bars (the original token's in green), P(IsNext) as a bar, and the run's MLM and NSP
+    losses (log scale) with the step marked."""
+
+    def __init__(self, lang: str | None = None, *, top_k: int = TOP_K):
+        check_int_in("top_k", top_k, 1, 10, " (bars per masked token)")
+        super().__init__(9, 5, lang)
+        self.top_k = top_k
+        fig, lang = self.figure, self.lang
+        self.ax_map = fig.add_axes((0, 0, 1, 1))
+        self.cax = fig.add_axes((0, 0, 1, 1))
+        self.image = self.ax_map.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0,
+                                        interpolation="nearest", aspect="auto")
+        self.colorbar = fig.colorbar(self.image, cax=self.cax)
+        self.colorbar.set_label(text("weight", lang))
+        line = {"color": BOUNDARY_COLOR, "linewidth": 2}
+        self.hline = self.ax_map.axhline(0, **line)
+        self.vline = self.ax_map.axvline(0, **line)
+        self.ax_map.set_ylabel(text("query_axis", lang))
+        self.ax_map.set_xlabel(text("key_axis", lang))
+        # Not bold: the CJK font has no bold face, and matplotlib would warn on stderr.
+        self.step_title = fig.text(0, 0, "", fontsize=13, va="baseline")
+        # One axes per masked token: bars of its top guesses, their tokens left of the frame and
+        # their probabilities right of it, written as numbers (no tick labels to lay out).
+        self.ax_guesses = [fig.add_axes((0, 0, 1, 1)) for _ in range(MAX_MASKED)]
+        self.guess_bars, self.guess_tokens, self.guess_numbers = [], [], []
+        # Titles of their own, placed by _layout: over the whole column, tokens included.
+        self.guess_titles = [fig.text(0, 0, "", fontsize=10, va="baseline")
+                             for _ in range(MAX_MASKED)]
+        self.nsp_title = fig.text(0, 0, "", fontsize=10, va="baseline")
+        for ax in self.ax_guesses:
+            ax.set_xlim(0, 1)
+            ax.set_ylim(top_k - 0.5, -0.5)
+            ax.set_xticks([])
+            ax.set_yticks([])
+            self.guess_bars.append(ax.add_collection(PolyCollection([]), autolim=False))
+            left = offset_copy(ax.get_yaxis_transform(), fig, x=-4, y=-0.35 * 10,
+                               units="points")
+            right = offset_copy(ax.get_yaxis_transform(), fig, x=4, y=-0.35 * 10,
+                                units="points")
+            tokens = [ax.add_artist(StampedText(0, i, "", transform=left, ha="right",
+                                                va="baseline", fontsize=10, clip_on=False,
+                                                stamps=self.blitter.stamps, gid=TOKEN_GID))
+                      for i in range(top_k)]
+            numbers = [ax.add_artist(NumberText(1, i, "", transform=right, fontsize=10,
+                                                clip_on=False, stamps=self.blitter.stamps))
+                       for i in range(top_k)]
+            self.guess_tokens.append(tokens)
+            self.guess_numbers.append(numbers)
+        self.ax_nsp = fig.add_axes((0, 0, 1, 1))
+        self.ax_nsp.set_xlim(0, 1)
+        self.ax_nsp.set_ylim(-0.5, 0.5)
+        self.ax_nsp.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
+        self.ax_nsp.set_yticks([])
+        self.nsp_bar = self.ax_nsp.add_collection(PolyCollection([], facecolors=NSP_COLOR),
+                                                  autolim=False)
+        # Animated too, so that it is drawn over the bar, as a full draw would.
+        self.half = self.ax_nsp.axvline(0.5, color="black", linestyle="--", linewidth=1,
+                                        zorder=3)
+        self.ax_loss = fig.add_axes((0, 0, 1, 1))
+        self.loss_lines = {name: self.ax_loss.plot([], [], color=color, linewidth=0.8,
+                                                   label=text(f"train_{name}_loss", lang))[0]
+                           for name, color in (("mlm", MLM_COLOR), ("nsp", NSP_COLOR))}
+        self.ax_loss.set_yscale("log")
+        self.ax_loss.yaxis.set_minor_formatter(NullFormatter())  # 4×10⁻¹ and the like
+        self.ax_loss.set_xlabel(text("train_step", lang))
+        self.ax_loss.set_ylabel(text("train_loss", lang))
+        # Top right, in the room set_losses leaves above the curves.
+        self.ax_loss.legend(loc="upper right", fontsize=9, frameon=False, borderaxespad=0.2,
+                            handlelength=1.5)
+        self.marker = self.ax_loss.axvline(0, color="black", linewidth=1.2)
+        self.dots = Line2D([], [], linestyle="none", marker="o", markersize=6, clip_on=False,
+                           markeredgecolor="black", markerfacecolor="white")
+        self.ax_loss.add_line(self.dots)
+        self.blitter.animate(
+            self.image, self.hline, self.vline, self.colorbar.ax, self.ax_map.title,
+            self.step_title, *self.guess_bars, *(t for ts in self.guess_tokens for t in ts),
+            *(n for ns in self.guess_numbers for n in ns), *self.guess_titles,
+            self.nsp_bar, self.half, self.nsp_title, self.marker, self.dots,
+            *spines([self.ax_map, *self.ax_guesses, self.ax_nsp]))
+        self.query_labels = TokenLabels(self.ax_map, self.blitter, "y")
+        self.key_labels = TokenLabels(self.ax_map, self.blitter, "x", rotation=90)
+        self.losses: tuple[list[float], list[float]] = ([], [])
+        self._layout_for: tuple[int, int] | None = None
+
+    def set_losses(self, mlm: Sequence[float], nsp: Sequence[float]) -> None:
+        """The run's losses, one per step (index s - 1 for step s), drawn once, under the
+        marker."""
+        mlm, nsp = number_array("mlm", mlm), number_array("nsp", nsp)
+        if mlm.ndim != 1 or mlm.shape != nsp.shape or not len(mlm):
+            raise ValueError(f"mlm and nsp must be one loss per step, as many of each, at least "
+                             f"one; got shapes {mlm.shape} and {nsp.shape}")
+        if not (np.isfinite(mlm).all() and np.isfinite(nsp).all() and (mlm > 0).all()
+                and (nsp > 0).all()):
+            raise ValueError("mlm and nsp must be finite positive losses (a log scale shows "
+                             "them)")
+        steps = np.arange(1, len(mlm) + 1)
+        self.loss_lines["mlm"].set_data(steps, mlm)
+        self.loss_lines["nsp"].set_data(steps, nsp)
+        # Room above the curves for the legend: a factor 4 on the log scale.
+        low, high = min(mlm.min(), nsp.min()) / 1.3, max(mlm.max(), nsp.max()) * 4
+        self.ax_loss.set_xlim(0, len(mlm))
+        self.ax_loss.set_ylim(low, high)
+        # Round values a reader can place: 0.5, 1, 2, 5 ... within the range.
+        ticks = [m * 10.0**e for e in range(math.floor(math.log10(low)),
+                                           math.ceil(math.log10(high)) + 1) for m in (1, 2, 5)]
+        self.ax_loss.set_yticks([t for t in ticks if low <= t <= high],
+                                [f"{t:g}" for t in ticks if low <= t <= high])
+        self.losses = (mlm.tolist(), nsp.tolist())
+        self.blitter.invalidate()  # the curves are part of the background
+
+    def _layout(self, T: int, masked: int) -> None:
+        """Size and place everything for T tokens and ``masked`` guess panels; the background
+        is redrawn only when the figure's size changes."""
+        # The heatmap as in the attention widget (a line per token, in steps of 8), but never
+        # smaller than the column beside it needs; the default pair and the controls fit a
+        # projector's window.
+        side = max(3.3, ROW * 8 * math.ceil(T / 8))
+        left, below, top = 1.0, 0.9, 0.4
+        colorbar, labels, bars, numbers = 1.0, 0.8, 1.75, 0.45
+        width = left + side + colorbar + labels + bars + numbers
+        height = below + side + top
+        self.figure.set_size_inches(width, height)
+
+        def at(x: float, y: float, w: float = 0, h: float = 0) -> tuple[float, ...]:
+            """A box (or a point) in inches from the bottom left, in figure fractions."""
+            return x / width, y / height, w / width, h / height
+
+        self.ax_map.set_position(at(left, below, side, side))
+        self.cax.set_position(at(left + side + 0.12, below, 0.15, side))
+        self.ax_map.set_xlim(-0.5, T - 0.5)
+        self.ax_map.set_ylim(T - 0.5, -0.5)
+        pin_labels(self.ax_map, x_label=-(below - 0.22) / side, y_label=-(left - 0.25) / side)
+        x = left + side + colorbar + labels  # the column's bars start here
+        self.step_title.set_position(at(x - labels, height - top + 0.12)[:2])
+        # The column, top down: a guess panel per masked token, P(IsNext), the losses; each
+        # panel's title over the whole column, from the tokens' left.
+        y = height - top - 0.28  # under the step's title, room for the first panel's title
+        row = 0.18
+        for i, (ax, title) in enumerate(zip(self.ax_guesses, self.guess_titles, strict=True)):
+            ax.set_visible(i < masked)
+            title.set_visible(i < masked)
+            if i < masked:
+                title.set_position(at(x - labels, y + 0.06)[:2])
+                ax.set_position(at(x, y - row * self.top_k, bars, row * self.top_k))
+                y -= row * self.top_k + 0.32
+        self.nsp_title.set_position(at(x - labels, y + 0.06)[:2])
+        self.ax_nsp.set_position(at(x, y - 0.2, bars, 0.2))
+        y -= 0.2 + 0.45  # the bar's tick labels, then the losses
+        bottom = 0.5  # the losses' step labels
+        wide = bars + numbers - 0.25  # room right of it for the last step's label
+        self.ax_loss.set_position(at(x, bottom, wide, y - bottom))
+        pin_labels(self.ax_loss, x_label=-0.3 / (y - bottom), y_label=-0.5 / wide)
+        self._layout_for = (T, masked)
+
+    def update(self, frame: TimeLapseFrame) -> Figure:
+        if not isinstance(frame, TimeLapseFrame):
+            raise ValueError(f"frame must be a TimeLapseFrame; got {type(frame).__name__}")
+        # <checks>
+        check_tokens("tokens", frame.tokens)
+        weights = number_array("weights", frame.weights)
+        T = len(frame.tokens)
+        if weights.shape != (T, T):
+            raise ValueError(f"weights must be (T, T) with T={T} tokens; got {weights.shape}")
+        check_weights(weights)
+        check_int_in("step", frame.step, 0, frame.last_step, " (a step of the run)")
+        if frame.boundary is not None:
+            check_int_in("boundary", frame.boundary, 1, T - 1,
+                         " (the index of the first sentence-B token), or None")
+        check_str("title", frame.title)
+        masked = len(frame.guesses)
+        if not 1 <= masked <= MAX_MASKED or len(frame.original_probabilities) != masked:
+            raise ValueError(f"guesses must hold 1 to {MAX_MASKED} Guess, with one original "
+                             f"probability each; got {masked} and "
+                             f"{len(frame.original_probabilities)}")
+        for guess in frame.guesses:
+            if (not isinstance(guess, Guess) or len(guess.tokens) > self.top_k
+                    or len(guess.tokens) != len(guess.probabilities)):
+                raise ValueError(f"guesses must hold Guess objects of at most top_k="
+                                 f"{self.top_k} tokens, a probability each; got {guess!r:.80}")
+        probabilities = number_array("probabilities", [
+            *frame.original_probabilities, frame.is_next,
+            *(p for g in frame.guesses for p in g.probabilities)])
+        if not ((probabilities >= 0) & (probabilities <= 1)).all():
+            raise ValueError(f"probabilities must be in [0, 1]; got {probabilities!r:.80}")
+        if not 0 < frame.vmax <= 1 or frame.vmax < weights.max():
+            raise ValueError(f"vmax must be in (0, 1] and at least the largest weight; got "
+                             f"{frame.vmax!r:.80}")
+        if frame.last_step > len(self.losses[0]):
+            raise ValueError(f"the losses hold {len(self.losses[0])} steps, fewer than "
+                             f"last_step={frame.last_step}: call set_losses first")
+        # </checks>
+        if self._layout_for != (T, masked):
+            self._layout(T, masked)
+        side = self.ax_map.get_position().height * self.figure.get_figheight()
+        size = max(MIN_FONT, min(label_size(T), math.floor(0.9 * 72 * side / T)))
+        self.query_labels.set(frame.tokens, size)
+        self.key_labels.set(frame.tokens, size)
+        self.image.set_data(weights)
+        self.image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
+        self.image.set_clim(0, frame.vmax)
+        has_boundary = frame.boundary is not None
+        for line in (self.hline, self.vline):
+            line.set_visible(has_boundary)
+        if has_boundary:
+            edge = frame.boundary - 0.5
+            self.hline.set_ydata([edge, edge])
+            self.vline.set_xdata([edge, edge])
+        self.ax_map.set_title(literal(frame.title), y=1.0, pad=6)
+        self.step_title.set_text(text("tl_title", self.lang, step=frame.step,
+                                      last=frame.last_step))
+        for i, (guess, p) in enumerate(zip(frame.guesses, frame.original_probabilities,
+                                           strict=True)):
+            self._draw_guess(i, guess, float(p))
+        self.nsp_bar.set_verts([[(0, -0.3), (frame.is_next, -0.3), (frame.is_next, 0.3),
+                                 (0, 0.3)]])
+        self.nsp_title.set_text(text("tl_nsp_title", self.lang, p=frame.is_next))
+        self.marker.set_xdata([frame.step, frame.step])
+        if frame.step == 0:  # before training: no loss yet
+            self.dots.set_data([], [])
+        else:
+            mlm, nsp = self.losses
+            self.dots.set_data([frame.step] * 2, [mlm[frame.step - 1], nsp[frame.step - 1]])
+        return self.figure
+
+    def _draw_guess(self, i: int, guess: Guess, original: float) -> None:
+        """Panel i: the top guesses as bars, the original token's green."""
+        shown = len(guess.tokens)
+        self.guess_bars[i].set_verts([[(0, j - 0.35), (p, j - 0.35), (p, j + 0.35),
+                                       (0, j + 0.35)] for j, p in enumerate(guess.probabilities)])
+        self.guess_bars[i].set_facecolors([RIGHT_COLOR if t == guess.original else GUESS_COLOR
+                                           for t in guess.tokens])
+        for j, (token, number) in enumerate(zip(self.guess_tokens[i], self.guess_numbers[i],
+                                                strict=True)):
+            token.set_text(literal(guess.tokens[j]) if j < shown else "")
+            number.set_text(f"{guess.probabilities[j]:.2f}" if j < shown else "")
+        self.guess_titles[i].set_text(
+            text("tl_guess_title", self.lang, token=literal(guess.original), p=original))
+
+
+def _as_snapshots(snapshots: Snapshots | SnapshotRecorder,
+                  history: TrainHistory | None) -> Snapshots:
+    """Snapshots as given, or a recorder's, with its run's losses from ``history``."""
+    if isinstance(snapshots, SnapshotRecorder):
+        if not isinstance(history, TrainHistory):
+            raise ValueError(f"history must be the TrainHistory that train_bert returned when "
+                             f"snapshots is a SnapshotRecorder (its losses are drawn); got "
+                             f"{type(history).__name__}")
+        return Snapshots(dict(sorted(snapshots.snapshots.items())), history.mlm, history.nsp)
+    if not isinstance(snapshots, Snapshots):
+        raise ValueError(f"snapshots must be Snapshots (bertlib.snapshots.load_snapshots) or a "
+                         f"SnapshotRecorder; got {type(snapshots).__name__}")
+    if history is not None:
+        raise ValueError("history is only for a SnapshotRecorder: Snapshots carry their run's "
+                         "losses")
+    return Snapshots(dict(sorted(snapshots.weights.items())), snapshots.mlm_loss,
+                     snapshots.nsp_loss)
+
+
+def _check_snapshots(snapshots: Snapshots, model: BERTModel) -> None:
+    """Every snapshot is a state_dict of ``model``'s architecture, at a step the losses cover."""
+    if not snapshots.weights:
+        raise ValueError("snapshots must hold at least one snapshot; a SnapshotRecorder takes "
+                         "them as train_bert reaches its steps")
+    if len(snapshots.mlm_loss) != len(snapshots.nsp_loss) or not snapshots.mlm_loss:
+        raise ValueError(f"the run's losses must hold one MLM and one NSP loss per step, at "
+                         f"least one; got {len(snapshots.mlm_loss)} and "
+                         f"{len(snapshots.nsp_loss)}")
+    shapes = {name: tuple(v.shape) for name, v in model.state_dict().items()}
+    for step, state in snapshots.weights.items():
+        check_int_in("snapshot step", step, 0, len(snapshots.mlm_loss),
+                     f" (the losses cover steps 1 to {len(snapshots.mlm_loss)})")
+        got = {name: tuple(v.shape) for name, v in state.items()}
+        if got != shapes:
+            wrong = sorted(set(got) ^ set(shapes)) or sorted(
+                n for n in shapes if got[n] != shapes[n])
+            raise ValueError(f"the snapshot of step {step} does not fit model (a model of "
+                             f"another size?): {wrong[0]!r} differs, e.g. "
+                             f"{got.get(wrong[0])} against the model's {shapes.get(wrong[0])}")
+
+
+class TimeLapseWidget(ModelWidget):
+    """A sentence pair through the snapshots of a training run: a training-step slider (and a
+    play button) over the snapshots' steps, the layer and head of the attention map, and a
+    token to mask in each sentence.
+
+    ``snapshots``: :class:`~bertlib.snapshots.Snapshots` (``load_snapshots()``: the shipped
+    run's) or a :class:`~bertlib.snapshots.SnapshotRecorder` that ``train_bert`` called, with
+    the ``history`` that train_bert returned. ``model`` gives the architecture; its own
+    weights are neither used nor changed. ``.outputs`` keeps what every snapshot made of the
+    pair (:class:`bertlib.timelapse.SnapshotOutputs`) and ``.frame`` what is drawn, so tests
+    can drive the widget without a browser.
+    """
+
+    name = "time-lapse"
+
+    def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
+                 snapshots: Snapshots | SnapshotRecorder, history: TrainHistory | None = None,
+                 lang: str | None = None, *, text_a: str | None = None,
+                 text_b: str | None = None):
+        super().__init__(model, tokenizer, lang, text_a, text_b)
+        # <checks>
+        run = _as_snapshots(snapshots, history)
+        _check_snapshots(run, model)
+        # </checks>
+        device = model_device(model)
+        self.weights = {step: {name: v.to(device) for name, v in state.items()}
+                        for step, state in run.weights.items()}
+        self.steps = list(self.weights)
+        self.last_step = len(run.mlm_loss)
+        cfg, lang = model.config, self.lang
+        self.step = widgets.SelectionSlider(
+            options=[(str(s), s) for s in self.steps], value=self.steps[-1],
+            description=text("tl_step", lang), style={"description_width": "initial"},
+            layout=widgets.Layout(width="330px", min_width="300px"))
+        self.play = widgets.Play(min=0, max=len(self.steps) - 1, value=len(self.steps) - 1,
+                                 interval=PLAY_INTERVAL_MS, show_repeat=False,
+                                 layout=widgets.Layout(width="auto"))
+        widgets.link((self.play, "value"), (self.step, "index"))
+        self.layer = widgets.Dropdown(options=list(range(cfg.num_blks)), value=0,
+                                      description=text("layer", lang),
+                                      layout=widgets.Layout(width="130px"))
+        self.head = widgets.Dropdown(
+            options=[*((str(h), h) for h in range(cfg.num_heads)),
+                     (text("mean_heads", lang), MEAN_HEAD)],
+            value=0, description=text("head", lang), layout=widgets.Layout(width="180px"))
+        self.mask_a, self.mask_b = (
+            widgets.Dropdown(description=text(key, lang), style={"description_width": "initial"},
+                             layout=widgets.Layout(width="205px"))
+            for key in ("tl_mask_a", "tl_mask_b"))
+        self.image = FigureView()
+        self.plot = TimeLapsePlot(lang)
+        self.plot.set_losses(run.mlm_loss, run.nsp_loss)
+        self.encoded: EncodedInput | None = None
+        self.outputs: SnapshotOutputs | None = None
+        self.frame: TimeLapseFrame | None = None
+        self._notices: list[str] = []  # about the current text, kept across redraws
+        self._busy = False  # set while the mask choices are refilled: one run for them all
+
+        for box in (self.text_a, self.text_b):
+            box.observe(lambda _: self.refresh(), names="value")
+        for control in (self.mask_a, self.mask_b):
+            control.observe(lambda _: self._on_mask(), names="value")
+        for control in (self.step, self.layer, self.head):
+            control.observe(lambda _: self._on_control(), names="value")
+        self.ui = widgets.VBox([
+            text_row(self.text_a, self.text_b),
+            widgets.HBox([self.step, self.play], layout=WRAP),
+            widgets.HBox([self.layer, self.head, self.mask_a, self.mask_b], layout=WRAP),
+            self.status, self.image, self._save_controls(),
+        ])
+        self.refresh()
+
+    def _figures(self) -> dict:
+        return {self.name: (self.plot, self.image)}
+
+    def refresh(self) -> None:
+        """A new text: choose the masked tokens afresh, run every snapshot and redraw."""
+        self._guarded(self._new_text, [self.image])
+
+    def _new_text(self) -> list[str]:
+        self.outputs = None  # until this text has run: the controls redraw nothing stale
+        enc, self._notices = self._encode(self.tokenizer, self.model.config.max_len,
+                                          require_b=True)
+        self.encoded = enc
+        structural = self.tokenizer.vocab.structural_ids
+        default = DEFAULT_MASKED[self.lang]
+        self._busy = True
+        try:
+            for segment, box in enumerate((self.mask_a, self.mask_b)):
+                candidates = [i for i, (t, s) in enumerate(zip(enc.ids, enc.segments,
+                                                               strict=True))
+                              if s == segment and t not in structural]
+                box.options = [*((f"{i}: {enc.tokens[i]}", i) for i in candidates),
+                               (text("tl_no_mask", self.lang), None)]
+                # The language's default word where the sentence has it (the default pair),
+                # else its middle token.
+                chosen = [i for i in candidates if enc.tokens[i] == default[segment]]
+                box.value = (chosen or [candidates[len(candidates) // 2]])[0]
+        finally:
+            self._busy = False
+        return self._run()
+
+    def _on_mask(self) -> None:
+        if not self._busy:
+            self._guarded(self._run, [self.image])
+
+    def _run(self) -> list[str]:
+        """Every snapshot on the pair with the chosen tokens masked (the only place the model
+        runs), then the figure."""
+        self.outputs = None
+        positions = [p for p in (self.mask_a.value, self.mask_b.value) if p is not None]
+        if not positions:
+            raise InputNotice(text("tl_need_mask", self.lang))
+        self.outputs = snapshot_outputs(self.model, self.weights, self.encoded, positions,
+                                        self.tokenizer.vocab, TOP_K)
+        return self._redraw()
+
+    def _on_control(self) -> None:
+        if not self._busy and self.outputs is not None:
+            self._guarded(self._redraw, [self.image])
+
+    def _redraw(self) -> list[str]:
+        """Slice the stored outputs for the step, layer and head, and draw them."""
+        out, layer, head = self.outputs, self.layer.value, self.head.value
+        s = self.steps.index(self.step.value)
+        run = out.attentions[:, layer]  # (S, nh, T, T)
+        run = run.mean(axis=1) if head == MEAN_HEAD else run[:, head]
+        head_label = (text("mean_heads", self.lang) if head == MEAN_HEAD
+                      else text("head_name", self.lang, head=head))
+        self.frame = TimeLapseFrame(
+            step=self.step.value, last_step=self.last_step, weights=run[s],
+            tokens=out.tokens, boundary=self.encoded.boundary, vmax=float(run.max()),
+            title=text("attention_title", self.lang, layer=layer, head=head_label),
+            guesses=out.guesses[s], original_probabilities=out.original_probabilities[s],
+            is_next=float(out.is_next[s]))
+        self.plot.update(self.frame)
+        self.image.value = self.plot.png()
+        return self._notices
