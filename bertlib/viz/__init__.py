@@ -27,7 +27,8 @@ from bertlib.viz.nsp import NSPPlot, plot_nsp
 from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, plot_query_key, query_key_steps
 from bertlib.viz.similarity import plot_similarity
 from bertlib.viz.style import new_figure
-from bertlib.viz.timelapse import TimeLapsePlot, TimeLapseWidget
+from bertlib.viz.timelapse import TimeLapsePlot
+from bertlib.viz.timelapse_widget import TimeLapseWidget
 from bertlib.viz.training import LossPlot
 from bertlib.viz.widgets import InputRepresentationWidget, MaskingWidget, NSPWidget
 

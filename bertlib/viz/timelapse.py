@@ -1,8 +1,8 @@
-"""A model that learns before your eyes: one sentence pair through the snapshots of a training
-run. A step slider (and a play button) shows, for the step chosen, one head's attention map, the
-guesses at the masked tokens, P(IsNext) and the losses with the step marked. Every snapshot runs
-once per text (or choice of masked tokens); the step, layer and head controls only re-slice
-what they returned (see :mod:`bertlib.viz.widgets` for what all widgets share)."""
+"""The time-lapse as a figure: one training step's frame of a sentence pair, that is one head's
+attention map, the guesses at the masked tokens, P(IsNext), and the run's losses with the step
+marked (:class:`TimeLapsePlot`; :mod:`bertlib.viz.timelapse_widget` moves it through the
+steps)."""
+
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import ipywidgets as widgets
 import numpy as np
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
@@ -21,29 +20,15 @@ from matplotlib.transforms import offset_copy
 from bertlib.checks import check_int_in, check_str, check_tokens, number_array
 from bertlib.fill_mask import Guess
 from bertlib.i18n import text
-from bertlib.inputs import EncodedInput, model_device
-from bertlib.model import BERTModel
-from bertlib.snapshots import SnapshotRecorder, Snapshots
-from bertlib.timelapse import SnapshotOutputs, snapshot_outputs
-from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.train import TrainHistory
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, pin_labels, spines
-from bertlib.viz._widget import FigureView, InputNotice, ModelWidget, text_row
 from bertlib.viz.attention import check_weights
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.modelview import MEAN_HEAD
 from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, ROW, label_size, literal
 
 MAX_MASKED = 2  # one masked token in sentence A, one in B: two guess panels at most
 TOP_K = 3  # guesses shown per masked token
-# The tokens first masked in DEFAULT_TEXTS' pair, one per sentence: words the shipped snapshots
-# guess as frequent tokens ("the", ",", 了) for hundreds of steps before they guess them right.
-DEFAULT_MASKED = {"en": ("scored", "whistle"), "zh": ("喜", "赛")}
-PLAY_INTERVAL_MS = 1000  # a second per snapshot: time to look before the next one
 MLM_COLOR, NSP_COLOR = "#0072B2", "#E69F00"
 GUESS_COLOR, RIGHT_COLOR = "#0072B2", "#009E73"  # the original token's bar in green
-# A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
-WRAP = {"flex_flow": "row wrap"}
 TOKEN_GID = "token"  # marks the guessed tokens in a saved SVG: vocabulary items, not wording
 
 
@@ -309,184 +294,3 @@ class TimeLapsePlot(LiveFigure):
             number.set_text(f"{guess.probabilities[j]:.2f}" if j < shown else "")
         self.guess_titles[i].set_text(
             text("tl_guess_title", self.lang, token=literal(guess.original), p=original))
-
-
-def _as_snapshots(snapshots: Snapshots | SnapshotRecorder,
-                  history: TrainHistory | None) -> Snapshots:
-    """Snapshots as given, or a recorder's, with its run's losses from ``history``."""
-    if isinstance(snapshots, SnapshotRecorder):
-        if not isinstance(history, TrainHistory):
-            raise ValueError(f"history must be the TrainHistory that train_bert returned when "
-                             f"snapshots is a SnapshotRecorder (its losses are drawn); got "
-                             f"{type(history).__name__}")
-        return Snapshots(dict(sorted(snapshots.snapshots.items())), history.mlm, history.nsp)
-    if not isinstance(snapshots, Snapshots):
-        raise ValueError(f"snapshots must be Snapshots (bertlib.snapshots.load_snapshots) or a "
-                         f"SnapshotRecorder; got {type(snapshots).__name__}")
-    if history is not None:
-        raise ValueError("history is only for a SnapshotRecorder: Snapshots carry their run's "
-                         "losses")
-    return Snapshots(dict(sorted(snapshots.weights.items())), snapshots.mlm_loss,
-                     snapshots.nsp_loss)
-
-
-def _check_snapshots(snapshots: Snapshots, model: BERTModel) -> None:
-    """Every snapshot is a state_dict of ``model``'s architecture, at a step the losses cover."""
-    if not snapshots.weights:
-        raise ValueError("snapshots must hold at least one snapshot; a SnapshotRecorder takes "
-                         "them as train_bert reaches its steps")
-    if len(snapshots.mlm_loss) != len(snapshots.nsp_loss) or not snapshots.mlm_loss:
-        raise ValueError(f"the run's losses must hold one MLM and one NSP loss per step, at "
-                         f"least one; got {len(snapshots.mlm_loss)} and "
-                         f"{len(snapshots.nsp_loss)}")
-    shapes = {name: tuple(v.shape) for name, v in model.state_dict().items()}
-    for step, state in snapshots.weights.items():
-        check_int_in("snapshot step", step, 0, len(snapshots.mlm_loss),
-                     f" (the losses cover steps 1 to {len(snapshots.mlm_loss)})")
-        got = {name: tuple(v.shape) for name, v in state.items()}
-        if got != shapes:
-            wrong = sorted(set(got) ^ set(shapes)) or sorted(
-                n for n in shapes if got[n] != shapes[n])
-            raise ValueError(f"the snapshot of step {step} does not fit model (a model of "
-                             f"another size?): {wrong[0]!r} differs, e.g. "
-                             f"{got.get(wrong[0])} against the model's {shapes.get(wrong[0])}")
-
-
-class TimeLapseWidget(ModelWidget):
-    """A sentence pair through the snapshots of a training run: a training-step slider (and a
-    play button) over the snapshots' steps, the layer and head of the attention map, and a
-    token to mask in each sentence.
-
-    ``snapshots``: :class:`~bertlib.snapshots.Snapshots` (``load_snapshots()``: the shipped
-    run's) or a :class:`~bertlib.snapshots.SnapshotRecorder` that ``train_bert`` called, with
-    the ``history`` that train_bert returned. ``model`` gives the architecture; its own
-    weights are neither used nor changed. ``.outputs`` keeps what every snapshot made of the
-    pair (:class:`bertlib.timelapse.SnapshotOutputs`) and ``.frame`` what is drawn, so tests
-    can drive the widget without a browser.
-    """
-
-    name = "time-lapse"
-
-    def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer,
-                 snapshots: Snapshots | SnapshotRecorder, history: TrainHistory | None = None,
-                 lang: str | None = None, *, text_a: str | None = None,
-                 text_b: str | None = None):
-        super().__init__(model, tokenizer, lang, text_a, text_b)
-        # <checks>
-        run = _as_snapshots(snapshots, history)
-        _check_snapshots(run, model)
-        # </checks>
-        device = model_device(model)
-        self.weights = {step: {name: v.to(device) for name, v in state.items()}
-                        for step, state in run.weights.items()}
-        self.steps = list(self.weights)
-        self.last_step = len(run.mlm_loss)
-        cfg, lang = model.config, self.lang
-        self.step = widgets.SelectionSlider(
-            options=[(str(s), s) for s in self.steps], value=self.steps[-1],
-            description=text("tl_step", lang), style={"description_width": "initial"},
-            layout=widgets.Layout(width="330px", min_width="300px"))
-        self.play = widgets.Play(min=0, max=len(self.steps) - 1, value=len(self.steps) - 1,
-                                 interval=PLAY_INTERVAL_MS, show_repeat=False,
-                                 layout=widgets.Layout(width="auto"))
-        widgets.link((self.play, "value"), (self.step, "index"))
-        self.layer = widgets.Dropdown(options=list(range(cfg.num_blks)), value=0,
-                                      description=text("layer", lang),
-                                      layout=widgets.Layout(width="130px"))
-        self.head = widgets.Dropdown(
-            options=[*((str(h), h) for h in range(cfg.num_heads)),
-                     (text("mean_heads", lang), MEAN_HEAD)],
-            value=0, description=text("head", lang), layout=widgets.Layout(width="180px"))
-        self.mask_a, self.mask_b = (
-            widgets.Dropdown(description=text(key, lang), style={"description_width": "initial"},
-                             layout=widgets.Layout(width="205px"))
-            for key in ("tl_mask_a", "tl_mask_b"))
-        self.image = FigureView()
-        self.plot = TimeLapsePlot(lang)
-        self.plot.set_losses(run.mlm_loss, run.nsp_loss)
-        self.encoded: EncodedInput | None = None
-        self.outputs: SnapshotOutputs | None = None
-        self.frame: TimeLapseFrame | None = None
-        self._notices: list[str] = []  # about the current text, kept across redraws
-        self._busy = False  # set while the mask choices are refilled: one run for them all
-
-        for box in (self.text_a, self.text_b):
-            box.observe(lambda _: self.refresh(), names="value")
-        for control in (self.mask_a, self.mask_b):
-            control.observe(lambda _: self._on_mask(), names="value")
-        for control in (self.step, self.layer, self.head):
-            control.observe(lambda _: self._on_control(), names="value")
-        self.ui = widgets.VBox([
-            text_row(self.text_a, self.text_b),
-            widgets.HBox([self.step, self.play], layout=WRAP),
-            widgets.HBox([self.layer, self.head, self.mask_a, self.mask_b], layout=WRAP),
-            self.status, self.image, self._save_controls(),
-        ])
-        self.refresh()
-
-    def _figures(self) -> dict:
-        return {self.name: (self.plot, self.image)}
-
-    def refresh(self) -> None:
-        """A new text: choose the masked tokens afresh, run every snapshot and redraw."""
-        self._guarded(self._new_text, [self.image])
-
-    def _new_text(self) -> list[str]:
-        self.outputs = None  # until this text has run: the controls redraw nothing stale
-        enc, self._notices = self._encode(self.tokenizer, self.model.config.max_len,
-                                          require_b=True)
-        self.encoded = enc
-        structural = self.tokenizer.vocab.structural_ids
-        default = DEFAULT_MASKED[self.lang]
-        self._busy = True
-        try:
-            for segment, box in enumerate((self.mask_a, self.mask_b)):
-                candidates = [i for i, (t, s) in enumerate(zip(enc.ids, enc.segments,
-                                                               strict=True))
-                              if s == segment and t not in structural]
-                box.options = [*((f"{i}: {enc.tokens[i]}", i) for i in candidates),
-                               (text("tl_no_mask", self.lang), None)]
-                # The language's default word where the sentence has it (the default pair),
-                # else its middle token.
-                chosen = [i for i in candidates if enc.tokens[i] == default[segment]]
-                box.value = (chosen or [candidates[len(candidates) // 2]])[0]
-        finally:
-            self._busy = False
-        return self._run()
-
-    def _on_mask(self) -> None:
-        if not self._busy:
-            self._guarded(self._run, [self.image])
-
-    def _run(self) -> list[str]:
-        """Every snapshot on the pair with the chosen tokens masked (the only place the model
-        runs), then the figure."""
-        self.outputs = None
-        positions = [p for p in (self.mask_a.value, self.mask_b.value) if p is not None]
-        if not positions:
-            raise InputNotice(text("tl_need_mask", self.lang))
-        self.outputs = snapshot_outputs(self.model, self.weights, self.encoded, positions,
-                                        self.tokenizer.vocab, TOP_K)
-        return self._redraw()
-
-    def _on_control(self) -> None:
-        if not self._busy and self.outputs is not None:
-            self._guarded(self._redraw, [self.image])
-
-    def _redraw(self) -> list[str]:
-        """Slice the stored outputs for the step, layer and head, and draw them."""
-        out, layer, head = self.outputs, self.layer.value, self.head.value
-        s = self.steps.index(self.step.value)
-        run = out.attentions[:, layer]  # (S, nh, T, T)
-        run = run.mean(axis=1) if head == MEAN_HEAD else run[:, head]
-        head_label = (text("mean_heads", self.lang) if head == MEAN_HEAD
-                      else text("head_name", self.lang, head=head))
-        self.frame = TimeLapseFrame(
-            step=self.step.value, last_step=self.last_step, weights=run[s],
-            tokens=out.tokens, boundary=self.encoded.boundary, vmax=float(run.max()),
-            title=text("attention_title", self.lang, layer=layer, head=head_label),
-            guesses=out.guesses[s], original_probabilities=out.original_probabilities[s],
-            is_next=float(out.is_next[s]))
-        self.plot.update(self.frame)
-        self.image.value = self.plot.png()
-        return self._notices

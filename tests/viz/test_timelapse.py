@@ -20,7 +20,8 @@ from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.train import TrainHistory, init_model, train_bert
 from bertlib.viz import TimeLapseWidget
 from bertlib.viz._widget import DEFAULT_TEXTS, InputNotice
-from bertlib.viz.timelapse import DEFAULT_MASKED, TOKEN_GID, TimeLapseFrame, TimeLapsePlot
+from bertlib.viz.timelapse import TOKEN_GID, TimeLapseFrame, TimeLapsePlot
+from bertlib.viz.timelapse_widget import DEFAULT_MASKED
 
 PARAGRAPHS = [
     ["the crane lifted a heavy steel beam", "then it put the beam on the roof",
