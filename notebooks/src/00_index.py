@@ -36,7 +36,8 @@
 # 5. [**Next sentence prediction**](05_next_sentence.ipynb): IsNext/NotNext pairs, the head on
 #    `<cls>`, a padded pretraining batch.
 # 6. [**Putting it together**](06_pretraining.ipynb): `BERTModel`, the data pipeline, the
-#    combined loss, one training step, a live pretraining run, the paper's scale next to ours.
+#    combined loss, one training step, a live pretraining run, the paper's scale next to ours,
+#    a time-lapse of a run learning (attention, masked-token guesses, NSP, snapshot by snapshot).
 # 7. [**Evaluating honestly**](07_evaluation.ipynb): the shipped model's held-out accuracy with
 #    confidence intervals, masked-token guesses, encodings; going further: the NSP shortcut,
 #    template leakage.
@@ -74,7 +75,8 @@
 # 5. [**下一句预测**](05_next_sentence.ipynb)：“是下一句”与“不是下一句”的句子对；基于 `<cls>` 的输出
 #    层；填充好的预训练批量。
 # 6. [**整合与预训练**](06_pretraining.ipynb)：`BERTModel`、数据流水线、总损失、一步训练、
-#    一次现场训练、论文的规模与我们的对比。
+#    一次现场训练、论文的规模与我们的对比、逐个快照回放一次训练的学习过程（注意力、被掩蔽词元处的
+#    预测、下一句预测）。
 # 7. [**如实评估**](07_evaluation.ipynb)：项目自带的小 BERT 在留出数据上的准确率及其置信区间；
 #    模型对被掩蔽词元的猜测；BERT 编码；更进一步：下一句预测的捷径、模板泄漏。
 # 8. [**真实的 BERT**](08_real_bert.ipynb)：原始 BERT 增加了什么；加载真实权重；与参考实现逐个数值比
