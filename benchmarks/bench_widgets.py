@@ -243,6 +243,10 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer, folder: Path
                 att.head.value = i % 2
             elif control == "layer":
                 att.layer.value = i % 2
+            elif control == "temperature":  # the next stop, back to τ = 1 after 4·√d
+                stops = [t for _, t in att.temperature.options]
+                att.temperature.value = stops[(stops.index(att.temperature.value) + 1)
+                                              % len(stops)]
             else:
                 att.padding.value = i % 9
         return act
@@ -293,6 +297,7 @@ def widget_actions(model: BERTModel, tokenizer: WordPieceTokenizer, folder: Path
         "attention: step by step, change head": step_by_step("head"),
         "attention: step by step, change layer": step_by_step("layer"),
         "attention: step by step, change padding": step_by_step("padding"),
+        "attention: step by step, change temperature": step_by_step("temperature"),
         "attention: step by step, save PNG": save(att, view="querykey"),
         "attention: every layer and head, new text": model_view("text"),
         "attention: every layer and head, pick one": model_view("pick"),
