@@ -702,7 +702,7 @@ def test_a_saved_png_is_the_picture_on_screen_at_a_higher_resolution(model, toke
     w = AttentionWidget(model, tokenizer, "en", **TEXTS)
     for view, change in (("querykey", ("query", 3)), ("querykey", ("head", 1)),
                          ("querykey", ("temperature", 1.0)), ("model", ("layer", 1)),
-                         ("all", ("layer", 0))):
+                         ("all", ("layer", 0)), ("evidence", ("head", 0))):
         w.view.value = view
         getattr(w, change[0]).value = change[1]
         plot = w.shown_figure()
