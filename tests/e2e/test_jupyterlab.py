@@ -1110,6 +1110,12 @@ def drive_attention(page: Page, notebook: str, lab: Lab, index: int,
         temperature.focus()
         for _ in range(round(float(temperature.get_attribute("aria-valuenow")))):
             temperature.press("ArrowLeft")
+        # Every press sent before the figure is judged: on a busy machine the kernel can go
+        # idle between two presses, and the figure then saved would be an earlier stop's.
+        temperature.element_handle().wait_for_element_state("stable")
+        page.wait_for_function("h => Number(h.getAttribute('aria-valuenow')) === 0",
+                               arg=temperature.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+        page.wait_for_timeout(500)  # the last press's message on its way to the kernel
 
     redraws(f"{view}: {label('temperature')!r} down to 1", unscaled)
     title = label("qk_title", layer=selected(layer), head=selected(head),
