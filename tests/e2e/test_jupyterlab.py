@@ -193,6 +193,28 @@ KERNEL_STATUS = with_helpers("""
 (path) => { const k = kernelOf(findNotebook(path)); return k ? k.status : 'gone'; }
 """)
 KERNEL_IDLE = f"(path) => ({KERNEL_STATUS})(path) === 'idle'"
+# The notebook's widget models (ipywidgets' front end), kept in the page for WIDGETS_QUIET: from
+# the widget manager that every widget output's renderer holds.
+WIDGET_MODELS = with_helpers("""
+async (path) => {
+  const renderers = findNotebook(path).content.widgets
+    .filter((cell) => cell.model.type === 'code')
+    .flatMap((cell) => cell.outputArea.widgets.flatMap((child) => child.widgets || []))
+    .filter((widget) => widget._manager && widget._manager.promise);
+  const manager = renderers.length ? await renderers[0]._manager.promise : null;
+  window.e2eWidgetModels = manager ? await Promise.all(Object.values(manager._models)) : [];
+  return window.e2eWidgetModels.length;
+}
+""")
+# Every message a widget sent the kernel has been handled, and none waits to be sent: ipywidgets
+# sends a model's next update only once the kernel went idle after its last one (it buffers
+# the rest), so a control operated several times, or a button clicked right after, can still
+# have its message on the way after the kernel went idle once. A condition, not a pause: on a
+# loaded classroom laptop any fixed wait is too short some day.
+WIDGETS_QUIET = f"""
+(path) => ({KERNEL_IDLE})(path)
+  && (window.e2eWidgetModels || []).every((m) => !m._pending_msgs && !m._msg_buffer)
+"""
 # Finds the outputs the notebook model says are widget views, marks each and its operable
 # controls, and tells whether it is drawn. (The DOM alone cannot tell: a widget output carries
 # no mime type attribute.)
@@ -852,11 +874,22 @@ def reacts(page: Page, notebook: str, watched: Locator, act: Callable[[], object
     try:
         page.wait_for_function(CHANGED, arg=[element, before], timeout=CHANGE_TIMEOUT_MS)
     except PlaywrightError:
-        return False
+        # Not yet: on a loaded machine the callback may still be running. Judge once the
+        # kernel has handled every message of the widgets and the page has drawn the result.
+        settle(page, notebook)
+        return element.evaluate(SIGNATURE) != before
     finally:
         # Let the kernel finish this callback before the next control is operated.
-        page.wait_for_function(KERNEL_IDLE, arg=notebook, timeout=RUN_TIMEOUT_MS)
+        settle(page, notebook)
     return True
+
+
+def settle(page: Page, notebook: str) -> None:
+    """Waits until the kernel has handled every message the widgets sent (WIDGETS_QUIET) and
+    the page has decoded and drawn the figures they brought."""
+    page.evaluate(WIDGET_MODELS, notebook)
+    page.wait_for_function(WIDGETS_QUIET, arg=notebook, timeout=RUN_TIMEOUT_MS)
+    page.evaluate(IMAGES_READY)
 
 
 def exact(label: str) -> re.Pattern[str]:
@@ -997,9 +1030,10 @@ def says(page: Page, notebook: str, area: Locator, prefix: str, suffix: str = ""
         return page.wait_for_function(SAYS, arg=[area.element_handle(), prefix, suffix],
                                       timeout=CHANGE_TIMEOUT_MS).json_value()
     except PlaywrightError:
-        return None
+        settle(page, notebook)  # a loaded machine: judge once every message is handled
+        return page.evaluate(SAYS, [area.element_handle(), prefix, suffix]) or None
     finally:
-        page.wait_for_function(KERNEL_IDLE, arg=notebook, timeout=RUN_TIMEOUT_MS)
+        settle(page, notebook)
 
 
 def saved_figure(page: Page, notebook: str, lab: Lab, area: Locator, lang: str,
@@ -1115,7 +1149,7 @@ def drive_attention(page: Page, notebook: str, lab: Lab, index: int,
         temperature.element_handle().wait_for_element_state("stable")
         page.wait_for_function("h => Number(h.getAttribute('aria-valuenow')) === 0",
                                arg=temperature.element_handle(), timeout=CHANGE_TIMEOUT_MS)
-        page.wait_for_timeout(500)  # the last press's message on its way to the kernel
+        settle(page, notebook)  # the last press's message handled, not merely sent
 
     redraws(f"{view}: {label('temperature')!r} down to 1", unscaled)
     title = label("qk_title", layer=selected(layer), head=selected(head),
@@ -1271,7 +1305,7 @@ def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str],
     "fill-mask" (a masking widget with the model's guesses) were driven."""
     lang = notebook.split("/")[0]
     with contextlib.suppress(PlaywrightError):  # the checks below name what is missing
-        page.wait_for_function(WIDGETS_SETTLED, arg=notebook, timeout=30_000)
+        page.wait_for_function(WIDGETS_SETTLED, arg=notebook, timeout=RUN_TIMEOUT_MS)
     widgets = page.evaluate(WIDGET_OUTPUTS, notebook)
     problems = [
         f"widget {i + 1} not drawn: {w['text']!r}" for i, w in enumerate(widgets) if not w["drawn"]
@@ -1397,7 +1431,7 @@ def in_both_themes(page: Page, check: Callable[[str], list[str]]) -> list[str]:
 def problems_on_screen(page: Page, notebook: str) -> list[str]:
     """problems_on_page for every output, as the run left them, in both themes."""
     with contextlib.suppress(PlaywrightError):  # problems_in_widgets names a widget not drawn
-        page.wait_for_function(WIDGETS_SETTLED, arg=notebook, timeout=30_000)
+        page.wait_for_function(WIDGETS_SETTLED, arg=notebook, timeout=RUN_TIMEOUT_MS)
     return in_both_themes(page, functools.partial(problems_on_page, page, notebook))
 
 
@@ -1456,7 +1490,7 @@ def save_screenshot(page: Page, notebook: str) -> None:
     # Chromium cannot capture beyond about 16k pixels.
     page.set_viewport_size({"width": VIEWPORT["width"],
                             "height": max(VIEWPORT["height"], min(int(height), 16_000))})
-    page.wait_for_timeout(300)  # one layout pass at the new size
+    page.evaluate(IMAGES_READY)  # laid out and drawn at the new size
     page.screenshot(path=ARTIFACTS / notebook.replace("/", "_").replace(".ipynb", ".png"))
 
 
