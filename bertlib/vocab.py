@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import collections
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 
 import torch
 
-from bertlib.checks import check_positive_int, check_tokens
+from bertlib.checks import (
+    check_positive_int,
+    check_sized,
+    check_tokens,
+    check_word_token,
+    check_word_tokens,
+)
 
 
 @dataclass(frozen=True)
@@ -26,9 +32,9 @@ class SpecialTokens:
     def __post_init__(self) -> None:
         for field in fields(self):
             value = getattr(self, field.name)
-            if not isinstance(value, str) or not value.strip():
-                raise ValueError(f"SpecialTokens.{field.name} must be a non-empty string; got "
-                                 f"{value!r:.80}")
+            if not isinstance(value, str) or value.split() != [value]:  # one token
+                raise ValueError(f"SpecialTokens.{field.name} must be a non-empty string "
+                                 f"without spaces; got {value!r:.80}")
         if len(set(self.as_list())) < len(self.as_list()):
             raise ValueError(f"SpecialTokens must be five different strings; got {self.as_list()}")
 
@@ -47,7 +53,7 @@ class Vocab:
     ``Vocab.from_list`` keeps a given id order, e.g. a checkpoint's ``vocab.txt``.
     """
 
-    def __init__(self, tokens: Iterable = (), min_freq: int = 1,
+    def __init__(self, tokens: Sequence = (), min_freq: int = 1,
                  specials: SpecialTokens = SpecialTokens()):
         check_positive_int("min_freq", min_freq)
         _check_specials(specials)
@@ -103,10 +109,10 @@ class Vocab:
             if not 0 <= index < len(self):
                 raise ValueError(f"token id must be in [0, {len(self) - 1}]; got {index}")
             return self.idx_to_token[index]
-        if (isinstance(indices, (str, bytes)) or not isinstance(indices, Iterable)
-                or (isinstance(indices, torch.Tensor) and indices.dim() != 1)):
-            raise ValueError(f"indices must be an integer token id or a list of them; got "
-                             f"{indices!r:.80}")
+        check_sized("indices", indices, "an integer token id or a list of them")
+        if getattr(indices, "ndim", 1) != 1:  # a 2-d tensor or array holds rows, not ids
+            raise ValueError(f"indices must be an integer token id or a list of them, 1-d; got "
+                             f"shape {tuple(indices.shape)}")
         ids = []
         for i, value in enumerate(indices):
             index = _as_id(value)
@@ -133,18 +139,29 @@ def _check_specials(specials: SpecialTokens) -> None:
                          f"got {specials!r:.80}")
 
 
-def _flatten(name: str, tokens: Iterable) -> Iterable[str]:
-    """The token strings of a flat or nested list; a text (a str where a list belongs) or a
-    token holding whitespace (a sentence) is refused: it would become characters or one token.
-    """
-    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Iterable):
+# Tokens, sentences, paragraphs, documents, corpora: deeper nesting is a mistake (or a list
+# that holds itself, which would never end).
+MAX_NESTING = 5
+
+
+def _flatten(name: str, tokens: Sequence, depth: int = 1) -> Iterator[str]:
+    """The token strings of a flat or nested list. A text (a str where a list belongs), an
+    iterator or a token holding whitespace (a sentence) is refused: it would become characters,
+    might never end, or would become one token."""
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence):
         raise ValueError(f"{name} must be a list of token strings (or of lists of them), not a "
-                         f"text: tokenize it first; got {tokens!r:.80}")
+                         f"text, an iterator or a set: tokenize it first, pass list(...); got "
+                         f"{tokens!r:.80}")
+    if depth > MAX_NESTING:
+        raise ValueError(f"{name} is nested more than {MAX_NESTING} lists deep; tokens must be "
+                         "a list of token strings, or of lists of them (sentences, paragraphs)")
+    if all(isinstance(t, str) for t in tokens):
+        check_word_tokens(name, tokens)
+        yield from tokens
+        return
     for i, t in enumerate(tokens):
-        if not isinstance(t, str):
-            yield from _flatten(f"{name}[{i}]", t)
-        elif not t or t != "".join(t.split()):
-            raise ValueError(f"{name}[{i}] must be one token, non-empty and without spaces: "
-                             f"split the text first; got {t!r:.80}")
-        else:
+        if isinstance(t, str):
+            check_word_token(f"{name}[{i}]", t)
             yield t
+        else:
+            yield from _flatten(f"{name}[{i}]", t, depth + 1)

@@ -88,6 +88,10 @@ def test_masking_refuses_anything_else_with_a_value_error(token_ids, ratio, seed
                                     min_size=1, max_size=4), min_size=2, max_size=5),
        max_len=st.integers(5, 16), seed=st.integers(0, 100))
 def test_nsp_pairs_fit_and_are_well_formed(paragraphs, max_len, seed):
+    if all(len(p) == 1 for p in paragraphs):  # no two consecutive sentences: no pair
+        with pytest.raises(ValueError, match="every paragraph has one sentence"):
+            make_nsp_pairs(paragraphs, max_len, seed=seed)
+        return
     result = make_nsp_pairs(paragraphs, max_len, seed=seed)
     assert len(result.pairs) == sum(len(p) - 1 for p in paragraphs)
     for pair in result.pairs:

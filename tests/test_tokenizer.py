@@ -96,8 +96,8 @@ def test_unreadable_tokenizer_files_are_value_errors(tmp_path):
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"texts": "the cat sat on the mat"}, "texts must be a list of texts .*not one text"),
-    ({"texts": [1, 2]}, r"texts\[0\] must be a text \(str\); got 1"),
-    ({"texts": ["a", None]}, r"texts\[1\] must be a text \(str\); got None"),
+    ({"texts": [1, 2]}, r"texts\[0\] must be a string; got int 1"),
+    ({"texts": ["a", None]}, r"texts\[1\] must be a string; got NoneType None"),
     ({"texts": []}, "texts must hold at least one text"),
     ({"vocab_size": 0}, "vocab_size must be a positive integer; got 0"),
     ({"vocab_size": True}, "vocab_size must be a positive integer; got True"),
@@ -117,7 +117,7 @@ def test_bad_training_input_is_named(kwargs, message):
 
 @pytest.mark.parametrize("text", [None, 123, ["the", "cat"], b"the cat"])
 def test_tokenize_takes_a_str(trained, text):
-    with pytest.raises(ValueError, match="text must be a str; got"):
+    with pytest.raises(ValueError, match="text must be a string; got"):
         trained.tokenize(text)
 
 

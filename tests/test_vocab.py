@@ -65,8 +65,8 @@ WORDS = [["the", "cat"], ["the", "dog"]]
     (lambda: Vocab.from_list(["<pad>", "<unk>", "<cls>", "<sep>", "<mask>", 5, None]),
      "idx_to_token must be a list of token strings"),
     (lambda: Vocab.from_list("<pad><unk>"), "idx_to_token must be a list of token strings, not"),
-    (lambda: SpecialTokens(pad=""), "SpecialTokens.pad must be a non-empty string; got ''"),
-    (lambda: SpecialTokens(cls=5), "SpecialTokens.cls must be a non-empty string; got 5"),
+    (lambda: SpecialTokens(pad=""), "SpecialTokens.pad must be a non-empty string without spaces"),
+    (lambda: SpecialTokens(cls=5), "SpecialTokens.cls must be a non-empty .*; got 5"),
     (lambda: SpecialTokens(pad="<sep>"), "SpecialTokens must be five different strings"),
 ])
 def test_bad_construction_is_named(make, message):

@@ -58,7 +58,7 @@ def test_whole_word_masking_of_a_chinese_sentence_masks_whole_words(tokenizer):
 @pytest.mark.parametrize(("text", "words", "message"), [
     (["我"], None, "text must be a str"),
     ("车票", "车票", "words must be a list of words"),
-    ("车票", ["车"], "words must be a list of words that, joined, give text back"),
+    ("车票", ["车"], "words must be a list of words .str. that, joined, give text back"),
 ])
 def test_bad_word_input_is_named(tokenizer, text, words, message):
     with pytest.raises(ValueError, match=message):
