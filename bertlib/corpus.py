@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from bertlib.assets import SMALL_CORPUS_DIR
-from bertlib.checks import check_path, check_seed, check_tokens, checked_path, read_text
+from bertlib.checks import check_path, check_seed, check_word_tokens, checked_path, read_text
 from bertlib.i18n import LANGUAGES
 from bertlib.rng import make_generator
 
@@ -110,8 +110,14 @@ def tokenize_paragraphs(paragraphs: Sequence[Sequence[str]],
             raise ValueError(f"paragraphs[{p}] must be a paragraph, a list of sentence strings "
                              f"(a list of sentences is one paragraph: wrap it in a list); got "
                              f"{paragraph!r:.80}")
-    tokenized = [[tokenize(s) for s in paragraph] for paragraph in paragraphs]
-    for p, paragraph in enumerate(tokenized):
-        for s, tokens in enumerate(paragraph):
-            check_tokens(f"tokenize(paragraphs[{p}][{s}])", tokens)
+    # Every token a string object of its own (~55 bytes) would cost more than the text itself:
+    # the tokens share one object per spelling instead, as an interned vocabulary would.
+    shared: dict[str, str] = {}
+    tokenized = []
+    for p, paragraph in enumerate(paragraphs):
+        tokenized.append([])
+        for s, sentence in enumerate(paragraph):
+            tokens = tokenize(sentence)
+            check_word_tokens(f"tokenize(paragraphs[{p}][{s}])", tokens)
+            tokenized[-1].append([shared.setdefault(t, t) for t in tokens])
     return tokenized

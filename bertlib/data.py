@@ -220,9 +220,11 @@ class PretrainBatch:
 
     def __getitem__(self, idx) -> PretrainBatch:
         """The examples ``idx`` picks (an int, a slice, a list or tensor of indices)."""
-        try:
+        try:  # torch's own words name no argument; it reads a str as a list, True as a new axis
+            if idx is None or isinstance(idx, (str, bytes, bool, float)):
+                raise TypeError(type(idx).__name__)
             return PretrainBatch(*(t[idx] for t in self.tensors()))
-        except (TypeError, IndexError) as err:  # torch's own words name no argument
+        except (TypeError, IndexError) as err:
             raise ValueError(f"a PretrainBatch of {len(self)} examples is indexed by an int, "
                              f"a slice or a list of indices in range; got {idx!r:.80} "
                              f"({err})") from None
