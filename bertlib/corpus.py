@@ -14,9 +14,10 @@ from pathlib import Path
 import torch
 
 from bertlib.assets import SMALL_CORPUS_DIR
-from bertlib.checks import check_path, check_seed, check_word_tokens, checked_path, read_text
+from bertlib.checks import check_path, check_seed, checked_path, read_text
 from bertlib.i18n import LANGUAGES
 from bertlib.rng import make_generator
+from bertlib.vocab import check_word_tokens
 
 # WikiText-2's largest file has 11 MB, the shipped corpus 1 MB. A bigger file, read whole and
 # split into Python lists of words (~20 times its size), would exhaust a teaching machine's

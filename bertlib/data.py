@@ -11,19 +11,22 @@ import torch
 from bertlib.checks import (
     check_instance,
     check_int_in,
-    check_int_list,
     check_memory,
     check_positions_in_text,
     check_positive_int,
     check_range,
-    check_sentences,
     check_sized,
-    check_word_tokens,
 )
 from bertlib.inputs import get_tokens_and_segments, truncate_pair
 from bertlib.masking import mask_tokens
 from bertlib.rng import make_generator
-from bertlib.vocab import SpecialTokens, Vocab
+from bertlib.vocab import (
+    SpecialTokens,
+    Vocab,
+    check_int_list,
+    check_word_paragraphs,
+    check_word_tokens,
+)
 
 Sentence = list[str]
 Paragraph = list[Sentence]
@@ -81,6 +84,11 @@ def get_next_sentence(
 ) -> tuple[Sentence, Sentence, int]:
     """Keep the true next sentence with probability 0.5; otherwise swap in a random sentence
     from a *different* paragraph, so a NotNext pair is never accidentally consecutive."""
+    # <checks>
+    check_instance("g", g, torch.Generator, "a torch.Generator (None would draw from torch's "
+                   "global one)")
+    _check_pool(paragraphs, paragraph_idx)
+    # </checks>
     if torch.rand(1, generator=g).item() < 0.5:
         return sentence, next_sentence, IS_NEXT
     other = _randint(len(paragraphs) - 1, g)
@@ -108,19 +116,11 @@ def make_nsp_pairs(
     """
     if overflow not in ("truncate", "drop"):
         raise ValueError(f"overflow must be 'truncate' or 'drop'; got {overflow!r}")
-    _check_paragraphs("paragraphs", paragraphs)
+    check_word_paragraphs("paragraphs", paragraphs)
     check_positive_int("max_len", max_len)
     if max_len < 5:
         raise ValueError(f"max_len must be at least 5 (<cls> a <sep> b <sep>); got {max_len}")
-    if len(paragraphs) < 2:
-        raise ValueError(
-            f"paragraphs must hold at least 2 paragraphs, so that NotNext pairs can take a "
-            f"sentence from another one; got {len(paragraphs)}"
-        )
-    empty = [p for p, paragraph in enumerate(paragraphs) if not paragraph]
-    if empty:  # a NotNext partner drawn from it would have no sentence to take
-        raise ValueError(f"paragraphs[{empty[0]}] has no sentence; every paragraph needs at "
-                         "least one")
+    _check_pool(paragraphs)
     if specials is not None:
         check_instance("specials", specials, SpecialTokens, "a bertlib.vocab.SpecialTokens")
     g = make_generator(generator, seed)
@@ -143,26 +143,36 @@ def make_nsp_pairs(
             result.pairs.append(NSPPair(tokens, segments, is_next))
     # </listing>
     if not result.pairs:
-        raise ValueError(f"paragraphs give no NSP pair: {_why_no_pair(paragraphs, result)}")
+        raise _no_pair(paragraphs, result.dropped)
     return result
 
 
-def _why_no_pair(paragraphs: Sequence[Paragraph], result: NSPPairs) -> str:
-    if result.dropped:
-        return (f"all {result.dropped} pairs are longer than max_len and overflow='drop'; "
-                "raise max_len or use overflow='truncate'")
-    if all(len(paragraph) < 2 for paragraph in paragraphs):
-        return ("every paragraph has one sentence, and a pair needs two consecutive sentences "
-                "of one paragraph (is the text split into paragraphs by blank lines?)")
-    return "every pair of consecutive sentences holds an empty sentence"
+def _check_pool(paragraphs, index: int | None = None) -> None:
+    """At least 2 paragraphs, so that a NotNext partner can come from another one, and
+    ``index`` one of them; every one with a sentence when ``index`` is None (per pair, a pass
+    over all of them would cost more than the pair)."""
+    check_sized("paragraphs", paragraphs, "a list of paragraphs")
+    if len(paragraphs) < 2:
+        raise ValueError(f"paragraphs must hold at least 2 paragraphs, so that NotNext pairs "
+                         f"can take a sentence from another one; got {len(paragraphs)}")
+    if index is not None:
+        return check_int_in("paragraph_idx", index, 0, len(paragraphs) - 1)
+    empty = next((p for p, paragraph in enumerate(paragraphs) if not paragraph), None)
+    if empty is not None:
+        raise ValueError(f"paragraphs[{empty}] has no sentence; every paragraph needs one")
 
 
-def _check_paragraphs(name: str, paragraphs) -> None:
-    """Paragraphs of tokenized sentences, each token non-empty and without spaces."""
-    check_sentences(name, paragraphs)
-    for p, paragraph in enumerate(paragraphs):
-        for s, sentence in enumerate(paragraph):
-            check_word_tokens(f"{name}[{p}][{s}]", sentence)
+def _no_pair(paragraphs: Sequence[Paragraph], dropped: int) -> ValueError:
+    """Why ``paragraphs`` gave no NSP pair."""
+    if dropped:
+        why = (f"all {dropped} pairs are longer than max_len and overflow='drop'; raise "
+               "max_len or use overflow='truncate'")
+    elif all(len(paragraph) < 2 for paragraph in paragraphs):
+        why = ("every paragraph has one sentence, and a pair needs two consecutive sentences "
+               "of one paragraph (is the text split into paragraphs by blank lines?)")
+    else:
+        why = "every pair of consecutive sentences holds an empty sentence"
+    return ValueError(f"paragraphs give no NSP pair: {why}")
 
 
 @dataclass
@@ -261,9 +271,8 @@ def _check_example(i: int, ex: PretrainExample) -> None:
 
 
 def padded_bytes(num_examples: int, max_len: int, max_preds: int) -> int:
-    """The memory :func:`pad_bert_inputs` needs for ``num_examples``: its int64 tensors (two
-    of max_len, two of max_preds, and float32 weights) and the padded Python lists (8-byte
-    pointers, 56 bytes a list) that fill one of them at a time."""
+    """The bytes :func:`pad_bert_inputs` needs: int64 tensors (two of max_len, two of max_preds),
+    float32 weights, and the Python lists (8-byte pointers) that fill one tensor at a time."""
     return num_examples * (16 * max_len + 20 * max_preds + 16 + 8 * max_len + 56)
 
 
@@ -343,7 +352,7 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
     let NSP be solved by telling the languages apart.
     """
     check_positive_int("rounds", rounds)
-    _check_paragraphs("paragraphs", paragraphs)
+    check_word_paragraphs("paragraphs", paragraphs)
     check_positive_int("max_len", max_len)
     check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
     # At most one example per consecutive pair and round; each also holds its unpadded lists

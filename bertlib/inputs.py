@@ -23,11 +23,10 @@ from bertlib.checks import (
     check_positive_int,
     check_sized,
     check_tokens,
-    check_word_token,
-    check_word_tokens,
 )
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.vocab import check_word_token, check_word_tokens
 
 
 def get_tokens_and_segments(

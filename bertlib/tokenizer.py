@@ -21,11 +21,12 @@ from tokenizers import (
 
 from bertlib.checks import (
     SEED_MAX,
+    InputError,
     check_bool,
     check_int_in,
     check_path,
     check_positive_int,
-    check_text,
+    check_str,
     checked_path,
     read_text,
 )
@@ -58,6 +59,18 @@ def _spelling(tokens) -> SpecialTokens:
     chapter = SpecialTokens()
     count = {s: sum(t in tokens for t in s.as_list()) for s in (HF_SPECIAL_TOKENS, chapter)}
     return chapter if count[chapter] > count[HF_SPECIAL_TOKENS] else HF_SPECIAL_TOKENS
+
+
+def check_text(name: str, value: str) -> None:
+    """A ``str`` that UTF-8 can encode: a lone surrogate such as ``"\\ud800"`` (what a broken
+    copy and paste can leave) is a Python string but no text, and the tokenizers library
+    refuses it with a ``TypeError`` that names nothing."""
+    check_str(name, value)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise InputError("error_not_utf8", name=name, position=err.start,
+                         char=ascii(value[err.start])) from None
 
 
 def _read_texts(texts: Iterable[str]) -> list[str]:

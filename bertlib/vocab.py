@@ -7,15 +7,10 @@ import numbers
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 
+import numpy as np
 import torch
 
-from bertlib.checks import (
-    check_positive_int,
-    check_sized,
-    check_tokens,
-    check_word_token,
-    check_word_tokens,
-)
+from bertlib.checks import check_positive_int, check_sentences, check_sized, check_str, check_tokens
 
 
 @dataclass(frozen=True)
@@ -165,3 +160,52 @@ def _flatten(name: str, tokens: Sequence, depth: int = 1) -> Iterator[str]:
             yield t
         else:
             yield from _flatten(f"{name}[{i}]", t, depth + 1)
+
+
+def check_word_token(name: str, token: str) -> None:
+    """One token: a non-empty string without whitespace (str.split's: spaces, tabs, newlines,
+    U+3000...). A sentence or an empty string where a token belongs would become one unknown
+    token; ``Vocab``, ``get_tokens_and_segments`` and the data functions refuse both."""
+    check_str(name, token)
+    if token.split() != [token]:
+        raise ValueError(f"{name} must be one token, non-empty and without spaces: split the "
+                         f"text first; got {token!r:.80}")
+
+
+def check_word_tokens(name: str, tokens) -> None:
+    """A list of tokens that :func:`check_word_token` accepts."""
+    check_tokens(name, tokens)
+    # Joined and split again, a list comes back unchanged exactly when no token is empty or
+    # holds whitespace: the common case at C speed.
+    if " ".join(tokens).split() != list(tokens):
+        i = next(i for i, t in enumerate(tokens) if t.split() != [t])
+        check_word_token(f"{name}[{i}]", tokens[i])
+
+
+def check_word_paragraphs(name: str, paragraphs) -> None:
+    """Paragraphs of tokenized sentences (:func:`check_sentences`), each token non-empty and
+    without spaces (:func:`check_word_token`)."""
+    check_sentences(name, paragraphs)
+    for p, paragraph in enumerate(paragraphs):
+        for s, sentence in enumerate(paragraph):
+            check_word_tokens(f"{name}[{p}][{s}]", sentence)
+
+
+def check_int_list(name: str, values) -> None:
+    """A 1-d list, tensor or array of integers: a bool is not an id (torch would read True as
+    1), a float would be cut, and None or a nested list would fail deep inside torch."""
+    if isinstance(values, (torch.Tensor, np.ndarray)):
+        integer = (np.issubdtype(values.dtype, np.integer) if isinstance(values, np.ndarray)
+                   else values.dtype in (torch.int64, torch.int32, torch.int16, torch.int8,
+                                         torch.uint8))
+        if values.ndim != 1 or not integer:
+            raise ValueError(f"{name} must be a 1-d list of integers; got {values.dtype} of "
+                             f"shape {tuple(values.shape)}")
+        return
+    check_sized(name, values, "a list of integers")
+    if not set(map(type, values)) <= {int}:  # the common case at C speed; numpy ints below
+        bad = next(((i, v) for i, v in enumerate(values) if isinstance(v, bool)
+                    or not isinstance(v, numbers.Integral)), None)
+        if bad is not None:
+            raise ValueError(f"{name} must hold integers; got {bad[1]!r:.80} at position "
+                             f"{bad[0]} (a bool or a float is no id)")

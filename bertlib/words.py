@@ -15,8 +15,8 @@ from collections.abc import Iterator, Sequence
 
 import jieba
 
-from bertlib.checks import check_instance, check_text
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.checks import check_instance
+from bertlib.tokenizer import WordPieceTokenizer, check_text
 
 
 @contextlib.contextmanager
