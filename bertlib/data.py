@@ -355,13 +355,12 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
     check_word_paragraphs("paragraphs", paragraphs)
     check_positive_int("max_len", max_len)
     check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
-    # At most one example per consecutive pair and round; each also holds its unpadded lists
-    # until it is padded (measured: up to ~48 bytes a token, ~600 an example; see corpus.py).
+    # At most one example per consecutive pair and round: the padded tensors' size is known
+    # before any is made (their unpadded lists cost about as much again; see corpus.py).
     most = rounds * sum(max(len(paragraph) - 1, 0) for paragraph in paragraphs)
     check_memory(f"{most:,} examples ({rounds} rounds) of max_len={max_len:,}",
-                 padded_bytes(most, max_len, max_preds or max(1, round(0.15 * max_len)))
-                 + most * (48 * max_len + 600), DATA_MAX_BYTES,
-                 "use fewer rounds, a smaller max_len or part of the corpus")
+                 padded_bytes(most, max_len, max_preds or max(1, round(0.15 * max_len))),
+                 DATA_MAX_BYTES, "use fewer rounds, a smaller max_len or part of the corpus")
     if groups is None:
         groups = [""] * len(paragraphs)
     if isinstance(groups, str) or not isinstance(groups, Sequence) \

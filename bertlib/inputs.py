@@ -26,7 +26,7 @@ from bertlib.checks import (
 )
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.vocab import check_word_token, check_word_tokens
+from bertlib.vocab import check_int_list, check_word_token, check_word_tokens
 
 
 def get_tokens_and_segments(
@@ -91,6 +91,16 @@ class EncodedInput:
     boundary: int | None
     total: int
     unknown: int
+
+    def __post_init__(self) -> None:
+        # <checks>
+        check_word_tokens("tokens", self.tokens)
+        for name in ("ids", "segments"):  # torch would fail on None, read True as 1
+            check_int_list(name, getattr(self, name))
+            if len(getattr(self, name)) != len(self.tokens):
+                raise ValueError(f"{name} must hold one entry per token ({len(self.tokens)}); "
+                                 f"got {len(getattr(self, name))}")
+        # </checks>
 
     @property
     def truncated(self) -> bool:

@@ -37,9 +37,9 @@ TOKENIZER_MAX_BYTES = 64 << 20  # BERT's tokenizer.json is under 1 MB, multiling
 # tokenizers reserves a hash map of vocab_size entries (~73 bytes each) before it trains, so
 # vocab_size=10**12 would abort the process asking for 73 TB.
 VOCAB_SIZE_MAX = 1_000_000
-# What train reads from an iterator of texts, in characters: the corpus reader's own limit
-# (bertlib.corpus.CORPUS_MAX_BYTES) in characters; an endless generator is refused there.
-TRAIN_MAX_CHARS = 256 << 20
+# What train reads from an iterator of texts, in characters: the corpus reader's limit
+# (bertlib.corpus.CORPUS_MAX_BYTES, 64 MiB), so that an endless generator is refused there.
+TRAIN_MAX_CHARS = 64 << 20
 
 
 def _bert_backend(model: models.WordPiece, lowercase: bool = True) -> Tokenizer:

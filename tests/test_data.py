@@ -17,7 +17,7 @@ from bertlib import (
     make_pretrain_examples,
     pad_bert_inputs,
 )
-from bertlib.data import check_batch
+from bertlib.data import check_batch, get_next_sentence
 
 MAX_LEN = 16  # conftest's toy_data is padded to this
 WORDS = "the cat sat on a mat and dog ran to park it was sunny day".split()  # the toy vocab
@@ -344,3 +344,14 @@ def _within(seconds: int):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_get_next_sentence_never_draws_from_the_global_generator():
+    """Before: g=None drew from torch's global generator, changing the caller's random state."""
+    state = torch.get_rng_state()
+    for g, paragraph_idx, message in [(None, 0, "g must be a torch.Generator"),
+                                      (torch.Generator(), 2, "paragraph_idx must be an integer "
+                                                             r"in \[0, 1\]; got 2")]:
+        with pytest.raises(ValueError, match=message):
+            get_next_sentence(["a"], ["b"], _PARAS, paragraph_idx, g)
+    assert torch.equal(torch.get_rng_state(), state)

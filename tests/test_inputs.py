@@ -5,7 +5,7 @@ import torch
 
 from bertlib import Vocab, eval_mode, get_bert_encoding, get_tokens_and_segments, load_small_bert
 from bertlib.checks import InputError
-from bertlib.inputs import EmptyTextError, encode_pair, stack_inputs, truncate_pair
+from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair, stack_inputs, truncate_pair
 
 
 def test_get_tokens_and_segments_pair_and_single():
@@ -209,3 +209,17 @@ def test_stack_inputs_refuses_what_is_not_an_id_or_an_input(small_bert, inputs, 
         inputs = [encode_pair(small_bert[1], "the cat")]
     with pytest.raises(ValueError, match=message):
         stack_inputs(inputs, pad_id)
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"ids": [2, None, 3]}, r"ids must hold integers; got None at position 1"),
+    ({"segments": [0, True, 0]}, r"segments must hold integers; got True"),
+    ({"ids": [2, 3]}, r"ids must hold one entry per token \(3\); got 2"),
+    ({"tokens": ["<cls>", "a b", "<sep>"]}, r"tokens\[1\] must be one token"),
+])
+def test_an_encoded_input_holds_ids_where_ids_belong(fields, message):
+    """Before: 'Could not infer dtype of NoneType' from .tensors(), or True read as id 1."""
+    good = {"tokens": ["<cls>", "a", "<sep>"], "ids": [2, 7, 3], "segments": [0, 0, 0],
+            "boundary": None, "total": 3, "unknown": 0}
+    with pytest.raises(ValueError, match=message):
+        EncodedInput(**good | fields).tensors()
