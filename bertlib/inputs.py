@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from bertlib.checks import (
+    SEED_MAX,
     check_bool,
     check_instance,
     check_int_in,
@@ -158,7 +159,7 @@ def stack_inputs(inputs: Sequence[EncodedInput],
         raise ValueError("inputs must hold at least one EncodedInput")
     for i, x in enumerate(inputs):
         check_instance(f"inputs[{i}]", x, EncodedInput, "an EncodedInput (from encode_pair)")
-    check_int_in("pad_id", pad_id, 0)
+    check_int_in("pad_id", pad_id, 0, SEED_MAX, " (an int64 token id)")
     # </checks>
     T = max(len(x.ids) for x in inputs)
     tokens = torch.full((len(inputs), T), pad_id)

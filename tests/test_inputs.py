@@ -195,9 +195,11 @@ def test_a_lone_surrogate_is_an_input_error(small_bert, text_a, text_b, name):
 
 
 @pytest.mark.parametrize(("inputs", "pad_id", "message"), [
-    ("encoded", True, "pad_id must be an integer >= 0; got True"),
-    ("encoded", 0.5, "pad_id must be an integer >= 0; got 0.5"),
-    ("encoded", None, "pad_id must be an integer >= 0; got None"),
+    ("encoded", True, r"pad_id must be an integer in \[0, 9223372036854775807\] \(an int64 "
+                      r"token id\); got True"),
+    ("encoded", 0.5, "pad_id must be an integer in .*; got 0.5"),
+    ("encoded", 2**64, "pad_id must be an integer in .*; got 18446744073709551616"),
+    ("encoded", None, "pad_id must be an integer in .*; got None"),
     ([1], 0, r"inputs\[0\] must be an EncodedInput .*; got int 1"),
     (iter([]), 0, "inputs must be a list of EncodedInput"),
 ])
