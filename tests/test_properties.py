@@ -158,3 +158,14 @@ def test_the_mlm_loss_is_a_weighted_mean(scale, seed):
     torch.testing.assert_close(scaled.mlm, base.mlm)  # only the weights' proportions count
     noisy = torch.where(weights[..., None] > 0, logits, torch.randn(3, 4, 7, generator=g) * 50)
     torch.testing.assert_close(bert_loss(noisy, labels, weights, nsp, nsp_labels).mlm, base.mlm)
+
+
+@SETTINGS
+@given(a=ANYTHING, b=ANYTHING, budget=ANYTHING, indices=ANYTHING)
+def test_text_and_id_functions_refuse_anything_else_with_a_value_error(a, b, budget, indices):
+    """Before: truncate_pair(None, ...) raised TypeError, truncate_pair(a, b, -1) IndexError."""
+    for call in (lambda: truncate_pair(a, b, budget), lambda: get_tokens_and_segments(a, b),
+                 lambda: VOCAB.to_tokens(indices), lambda: Vocab([a, b]),
+                 lambda: make_nsp_pairs([[a, b], [b, a]], 8, seed=0)):
+        with contextlib.suppress(ValueError):  # anything else escaping fails the test
+            call()
