@@ -22,10 +22,10 @@ from bertlib.vocab import check_word_tokens
 # WikiText-2's largest file has 11 MB, the shipped corpus 0.45 MB. Reading a corpus, tokenizing
 # it (tokenize_paragraphs) and making its pretraining data (make_pretrain_data, max_len=64,
 # as the CLI does) peaks at 54 bytes of memory per byte of an English + Chinese file and 60 per
-# byte of a Chinese one (measured with /usr/bin/time on 2-10 MB files built from the shipped
-# sentences, over the 0.24 GB that Python, torch and the tokenizer take first; 72 per byte
-# before the tokens shared their strings). 64 MiB x 60 + 0.24 GB stays within 4 GiB; the
-# 256 MB allowed before needed ~17 GB. WikiText-103 (540 MB) needs a streaming reader.
+# byte of a Chinese one (benchmarks/bench_corpus_memory.py: /usr/bin/time on 2-10 MB files of
+# the shipped sentences, over the 0.24 GB that Python, torch and the tokenizer take first; 72
+# per byte before the tokens shared their strings). 64 MiB x 60 + 0.24 GB stays within 4 GiB;
+# the 256 MB allowed before needed ~17 GB. WikiText-103 (540 MB) needs a streaming reader.
 CORPUS_MAX_BYTES = 64 << 20
 
 
