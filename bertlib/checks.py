@@ -335,3 +335,21 @@ def read_text(path: Path) -> str:
         raise ValueError(f"{path} must be UTF-8 text; {err}") from None
     except OSError as err:
         raise ValueError(f"{path} cannot be read: {err.strerror}") from None
+
+
+# --- data ---
+def check_sized(name: str, value, what: str) -> None:
+    """A list, tuple, range, tensor or array (anything whose length is known): an iterator or
+    generator could be endless, and reading it whole would hang or exhaust memory."""
+    if isinstance(value, (str, bytes)) or not isinstance(
+            value, (Sequence, torch.Tensor, np.ndarray)):
+        raise ValueError(f"{name} must be {what}; got {value!r:.80} (an iterator, generator "
+                         "or set is refused: it could be endless or unordered; pass a list)")
+
+
+def check_memory(what: str, need: int, limit: int, advice: str) -> None:
+    """Refuse an allocation of ``need`` bytes above ``limit`` before it is attempted, from the
+    arithmetic of its sizes, as the attention guard does."""
+    if need > limit:
+        raise ValueError(f"{what} would need {need / 2**30:,.1f} GiB of memory (at most "
+                         f"{limit / 2**30:.0f} GiB): {advice}")

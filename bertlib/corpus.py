@@ -14,14 +14,19 @@ from pathlib import Path
 import torch
 
 from bertlib.assets import SMALL_CORPUS_DIR
-from bertlib.checks import check_path, check_seed, check_tokens, checked_path, read_text
+from bertlib.checks import check_path, check_seed, checked_path, read_text
 from bertlib.i18n import LANGUAGES
 from bertlib.rng import make_generator
+from bertlib.vocab import check_word_tokens
 
-# WikiText-2's largest file has 11 MB, the shipped corpus 1 MB. A bigger file, read whole and
-# split into Python lists of words (~20 times its size), would exhaust a teaching machine's
-# memory: WikiText-103 (540 MB) needs streaming, which this chapter-sized reader does not do.
-CORPUS_MAX_BYTES = 256 << 20
+# WikiText-2's largest file has 11 MB, the shipped corpus 0.45 MB. Reading a corpus, tokenizing
+# it (tokenize_paragraphs) and making its pretraining data (make_pretrain_data, max_len=64,
+# as the CLI does) peaks at 54 bytes of memory per byte of an English + Chinese file and 60 per
+# byte of a Chinese one (benchmarks/bench_corpus_memory.py: /usr/bin/time on 2-10 MB files of
+# the shipped sentences, over the 0.24 GB that Python, torch and the tokenizer take first; 72
+# per byte before the tokens shared their strings). 64 MiB x 60 + 0.24 GB stays within 4 GiB;
+# the 256 MB allowed before needed ~17 GB. WikiText-103 (540 MB) needs a streaming reader.
+CORPUS_MAX_BYTES = 64 << 20
 
 
 def read_paragraphs(path: str | Path) -> list[list[str]]:
@@ -110,8 +115,14 @@ def tokenize_paragraphs(paragraphs: Sequence[Sequence[str]],
             raise ValueError(f"paragraphs[{p}] must be a paragraph, a list of sentence strings "
                              f"(a list of sentences is one paragraph: wrap it in a list); got "
                              f"{paragraph!r:.80}")
-    tokenized = [[tokenize(s) for s in paragraph] for paragraph in paragraphs]
-    for p, paragraph in enumerate(tokenized):
-        for s, tokens in enumerate(paragraph):
-            check_tokens(f"tokenize(paragraphs[{p}][{s}])", tokens)
+    # Every token a string object of its own (~55 bytes) would cost more than the text itself:
+    # the tokens share one object per spelling instead, as an interned vocabulary would.
+    shared: dict[str, str] = {}
+    tokenized = []
+    for p, paragraph in enumerate(paragraphs):
+        tokenized.append([])
+        for s, sentence in enumerate(paragraph):
+            tokens = tokenize(sentence)
+            check_word_tokens(f"tokenize(paragraphs[{p}][{s}])", tokens)
+            tokenized[-1].append([shared.setdefault(t, t) for t in tokens])
     return tokenized

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -9,21 +10,31 @@ import torch
 
 from bertlib.checks import (
     check_instance,
+    check_int_in,
+    check_memory,
     check_positions_in_text,
     check_positive_int,
     check_range,
-    check_sentences,
-    check_tokens,
+    check_sized,
 )
 from bertlib.inputs import get_tokens_and_segments, truncate_pair
 from bertlib.masking import mask_tokens
 from bertlib.rng import make_generator
-from bertlib.vocab import SpecialTokens, Vocab
+from bertlib.vocab import (
+    SpecialTokens,
+    Vocab,
+    check_int_list,
+    check_word_paragraphs,
+    check_word_tokens,
+)
 
 Sentence = list[str]
 Paragraph = list[Sentence]
 
 IS_NEXT, NOT_NEXT = 1, 0  # bertlib's NSP labels everywhere (Hugging Face uses 0 for IsNext)
+# The padded tensors of one call, with the Python lists they are built from (int64 ids, and
+# 8-byte pointers in the lists): refused above this from arithmetic, before anything is made.
+DATA_MAX_BYTES = 2 << 30
 
 
 @dataclass
@@ -33,19 +44,22 @@ class NSPPair:
     is_next: int  # IS_NEXT or NOT_NEXT
 
     def __post_init__(self) -> None:
-        check_tokens("tokens", self.tokens)
+        check_word_tokens("tokens", self.tokens)
         _check_label("is_next", self.is_next)
         _check_same_length("segments", self.segments, "tokens", self.tokens)
+        check_int_list("segments", self.segments)
 
 
 def _check_label(name: str, value: int) -> None:
-    if value not in (IS_NEXT, NOT_NEXT) or isinstance(value, (bool, float)):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or value not in (IS_NEXT, NOT_NEXT):
         raise ValueError(f"{name} must be {IS_NEXT} (IsNext) or {NOT_NEXT} (NotNext); got "
                          f"{value!r:.80}")
 
 
 def _check_same_length(name: str, values, other_name: str, other) -> None:
     """One entry of ``values`` per entry of ``other`` (len() is all it costs)."""
+    check_sized(other_name, other, "a list")
     if isinstance(values, str) or not isinstance(values, Sequence) or len(values) != len(other):
         raise ValueError(f"{name} must be a list with one entry per entry of {other_name} "
                          f"({len(other)}); got {values!r:.80}")
@@ -70,6 +84,11 @@ def get_next_sentence(
 ) -> tuple[Sentence, Sentence, int]:
     """Keep the true next sentence with probability 0.5; otherwise swap in a random sentence
     from a *different* paragraph, so a NotNext pair is never accidentally consecutive."""
+    # <checks>
+    check_instance("g", g, torch.Generator, "a torch.Generator (None would draw from torch's "
+                   "global one)")
+    _check_pool(paragraphs, paragraph_idx)
+    # </checks>
     if torch.rand(1, generator=g).item() < 0.5:
         return sentence, next_sentence, IS_NEXT
     other = _randint(len(paragraphs) - 1, g)
@@ -91,24 +110,17 @@ def make_nsp_pairs(
 
     ``paragraphs``: a list of paragraphs, each a list of tokenized sentences. A pair longer than
     ``max_len`` (with ``<cls>`` and two ``<sep>``) is truncated (``overflow="truncate"``) or
-    dropped (``"drop"``); either way it is counted in the result. ``specials`` gives the
-    spelling of ``<cls>``/``<sep>`` (default: the chapter's).
+    dropped (``"drop"``); either way it is counted in the result. A pair with an empty sentence
+    is skipped. ``specials`` gives the spelling of ``<cls>``/``<sep>`` (default: the chapter's).
+    Paragraphs that give no pair at all are refused with the reason.
     """
     if overflow not in ("truncate", "drop"):
         raise ValueError(f"overflow must be 'truncate' or 'drop'; got {overflow!r}")
-    check_sentences("paragraphs", paragraphs)
+    check_word_paragraphs("paragraphs", paragraphs)
     check_positive_int("max_len", max_len)
     if max_len < 5:
         raise ValueError(f"max_len must be at least 5 (<cls> a <sep> b <sep>); got {max_len}")
-    if len(paragraphs) < 2:
-        raise ValueError(
-            f"paragraphs must hold at least 2 paragraphs, so that NotNext pairs can take a "
-            f"sentence from another one; got {len(paragraphs)}"
-        )
-    empty = [p for p, paragraph in enumerate(paragraphs) if not paragraph]
-    if empty:  # a NotNext partner drawn from it would have no sentence to take
-        raise ValueError(f"paragraphs[{empty[0]}] has no sentence; every paragraph needs at "
-                         "least one")
+    _check_pool(paragraphs)
     if specials is not None:
         check_instance("specials", specials, SpecialTokens, "a bertlib.vocab.SpecialTokens")
     g = make_generator(generator, seed)
@@ -130,7 +142,37 @@ def make_nsp_pairs(
                                                        sep_token=specials.sep)
             result.pairs.append(NSPPair(tokens, segments, is_next))
     # </listing>
+    if not result.pairs:
+        raise _no_pair(paragraphs, result.dropped)
     return result
+
+
+def _check_pool(paragraphs, index: int | None = None) -> None:
+    """At least 2 paragraphs, so that a NotNext partner can come from another one, and
+    ``index`` one of them; every one with a sentence when ``index`` is None (per pair, a pass
+    over all of them would cost more than the pair)."""
+    check_sized("paragraphs", paragraphs, "a list of paragraphs")
+    if len(paragraphs) < 2:
+        raise ValueError(f"paragraphs must hold at least 2 paragraphs, so that NotNext pairs "
+                         f"can take a sentence from another one; got {len(paragraphs)}")
+    if index is not None:
+        return check_int_in("paragraph_idx", index, 0, len(paragraphs) - 1)
+    empty = next((p for p, paragraph in enumerate(paragraphs) if not paragraph), None)
+    if empty is not None:
+        raise ValueError(f"paragraphs[{empty}] has no sentence; every paragraph needs one")
+
+
+def _no_pair(paragraphs: Sequence[Paragraph], dropped: int) -> ValueError:
+    """Why ``paragraphs`` gave no NSP pair."""
+    if dropped:
+        why = (f"all {dropped} pairs are longer than max_len and overflow='drop'; raise "
+               "max_len or use overflow='truncate'")
+    elif all(len(paragraph) < 2 for paragraph in paragraphs):
+        why = ("every paragraph has one sentence, and a pair needs two consecutive sentences "
+               "of one paragraph (is the text split into paragraphs by blank lines?)")
+    else:
+        why = "every pair of consecutive sentences holds an empty sentence"
+    return ValueError(f"paragraphs give no NSP pair: {why}")
 
 
 @dataclass
@@ -187,7 +229,15 @@ class PretrainBatch:
         return self.tokens.shape[0]
 
     def __getitem__(self, idx) -> PretrainBatch:
-        return PretrainBatch(*(t[idx] for t in self.tensors()))
+        """The examples ``idx`` picks (an int, a slice, a list or tensor of indices)."""
+        try:  # torch's own words name no argument; it reads a str as a list, True as a new axis
+            if idx is None or isinstance(idx, (str, bytes, bool, float)):
+                raise TypeError(type(idx).__name__)
+            return PretrainBatch(*(t[idx] for t in self.tensors()))
+        except (TypeError, IndexError) as err:
+            raise ValueError(f"a PretrainBatch of {len(self)} examples is indexed by an int, "
+                             f"a slice or a list of indices in range; got {idx!r:.80} "
+                             f"({err})") from None
 
     def tensors(self) -> tuple[torch.Tensor, ...]:
         return (self.tokens, self.segments, self.valid_lens, self.pred_positions,
@@ -204,14 +254,26 @@ def _check_items(name: str, items, cls: type, what: str) -> None:
 
 
 def _ids(name: str, rows: list[list[int]], width: int) -> torch.Tensor:
-    """``rows`` (one per example, each ``width`` long) as an (N, width) int64 tensor; a float,
-    or bools where ids belong, are refused, not cut or read as 0 and 1."""
-    t = torch.tensor(rows, dtype=None if rows else torch.long).reshape(len(rows), width)
-    if t.dtype != torch.long:
-        i, j, v = next((i, j, v) for i, row in enumerate(rows) for j, v in enumerate(row)
-                       if not isinstance(v, int) or isinstance(v, bool))
-        raise ValueError(f"examples[{i}].{name} must hold integers; got {v!r} at position {j}")
-    return t
+    """``rows`` (one per example, each ``width`` long, integers: see :func:`_check_example`)
+    as an (N, width) int64 tensor."""
+    try:
+        return torch.tensor(rows, dtype=torch.long).reshape(len(rows), width)
+    except (ValueError, RuntimeError):  # "Overflow when unpacking long long"
+        raise ValueError(f"examples' {name} must be ids in int64's range; one is beyond "
+                         "it") from None
+
+
+def _check_example(i: int, ex: PretrainExample) -> None:
+    """Integers where ids belong (a bool would read as 1, a float be cut), and the label."""
+    for name in ("token_ids", "segments", "pred_positions", "mlm_labels"):
+        check_int_list(f"examples[{i}].{name}", getattr(ex, name))
+    _check_label(f"examples[{i}].is_next", ex.is_next)
+
+
+def padded_bytes(num_examples: int, max_len: int, max_preds: int) -> int:
+    """The bytes :func:`pad_bert_inputs` needs: int64 tensors (two of max_len, two of max_preds),
+    float32 weights, and the Python lists (8-byte pointers) that fill one tensor at a time."""
+    return num_examples * (16 * max_len + 20 * max_preds + 16 + 8 * max_len + 56)
 
 
 def pad_bert_inputs(
@@ -226,7 +288,12 @@ def pad_bert_inputs(
     if max_preds is None:
         max_preds = max(1, round(0.15 * max_len))
     check_positive_int("max_preds", max_preds)
+    check_int_in("max_preds", max_preds, 1, max_len, f" (at most one per token, max_len={max_len})")
+    check_memory(f"padding {len(examples):,} examples to max_len={max_len:,} and "
+                 f"max_preds={max_preds:,}", padded_bytes(len(examples), max_len, max_preds),
+                 DATA_MAX_BYTES, "use fewer examples or a smaller max_len")
     for i, ex in enumerate(examples):
+        _check_example(i, ex)
         if len(ex.token_ids) > max_len:
             raise ValueError(f"example {i} has {len(ex.token_ids)} tokens; max_len is {max_len}")
         if len(ex.pred_positions) > max_preds:
@@ -258,6 +325,8 @@ def pad_bert_inputs(
 def check_batch(data: PretrainBatch, vocab_size: int) -> None:
     """Every id of ``data`` in range, in one vectorised pass per tensor: tokens are vocabulary
     ids, segments 0/1, prediction positions on real tokens, labels vocabulary ids."""
+    check_instance("data", data, PretrainBatch, "a PretrainBatch (from pad_bert_inputs)")
+    check_positive_int("vocab_size", vocab_size)
     if len(data) == 0:
         return
     for name in ("tokens", "mlm_labels"):
@@ -283,9 +352,15 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
     let NSP be solved by telling the languages apart.
     """
     check_positive_int("rounds", rounds)
-    check_sentences("paragraphs", paragraphs)
+    check_word_paragraphs("paragraphs", paragraphs)
     check_positive_int("max_len", max_len)
     check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
+    # At most one example per consecutive pair and round: the padded tensors' size is known
+    # before any is made (their unpadded lists cost about as much again; see corpus.py).
+    most = rounds * sum(max(len(paragraph) - 1, 0) for paragraph in paragraphs)
+    check_memory(f"{most:,} examples ({rounds} rounds) of max_len={max_len:,}",
+                 padded_bytes(most, max_len, max_preds or max(1, round(0.15 * max_len))),
+                 DATA_MAX_BYTES, "use fewer rounds, a smaller max_len or part of the corpus")
     if groups is None:
         groups = [""] * len(paragraphs)
     if isinstance(groups, str) or not isinstance(groups, Sequence) \
@@ -306,8 +381,11 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
     g = make_generator(seed=seed)
     examples = []
     for _ in range(rounds):
-        for members in by_group.values():
-            pairs = make_nsp_pairs(members, max_len, generator=g).pairs
+        for group, members in by_group.items():
+            try:
+                pairs = make_nsp_pairs(members, max_len, generator=g).pairs
+            except ValueError as err:  # no pair: say which group, when there are groups
+                raise ValueError(f"group {group!r}: {err}" if group else str(err)) from None
             examples += make_pretrain_examples(pairs, vocab, generator=g)
     return pad_bert_inputs(examples, max_len, vocab, max_preds)
 

@@ -16,9 +16,18 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from bertlib.checks import check_bool, check_instance, check_positive_int, check_str, check_tokens
+from bertlib.checks import (
+    SEED_MAX,
+    check_bool,
+    check_instance,
+    check_int_in,
+    check_positive_int,
+    check_sized,
+    check_tokens,
+)
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.vocab import check_int_list, check_word_token, check_word_tokens
 
 
 def get_tokens_and_segments(
@@ -34,11 +43,11 @@ def get_tokens_and_segments(
     its ``<sep>``).
     """
     # <checks>
-    check_tokens("tokens_a", tokens_a)
-    check_str("cls_token", cls_token)
-    check_str("sep_token", sep_token)
+    check_word_tokens("tokens_a", tokens_a)
+    check_word_token("cls_token", cls_token)
+    check_word_token("sep_token", sep_token)
     if tokens_b is not None:
-        check_tokens("tokens_b", tokens_b)
+        check_word_tokens("tokens_b", tokens_b)
     # </checks>
     tokens = [cls_token, *tokens_a, sep_token]
     segments = [0] * len(tokens)
@@ -50,6 +59,11 @@ def get_tokens_and_segments(
 
 def truncate_pair(a: list[str], b: list[str], max_tokens: int) -> tuple[list[str], list[str]]:
     """Trim the longer sentence from its end until both fit in ``max_tokens``."""
+    # <checks>
+    check_tokens("a", a)
+    check_tokens("b", b)
+    check_int_in("max_tokens", max_tokens, 0)
+    # </checks>
     a, b = list(a), list(b)
     while len(a) + len(b) > max_tokens:
         (a if len(a) >= len(b) else b).pop()
@@ -79,6 +93,16 @@ class EncodedInput:
     total: int
     unknown: int
 
+    def __post_init__(self) -> None:
+        # <checks>
+        check_word_tokens("tokens", self.tokens)
+        for name in ("ids", "segments"):  # torch would fail on None, read True as 1
+            check_int_list(name, getattr(self, name))
+            if len(getattr(self, name)) != len(self.tokens):
+                raise ValueError(f"{name} must hold one entry per token ({len(self.tokens)}); "
+                                 f"got {len(getattr(self, name))}")
+        # </checks>
+
     @property
     def truncated(self) -> bool:
         return self.total > len(self.tokens)
@@ -95,19 +119,20 @@ def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None =
     """Tokenize A (and B when it is not blank) and build ``<cls> A <sep> [B <sep>]``.
 
     With ``max_len``, the pair is cut to ``max_len`` tokens, specials included (the longer
-    sentence loses its last tokens first). Raises :class:`EmptyTextError` when A (or a required
-    B) gives no token.
+    sentence loses its last tokens first, and each keeps at least one). Raises
+    :class:`EmptyTextError` when A (or a required B) gives no token, and an
+    :class:`~bertlib.checks.InputError` for text that is not valid Unicode.
     """
     check_instance("tokenizer", tokenizer, WordPieceTokenizer,
                    "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
-    check_str("text_a", text_a)
-    if text_b is not None:
-        check_str("text_b", text_b)
-    if max_len is not None:
-        check_positive_int("max_len", max_len)
     check_bool("require_b", require_b)
-    a = tokenizer.tokenize(text_a)
-    b = tokenizer.tokenize(text_b) if text_b and text_b.strip() else None
+    a = tokenizer.encode(text_a, "text_a").tokens
+    b = tokenizer.encode(text_b, "text_b").tokens if text_b is not None else None
+    b = b or None  # a blank B is no B
+    if max_len is not None:  # <cls> a <sep>, or <cls> a <sep> b <sep>: a token of each text
+        check_positive_int("max_len", max_len)
+        check_int_in("max_len", max_len, 3 if b is None else 5,
+                     why=" (<cls>, <sep> and a token of each text)")
     if not a:
         raise EmptyTextError("a")
     if require_b and not b:
@@ -128,8 +153,14 @@ def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None =
 def stack_inputs(inputs: Sequence[EncodedInput],
                  pad_id: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Several inputs as one padded batch: tokens and segments (B, T), valid_lens (B,)."""
+    # <checks>
+    check_sized("inputs", inputs, "a list of EncodedInput (from encode_pair)")
     if not inputs:
         raise ValueError("inputs must hold at least one EncodedInput")
+    for i, x in enumerate(inputs):
+        check_instance(f"inputs[{i}]", x, EncodedInput, "an EncodedInput (from encode_pair)")
+    check_int_in("pad_id", pad_id, 0, SEED_MAX, " (an int64 token id)")
+    # </checks>
     T = max(len(x.ids) for x in inputs)
     tokens = torch.full((len(inputs), T), pad_id)
     segments = torch.zeros((len(inputs), T), dtype=torch.long)

@@ -54,6 +54,7 @@ def _token_ids(token_ids) -> list[int]:
 def check_replacement_words(vocab: Vocab) -> None:
     """The 10% random replacements are drawn from the vocabulary's ordinary words: refuse a
     vocabulary that has none (one of special tokens only)."""
+    check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
     if not vocab.word_ids:
         raise ValueError("vocab has no ordinary words to draw the 10% random replacements from; "
                          f"it holds only {vocab.to_tokens(list(range(len(vocab))))}")

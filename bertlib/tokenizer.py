@@ -9,12 +9,37 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+from tokenizers import (
+    Encoding,
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    trainers,
+)
 
-from bertlib.checks import check_bool, check_path, check_positive_int, checked_path, read_text
+from bertlib.checks import (
+    SEED_MAX,
+    InputError,
+    check_bool,
+    check_int_in,
+    check_path,
+    check_positive_int,
+    check_str,
+    checked_path,
+    read_text,
+)
 from bertlib.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
 
 TOKENIZER_MAX_BYTES = 64 << 20  # BERT's tokenizer.json is under 1 MB, multilingual ones ~10 MB
+# The largest BERT vocabularies hold ~120,000 pieces (multilingual BERT), XLM-R's 250,002.
+# tokenizers reserves a hash map of vocab_size entries (~73 bytes each) before it trains, so
+# vocab_size=10**12 would abort the process asking for 73 TB.
+VOCAB_SIZE_MAX = 1_000_000
+# What train reads from an iterator of texts, in characters: the corpus reader's limit
+# (bertlib.corpus.CORPUS_MAX_BYTES, 64 MiB), so that an endless generator is refused there.
+TRAIN_MAX_CHARS = 64 << 20
 
 
 def _bert_backend(model: models.WordPiece, lowercase: bool = True) -> Tokenizer:
@@ -36,6 +61,36 @@ def _spelling(tokens) -> SpecialTokens:
     return chapter if count[chapter] > count[HF_SPECIAL_TOKENS] else HF_SPECIAL_TOKENS
 
 
+def check_text(name: str, value: str) -> None:
+    """A ``str`` that UTF-8 can encode: a lone surrogate such as ``"\\ud800"`` (what a broken
+    copy and paste can leave) is a Python string but no text, and the tokenizers library
+    refuses it with a ``TypeError`` that names nothing."""
+    check_str(name, value)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise InputError("error_not_utf8", name=name, position=err.start,
+                         char=ascii(value[err.start])) from None
+
+
+def _read_texts(texts: Iterable[str]) -> list[str]:
+    """``texts`` as a list of at most ``TRAIN_MAX_CHARS`` characters of valid text."""
+    if isinstance(texts, str) or not isinstance(texts, Iterable):
+        raise ValueError(f"texts must be a list of texts (str), not one text: a text would "
+                         f"be read one character per text; got {texts!r:.80}")
+    kept, chars = [], 0
+    for i, text in enumerate(texts):
+        check_text(f"texts[{i}]", text)
+        chars += len(text)
+        if chars > TRAIN_MAX_CHARS:  # an endless generator ends here, not in a MemoryError
+            raise ValueError(f"texts hold more than {TRAIN_MAX_CHARS:,} characters (the "
+                             "corpus limit): learn the vocabulary from a sample of them")
+        kept.append(text)
+    if not kept:
+        raise ValueError("texts must hold at least one text to learn a vocabulary from")
+    return kept
+
+
 def _check_specials(specials: SpecialTokens | None) -> None:
     if specials is not None and not isinstance(specials, SpecialTokens):
         raise ValueError(f"specials must be a SpecialTokens (e.g. bertlib.HF_SPECIAL_TOKENS) or "
@@ -46,10 +101,27 @@ class WordPieceTokenizer:
     """Text -> WordPiece tokens -> ids, with the vocabulary as a :class:`Vocab`."""
 
     def __init__(self, backend: Tokenizer, specials: SpecialTokens | None = None):
+        """Wrap a copy of ``backend``: the caller's tokenizer keeps its own settings."""
         if not isinstance(backend, Tokenizer):
             raise ValueError(f"backend must be a tokenizers.Tokenizer; got {backend!r:.80} (to "
                              "load a file use WordPieceTokenizer.from_file or from_directory)")
         _check_specials(specials)
+        try:
+            backend = Tokenizer.from_str(backend.to_str())
+        except Exception as err:  # e.g. a custom Python pre-tokenizer, which cannot be saved
+            raise ValueError(f"backend cannot be copied (bertlib changes its truncation, "
+                             f"padding and special-token settings, on a copy): {err}") from None
+        self._own(backend, specials)
+
+    @classmethod
+    def _wrap(cls, backend: Tokenizer, specials: SpecialTokens | None = None
+              ) -> WordPieceTokenizer:
+        """A tokenizer around ``backend`` itself, which bertlib made and nobody else holds."""
+        tokenizer = cls.__new__(cls)
+        tokenizer._own(backend, specials)
+        return tokenizer
+
+    def _own(self, backend: Tokenizer, specials: SpecialTokens | None) -> None:
         # Checkpoints may switch on truncation/padding; bertlib handles both itself.
         backend.no_truncation()
         backend.no_padding()
@@ -70,20 +142,18 @@ class WordPieceTokenizer:
               specials: SpecialTokens | None = None) -> WordPieceTokenizer:
         """Learn a WordPiece vocabulary of at most ``vocab_size`` tokens from ``texts``.
 
-        The same texts always give the same vocabulary, in the same order.
+        Every vocabulary holds the five special tokens, every character of the texts and its
+        ``##`` form (when it occurs inside a word): a ``vocab_size`` below that count is
+        refused with the count. The same texts always give the same vocabulary, in the same
+        order. ``texts`` may be a generator; it is read up to ``TRAIN_MAX_CHARS`` characters.
         """
-        if isinstance(texts, str) or not isinstance(texts, Iterable):
-            raise ValueError(f"texts must be a list of texts (str), not one text: a text would "
-                             f"be read one character per text; got {texts!r:.80}")
-        texts = list(texts)
-        bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
-        if bad is not None:
-            raise ValueError(f"texts[{bad}] must be a text (str); got {texts[bad]!r:.80}")
-        if not texts:
-            raise ValueError("texts must hold at least one text to learn a vocabulary from")
         check_positive_int("vocab_size", vocab_size)
+        check_int_in("vocab_size", vocab_size, 1, VOCAB_SIZE_MAX,
+                     " (the largest BERT vocabularies hold about 250,000 pieces)")
         check_positive_int("min_frequency", min_frequency)
+        check_int_in("min_frequency", min_frequency, 1, SEED_MAX)
         _check_specials(specials)
+        texts = _read_texts(texts)
         specials = specials or SpecialTokens()
         backend = _bert_backend(models.WordPiece(unk_token=specials.unk))
         words = {word for t in texts for word, _ in backend.pre_tokenizer.pre_tokenize_str(
@@ -96,6 +166,13 @@ class WordPieceTokenizer:
         # between equally frequent merges, so the vocabulary changes from run to run
         # (huggingface/tokenizers#1794). Reserving them up front, sorted, fixes their ids.
         continuing = sorted({"##" + ch for word in words for ch in word[1:]})
+        # tokenizers keeps every character and its "##" form whatever vocab_size says.
+        least = len({*specials.as_list(), *continuing, *(ch for word in words for ch in word)})
+        if vocab_size < least:
+            raise ValueError(
+                f"vocab_size must be at least {least} for these texts; got {vocab_size}: every "
+                f"vocabulary holds the 5 special tokens, each character of the texts and the "
+                f"'##' form of the {len(continuing)} characters that occur inside a word")
         trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
                                             special_tokens=specials.as_list() + continuing,
                                             show_progress=False)
@@ -103,7 +180,7 @@ class WordPieceTokenizer:
         # Rebuilt from the learned vocabulary so that only the real specials stay special.
         trained = _bert_backend(models.WordPiece(backend.get_vocab(), unk_token=specials.unk))
         trained.add_special_tokens(specials.as_list())
-        return cls(trained, specials)
+        return cls._wrap(trained, specials)
 
     @classmethod
     def from_file(cls, path: str | Path) -> WordPieceTokenizer:
@@ -115,7 +192,7 @@ class WordPieceTokenizer:
             raise ValueError(f"{path} is not a tokenizer.json the tokenizers library can read: "
                              f"{err}") from None
         try:
-            return cls(backend)
+            return cls._wrap(backend)
         except ValueError as err:  # e.g. reserved tokens missing: say which file lacks them
             raise ValueError(f"{path}: {err}") from None
 
@@ -129,6 +206,8 @@ class WordPieceTokenizer:
         bad = next((i for i, t in enumerate(tokens) if not isinstance(t, str) or not t), None)
         if bad is not None:
             raise ValueError(f"tokens[{bad}] must be a non-empty str; got {tokens[bad]!r:.80}")
+        for i, token in enumerate(tokens):
+            check_text(f"tokens[{i}]", token)
         check_bool("lowercase", lowercase)
         # </checks>
         vocab: dict[str, int] = {}
@@ -139,8 +218,8 @@ class WordPieceTokenizer:
                                  "each token must have one id")
             vocab[token] = i
         specials = _spelling(vocab)
-        return cls(_bert_backend(models.WordPiece(vocab, unk_token=specials.unk), lowercase),
-                   specials)
+        return cls._wrap(_bert_backend(models.WordPiece(vocab, unk_token=specials.unk),
+                                       lowercase), specials)
 
     @classmethod
     def from_vocab_txt(cls, path: str | Path, lowercase: bool = True) -> WordPieceTokenizer:
@@ -179,9 +258,14 @@ class WordPieceTokenizer:
 
     def tokenize(self, text: str) -> list[str]:
         """WordPiece tokens of ``text``, without ``<cls>``/``<sep>``."""
-        if not isinstance(text, str):
-            raise ValueError(f"text must be a str; got {text!r:.80}")
-        return self.backend.encode(text, add_special_tokens=False).tokens
+        return self.encode(text).tokens
+
+    def encode(self, text: str, name: str = "text") -> Encoding:
+        """``text`` through the ``tokenizers`` backend, without ``<cls>``/``<sep>``: tokens, ids,
+        word ids, offsets. Text that UTF-8 cannot encode (a lone surrogate) is refused as an
+        :class:`~bertlib.checks.InputError` naming ``name``."""
+        check_text(name, text)
+        return self.backend.encode(text, add_special_tokens=False)
 
     def __len__(self) -> int:
         return len(self.vocab)

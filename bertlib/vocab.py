@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import collections
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 
+import numpy as np
 import torch
 
-from bertlib.checks import check_positive_int, check_tokens
+from bertlib.checks import check_positive_int, check_sentences, check_sized, check_str, check_tokens
 
 
 @dataclass(frozen=True)
@@ -26,9 +27,9 @@ class SpecialTokens:
     def __post_init__(self) -> None:
         for field in fields(self):
             value = getattr(self, field.name)
-            if not isinstance(value, str) or not value.strip():
-                raise ValueError(f"SpecialTokens.{field.name} must be a non-empty string; got "
-                                 f"{value!r:.80}")
+            if not isinstance(value, str) or value.split() != [value]:  # one token
+                raise ValueError(f"SpecialTokens.{field.name} must be a non-empty string "
+                                 f"without spaces; got {value!r:.80}")
         if len(set(self.as_list())) < len(self.as_list()):
             raise ValueError(f"SpecialTokens must be five different strings; got {self.as_list()}")
 
@@ -47,7 +48,7 @@ class Vocab:
     ``Vocab.from_list`` keeps a given id order, e.g. a checkpoint's ``vocab.txt``.
     """
 
-    def __init__(self, tokens: Iterable = (), min_freq: int = 1,
+    def __init__(self, tokens: Sequence = (), min_freq: int = 1,
                  specials: SpecialTokens = SpecialTokens()):
         check_positive_int("min_freq", min_freq)
         _check_specials(specials)
@@ -103,10 +104,10 @@ class Vocab:
             if not 0 <= index < len(self):
                 raise ValueError(f"token id must be in [0, {len(self) - 1}]; got {index}")
             return self.idx_to_token[index]
-        if (isinstance(indices, (str, bytes)) or not isinstance(indices, Iterable)
-                or (isinstance(indices, torch.Tensor) and indices.dim() != 1)):
-            raise ValueError(f"indices must be an integer token id or a list of them; got "
-                             f"{indices!r:.80}")
+        check_sized("indices", indices, "an integer token id or a list of them")
+        if getattr(indices, "ndim", 1) != 1:  # a 2-d tensor or array holds rows, not ids
+            raise ValueError(f"indices must be an integer token id or a list of them, 1-d; got "
+                             f"shape {tuple(indices.shape)}")
         ids = []
         for i, value in enumerate(indices):
             index = _as_id(value)
@@ -133,18 +134,78 @@ def _check_specials(specials: SpecialTokens) -> None:
                          f"got {specials!r:.80}")
 
 
-def _flatten(name: str, tokens: Iterable) -> Iterable[str]:
-    """The token strings of a flat or nested list; a text (a str where a list belongs) or a
-    token holding whitespace (a sentence) is refused: it would become characters or one token.
-    """
-    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Iterable):
+# Tokens, sentences, paragraphs, documents, corpora: deeper nesting is a mistake (or a list
+# that holds itself, which would never end).
+MAX_NESTING = 5
+
+
+def _flatten(name: str, tokens: Sequence, depth: int = 1) -> Iterator[str]:
+    """The token strings of a flat or nested list. A text (a str where a list belongs), an
+    iterator or a token holding whitespace (a sentence) is refused: it would become characters,
+    might never end, or would become one token."""
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence):
         raise ValueError(f"{name} must be a list of token strings (or of lists of them), not a "
-                         f"text: tokenize it first; got {tokens!r:.80}")
+                         f"text, an iterator or a set: tokenize it first, pass list(...); got "
+                         f"{tokens!r:.80}")
+    if depth > MAX_NESTING:
+        raise ValueError(f"{name} is nested more than {MAX_NESTING} lists deep; tokens must be "
+                         "a list of token strings, or of lists of them (sentences, paragraphs)")
+    if all(isinstance(t, str) for t in tokens):
+        check_word_tokens(name, tokens)
+        yield from tokens
+        return
     for i, t in enumerate(tokens):
-        if not isinstance(t, str):
-            yield from _flatten(f"{name}[{i}]", t)
-        elif not t or t != "".join(t.split()):
-            raise ValueError(f"{name}[{i}] must be one token, non-empty and without spaces: "
-                             f"split the text first; got {t!r:.80}")
-        else:
+        if isinstance(t, str):
+            check_word_token(f"{name}[{i}]", t)
             yield t
+        else:
+            yield from _flatten(f"{name}[{i}]", t, depth + 1)
+
+
+def check_word_token(name: str, token: str) -> None:
+    """One token: a non-empty string without whitespace (str.split's: spaces, tabs, newlines,
+    U+3000...). A sentence or an empty string where a token belongs would become one unknown
+    token; ``Vocab``, ``get_tokens_and_segments`` and the data functions refuse both."""
+    check_str(name, token)
+    if token.split() != [token]:
+        raise ValueError(f"{name} must be one token, non-empty and without spaces: split the "
+                         f"text first; got {token!r:.80}")
+
+
+def check_word_tokens(name: str, tokens) -> None:
+    """A list of tokens that :func:`check_word_token` accepts."""
+    check_tokens(name, tokens)
+    # Joined and split again, a list comes back unchanged exactly when no token is empty or
+    # holds whitespace: the common case at C speed.
+    if " ".join(tokens).split() != list(tokens):
+        i = next(i for i, t in enumerate(tokens) if t.split() != [t])
+        check_word_token(f"{name}[{i}]", tokens[i])
+
+
+def check_word_paragraphs(name: str, paragraphs) -> None:
+    """Paragraphs of tokenized sentences (:func:`check_sentences`), each token non-empty and
+    without spaces (:func:`check_word_token`)."""
+    check_sentences(name, paragraphs)
+    for p, paragraph in enumerate(paragraphs):
+        for s, sentence in enumerate(paragraph):
+            check_word_tokens(f"{name}[{p}][{s}]", sentence)
+
+
+def check_int_list(name: str, values) -> None:
+    """A 1-d list, tensor or array of integers: a bool is not an id (torch would read True as
+    1), a float would be cut, and None or a nested list would fail deep inside torch."""
+    if isinstance(values, (torch.Tensor, np.ndarray)):
+        integer = (np.issubdtype(values.dtype, np.integer) if isinstance(values, np.ndarray)
+                   else values.dtype in (torch.int64, torch.int32, torch.int16, torch.int8,
+                                         torch.uint8))
+        if values.ndim != 1 or not integer:
+            raise ValueError(f"{name} must be a 1-d list of integers; got {values.dtype} of "
+                             f"shape {tuple(values.shape)}")
+        return
+    check_sized(name, values, "a list of integers")
+    if not set(map(type, values)) <= {int}:  # the common case at C speed; numpy ints below
+        bad = next(((i, v) for i, v in enumerate(values) if isinstance(v, bool)
+                    or not isinstance(v, numbers.Integral)), None)
+        if bad is not None:
+            raise ValueError(f"{name} must hold integers; got {bad[1]!r:.80} at position "
+                             f"{bad[0]} (a bool or a float is no id)")

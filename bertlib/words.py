@@ -15,7 +15,8 @@ from collections.abc import Iterator, Sequence
 
 import jieba
 
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.checks import check_instance
+from bertlib.tokenizer import WordPieceTokenizer, check_text
 
 
 @contextlib.contextmanager
@@ -42,8 +43,7 @@ def _segmenter() -> jieba.Tokenizer:
 
 def segment(text: str) -> list[str]:
     """``text`` cut into words by jieba; the words joined give ``text`` back."""
-    if not isinstance(text, str):
-        raise ValueError(f"text must be a str; got {type(text).__name__}")
+    check_text("text", text)
     return _segmenter().lcut(text, HMM=True)
 
 
@@ -55,13 +55,16 @@ def word_ids(tokenizer: WordPieceTokenizer, text: str,
     or when it lies inside the same word of ``words``, a segmentation of ``text`` (by default
     :func:`segment`'s). Aligned with ``tokenizer.tokenize(text)``.
     """
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer, "a bertlib WordPieceTokenizer")
+    check_text("text", text)
     if words is None:
         words = segment(text)
-    elif isinstance(words, str) or "".join(words) != text:
-        raise ValueError("words must be a list of words that, joined, give text back; got "
-                         f"{words!r:.80}")
+    elif (isinstance(words, str) or not isinstance(words, Sequence)
+          or not all(isinstance(word, str) for word in words) or "".join(words) != text):
+        raise ValueError("words must be a list of words (str) that, joined, give text back; "
+                         f"got {words!r:.80}")
     word_of_char = [i for i, word in enumerate(words) for _ in word]
-    encoding = tokenizer.backend.encode(text, add_special_tokens=False)
+    encoding = tokenizer.encode(text)
     ids: list[int] = []
     previous = None
     for piece_word, (start, _) in zip(encoding.word_ids, encoding.offsets, strict=True):

@@ -122,9 +122,13 @@ def test_bad_paths_are_named(tmp_path, monkeypatch, path, message):
 
 
 def test_a_large_file_is_refused(tmp_path):
+    """64 MiB: the largest file whose data fits in 4 GiB (60 bytes a byte measured); the
+    256 MB allowed before exhausted 4 GiB."""
+    assert CORPUS_MAX_BYTES == 64 * 2**20
     with open(tmp_path / "big.tokens", "wb") as f:
         f.truncate(CORPUS_MAX_BYTES + 1)  # sparse: no disk space used
-    with pytest.raises(ValueError, match="big.tokens has 268,435,457 bytes"):
+    with pytest.raises(ValueError, match="big.tokens has 67,108,865 bytes; a big.tokens may "
+                                         "have at most 67,108,864"):
         read_wikitext(tmp_path / "big.tokens")
 
 
@@ -168,3 +172,23 @@ def split_words(sentence: str) -> list[str]:
 def test_tokenize_paragraphs_checks_its_input(paragraphs, tokenize, message):
     with pytest.raises(ValueError, match=message):
         tokenize_paragraphs(paragraphs, tokenize)
+
+
+def test_tokenized_paragraphs_share_one_string_per_spelling():
+    """Each token its own str object cost ~55 bytes a token, more than the text itself; the
+    memory figure of CORPUS_MAX_BYTES counts on shared ones."""
+    paragraphs = tokenize_paragraphs([["the cat", "the dog"], ["a cat"]], str.split)
+    assert paragraphs == [[["the", "cat"], ["the", "dog"]], [["a", "cat"]]]
+    assert paragraphs[0][0][0] is paragraphs[0][1][0] and paragraphs[0][0][1] is \
+        paragraphs[1][0][1]
+
+
+@pytest.mark.parametrize(("tokenize", "message"), [
+    (lambda s: [s], r"tokenize\(paragraphs\[0\]\[0\]\)\[0\] must be one token, non-empty and "
+                    "without spaces; got 'the cat'"),
+    (lambda s: ["the", ""], r"tokenize\(paragraphs\[0\]\[0\]\)\[1\] must be one token"),
+])
+def test_tokens_holding_spaces_are_refused_where_they_are_made(tokenize, message):
+    """Before: accepted here, and later each such token became one <unk>."""
+    with pytest.raises(ValueError, match=message.replace("; got", ": split the text first; got")):
+        tokenize_paragraphs([["the cat"]], tokenize)

@@ -1,4 +1,6 @@
+import contextlib
 import math
+import signal
 
 import pytest
 import torch
@@ -15,6 +17,7 @@ from bertlib import (
     make_pretrain_examples,
     pad_bert_inputs,
 )
+from bertlib.data import check_batch, get_next_sentence
 
 MAX_LEN = 16  # conftest's toy_data is padded to this
 WORDS = "the cat sat on a mat and dog ran to park it was sunny day".split()  # the toy vocab
@@ -236,3 +239,119 @@ def test_the_result_of_make_nsp_pairs_is_taken_whole(vocab):
     pairs = make_nsp_pairs(_PARAS, 16, seed=0)
     assert make_pretrain_examples(pairs, vocab, seed=1) == \
         make_pretrain_examples(pairs.pairs, vocab, seed=1)
+
+
+@pytest.mark.parametrize(("call", "why"), [
+    (lambda v: make_nsp_pairs([[["the", "cat"]], [["a", "dog"]]], 16, seed=0),
+     "^paragraphs give no NSP pair: every paragraph has one sentence"),
+    (lambda v: make_nsp_pairs([[["the"] * 9, ["cat"] * 9], [["a"], ["dog"]]], 8,
+                              overflow="drop", seed=0),
+     r"^paragraphs give no NSP pair: all 2 pairs are longer than max_len and overflow='drop'"),
+    (lambda v: make_nsp_pairs([[[], []], [[], []]], 16, seed=0),
+     "^paragraphs give no NSP pair: every pair of consecutive sentences holds an empty "),
+    (lambda v: make_pretrain_data([[["the", "cat"]], [["a", "dog"]]], v, 16, seed=0),
+     "^paragraphs give no NSP pair: every paragraph has one sentence"),
+    (lambda v: make_pretrain_data([*_PARAS, [["sat"]], [["on"]]], v, 16, seed=0,
+                                  groups=["en", "en", "zh", "zh"]),
+     "^group 'zh': paragraphs give no NSP pair: every paragraph has one sentence"),
+])
+def test_paragraphs_that_give_no_pair_are_refused_with_the_reason(vocab, call, why):
+    """Before: an empty NSPPairs and an empty PretrainBatch, without a word."""
+    with pytest.raises(ValueError, match=why):
+        call(vocab)
+
+
+def _example(**changes) -> PretrainExample:
+    example = PretrainExample(**_EX)
+    for name, value in changes.items():  # set after the constructor's checks, as a user might
+        setattr(example, name, value)
+    return example
+
+
+@pytest.mark.parametrize(("example", "message"), [
+    (_example(token_ids=[2, True, 3]), r"examples\[0\].token_ids must hold integers; got True "
+                                       "at position 1"),
+    (_example(segments=[0, False, 0]), r"examples\[0\].segments must hold integers; got False"),
+    (_example(pred_positions=[True]), r"examples\[0\].pred_positions must hold integers; got "
+                                      "True"),
+    (_example(mlm_labels=[6.0]), r"examples\[0\].mlm_labels must hold integers; got 6.0"),
+    (_example(is_next=True), r"examples\[0\].is_next must be 1 \(IsNext\) or 0"),
+    (_example(token_ids=[2, None, 3]), r"examples\[0\].token_ids must hold integers; got None"),
+    (_example(token_ids=[[2], [5], [3]]), r"examples\[0\].token_ids must hold integers; got "
+                                          r"\[2\]"),
+    (_example(token_ids=torch.tensor([2.0, 5.0, 3.0])), r"examples\[0\].token_ids must be a "
+                                                        "1-d list of integers; got torch.float"),
+    (_example(token_ids=[2, 10**30, 3]), "token_ids must be ids in int64's range"),
+])
+def test_bools_and_floats_are_never_read_as_ids(vocab, example, message):
+    """Before: [2, True, 3] padded to [2, 1, 3] (True read as <unk>), None gave 'Could not
+    infer dtype of NoneType', a nested list 'not a sequence'."""
+    with pytest.raises(ValueError, match=message):
+        pad_bert_inputs([example], 16, vocab)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda v: NSPPair(["the"], [True], 1), r"segments must hold integers; got True"),
+    (lambda v: NSPPair(["the"], [0], torch.tensor(1.0)), "is_next must be 1"),
+    (lambda v: NSPPair(["<cls>", "the cat", "<sep>"], [0, 0, 0], 1),
+     r"tokens\[1\] must be one token, non-empty and without spaces"),
+    (lambda v: PretrainExample(None, None, None, None, 1), "token_ids must be a list"),
+    (lambda v: make_nsp_pairs([[["the cat"], ["sat"]], [["a"], ["dog"]]], 16, seed=0),
+     r"paragraphs\[0\]\[0\]\[0\] must be one token"),
+    (lambda v: make_pretrain_data([[["the"], [""]], [["a"], ["dog"]]], v, 16, seed=0),
+     r"paragraphs\[0\]\[1\]\[0\] must be one token"),
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX)], 16, v)["tokens"],
+     "a PretrainBatch of 1 examples is indexed by an int, a slice or a list of indices"),
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX)], 16, v)[3], "got 3"),
+    (lambda v: check_batch(None, len(v)), "data must be a PretrainBatch"),
+    (lambda v: check_batch(pad_bert_inputs([PretrainExample(**_EX)], 16, v), True),
+     "vocab_size must be a positive integer; got True"),
+])
+def test_raw_errors_from_inside_are_named(vocab, call, message):
+    """Before: a token 'the cat' became <unk>; the others raised TypeError or IndexError."""
+    with pytest.raises(ValueError, match=message):
+        call(vocab)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX)], 10**12, v),
+     # 24 bytes a token slot (two int64 tensors and a list), 20 a prediction slot
+     r"padding 1 examples to max_len=1,000,000,000,000 and max_preds=150,000,000,000 would "
+     r"need 25,145.7 GiB of memory \(at most 2 GiB\)"),
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX)] * 100, 10**9, v),
+     "would need 2,514.6 GiB"),
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX)], 16, v, max_preds=10**12),
+     r"max_preds must be an integer in \[1, 16\] \(at most one per token"),
+    (lambda v: make_pretrain_data(_PARAS, v, 10**12, seed=0), "max_len=1,000,000,000,000 would"),
+    (lambda v: make_pretrain_data(_PARAS, v, 16, seed=0, rounds=10**12),
+     r"2,000,000,000,000 examples \(1000000000000 rounds\) of max_len=16 would need"),
+])
+def test_sizes_that_cannot_fit_are_refused_before_allocating(vocab, call, message):
+    """Before: MemoryError from the allocator, or (rounds) a loop of 10**12 rounds."""
+    with _within(10), pytest.raises(ValueError, match=message):
+        call(vocab)
+
+
+@contextlib.contextmanager
+def _within(seconds: int):
+    """Fail a call that hangs instead of the whole run."""
+    def stop(*_):
+        raise TimeoutError(f"still running after {seconds} s")
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_get_next_sentence_never_draws_from_the_global_generator():
+    """Before: g=None drew from torch's global generator, changing the caller's random state."""
+    state = torch.get_rng_state()
+    for g, paragraph_idx, message in [(None, 0, "g must be a torch.Generator"),
+                                      (torch.Generator(), 2, "paragraph_idx must be an integer "
+                                                             r"in \[0, 1\]; got 2")]:
+        with pytest.raises(ValueError, match=message):
+            get_next_sentence(["a"], ["b"], _PARAS, paragraph_idx, g)
+    assert torch.equal(torch.get_rng_state(), state)

@@ -3,8 +3,9 @@
 import pytest
 import torch
 
-from bertlib import eval_mode, get_bert_encoding, get_tokens_and_segments, load_small_bert
-from bertlib.inputs import EmptyTextError, encode_pair, stack_inputs, truncate_pair
+from bertlib import Vocab, eval_mode, get_bert_encoding, get_tokens_and_segments, load_small_bert
+from bertlib.checks import InputError
+from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair, stack_inputs, truncate_pair
 
 
 def test_get_tokens_and_segments_pair_and_single():
@@ -139,3 +140,88 @@ def test_bad_text_inputs_are_named(call, message, small_bert):
     """Before: TypeErrors and AttributeErrors from deep inside (text_b.strip, model.training)."""
     with pytest.raises(ValueError, match=message):
         call(*small_bert)
+
+
+@pytest.mark.parametrize(("tokens_a", "tokens_b", "specials", "name", "bad"), [
+    (["the cat"], None, {}, r"tokens_a\[0\]", "'the cat'"),
+    (["the", ""], None, {}, r"tokens_a\[1\]", "''"),
+    (["the"], ["sat", "on\tit"], {}, r"tokens_b\[1\]", r"'on\\tit'"),
+    (["the"], ["\u3000"], {}, r"tokens_b\[0\]", r"'\\u3000'"),
+    (["the"], None, {"cls_token": "< cls >"}, "cls_token", "'< cls >'"),
+    (["the"], None, {"sep_token": ""}, "sep_token", "''"),
+])
+def test_tokens_holding_spaces_or_nothing_are_refused_as_vocab_refuses_them(
+        tokens_a, tokens_b, specials, name, bad):
+    """One check for both: before, get_tokens_and_segments built ['<cls>', 'the cat', ...]."""
+    message = f"{name} must be one token, non-empty and without spaces: split the text " \
+              f"first; got {bad}"
+    with pytest.raises(ValueError, match=message):
+        get_tokens_and_segments(tokens_a, tokens_b, **specials)
+    with pytest.raises(ValueError, match="must be one token, non-empty and without spaces: "
+                                         f"split the text first; got {bad}"):
+        Vocab([*tokens_a, *(tokens_b or []), *specials.values()])
+
+
+def test_max_len_keeps_a_token_of_each_text(small_bert):
+    """max_len=4 cut sentence A away silently; max_len=1 raised IndexError from list.pop."""
+    _, tokenizer = small_bert
+    for max_len, b, least in [(4, "a dog", 5), (1, "a dog", 5), (2, None, 3), (4, "  ", 3)]:
+        message = fr"max_len must be an integer >= {least} \(<cls>, <sep> and a token of " \
+                  fr"each text\); got {max_len}"
+        if max_len < least:
+            with pytest.raises(ValueError, match=message):
+                encode_pair(tokenizer, "the cat sat", b, max_len=max_len)
+        else:
+            assert encode_pair(tokenizer, "the cat sat", b, max_len=max_len).tokens == [
+                "<cls>", "the", "cat", "<sep>"]
+    assert encode_pair(tokenizer, "the cat sat", "a dog", max_len=5).tokens == [
+        "<cls>", "the", "<sep>", "a", "<sep>"]
+    with pytest.raises(ValueError, match="max_tokens must be an integer >= 0; got -1"):
+        truncate_pair(["a"], ["b"], -1)
+    with pytest.raises(ValueError, match="a must be a list of token strings, not a text"):
+        truncate_pair("abc", ["b"], 1)
+
+
+@pytest.mark.parametrize(("text_a", "text_b", "name"), [
+    ("the \ud800 cat", None, "text_a"), ("the cat", "\udbff", "text_b")])
+def test_a_lone_surrogate_is_an_input_error(small_bert, text_a, text_b, name):
+    """Before: TypeError: TextInputSequence must be str, from inside tokenizers."""
+    model, tokenizer = small_bert
+    for call in (lambda: encode_pair(tokenizer, text_a, text_b),
+                 lambda: get_bert_encoding(model, tokenizer, text_a, text_b)):
+        with pytest.raises(InputError, match=f"{name} is not valid text") as err:
+            call()
+        assert err.value.key == "error_not_utf8" and name in err.value.message("zh")
+
+
+@pytest.mark.parametrize(("inputs", "pad_id", "message"), [
+    ("encoded", True, r"pad_id must be an integer in \[0, 9223372036854775807\] \(an int64 "
+                      r"token id\); got True"),
+    ("encoded", 0.5, "pad_id must be an integer in .*; got 0.5"),
+    ("encoded", 2**64, "pad_id must be an integer in .*; got 18446744073709551616"),
+    ("encoded", None, "pad_id must be an integer in .*; got None"),
+    ([1], 0, r"inputs\[0\] must be an EncodedInput .*; got int 1"),
+    (iter([]), 0, "inputs must be a list of EncodedInput"),
+])
+def test_stack_inputs_refuses_what_is_not_an_id_or_an_input(small_bert, inputs, pad_id,
+                                                           message):
+    """Before: True padded with True (a bool tensor), 0.5 gave a float tensor, the rest raised
+    TypeError, AttributeError or 'max() arg is an empty sequence'."""
+    if inputs == "encoded":
+        inputs = [encode_pair(small_bert[1], "the cat")]
+    with pytest.raises(ValueError, match=message):
+        stack_inputs(inputs, pad_id)
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"ids": [2, None, 3]}, r"ids must hold integers; got None at position 1"),
+    ({"segments": [0, True, 0]}, r"segments must hold integers; got True"),
+    ({"ids": [2, 3]}, r"ids must hold one entry per token \(3\); got 2"),
+    ({"tokens": ["<cls>", "a b", "<sep>"]}, r"tokens\[1\] must be one token"),
+])
+def test_an_encoded_input_holds_ids_where_ids_belong(fields, message):
+    """Before: 'Could not infer dtype of NoneType' from .tensors(), or True read as id 1."""
+    good = {"tokens": ["<cls>", "a", "<sep>"], "ids": [2, 7, 3], "segments": [0, 0, 0],
+            "boundary": None, "total": 3, "unknown": 0}
+    with pytest.raises(ValueError, match=message):
+        EncodedInput(**good | fields).tensors()

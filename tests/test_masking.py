@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from bertlib import Fate, Vocab, mask_tokens
+from bertlib.masking import check_replacement_words
 
 N_WORDS = 100
 
@@ -240,3 +241,10 @@ def test_bad_vocab_and_random_source_are_named(vocab, kwargs, message, big_vocab
     vocab = big_vocab if vocab == "big" else vocab
     with pytest.raises(ValueError, match=message):
         mask_tokens([5, 6, 7], vocab, **kwargs)
+
+
+def test_check_replacement_words_takes_a_vocab_only():
+    """Before: AttributeError: 'NoneType' object has no attribute 'word_ids'."""
+    for bad in (None, ["the", "cat"]):
+        with pytest.raises(ValueError, match="vocab must be a bertlib.vocab.Vocab"):
+            check_replacement_words(bad)

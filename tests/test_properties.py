@@ -88,6 +88,10 @@ def test_masking_refuses_anything_else_with_a_value_error(token_ids, ratio, seed
                                     min_size=1, max_size=4), min_size=2, max_size=5),
        max_len=st.integers(5, 16), seed=st.integers(0, 100))
 def test_nsp_pairs_fit_and_are_well_formed(paragraphs, max_len, seed):
+    if all(len(p) == 1 for p in paragraphs):  # no two consecutive sentences: no pair
+        with pytest.raises(ValueError, match="every paragraph has one sentence"):
+            make_nsp_pairs(paragraphs, max_len, seed=seed)
+        return
     result = make_nsp_pairs(paragraphs, max_len, seed=seed)
     assert len(result.pairs) == sum(len(p) - 1 for p in paragraphs)
     for pair in result.pairs:
@@ -154,3 +158,14 @@ def test_the_mlm_loss_is_a_weighted_mean(scale, seed):
     torch.testing.assert_close(scaled.mlm, base.mlm)  # only the weights' proportions count
     noisy = torch.where(weights[..., None] > 0, logits, torch.randn(3, 4, 7, generator=g) * 50)
     torch.testing.assert_close(bert_loss(noisy, labels, weights, nsp, nsp_labels).mlm, base.mlm)
+
+
+@SETTINGS
+@given(a=ANYTHING, b=ANYTHING, budget=ANYTHING, indices=ANYTHING)
+def test_text_and_id_functions_refuse_anything_else_with_a_value_error(a, b, budget, indices):
+    """Before: truncate_pair(None, ...) raised TypeError, truncate_pair(a, b, -1) IndexError."""
+    for call in (lambda: truncate_pair(a, b, budget), lambda: get_tokens_and_segments(a, b),
+                 lambda: VOCAB.to_tokens(indices), lambda: Vocab([a, b]),
+                 lambda: make_nsp_pairs([[a, b], [b, a]], 8, seed=0)):
+        with contextlib.suppress(ValueError):  # anything else escaping fails the test
+            call()

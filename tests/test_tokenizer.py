@@ -1,8 +1,14 @@
+import itertools
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
 from bertlib import HF_SPECIAL_TOKENS, SpecialTokens
+from bertlib.checks import InputError
 from bertlib.corpus import load_small_corpus
 from bertlib.tokenizer import WordPieceTokenizer
 
@@ -96,8 +102,8 @@ def test_unreadable_tokenizer_files_are_value_errors(tmp_path):
 
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"texts": "the cat sat on the mat"}, "texts must be a list of texts .*not one text"),
-    ({"texts": [1, 2]}, r"texts\[0\] must be a text \(str\); got 1"),
-    ({"texts": ["a", None]}, r"texts\[1\] must be a text \(str\); got None"),
+    ({"texts": [1, 2]}, r"texts\[0\] must be a string; got int 1"),
+    ({"texts": ["a", None]}, r"texts\[1\] must be a string; got NoneType None"),
     ({"texts": []}, "texts must hold at least one text"),
     ({"vocab_size": 0}, "vocab_size must be a positive integer; got 0"),
     ({"vocab_size": True}, "vocab_size must be a positive integer; got True"),
@@ -117,7 +123,7 @@ def test_bad_training_input_is_named(kwargs, message):
 
 @pytest.mark.parametrize("text", [None, 123, ["the", "cat"], b"the cat"])
 def test_tokenize_takes_a_str(trained, text):
-    with pytest.raises(ValueError, match="text must be a str; got"):
+    with pytest.raises(ValueError, match="text must be a string; got"):
         trained.tokenize(text)
 
 
@@ -175,3 +181,89 @@ def test_from_tokens_is_bert_s_tokenizer_over_a_list_of_pieces(tmp_path):
                          (["[PAD]", ""], r"tokens\[1\] must be a non-empty str")]:
         with pytest.raises(ValueError, match=message):
             WordPieceTokenizer.from_tokens(bad)
+
+
+def _alphabet_size(texts: list[str]) -> int:
+    """The reference: what the tokenizers library alone keeps at vocab_size=1 (the specials,
+    every character and its "##" form), with BERT's normalizer and pre-tokenizer."""
+    backend = Tokenizer(models.WordPiece(unk_token="<unk>"))
+    backend.normalizer = normalizers.BertNormalizer()
+    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    backend.train_from_iterator(texts, trainers.WordPieceTrainer(
+        vocab_size=1, special_tokens=SpecialTokens().as_list(), show_progress=False))
+    return backend.get_vocab_size()
+
+
+@pytest.mark.parametrize("texts", [
+    TEXTS,
+    ["aaaa bbbb", "ab ba"],
+    [s for p in load_small_corpus(held_out=0.1, seed=0).train[:30] for s in p],
+    ["Привет мир", "naïve café", "東京タワー"] * 3,
+])
+def test_a_vocabulary_never_has_more_than_vocab_size_tokens(texts):
+    """tokenizers keeps every character whatever vocab_size says (train(..., 10) gave 21
+    tokens): a smaller vocab_size is refused with the least one that can be kept."""
+    least = _alphabet_size(texts)
+    for size in (1, least - 1):
+        with pytest.raises(ValueError, match=f"vocab_size must be at least {least} for these "
+                                             f"texts; got {size}"):
+            WordPieceTokenizer.train(texts, size)
+    for size in (least, least + 1, least + 7, 2 * least):
+        assert least <= len(WordPieceTokenizer.train(texts, size)) <= size
+
+
+def test_vocab_size_that_would_abort_the_process_is_refused():
+    """tokenizers reserves vocab_size hash-map entries first: 10**12 aborted Python (73 TB)."""
+    code = ("from bertlib.tokenizer import WordPieceTokenizer\n"
+            "for size, freq in [(10**12, 2), (50, 10**30)]:\n"
+            "    try:\n"
+            "        WordPieceTokenizer.train(['a b'], size, min_frequency=freq)\n"
+            "    except ValueError as err:\n"
+            "        print(err)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, cwd=Path(__file__).resolve().parents[1])
+    assert run.returncode == 0, run.stderr[-500:]
+    assert run.stdout.splitlines() == [
+        "vocab_size must be an integer in [1, 1000000] (the largest BERT vocabularies hold "
+        "about 250,000 pieces); got 1000000000000",
+        f"min_frequency must be an integer in [1, {2**63 - 1}]; got "
+        "1000000000000000000000000000000"]
+
+
+def test_an_endless_generator_of_texts_is_refused(monkeypatch):
+    monkeypatch.setattr("bertlib.tokenizer.TRAIN_MAX_CHARS", 1000)
+    with pytest.raises(ValueError, match="texts hold more than 1,000 characters"):
+        WordPieceTokenizer.train(itertools.repeat("the cat sat"), 50)
+    texts = (s for s in ["the cat sat"] * 90)  # 990 characters: a generator is still welcome
+    assert WordPieceTokenizer.train(texts, 50).tokenize("the cat") == ["the", "cat"]
+
+
+def test_wrapping_a_tokenizer_leaves_the_caller_s_settings_alone(trained):
+    backend = Tokenizer.from_str(trained.backend.to_str())
+    backend.enable_truncation(max_length=4)
+    backend.enable_padding(length=9)
+    backend.encode_special_tokens = False
+    before = backend.to_str()
+    wrapped = WordPieceTokenizer(backend)
+    assert backend.to_str() == before and backend.truncation["max_length"] == 4
+    assert backend.padding["length"] == 9 and backend.encode_special_tokens is False
+    assert len(backend.encode("the cat sat on the mat").ids) == 9  # still cut and padded
+    assert len(wrapped.tokenize("the cat sat on the mat")) == 6  # bertlib's copy is not
+    assert wrapped.tokenize("<mask>") != ["<mask>"]  # and types a special token as text
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t.tokenize("a\ud800b"),
+    lambda t: t.encode("\udc00"),
+    lambda t: WordPieceTokenizer.train(["the cat", "sat \ud800"], 50),
+])
+def test_a_lone_surrogate_is_refused_in_both_languages(trained, call):
+    with pytest.raises(InputError, match=r"is not valid text: the character '\\ud[8c]00' at "
+                                         r"position \d is half of a surrogate pair") as err:
+        call(trained)
+    assert err.value.key == "error_not_utf8" and "代理对" in err.value.message("zh")
+
+
+def test_a_lone_surrogate_in_a_vocabulary_is_refused():
+    with pytest.raises(ValueError, match=r"tokens\[5\] is not valid text"):
+        WordPieceTokenizer.from_tokens([*SpecialTokens().as_list(), "\ud800"])

@@ -1,3 +1,7 @@
+import contextlib
+import itertools
+import signal
+
 import numpy as np
 import pytest
 import torch
@@ -65,8 +69,8 @@ WORDS = [["the", "cat"], ["the", "dog"]]
     (lambda: Vocab.from_list(["<pad>", "<unk>", "<cls>", "<sep>", "<mask>", 5, None]),
      "idx_to_token must be a list of token strings"),
     (lambda: Vocab.from_list("<pad><unk>"), "idx_to_token must be a list of token strings, not"),
-    (lambda: SpecialTokens(pad=""), "SpecialTokens.pad must be a non-empty string; got ''"),
-    (lambda: SpecialTokens(cls=5), "SpecialTokens.cls must be a non-empty string; got 5"),
+    (lambda: SpecialTokens(pad=""), "SpecialTokens.pad must be a non-empty string without spaces"),
+    (lambda: SpecialTokens(cls=5), "SpecialTokens.cls must be a non-empty .*; got 5"),
     (lambda: SpecialTokens(pad="<sep>"), "SpecialTokens must be five different strings"),
 ])
 def test_bad_construction_is_named(make, message):
@@ -100,3 +104,56 @@ def test_to_tokens_takes_numpy_and_torch_integers():
 def test_getitem_takes_tokens_only(key):
     with pytest.raises(ValueError, match=r"vocab\[...\] must be a list of token strings"):
         Vocab(WORDS)[key]
+
+
+@contextlib.contextmanager
+def _within(seconds: int):
+    """Fail a call that hangs (an endless iterator read whole) instead of the whole run."""
+    def stop(*_):
+        raise TimeoutError(f"still running after {seconds} s")
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda v: v.to_tokens(itertools.count()), "indices must be an integer token id or a list"),
+    (lambda v: v.to_tokens(iter([5, 6])), "an iterator, generator or set is refused"),
+    (lambda v: v.to_tokens({5, 6}), "an iterator, generator or set is refused"),
+    (lambda v: v.to_tokens({5: 6}), "indices must be an integer token id or a list"),
+    (lambda v: Vocab(itertools.repeat("the")), "tokens must be a list of token strings"),
+    (lambda v: Vocab(t for t in WORDS), "not a text, an iterator or a set"),
+    (lambda v: Vocab([iter(WORDS)]), r"tokens\[0\] must be a list of token strings"),
+])
+def test_an_iterator_is_refused_not_read_forever(call, message):
+    with _within(5), pytest.raises(ValueError, match=message):
+        call(Vocab(WORDS))
+
+
+def test_a_list_nested_too_deep_or_holding_itself_is_refused():
+    deep: list = ["the"]
+    for _ in range(3000):
+        deep = [deep]
+    looped: list = ["the"]
+    looped.append(looped)
+    for tokens in (deep, looped):
+        with _within(5), pytest.raises(ValueError, match="nested more than 5 lists deep"):
+            Vocab(tokens)
+    assert Vocab([[[["the", "cat"]]]]).idx_to_token[5:] == ["cat", "the"]
+
+
+@pytest.mark.parametrize("tokens", [["the", ["cat"], "a b"], [["the"], "", ["cat"]]])
+def test_a_token_beside_lists_is_checked_too(tokens):
+    with pytest.raises(ValueError, match=r"tokens\[\d\] must be one token, non-empty and "
+                                         "without spaces"):
+        Vocab(tokens)
+
+
+def test_special_tokens_are_single_tokens():
+    with pytest.raises(ValueError, match="SpecialTokens.mask must be a non-empty string without "
+                                         "spaces; got '<my mask>'"):
+        SpecialTokens(mask="<my mask>")

@@ -58,8 +58,23 @@ def test_whole_word_masking_of_a_chinese_sentence_masks_whole_words(tokenizer):
 @pytest.mark.parametrize(("text", "words", "message"), [
     (["我"], None, "text must be a str"),
     ("车票", "车票", "words must be a list of words"),
-    ("车票", ["车"], "words must be a list of words that, joined, give text back"),
+    ("车票", ["车"], "words must be a list of words .str. that, joined, give text back"),
 ])
 def test_bad_word_input_is_named(tokenizer, text, words, message):
     with pytest.raises(ValueError, match=message):
         word_ids(tokenizer, text, words)
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda t: word_ids(None, "车票"), "tokenizer must be a bertlib WordPieceTokenizer"),
+    (lambda t: word_ids(t, "车票", iter(["车", "票"])), "words must be a list of words"),
+    (lambda t: word_ids(t, "12", [1, 2]), r"words must be a list of words \(str\)"),
+    (lambda t: word_ids(t, "车\ud800票"), "text is not valid text: the character"),
+    (lambda t: word_ids(t, "车\ud800票", ["车\ud800票"]), "text is not valid text"),
+    (lambda t: segment("车\ud800票"), "text is not valid text"),
+])
+def test_bad_word_input_is_named_not_raised_from_inside(tokenizer, call, message):
+    """Before: AttributeError ('backend'), IndexError, TypeError from str.join, and
+    TextInputSequence must be str from tokenizers."""
+    with pytest.raises(ValueError, match=message):
+        call(tokenizer)
