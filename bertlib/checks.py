@@ -335,3 +335,47 @@ def read_text(path: Path) -> str:
         raise ValueError(f"{path} must be UTF-8 text; {err}") from None
     except OSError as err:
         raise ValueError(f"{path} cannot be read: {err.strerror}") from None
+
+
+# --- finetune ---
+# The most memory one result may need: past this a typo (num_classes=10**12, a 10**6-token
+# span search) would reach the allocator and fail there, or take the machine down with it.
+RESULT_MAX_BYTES = 2**30
+
+
+def check_result_size(what: str, numel: int, element_size: int = 4) -> None:
+    """Refuse, from arithmetic alone, a tensor of ``numel`` elements past
+    :data:`RESULT_MAX_BYTES`; ``what`` names it and the sizes it comes from."""
+    need = numel * element_size
+    if need > RESULT_MAX_BYTES:
+        raise ValueError(f"{what} would need {need / 2**30:,.1f} GiB (at most "
+                         f"{RESULT_MAX_BYTES / 2**30:.0f} GiB): ask for a smaller one")
+
+
+def check_unicode_text(name: str, value: str) -> None:
+    """A string that UTF-8 can encode: a lone surrogate such as ``"\\ud800"`` (which JSON's
+    ``\\ud800`` escapes and broken copy-paste produce) is not text, and tokenizers reject it
+    from deep inside."""
+    check_str(name, value)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(f"{name} must be text UTF-8 can encode; it holds the lone surrogate "
+                         f"{value[err.start]!r} at index {err.start}: {value!r:.80}") from None
+
+
+def check_finite_step(name: str, t: torch.Tensor, step: int) -> None:
+    """Stop a training loop before its optimizer takes a step on NaN or infinite outputs or
+    loss (``name``), which would make every weight NaN."""
+    if not bool(torch.isfinite(t).all()):
+        raise ValueError(f"{name} hold NaN or infinite values at step {step}; training stopped "
+                         f"before that step changed the weights (try a smaller lr)")
+
+
+def check_learning_rate(name: str, value: float, max_lr: float) -> None:
+    """A learning rate in (0, max_lr]: past ``max_lr`` Adam's steps are so large that training
+    diverges at once, a typo rather than a choice."""
+    check_positive_float(name, value)
+    if value > max_lr:
+        raise ValueError(f"{name} must be at most {max_lr} (Adam's usual range is 1e-5 to "
+                         f"1e-2); got {value!r}")
