@@ -364,12 +364,25 @@ def check_unicode_text(name: str, value: str) -> None:
                          f"{value[err.start]!r} at index {err.start}: {value!r:.80}") from None
 
 
+def _nan_or_posinf(t: torch.Tensor) -> bool:
+    """Logits may hold -inf, a class that is never the answer (padding, for a span's start),
+    but never NaN or +inf."""
+    return bool((t.isnan() | t.isposinf()).any())
+
+
+def check_logits(name: str, t: torch.Tensor) -> None:
+    check_floating_dtype(name, t)
+    if _nan_or_posinf(t):
+        raise ValueError(f"{name} must not hold NaN or +inf (-inf marks a class that is never "
+                         "the answer)")
+
+
 def check_finite_step(name: str, t: torch.Tensor, step: int) -> None:
-    """Stop a training loop before its optimizer takes a step on NaN or infinite outputs or
-    loss (``name``), which would make every weight NaN."""
-    if not bool(torch.isfinite(t).all()):
-        raise ValueError(f"{name} hold NaN or infinite values at step {step}; training stopped "
-                         f"before that step changed the weights (try a smaller lr)")
+    """Stop a training loop before its optimizer takes a step on outputs (``name``) that hold
+    NaN or +inf, which would make every weight NaN."""
+    if _nan_or_posinf(t):
+        raise ValueError(f"{name} hold NaN or +inf at step {step}; training stopped before that "
+                         "step changed the weights (try a smaller lr)")
 
 
 def check_learning_rate(name: str, value: float, max_lr: float) -> None:

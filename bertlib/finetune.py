@@ -23,11 +23,11 @@ from torch import nn
 from bertlib.batches import make_loader
 from bertlib.checks import (
     check_bool,
-    check_finite,
     check_finite_step,
     check_instance,
     check_int_in,
     check_learning_rate,
+    check_logits,
     check_ndim,
     check_positive_int,
     check_result_size,
@@ -181,7 +181,7 @@ def task_loss(Y_hat: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     if not isinstance(Y_hat, torch.Tensor) or Y_hat.dim() not in (2, 3):
         raise ValueError("Y_hat must be a tensor of shape (batch, classes) or (batch, seq_len, "
                          f"classes); got {getattr(Y_hat, 'shape', type(Y_hat))}")
-    check_finite("Y_hat", Y_hat)
+    check_logits("Y_hat", Y_hat)
     check_labels(labels, Y_hat.shape)
     # </checks>
     C = Y_hat.shape[-1]
@@ -366,10 +366,11 @@ def predict_spans(model: nn.Module, data: TaskData, max_answer_len: int = 8,
 def span_accuracy(model: nn.Module, data: TaskData, max_answer_len: int = 8) -> Accuracy:
     """The share of ``data``'s questions whose answer ``model`` finds exactly: first and last
     token right (the exact match of SQuAD, counted in tokens)."""
-    found = predict_spans(model, data, max_answer_len)
-    if data.labels.shape != found.shape:
-        raise ValueError(f"data.labels must be answer spans, shape {tuple(found.shape)} (from "
+    check_model_and_data(model, data)
+    if data.labels.shape != (len(data), 2):
+        raise ValueError(f"data.labels must be answer spans, shape {(len(data), 2)} (from "
                          f"span_data()); got {tuple(data.labels.shape)}")
+    found = predict_spans(model, data, max_answer_len)
     return Accuracy(int((found == data.labels).all(1).sum()), len(data))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from bertlib.checks import check_instance, check_integer_dtype, check_ndim, check_range
+from bertlib.checks import check_instance, check_integer_dtype, check_range
 from bertlib.inputs import eval_mode, model_device
 from bertlib.tasks import IGNORE, TaskData
 
@@ -20,7 +20,7 @@ from bertlib.tasks import IGNORE, TaskData
 def check_labels(labels: torch.Tensor, output_shape: tuple[int, ...]) -> None:
     """``labels`` fit outputs of ``output_shape``, (B, C) or (B, T, C): shape (B,) or (B, T),
     int64, class ids in [0, C - 1] or ``IGNORE``, at least one of them not ``IGNORE``."""
-    check_ndim("labels", labels, len(output_shape) - 1, "the outputs' shape without classes")
+    check_instance("labels", labels, torch.Tensor, "a tensor of class ids")
     if labels.shape != output_shape[:-1]:
         raise ValueError(f"labels must have shape {tuple(output_shape[:-1])} (the outputs' "
                          f"without their last dimension); got {tuple(labels.shape)}")
