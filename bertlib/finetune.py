@@ -42,10 +42,12 @@ from bertlib.tasks import IGNORE, TaskData
 from bertlib.train import MAX_LR, _device, run_steps
 
 
-def _new_linear(num_inputs: int, num_outputs: int, seed: int) -> nn.Linear:
-    """A freshly initialised output layer whose weights depend only on ``seed``."""
+def _new_linear(bert: BERTModel, num_outputs: int, seed: int) -> nn.Linear:
+    """A freshly initialised output layer on ``bert``'s outputs, on its device and in its dtype,
+    whose weights depend only on ``seed``."""
+    like = bert.encoder.token_embedding.weight
     with own_global_rng(seed):
-        return nn.Linear(num_inputs, num_outputs)
+        return nn.Linear(bert.config.num_hiddens, num_outputs).to(like.device, like.dtype)
 
 
 def _check_num_classes(num_classes: int) -> None:
@@ -80,8 +82,7 @@ class BERTClassifier(nn.Module):
         # </checks>
         self.encoder = copy.deepcopy(bert.encoder)
         self.hidden = copy.deepcopy(bert.hidden)
-        H = bert.config.num_hiddens
-        self.output = _new_linear(H, num_classes, seed).to(model_device(bert))
+        self.output = _new_linear(bert, num_classes, seed)
 
     def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
                 valid_lens: torch.Tensor | None = None) -> torch.Tensor:
@@ -101,7 +102,7 @@ class BERTTagger(nn.Module):
         _check_head(bert, num_tags)
         # </checks>
         self.encoder = copy.deepcopy(bert.encoder)
-        self.output = _new_linear(bert.config.num_hiddens, num_tags, seed).to(model_device(bert))
+        self.output = _new_linear(bert, num_tags, seed)
 
     def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
                 valid_lens: torch.Tensor | None = None) -> torch.Tensor:
@@ -120,7 +121,7 @@ class BERTQuestionAnswerer(nn.Module):
         _check_head(bert, 2)
         # </checks>
         self.encoder = copy.deepcopy(bert.encoder)
-        self.output = _new_linear(bert.config.num_hiddens, 2, seed).to(model_device(bert))
+        self.output = _new_linear(bert, 2, seed)
 
     def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
                 valid_lens: torch.Tensor | None = None) -> torch.Tensor:

@@ -41,6 +41,9 @@ def check_model_and_data(model: nn.Module, data: TaskData) -> None:
         raise ValueError("data must hold at least one example; got an empty TaskData")
     if next(model.parameters(), None) is None:
         raise ValueError("model has no parameter: nothing to train, and no device to run on")
+    if model_device(model).type == "meta":
+        raise ValueError("model is on the meta device, which holds shapes but no weights; "
+                         "initialise or load its weights first")
 
 
 def output_shape(model: nn.Module, data: TaskData) -> torch.Size:

@@ -471,3 +471,28 @@ def test_prediction_and_scores_check_their_input(toy_model):
     qa = BERTQuestionAnswerer(toy_model())
     with pytest.raises(ValueError, match=r"data.labels must be answer spans, shape \(64, 2\)"):
         span_accuracy(qa, toy_task(20))
+
+
+@pytest.mark.parametrize("cls", [BERTClassifier, BERTTagger, BERTQuestionAnswerer])
+def test_the_new_layer_follows_the_encoders_dtype(cls, toy_model):
+    """A float64 encoder gave 'mat1 and mat2 must have the same dtype' from the new layer."""
+    args = () if cls is BERTQuestionAnswerer else (3,)
+    single, double = cls(toy_model(), *args, seed=0), cls(toy_model().double(), *args, seed=0)
+    assert double.output.weight.dtype == torch.float64
+    torch.testing.assert_close(double.output.weight, single.output.weight.double())
+    tokens = torch.randint(5, 20, (2, 6))
+    assert double.eval()(tokens, torch.zeros_like(tokens)).dtype == torch.float64
+
+
+def test_a_model_without_weights_is_refused(toy_model):
+    clf = BERTClassifier(toy_model(), 2).to("meta")
+    with pytest.raises(ValueError, match="model is on the meta device"):
+        fine_tune(clf, toy_task(20, n=8), num_steps=1, progress=False)
+
+
+def test_a_device_this_machine_lacks_is_named(toy_model):
+    """Passes after the merge with h-train, whose bertlib.train._device checks "mps" too."""
+    clf = BERTClassifier(toy_model(), 2)
+    missing = "cuda" if torch.backends.mps.is_available() else "mps"  # a Mac lacks CUDA
+    with pytest.raises(ValueError, match=f"device .*{missing}"):
+        fine_tune(clf, toy_task(20, n=8), num_steps=1, progress=False, device=missing)
