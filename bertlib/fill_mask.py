@@ -41,11 +41,12 @@ def fill_mask(model: BERTModel, vocab: Vocab, enc: EncodedInput, masked: MaskedT
     if len(masked.masked_ids) != len(enc.ids):
         raise ValueError(f"masked has {len(masked.masked_ids)} tokens but enc has "
                          f"{len(enc.ids)}: mask the ids of this enc")
-    if not masked.positions or len(masked.labels) != len(masked.positions):
-        raise ValueError(f"masked must have at least one position to predict, and one label per "
-                         f"position; got {len(masked.positions)} positions and "
-                         f"{len(masked.labels)} labels")
+    if len(masked.labels) != len(masked.positions):
+        raise ValueError(f"masked must have one label per position; got "
+                         f"{len(masked.positions)} positions and {len(masked.labels)} labels")
     # </checks>
+    if not masked.positions:  # nothing was masked (a text of unknown tokens): nothing to guess
+        return []
     device = model_device(model)
     tokens = torch.tensor([masked.masked_ids], device=device)
     segments = torch.tensor([enc.segments], device=device)
