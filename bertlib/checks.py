@@ -371,6 +371,7 @@ def _nan_or_posinf(t: torch.Tensor) -> bool:
 
 
 def check_logits(name: str, t: torch.Tensor) -> None:
+    """Floating-point logits or scores without NaN or +inf (see :func:`_nan_or_posinf`)."""
     check_floating_dtype(name, t)
     if _nan_or_posinf(t):
         raise ValueError(f"{name} must not hold NaN or +inf (-inf marks a class that is never "
