@@ -131,7 +131,8 @@ def head_effects(model: BERTModel, tokens: torch.Tensor, segments: torch.Tensor,
     if targets.shape != pred_positions.shape:
         raise ValueError(f"targets must hold one token id per position, shape "
                          f"{tuple(pred_positions.shape)}; got {tuple(targets.shape)}")
-    check_integer_dtype("targets", targets)
+    if targets.numel():  # torch.tensor([]) is float32, and holds no wrong id
+        check_integer_dtype("targets", targets)
     L, nh, V = model.config.num_blks, model.config.num_heads, model.config.vocab_size
     check_range("targets", targets, 0, V - 1, f"token ids in [0, {V - 1}]")
     P = len(targets)

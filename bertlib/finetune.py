@@ -51,9 +51,7 @@ def _new_linear(bert: BERTModel, num_outputs: int, seed: int) -> nn.Linear:
 
 
 def _check_num_classes(num_classes: int) -> None:
-    check_positive_int("num_classes", num_classes)
-    if num_classes < 2:
-        raise ValueError(f"num_classes must be at least 2; got {num_classes}")
+    check_int_in("num_classes", num_classes, 2, None, " (a choice needs two classes)")
 
 
 def _check_head(bert: BERTModel, num_outputs: int) -> None:
@@ -235,13 +233,12 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
     check_bool("progress", progress)
     device = _device(device)
     check_fits(model, data)
-    # </checks>
-    loader = make_loader(data, batch_size, seed=seed)  # checks batch_size and seed
-    model.to(device)
-    params = [p for p in model.parameters() if p.requires_grad]
-    if not params:
+    if not any(p.requires_grad for p in model.parameters()):
         raise ValueError("model has no trainable parameter: every one is frozen")
-    optimizer = torch.optim.Adam(params, lr=lr)
+    # </checks>
+    loader = make_loader(data, batch_size, seed=seed)  # refuses a bad batch_size or seed
+    model.to(device)
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
     history = FineTuneHistory()
     loss_name, rate_name = text("progress_loss", lang), text("progress_examples_s", lang)
 
@@ -250,7 +247,9 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
         tokens, segments, valid_lens, labels = batch
         optimizer.zero_grad(set_to_none=True)
         Y_hat = model(tokens, segments, valid_lens)
+        # <checks>
         check_finite_step("the model's outputs", Y_hat, len(history.loss) + 1)
+        # </checks>
         loss = task_loss(Y_hat, labels)
         loss.backward()
         optimizer.step()

@@ -91,9 +91,10 @@ def test_heads_are_seeded_leave_the_global_rng_and_the_pretrained_model_alone(to
 @pytest.mark.parametrize("cls", [BERTClassifier, BERTTagger])
 def test_heads_check_their_input(cls, toy_model):
     bert = toy_model()
-    with pytest.raises(ValueError, match="num_classes must be at least 2; got 1"):
+    with pytest.raises(ValueError, match=r"num_classes must be an integer >= 2 \(a choice "
+                                         r"needs two classes\); got 1"):
         cls(bert, 1)
-    with pytest.raises(ValueError, match="num_classes must be a positive integer; got 2.0"):
+    with pytest.raises(ValueError, match="num_classes must be an integer >= 2 .*; got 2.0"):
         cls(bert, 2.0)
     head = cls(bert, 2)
     with pytest.raises(ValueError, match=r"tokens must be token ids in \[0, 19\]; got 20"):
