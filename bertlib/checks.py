@@ -353,3 +353,61 @@ def check_memory(what: str, need: int, limit: int, advice: str) -> None:
     if need > limit:
         raise ValueError(f"{what} would need {need / 2**30:,.1f} GiB of memory (at most "
                          f"{limit / 2**30:.0f} GiB): {advice}")
+
+
+# --- finetune ---
+# The most memory one result may need: past this a typo (num_classes=10**12, a 10**6-token
+# span search) would reach the allocator and fail there, or take the machine down with it.
+RESULT_MAX_BYTES = 2**30
+
+
+def check_result_size(what: str, numel: int, element_size: int = 4) -> None:
+    """Refuse, from arithmetic alone, a tensor of ``numel`` elements past
+    :data:`RESULT_MAX_BYTES`; ``what`` names it and the sizes it comes from."""
+    need = numel * element_size
+    if need > RESULT_MAX_BYTES:
+        raise ValueError(f"{what} would need {need / 2**30:,.1f} GiB (at most "
+                         f"{RESULT_MAX_BYTES / 2**30:.0f} GiB): ask for a smaller one")
+
+
+def check_unicode_text(name: str, value: str) -> None:
+    """A string that UTF-8 can encode: a lone surrogate such as ``"\\ud800"`` (which JSON's
+    ``\\ud800`` escapes and broken copy-paste produce) is not text, and tokenizers reject it
+    from deep inside."""
+    check_str(name, value)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise ValueError(f"{name} must be text UTF-8 can encode; it holds the lone surrogate "
+                         f"{value[err.start]!r} at index {err.start}: {value!r:.80}") from None
+
+
+def _nan_or_posinf(t: torch.Tensor) -> bool:
+    """Logits may hold -inf, a class that is never the answer (padding, for a span's start),
+    but never NaN or +inf."""
+    return bool((t.isnan() | t.isposinf()).any())
+
+
+def check_logits(name: str, t: torch.Tensor) -> None:
+    """Floating-point logits or scores without NaN or +inf (see :func:`_nan_or_posinf`)."""
+    check_floating_dtype(name, t)
+    if _nan_or_posinf(t):
+        raise ValueError(f"{name} must not hold NaN or +inf (-inf marks a class that is never "
+                         "the answer)")
+
+
+def check_finite_step(name: str, t: torch.Tensor, step: int) -> None:
+    """Stop a training loop before its optimizer takes a step on outputs (``name``) that hold
+    NaN or +inf, which would make every weight NaN."""
+    if _nan_or_posinf(t):
+        raise ValueError(f"{name} hold NaN or +inf at step {step}; training stopped before that "
+                         "step changed the weights (try a smaller lr)")
+
+
+def check_learning_rate(name: str, value: float, max_lr: float) -> None:
+    """A learning rate in (0, max_lr]: past ``max_lr`` Adam's steps are so large that training
+    diverges at once, a typo rather than a choice."""
+    check_positive_float(name, value)
+    if value > max_lr:
+        raise ValueError(f"{name} must be at most {max_lr} (Adam's usual range is 1e-5 to "
+                         f"1e-2); got {value!r}")

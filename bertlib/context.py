@@ -13,7 +13,14 @@ from dataclasses import dataclass
 
 import torch
 
-from bertlib.checks import check_bool, check_finite, check_instance, check_ndim, check_str
+from bertlib.checks import (
+    check_bool,
+    check_finite,
+    check_instance,
+    check_ndim,
+    check_result_size,
+    check_unicode_text,
+)
 from bertlib.inputs import encode_pair, eval_mode, model_device, stack_inputs
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
@@ -44,8 +51,8 @@ def find_word(tokenizer: WordPieceTokenizer, sentence: str, word: str,
     (its ``occurrence``-th appearance, counting from 0), both without ``[CLS]``."""
     check_instance("tokenizer", tokenizer, WordPieceTokenizer,
                    "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
-    check_str("sentence", sentence)
-    check_str("word", word)
+    check_unicode_text("sentence", sentence)
+    check_unicode_text("word", word)
     if isinstance(occurrence, bool) or not isinstance(occurrence, numbers.Integral):
         raise ValueError(f"occurrence must be an integer (0 for the first); got {occurrence!r}")
     encoding = tokenizer.backend.encode(sentence, add_special_tokens=False)
@@ -98,6 +105,10 @@ def cosine_similarity_matrix(vectors: torch.Tensor) -> torch.Tensor:
     """(N, H) -> (N, N) cosine similarities, in float64."""
     check_ndim("vectors", vectors, 2, "(N, H)")
     check_finite("vectors", vectors)
+    N = vectors.shape[0]
+    if N == 0:
+        raise ValueError("vectors must hold at least one vector; got shape (0, H)")
+    check_result_size(f"a {N} x {N} table of similarities", N * N, 8)
     zero = ~vectors.any(dim=1)
     if bool(zero.any()):  # its cosine with anything, itself included, is undefined
         raise ValueError(f"vectors[{int(zero.nonzero()[0])}] is all zeros; a cosine needs a "

@@ -22,7 +22,16 @@ from dataclasses import dataclass
 
 import torch
 
-from bertlib.checks import check_ndim
+from bertlib.checks import (
+    check_finite,
+    check_floating_dtype,
+    check_instance,
+    check_integer_dtype,
+    check_ndim,
+    check_pred_positions,
+    check_range,
+    check_result_size,
+)
 from bertlib.data import IS_NEXT
 from bertlib.inputs import eval_mode
 from bertlib.model import BERTEncoder, BERTModel
@@ -34,6 +43,15 @@ def _encoder(model: BERTModel | BERTEncoder) -> BERTEncoder:
         raise ValueError(f"model must be a BERTModel or BERTEncoder; got {type(model).__name__}")
     # </checks>
     return model.encoder if isinstance(model, BERTModel) else model
+
+
+def _check_weights(weights: torch.Tensor) -> None:
+    """Attention weights (B, L, nh, T, T) as :func:`attention_norms` gives them."""
+    check_ndim("weights", weights, 5, "(batch, layers, heads, seq_len, seq_len)")
+    check_floating_dtype("weights", weights)
+    if weights.shape[1] == 0 or weights.shape[-1] != weights.shape[-2]:
+        raise ValueError(f"weights must hold at least one layer of square (seq_len, seq_len) "
+                         f"maps; got shape {tuple(weights.shape)}")
 
 
 @contextmanager
@@ -50,6 +68,8 @@ def heads_switched_off(model: BERTModel | BERTEncoder, keep: torch.Tensor) -> It
         raise ValueError(f"keep must be a tensor of shape (batch, {cfg.num_blks}, "
                          f"{cfg.num_heads}) or ({cfg.num_blks}, {cfg.num_heads}), one number per "
                          f"layer and head; got {getattr(keep, 'shape', type(keep).__name__)}")
+    if keep.is_floating_point():
+        check_finite("keep", keep)
     # </checks>
     keep = keep if keep.dim() == 3 else keep[None]  # (B or 1, L, nh)
 
@@ -57,6 +77,11 @@ def heads_switched_off(model: BERTModel | BERTEncoder, keep: torch.Tensor) -> It
         def switch_off(module, args):
             (heads,) = args  # (B, T, H): the heads' outputs side by side, W_o's input
             B, T, H = heads.shape
+            # <checks>
+            if keep.shape[0] not in (1, B):
+                raise ValueError(f"keep must have one row per example ({B}) or be (layers, "
+                                 f"heads); got shape {tuple(keep.shape)}")
+            # </checks>
             k = keep[:, layer].to(heads)  # (B or 1, nh)
             kept = heads.view(B, T, cfg.num_heads, -1) * k[:, None, :, None]  # (B, T, nh, hs)
             return (kept.view(B, T, H),)  # W_o's new input
@@ -95,16 +120,25 @@ def head_effects(model: BERTModel, tokens: torch.Tensor, segments: torch.Tensor,
     ids there. All L * nh ablations and the unchanged model run as one batched forward pass.
     """
     # <checks>
+    check_instance("model", model, BERTModel, "a BERTModel (its MLM and NSP heads answer)")
     check_ndim("tokens", tokens, 2, "(1, seq_len)")
+    check_ndim("segments", segments, 2, "(1, seq_len)")
     if tokens.shape[0] != 1 or segments.shape != tokens.shape:
         raise ValueError(f"tokens and segments must be one input of shape (1, seq_len); got "
                          f"{tuple(tokens.shape)} and {tuple(segments.shape)}")
     check_ndim("pred_positions", pred_positions, 1, "(num_positions,)")
+    check_ndim("targets", targets, 1, "(num_positions,)")
     if targets.shape != pred_positions.shape:
         raise ValueError(f"targets must hold one token id per position, shape "
                          f"{tuple(pred_positions.shape)}; got {tuple(targets.shape)}")
+    if targets.numel():  # torch.tensor([]) is float32, and holds no wrong id
+        check_integer_dtype("targets", targets)
+    L, nh, V = model.config.num_blks, model.config.num_heads, model.config.vocab_size
+    check_range("targets", targets, 0, V - 1, f"token ids in [0, {V - 1}]")
+    P = len(targets)
+    check_result_size(f"the MLM outputs of {1 + L * nh} copies x {P} positions x {V} tokens",
+                      (1 + L * nh) * P * V)
     # </checks>
-    L, nh = model.config.num_blks, model.config.num_heads
     keep = torch.ones(1 + L * nh, L, nh)
     keep[1:].view(L * nh, L * nh).fill_diagonal_(0)  # copy 1 + l * nh + h: head (l, h) off
     copies = keep.shape[0]
@@ -153,7 +187,7 @@ def attention_rollout(weights: torch.Tensor) -> torch.Tensor:
 
     weights: (B, L, nh, T, T). Returns (B, L, T, T): row i of layer l sums to 1 over the inputs.
     """
-    check_ndim("weights", weights, 5, "(batch, layers, heads, seq_len, seq_len)")
+    _check_weights(weights)
     T = weights.shape[-1]
     A = 0.5 * weights.mean(2) + 0.5 * torch.eye(T, dtype=weights.dtype)  # (B, L, T, T)
     A = A / A.sum(-1, keepdim=True)
@@ -172,8 +206,16 @@ def attention_on_neighbours(weights: torch.Tensor, pred_positions: torch.Tensor,
     weight is not 0 (its neighbours are real tokens: <cls> comes before, <sep> after). Returns
     (L, nh).
     """
-    check_ndim("weights", weights, 5, "(batch, layers, heads, seq_len, seq_len)")
+    # <checks>
+    _check_weights(weights)
     B, T = weights.shape[0], weights.shape[-1]
+    check_pred_positions(pred_positions, B, T)
+    check_ndim("mlm_weights", mlm_weights, 2, "(batch, num_preds)")
+    if mlm_weights.shape != pred_positions.shape or not bool((mlm_weights > 0).any()):
+        raise ValueError(f"mlm_weights must have pred_positions' shape "
+                         f"{tuple(pred_positions.shape)} and mark at least one real slot (> 0); "
+                         f"got shape {tuple(mlm_weights.shape)}")
+    # </checks>
     batch = torch.arange(B)[:, None].expand_as(pred_positions)  # (B, P)
     rows = weights[batch, :, :, pred_positions]  # (B, P, L, nh, T): each slot's query row
 

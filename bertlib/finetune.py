@@ -22,31 +22,44 @@ from torch import nn
 
 from bertlib.batches import make_loader
 from bertlib.checks import (
-    check_floating_dtype,
-    check_integer_dtype,
+    check_bool,
+    check_finite_step,
+    check_instance,
+    check_int_in,
+    check_learning_rate,
+    check_logits,
     check_ndim,
-    check_positive_float,
     check_positive_int,
-    check_range,
+    check_result_size,
+    check_token_inputs,
 )
 from bertlib.i18n import text
 from bertlib.inputs import eval_mode, model_device
 from bertlib.model import BERTModel
 from bertlib.rng import own_global_rng
+from bertlib.taskfit import check_fits, check_labels, check_model_and_data
 from bertlib.tasks import IGNORE, TaskData
-from bertlib.train import default_device, run_steps
+from bertlib.train import MAX_LR, _device, run_steps
 
 
-def _new_linear(num_inputs: int, num_outputs: int, seed: int) -> nn.Linear:
-    """A freshly initialised output layer whose weights depend only on ``seed``."""
+def _new_linear(bert: BERTModel, num_outputs: int, seed: int) -> nn.Linear:
+    """A freshly initialised output layer on ``bert``'s outputs, on its device and in its dtype,
+    whose weights depend only on ``seed``."""
+    like = bert.encoder.token_embedding.weight
     with own_global_rng(seed):
-        return nn.Linear(num_inputs, num_outputs)
+        return nn.Linear(bert.config.num_hiddens, num_outputs).to(like.device, like.dtype)
 
 
 def _check_num_classes(num_classes: int) -> None:
-    check_positive_int("num_classes", num_classes)
-    if num_classes < 2:
-        raise ValueError(f"num_classes must be at least 2; got {num_classes}")
+    check_int_in("num_classes", num_classes, 2, None, " (a choice needs two classes)")
+
+
+def _check_head(bert: BERTModel, num_outputs: int) -> None:
+    """A pretrained BERTModel, and a new output layer (H, num_outputs) that fits in memory."""
+    check_instance("bert", bert, BERTModel,
+                   "a BERTModel (load_small_bert() or bertlib.hf.load_hf_model() gives one)")
+    H = bert.config.num_hiddens
+    check_result_size(f"an output layer of {H} x {num_outputs} weights", H * num_outputs)
 
 
 class BERTClassifier(nn.Module):
@@ -63,11 +76,11 @@ class BERTClassifier(nn.Module):
         super().__init__()
         # <checks>
         _check_num_classes(num_classes)
+        _check_head(bert, num_classes)
         # </checks>
         self.encoder = copy.deepcopy(bert.encoder)
         self.hidden = copy.deepcopy(bert.hidden)
-        H = bert.config.num_hiddens
-        self.output = _new_linear(H, num_classes, seed).to(model_device(bert))
+        self.output = _new_linear(bert, num_classes, seed)
 
     def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
                 valid_lens: torch.Tensor | None = None) -> torch.Tensor:
@@ -82,9 +95,12 @@ class BERTTagger(nn.Module):
 
     def __init__(self, bert: BERTModel, num_tags: int, *, seed: int = 0):
         super().__init__()
+        # <checks>
         _check_num_classes(num_tags)
+        _check_head(bert, num_tags)
+        # </checks>
         self.encoder = copy.deepcopy(bert.encoder)
-        self.output = _new_linear(bert.config.num_hiddens, num_tags, seed).to(model_device(bert))
+        self.output = _new_linear(bert, num_tags, seed)
 
     def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
                 valid_lens: torch.Tensor | None = None) -> torch.Tensor:
@@ -99,8 +115,11 @@ class BERTQuestionAnswerer(nn.Module):
 
     def __init__(self, bert: BERTModel, *, seed: int = 0):
         super().__init__()
+        # <checks>
+        _check_head(bert, 2)
+        # </checks>
         self.encoder = copy.deepcopy(bert.encoder)
-        self.output = _new_linear(bert.config.num_hiddens, 2, seed).to(model_device(bert))
+        self.output = _new_linear(bert, 2, seed)
 
     def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
                 valid_lens: torch.Tensor | None = None) -> torch.Tensor:
@@ -124,6 +143,8 @@ class BagOfWords(nn.Module):
         # <checks>
         check_positive_int("vocab_size", vocab_size)
         _check_num_classes(num_classes)
+        check_result_size(f"a table of {vocab_size} x {num_classes} weights",
+                          vocab_size * num_classes)
         # </checks>
         with own_global_rng(seed):
             self.weights = nn.Embedding(vocab_size, num_classes)  # one row per vocabulary entry
@@ -135,9 +156,9 @@ class BagOfWords(nn.Module):
         ``segments`` is accepted for a uniform call and ignored."""
         # <checks>
         check_ndim("tokens", tokens, 2, "(batch, seq_len)")
-        check_integer_dtype("tokens", tokens)
-        V = self.weights.num_embeddings
-        check_range("tokens", tokens, 0, V - 1, f"token ids in [0, {V - 1}]")
+        # Checked as a BERT's input of any length; the segments are ignored.
+        check_token_inputs(tokens, torch.zeros_like(tokens), valid_lens,
+                           self.weights.num_embeddings, tokens.shape[1])
         # </checks>
         B, T = tokens.shape
         if valid_lens is None:
@@ -155,21 +176,14 @@ def task_loss(Y_hat: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     is over the labelled tokens of the whole batch, so every real token weighs the same
     whatever the length of its sentence.
     """
+    # <checks>
     if not isinstance(Y_hat, torch.Tensor) or Y_hat.dim() not in (2, 3):
         raise ValueError("Y_hat must be a tensor of shape (batch, classes) or (batch, seq_len, "
                          f"classes); got {getattr(Y_hat, 'shape', type(Y_hat))}")
-    check_ndim("labels", labels, Y_hat.dim() - 1, "Y_hat's shape without its last dimension")
-    if labels.shape != Y_hat.shape[:-1]:
-        raise ValueError(f"labels must have shape {tuple(Y_hat.shape[:-1])} (Y_hat's without "
-                         f"its last dimension); got {tuple(labels.shape)}")
-    check_integer_dtype("labels", labels)
-    check_floating_dtype("Y_hat", Y_hat)
+    check_logits("Y_hat", Y_hat)
+    check_labels(labels, Y_hat.shape)
+    # </checks>
     C = Y_hat.shape[-1]
-    labelled = labels != IGNORE
-    check_range("labels", labels[labelled], 0, C - 1, f"class ids in [0, {C - 1}] or IGNORE")
-    if not bool(labelled.any()):
-        raise ValueError(f"labels must label at least one position; every one is IGNORE "
-                         f"({IGNORE})")
     return F.cross_entropy(Y_hat.reshape(-1, C), labels.reshape(-1), ignore_index=IGNORE)
 
 
@@ -213,16 +227,18 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
     order and the dropout draws, torch's global random state is left as it was, and the
     progress bar (described in ``lang``) shows the loss and examples/s.
     """
+    # <checks>
     check_positive_int("num_steps", num_steps)
-    check_positive_float("lr", lr)
-    if not isinstance(data, TaskData):
-        raise ValueError(f"data must be a bertlib.tasks.TaskData; got {type(data).__name__}")
-    device = default_device() if device is None else torch.device(device)
-    model.to(device)
-    params = [p for p in model.parameters() if p.requires_grad]
-    if not params:
+    check_learning_rate("lr", lr, MAX_LR)
+    check_bool("progress", progress)
+    device = _device(device)
+    check_fits(model, data)
+    if not any(p.requires_grad for p in model.parameters()):
         raise ValueError("model has no trainable parameter: every one is frozen")
-    optimizer = torch.optim.Adam(params, lr=lr)
+    # </checks>
+    loader = make_loader(data, batch_size, seed=seed)  # refuses a bad batch_size or seed
+    model.to(device)
+    optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
     history = FineTuneHistory()
     loss_name, rate_name = text("progress_loss", lang), text("progress_examples_s", lang)
 
@@ -230,7 +246,11 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
         start = time.perf_counter()
         tokens, segments, valid_lens, labels = batch
         optimizer.zero_grad(set_to_none=True)
-        loss = task_loss(model(tokens, segments, valid_lens), labels)
+        Y_hat = model(tokens, segments, valid_lens)
+        # <checks>
+        check_finite_step("the model's outputs", Y_hat, len(history.loss) + 1)
+        # </checks>
+        loss = task_loss(Y_hat, labels)
         loss.backward()
         optimizer.step()
         history.seconds += time.perf_counter() - start
@@ -239,14 +259,15 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
         return {loss_name: f"{history.loss[-1]:.3f}",
                 rate_name: f"{history.examples / history.seconds:.0f}"}
 
-    run_steps(model, make_loader(data, batch_size, seed=seed), num_steps, step, seed=seed,
-              device=device, desc=text("finetune_progress", lang), progress=progress, lang=lang)
+    run_steps(model, loader, num_steps, step, seed=seed, device=device,
+              desc=text("finetune_progress", lang), progress=progress, lang=lang)
     return history
 
 
 def predict(model: nn.Module, data: TaskData, batch_size: int = 256) -> torch.Tensor:
     """The most probable class of every example (N,), or tag of every token (N, T), in eval
     mode, on the CPU."""
+    check_model_and_data(model, data)
     check_positive_int("batch_size", batch_size)
     device, out = model_device(model), []
     with eval_mode(model):
@@ -262,6 +283,12 @@ class Accuracy:
 
     hits: int
     n: int
+
+    def __post_init__(self) -> None:
+        # <checks>
+        check_int_in("n", self.n, 0)
+        check_int_in("hits", self.hits, 0, self.n, " (right answers out of n)")
+        # </checks>
 
     @property
     def value(self) -> float:
@@ -300,6 +327,12 @@ def best_span(scores: torch.Tensor, allowed: torch.Tensor, max_answer_len: int) 
     if allowed.dtype != torch.bool or not bool(allowed.any(1).all()):
         raise ValueError("allowed must be a bool tensor allowing at least one position per row")
     check_positive_int("max_answer_len", max_answer_len)
+    if not scores.is_floating_point() or bool(scores.isnan().any()):
+        raise ValueError(f"scores must be floating-point numbers (-inf for a position that is "
+                         f"never an answer), not NaN; got dtype {scores.dtype}")
+    B, _, T = scores.shape
+    check_result_size(f"the scores of every span, {B} x {T} x {T}", B * T * T,
+                      scores.element_size())
     # </checks>
     T = scores.shape[2]
     both = scores[:, 0, :, None] + scores[:, 1, None, :]  # (B, T, T): span from i to j
@@ -316,6 +349,8 @@ def predict_spans(model: nn.Module, data: TaskData, max_answer_len: int = 8,
     """The answer span ``model`` finds for each question of ``data`` (N, 2): its first and
     last token, chosen by :func:`best_span` among the text's tokens (segment B, not its
     ``<sep>``), in eval mode, on the CPU."""
+    check_model_and_data(model, data)
+    check_positive_int("max_answer_len", max_answer_len)
     check_positive_int("batch_size", batch_size)
     device, out = model_device(model), []
     with eval_mode(model):
@@ -331,6 +366,10 @@ def predict_spans(model: nn.Module, data: TaskData, max_answer_len: int = 8,
 def span_accuracy(model: nn.Module, data: TaskData, max_answer_len: int = 8) -> Accuracy:
     """The share of ``data``'s questions whose answer ``model`` finds exactly: first and last
     token right (the exact match of SQuAD, counted in tokens)."""
+    check_model_and_data(model, data)
+    if data.labels.shape != (len(data), 2):
+        raise ValueError(f"data.labels must be answer spans, shape {(len(data), 2)} (from "
+                         f"span_data()); got {tuple(data.labels.shape)}")
     found = predict_spans(model, data, max_answer_len)
     return Accuracy(int((found == data.labels).all(1).sum()), len(data))
 
@@ -346,8 +385,12 @@ class TaskScore:
 
 def evaluate_task(model: nn.Module, data: TaskData, num_classes: int,
                   batch_size: int = 256) -> TaskScore:
-    """Accuracy of ``model`` on ``data``, overall and per class, ``IGNORE`` positions left out."""
+    """Accuracy of ``model`` on ``data``, overall and per class, ``IGNORE`` positions left out.
+    ``num_classes`` must be the model's number of outputs, and every label one of them."""
     _check_num_classes(num_classes)
+    if (outputs := check_fits(model, data)[-1]) != num_classes:
+        raise ValueError(f"num_classes must be the model's number of outputs, {outputs}; got "
+                         f"{num_classes}")
     predicted = predict(model, data, batch_size)
     labelled = data.labels != IGNORE
     labels, right = data.labels[labelled], (predicted == data.labels)[labelled]

@@ -41,10 +41,12 @@ from bertlib.checks import (
     check_bool,
     check_choice,
     check_dropout,
+    check_instance,
     check_path,
     check_positive_float,
     check_positive_int,
     checked_file,
+    checked_path,
     read_json,
 )
 from bertlib.model import BERTConfig, BERTModel
@@ -112,6 +114,7 @@ OPTIONAL_PARTS = ("pooler", "mlm", "nsp")
 def name_table(config: BERTConfig) -> dict[str, dict[str, str]]:
     """Hugging Face name -> bertlib name, grouped into "encoder" (always required) and the
     optional parts "pooler" (bertlib's ``hidden``), "mlm" and "nsp"."""
+    check_instance("config", config, BERTConfig, "a BERTConfig (config_from_hf() gives one)")
     encoder = dict(EMBEDDING_NAMES)
     for i in range(config.num_blks):
         for hf, ours in LAYER_NAMES.items():
@@ -161,6 +164,7 @@ def config_from_hf(hf: dict, source: str = "config.json") -> BERTConfig:
 
 def weights_file(directory: str | Path) -> Path:
     """The checkpoint's ``model.safetensors``, else its ``pytorch_model.bin`` (regular files)."""
+    check_path("directory", directory)
     for name in ("model.safetensors", "pytorch_model.bin"):
         if (Path(directory) / name).is_symlink() or (Path(directory) / name).exists():
             return checked_file(directory, name, None)
@@ -184,6 +188,7 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
     ``pytorch_model.bin`` is read with ``weights_only=True`` (tensors, never pickled code) and,
     in torch's zip format, memory-mapped: nothing is copied before the shapes are checked.
     """
+    path = checked_path("path", path, None)  # a regular file: never a pipe or a device
     if path.suffix == ".safetensors":
         return _renamed(load_file(path))
     try:
@@ -226,6 +231,7 @@ def check_tensors(found: dict[str, tuple[tuple[int, ...], bool]], config: BERTCo
     returns the optional parts the checkpoint lacks. Works from shapes alone, so it runs before
     a model is built; the block count comes first, as a config may ask for millions of blocks.
     """
+    check_instance("found", found, dict, "a dict of names to (shape, is_float)")
     check_block_count(path, found, "encoder.layer.", config.num_blks, "num_hidden_layers")
     expected, _ = expected_shapes(config)
     table = name_table(config)
@@ -264,7 +270,13 @@ def _to_bertlib(name: str, tensor: torch.Tensor) -> torch.Tensor:
 def convert_state_dict(state: dict[str, torch.Tensor],
                        config: BERTConfig) -> dict[str, torch.Tensor]:
     """Renamed and reshaped for bertlib: a state dict that :func:`check_tensors` let through."""
-    return {ours: _to_bertlib(ours, state[hf]) for names in name_table(config).values()
+    table = name_table(config)
+    check_instance("state", state, dict, "a state dict, {name: tensor}")
+    missing = [hf for hf in table["encoder"] if not isinstance(state.get(hf), torch.Tensor)]
+    if missing:
+        raise ValueError(f"state must hold every encoder tensor (check it with check_tensors "
+                         f"first); missing {some(missing)}")
+    return {ours: _to_bertlib(ours, state[hf]) for names in table.values()
             for hf, ours in names.items() if hf in state}
 
 

@@ -20,6 +20,7 @@ Shapes: N = examples, T = sequence length.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,21 @@ from pathlib import Path
 import torch
 
 from bertlib.assets import TASKS_DIR
-from bertlib.checks import check_choice, check_positive_int
+from bertlib.checks import (
+    INDEX_DTYPES,
+    check_choice,
+    check_instance,
+    check_int_in,
+    check_integer_dtype,
+    check_ndim,
+    check_path,
+    check_positive_int,
+    check_range,
+    check_str,
+    check_unicode_text,
+    checked_file,
+    read_text,
+)
 from bertlib.i18n import LANGUAGES, text
 from bertlib.inputs import EncodedInput, encode_pair, stack_inputs
 from bertlib.rng import make_generator
@@ -42,6 +57,11 @@ TASKS = ("topic", "pair", "tags")
 # pieces the small BERT's vocabulary holds (its stories never ask a question).
 QUESTIONS = {"en": {"NAME": "who", "PLACE": "where", "TIME": "when"},
              "zh": {"NAME": "哪个人", "PLACE": "哪儿", "TIME": "哪天"}}
+# A task file is untrusted input: the shipped sets hold 0.2 MB each.
+TASK_FILE_MAX_BYTES = 64 * 2**20
+FIELDS = ("text", "topic", "story", "template", "spans")
+# The shortest inputs that hold a token of each text: <cls> x <sep>, <cls> a <sep> b <sep>.
+MIN_LEN_ONE, MIN_LEN_PAIR = 3, 5
 
 
 @dataclass(frozen=True)
@@ -55,17 +75,69 @@ class TaskSentence:
     template: str  # "topic.step.wording"
     spans: tuple[tuple[int, int, str], ...]  # character spans of names, places and times
 
+    def __post_init__(self) -> None:
+        # <checks>
+        check_unicode_text("text", self.text)
+        check_choice("lang", self.lang, LANGUAGES)
+        check_int_in("topic", self.topic, 0, NUM_TOPICS - 1)
+        check_int_in("story", self.story, 0)
+        check_str("template", self.template)
+        if not re.fullmatch(r"\d+\.\d+\.\d+", self.template):
+            raise ValueError(f'template must be "topic.step.wording", three integers; got '
+                             f"{self.template!r:.80}")
+        _check_spans(self.spans, len(self.text))
+        # </checks>
+        object.__setattr__(self, "spans", tuple(tuple(span) for span in self.spans))
+
+
+def _check_spans(spans, length: int) -> None:
+    if isinstance(spans, str) or not isinstance(spans, Sequence):
+        raise ValueError(f"spans must be a list of (start, end, kind); got {spans!r:.80}")
+    for i, span in enumerate(spans):
+        if isinstance(span, str) or not isinstance(span, Sequence) or len(span) != 3:
+            raise ValueError(f"spans[{i}] must be (start, end, kind); got {span!r:.80}")
+        check_int_in(f"spans[{i}] start", span[0], 0, length - 1, " (a character of the text)")
+        check_int_in(f"spans[{i}] end", span[1], span[0] + 1, length, " (after its start)")
+        check_choice(f"spans[{i}] kind", span[2], TAGS[1:])
+
 
 def load_task_sentences(directory: str | Path = TASKS_DIR) -> list[TaskSentence]:
-    """Every sentence of the shipped sets, English first, in file order."""
+    """Every sentence of the sets in ``directory`` (``en.jsonl``, ``zh.jsonl``: UTF-8, one
+    JSON object per line), English first, in file order."""
+    check_path("directory", directory)
     sentences = []
     for lang in LANGUAGES:
-        for line in (Path(directory) / f"{lang}.jsonl").read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            sentences.append(TaskSentence(row["text"], lang, row["topic"], row["story"],
-                                          row["template"],
-                                          tuple((s, e, kind) for s, e, kind in row["spans"])))
+        path = checked_file(directory, f"{lang}.jsonl", TASK_FILE_MAX_BYTES)
+        lines = read_text(path).splitlines()
+        if not lines:
+            raise ValueError(f"{path} holds no sentence")
+        sentences += [_read_sentence(line, lang, f"{path}, line {number}")
+                      for number, line in enumerate(lines, 1)]
     return sentences
+
+
+def _read_sentence(line: str, lang: str, where: str) -> TaskSentence:
+    """One line of a task file; ``where`` (file and line) starts every message."""
+    try:
+        row = json.loads(line)
+        if not isinstance(row, dict) or not set(FIELDS) <= set(row):
+            raise ValueError(f"must be a JSON object with the keys {list(FIELDS)}; got "
+                             f"{line!r:.80}")
+        return TaskSentence(row["text"], lang, row["topic"], row["story"], row["template"],
+                            row["spans"])
+    except ValueError as err:  # json.JSONDecodeError is one
+        raise ValueError(f"{where}: {err}") from None
+    except RecursionError:  # "[[[[..." nested deeper than Python's stack
+        raise ValueError(f"{where}: JSON nested too deep") from None
+
+
+def _check_sentences(sentences: Sequence[TaskSentence]) -> None:
+    if isinstance(sentences, str) or not isinstance(sentences, Sequence) or not sentences:
+        raise ValueError(f"sentences must hold at least one sentence, a list of TaskSentence "
+                         f"(load_task_sentences() gives them); got {sentences!r:.80}")
+    for i, s in enumerate(sentences):
+        check_instance(f"sentences[{i}]", s, TaskSentence,
+                       "a TaskSentence (load_task_sentences() gives them)")
 
 
 def class_names(task: str, lang: str | None = None) -> list[str]:
@@ -95,11 +167,12 @@ def split_by_template(sentences: Sequence[TaskSentence], *, held_out_steps: int 
     measures how well a model generalises to new sentences, not how well it remembers
     templates with other names filled in.
     """
+    _check_sentences(sentences)
     check_positive_int("held_out_steps", held_out_steps)
     steps: dict[tuple[str, int], set[int]] = {}
     for s in sentences:
         steps.setdefault((s.lang, s.topic), set()).add(int(s.template.split(".")[1]))
-    if steps and held_out_steps >= min(len(v) for v in steps.values()):
+    if held_out_steps >= min(len(v) for v in steps.values()):
         raise ValueError(f"held_out_steps must be below the number of steps per story "
                          f"({min(len(v) for v in steps.values())}); got {held_out_steps}")
     g = make_generator(seed=seed)
@@ -125,6 +198,30 @@ class TaskData:
     labels: torch.Tensor  # (N,) a class per example, or (N, T) a tag per token (IGNORE elsewhere)
     langs: list[str]
 
+    def __post_init__(self) -> None:
+        # <checks>
+        check_ndim("tokens", self.tokens, 2, "(N, T)")
+        N, T = self.tokens.shape
+        for name in ("tokens", "segments", "valid_lens", "labels"):
+            check_instance(name, getattr(self, name), torch.Tensor, "a tensor")
+            check_integer_dtype(name, getattr(self, name),
+                                (torch.int64,) if name == "labels" else INDEX_DTYPES)
+        if self.segments.shape != (N, T):
+            raise ValueError(f"segments must have the shape of tokens, {(N, T)}; got "
+                             f"{tuple(self.segments.shape)}")
+        check_ndim("valid_lens", self.valid_lens, 1, f"({N},), one length per example")
+        check_range("valid_lens", self.valid_lens, 1, T, f"in [1, T={T}]")
+        if self.valid_lens.shape[0] != N or self.labels.dim() not in (1, 2) \
+                or self.labels.shape[0] != N:
+            raise ValueError(f"valid_lens must have shape ({N},) and labels ({N},) or ({N}, ...),"
+                             f" one row per example; got {tuple(self.valid_lens.shape)} and "
+                             f"{tuple(self.labels.shape)}")
+        if isinstance(self.langs, str) or not isinstance(self.langs, Sequence) \
+                or len(self.langs) != N:
+            raise ValueError(f"langs must be a list of {N} languages, one per example; got "
+                             f"{self.langs!r:.80}")
+        # </checks>
+
     def __len__(self) -> int:
         return self.tokens.shape[0]
 
@@ -138,6 +235,21 @@ class TaskData:
         return TaskData(*(t[rows] for t in self.tensors()), [lang] * int(rows.sum()))
 
 
+def _check_tokenizer(tokenizer: WordPieceTokenizer) -> None:
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
+                   "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
+
+
+def _check_builder_args(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
+                        max_len: int, shortest: int) -> None:
+    """What every builder takes: sentences, a tokenizer, and a ``max_len`` of at least
+    ``shortest`` tokens (room for the special tokens and a token of each text)."""
+    _check_sentences(sentences)
+    _check_tokenizer(tokenizer)
+    check_int_in("max_len", max_len, shortest, None,
+                 " (room for the special tokens and a token of each text)")
+
+
 def _batch(inputs: list[EncodedInput], labels: torch.Tensor, langs: list[str],
            tokenizer: WordPieceTokenizer) -> TaskData:
     if not inputs:
@@ -148,7 +260,7 @@ def _batch(inputs: list[EncodedInput], labels: torch.Tensor, langs: list[str],
 def topic_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
                max_len: int) -> TaskData:
     """``<cls> sentence <sep>`` labelled with its story's topic (0 to 11)."""
-    check_positive_int("max_len", max_len)
+    _check_builder_args(sentences, tokenizer, max_len, MIN_LEN_ONE)
     inputs = [encode_pair(tokenizer, s.text, max_len=max_len) for s in sentences]
     return _batch(inputs, torch.tensor([s.topic for s in sentences]),
                   [s.lang for s in sentences], tokenizer)
@@ -162,7 +274,7 @@ def pair_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, 
     from ``sentences`` only, so pairs made from held-out sentences use held-out templates only.
     The wrong partner is a sentence in the same language from a story of another topic.
     """
-    check_positive_int("max_len", max_len)
+    _check_builder_args(sentences, tokenizer, max_len, MIN_LEN_PAIR)
     g = make_generator(seed=seed)
     stories: dict[tuple[str, int], list[int]] = {}
     topics: dict[tuple[str, int], list[int]] = {}
@@ -174,6 +286,10 @@ def pair_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, 
     others = {(lang, topic): sorted(j for (lang2, topic2), members in topics.items()
                                     if lang2 == lang and topic2 != topic for j in members)
               for lang, topic in topics}
+    for (lang, topic), wrong in others.items():
+        if not wrong:
+            raise ValueError(f"sentences must hold at least two topics in each language, for "
+                             f"the wrong partners; the {lang} ones are all about topic {topic}")
     inputs, labels, langs = [], [], []
     for i, a in enumerate(sentences):
         mates = [j for j in stories[a.lang, a.story] if j != i]
@@ -199,6 +315,11 @@ def _token_starts(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list
 def token_tags(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list[int]:
     """One tag id per WordPiece token of the sentence: the kind of the span the token starts
     in, else ``O``. A word cut into pieces gives every piece the word's tag."""
+    # <checks>
+    check_instance("sentence", sentence, TaskSentence,
+                   "a TaskSentence (load_task_sentences() gives them)")
+    _check_tokenizer(tokenizer)
+    # </checks>
     tags = []
     for start in _token_starts(sentence, tokenizer):
         kinds = [kind for s, e, kind in sentence.spans if s <= start < e]
@@ -210,7 +331,7 @@ def tagging_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenize
                  max_len: int) -> TaskData:
     """``<cls> sentence <sep>`` with one tag per token; ``<cls>``, ``<sep>`` and padding get
     ``IGNORE``, so that no loss and no accuracy is computed there."""
-    check_positive_int("max_len", max_len)
+    _check_builder_args(sentences, tokenizer, max_len, MIN_LEN_ONE)
     inputs = [encode_pair(tokenizer, s.text, max_len=max_len) for s in sentences]
     T = max(len(x.ids) for x in inputs) if inputs else 0
     labels = torch.full((len(inputs), T), IGNORE)
@@ -229,7 +350,9 @@ def span_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, 
     A sentence that holds a kind twice would make its question ambiguous, and an answer cut
     off by ``max_len`` could not be found: neither gives an example.
     """
-    check_positive_int("max_len", max_len)
+    _check_builder_args(sentences, tokenizer, max_len, MIN_LEN_PAIR)
+    if isinstance(kinds, str) or not isinstance(kinds, Sequence):
+        raise ValueError(f"kinds must be a list of {list(TAGS[1:])}; got {kinds!r:.80}")
     for kind in kinds:
         check_choice("kinds", kind, TAGS[1:])
     inputs, labels, langs = [], [], []

@@ -58,10 +58,11 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
     # <checks>
     check_instance("model", model, BERTModel, "a BERTModel")
     check_instance("enc", enc, EncodedInput, "an EncodedInput (see bertlib.inputs.encode_pair)")
+    check_instance("vocab", vocab, Vocab, "a bertlib Vocab (tokenizer.vocab)")
     check_positive_int("k", k)
-    if not weights:
-        raise ValueError("weights must hold at least one snapshot, {step: state_dict}")
-    if not positions or len(set(positions)) != len(positions):
+    _check_snapshots(weights, model.state_dict())
+    if isinstance(positions, str) or not isinstance(positions, Sequence) or not positions \
+            or len(set(positions)) != len(positions):
         raise ValueError(f"positions must be distinct token indices, at least one; got "
                          f"{positions!r:.80}")
     for pos in positions:
@@ -100,6 +101,26 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
         attentions=torch.stack(attentions).cpu().numpy(), guesses=guesses,
         original_probabilities=original.cpu().numpy().astype(float),
         is_next=torch.stack(is_next).cpu().numpy().astype(float))
+
+
+def _check_snapshots(weights: Mapping[int, StateDict], reference: StateDict) -> None:
+    """``{step: state_dict}``, at least one, each with exactly the names, shapes and dtypes of
+    ``reference`` (the model's own): a missing name would silently keep the model's weight."""
+    if not isinstance(weights, Mapping) or not weights:
+        raise ValueError(f"weights must hold at least one snapshot, {{step: state_dict}}; got "
+                         f"{weights!r:.80}")
+    for step, state in weights.items():
+        check_int_in("weights' steps", step, 0)
+        check_instance(f"weights[{step}]", state, Mapping, "a state dict, {name: tensor}")
+        if set(state) != set(reference):
+            raise ValueError(f"weights[{step}] must have the model's tensor names; missing "
+                             f"{sorted(set(reference) - set(state))[:5]}, unexpected "
+                             f"{sorted(set(state) - set(reference))[:5]}")
+        for name, t in reference.items():
+            if not isinstance(state[name], torch.Tensor) or state[name].shape != t.shape \
+                    or state[name].dtype != t.dtype:
+                raise ValueError(f"weights[{step}][{name!r}] must be a {t.dtype} tensor of shape "
+                                 f"{tuple(t.shape)}, as the model's; got {state[name]!r:.80}")
 
 
 @dataclass(frozen=True)

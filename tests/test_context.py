@@ -114,3 +114,21 @@ def test_cosine_similarity_refuses_what_has_no_cosine(vectors, message):
     """Before: NaN similarities, a self-similarity of 0 for a zero vector, a 1-D input taken."""
     with pytest.raises(ValueError, match=message):
         cosine_similarity_matrix(vectors)
+
+
+def test_a_lone_surrogate_is_a_value_error_naming_the_text(small_model, tiny_tokenizer):
+    with pytest.raises(ValueError, match=r"sentence must be text UTF-8 can encode; it holds the "
+                                         r"lone surrogate '\\ud800' at index 4"):
+        find_word(tiny_tokenizer, "the \ud800 bank", "bank")
+    with pytest.raises(ValueError, match="word must be text UTF-8 can encode"):
+        find_word(tiny_tokenizer, "the bank", "\ud800")
+    with pytest.raises(ValueError, match="sentence must be text UTF-8 can encode"):
+        word_vectors(small_model, tiny_tokenizer, [("\ud800 bank", "bank")])
+
+
+def test_a_similarity_table_must_have_rows_and_fit_in_memory():
+    with pytest.raises(ValueError, match="vectors must hold at least one vector"):
+        cosine_similarity_matrix(torch.ones(0, 3))  # gave an empty table
+    with pytest.raises(ValueError, match=r"a 1000000 x 1000000 table of similarities would need "
+                                         r"7,450.6 GiB"):
+        cosine_similarity_matrix(torch.ones(10**6, 1))

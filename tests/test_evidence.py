@@ -178,3 +178,53 @@ def test_attention_on_neighbours_averages_the_two_weights_beside_each_real_slot(
     by_hand = (weights[0, :, :, 2, 1] + weights[0, :, :, 2, 3] + weights[0, :, :, 4, 3]
                + weights[0, :, :, 4, 5] + weights[1, :, :, 1, 0] + weights[1, :, :, 1, 2]) / 3
     assert got.shape == (1, 2) and torch.allclose(got, by_hand)
+
+
+def test_a_mask_must_be_finite_and_fit_the_batch(small_model):
+    tokens, segments = _inputs(B=3)
+    with pytest.raises(ValueError, match="keep must be finite"), \
+            heads_switched_off(small_model, torch.full((2, 4), float("nan"))):
+        pass
+    with pytest.raises(ValueError, match=r"keep must have one row per example \(3\)"), \
+            heads_switched_off(small_model, torch.ones(2, 2, 4)), torch.no_grad():
+        small_model(tokens, segments)
+
+
+def test_head_effects_checks_what_it_reads(small_model):
+    tokens, segments = _inputs(B=1)
+    positions = torch.tensor([1, 2])
+    for args, message in [
+        (("model", tokens, segments, positions, positions), "model must be a BERTModel"),
+        ((small_model, tokens, None, positions, positions), "segments must be a torch.Tensor"),
+        ((small_model, tokens, segments, positions, torch.tensor([5.0, 6.0])),
+         "targets must hold integers"),
+        ((small_model, tokens, segments, positions, torch.tensor([5, 50])),
+         r"targets must be token ids in \[0, 49\]; got 50"),
+        ((small_model, tokens, segments, torch.tensor([1, 9]), positions),
+         r"pred_positions must be in \[0, 6\]; got 9"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            head_effects(*args)
+
+
+@pytest.mark.parametrize(("weights", "message"), [
+    (torch.ones(1, 1, 1, 2, 2, dtype=torch.long), "weights must hold floating-point numbers"),
+    (torch.ones(1, 1, 1, 2, 3), r"square \(seq_len, seq_len\) maps; got shape \(1, 1, 1, 2, 3\)"),
+    (torch.ones(1, 0, 1, 2, 2), "at least one layer"),
+])
+def test_rollout_refuses_what_are_not_attention_weights(weights, message):
+    with pytest.raises(ValueError, match=message):
+        attention_rollout(weights)
+
+
+@pytest.mark.parametrize(("positions", "slots", "message"), [
+    (torch.tensor([[1.0]]), torch.tensor([[1.0]]), "pred_positions must hold integers"),
+    (None, None, "pred_positions must be a torch.Tensor"),
+    (torch.tensor([[9]]), torch.tensor([[1.0]]), r"pred_positions must be in \[0, 4\]; got 9"),
+    (torch.tensor([[1, 2]]), torch.tensor([[1.0]]), r"mlm_weights must have pred_positions' "
+                                                    r"shape \(1, 2\)"),
+    (torch.tensor([[1]]), torch.tensor([[0.0]]), "mark at least one real slot"),  # gave NaN
+])
+def test_attention_on_neighbours_checks_its_slots(positions, slots, message):
+    with pytest.raises(ValueError, match=message):
+        attention_on_neighbours(torch.rand(1, 2, 2, 5, 5), positions, slots)

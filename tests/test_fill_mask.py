@@ -6,6 +6,7 @@ import torch
 from bertlib import load_small_bert, mask_tokens
 from bertlib.fill_mask import fill_mask
 from bertlib.inputs import encode_pair
+from bertlib.masking import MaskedTokens
 
 
 @pytest.fixture(scope="module")
@@ -59,3 +60,21 @@ def test_bad_fill_mask_input_is_named(small):
     other = encode_pair(tokenizer, "It was raining hard on Friday.")
     with pytest.raises(ValueError, match="masked has 7 tokens but enc has 9"):
         fill_mask(model, tokenizer.vocab, other, masked)
+
+
+def test_every_argument_of_the_wrong_kind_is_named(small):
+    model, tokenizer = small
+    enc = encode_pair(tokenizer, "It was raining hard.")
+    masked = mask_tokens(enc.ids, tokenizer.vocab, seed=0)
+    for args, message in [
+        (("model", tokenizer.vocab, enc, masked), "model must be a BERTModel"),
+        ((model, "vocab", enc, masked), "vocab must be a bertlib Vocab"),
+        ((model, tokenizer.vocab, None, masked), "enc must be an EncodedInput"),
+        ((model, tokenizer.vocab, enc, enc.ids), "masked must be a MaskedTokens"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            fill_mask(*args)
+    assert fill_mask(model, tokenizer.vocab, enc, MaskedTokens(list(enc.ids), [], [], [], 0)) == []
+    unaligned = MaskedTokens(list(enc.ids), [1, 2], [enc.ids[1]], [], 1)
+    with pytest.raises(ValueError, match="got 2 positions and 1 labels"):
+        fill_mask(model, tokenizer.vocab, enc, unaligned)

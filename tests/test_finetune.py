@@ -91,9 +91,10 @@ def test_heads_are_seeded_leave_the_global_rng_and_the_pretrained_model_alone(to
 @pytest.mark.parametrize("cls", [BERTClassifier, BERTTagger])
 def test_heads_check_their_input(cls, toy_model):
     bert = toy_model()
-    with pytest.raises(ValueError, match="num_classes must be at least 2; got 1"):
+    with pytest.raises(ValueError, match=r"num_classes must be an integer >= 2 \(a choice "
+                                         r"needs two classes\); got 1"):
         cls(bert, 1)
-    with pytest.raises(ValueError, match="num_classes must be a positive integer; got 2.0"):
+    with pytest.raises(ValueError, match="num_classes must be an integer >= 2 .*; got 2.0"):
         cls(bert, 2.0)
     head = cls(bert, 2)
     with pytest.raises(ValueError, match=r"tokens must be token ids in \[0, 19\]; got 20"):
@@ -134,8 +135,8 @@ def test_task_loss_is_the_mean_over_labelled_positions():
 
 
 @pytest.mark.parametrize("Y_hat, labels, message", [
-    (torch.zeros(2, 3), torch.tensor([0, 3]), r"labels must be class ids in \[0, 2\] or IGNORE; "
-                                              r"got 3"),
+    (torch.zeros(2, 3), torch.tensor([0, 3]), r"labels must be class ids in \[0, 2\] \(the model "
+                                              r"has 3 outputs\) or IGNORE; got 3"),
     (torch.zeros(2, 3), torch.tensor([0.0, 1.0]), "labels must hold integers"),
     (torch.zeros(2, 3), torch.tensor([0, 1, 1]), r"labels must have shape \(2,\)"),
     (torch.zeros(2, 4, 3), torch.full((2, 4), IGNORE), "labels must label at least one"),
@@ -208,7 +209,7 @@ def test_fine_tune_checks_its_arguments(toy_model):
         fine_tune(clf, data, num_steps=0)
     with pytest.raises(ValueError, match="lr must be a positive finite number; got -1"):
         fine_tune(clf, data, num_steps=1, lr=-1)
-    with pytest.raises(ValueError, match="data must be a bertlib.tasks.TaskData; got tuple"):
+    with pytest.raises(ValueError, match="data must be a bertlib.tasks.TaskData .*; got tuple"):
         fine_tune(clf, data.tensors(), num_steps=1)
     for p in clf.parameters():
         p.requires_grad_(False)
@@ -356,3 +357,143 @@ def test_span_accuracy_is_the_exact_match_of_the_found_spans(one_thread):
     common = torch.mode(train_relative[:, 0]).values, torch.mode(train_relative[:, 1]).values
     baseline = ((relative[:, 0] == common[0]) & (relative[:, 1] == common[1])).float().mean()
     assert accuracy.value > baseline + 0.3, (str(accuracy), float(baseline))
+
+
+def test_labels_outside_the_models_classes_are_refused_before_training(toy_model):
+    """12 topics on a 2-class head ran and learned nothing about 10 of them."""
+    clf = BERTClassifier(toy_model(), 2)
+    data = toy_task(20, n=24)
+    twelve = TaskData(*data.tensors()[:3], torch.arange(24) % 12, data.langs)
+    before = {k: v.clone() for k, v in clf.state_dict().items()}
+    with pytest.raises(ValueError, match=r"labels must be class ids in \[0, 1\] \(the model has "
+                                         r"2 outputs\) or IGNORE; got 2 at index \(2,\)"):
+        fine_tune(clf, twelve, num_steps=1, progress=False)
+    assert all(torch.equal(v, before[k]) for k, v in clf.state_dict().items())
+    with pytest.raises(ValueError, match=r"labels must be class ids in \[0, 1\]"):
+        evaluate_task(clf, twelve, 2)  # reported two classes
+    with pytest.raises(ValueError, match="num_classes must be the model's number of outputs, 2; "
+                                         "got 12"):
+        evaluate_task(clf, data, 12)
+    tagger = BERTTagger(toy_model(), 3)
+    tags = TaskData(*data.tensors()[:3], torch.full((24, 8), 3), data.langs)
+    with pytest.raises(ValueError, match=r"labels must be class ids in \[0, 2\]"):
+        fine_tune(tagger, tags, num_steps=1, progress=False)
+    with pytest.raises(ValueError, match=r"labels must have shape \(24, 8\)"):
+        fine_tune(tagger, data, num_steps=1, progress=False)  # one label per text, not token
+
+
+def test_fine_tune_refuses_what_train_bert_refuses(toy_model):
+    clf = BERTClassifier(toy_model(), 2)
+    data = toy_task(20, n=8)
+    for kwargs, message in [
+        ({"lr": 1e6}, r"lr must be at most 10.0 \(Adam's usual range is 1e-5 to 1e-2\); got "
+                      r"1000000.0"),
+        ({"progress": "no"}, "progress must be True or False; got 'no'"),
+        ({"device": "banana"}, "device must be a torch.device or a name such as 'cpu'"),
+        ({"batch_size": 0}, "batch_size must be a positive integer; got 0"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            fine_tune(clf, data, num_steps=1, **kwargs)
+    with pytest.raises(ValueError, match="model must be a model such as a BERTClassifier; got str"):
+        fine_tune("clf", data, num_steps=1)
+    with pytest.raises(ValueError, match="model has no parameter"):
+        fine_tune(nn.Identity(), data, num_steps=1)
+
+
+def test_a_loss_that_turns_non_finite_stops_training_and_keeps_the_weights(toy_model):
+    clf = BERTClassifier(toy_model(), 2)
+    data = toy_task(20, n=32)
+    fine_tune(clf, data, num_steps=2, batch_size=8, progress=False)
+    with torch.no_grad():  # finite weights whose logits overflow: tanh(100) = 1, 32 x 1e38
+        clf.hidden[0].bias.fill_(100.0)
+        clf.output.weight.fill_(1e38)
+    before = {k: v.clone() for k, v in clf.state_dict().items()}
+    with pytest.raises(ValueError, match=r"the model's outputs hold NaN or \+inf at step 1; "
+                                         "training stopped before that step"):
+        fine_tune(clf, data, num_steps=3, batch_size=8, progress=False)
+    for name, value in clf.state_dict().items():
+        assert torch.equal(value, before[name]), name
+        assert bool(torch.isfinite(value).all()), name
+
+
+@pytest.mark.parametrize("cls", [BERTClassifier, BERTTagger])
+def test_heads_need_a_bert_model_and_a_size_that_fits(cls, toy_model):
+    with pytest.raises(ValueError, match="bert must be a BERTModel .*; got str 'bert'"):
+        cls("bert", 2)
+    with pytest.raises(ValueError, match=r"an output layer of 32 x 1000000000000 weights would "
+                                         r"need 119,209.3 GiB \(at most 1 GiB\)"):
+        cls(toy_model(), 10**12)
+    with pytest.raises(ValueError, match="bert must be a BERTModel"):
+        BERTQuestionAnswerer(nn.Linear(2, 2))
+    with pytest.raises(ValueError, match=r"a table of 1000000000000 x 2 weights would need"):
+        BagOfWords(10**12, 2)
+
+
+@pytest.mark.parametrize(("valid_lens", "message"), [
+    (torch.tensor([1.5]), "valid_lens must hold integers"),
+    (torch.tensor([0]), r"valid_lens must be in \[1, seq_len=2\]; got 0"),  # gave NaN
+    (torch.tensor([5]), r"valid_lens must be in \[1, seq_len=2\]; got 5"),
+    (torch.tensor([1, 2, 2]), "valid_lens must have one entry per sequence"),
+])
+def test_bag_of_words_checks_its_lengths(valid_lens, message):
+    with pytest.raises(ValueError, match=message):
+        BagOfWords(10, 2)(torch.tensor([[1, 2]]), None, valid_lens)
+
+
+@pytest.mark.parametrize(("Y_hat", "labels", "message"), [
+    (torch.randn(3, 2), torch.tensor([0, 1, 1], dtype=torch.int32),
+     "labels must hold integers of dtype torch.int64"),  # refused deep in torch
+    (torch.tensor([[0.0, float("nan")]] * 3), torch.tensor([0, 1, 1]),
+     r"Y_hat must not hold NaN or \+inf"),  # came back as NaN
+])
+def test_task_loss_refuses_int32_labels_and_nan_logits(Y_hat, labels, message):
+    with pytest.raises(ValueError, match=message):
+        task_loss(Y_hat, labels)
+
+
+def test_prediction_and_scores_check_their_input(toy_model):
+    clf = BERTClassifier(toy_model(), 2)
+    with pytest.raises(ValueError, match="model must be a model such as a BERTClassifier"):
+        predict("clf", toy_task(20))
+    with pytest.raises(ValueError, match="data must be a bertlib.tasks.TaskData"):
+        predict(clf, toy_task(20).tensors())
+    scores = torch.zeros(1, 2, 3, dtype=torch.long)
+    with pytest.raises(ValueError, match="scores must be floating-point numbers"):
+        best_span(scores, torch.ones(1, 3, dtype=torch.bool), 2)
+    with pytest.raises(ValueError, match="not NaN"):
+        best_span(torch.full((1, 2, 3), float("nan")), torch.ones(1, 3, dtype=torch.bool), 2)
+    with pytest.raises(ValueError, match=r"the scores of every span, 1 x 100000 x 100000 would "
+                                         r"need 37.3 GiB"):
+        best_span(torch.zeros(1, 2, 10**5), torch.ones(1, 10**5, dtype=torch.bool), 2)
+    with pytest.raises(ValueError, match=r"hits must be an integer in \[0, 3\] .*; got 5"):
+        Accuracy(5, 3)
+    with pytest.raises(ValueError, match=r"hits must be an integer in \[0, 3\] .*; got 1.5"):
+        Accuracy(1.5, 3)
+    qa = BERTQuestionAnswerer(toy_model())
+    with pytest.raises(ValueError, match=r"data.labels must be answer spans, shape \(64, 2\)"):
+        span_accuracy(qa, toy_task(20))
+
+
+@pytest.mark.parametrize("cls", [BERTClassifier, BERTTagger, BERTQuestionAnswerer])
+def test_the_new_layer_follows_the_encoders_dtype(cls, toy_model):
+    """A float64 encoder gave 'mat1 and mat2 must have the same dtype' from the new layer."""
+    args = () if cls is BERTQuestionAnswerer else (3,)
+    single, double = cls(toy_model(), *args, seed=0), cls(toy_model().double(), *args, seed=0)
+    assert double.output.weight.dtype == torch.float64
+    torch.testing.assert_close(double.output.weight, single.output.weight.double())
+    tokens = torch.randint(5, 20, (2, 6))
+    assert double.eval()(tokens, torch.zeros_like(tokens)).dtype == torch.float64
+
+
+def test_a_model_without_weights_is_refused(toy_model):
+    clf = BERTClassifier(toy_model(), 2).to("meta")
+    with pytest.raises(ValueError, match="model is on the meta device"):
+        fine_tune(clf, toy_task(20, n=8), num_steps=1, progress=False)
+
+
+def test_a_device_this_machine_lacks_is_named(toy_model):
+    """Passes after the merge with h-train, whose bertlib.train._device checks "mps" too."""
+    clf = BERTClassifier(toy_model(), 2)
+    missing = "cuda" if torch.backends.mps.is_available() else "mps"  # a Mac lacks CUDA
+    with pytest.raises(ValueError, match=f"device .*{missing}"):
+        fine_tune(clf, toy_task(20, n=8), num_steps=1, progress=False, device=missing)

@@ -11,7 +11,16 @@ import torch
 import transformers
 from safetensors.torch import load_file, save_file
 
-from bertlib.hf import config_from_hf, load_hf, load_hf_model, minilm_directory
+from bertlib.hf import (
+    config_from_hf,
+    convert_state_dict,
+    load_hf,
+    load_hf_model,
+    minilm_directory,
+    name_table,
+    read_state_dict,
+    weights_file,
+)
 
 TOL = 1e-5
 
@@ -367,3 +376,19 @@ def test_a_bad_vocab_txt_is_named(saved_checkpoint, lines, message):
     (saved_checkpoint / "vocab.txt").write_text("\n".join(lines))
     with pytest.raises(ValueError, match=message):
         load_hf(saved_checkpoint)
+
+
+def test_the_parts_of_the_loader_check_their_arguments(tmp_path):
+    config = config_from_hf(CONFIGS[0])
+    with pytest.raises(ValueError, match="directory must be a path"):
+        weights_file(None)
+    with pytest.raises(ValueError, match="config must be a BERTConfig"):
+        name_table(None)
+    with pytest.raises(ValueError, match=r"state must hold every encoder tensor .*; missing "
+                                         r"\['embeddings.word_embeddings.weight'"):
+        convert_state_dict({}, config)  # gave an empty state dict
+    os.mkfifo(tmp_path / "model.safetensors")  # a read would block forever
+    with pytest.raises(ValueError, match="model.safetensors must be a regular file"):
+        read_state_dict(tmp_path / "model.safetensors")
+    with pytest.raises(ValueError, match="model.safetensors must be a regular file"):
+        weights_file(tmp_path)

@@ -1,4 +1,7 @@
+import json
+import os
 import re
+import threading
 from collections import Counter
 
 import pytest
@@ -14,6 +17,8 @@ from bertlib.tasks import (
     QUESTIONS,
     SAME_STORY,
     TAGS,
+    TaskData,
+    TaskSentence,
     class_names,
     load_task_sentences,
     pair_data,
@@ -200,5 +205,157 @@ def test_class_names_in_both_languages():
 def test_empty_input_is_refused(tokenizer):
     with pytest.raises(ValueError, match="sentences must hold at least one sentence"):
         topic_data([], tokenizer, max_len=16)
-    with pytest.raises(ValueError, match="max_len must be a positive integer; got 0"):
-        topic_data([], tokenizer, max_len=0)
+    with pytest.raises(ValueError, match=r"max_len must be an integer >= 3 .*; got 0"):
+        topic_data(load_task_sentences()[:2], tokenizer, max_len=0)
+
+
+@pytest.mark.parametrize(("builder", "shortest"), [(topic_data, 3), (tagging_data, 3),
+                                                   (pair_data, 5), (span_data, 5)])
+def test_max_len_must_hold_the_special_tokens_and_a_token_of_each_text(sentences, tokenizer,
+                                                                       builder, shortest):
+    kwargs = {"seed": 0} if builder is pair_data else {}
+    for max_len in (1, 2, shortest - 1):  # max_len=1 kept the whole sentence; 2 emptied it
+        with pytest.raises(ValueError, match=rf"max_len must be an integer >= {shortest} "
+                                             rf".*; got {max_len}"):
+            builder(sentences[:40], tokenizer, max_len, **kwargs)
+    data = builder(sentences[:40], tokenizer, shortest, **kwargs)
+    assert data.tokens.shape[1] == shortest
+    # A token of each text: <cls> x <sep>, or <cls> a <sep> b <sep>.
+    assert data.segments[0].tolist() == [0, 0, 0, 1, 1][:shortest]
+
+
+def test_sentences_of_the_wrong_kind_are_named(sentences, tokenizer):
+    for builder in (topic_data, tagging_data, split_by_template):
+        args = (tokenizer, 16) if builder is not split_by_template else ()
+        with pytest.raises(ValueError, match="sentences must hold at least one sentence"):
+            builder("a story", *args)
+        with pytest.raises(ValueError, match=r"sentences\[1\] must be a TaskSentence"):
+            builder([sentences[0], None], *args)
+    with pytest.raises(ValueError, match="sentences must hold at least one sentence"):
+        split_by_template([])  # gave an empty split without a word
+    with pytest.raises(ValueError, match="sentence must be a TaskSentence"):
+        token_tags({"text": "x"}, tokenizer)
+    with pytest.raises(ValueError, match="tokenizer must be a bertlib WordPieceTokenizer"):
+        token_tags(sentences[0], "tokenizer")
+    with pytest.raises(ValueError, match=r"kinds must be a list of \['NAME', 'PLACE', 'TIME'\]"):
+        span_data(sentences[:5], tokenizer, 16, kinds="NAME")
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"text": "\ud800 went home"}, r"text must be text UTF-8 can encode; it holds the lone "
+                                    r"surrogate '\\ud800' at index 0"),
+    ({"lang": "fr"}, r"lang must be one of \['en', 'zh'\]; got 'fr'"),
+    ({"topic": 12}, r"topic must be an integer in \[0, 11\]; got 12"),
+    ({"topic": "3"}, r"topic must be an integer in \[0, 11\]; got '3'"),
+    ({"story": -1}, r"story must be an integer >= 0; got -1"),
+    ({"template": "3"}, r'template must be "topic.step.wording"'),
+    ({"spans": ((0, 99, "NAME"),)}, r"spans\[0\] end must be an integer in \[1, 13\]"),
+    ({"spans": ((0, 3, "ANIMAL"),)}, r"spans\[0\] kind must be one of"),
+    ({"spans": ((0, 3),)}, r"spans\[0\] must be \(start, end, kind\)"),
+])
+def test_a_task_sentence_checks_its_fields(fields, message):
+    good = {"text": "Tom went home", "lang": "en", "topic": 0, "story": 0,
+            "template": "0.1.0", "spans": ((0, 3, "NAME"),)}
+    TaskSentence(**good)
+    with pytest.raises(ValueError, match=message):
+        TaskSentence(**(good | fields))
+
+
+def test_a_lone_surrogate_is_a_value_error_naming_the_text(sentences, tokenizer):
+    with pytest.raises(ValueError, match="text must be text UTF-8 can encode"):
+        topic_data([TaskSentence("\ud800", "en", 0, 0, "0.1.0", ())], tokenizer, 16)
+
+
+def test_pairs_need_a_second_topic_for_their_wrong_partners(sentences, tokenizer):
+    one_topic = [s for s in sentences if s.topic == 0 and s.lang == "en"]
+    with pytest.raises(ValueError, match="the en ones are all about topic 0"):
+        pair_data(one_topic, tokenizer, 32, seed=0)
+
+
+def write_tasks(directory, en_lines, zh_lines=None):
+    shipped = load_task_sentences()
+    zh = [json.dumps({"text": s.text, "topic": s.topic, "story": s.story,
+                      "template": s.template, "spans": [list(x) for x in s.spans]},
+                     ensure_ascii=False) for s in shipped if s.lang == "zh"][:3]
+    (directory / "en.jsonl").write_text("\n".join(en_lines) + "\n", encoding="utf-8")
+    (directory / "zh.jsonl").write_text("\n".join(zh_lines or zh) + "\n", encoding="utf-8")
+
+
+GOOD_LINE = ('{"story": 0, "topic": 0, "template": "0.0.0", "text": "Maria went to the market.",'
+             ' "spans": [[0, 5, "NAME"]]}')
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ('{"story": 0, "topic": 0', r"en.jsonl, line 2: Expecting ',' delimiter"),
+    ('{"story": 0, "template": "0.0.0", "text": "x", "spans": []}',
+     r"en.jsonl, line 2: must be a JSON object with the keys \['text', 'topic', 'story', "),
+    ("[1, 2]", r"en.jsonl, line 2: must be a JSON object"),
+    ('{"story": 0, "topic": 0, "template": "0.0.0", "text": "\\ud800", "spans": []}',
+     r"en.jsonl, line 2: text must be text UTF-8 can encode"),
+    ('{"story": 0, "topic": 0, "template": "0.0.0", "text": "x", "spans": 5}',
+     r"en.jsonl, line 2: spans must be a list of \(start, end, kind\); got 5"),
+    ("[" * 100_000, r"en.jsonl, line 2: JSON nested too deep"),
+])
+def test_a_broken_task_file_is_named_with_its_line(tmp_path, line, message):
+    write_tasks(tmp_path, [GOOD_LINE])
+    assert load_task_sentences(tmp_path)[0].spans == ((0, 5, "NAME"),)
+    write_tasks(tmp_path, [GOOD_LINE, line])
+    with pytest.raises(ValueError, match=message):
+        load_task_sentences(tmp_path)
+
+
+def test_task_files_are_untrusted(tmp_path):
+    with pytest.raises(ValueError, match="directory must be a path"):
+        load_task_sentences(None)
+    with pytest.raises(ValueError, match="has no en.jsonl"):
+        load_task_sentences(tmp_path)
+    write_tasks(tmp_path, [GOOD_LINE])
+    (tmp_path / "en.jsonl").unlink()
+    (tmp_path / "en.jsonl").symlink_to("/dev/zero")  # would exhaust memory
+    with pytest.raises(ValueError, match="en.jsonl must be a regular file"):
+        load_task_sentences(tmp_path)
+    (tmp_path / "en.jsonl").unlink()
+    os.mkfifo(tmp_path / "en.jsonl")  # would block the read forever
+    result = []
+    reader = threading.Thread(target=lambda: result.append(_refusal(tmp_path)), daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    assert result and "en.jsonl must be a regular file" in result[0]
+    (tmp_path / "en.jsonl").unlink()
+    with open(tmp_path / "en.jsonl", "wb") as f:
+        f.truncate(65 * 2**20)  # sparse: larger than any task file, without using the disk
+    with pytest.raises(ValueError, match="has 68,157,440 bytes; a en.jsonl may have at most"):
+        load_task_sentences(tmp_path)
+    (tmp_path / "en.jsonl").write_text("")
+    with pytest.raises(ValueError, match="en.jsonl holds no sentence"):
+        load_task_sentences(tmp_path)
+
+
+def _refusal(directory) -> str:
+    try:
+        load_task_sentences(directory)
+    except ValueError as err:
+        return str(err)
+    return "no error"
+
+
+def test_task_data_checks_that_its_tensors_belong_together():
+    tokens = torch.tensor([[2, 5, 3], [2, 6, 3]])
+    parts = {"tokens": tokens, "segments": torch.zeros_like(tokens),
+             "valid_lens": torch.tensor([3, 3]), "labels": torch.tensor([0, 1]),
+             "langs": ["en", "en"]}
+    assert len(TaskData(**parts)) == 2
+    for change, message in [
+        ({"segments": torch.zeros(3, 3, dtype=torch.long)}, r"segments must have the shape of "
+                                                            r"tokens, \(2, 3\)"),
+        ({"labels": None}, "labels must be a tensor; got NoneType"),
+        ({"labels": torch.tensor([0, 1, 1])}, r"labels \(2,\) or \(2, ...\)"),
+        ({"labels": torch.tensor([0, 1], dtype=torch.int32)}, "labels must hold integers of "
+                                                              "dtype torch.int64"),
+        ({"valid_lens": torch.tensor([3, 4])}, r"valid_lens must be in \[1, T=3\]; got 4"),
+        ({"valid_lens": torch.tensor([3.0, 3.0])}, "valid_lens must hold integers"),
+        ({"langs": ["en"]}, "langs must be a list of 2 languages"),
+        ({"tokens": torch.tensor([2, 5, 3])}, r"tokens must have shape \(N, T\)"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            TaskData(**(parts | change))

@@ -1,0 +1,69 @@
+"""Does a model fit a task's data? Its labels must be among the model's outputs.
+
+A classifier with 2 outputs trained on 12 topics would run, and learn nothing about 10 of them;
+:func:`output_shape` finds the model's outputs from one example, before anything is trained or
+scored, and :func:`check_labels` holds the labels against them.
+
+Shapes: B = batch (or N examples), T = sequence length, C = classes (or tags).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from bertlib.checks import check_instance, check_integer_dtype, check_range
+from bertlib.inputs import eval_mode, model_device
+from bertlib.tasks import IGNORE, TaskData
+
+
+def check_labels(labels: torch.Tensor, output_shape: tuple[int, ...]) -> None:
+    """``labels`` fit outputs of ``output_shape``, (B, C) or (B, T, C): shape (B,) or (B, T),
+    int64, class ids in [0, C - 1] or ``IGNORE``, at least one of them not ``IGNORE``."""
+    check_instance("labels", labels, torch.Tensor, "a tensor of class ids")
+    if labels.shape != output_shape[:-1]:
+        raise ValueError(f"labels must have shape {tuple(output_shape[:-1])} (the outputs' "
+                         f"without their last dimension); got {tuple(labels.shape)}")
+    check_integer_dtype("labels", labels, (torch.int64,))
+    C = output_shape[-1]
+    labelled = labels != IGNORE
+    check_range("labels", labels[labelled], 0, C - 1,
+                f"class ids in [0, {C - 1}] (the model has {C} outputs) or IGNORE")
+    if not bool(labelled.any()):
+        raise ValueError(f"labels must label at least one position; every one is IGNORE "
+                         f"({IGNORE})")
+
+
+def check_model_and_data(model: nn.Module, data: TaskData) -> None:
+    check_instance("model", model, nn.Module, "a model such as a BERTClassifier")
+    check_instance("data", data, TaskData, "a bertlib.tasks.TaskData (topic_data() gives one)")
+    if len(data) == 0:
+        raise ValueError("data must hold at least one example; got an empty TaskData")
+    if next(model.parameters(), None) is None:
+        raise ValueError("model has no parameter: nothing to train, and no device to run on")
+    if model_device(model).type == "meta":
+        raise ValueError("model is on the meta device, which holds shapes but no weights; "
+                         "initialise or load its weights first")
+
+
+def output_shape(model: nn.Module, data: TaskData) -> torch.Size:
+    """The shape of the model's outputs for all of ``data``, from one forward pass on its first
+    example (in eval mode, on the model's device), so that labels can be checked against the
+    model's classes before anything runs."""
+    device = model_device(model)
+    with eval_mode(model):
+        tokens, segments, valid_lens, _ = (t[:1].to(device) for t in data.tensors())
+        Y_hat = model(tokens, segments, valid_lens)
+    if not isinstance(Y_hat, torch.Tensor) or Y_hat.dim() not in (2, 3):
+        raise ValueError(f"model must give logits (batch, classes) or (batch, seq_len, "
+                         f"classes); got {getattr(Y_hat, 'shape', type(Y_hat).__name__)}")
+    return torch.Size((len(data), *Y_hat.shape[1:]))
+
+
+def check_fits(model: nn.Module, data: TaskData) -> torch.Size:
+    """A model, non-empty task data, and labels among the model's outputs; returns the shape
+    of the outputs for all of ``data`` (see :func:`output_shape`)."""
+    check_model_and_data(model, data)
+    shape = output_shape(model, data)
+    check_labels(data.labels, shape)
+    return shape
