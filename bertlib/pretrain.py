@@ -360,26 +360,35 @@ def parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_args(argv: list[str] | None = None) -> RunArgs:
-    """The run the command line asks for (``--threads`` aside: only :func:`main` uses it)."""
-    ns = vars(parser().parse_args(argv))
-    del ns["threads"]
-    return RunArgs(**ns)
-
-
-def main(argv: list[str] | None = None) -> None:
-    """The command: set torch's threads if asked, then pretrain; a refusal is printed as one
-    line (exit status 1), not as a traceback."""
+def parse_command(argv: list[str] | None = None) -> tuple[RunArgs, int | None]:
+    """The run and the ``--threads`` the command line asks for; a bad flag, or flags that do
+    not go together, end the process with argparse's usage error naming them."""
     cli = parser()
     ns = vars(cli.parse_args(argv))
     threads = ns.pop("threads")
-    if threads is not None:
-        torch.set_num_threads(threads)  # the process is the command's own
     try:
-        pretrain(RunArgs(**ns))
+        check_run_args(RunArgs(**ns))  # what no single flag shows: num_hiddens % num_heads
     except ValueError as err:
-        cli.exit(1, f"{cli.prog}: error: {err}\n")
+        cli.error(str(err))
+    return RunArgs(**ns), threads
+
+
+def parse_args(argv: list[str] | None = None) -> RunArgs:
+    """The run the command line asks for (``--threads`` aside: only :func:`main` uses it)."""
+    return parse_command(argv)[0]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The command: set torch's threads if asked (the process is the command's own), then
+    pretrain; a refusal is printed as one line (exit status 1), not as a traceback."""
+    args, threads = parse_command(argv)
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        pretrain(args)
+    except ValueError as err:
+        sys.exit(f"python -m bertlib.pretrain: error: {err}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main()
