@@ -120,6 +120,7 @@ def read_corpus(corpus: str) -> list[list[str]]:
     """Paragraphs of sentence strings: the shipped corpus' training split ("small"), a
     WikiText raw file (``*.tokens``), or every ``*.txt`` file of a folder (one sentence per
     line, a blank line between paragraphs)."""
+    check_text("corpus", corpus)
     if corpus == "small":
         return load_small_corpus().train
     path = Path(corpus)
@@ -224,6 +225,8 @@ def pretrain(args: RunArgs, *, on_step: Callable[[int, float, float], None] | No
     A step whose loss or gradients are not finite raises ValueError naming it, before it
     changes any weight; the last checkpoint stays as it was."""
     check_run_args(args)
+    if on_step is not None and not callable(on_step):
+        raise ValueError(f"on_step must be a function or None; got {on_step!r:.80}")
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
@@ -341,11 +344,7 @@ def flag_type(name: str, kind: type, check: Callable[[str, object], None]
     return parse
 
 
-def check_threads(name: str, value: int) -> None:
-    check_int_in(name, value, 1, MAX_THREADS)
-
-
-def parser() -> argparse.ArgumentParser:
+def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bertlib.pretrain",
                                      description=__doc__.splitlines()[0])
     for name, default in asdict(RunArgs(corpus="", out="")).items():
@@ -355,7 +354,8 @@ def parser() -> argparse.ArgumentParser:
         else:
             parser.add_argument(flag, type=flag_type(name, type(default), FIELD_CHECKS[name]),
                                 default=default)
-    parser.add_argument("--threads", type=flag_type("threads", int, check_threads), default=None,
+    threads = flag_type("threads", int, lambda name, n: check_int_in(name, n, 1, MAX_THREADS))
+    parser.add_argument("--threads", type=threads, default=None,
                         help="torch threads per process (default: torch's choice)")
     return parser
 
@@ -363,7 +363,7 @@ def parser() -> argparse.ArgumentParser:
 def parse_command(argv: list[str] | None = None) -> tuple[RunArgs, int | None]:
     """The run and the ``--threads`` the command line asks for; a bad flag, or flags that do
     not go together, end the process with argparse's usage error naming them."""
-    cli = parser()
+    cli = make_parser()
     ns = vars(cli.parse_args(argv))
     threads = ns.pop("threads")
     try:

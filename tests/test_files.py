@@ -3,6 +3,7 @@ made to crash in turn, and a reader must then find one or the other, never a mix
 
 ``crash_at(k)`` is shared with tests/test_checkpoint.py and tests/test_pretrain.py."""
 
+import builtins
 import contextlib
 import io
 import os
@@ -13,6 +14,8 @@ import pytest
 import safetensors.torch
 
 import bertlib.checkpoint
+import bertlib.pretrain
+import bertlib.snapshots
 from bertlib.files import atomic_write, atomic_write_folder, complete_folder
 
 # The file system operations a save is made of; a crash can come before any of them.
@@ -25,8 +28,8 @@ class Crash(BaseException):
 
 @contextlib.contextmanager
 def crash_at(k: int | None):
-    """Count the steps of whatever runs inside (os's file operations, Python's and
-    safetensors' file writes) and crash at step ``k`` (from 0; None: never) and at every step
+    """Count the steps of whatever runs inside (os's file operations, files opened for writing,
+    safetensors' writes) and crash at step ``k`` (from 0; None: never) and at every step
     after it. A crash while writing a file leaves half of it, as a kill would. Yields the list
     of the steps taken."""
     steps: list[str] = []
@@ -66,12 +69,11 @@ def crash_at(k: int | None):
         for name in OS_STEPS:
             patch.setattr(os, name, os_step(name, getattr(os, name)))
         patch.setattr(io, "open", opener)
-        patch.setattr(safetensors.torch, "save_file",
-                      writer("save_file", safetensors.torch.save_file, 1))
-        patch.setattr(bertlib.checkpoint, "save_model",
-                      writer("save_model", bertlib.checkpoint.save_model, 1))
-        patch.setattr(bertlib.checkpoint, "save_file",
-                      writer("save_file", bertlib.checkpoint.save_file, 1))
+        patch.setattr(builtins, "open", opener)
+        for module in (safetensors.torch, bertlib.checkpoint, bertlib.pretrain, bertlib.snapshots):
+            for name in ("save_file", "save_model"):  # safetensors writes outside Python's io
+                if hasattr(module, name):
+                    patch.setattr(module, name, writer(name, getattr(module, name), 1))
         yield steps
 
 
