@@ -19,9 +19,10 @@ gives the same weights as a run that was never interrupted.
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import os
 import shutil
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -29,23 +30,36 @@ from pathlib import Path
 
 import torch
 import torch.distributed as dist
-from safetensors.torch import load_file, save_file
 from torch.nn.parallel import DistributedDataParallel
 
 from bertlib.assets import SMALL_BERT_DIR
-from bertlib.checkpoint import load_pretrained, save_pretrained
-from bertlib.checks import check_positive_int
+from bertlib.checkpoint import (
+    STATE_FILE,
+    load_training_state,
+    save_pretrained,
+    save_training_state,
+)
+from bertlib.checks import (
+    check_divisible,
+    check_dropout,
+    check_instance,
+    check_int_in,
+    check_positive_float,
+    check_positive_int,
+    check_seed,
+    check_str,
+)
 from bertlib.corpus import load_small_corpus, read_paragraphs, read_wikitext, tokenize_paragraphs
 from bertlib.data import PretrainBatch, make_pretrain_data
+from bertlib.files import atomic_write, complete_folder
 from bertlib.loss import BERTLoss, bert_loss
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.train import init_model, make_optimizer
+from bertlib.train import MAX_LR, init_model, make_optimizer
 
 CHECKPOINT_DIR = "checkpoint"
-OPTIMIZER_FILE = "optimizer.safetensors"
-STATE_FILE = "trainer.json"
 TOKENIZER_FILE = "tokenizer.json"
+MAX_THREADS = 1024
 
 
 @dataclass(frozen=True)
@@ -70,10 +84,43 @@ class RunArgs:
     log_every: int = 50
 
 
+def check_lr(name: str, value: float) -> None:
+    """A learning rate in (0, MAX_LR], as ``train_bert`` takes."""
+    check_positive_float(name, value)
+    if value > MAX_LR:
+        raise ValueError(f"{name} must be at most {MAX_LR} (Adam's usual range is 1e-5 to "
+                         f"1e-2); got {value!r}")
+
+
+def check_text(name: str, value: str) -> None:
+    check_str(name, value)
+    if not value:
+        raise ValueError(f"{name} must not be empty")
+
+
+# How each field of RunArgs is checked: by pretrain, and by the command line flag by flag.
+FIELD_CHECKS: dict[str, Callable[[str, object], None]] = {
+    "corpus": check_text, "out": check_text, "lr": check_lr, "dropout": check_dropout,
+    "seed": check_seed,
+    **{name: check_positive_int for name in (
+        "steps", "batch_size", "max_len", "vocab_size", "num_hiddens", "ffn_num_hiddens",
+        "num_heads", "num_blks", "rounds", "save_every", "log_every")},
+}
+
+
+def check_run_args(args: RunArgs) -> None:
+    """Every field of ``args`` valid, before anything is read or written."""
+    check_instance("args", args, RunArgs, "a RunArgs")
+    for name, check in FIELD_CHECKS.items():
+        check(name, getattr(args, name))
+    check_divisible(args.num_hiddens, args.num_heads)
+
+
 def read_corpus(corpus: str) -> list[list[str]]:
     """Paragraphs of sentence strings: the shipped corpus' training split ("small"), a
     WikiText raw file (``*.tokens``), or every ``*.txt`` file of a folder (one sentence per
     line, a blank line between paragraphs)."""
+    check_text("corpus", corpus)
     if corpus == "small":
         return load_small_corpus().train
     path = Path(corpus)
@@ -82,7 +129,7 @@ def read_corpus(corpus: str) -> list[list[str]]:
         if not files:
             raise ValueError(f"corpus folder {corpus!r} holds no *.txt file")
         return [p for f in files for p in read_paragraphs(f)]
-    if path.is_file():
+    if path.exists():  # read_wikitext refuses what is not a regular file (/dev/null, a pipe)
         return [[" ".join(s) for s in p] for p in read_wikitext(path)]
     raise ValueError(f"corpus must be 'small', a WikiText *.tokens file or a folder of *.txt "
                      f"files; got {corpus!r}, which does not exist")
@@ -115,62 +162,71 @@ def slice_loss(model: torch.nn.Module, batch: list[torch.Tensor],
     return BERTLoss(mlm, loss.nsp, mlm + loss.nsp)
 
 
-def save_checkpoint(directory: Path, model: torch.nn.Module,
-                    optimizer: torch.optim.Optimizer, step: int, args: RunArgs) -> None:
-    """Model, Adam state and step, written beside ``directory`` and then moved in place, so an
-    interruption while writing leaves the previous checkpoint whole."""
-    tmp = directory.with_name(directory.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    save_pretrained(model, tmp)
-    state = optimizer.state_dict()
-    save_file({f"{i}.{k}": v.contiguous() for i, s in state["state"].items()
-               for k, v in s.items()}, str(tmp / OPTIMIZER_FILE))
-    (tmp / STATE_FILE).write_text(json.dumps(
-        {"step": step, "args": asdict(args), "param_groups": state["param_groups"]}, indent=1),
-        encoding="utf-8")
-    shutil.rmtree(directory, ignore_errors=True)
-    os.replace(tmp, directory)
+def save_checkpoint(directory: Path, model: BERTModel, optimizer: torch.optim.Optimizer,
+                    step: int, args: RunArgs) -> None:
+    """Model, Adam state, step and arguments, swapped in whole
+    (:func:`bertlib.checkpoint.save_training_state`)."""
+    save_training_state(directory, model, optimizer, {"step": step, "args": asdict(args)})
 
 
 def load_checkpoint(directory: Path, args: RunArgs) -> tuple[BERTModel, dict, int]:
-    """The model, Adam's state dict and the step saved by :func:`save_checkpoint`."""
-    saved = json.loads((directory / STATE_FILE).read_text(encoding="utf-8"))
+    """The model, Adam's per-parameter state and the step saved by :func:`save_checkpoint`,
+    refused unless it was made with ``args``."""
+    model, adam_state, saved = load_training_state(directory)
+    step, saved_args = saved.get("step"), saved.get("args")
+    if not isinstance(saved_args, dict) or isinstance(step, bool) or not isinstance(step, int) \
+            or not 0 <= step <= args.steps:
+        raise ValueError(f"{directory / STATE_FILE} must hold \"step\", an integer in [0, "
+                         f"steps={args.steps}], and \"args\", the run's arguments; got "
+                         f"{saved!r:.200}")
     given = asdict(args)
-    if saved["args"] != given:
-        changed = {k: (v, given.get(k)) for k, v in saved["args"].items() if given.get(k) != v}
+    if saved_args != given:
+        changed = {k: (saved_args.get(k), v) for k, v in given.items() if saved_args.get(k) != v}
         raise ValueError(f"the checkpoint in {str(directory)!r} was made with other arguments "
                          f"(saved, given): {changed}; resume with the same ones or another --out")
-    state: dict[int, dict[str, torch.Tensor]] = {}
-    for key, value in load_file(str(directory / OPTIMIZER_FILE)).items():
-        i, name = key.split(".", 1)
-        state.setdefault(int(i), {})[name] = value
-    optimizer_state = {"state": state, "param_groups": saved["param_groups"]}
-    return load_pretrained(directory).train(), optimizer_state, saved["step"]
+    return model, adam_state, step
 
 
 def build_tokenizer(args: RunArgs, paragraphs: list[list[str]], out: Path,
                     rank: int) -> WordPieceTokenizer:
     """The shipped tokenizer for the shipped corpus; otherwise one trained on the corpus by
-    the first process and read by the others."""
+    the first process and read by the others. Written whole or not at all: a run killed while
+    writing it leaves no part of a file that every rerun would refuse."""
     path = out / TOKENIZER_FILE
-    if rank == 0 and not path.exists():
+    if rank == 0 and not os.path.lexists(path):
         if args.corpus == "small":
-            shutil.copy(SMALL_BERT_DIR / TOKENIZER_FILE, path)
+            atomic_write(path, lambda tmp: shutil.copyfile(SMALL_BERT_DIR / TOKENIZER_FILE, tmp))
         else:
             texts = (s for p in paragraphs for s in p)
-            WordPieceTokenizer.train(texts, args.vocab_size).save(path)
+            tokenizer = WordPieceTokenizer.train(texts, args.vocab_size)
+            atomic_write(path, tokenizer.save)
     if dist.is_initialized():
         dist.barrier()
     return WordPieceTokenizer.from_file(path)
+
+
+def make_out(out: str) -> Path:
+    """The output folder, created if need be."""
+    path = Path(out)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # a file of that name, no permission...
+        raise ValueError(f"out must be a folder bertlib can create or write to; got {out!r}: "
+                         f"{err.strerror}") from None
+    return path
 
 
 def pretrain(args: RunArgs, *, on_step: Callable[[int, float, float], None] | None = None
              ) -> torch.nn.Module:
     """Run (or resume) the pretraining described by ``args`` in this process; under
     ``torchrun`` as one of several. ``on_step(step, mlm, nsp)`` runs after every step with the
-    whole batch's losses. Returns the trained model (unwrapped)."""
-    for name in ("steps", "batch_size", "max_len", "save_every", "log_every", "rounds"):
-        check_positive_int(name, getattr(args, name))
+    whole batch's losses. Returns the trained model (unwrapped).
+
+    A step whose loss or gradients are not finite raises ValueError naming it, before it
+    changes any weight; the last checkpoint stays as it was."""
+    check_run_args(args)
+    if on_step is not None and not callable(on_step):
+        raise ValueError(f"on_step must be a function or None; got {on_step!r:.80}")
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
@@ -181,8 +237,7 @@ def pretrain(args: RunArgs, *, on_step: Callable[[int, float, float], None] | No
     device = torch.device(f"cuda:{local_rank}" if cuda else "cpu")
     if world > 1 and not dist.is_initialized():
         dist.init_process_group("nccl" if cuda else "gloo")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = make_out(args.out)
 
     paragraphs = read_corpus(args.corpus)
     tokenizer = build_tokenizer(args, paragraphs, out, rank)
@@ -191,17 +246,21 @@ def pretrain(args: RunArgs, *, on_step: Callable[[int, float, float], None] | No
     data = make_pretrain_data(tokenize_paragraphs(paragraphs, tokenizer.tokenize),
                               tokenizer.vocab, args.max_len, seed=args.seed, rounds=args.rounds)
 
-    checkpoint = out / CHECKPOINT_DIR
-    if checkpoint.exists():
-        model, optimizer_state, start = load_checkpoint(checkpoint, args)
+    config = BERTConfig(len(tokenizer.vocab), args.num_hiddens, args.ffn_num_hiddens,
+                        args.num_heads, args.num_blks, args.dropout, args.max_len)
+    checkpoint = complete_folder(out / CHECKPOINT_DIR)
+    if checkpoint is not None:
+        model, adam_state, start = load_checkpoint(checkpoint, args)
+        if model.config != config:
+            raise ValueError(f"the model in {str(checkpoint)!r} is not the one these arguments "
+                             f"and {TOKENIZER_FILE} make: {model.config} vs {config}")
     else:
-        config = BERTConfig(len(tokenizer.vocab), args.num_hiddens, args.ffn_num_hiddens,
-                            args.num_heads, args.num_blks, args.dropout, args.max_len)
-        model, optimizer_state, start = init_model(config, args.seed).train(), None, 0
+        model, adam_state, start = init_model(config, args.seed).train(), {}, 0
     model.to(device)
     optimizer = make_optimizer(model, args.lr)
-    if optimizer_state is not None:
-        optimizer.load_state_dict(optimizer_state)  # moves the state to the model's device
+    # The groups (lr, betas...) come from the arguments, which the checkpoint's match.
+    optimizer.load_state_dict({"state": adam_state,  # moved to the model's device
+                               "param_groups": optimizer.state_dict()["param_groups"]})
     ddp = DistributedDataParallel(model, device_ids=[local_rank] if cuda else None) \
         if world > 1 else model
 
@@ -233,14 +292,20 @@ def _train(args: RunArgs, ddp: torch.nn.Module, model: BERTModel,
         # gives back as it was).
         torch.manual_seed(args.seed * 1_000_003 + step * 1009 + rank)
         loss = slice_loss(ddp, batch, data.mlm_weights[rows].sum().to(device), world)
-        optimizer.zero_grad(set_to_none=True)
-        loss.total.backward()
-        optimizer.step()
         losses = torch.stack([loss.mlm.detach(), loss.nsp.detach()])
-        if world > 1:
+        if world > 1:  # before the update, so that every process stops at the same step
             dist.all_reduce(losses)
             losses /= world
         mlm, nsp = losses.tolist()
+        optimizer.zero_grad(set_to_none=True)
+        if math.isfinite(mlm + nsp):
+            loss.total.backward()  # DDP averages the gradients: every process sees the same
+        if not (math.isfinite(mlm + nsp) and all_finite(model.parameters())):
+            raise ValueError(f"step {step}: the loss or its gradients are not finite (mlm "
+                             f"{mlm}, nsp {nsp}); stopped before updating the weights, which "
+                             f"are those after step {step - 1} (try a smaller --lr than "
+                             f"{args.lr})")
+        optimizer.step()
         pairs += args.batch_size
         if on_step is not None:
             on_step(step, mlm, nsp)
@@ -255,23 +320,75 @@ def _train(args: RunArgs, ddp: torch.nn.Module, model: BERTModel,
                 dist.barrier()
 
 
-def parse_args(argv: list[str] | None = None) -> RunArgs:
+def all_finite(params) -> bool:
+    """Whether every gradient of ``params`` is finite (one synchronisation for all)."""
+    grads = [p.grad for p in params if p.grad is not None]
+    return not grads or bool(torch.stack([torch.isfinite(g).all() for g in grads]).all())
+
+
+def flag_type(name: str, kind: type, check: Callable[[str, object], None]
+              ) -> Callable[[str], object]:
+    """An argparse ``type`` that reads ``kind`` and checks it with ``check`` (as
+    :func:`pretrain` would), so that argparse's usage error names a bad flag."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be {kind.__name__}; "
+                                             f"got {text!r}") from None
+        try:
+            check(name, value)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        return value
+    return parse
+
+
+def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bertlib.pretrain",
                                      description=__doc__.splitlines()[0])
     for name, default in asdict(RunArgs(corpus="", out="")).items():
         flag = "--" + name.replace("_", "-")
         if name in ("corpus", "out"):
-            parser.add_argument(flag, required=True)
+            parser.add_argument(flag, required=True, type=flag_type(name, str, check_text))
         else:
-            parser.add_argument(flag, type=type(default), default=default)
-    parser.add_argument("--threads", type=int, default=None,
+            parser.add_argument(flag, type=flag_type(name, type(default), FIELD_CHECKS[name]),
+                                default=default)
+    threads = flag_type("threads", int, lambda name, n: check_int_in(name, n, 1, MAX_THREADS))
+    parser.add_argument("--threads", type=threads, default=None,
                         help="torch threads per process (default: torch's choice)")
-    ns = vars(parser.parse_args(argv))
+    return parser
+
+
+def parse_command(argv: list[str] | None = None) -> tuple[RunArgs, int | None]:
+    """The run and the ``--threads`` the command line asks for; a bad flag, or flags that do
+    not go together, end the process with argparse's usage error naming them."""
+    cli = make_parser()
+    ns = vars(cli.parse_args(argv))
     threads = ns.pop("threads")
+    try:
+        check_run_args(RunArgs(**ns))  # what no single flag shows: num_hiddens % num_heads
+    except ValueError as err:
+        cli.error(str(err))
+    return RunArgs(**ns), threads
+
+
+def parse_args(argv: list[str] | None = None) -> RunArgs:
+    """The run the command line asks for (``--threads`` aside: only :func:`main` uses it)."""
+    return parse_command(argv)[0]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The command: set torch's threads if asked (the process is the command's own), then
+    pretrain; a refusal is printed as one line (exit status 1), not as a traceback."""
+    args, threads = parse_command(argv)
     if threads is not None:
         torch.set_num_threads(threads)
-    return RunArgs(**ns)
+    try:
+        pretrain(args)
+    except ValueError as err:
+        sys.exit(f"python -m bertlib.pretrain: error: {err}")
 
 
 if __name__ == "__main__":
-    pretrain(parse_args())
+    main()

@@ -10,7 +10,8 @@ its run beside the model it trains.
 from __future__ import annotations
 
 import json
-import os
+import math
+import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +21,13 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
 from bertlib.assets import SMALL_BERT_DIR
-from bertlib.checks import check_path, checked_file
+from bertlib.checks import check_finite, check_instance, check_int_in, check_path, checked_file
+from bertlib.files import atomic_write
 from bertlib.model import BERTModel
 
 SNAPSHOTS_FILE = "snapshots.safetensors"
 SNAPSHOTS_MAX_BYTES = 64 << 20  # the shipped file is under 10 MB
+FP16_MAX = float(torch.finfo(torch.float16).max)  # 65504: beyond it fp16 holds infinity
 # The small BERT's snapshot steps, from the first to the last (1000): the MLM loss falls fastest
 # early and the NSP loss sits at ln 2 until about step 275, so the steps are dense early.
 SMALL_BERT_STEPS = (0, 50, 150, 300, 650, 1000)
@@ -70,23 +73,39 @@ class Snapshots:
 
 def save_snapshots(snapshots: Snapshots, path: str | Path) -> None:
     """Write the snapshots to one safetensors file, names ``"<step>/<name>"``, the losses as its
-    metadata. The file is written beside ``path`` and then renamed, so ``path`` holds either
-    the old complete file or the new complete one, never a part."""
+    metadata. The file is replaced whole (:func:`bertlib.files.atomic_write`): ``path`` holds
+    either the old complete file or the new complete one, never a part. Everything is checked
+    first: steps are integers >= 0, losses finite, and weights finite and within fp16's range
+    (a larger one would be stored as infinity)."""
+    check_instance("snapshots", snapshots, Snapshots, "a Snapshots (weights by step, losses)")
     check_path("path", path)
-    path = Path(path)
-    tensors = {f"{step}/{name}": value.to(torch.float16).contiguous()
-               for step, state in snapshots.weights.items() for name, value in state.items()}
+    check_losses(snapshots.mlm_loss, "mlm_loss")
+    check_losses(snapshots.nsp_loss, "nsp_loss")
+    tensors = {}
+    for step, state in snapshots.weights.items():
+        check_int_in("snapshot step", step, 0)
+        for name, value in state.items():
+            check_instance(f"snapshot {step} {name!r}", value, torch.Tensor, "a tensor")
+            check_finite(f"snapshot {step} {name!r}", value)
+            if value.numel() and float(value.abs().max()) > FP16_MAX:
+                raise ValueError(f"snapshot {step} {name!r} must be within fp16's range "
+                                 f"(|x| <= {FP16_MAX}); it holds {float(value.abs().max()):g}")
+            tensors[f"{step}/{name}"] = value.to(torch.float16).contiguous()
     losses = {"mlm_loss": json.dumps(snapshots.mlm_loss),
               "nsp_loss": json.dumps(snapshots.nsp_loss)}
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")  # beside it: same disk
     try:
-        save_file(tensors, partial, metadata=losses)
-        os.replace(partial, path)
+        atomic_write(path, lambda tmp: save_file(tensors, tmp, metadata=losses))
     except (OSError, SafetensorError) as err:
         raise ValueError(f"cannot save the snapshots to {str(path)!r}: {err}") from None
-    finally:
-        if os.path.exists(partial):
-            os.remove(partial)
+
+
+def check_losses(losses, name: str) -> None:
+    """A run's losses: a list of finite numbers, one per step."""
+    if not isinstance(losses, list) or not all(
+            isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+            for x in losses):
+        raise ValueError(f"{name} must be a list of finite numbers, one per step; got "
+                         f"{losses!r:.80}")
 
 
 def load_snapshots(directory: str | Path = SMALL_BERT_DIR) -> Snapshots:
@@ -106,6 +125,8 @@ def load_snapshots(directory: str | Path = SMALL_BERT_DIR) -> Snapshots:
         mlm, nsp = (json.loads(losses[key]) for key in ("mlm_loss", "nsp_loss"))
     except SafetensorError as err:
         raise ValueError(f"{path} is not a safetensors file: {err}") from None
-    except (KeyError, json.JSONDecodeError) as err:
-        raise ValueError(f"{path} lacks the run's losses in its metadata: {err}") from None
+    except (KeyError, json.JSONDecodeError, RecursionError) as err:
+        raise ValueError(f"{path} lacks the run's losses in its metadata: {err!r:.200}") from None
+    check_losses(mlm, f"{path}'s mlm_loss")
+    check_losses(nsp, f"{path}'s nsp_loss")
     return Snapshots(dict(sorted(weights.items())), mlm, nsp)

@@ -8,6 +8,7 @@ import time
 import pytest
 import torch
 from safetensors.torch import save_file, save_model
+from test_files import every_crash
 
 from bertlib import BERTConfig, BERTModel
 from bertlib.assets import load_small_bert
@@ -224,3 +225,87 @@ def test_a_symlink_loop_is_a_value_error(tmp_path):
     os.symlink(tmp_path / "config.json", tmp_path / "config.json")
     with pytest.raises(ValueError, match="config.json cannot be read: Too many levels"):
         load_pretrained(tmp_path)
+
+
+def which(directory, models: dict) -> str:
+    """The name of the model in ``models`` that ``directory`` loads as ("mix" for none of them;
+    the refusal if it does not load)."""
+    try:
+        loaded = load_pretrained(directory)
+    except ValueError as err:
+        return f"refused: {err}"
+    for name, model in models.items():
+        state = model.state_dict()
+        if loaded.config == model.config and all(
+                torch.equal(t, state[k]) for k, t in loaded.state_dict().items()):
+            return name
+    return "mix"
+
+
+def test_a_save_crashed_at_any_step_leaves_the_old_checkpoint_or_the_new(tmp_path):
+    """config.json was replaced first, the weights after: a crash between them left a config
+    of 1 block beside weights of 2, which nothing loads. Now the weights go first and carry
+    their config."""
+    torch.manual_seed(0)
+    models = {"old": BERTModel.from_config(BERTConfig(**SIZES)),
+              "new": BERTModel.from_config(BERTConfig(**SIZES | {"num_blks": 2}))}
+    seen = every_crash(lambda k: save_pretrained(models["old"], tmp_path / str(k)),
+                       lambda k: save_pretrained(models["new"], tmp_path / str(k)),
+                       lambda k: which(tmp_path / str(k), models), "old", "new")
+    assert seen == {"old", "new"}
+
+
+def test_weights_that_carry_another_saves_config_load_with_it(saved):
+    """The state a crash between the two files leaves: new weights, the old config.json."""
+    config = json.loads((saved / "config.json").read_text())
+    torch.manual_seed(1)
+    new = BERTModel.from_config(BERTConfig(**SIZES | {"num_blks": 2, "max_len": 20}))
+    save_pretrained(new, saved / "new")
+    os.replace(saved / "new" / "model.safetensors", saved / "model.safetensors")
+    assert json.loads((saved / "config.json").read_text()) == config  # still the old one
+    assert which(saved, {"new": new}) == "new"
+    # The weights' own config is checked as config.json is.
+    save_model(new, str(saved / "model.safetensors"),
+               metadata={"bertlib_config": "{broken", "bertlib_save_id": "other"})
+    with pytest.raises(ValueError, match="embedded config must be a JSON object"):
+        load_pretrained(saved)
+    save_model(new, str(saved / "model.safetensors"),
+               metadata={"bertlib_config": '{"format": "hf"}', "bertlib_save_id": "other"})
+    with pytest.raises(ValueError, match="embedded config is not a bertlib config"):
+        load_pretrained(saved)
+
+
+@pytest.mark.parametrize(("metadata", "message"), [
+    ({"note": {1: "a"}}, "dict keys must be strings"),  # was saved as {"1": "a"}
+    ({"note": (1, 2)}, "sequences lists"),  # was saved as [1, 2]
+    ({"note": "x" * (1 << 20)}, "fit a config.json of at most 1,048,576 bytes"),  # unloadable
+])
+def test_metadata_that_would_not_come_back_as_given_is_refused(tmp_path, metadata, message):
+    with pytest.raises(ValueError, match=message):
+        save_pretrained(BERTModel.from_config(BERTConfig(**SIZES)), tmp_path / "out", **metadata)
+    assert not (tmp_path / "out").exists()
+
+
+def test_deeply_nested_metadata_is_a_value_error(tmp_path):
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(ValueError, match="metadata must be JSON"):
+        save_pretrained(BERTModel.from_config(BERTConfig(**SIZES)), tmp_path, note=deep)
+
+
+def test_a_model_on_the_meta_device_is_refused(tmp_path):
+    with torch.device("meta"):
+        model = BERTModel.from_config(BERTConfig(**SIZES))
+    with pytest.raises(ValueError, match="encoder.pos_embedding is on the meta device"):
+        save_pretrained(model, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("keep", [0.99, 0.5, 0.01])
+def test_a_truncated_weights_file_is_refused(saved, keep):
+    path = saved / "model.safetensors"
+    data = path.read_bytes()
+    path.write_bytes(data[:int(len(data) * keep)])
+    with pytest.raises(ValueError, match="not a safetensors file that fits its header"):
+        load_pretrained(saved)

@@ -3,6 +3,8 @@ step, and a file written with them reads back whole, or not at all."""
 
 import pytest
 import torch
+from safetensors.torch import save_file
+from test_files import every_crash
 
 import bertlib.snapshots as snapshots_module
 from bertlib.snapshots import (
@@ -81,3 +83,47 @@ def test_the_shipped_snapshots_cover_the_run_from_first_to_last_step():
     size = (snapshots_module.SMALL_BERT_DIR / SNAPSHOTS_FILE).stat().st_size
     assert size < 10 * 2**20
     assert sum(shipped.mlm_loss[-50:]) < sum(shipped.mlm_loss[:50]) / 2
+
+
+
+def test_a_save_crashed_at_any_step_leaves_the_old_file_or_the_new(tmp_path, toy_model):
+    states = {"old": toy_model(seed=0).state_dict(), "new": toy_model(seed=1).state_dict()}
+
+    def save(k, which="new"):
+        (tmp_path / str(k)).mkdir(exist_ok=True)
+        save_snapshots(Snapshots({0: states[which]}, [1.0], [0.5]),
+                       tmp_path / str(k) / SNAPSHOTS_FILE)
+
+    def read(k):
+        loaded = load_snapshots(tmp_path / str(k)).weights[0]
+        return next((which for which, state in states.items() if all(
+            torch.equal(loaded[name], value.half().float()) for name, value in state.items())),
+            "mix")
+
+    seen = every_crash(lambda k: save(k, "old"), save, read, "old", "new")
+    assert seen == {"old", "new"}
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"weights": {0: {"w": torch.tensor([1e5])}}}, "must be within fp16's range"),  # was inf
+    ({"weights": {0: {"w": torch.tensor([float("nan")])}}}, "must be finite"),
+    ({"weights": {"a": {"w": torch.zeros(1)}}}, "snapshot step must be an integer"),
+    ({"mlm_loss": [float("nan")]}, "mlm_loss must be a list of finite numbers"),
+    ({"nsp_loss": "0.5"}, "nsp_loss must be a list of finite numbers"),
+])
+def test_snapshots_that_would_not_read_back_as_given_are_refused(tmp_path, change, message):
+    snapshots = Snapshots(**{"weights": {0: {"w": torch.zeros(1)}}, "mlm_loss": [1.0],
+                             "nsp_loss": [0.5]} | change)
+    with pytest.raises(ValueError, match=message):
+        save_snapshots(snapshots, tmp_path / SNAPSHOTS_FILE)
+    assert not (tmp_path / SNAPSHOTS_FILE).exists()
+    with pytest.raises(ValueError, match="snapshots must be a Snapshots"):
+        save_snapshots({0: {}}, tmp_path / SNAPSHOTS_FILE)
+
+
+@pytest.mark.parametrize("losses", ['"3"', "[1, null]", "[" * 100_000])
+def test_losses_in_a_file_must_be_lists_of_numbers(tmp_path, losses):
+    save_file({"0/w": torch.zeros(1)}, tmp_path / SNAPSHOTS_FILE,
+              metadata={"mlm_loss": losses, "nsp_loss": "[0.5]"})
+    with pytest.raises(ValueError, match="mlm_loss|lacks the run's losses"):
+        load_snapshots(tmp_path)
