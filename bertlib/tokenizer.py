@@ -30,6 +30,7 @@ from bertlib.checks import (
     checked_path,
     read_text,
 )
+from bertlib.files import atomic_write
 from bertlib.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
 
 TOKENIZER_MAX_BYTES = 64 << 20  # BERT's tokenizer.json is under 1 MB, multilingual ones ~10 MB
@@ -249,10 +250,11 @@ class WordPieceTokenizer:
         raise ValueError(f"{directory} holds neither tokenizer.json nor vocab.txt")
 
     def save(self, path: str | Path) -> None:
-        """Write ``tokenizer.json`` to ``path`` (its folder must exist)."""
+        """Write ``tokenizer.json`` to ``path`` (its folder must exist); a crash while writing
+        leaves the file that was there (see :func:`bertlib.files.atomic_write`)."""
         check_path("path", path)
         try:
-            self.backend.save(str(path))
+            atomic_write(path, lambda tmp: self.backend.save(str(tmp)))
         except Exception as err:  # tokenizers raises a bare Exception for an OS error
             raise ValueError(f"cannot save the tokenizer to {str(path)!r}: {err}") from None
 

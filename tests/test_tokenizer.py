@@ -50,6 +50,26 @@ def test_save_and_reload(tmp_path, trained):
     assert again.tokenize("the dog ran") == trained.tokenize("the dog ran")
 
 
+def test_a_save_that_fails_leaves_the_tokenizer_that_was_there(tmp_path, trained, monkeypatch):
+    """The file is written beside its target and then moved over it: a save stopped before the
+    move (here os.replace fails, as a kill would stop it) leaves the old file whole."""
+    path = tmp_path / "tokenizer.json"
+    path.write_text("the old file", encoding="utf-8")
+
+    def stopped(*args):
+        raise OSError("killed")
+
+    monkeypatch.setattr(os, "replace", stopped)
+    with pytest.raises(ValueError, match="cannot save the tokenizer"):
+        trained.save(path)
+    assert path.read_text(encoding="utf-8") == "the old file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tokenizer.json"]  # nothing left
+    monkeypatch.undo()
+    trained.save(path)
+    assert WordPieceTokenizer.from_directory(tmp_path).tokenize("the dog") == \
+        trained.tokenize("the dog")
+
+
 def test_vocab_txt_with_hf_spelling(tmp_path):
     words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "##s", "猫"]
     (tmp_path / "vocab.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
