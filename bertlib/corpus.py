@@ -36,6 +36,21 @@ def read_paragraphs(path: str | Path) -> list[list[str]]:
     return [[s.strip() for s in block.splitlines() if s.strip()] for block in blocks if block]
 
 
+def read_folder(directory: str | Path) -> list[list[str]]:
+    """Every ``*.txt`` file of ``directory``, read by :func:`read_paragraphs`, in name order: at
+    most :data:`CORPUS_MAX_BYTES` in all, since they make one corpus in memory."""
+    # <checks>
+    check_path("directory", directory)
+    files = sorted(Path(directory).glob("*.txt"))
+    total = sum(f.stat().st_size for f in files if f.is_file())  # links are checked on reading
+    if not files or total > CORPUS_MAX_BYTES:
+        raise ValueError(f"corpus folder {str(directory)!r} must hold *.txt files of at most "
+                         f"{CORPUS_MAX_BYTES:,} bytes in all; it holds {total:,} bytes in "
+                         f"{len(files)} files")
+    # </checks>
+    return [p for f in files for p in read_paragraphs(f)]
+
+
 def read_wikitext(path: str | Path) -> list[list[list[str]]]:
     """WikiText-2's raw ``wiki.*.tokens`` file, read the way the chapter does.
 

@@ -49,7 +49,7 @@ from bertlib.checks import (
     check_seed,
     check_str,
 )
-from bertlib.corpus import load_small_corpus, read_paragraphs, read_wikitext, tokenize_paragraphs
+from bertlib.corpus import load_small_corpus, read_folder, read_wikitext, tokenize_paragraphs
 from bertlib.data import PretrainBatch, make_pretrain_data
 from bertlib.files import atomic_write, complete_folder
 from bertlib.loss import BERTLoss, bert_loss
@@ -125,10 +125,7 @@ def read_corpus(corpus: str) -> list[list[str]]:
         return load_small_corpus().train
     path = Path(corpus)
     if path.is_dir():
-        files = sorted(path.glob("*.txt"))
-        if not files:
-            raise ValueError(f"corpus folder {corpus!r} holds no *.txt file")
-        return [p for f in files for p in read_paragraphs(f)]
+        return read_folder(path)
     if path.exists():  # read_wikitext refuses what is not a regular file (/dev/null, a pipe)
         return [[" ".join(s) for s in p] for p in read_wikitext(path)]
     raise ValueError(f"corpus must be 'small', a WikiText *.tokens file or a folder of *.txt "

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+import bertlib.corpus as corpus
 from bertlib.assets import WIKITEXT_SAMPLE
 from bertlib.corpus import (
     CORPUS_MAX_BYTES,
@@ -192,3 +193,17 @@ def test_tokens_holding_spaces_are_refused_where_they_are_made(tokenize, message
     """Before: accepted here, and later each such token became one <unk>."""
     with pytest.raises(ValueError, match=message.replace("; got", ": split the text first; got")):
         tokenize_paragraphs([["the cat"]], tokenize)
+
+
+def test_a_corpus_folder_is_one_corpus_with_one_memory_limit(tmp_path, monkeypatch):
+    """Each file of a folder within the limit, the folder past it: refused before reading, as
+    the folder becomes one corpus in memory."""
+    monkeypatch.setattr(corpus, "CORPUS_MAX_BYTES", 60)
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("The cat sat.\nIt was warm.\n\n", encoding="utf-8")
+    assert corpus.read_folder(tmp_path) == [["The cat sat.", "It was warm."]] * 2  # 54 bytes
+    (tmp_path / "c.txt").write_text("The dog ran.\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"at most 60 bytes in all; it holds 67 bytes in 3"):
+        corpus.read_folder(tmp_path)
+    with pytest.raises(ValueError, match="holds 0 bytes in 0 files"):
+        corpus.read_folder(tmp_path / "no folder")
