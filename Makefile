@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 PIP    := $(BIN)/python -m pip
 
 .PHONY: setup lab test lint format browser notebooks corpus tasks pretrain-small pretrain-in-class bench \
-        bench-attention bench-pretrain bench-widgets mutation
+        bench-attention bench-pretrain bench-widgets bench-corpus-memory mutation
 
 setup: $(STAMP)
 
@@ -78,7 +78,7 @@ pretrain-small: setup
 pretrain-in-class: setup
 	$(BIN)/python scripts/pretrain_small.py --in-class
 
-bench: bench-attention bench-pretrain bench-widgets
+bench: bench-attention bench-pretrain bench-widgets bench-corpus-memory
 
 bench-attention: setup
 	$(BIN)/python benchmarks/bench_attention.py
@@ -88,6 +88,10 @@ bench-pretrain: setup
 
 bench-widgets: setup
 	$(BIN)/python benchmarks/bench_widgets.py --compare
+
+# Peak memory per byte of corpus, the figure behind bertlib.corpus.CORPUS_MAX_BYTES.
+bench-corpus-memory: setup
+	$(BIN)/python benchmarks/bench_corpus_memory.py
 
 # Mutation testing of the core (model, masking, data, batches, loss, train), outside `make test`: mutmut
 # makes one small change at a time and runs the tests that reach it ([tool.mutmut] in
