@@ -86,7 +86,10 @@ def make_loader(data: Tensors, batch_size: int, *, seed: int, shuffle: bool = Tr
             raise ValueError(f"lengths must be a tensor of {len(tensors[0])} lengths, one per "
                              f"example; got {lengths!r:.80}")
         sampler = LengthGroupedSampler(lengths, batch_size, seed=seed)
-        return DataLoader(TensorDataset(*tensors), batch_sampler=sampler)
+        # A DataLoader draws a seed for its workers on every pass, from torch's global
+        # generator unless it is given one: the sampler's own draws are not enough.
+        return DataLoader(TensorDataset(*tensors), batch_sampler=sampler,
+                          generator=make_generator(seed=seed))
     # <listing: loader>
     return DataLoader(TensorDataset(*tensors), batch_size=batch_size, shuffle=shuffle,
                       generator=make_generator(seed=seed))

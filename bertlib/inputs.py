@@ -10,6 +10,7 @@ Shapes: B = batch, T = sequence length, H = num_hiddens.
 from __future__ import annotations
 
 import contextlib
+import numbers
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -86,6 +87,8 @@ class EncodedInput:
     def tensors(self, device: torch.device | str | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         """A batch of one on ``device`` (default: the CPU): tokens and segments, each (1, T)."""
+        if device is not None:
+            device = check_device("device", device)
         return (torch.tensor([self.ids], device=device),
                 torch.tensor([self.segments], device=device))
 
@@ -139,9 +142,49 @@ def stack_inputs(inputs: Sequence[EncodedInput],
     return tokens, segments, torch.tensor([len(x.ids) for x in inputs])
 
 
+def available_devices() -> list[str]:
+    """The devices this machine has: 'cpu', then 'cuda:0', 'cuda:1', ... and 'mps'."""
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    mps = torch.backends.mps.is_available()
+    return ["cpu", *(f"cuda:{i}" for i in range(gpus)), *(["mps"] if mps else [])]
+
+
+def check_device(name: str, value) -> torch.device:
+    """``value`` (a torch.device, a name such as 'cpu', 'cuda', 'cuda:1' or 'mps', or a GPU
+    index) as a torch.device that this machine has; a ValueError naming the ones it has
+    otherwise (torch would accept 'cuda' without a GPU and fail at the first tensor)."""
+    available = available_devices()
+    index = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    device = None
+    if isinstance(value, (str, torch.device)) or index:
+        with contextlib.suppress(RuntimeError, ValueError):  # 'banana', 'cuda:x', -1
+            device = torch.device(f"cuda:{value}" if index else value)
+    # the same devices by other names; "cuda" is the current GPU
+    aliases = {"cpu:0", *(["cuda"] if "cuda:0" in available else []),
+               *(["mps:0"] if "mps" in available else [])}
+    if device is None or str(device) not in {*available, *aliases}:
+        raise ValueError(f"{name} must be a device this machine has, one of {available} (a "
+                         f"name, a torch.device or a GPU index); got {value!r:.80}")
+    return device
+
+
 def model_device(model: nn.Module) -> torch.device:
-    """Where the model's parameters live; its inputs must go there too."""
-    return next(model.parameters()).device
+    """Where the model's parameters live; its inputs must go there too.
+
+    A model without parameters, or one whose weights are on the ``meta`` device (shapes
+    without values, as ``torch.device("meta")`` or ``init_empty_weights`` make them), is
+    refused: it has nothing to compute with.
+    """
+    check_instance("model", model, nn.Module, "a torch module such as a BERTModel")
+    devices = [p.device for p in model.parameters()]
+    if not devices:
+        raise ValueError(f"model must have parameters; {type(model).__name__} has none")
+    if any(d.type == "meta" for d in devices):
+        raise ValueError("model's weights are on the meta device: they have shapes but no "
+                         "values, so there is nothing to compute or train with. Load or "
+                         "initialise them first (e.g. model.to_empty(device='cpu') and a "
+                         "checkpoint, or init_model(config, seed))")
+    return devices[0]
 
 
 @contextlib.contextmanager

@@ -92,7 +92,7 @@ def _with(i, value):
     (_with(2, lambda t: t * 0), "mlm_weights are all 0: there is no real prediction slot"),
     (_with(2, lambda t: t.index_fill(1, torch.tensor([0]), -1.0)), "weights >= 0; got -1"),
     (_with(2, lambda t: t.index_fill(1, torch.tensor([0]), math.nan)), "mlm_weights must be fin"),
-    (_with(1, lambda t: t.int()), "mlm_labels must hold integers of dtype torch.int64"),
+    (_with(1, lambda t: t.float()), "mlm_labels must hold integers of dtype torch.int64 or "),
     (_with(1, lambda t: t + 5), r"mlm_labels must be class ids in \[0, 4\]"),
     (_with(4, torch.tensor([0, 5])), r"nsp_labels must be class ids in \[0, 1\]; got 5"),
     (_with(0, lambda t: t[0]), r"mlm_Y_hat must have shape \(B, P, V\); got shape \(3, 5\)"),

@@ -10,6 +10,7 @@ from bertlib import eval_mode, evaluate_pretraining, get_bert_encoding, load_sma
 from bertlib.batches import make_loader, trim_padding
 from bertlib.fast import fast_loss
 from bertlib.i18n import set_language, text
+from bertlib.inputs import available_devices
 from bertlib.loss import chapter_loss
 from bertlib.train import default_device, init_model, train_bert, train_step
 from bertlib.viz import AttentionWidget, InputRepresentationWidget, NSPWidget
@@ -59,7 +60,7 @@ def test_train_bert_moves_the_model_to_the_device_asked_for(toy_data, toy_model)
     model = toy_model()
     train_bert(model, toy_data, num_steps=2, batch_size=8, progress=False, device="cpu")
     assert {p.device.type for p in model.parameters()} == {"cpu"}
-    with pytest.raises(ValueError, match="device must be a torch.device or a name"):
+    with pytest.raises(ValueError, match="device must be a device this machine has"):
         train_bert(model, toy_data, num_steps=1, progress=False, device="no-such-device")
 
 
@@ -218,11 +219,11 @@ def _nan_weight(w):
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"lr": "0.1"}, "lr must be a positive finite number; got '0.1'"),
-    ({"lr": float("nan")}, "lr must be a positive finite number"),
-    ({"lr": -1e-3}, "lr must be a positive finite number"),
-    ({"lr": 1e6}, r"lr must be at most 10.0 .*got 1000000.0"),
-    ({"device": "gpu"}, "device must be a torch.device or a name"),
+    ({"lr": "0.1"}, r"lr must be a number in \(0, 10\] .*; got '0.1'"),
+    ({"lr": float("nan")}, r"lr must be a number in \(0, 10\] .*; got nan"),
+    ({"lr": -1e-3}, r"lr must be a number in \(0, 10\] .*; got -0.001"),
+    ({"lr": 1e6}, r"lr must be a number in \(0, 10\] .*got 1000000.0"),
+    ({"device": "gpu"}, "device must be a device this machine has"),
     ({"callback": "plot"}, "callback must be a function of the history, or None; got 'plot'"),
     ({"loss_fn": None}, "loss_fn must be a function such as fast_loss"),
     ({"progress": "no"}, "progress must be True or False; got 'no'"),
@@ -250,11 +251,36 @@ def test_bad_training_arguments_are_named_before_any_step(kwargs, message, toy_d
         train_bert(args.pop("model"), args.pop("data"), **args)
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
-def test_cuda_without_a_gpu_is_named(toy_data, toy_model):
-    with pytest.raises(ValueError, match="^device is 'cuda' but no CUDA device is available here; "
-                                         "use 'cpu' or leave device=None$"):
-        train_bert(toy_model(), toy_data, num_steps=1, progress=False, device="cuda")
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", 0, torch.device("cuda", 1), "mps",
+                                    "mps:0", "banana", "meta", "cpu:1", True, 1.5, -1, ""])
+def test_a_device_this_machine_lacks_is_named_with_the_ones_it_has(device, toy_data, toy_model,
+                                                                   monkeypatch):
+    """Before: raw torch errors ("Expected one of cpu, cuda, ...", "Torch not compiled with
+    CUDA enabled", "invalid combination of arguments"), some only at the first tensor."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    model = toy_model()
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    message = (r"^device must be a device this machine has, one of \['cpu'\] .*got "
+               f"{re.escape(repr(device))}$")
+    with pytest.raises(ValueError, match=message):
+        train_bert(model, toy_data, num_steps=1, progress=False, device=device)
+    with pytest.raises(ValueError, match=message):
+        default_device(device)
+    assert all(torch.equal(v, model.state_dict()[k]) for k, v in before.items())
+
+
+def test_the_devices_a_machine_has_are_accepted_by_every_name(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert available_devices() == ["cpu", "cuda:0", "cuda:1", "mps"]
+    for name, expected in [("cpu", "cpu"), ("cpu:0", "cpu:0"), (torch.device("cpu"), "cpu"),
+                           ("cuda", "cuda"), ("cuda:1", "cuda:1"), (1, "cuda:1"),
+                           (torch.device("cuda", 0), "cuda:0"), ("mps", "mps")]:
+        assert default_device(name) == torch.device(expected)
+    with pytest.raises(ValueError, match=r"one of \['cpu', 'cuda:0', 'cuda:1', 'mps'\] .*got 2"):
+        default_device(2)
 
 
 @pytest.mark.parametrize(("data", "message"), [
