@@ -139,3 +139,18 @@ def test_bad_loader_arguments_are_named(call, message, toy_data):
     """Before: raw torch errors, and shuffle='False' shuffled."""
     with pytest.raises(ValueError, match=message):
         call(toy_data)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"shuffle": False}, {"lengths": "valid_lens"}])
+def test_iterating_a_loader_leaves_the_global_random_state_alone(kwargs, toy_data):
+    """Before: a loader grouped by length drew its workers' seed from torch's global generator
+    on every pass, so a notebook cell's draws depended on how many loaders ran before it."""
+    if "lengths" in kwargs:
+        kwargs = {"lengths": toy_data.valid_lens}
+    loader = make_loader(toy_data, 8, seed=3, **kwargs)
+    state = torch.get_rng_state()
+    first = [batch[0].tolist() for batch in loader]
+    assert torch.equal(torch.get_rng_state(), state)
+    again = make_loader(toy_data, 8, seed=3, **kwargs)
+    torch.manual_seed(123)  # another global state: the same batches
+    assert [batch[0].tolist() for batch in again] == first

@@ -4,7 +4,13 @@ import pytest
 import torch
 
 from bertlib import eval_mode, get_bert_encoding, get_tokens_and_segments, load_small_bert
-from bertlib.inputs import EmptyTextError, encode_pair, stack_inputs, truncate_pair
+from bertlib.inputs import (
+    EmptyTextError,
+    encode_pair,
+    model_device,
+    stack_inputs,
+    truncate_pair,
+)
 
 
 def test_get_tokens_and_segments_pair_and_single():
@@ -139,3 +145,31 @@ def test_bad_text_inputs_are_named(call, message, small_bert):
     """Before: TypeErrors and AttributeErrors from deep inside (text_b.strip, model.training)."""
     with pytest.raises(ValueError, match=message):
         call(*small_bert)
+
+
+def test_a_model_with_no_weights_to_compute_with_is_named():
+    """Before: StopIteration for a model without parameters; a meta model's inputs went to the
+    meta device and the forward pass failed inside torch."""
+    with pytest.raises(ValueError, match="model must have parameters; Identity has none"):
+        model_device(torch.nn.Identity())
+    with torch.device("meta"):
+        meta = torch.nn.Linear(2, 2)
+    with pytest.raises(ValueError, match="model's weights are on the meta device: they have "
+                                         "shapes but no values"):
+        model_device(meta)
+    with pytest.raises(ValueError, match="model must be a torch module"):
+        model_device("model")
+    assert model_device(torch.nn.Linear(2, 2)) == torch.device("cpu")
+
+
+@pytest.mark.parametrize("device", ["banana", "cuda", "mps", 0, True, "meta"])
+def test_encoded_inputs_go_only_to_a_device_this_machine_has(device, small_bert, monkeypatch):
+    """Before: torch's errors ("Expected one of cpu, cuda, ...", "Torch not compiled with
+    CUDA enabled")."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    encoded = encode_pair(small_bert[1], "the train")
+    with pytest.raises(ValueError, match=r"^device must be a device this machine has, one of "
+                                         r"\['cpu'\]"):
+        encoded.tensors(device)
+    assert [t.device.type for t in encoded.tensors("cpu")] == ["cpu", "cpu"]
