@@ -468,3 +468,14 @@ def test_bertlib_adds_nothing_to_what_the_first_torch_optimizer_of_a_process_cha
                          cwd=Path(__file__).resolve().parents[1])  # this checkout's bertlib
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["['TORCHINDUCTOR_CACHE_DIR'] 1", "True"]
+
+
+def test_int32_labels_train_and_evaluate_like_int64_ones(toy_data, toy_model):
+    """Before: token ids could be int32, but labels had to be int64 (refused in the loss)."""
+    int32 = _changed(toy_data, mlm_labels=torch.Tensor.int, nsp_labels=torch.Tensor.int)
+    runs = []
+    for data in (toy_data, int32):
+        model = toy_model()
+        history = train_bert(model, data, num_steps=3, batch_size=16, progress=False)
+        runs.append((history.mlm, history.nsp, evaluate_pretraining(model, data)))
+    assert runs[0] == runs[1]
