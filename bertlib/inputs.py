@@ -169,22 +169,25 @@ def check_device(name: str, value) -> torch.device:
 
 
 def model_device(model: nn.Module) -> torch.device:
-    """Where the model's parameters live; its inputs must go there too.
-
-    A model without parameters, or one whose weights are on the ``meta`` device (shapes
-    without values, as ``torch.device("meta")`` or ``init_empty_weights`` make them), is
-    refused: it has nothing to compute with.
-    """
+    """Where the model's parameters live; its inputs must go there too."""
     check_instance("model", model, nn.Module, "a torch module such as a BERTModel")
-    devices = [p.device for p in model.parameters()]
-    if not devices:
+    first = next(model.parameters(), None)
+    if first is None:
         raise ValueError(f"model must have parameters; {type(model).__name__} has none")
-    if any(d.type == "meta" for d in devices):
-        raise ValueError("model's weights are on the meta device: they have shapes but no "
-                         "values, so there is nothing to compute or train with. Load or "
-                         "initialise them first (e.g. model.to_empty(device='cpu') and a "
-                         "checkpoint, or init_model(config, seed))")
-    return devices[0]
+    return first.device
+
+
+def check_weights_loaded(model: nn.Module) -> None:
+    """Refuse a model any of whose weights are on the ``meta`` device: shapes without values
+    (``with torch.device("meta")`` builds such a model to count or plan, not to compute)."""
+    check_instance("model", model, nn.Module, "a torch module such as a BERTModel")
+    meta = [name for name, p in model.named_parameters() if p.is_meta]
+    if meta:
+        raise ValueError(f"model's weights are on the meta device ({len(meta)} of them, "
+                         f"{meta[0]} first): they have shapes but no values, so there is "
+                         "nothing to compute or train with. Load or initialise them first "
+                         "(init_model(config, seed), or model.to_empty(device='cpu') and a "
+                         "checkpoint)")
 
 
 @contextlib.contextmanager
@@ -213,6 +216,7 @@ def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: s
     """
     # <checks>
     check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
+    check_weights_loaded(model)
     # </checks>
     encoded = encode_pair(tokenizer, text_a, text_b)
     with eval_mode(model):

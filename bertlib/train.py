@@ -26,7 +26,7 @@ from bertlib.checks import (
 from bertlib.data import PretrainBatch, check_batch, check_nonempty_batch
 from bertlib.fast import fast_loss
 from bertlib.i18n import text
-from bertlib.inputs import check_device, eval_mode, model_device
+from bertlib.inputs import check_device, check_weights_loaded, eval_mode, model_device
 from bertlib.loss import BERTLoss, check_targets
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.progress import ProgressBar
@@ -142,7 +142,7 @@ def _check_model_and_data(model: BERTModel, data: PretrainBatch) -> None:
     """A BERTModel and non-empty data whose ids it can read and whose MLM/NSP labels are in
     range with at least one real prediction slot: one vectorised pass over the data."""
     check_instance("model", model, BERTModel, "a BERTModel")
-    model_device(model)  # refuses a model whose weights are not there (on the meta device)
+    check_weights_loaded(model)
     check_nonempty_batch(data)
     check_batch(data, model.config.vocab_size)
     check_targets(data.mlm_labels, data.mlm_weights, data.nsp_labels,

@@ -6,6 +6,7 @@ import torch
 from bertlib import eval_mode, get_bert_encoding, get_tokens_and_segments, load_small_bert
 from bertlib.inputs import (
     EmptyTextError,
+    check_weights_loaded,
     encode_pair,
     model_device,
     stack_inputs,
@@ -148,18 +149,18 @@ def test_bad_text_inputs_are_named(call, message, small_bert):
 
 
 def test_a_model_with_no_weights_to_compute_with_is_named():
-    """Before: StopIteration for a model without parameters; a meta model's inputs went to the
-    meta device and the forward pass failed inside torch."""
+    """Before: StopIteration for a model without parameters."""
     with pytest.raises(ValueError, match="model must have parameters; Identity has none"):
         model_device(torch.nn.Identity())
-    with torch.device("meta"):
-        meta = torch.nn.Linear(2, 2)
-    with pytest.raises(ValueError, match="model's weights are on the meta device: they have "
-                                         "shapes but no values"):
-        model_device(meta)
     with pytest.raises(ValueError, match="model must be a torch module"):
         model_device("model")
     assert model_device(torch.nn.Linear(2, 2)) == torch.device("cpu")
+    with torch.device("meta"):  # where a model is built to count its parameters: allowed
+        meta = torch.nn.Linear(2, 2)
+    assert model_device(meta) == torch.device("meta")
+    with pytest.raises(ValueError, match=r"model's weights are on the meta device \(2 of them, "
+                                         r"weight first\): they have shapes but no values"):
+        check_weights_loaded(meta)
 
 
 @pytest.mark.parametrize("device", ["banana", "cuda", "mps", 0, True, "meta"])
