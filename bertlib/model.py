@@ -311,7 +311,8 @@ class MaskLM(nn.Module):
     def forward(self, X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
         """X: (B, T, num_inputs); pred_positions: (B, P). Returns (B, P, vocab_size)."""
         # <checks>
-        check_layer_input("X", X, 3, "(batch, seq_len, num_hiddens)", self.mlp[0], "num_inputs")
+        check_layer_input("X", X, 3, "(batch, seq_len, num_hiddens)", self.mlp[0],
+                          "num_inputs")
         # </checks>
         return self.mlp(self.gather(X, pred_positions))
 
