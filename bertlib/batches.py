@@ -74,6 +74,12 @@ def make_loader(data: Tensors, batch_size: int, *, seed: int, shuffle: bool = Tr
         raise ValueError("data must be a PretrainBatch or task data (an object whose tensors() "
                          f"gives equally long tensors); got {type(data).__name__}")
     tensors = data.tensors()
+    parts = [tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
+             for t in (tensors if isinstance(tensors, Sequence) else [tensors])]
+    if not isinstance(tensors, Sequence) or not all(isinstance(p, tuple) and p for p in parts) \
+            or len({p[0] for p in parts}) > 1:
+        raise ValueError(f"data.tensors() must give tensors of one length, a row per example; "
+                         f"got {parts!r:.120}")
     if not tensors or len(tensors[0]) == 0:
         raise ValueError("data must hold at least one example; got an empty "
                          f"{type(data).__name__}")
@@ -86,7 +92,10 @@ def make_loader(data: Tensors, batch_size: int, *, seed: int, shuffle: bool = Tr
             raise ValueError(f"lengths must be a tensor of {len(tensors[0])} lengths, one per "
                              f"example; got {lengths!r:.80}")
         sampler = LengthGroupedSampler(lengths, batch_size, seed=seed)
-        return DataLoader(TensorDataset(*tensors), batch_sampler=sampler)
+        # A DataLoader draws a seed for its workers on every pass, from torch's global
+        # generator unless it is given one: the sampler's own draws are not enough.
+        return DataLoader(TensorDataset(*tensors), batch_sampler=sampler,
+                          generator=make_generator(seed=seed))
     # <listing: loader>
     return DataLoader(TensorDataset(*tensors), batch_size=batch_size, shuffle=shuffle,
                       generator=make_generator(seed=seed))
@@ -104,6 +113,15 @@ def trim_padding(batch: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     The losses do not change: what is cut is padding, which attention masks out and the MLM loss
     weighs 0, and the positions kept keep their position embeddings. Only the work shrinks.
     """
+    # <checks>
+    seven = isinstance(batch, list | tuple) and len(batch) == 7
+    if not seven or not all(isinstance(t, torch.Tensor) for t in batch):
+        got = [getattr(t, "shape", t) for t in batch] if isinstance(batch, list | tuple) \
+            else batch
+        raise ValueError("batch must be a mini-batch's seven tensors (tokens, segments, "
+                         "valid_lens, pred_positions, mlm_weights, mlm_labels, nsp_labels); "
+                         f"got {type(batch).__name__} {got!r:.80}")
+    # </checks>
     tokens, segments, valid_lens, pred_positions, weights, labels, nsp_labels = batch
     # <listing: trim>
     T = int(valid_lens.max())

@@ -9,6 +9,7 @@ of the wrong width) are raised as :class:`InputError`, which also speaks the rea
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import numbers
@@ -411,3 +412,57 @@ def check_learning_rate(name: str, value: float, max_lr: float) -> None:
     if value > max_lr:
         raise ValueError(f"{name} must be at most {max_lr} (Adam's usual range is 1e-5 to "
                          f"1e-2); got {value!r}")
+
+
+# --- train ---
+
+
+class NonFiniteError(ValueError):
+    """Values that must be finite hold NaN or an infinity (in training: a run that diverged)."""
+
+
+def check_all_finite(name: str, t: torch.Tensor) -> None:
+    """Floating-point values without NaN or infinity; :class:`NonFiniteError` otherwise."""
+    check_floating_dtype(name, t)
+    if not bool(torch.isfinite(t).all()):
+        raise NonFiniteError(f"{name} must be finite; it holds NaN or infinite values")
+
+
+def check_layer_input(name: str, X: torch.Tensor, ndim: int, shape_doc: str,
+                      layer: torch.nn.Linear, what: str) -> None:
+    """``X`` of shape ``shape_doc``, ready for ``layer``: its width, dtype and device, finite.
+
+    A float64 or float16 X is refused rather than converted: its dtype says how precise the
+    caller wants the numbers, and a float32 model cannot honour that."""
+    check_ndim(name, X, ndim, shape_doc)
+    check_features(name, X, layer.in_features, what)
+    if X.dtype != layer.weight.dtype:
+        raise ValueError(f"{name} must have the model's dtype {layer.weight.dtype}; got dtype "
+                         f"{X.dtype} (convert it with .to({layer.weight.dtype}))")
+    check_on_device(name, X, layer.weight.device)
+    check_all_finite(name, X)
+
+
+def check_on_device(name: str, t: torch.Tensor | None, device: torch.device) -> None:
+    """``t`` (when not None) on the model's ``device``: torch would only say that two tensors
+    are on different devices, from deep inside."""
+    if t is not None and t.device != device:
+        raise ValueError(f"{name} must be on the model's device {device}; got a tensor on "
+                         f"{t.device} (move it with .to({str(device)!r}))")
+
+
+# The parameters alone (no gradients, no optimizer state) of what bertlib builds must fit in
+# this and in the machine's memory.
+PARAMS_MAX_BYTES = 16 * 2**30
+
+
+def check_num_parameters(what: str, count: int) -> None:
+    """Refuse, from arithmetic before anything is allocated, a module of ``count`` parameters
+    (in torch's default dtype) larger than PARAMS_MAX_BYTES or the machine's memory."""
+    dtype, limit = torch.get_default_dtype(), PARAMS_MAX_BYTES
+    with contextlib.suppress(AttributeError, ValueError, OSError):  # no sysconf on Windows
+        limit = min(limit, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    if count * dtype.itemsize > limit:
+        raise ValueError(f"{what} would hold {count:,} parameters, "
+                         f"{count * dtype.itemsize / 2**30:,.1f} GiB as {dtype}; at most "
+                         f"{limit / 2**30:.1f} GiB fits here: ask for a smaller size")

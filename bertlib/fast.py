@@ -16,7 +16,17 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from bertlib.checks import check_positions_in_text, check_pred_positions, check_token_inputs
+from bertlib.checks import (
+    NonFiniteError,
+    check_all_finite,
+    check_finite,
+    check_integer_dtype,
+    check_ndim,
+    check_on_device,
+    check_positions_in_text,
+    check_pred_positions,
+    check_token_inputs,
+)
 from bertlib.loss import BERTLoss, check_targets
 from bertlib.model import (
     AddNorm,
@@ -35,10 +45,14 @@ class _LinearCrossEntropy(torch.autograd.Function):
         logits = torch.addmm(b, X, W.t())  # (K, V)
         lse = torch.logsumexp(logits, dim=1)  # (K,)
         per_slot = lse - logits.gather(1, labels[:, None]).squeeze(1)
-        wsum = weights.sum().clamp_min(torch.finfo(weights.dtype).tiny)
+        wsum = weights.sum()
         ctx.save_for_backward(X, W, logits, lse, labels, weights, wsum)
         ctx.used = False
-        return (per_slot * weights).sum() / wsum
+        loss = (per_slot * weights).sum() / wsum
+        if not bool(loss.isfinite()):
+            raise NonFiniteError(f"the MLM loss is {loss.item()}: X (the hidden states), W or b "
+                                 "hold NaN or infinite values, or values that overflow")
+        return loss
 
     @staticmethod
     def backward(ctx, grad):
@@ -61,9 +75,28 @@ def linear_cross_entropy(X: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
                          labels: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
     """Same value and gradients as ``sum(w * cross_entropy(X @ W.T + b, labels)) / sum(w)``.
 
-    X: (K, H); W: (V, H); b: (V,); labels, weights: (K,).
+    X: (K, H); W: (V, H); b: (V,), all of one dtype; labels: (K,) class ids; weights: (K,),
+    >= 0 and not all 0, divided by the largest before the sum (as in
+    :func:`~bertlib.loss.bert_loss`: the mean does not change, and it cannot underflow or
+    overflow). A result that is NaN or infinite raises :class:`~bertlib.checks.NonFiniteError`.
     """
-    return _LinearCrossEntropy.apply(X, W, b, labels, weights.to(X.dtype))
+    for name, t, ndim, doc in (("X", X, 2, "(K, H)"), ("W", W, 2, "(V, H)"), ("b", b, 1, "(V,)"),
+                               ("labels", labels, 1, "(K,)"), ("weights", weights, 1, "(K,)")):
+        check_ndim(name, t, ndim, doc)
+        check_on_device(name, t, W.device)
+    if not (X.dtype == W.dtype == b.dtype and X.shape[1] == W.shape[1]
+            and b.shape[0] == W.shape[0] and labels.shape == weights.shape == X.shape[:1]):
+        raise ValueError(f"X (K, H), W (V, H), b (V,), labels and weights (K,) must agree in "
+                         f"shape and in dtype; got X {tuple(X.shape)} {X.dtype}, W "
+                         f"{tuple(W.shape)} {W.dtype}, b {tuple(b.shape)} {b.dtype}, labels "
+                         f"{tuple(labels.shape)}, weights {tuple(weights.shape)}")
+    check_integer_dtype("labels", labels)
+    check_finite("weights", weights)
+    if not bool((weights >= 0).all() & (weights > 0).any()):
+        raise ValueError("weights must be >= 0 and not all 0 (the loss is their weighted "
+                         f"mean); got {weights.tolist()!r:.80}")
+    w = weights / weights.max()  # (K,) in (0, 1] when the weights are finite, >= 0, not all 0
+    return _LinearCrossEntropy.apply(X, W, b, labels.long(), w.to(X.dtype))
 
 
 def _heads(Y: torch.Tensor, rows: torch.Tensor, B: int, T: int, nh: int) -> torch.Tensor:
@@ -146,6 +179,8 @@ def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.
     """
     cfg = encoder.config
     check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
+    for name, t in (("tokens", tokens), ("segments", segments), ("valid_lens", valid_lens)):
+        check_on_device(name, t, encoder.pos_embedding.device)
     B, T = tokens.shape
     H = cfg.num_hiddens
     if valid_lens is None:
@@ -173,7 +208,9 @@ def fast_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, ml
     non-zero weight go through the MLM head (the padded slots are about a third of the B x P in
     the chapter's setting), and the cross-entropy over V classes is fused with the output layer
     (:func:`linear_cross_entropy`). With dropout on, the masks are drawn for the real tokens, so
-    the losses equal the chapter's in distribution, not draw for draw.
+    the losses equal the chapter's in distribution, not draw for draw. A loss that would be NaN
+    or infinite (the model's weights, or the hidden states they give, are not finite) raises
+    :class:`~bertlib.checks.NonFiniteError`, as ``chapter_loss`` does.
     """
     X, starts = unpadded_encode(model.encoder, tokens, segments, valid_lens)  # (N, H), (B,)
     B, T = tokens.shape
@@ -190,5 +227,6 @@ def fast_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, ml
     for layer in body:
         hidden = layer(hidden)
     mlm = linear_cross_entropy(hidden, out.weight, out.bias, mlm_labels[real], mlm_weights[real])
-    nsp = F.cross_entropy(nsp_Y_hat, nsp_labels)
+    check_all_finite("nsp_Y_hat", nsp_Y_hat)
+    nsp = F.cross_entropy(nsp_Y_hat, nsp_labels.long())
     return BERTLoss(mlm, nsp, mlm + nsp)

@@ -10,6 +10,7 @@ Shapes: B = batch, T = sequence length, H = num_hiddens.
 from __future__ import annotations
 
 import contextlib
+import numbers
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -110,6 +111,8 @@ class EncodedInput:
     def tensors(self, device: torch.device | str | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         """A batch of one on ``device`` (default: the CPU): tokens and segments, each (1, T)."""
+        if device is not None:
+            device = check_device("device", device)
         return (torch.tensor([self.ids], device=device),
                 torch.tensor([self.segments], device=device))
 
@@ -170,9 +173,52 @@ def stack_inputs(inputs: Sequence[EncodedInput],
     return tokens, segments, torch.tensor([len(x.ids) for x in inputs])
 
 
+def available_devices() -> list[str]:
+    """The devices this machine has: 'cpu', then 'cuda:0', 'cuda:1', ... and 'mps'."""
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    mps = torch.backends.mps.is_available()
+    return ["cpu", *(f"cuda:{i}" for i in range(gpus)), *(["mps"] if mps else [])]
+
+
+def check_device(name: str, value) -> torch.device:
+    """``value`` (a torch.device, a name such as 'cpu', 'cuda', 'cuda:1' or 'mps', or a GPU
+    index) as a torch.device that this machine has; a ValueError naming the ones it has
+    otherwise (torch would accept 'cuda' without a GPU and fail at the first tensor)."""
+    available = available_devices()
+    index = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    device = None
+    if isinstance(value, (str, torch.device)) or index:
+        with contextlib.suppress(RuntimeError, ValueError):  # 'banana', 'cuda:x', -1
+            device = torch.device(f"cuda:{value}" if index else value)
+    # the same devices by other names; "cuda" is the current GPU
+    aliases = {"cpu:0", *(["cuda"] if "cuda:0" in available else []),
+               *(["mps:0"] if "mps" in available else [])}
+    if device is None or str(device) not in {*available, *aliases}:
+        raise ValueError(f"{name} must be a device this machine has, one of {available} (a "
+                         f"name, a torch.device or a GPU index); got {value!r:.80}")
+    return device
+
+
 def model_device(model: nn.Module) -> torch.device:
     """Where the model's parameters live; its inputs must go there too."""
-    return next(model.parameters()).device
+    check_instance("model", model, nn.Module, "a torch module such as a BERTModel")
+    first = next(model.parameters(), None)
+    if first is None:
+        raise ValueError(f"model must have parameters; {type(model).__name__} has none")
+    return first.device
+
+
+def check_weights_loaded(model: nn.Module) -> None:
+    """Refuse a model any of whose weights are on the ``meta`` device: shapes without values
+    (``with torch.device("meta")`` builds such a model to count or plan, not to compute)."""
+    check_instance("model", model, nn.Module, "a torch module such as a BERTModel")
+    meta = [name for name, p in model.named_parameters() if p.is_meta]
+    if meta:
+        raise ValueError(f"model's weights are on the meta device ({len(meta)} of them, "
+                         f"{meta[0]} first): they have shapes but no values, so there is "
+                         "nothing to compute or train with. Load or initialise them first "
+                         "(init_model(config, seed), or model.to_empty(device='cpu') and a "
+                         "checkpoint)")
 
 
 @contextlib.contextmanager
@@ -201,6 +247,7 @@ def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: s
     """
     # <checks>
     check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
+    check_weights_loaded(model)
     # </checks>
     encoded = encode_pair(tokenizer, text_a, text_b)
     with eval_mode(model):

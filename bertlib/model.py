@@ -23,9 +23,9 @@ from bertlib.checks import (
     check_choice,
     check_divisible,
     check_dropout,
-    check_features,
-    check_finite,
-    check_ndim,
+    check_layer_input,
+    check_num_parameters,
+    check_on_device,
     check_positions_in_text,
     check_positive_float,
     check_positive_int,
@@ -64,6 +64,18 @@ class BERTConfig:
         check_bool("embedding_norm", self.embedding_norm)
         check_bool("tie_mlm_decoder", self.tie_mlm_decoder)
         check_positive_float("layer_norm_eps", self.layer_norm_eps)
+        check_num_parameters(f"A BERTModel of vocab_size={self.vocab_size}, num_hiddens="
+                             f"{self.num_hiddens}, max_len={self.max_len}", self.num_parameters())
+
+    def num_parameters(self) -> int:
+        """How many numbers a :class:`BERTModel` of this configuration learns (arithmetic only,
+        so that a size that cannot fit is refused before anything is allocated)."""
+        H, F, V = self.num_hiddens, self.ffn_num_hiddens, self.vocab_size
+        embeddings = (V + 2 + self.max_len) * H + (2 * H if self.embedding_norm else 0)
+        block = 4 * (H * H + H) + (H * F + F) + (F * H + H) + 2 * 2 * H  # + 2 LayerNorms
+        pooler_and_nsp = (H * H + H) + (2 * H + 2)
+        mlm = (H * H + H) + 2 * H + (0 if self.tie_mlm_decoder else V * H) + V
+        return embeddings + self.num_blks * block + pooler_and_nsp + mlm
 
     @classmethod
     def original(cls, **sizes) -> BERTConfig:
@@ -108,6 +120,7 @@ class MultiHeadAttention(nn.Module):
         check_positive_int("num_heads", num_heads)
         check_divisible(num_hiddens, num_heads)
         check_dropout("dropout", dropout)
+        check_num_parameters("MultiHeadAttention", 4 * (num_hiddens + 1) * num_hiddens)
         self.num_heads = num_heads
         self.dropout = dropout
         self.W_q = nn.Linear(num_hiddens, num_hiddens)
@@ -124,9 +137,7 @@ class MultiHeadAttention(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """X: (B, T, H); mask: (B, T) True for real keys. Returns (B, T, H) and the weights
         (B, nh, T, T) when ``need_weights``."""
-        check_ndim("X", X, 3, "(batch, seq_len, num_hiddens)")
-        check_features("X", X, self.W_q.in_features, "num_hiddens")
-        check_finite("X", X)
+        check_layer_input("X", X, 3, "(batch, seq_len, num_hiddens)", self.W_q, "num_hiddens")
         check_bool("need_weights", need_weights)
         B, T, H = X.shape
         if mask is not None:
@@ -156,6 +167,13 @@ class PositionWiseFFN(nn.Module):
 
     def __init__(self, num_hiddens: int, ffn_num_hiddens: int, hidden_act: str):
         super().__init__()
+        # <checks>
+        check_positive_int("num_hiddens", num_hiddens)
+        check_positive_int("ffn_num_hiddens", ffn_num_hiddens)
+        check_choice("hidden_act", hidden_act, ACTIVATIONS)
+        check_num_parameters("PositionWiseFFN", 2 * num_hiddens * ffn_num_hiddens
+                             + num_hiddens + ffn_num_hiddens)
+        # </checks>
         self.dense1 = nn.Linear(num_hiddens, ffn_num_hiddens)
         self.act = ACTIVATIONS[hidden_act]()
         self.dense2 = nn.Linear(ffn_num_hiddens, num_hiddens)
@@ -169,6 +187,12 @@ class AddNorm(nn.Module):
 
     def __init__(self, num_hiddens: int, dropout: float, eps: float):
         super().__init__()
+        # <checks>
+        check_positive_int("num_hiddens", num_hiddens)
+        check_dropout("dropout", dropout)
+        check_positive_float("eps", eps)
+        check_num_parameters("AddNorm", 2 * num_hiddens)
+        # </checks>
         self.dropout = nn.Dropout(dropout)
         self.ln = nn.LayerNorm(num_hiddens, eps=eps)
 
@@ -241,6 +265,8 @@ class BERTEncoder(nn.Module):
         # <checks>
         cfg = self.config
         check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
+        for name, t in (("tokens", tokens), ("segments", segments), ("valid_lens", valid_lens)):
+            check_on_device(name, t, self.pos_embedding.device)
         check_bool("return_attention", return_attention)
         if return_attention:
             B, T = tokens.shape
@@ -273,6 +299,7 @@ class MaskLM(nn.Module):
             check_positive_int(name, value)
         check_choice("hidden_act", hidden_act, ACTIVATIONS)
         check_positive_float("layer_norm_eps", layer_norm_eps)
+        check_num_parameters("MaskLM", (num_inputs + 3 + vocab_size) * num_hiddens + vocab_size)
         # </checks>
         self.mlp = nn.Sequential(
             nn.Linear(num_inputs, num_hiddens),
@@ -284,9 +311,8 @@ class MaskLM(nn.Module):
     def forward(self, X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
         """X: (B, T, num_inputs); pred_positions: (B, P). Returns (B, P, vocab_size)."""
         # <checks>
-        check_ndim("X", X, 3, "(batch, seq_len, num_hiddens)")
-        check_features("X", X, self.mlp[0].in_features, "num_inputs")
-        check_finite("X", X)
+        check_layer_input("X", X, 3, "(batch, seq_len, num_hiddens)", self.mlp[0],
+                          "num_inputs")
         # </checks>
         return self.mlp(self.gather(X, pred_positions))
 
@@ -309,15 +335,14 @@ class NextSentencePred(nn.Module):
         super().__init__()
         # <checks>
         check_positive_int("num_inputs", num_inputs)
+        check_num_parameters("NextSentencePred", 2 * num_inputs + 2)
         # </checks>
         self.output = nn.Linear(num_inputs, 2)
 
     def forward(self, X: torch.Tensor) -> torch.Tensor:
         """X: (B, num_inputs) -> logits (B, 2)."""
         # <checks>
-        check_ndim("X", X, 2, "(batch, num_inputs)")
-        check_features("X", X, self.output.in_features, "num_inputs")
-        check_finite("X", X)
+        check_layer_input("X", X, 2, "(batch, num_inputs)", self.output, "num_inputs")
         # </checks>
         return self.output(X)
 

@@ -139,3 +139,46 @@ def test_bad_loader_arguments_are_named(call, message, toy_data):
     """Before: raw torch errors, and shuffle='False' shuffled."""
     with pytest.raises(ValueError, match=message):
         call(toy_data)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"shuffle": False}, {"lengths": "valid_lens"}])
+def test_iterating_a_loader_leaves_the_global_random_state_alone(kwargs, toy_data):
+    """Before: a loader grouped by length drew its workers' seed from torch's global generator
+    on every pass, so a notebook cell's draws depended on how many loaders ran before it."""
+    if "lengths" in kwargs:
+        kwargs = {"lengths": toy_data.valid_lens}
+    loader = make_loader(toy_data, 8, seed=3, **kwargs)
+    state = torch.get_rng_state()
+    first = [batch[0].tolist() for batch in loader]
+    assert torch.equal(torch.get_rng_state(), state)
+    again = make_loader(toy_data, 8, seed=3, **kwargs)
+    torch.manual_seed(123)  # another global state: the same batches
+    assert [batch[0].tolist() for batch in again] == first
+
+
+class _Tensors:
+    def __init__(self, *tensors):
+        self.parts = tensors
+
+    def tensors(self):
+        return self.parts
+
+
+@pytest.mark.parametrize(("data", "got"), [
+    (_Tensors(torch.arange(5), torch.arange(4)), r"\[\(5,\), \(4,\)\]"),  # Size mismatch
+    (_Tensors(torch.arange(5), None), r"\[\(5,\), 'NoneType'\]"),
+    (_Tensors(torch.tensor(3)), r"\[\(\)\]"),  # len() of a 0-d tensor
+    (_Tensors([1, 2, 3]), r"\['list'\]"),
+])
+def test_data_whose_tensors_do_not_line_up_is_named(data, got):
+    """Before: "Size mismatch between tensors", AttributeError or TypeError from torch."""
+    with pytest.raises(ValueError, match=r"^data.tensors\(\) must give tensors of one length, "
+                                         rf"a row per example; got {got}$"):
+        make_loader(data, 2, seed=0)
+
+
+@pytest.mark.parametrize("batch", [[torch.zeros(2, 3)] * 3, "abcdefg", 5, (1,) * 7])
+def test_trim_padding_names_a_batch_that_is_not_seven_tensors(batch):
+    """Before: "not enough values to unpack (expected 7, got 3)", or AttributeErrors."""
+    with pytest.raises(ValueError, match="^batch must be a mini-batch's seven tensors"):
+        trim_padding(batch)

@@ -1,9 +1,14 @@
 """The fast loss gives the chapter's numbers."""
 
+import math
+
 import pytest
 import torch
 import torch.nn.functional as F
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from bertlib.checks import NonFiniteError
 from bertlib.fast import (
     _attention,
     dropout,
@@ -198,3 +203,70 @@ def test_fast_loss_checks_what_bert_loss_checks(index, change, message, toy_mode
     for loss_fn in (chapter_loss, fast_loss):
         with pytest.raises(ValueError, match=message):
             loss_fn(toy_model(40), *batch)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(exponent=st.integers(-60, 320), dtype=st.sampled_from([torch.float32, torch.float64]))
+def test_fast_loss_is_a_weighted_mean_whatever_the_weights_scale(exponent, dtype, toy_model):
+    """Before: weights of 1e-40 gave a wrong loss, weights of 3e38 (or float64 weights past
+    float32's range) gave NaN. The reference: the model's MLM logits (the chapter's path), their
+    weighted mean cross-entropy in float64."""
+    info = torch.finfo(dtype)
+    k = min(max(exponent, math.floor(math.log10(info.smallest_normal)) - 2),
+            math.floor(math.log10(info.max)))
+    model = toy_model(40).eval()
+    tokens, segments, valid_lens, positions, weights, labels, nsp = random_batch(40)
+    weights = weights.double() * torch.linspace(0.1, 1.0, weights.numel(),
+                                                dtype=torch.float64).view_as(weights)
+    scaled = (weights * 10.0**k).to(dtype)
+    with torch.no_grad():
+        loss = fast_loss(model, tokens, segments, valid_lens, positions, scaled, labels, nsp)
+        _, mlm_Y_hat, _ = model(tokens, segments, valid_lens, positions)
+    log_p = mlm_Y_hat.double().log_softmax(-1).gather(-1, labels[..., None]).squeeze(-1)
+    w = scaled.double()
+    assert loss.mlm.item() == pytest.approx(float(-(log_p * w).sum() / w.sum()), rel=1e-5)
+
+
+def test_a_model_whose_weights_are_not_finite_gives_an_error_not_a_nan_loss(toy_model):
+    """Before: fast_loss returned NaN (chapter_loss already refused the NaN logits)."""
+    batch = random_batch(40)
+    for param in ("mlm.mlp.0.weight", "encoder.blks.1.ffn.dense2.bias", "nsp.output.bias"):
+        model = toy_model(40)
+        with torch.no_grad():
+            model.get_parameter(param)[0] = float("nan")
+        with pytest.raises(NonFiniteError, match="NaN or infinite"):
+            fast_loss(model, *batch)
+        with pytest.raises(NonFiniteError, match="NaN or infinite"):
+            chapter_loss(model, *batch)
+
+
+def test_int32_labels_give_the_int64_losses_in_the_fast_loss(toy_model):
+    """Before: int32 labels (as int32 token ids make them) were refused."""
+    model = toy_model(40).eval()
+    batch = random_batch(40)
+    as_int32 = [t.int() if i in (5, 6) else t for i, t in enumerate(batch)]
+    for a, b in zip(fast_loss(model, *as_int32), fast_loss(model, *batch), strict=True):
+        assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"X": torch.randn(3, 4, dtype=torch.float64)}, r"must agree in shape and in dtype; got X "
+                                                    r"\(3, 4\) torch.float64"),
+    ({"W": torch.randn(6, 5)}, r"got X \(3, 4\) torch.float32, W \(6, 5\)"),
+    ({"b": torch.zeros(5)}, r"b \(5,\) torch.float32"),
+    ({"labels": torch.tensor([0, 1])}, r"labels \(2,\), weights \(3,\)"),
+    ({"labels": torch.tensor([0.0, 1.0, 2.0])}, "labels must hold integers"),
+    ({"weights": torch.zeros(3)}, "weights must be >= 0 and not all 0"),
+    ({"weights": torch.tensor([1.0, -1.0, 1.0])}, "weights must be >= 0 and not all 0"),
+    ({"weights": torch.tensor([1.0, math.nan, 1.0])}, "weights must be finite"),
+    ({"X": torch.full((3, 4), math.inf)}, "the MLM loss is nan: X .*NaN or infinite"),
+    ({"X": torch.randn(3, 4, device="meta")}, "X must be on the model's device cpu; got a "
+                                              "tensor on meta"),
+])
+def test_linear_cross_entropy_names_a_bad_input(change, message):
+    """Before: raw torch errors (dtypes, shapes, devices), or a NaN loss."""
+    args = {"X": torch.randn(3, 4), "W": torch.randn(6, 4), "b": torch.zeros(6),
+            "labels": torch.tensor([0, 1, 2]), "weights": torch.ones(3)} | change
+    with pytest.raises(ValueError, match=message):
+        linear_cross_entropy(**args)

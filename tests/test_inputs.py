@@ -5,7 +5,15 @@ import torch
 
 from bertlib import Vocab, eval_mode, get_bert_encoding, get_tokens_and_segments, load_small_bert
 from bertlib.checks import InputError
-from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair, stack_inputs, truncate_pair
+from bertlib.inputs import (
+    EmptyTextError,
+    EncodedInput,
+    check_weights_loaded,
+    encode_pair,
+    model_device,
+    stack_inputs,
+    truncate_pair,
+)
 
 
 def test_get_tokens_and_segments_pair_and_single():
@@ -225,3 +233,31 @@ def test_an_encoded_input_holds_ids_where_ids_belong(fields, message):
             "boundary": None, "total": 3, "unknown": 0}
     with pytest.raises(ValueError, match=message):
         EncodedInput(**good | fields).tensors()
+
+
+def test_a_model_with_no_weights_to_compute_with_is_named():
+    """Before: StopIteration for a model without parameters."""
+    with pytest.raises(ValueError, match="model must have parameters; Identity has none"):
+        model_device(torch.nn.Identity())
+    with pytest.raises(ValueError, match="model must be a torch module"):
+        model_device("model")
+    assert model_device(torch.nn.Linear(2, 2)) == torch.device("cpu")
+    with torch.device("meta"):  # where a model is built to count its parameters: allowed
+        meta = torch.nn.Linear(2, 2)
+    assert model_device(meta) == torch.device("meta")
+    with pytest.raises(ValueError, match=r"model's weights are on the meta device \(2 of them, "
+                                         r"weight first\): they have shapes but no values"):
+        check_weights_loaded(meta)
+
+
+@pytest.mark.parametrize("device", ["banana", "cuda", "mps", 0, True, "meta"])
+def test_encoded_inputs_go_only_to_a_device_this_machine_has(device, small_bert, monkeypatch):
+    """Before: torch's errors ("Expected one of cpu, cuda, ...", "Torch not compiled with
+    CUDA enabled")."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    encoded = encode_pair(small_bert[1], "the train")
+    with pytest.raises(ValueError, match=r"^device must be a device this machine has, one of "
+                                         r"\['cpu'\]"):
+        encoded.tensors(device)
+    assert [t.device.type for t in encoded.tensors("cpu")] == ["cpu", "cpu"]

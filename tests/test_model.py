@@ -12,8 +12,9 @@ from bertlib import (
     MultiHeadAttention,
     NextSentencePred,
     bert_loss,
+    checks,
 )
-from bertlib.model import AddNorm, TransformerEncoderBlock, key_padding_mask
+from bertlib.model import AddNorm, PositionWiseFFN, TransformerEncoderBlock, key_padding_mask
 
 
 def test_chapter_demo_shapes():
@@ -366,3 +367,90 @@ def test_mask_lm_options_are_used_and_checked_by_name():
     for kwargs, name in (({"num_hiddens": 0}, "num_hiddens"), ({"num_inputs": 0}, "num_inputs")):
         with pytest.raises(ValueError, match=f"^{name} must be a positive integer"):
             MaskLM(**({"vocab_size": 11, "num_hiddens": 8} | kwargs))
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.bfloat16])
+def test_hidden_states_of_another_dtype_than_the_models_are_named(dtype):
+    """Before: "mat1 and mat2 must have the same dtype" from inside torch."""
+    X = torch.randn(2, 5, 8, dtype=dtype)
+    message = (rf"^X must have the model's dtype torch.float32; got dtype {dtype} \(convert it "
+               r"with .to\(torch.float32\)\)$")
+    for module, args in [(MultiHeadAttention(8, 2, 0.0), (X, None)),
+                         (MaskLM(11, 8), (X, torch.tensor([[0], [1]]))),
+                         (NextSentencePred(8), (X[:, 0],))]:
+        with pytest.raises(ValueError, match=message):
+            module(*args)
+    # a model of that dtype takes them
+    assert NextSentencePred(8).to(dtype)(X[:, 0]).dtype == dtype
+
+
+def test_inputs_on_another_device_than_the_models_are_named(small_model):
+    """Before: torch's own message, from deep inside (meta tensors stand in for a GPU's)."""
+    X = torch.randn(2, 5, 8, device="meta")
+    for module, args in [(MultiHeadAttention(8, 2, 0.0), (X, None)),
+                         (MaskLM(11, 8), (X, torch.tensor([[0], [1]]))),
+                         (NextSentencePred(8), (X[:, 0],))]:
+        with pytest.raises(ValueError, match="^X must be on the model's device cpu; got a "
+                                             r"tensor on meta \(move it with .to\('cpu'\)\)$"):
+            module(*args)
+
+
+@pytest.mark.parametrize("options", [{}, {"embedding_norm": True}, {"tie_mlm_decoder": True},
+                                     {"hidden_act": "gelu", "num_blks": 3, "max_len": 1}])
+def test_the_parameter_count_is_known_before_the_model_is_built(options):
+    config = BERTConfig(**({"vocab_size": 37, "num_hiddens": 12, "ffn_num_hiddens": 20,
+                            "num_heads": 3, "num_blks": 2, "dropout": 0.1, "max_len": 9}
+                           | options))
+    counted = sum(p.numel() for p in BERTModel.from_config(config).parameters())
+    assert config.num_parameters() == counted
+
+
+@pytest.mark.parametrize(("build", "size"), [
+    (lambda: BERTConfig(20, 32, 64, 2, 2, 0.1, max_len=10**12), "32,000,000,020,694 parameters"),
+    (lambda: BERTModel(20, 32, 64, 2, 2, 0.1, max_len=10**12), "32,000,000,020,694 parameters"),
+    (lambda: BERTEncoder(20, 32, 64, 2, 2, 0.1, max_len=10**12), "32,000,000,020,694"),
+    # the issue's 51-512 GB: a vocabulary (two V x H matrices), a width (six H x H ones)
+    (lambda: BERTModel(2 * 10**8, 128, 64, 2, 2, 0.1), r"vocab_size=200000000, num_hiddens=128, "
+                                                       r"max_len=1000 would hold 51,\d{3},"),
+    (lambda: BERTModel(30, 2**16, 64, 2, 1, 0.1), r"num_hiddens=65536, max_len=1000 would hold "
+                                                  r"25,\d{3},\d{3},\d{3} parameters, 9\d\.\d"),
+    (lambda: MaskLM(10**10, 64), "MaskLM would hold"),
+    (lambda: NextSentencePred(10**11), "NextSentencePred would hold 200,000,000,002 parameters"),
+    (lambda: MultiHeadAttention(2**17, 2, 0.1), "MultiHeadAttention would hold 68,720,001,024"),
+    (lambda: PositionWiseFFN(10**6, 10**6, "relu"), "PositionWiseFFN would hold"),
+    (lambda: AddNorm(10**11, 0.1, 1e-5), "AddNorm would hold 200,000,000,000 parameters"),
+])
+def test_sizes_that_cannot_fit_are_refused_from_arithmetic(build, size):
+    """Before: they reached the allocator ("can't allocate memory"), or filled the memory."""
+    with pytest.raises(ValueError, match=rf"{size}.* GiB as torch.float32; at most "
+                                         r"\d+\.\d GiB fits here"):
+        build()
+
+
+def test_the_size_limit_is_the_smaller_of_16_gib_and_the_machines_memory(monkeypatch):
+    config = {"vocab_size": 2**20, "num_hiddens": 2**10, "ffn_num_hiddens": 8, "num_heads": 1,
+              "num_blks": 1, "dropout": 0.0, "max_len": 8}  # ~2**31 parameters: 8 GiB
+    monkeypatch.setattr(checks, "PARAMS_MAX_BYTES", 4 * 2**30)
+    with pytest.raises(ValueError, match=r"8\.0 GiB .*; at most 4\.0 GiB fits here"):
+        BERTConfig(**config)
+    monkeypatch.setattr(checks, "PARAMS_MAX_BYTES", 16 * 2**30)
+    monkeypatch.setattr(checks.os, "sysconf", lambda name: {"SC_PAGE_SIZE": 4096,
+                                                            "SC_PHYS_PAGES": 2**20}[name])
+    with pytest.raises(ValueError, match=r"at most 4\.0 GiB fits here"):  # a 4 GiB machine
+        BERTConfig(**config)
+    monkeypatch.setattr(checks.os, "sysconf", lambda name: 2**30)
+    assert BERTConfig(**config).num_parameters() > 2**31  # 16 GiB: the arithmetic only
+
+
+@pytest.mark.parametrize(("build", "message"), [
+    (lambda: PositionWiseFFN(0, 4, "relu"), "num_hiddens must be a positive integer; got 0"),
+    (lambda: PositionWiseFFN(4, 2.5, "relu"), "ffn_num_hiddens must be a positive integer"),
+    (lambda: PositionWiseFFN(4, 4, "tanh"), "hidden_act must be one of"),
+    (lambda: AddNorm(-1, 0.1, 1e-5), "num_hiddens must be a positive integer; got -1"),
+    (lambda: AddNorm(4, 1.0, 1e-5), r"dropout must be a number in \[0, 1\)"),
+    (lambda: AddNorm(4, 0.1, 0), "eps must be a positive finite number; got 0"),
+])
+def test_the_building_blocks_check_their_sizes(build, message):
+    """Before: raw torch errors, or a LayerNorm with eps 0 (NaN on a constant row)."""
+    with pytest.raises(ValueError, match=message):
+        build()

@@ -1,17 +1,34 @@
 """Training: one step, the loop, and held-out evaluation."""
 
 import dataclasses
+import math
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import torch
+from torch import nn
 
 from bertlib import eval_mode, evaluate_pretraining, get_bert_encoding, load_small_bert
 from bertlib.batches import make_loader, trim_padding
 from bertlib.fast import fast_loss
+from bertlib.finetune import BagOfWords, BERTClassifier, fine_tune
 from bertlib.i18n import set_language, text
+from bertlib.inputs import available_devices
 from bertlib.loss import chapter_loss
-from bertlib.train import default_device, init_model, train_bert, train_step
+from bertlib.model import BERTModel
+from bertlib.tasks import TaskData
+from bertlib.train import (
+    DivergedError,
+    default_device,
+    init_model,
+    make_optimizer,
+    train_bert,
+    train_step,
+)
 from bertlib.viz import AttentionWidget, InputRepresentationWidget, NSPWidget
 
 
@@ -59,7 +76,7 @@ def test_train_bert_moves_the_model_to_the_device_asked_for(toy_data, toy_model)
     model = toy_model()
     train_bert(model, toy_data, num_steps=2, batch_size=8, progress=False, device="cpu")
     assert {p.device.type for p in model.parameters()} == {"cpu"}
-    with pytest.raises(ValueError, match="device must be a torch.device or a name"):
+    with pytest.raises(ValueError, match="device must be a device this machine has"):
         train_bert(model, toy_data, num_steps=1, progress=False, device="no-such-device")
 
 
@@ -218,11 +235,11 @@ def _nan_weight(w):
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"lr": "0.1"}, "lr must be a positive finite number; got '0.1'"),
-    ({"lr": float("nan")}, "lr must be a positive finite number"),
-    ({"lr": -1e-3}, "lr must be a positive finite number"),
-    ({"lr": 1e6}, r"lr must be at most 10.0 .*got 1000000.0"),
-    ({"device": "gpu"}, "device must be a torch.device or a name"),
+    ({"lr": "0.1"}, r"lr must be a number in \(0, 10\] .*; got '0.1'"),
+    ({"lr": float("nan")}, r"lr must be a number in \(0, 10\] .*; got nan"),
+    ({"lr": -1e-3}, r"lr must be a number in \(0, 10\] .*; got -0.001"),
+    ({"lr": 1e6}, r"lr must be a number in \(0, 10\] .*got 1000000.0"),
+    ({"device": "gpu"}, "device must be a device this machine has"),
     ({"callback": "plot"}, "callback must be a function of the history, or None; got 'plot'"),
     ({"loss_fn": None}, "loss_fn must be a function such as fast_loss"),
     ({"progress": "no"}, "progress must be True or False; got 'no'"),
@@ -250,11 +267,36 @@ def test_bad_training_arguments_are_named_before_any_step(kwargs, message, toy_d
         train_bert(args.pop("model"), args.pop("data"), **args)
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
-def test_cuda_without_a_gpu_is_named(toy_data, toy_model):
-    with pytest.raises(ValueError, match="^device is 'cuda' but no CUDA device is available here; "
-                                         "use 'cpu' or leave device=None$"):
-        train_bert(toy_model(), toy_data, num_steps=1, progress=False, device="cuda")
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", 0, torch.device("cuda", 1), "mps",
+                                    "mps:0", "banana", "meta", "cpu:1", True, 1.5, -1, ""])
+def test_a_device_this_machine_lacks_is_named_with_the_ones_it_has(device, toy_data, toy_model,
+                                                                   monkeypatch):
+    """Before: raw torch errors ("Expected one of cpu, cuda, ...", "Torch not compiled with
+    CUDA enabled", "invalid combination of arguments"), some only at the first tensor."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    model = toy_model()
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    message = (r"^device must be a device this machine has, one of \['cpu'\] .*got "
+               f"{re.escape(repr(device))}$")
+    with pytest.raises(ValueError, match=message):
+        train_bert(model, toy_data, num_steps=1, progress=False, device=device)
+    with pytest.raises(ValueError, match=message):
+        default_device(device)
+    assert all(torch.equal(v, model.state_dict()[k]) for k, v in before.items())
+
+
+def test_the_devices_a_machine_has_are_accepted_by_every_name(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert available_devices() == ["cpu", "cuda:0", "cuda:1", "mps"]
+    for name, expected in [("cpu", "cpu"), ("cpu:0", "cpu:0"), (torch.device("cpu"), "cpu"),
+                           ("cuda", "cuda"), ("cuda:1", "cuda:1"), (1, "cuda:1"),
+                           (torch.device("cuda", 0), "cuda:0"), ("mps", "mps")]:
+        assert default_device(name) == torch.device(expected)
+    with pytest.raises(ValueError, match=r"one of \['cpu', 'cuda:0', 'cuda:1', 'mps'\] .*got 2"):
+        default_device(2)
 
 
 @pytest.mark.parametrize(("data", "message"), [
@@ -267,3 +309,173 @@ def test_evaluation_refuses_data_it_cannot_score(data, message, toy_data, toy_mo
     """Before: ZeroDivisionError, a RuntimeError, or an MLM accuracy of 0.0 silently."""
     with pytest.raises(ValueError, match=message):
         evaluate_pretraining(toy_model(), data(toy_data))
+
+
+# --- A run that diverges stops before the step that would spoil the weights ---
+
+def _nan_at_call(n: int, kind: str):
+    """fast_loss, except that its ``n``-th call gives a NaN loss, or (``kind="gradient"``) a
+    finite loss whose gradient is NaN: sqrt(0 * b) is 0, its derivative 0 * inf = NaN."""
+    calls = [0]
+
+    def loss_fn(model, *batch):
+        calls[0] += 1
+        loss = fast_loss(model, *batch)
+        if calls[0] != n:
+            return loss
+        bias = model.nsp.output.bias[0]
+        extra = torch.sqrt(bias * 0.0) if kind == "gradient" else bias * math.nan
+        return loss._replace(total=loss.total + extra)
+
+    return loss_fn
+
+
+@pytest.mark.parametrize("kind", ["loss", "gradient"])
+def test_a_run_whose_step_goes_non_finite_stops_there_with_the_weights_before_it(
+        kind, toy_data, toy_model):
+    """Before: the run went on and returned a model whose weights were all NaN."""
+    reference = toy_model()  # what 2 steps give: the weights the failed run must keep
+    train_bert(reference, toy_data, num_steps=2, batch_size=16, lr=1e-2, progress=False)
+    model = toy_model()
+    rng = torch.get_rng_state()
+    with pytest.raises(DivergedError, match=r"^training diverged at step 3 of 10: .*NaN or "
+                                            r"infinite.*keeps its weights after step 2") as err:
+        train_bert(model, toy_data, num_steps=10, batch_size=16, lr=1e-2, progress=False,
+                   loss_fn=_nan_at_call(3, kind))
+    assert err.value.step == 3 and isinstance(err.value, ValueError)
+    assert all(torch.equal(v, reference.state_dict()[k]) for k, v in model.state_dict().items())
+    assert all(p.grad is None for p in model.parameters()) and not model.training
+    assert torch.equal(torch.get_rng_state(), rng)
+    # the guard is gone once the run is over: a NaN gradient outside it is the caller's business
+    fast_loss(model, *toy_data[:4].tensors()).total.mul(math.nan).backward()
+
+
+class _BlowsUp(nn.Module):
+    """A bag-of-words classifier whose logits become infinite from the ``n``-th call on."""
+
+    def __init__(self, vocab_size: int, n: int):
+        super().__init__()
+        self.inner, self.n, self.calls = BagOfWords(vocab_size, 2), n, 0
+
+    def forward(self, tokens, segments, valid_lens):
+        self.calls += 1
+        return self.inner(tokens, segments, valid_lens) * (math.inf if self.calls >= self.n else 1)
+
+
+def test_fine_tuning_stops_at_the_first_non_finite_step_too(toy_model):
+    """fine_tune shares run_steps: before, its NaN loss went on for every step."""
+    task = TaskData(*toy_data_task(), ["en"] * 64)
+    reference, model = _BlowsUp(20, 99), _BlowsUp(20, 4)
+    fine_tune(reference, task, num_steps=3, batch_size=16, lr=1e-2, progress=False)
+    with pytest.raises(DivergedError, match="diverged at step 4 of 6: a gradient holds NaN"):
+        fine_tune(model, task, num_steps=6, batch_size=16, lr=1e-2, progress=False)
+    assert all(torch.equal(v, reference.state_dict()[k]) for k, v in model.state_dict().items())
+
+
+def toy_data_task(n: int = 64, T: int = 8) -> tuple[torch.Tensor, ...]:
+    """tokens, segments, valid_lens and labels of ``n`` random 2-class examples."""
+    g = torch.Generator().manual_seed(0)
+    tokens = torch.randint(5, 20, (n, T), generator=g)
+    labels = torch.randint(2, (n,), generator=g)
+    return tokens, torch.zeros_like(tokens), torch.full((n,), T), labels
+
+
+def test_fine_tuning_with_a_huge_lr_never_returns_non_finite_weights(toy_model):
+    """Before: lr=1e6 was accepted and every weight came back NaN. Now it is refused, or (where
+    fine_tune does not take make_optimizer's lr check) the run stops at its first NaN."""
+    clf = BERTClassifier(toy_model(), 2)
+    with pytest.raises(ValueError, match=r"lr must be a number in \(0, 10\]|diverged at step"):
+        fine_tune(clf, TaskData(*toy_data_task(), ["en"] * 64), num_steps=20, batch_size=16,
+                  lr=1e6, progress=False)
+    assert all(bool(torch.isfinite(p).all()) for p in clf.parameters())
+
+
+@pytest.mark.parametrize("lr", [1e6, 10.5, 0.0, -1.0, math.nan, math.inf, "1e-3", True])
+def test_every_optimizer_bertlib_makes_takes_the_same_learning_rates(lr, toy_model):
+    """Before: train_bert refused lr > 10 while make_optimizer (the CLI's) took 1e6."""
+    with pytest.raises(ValueError, match=rf"^lr must be a number in \(0, 10\] .*; got "
+                                         rf"{re.escape(repr(lr))}$"):
+        make_optimizer(toy_model(), lr)
+    assert make_optimizer(toy_model(), 10).param_groups[0]["lr"] == 10
+
+
+def test_make_optimizer_takes_only_the_trainable_parameters(toy_model):
+    model = toy_model()
+    model.encoder.requires_grad_(False)
+    groups = make_optimizer(model, 1e-3).param_groups
+    optimized = {id(p) for group in groups for p in group["params"]}
+    assert optimized == {id(p) for p in model.parameters() if p.requires_grad} != set()
+    with pytest.raises(ValueError, match="model has no trainable parameter"):
+        make_optimizer(model.requires_grad_(False), 1e-3)
+
+
+# --- A model whose weights are not there ---
+
+def test_a_model_on_the_meta_device_is_refused_before_anything_is_touched(toy_data, toy_model):
+    """Before: train_bert failed deep in torch ("Cannot copy out of meta tensor") after it had
+    started moving the model, and evaluation and encoding failed in the forward pass."""
+    with torch.device("meta"):
+        meta = BERTModel.from_config(toy_model().config)
+    model = toy_model()
+    model.nsp.output.weight = nn.Parameter(torch.empty(2, 32, device="meta"))  # one of them
+    small, tokenizer = load_small_bert()
+    with torch.device("meta"):
+        small_meta = BERTModel.from_config(small.config)
+    for m in (meta, model):
+        before = {k: (v.device, v.clone() if v.device.type != "meta" else None)
+                  for k, v in m.state_dict().items()}
+        for run in (lambda m=m: train_bert(m, toy_data, num_steps=1, progress=False),
+                    lambda m=m: evaluate_pretraining(m, toy_data)):
+            with pytest.raises(ValueError, match="model's weights are on the meta device"):
+                run()
+        for k, v in m.state_dict().items():
+            assert v.device == before[k][0]
+            assert before[k][1] is None or torch.equal(v, before[k][1])
+    with pytest.raises(ValueError, match="model's weights are on the meta device"):
+        get_bert_encoding(small_meta, tokenizer, "the train")
+
+
+# --- What a training run changes in the process ---
+
+FIRST_OPTIMIZER = """
+import os, warnings, torch
+from bertlib import BERTConfig
+from bertlib.train import init_model, make_optimizer, train_step
+def state():
+    return dict(os.environ), [str(f) for f in warnings.filters], torch.get_num_threads()
+before = state()
+torch.optim.SGD(torch.nn.Linear(2, 2).parameters(), lr=0.1)  # torch's own first optimizer
+after_torch = state()
+changed = sorted(k for k in after_torch[0] if before[0].get(k) != after_torch[0][k])
+print(changed, len(after_torch[1]) - len(before[1]))
+model = init_model(BERTConfig(20, 8, 16, 2, 1, 0.1, 8), 0)
+t = torch.tensor([[2, 5, 3]])
+batch = [t, t * 0, torch.tensor([3]), torch.tensor([[1]]), torch.ones(1, 1), torch.tensor([[7]]),
+         torch.tensor([1])]
+train_step(model, make_optimizer(model, 1e-3), batch)
+print(state() == after_torch)
+"""
+
+
+def test_bertlib_adds_nothing_to_what_the_first_torch_optimizer_of_a_process_changes():
+    """The first torch optimizer of a process imports torch._inductor, which sets an
+    environment variable and adds a warnings filter (make_optimizer's docstring says so);
+    bertlib's optimizer and training step change nothing more."""
+    # a fresh process, as a kernel starts: not with what this one's optimizers set already
+    env = {k: v for k, v in os.environ.items() if k != "TORCHINDUCTOR_CACHE_DIR"}
+    out = subprocess.run([sys.executable, "-c", FIRST_OPTIMIZER], capture_output=True,
+                         text=True, timeout=300, env=env,
+                         cwd=Path(__file__).resolve().parents[1])  # this checkout's bertlib
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["['TORCHINDUCTOR_CACHE_DIR'] 1", "True"]
+
+
+def test_int32_labels_train_and_evaluate_like_int64_ones(toy_data, toy_model):
+    """Before: token ids could be int32, but labels had to be int64 (refused in the loss)."""
+    int32 = _changed(toy_data, mlm_labels=torch.Tensor.int, nsp_labels=torch.Tensor.int)
+    runs = []
+    for data in (toy_data, int32):
+        model = toy_model()
+        history = train_bert(model, data, num_steps=3, batch_size=16, progress=False)
+        runs.append((history.mlm, history.nsp, evaluate_pretraining(model, data)))
+    assert runs[0] == runs[1]
