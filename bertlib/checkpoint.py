@@ -18,8 +18,8 @@ import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file, save_model
 
-from bertlib.checks import check_path, checked_file, read_json
-from bertlib.files import atomic_write, atomic_write_folder
+from bertlib.checks import check_path
+from bertlib.files import atomic_write, atomic_write_folder, checked_file, read_json
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.rng import own_global_rng
 

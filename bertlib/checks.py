@@ -10,13 +10,10 @@ of the wrong width) are raised as :class:`InputError`, which also speaks the rea
 from __future__ import annotations
 
 import contextlib
-import json
 import math
 import numbers
 import os
-import stat
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -221,46 +218,6 @@ def check_positions_in_text(pred_positions: torch.Tensor, valid_lens: torch.Tens
                          f"valid_lens is {int(valid_lens[row])}")
 
 
-def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Path:
-    """``directory / name`` when it is a regular file of at most ``max_bytes`` (None: any size).
-
-    A checkpoint is untrusted input: a name that is a FIFO would block a read forever, and a
-    link to a device such as ``/dev/zero`` never ends, so only regular files are read, and a
-    file meant to be small must be small.
-    """
-    check_path("directory", directory)
-    directory = Path(directory)
-    if not directory.is_dir():
-        raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
-    path = directory / name
-    try:
-        info = path.stat()  # follows links: what matters is what would be read
-    except FileNotFoundError:
-        raise ValueError(f"{directory} has no {name}") from None
-    except OSError as err:  # a loop of symbolic links, a name too long, no permission...
-        raise ValueError(f"{path} cannot be read: {err.strerror}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise ValueError(f"{path} must be a regular file; it is a "
-                         f"{'folder' if stat.S_ISDIR(info.st_mode) else 'device, pipe or socket'}")
-    if max_bytes is not None and info.st_size > max_bytes:
-        raise ValueError(f"{path} has {info.st_size:,} bytes; a {name} may have at most "
-                         f"{max_bytes:,}")
-    return path
-
-
-def read_json(path: Path) -> dict:
-    """A JSON object from a file that :func:`checked_file` let through."""
-    try:
-        value = json.loads(read_text(path))
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path} must hold JSON; {err}") from None
-    except RecursionError:  # "[[[[..." nested deeper than Python's stack
-        raise ValueError(f"{path} must hold JSON nested at most ~1000 levels deep") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{path} must hold a JSON object; got {type(value).__name__}")
-    return value
-
-
 SEED_MAX = 2**63 - 1
 
 
@@ -317,25 +274,6 @@ def check_path(name: str, value) -> None:
     """A file system path: a ``str`` or ``os.PathLike`` (a ``pathlib.Path``)."""
     if not isinstance(value, (str, os.PathLike)):
         raise ValueError(f"{name} must be a path (str or pathlib.Path); got {value!r:.80}")
-
-
-def checked_path(name: str, path, max_bytes: int | None) -> Path:
-    """``path`` when it names a regular file of at most ``max_bytes``; see :func:`checked_file`."""
-    check_path(name, path)
-    if isinstance(path, str) and "\n" in path:
-        raise ValueError(f"{name} must be the path of a file, not its text; got {path!r:.80}")
-    path = Path(path)
-    return checked_file(path.parent, path.name, max_bytes)
-
-
-def read_text(path: Path) -> str:
-    """The UTF-8 text of a file that :func:`checked_file` let through; ValueError naming it."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path} must be UTF-8 text; {err}") from None
-    except OSError as err:
-        raise ValueError(f"{path} cannot be read: {err.strerror}") from None
 
 
 # --- data ---
@@ -403,15 +341,6 @@ def check_finite_step(name: str, t: torch.Tensor, step: int) -> None:
     if _nan_or_posinf(t):
         raise ValueError(f"{name} hold NaN or +inf at step {step}; training stopped before that "
                          "step changed the weights (try a smaller lr)")
-
-
-def check_learning_rate(name: str, value: float, max_lr: float) -> None:
-    """A learning rate in (0, max_lr]: past ``max_lr`` Adam's steps are so large that training
-    diverges at once, a typo rather than a choice."""
-    check_positive_float(name, value)
-    if value > max_lr:
-        raise ValueError(f"{name} must be at most {max_lr} (Adam's usual range is 1e-5 to "
-                         f"1e-2); got {value!r}")
 
 
 # --- train ---

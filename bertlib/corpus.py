@@ -14,7 +14,8 @@ from pathlib import Path
 import torch
 
 from bertlib.assets import SMALL_CORPUS_DIR
-from bertlib.checks import check_path, check_seed, checked_path, read_text
+from bertlib.checks import check_path, check_seed
+from bertlib.files import checked_path, read_text
 from bertlib.i18n import LANGUAGES
 from bertlib.rng import make_generator
 from bertlib.vocab import check_word_tokens

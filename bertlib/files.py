@@ -1,4 +1,9 @@
-"""How is a file written so that a crash leaves the old file or the new one, never a mix?
+"""How is a file read safely, and written so that a crash leaves the old file or the new one?
+
+A file is untrusted input: :func:`checked_file` and :func:`checked_path` let through only a
+regular file of bounded size (a named pipe would block a read forever, a link to ``/dev/zero``
+never ends), and :func:`read_text` and :func:`read_json` report a file that is not UTF-8 text or
+JSON by its name.
 
 :func:`atomic_write` lets a writer fill a temporary file beside the target, makes it durable
 and renames it over the target in one step (``os.replace`` is atomic on one file system): a
@@ -9,11 +14,15 @@ process killed at any moment leaves ``path`` as it was or as the writer finished
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import shutil
+import stat
 from collections.abc import Callable
 from pathlib import Path
+
+from bertlib.checks import check_path
 
 
 def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
@@ -97,3 +106,62 @@ def complete_folder(folder: str | Path) -> Path | None:
     neither exists. It changes nothing, so any number of readers may call it."""
     folder = Path(folder)
     return next((f for f in (folder, aside(folder)) if os.path.lexists(f)), None)
+
+
+def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Path:
+    """``directory / name`` when it is a regular file of at most ``max_bytes`` (None: any size).
+
+    A checkpoint is untrusted input: a name that is a FIFO would block a read forever, and a
+    link to a device such as ``/dev/zero`` never ends, so only regular files are read, and a
+    file meant to be small must be small.
+    """
+    check_path("directory", directory)
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
+    path = directory / name
+    try:
+        info = path.stat()  # follows links: what matters is what would be read
+    except FileNotFoundError:
+        raise ValueError(f"{directory} has no {name}") from None
+    except OSError as err:  # a loop of symbolic links, a name too long, no permission...
+        raise ValueError(f"{path} cannot be read: {err.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"{path} must be a regular file; it is a "
+                         f"{'folder' if stat.S_ISDIR(info.st_mode) else 'device, pipe or socket'}")
+    if max_bytes is not None and info.st_size > max_bytes:
+        raise ValueError(f"{path} has {info.st_size:,} bytes; a {name} may have at most "
+                         f"{max_bytes:,}")
+    return path
+
+
+def read_json(path: Path) -> dict:
+    """A JSON object from a file that :func:`checked_file` let through."""
+    try:
+        value = json.loads(read_text(path))
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path} must hold JSON; {err}") from None
+    except RecursionError:  # "[[[[..." nested deeper than Python's stack
+        raise ValueError(f"{path} must hold JSON nested at most ~1000 levels deep") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} must hold a JSON object; got {type(value).__name__}")
+    return value
+
+
+def checked_path(name: str, path, max_bytes: int | None) -> Path:
+    """``path`` when it names a regular file of at most ``max_bytes``; see :func:`checked_file`."""
+    check_path(name, path)
+    if isinstance(path, str) and "\n" in path:
+        raise ValueError(f"{name} must be the path of a file, not its text; got {path!r:.80}")
+    path = Path(path)
+    return checked_file(path.parent, path.name, max_bytes)
+
+
+def read_text(path: Path) -> str:
+    """The UTF-8 text of a file that :func:`checked_file` let through; ValueError naming it."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{path} must be UTF-8 text; {err}") from None
+    except OSError as err:
+        raise ValueError(f"{path} cannot be read: {err.strerror}") from None

@@ -26,7 +26,6 @@ from bertlib.checks import (
     check_finite_step,
     check_instance,
     check_int_in,
-    check_learning_rate,
     check_logits,
     check_ndim,
     check_positive_int,
@@ -39,7 +38,7 @@ from bertlib.model import BERTModel
 from bertlib.rng import own_global_rng
 from bertlib.taskfit import check_fits, check_labels, check_model_and_data
 from bertlib.tasks import IGNORE, TaskData
-from bertlib.train import MAX_LR, _device, run_steps
+from bertlib.train import check_lr, default_device, run_steps
 
 
 def _new_linear(bert: BERTModel, num_outputs: int, seed: int) -> nn.Linear:
@@ -229,9 +228,9 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
     """
     # <checks>
     check_positive_int("num_steps", num_steps)
-    check_learning_rate("lr", lr, MAX_LR)
+    check_lr("lr", lr)
     check_bool("progress", progress)
-    device = _device(device)
+    device = default_device(device)
     check_fits(model, data)
     if not any(p.requires_grad for p in model.parameters()):
         raise ValueError("model has no trainable parameter: every one is frozen")

@@ -45,10 +45,8 @@ from bertlib.checks import (
     check_path,
     check_positive_float,
     check_positive_int,
-    checked_file,
-    checked_path,
-    read_json,
 )
+from bertlib.files import checked_file, checked_path, read_json
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.rng import own_global_rng
 from bertlib.tokenizer import WordPieceTokenizer

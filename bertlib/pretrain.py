@@ -44,7 +44,6 @@ from bertlib.checks import (
     check_dropout,
     check_instance,
     check_int_in,
-    check_positive_float,
     check_positive_int,
     check_seed,
     check_str,
@@ -55,7 +54,7 @@ from bertlib.files import atomic_write, complete_folder
 from bertlib.loss import BERTLoss, bert_loss
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.train import MAX_LR, init_model, make_optimizer
+from bertlib.train import check_lr, init_model, make_optimizer
 
 CHECKPOINT_DIR = "checkpoint"
 TOKENIZER_FILE = "tokenizer.json"
@@ -82,14 +81,6 @@ class RunArgs:
     seed: int = 0
     save_every: int = 200
     log_every: int = 50
-
-
-def check_lr(name: str, value: float) -> None:
-    """A learning rate in (0, MAX_LR], as ``train_bert`` takes."""
-    check_positive_float(name, value)
-    if value > MAX_LR:
-        raise ValueError(f"{name} must be at most {MAX_LR} (Adam's usual range is 1e-5 to "
-                         f"1e-2); got {value!r}")
 
 
 def check_text(name: str, value: str) -> None:

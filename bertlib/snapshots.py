@@ -21,8 +21,8 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
 from bertlib.assets import SMALL_BERT_DIR
-from bertlib.checks import check_finite, check_instance, check_int_in, check_path, checked_file
-from bertlib.files import atomic_write
+from bertlib.checks import check_finite, check_instance, check_int_in, check_path
+from bertlib.files import atomic_write, checked_file
 from bertlib.model import BERTModel
 
 SNAPSHOTS_FILE = "snapshots.safetensors"

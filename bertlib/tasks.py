@@ -40,9 +40,8 @@ from bertlib.checks import (
     check_range,
     check_str,
     check_unicode_text,
-    checked_file,
-    read_text,
 )
+from bertlib.files import checked_file, read_text
 from bertlib.i18n import LANGUAGES, text
 from bertlib.inputs import EncodedInput, encode_pair, stack_inputs
 from bertlib.rng import make_generator

@@ -27,10 +27,8 @@ from bertlib.checks import (
     check_path,
     check_positive_int,
     check_str,
-    checked_path,
-    read_text,
 )
-from bertlib.files import atomic_write
+from bertlib.files import atomic_write, checked_path, read_text
 from bertlib.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
 
 TOKENIZER_MAX_BYTES = 64 << 20  # BERT's tokenizer.json is under 1 MB, multilingual ones ~10 MB

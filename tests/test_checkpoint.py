@@ -69,8 +69,13 @@ def test_a_hostile_config_is_refused_before_anything_is_allocated(saved):
     with torch's allocation error (or worse), not with a ValueError in a blink."""
     edit_config(saved, vocab_size=10**10)
     start = time.perf_counter()
+    with pytest.raises(ValueError,
+                       match=r"vocab_size=10000000000, .* would hold [\d,]+ parameters"):
+        load_pretrained(saved)  # the config's sizes alone are refused
+    assert time.perf_counter() - start < 2.0
+    edit_config(saved, vocab_size=10**6)  # a size that fits, but not the file's tensors
     with pytest.raises(ValueError, match=r"encoder.token_embedding.weight: expected "
-                                         r"\(10000000000, 16\), found \(40, 16\)"):
+                                         r"\(1000000, 16\), found \(40, 16\)"):
         load_pretrained(saved)
     assert time.perf_counter() - start < 2.0
 

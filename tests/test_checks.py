@@ -22,16 +22,8 @@ from bertlib import (
     make_pretrain_data,
     mask_tokens,
 )
-from bertlib.checks import (
-    check_int_in,
-    check_seed,
-    check_str,
-    checked_file,
-    checked_path,
-    number_array,
-    read_json,
-    read_text,
-)
+from bertlib.checks import check_int_in, check_seed, check_str, number_array
+from bertlib.files import checked_file, checked_path, read_json, read_text
 
 SIZES = {"vocab_size": 30, "num_hiddens": 8, "ffn_num_hiddens": 16, "num_heads": 2,
          "num_blks": 1, "dropout": 0.0, "max_len": 16}

@@ -250,8 +250,12 @@ def test_a_hostile_config_is_refused_before_anything_is_allocated(saved_checkpoi
     config = json.loads((saved_checkpoint / "config.json").read_text())
     (saved_checkpoint / "config.json").write_text(json.dumps(config | {"vocab_size": 10**10}))
     start = time.perf_counter()
+    with pytest.raises(ValueError,
+                       match=r"vocab_size=10000000000, .* would hold [\d,]+ parameters"):
+        load_hf_model(saved_checkpoint)  # the config's sizes alone are refused
+    (saved_checkpoint / "config.json").write_text(json.dumps(config | {"vocab_size": 10**6}))
     with pytest.raises(ValueError, match=r"embeddings.word_embeddings.weight: expected "
-                                         r"\(10000000000, 32\), found \(99, 32\)"):
+                                         r"\(1000000, 32\), found \(99, 32\)"):
         load_hf_model(saved_checkpoint)
     assert time.perf_counter() - start < 2.0
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bertlib.checkpoint import CONFIG_MAX_BYTES, load_pretrained
-from bertlib.checks import checked_file, read_json
+from bertlib.files import checked_file, read_json
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 
