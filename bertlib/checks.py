@@ -303,10 +303,7 @@ RESULT_MAX_BYTES = 2**30
 def check_result_size(what: str, numel: int, element_size: int = 4) -> None:
     """Refuse, from arithmetic alone, a tensor of ``numel`` elements past
     :data:`RESULT_MAX_BYTES`; ``what`` names it and the sizes it comes from."""
-    need = numel * element_size
-    if need > RESULT_MAX_BYTES:
-        raise ValueError(f"{what} would need {need / 2**30:,.1f} GiB (at most "
-                         f"{RESULT_MAX_BYTES / 2**30:.0f} GiB): ask for a smaller one")
+    check_memory(what, numel * element_size, RESULT_MAX_BYTES, "ask for a smaller one")
 
 
 def check_unicode_text(name: str, value: str) -> None:
