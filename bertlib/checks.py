@@ -306,18 +306,6 @@ def check_result_size(what: str, numel: int, element_size: int = 4) -> None:
     check_memory(what, numel * element_size, RESULT_MAX_BYTES, "ask for a smaller one")
 
 
-def check_unicode_text(name: str, value: str) -> None:
-    """A string that UTF-8 can encode: a lone surrogate such as ``"\\ud800"`` (which JSON's
-    ``\\ud800`` escapes and broken copy-paste produce) is not text, and tokenizers reject it
-    from deep inside."""
-    check_str(name, value)
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as err:
-        raise ValueError(f"{name} must be text UTF-8 can encode; it holds the lone surrogate "
-                         f"{value[err.start]!r} at index {err.start}: {value!r:.80}") from None
-
-
 def _nan_or_posinf(t: torch.Tensor) -> bool:
     """Logits may hold -inf, a class that is never the answer (padding, for a span's start),
     but never NaN or +inf."""

@@ -19,11 +19,10 @@ from bertlib.checks import (
     check_instance,
     check_ndim,
     check_result_size,
-    check_unicode_text,
 )
 from bertlib.inputs import encode_pair, eval_mode, model_device, stack_inputs
 from bertlib.model import BERTModel
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.tokenizer import WordPieceTokenizer, check_text
 
 # (sentence, word) pairs for the notebooks' demonstrations.
 CRANE_EXAMPLES = (
@@ -51,8 +50,8 @@ def find_word(tokenizer: WordPieceTokenizer, sentence: str, word: str,
     (its ``occurrence``-th appearance, counting from 0), both without ``[CLS]``."""
     check_instance("tokenizer", tokenizer, WordPieceTokenizer,
                    "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
-    check_unicode_text("sentence", sentence)
-    check_unicode_text("word", word)
+    check_text("sentence", sentence)
+    check_text("word", word)
     if isinstance(occurrence, bool) or not isinstance(occurrence, numbers.Integral):
         raise ValueError(f"occurrence must be an integer (0 for the first); got {occurrence!r}")
     encoding = tokenizer.backend.encode(sentence, add_special_tokens=False)

@@ -39,13 +39,12 @@ from bertlib.checks import (
     check_positive_int,
     check_range,
     check_str,
-    check_unicode_text,
 )
 from bertlib.files import checked_file, read_text
 from bertlib.i18n import LANGUAGES, text
 from bertlib.inputs import EncodedInput, encode_pair, stack_inputs
 from bertlib.rng import make_generator
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.tokenizer import WordPieceTokenizer, check_text
 
 NUM_TOPICS = 12
 TAGS = ("O", "NAME", "PLACE", "TIME")  # tag ids are positions in this tuple
@@ -76,7 +75,7 @@ class TaskSentence:
 
     def __post_init__(self) -> None:
         # <checks>
-        check_unicode_text("text", self.text)
+        check_text("text", self.text)
         check_choice("lang", self.lang, LANGUAGES)
         check_int_in("topic", self.topic, 0, NUM_TOPICS - 1)
         check_int_in("story", self.story, 0)

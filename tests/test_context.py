@@ -117,12 +117,12 @@ def test_cosine_similarity_refuses_what_has_no_cosine(vectors, message):
 
 
 def test_a_lone_surrogate_is_a_value_error_naming_the_text(small_model, tiny_tokenizer):
-    with pytest.raises(ValueError, match=r"sentence must be text UTF-8 can encode; it holds the "
-                                         r"lone surrogate '\\ud800' at index 4"):
+    with pytest.raises(ValueError, match=r"sentence is not valid text: the character '\\ud800' at "
+                                         r"position 4"):
         find_word(tiny_tokenizer, "the \ud800 bank", "bank")
-    with pytest.raises(ValueError, match="word must be text UTF-8 can encode"):
+    with pytest.raises(ValueError, match="word is not valid text"):
         find_word(tiny_tokenizer, "the bank", "\ud800")
-    with pytest.raises(ValueError, match="sentence must be text UTF-8 can encode"):
+    with pytest.raises(ValueError, match="sentence is not valid text"):
         word_vectors(small_model, tiny_tokenizer, [("\ud800 bank", "bank")])
 
 

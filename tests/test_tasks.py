@@ -242,8 +242,8 @@ def test_sentences_of_the_wrong_kind_are_named(sentences, tokenizer):
 
 
 @pytest.mark.parametrize(("fields", "message"), [
-    ({"text": "\ud800 went home"}, r"text must be text UTF-8 can encode; it holds the lone "
-                                    r"surrogate '\\ud800' at index 0"),
+    ({"text": "\ud800 went home"}, r"text is not valid text: the character '\\ud800' at "
+                                    r"position 0"),
     ({"lang": "fr"}, r"lang must be one of \['en', 'zh'\]; got 'fr'"),
     ({"topic": 12}, r"topic must be an integer in \[0, 11\]; got 12"),
     ({"topic": "3"}, r"topic must be an integer in \[0, 11\]; got '3'"),
@@ -262,7 +262,7 @@ def test_a_task_sentence_checks_its_fields(fields, message):
 
 
 def test_a_lone_surrogate_is_a_value_error_naming_the_text(sentences, tokenizer):
-    with pytest.raises(ValueError, match="text must be text UTF-8 can encode"):
+    with pytest.raises(ValueError, match="text is not valid text"):
         topic_data([TaskSentence("\ud800", "en", 0, 0, "0.1.0", ())], tokenizer, 16)
 
 
@@ -291,7 +291,7 @@ GOOD_LINE = ('{"story": 0, "topic": 0, "template": "0.0.0", "text": "Maria went 
      r"en.jsonl, line 2: must be a JSON object with the keys \['text', 'topic', 'story', "),
     ("[1, 2]", r"en.jsonl, line 2: must be a JSON object"),
     ('{"story": 0, "topic": 0, "template": "0.0.0", "text": "\\ud800", "spans": []}',
-     r"en.jsonl, line 2: text must be text UTF-8 can encode"),
+     r"en.jsonl, line 2: text is not valid text"),
     ('{"story": 0, "topic": 0, "template": "0.0.0", "text": "x", "spans": 5}',
      r"en.jsonl, line 2: spans must be a list of \(start, end, kind\); got 5"),
     ("[" * 100_000, r"en.jsonl, line 2: JSON nested too deep"),
