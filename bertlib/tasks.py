@@ -28,7 +28,7 @@ import torch
 
 from bertlib.assets import TASKS_DIR
 from bertlib.checks import check_choice, check_positive_int
-from bertlib.i18n import LANGUAGES, text
+from bertlib.i18n import CORPUS_LANGUAGES, text
 from bertlib.inputs import EncodedInput, encode_pair, stack_inputs
 from bertlib.rng import make_generator
 from bertlib.tokenizer import WordPieceTokenizer
@@ -59,7 +59,7 @@ class TaskSentence:
 def load_task_sentences(directory: str | Path = TASKS_DIR) -> list[TaskSentence]:
     """Every sentence of the shipped sets, English first, in file order."""
     sentences = []
-    for lang in LANGUAGES:
+    for lang in CORPUS_LANGUAGES:
         for line in (Path(directory) / f"{lang}.jsonl").read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             sentences.append(TaskSentence(row["text"], lang, row["topic"], row["story"],
@@ -133,7 +133,7 @@ class TaskData:
 
     def select(self, lang: str) -> TaskData:
         """The examples in one language."""
-        check_choice("lang", lang, LANGUAGES)
+        check_choice("lang", lang, CORPUS_LANGUAGES)
         rows = torch.tensor([x == lang for x in self.langs])
         return TaskData(*(t[rows] for t in self.tensors()), [lang] * int(rows.sum()))
 
