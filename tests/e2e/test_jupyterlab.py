@@ -313,7 +313,8 @@ MARK_CHINESE = """
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       // Dropdown options are drawn outside the page's layout: no font report for them.
-      if (/[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]/u.test(node.textContent) && !node.parentElement.closest('select')
+      if (/[\\p{sc=Hani}\\p{sc=Hira}\\p{sc=Kana}]/u.test(node.textContent)
+          && !node.parentElement.closest('select')
           && node.parentElement.getClientRects().length) texts.push([node, root]);
     }
   }
@@ -322,7 +323,8 @@ MARK_CHINESE = """
     span.dataset.e2eCjk = i;
     node.replaceWith(span);
     span.appendChild(node);
-    const han = node.textContent.match(/[\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}]/gu).length;
+    const han = node.textContent.match(/[\\p{sc=Hani}\\p{sc=Hira}\\p{sc=Kana}]/gu)
+      .length;
     return [node.textContent.trim().slice(0, 40), han, root.matches('.jp-RenderedMarkdown')];
   });
 }
