@@ -1331,7 +1331,7 @@ def problems_in_chinese(page: Page, names: set[str]) -> list[str]:
     """Chinese and Japanese text on the page (Han characters and kana) is drawn with the
     project's CJK font (per Chromium's report)."""
     marked = page.evaluate(MARK_CHINESE)
-    problems = [] if any(markdown for *_, markdown in marked) else ["no Chinese or Japanese markdown"]
+    problems = [] if any(markdown for *_, markdown in marked) else ["no CJK markdown"]
     cdp = page.context.new_cdp_session(page)
     try:
         cdp.send("DOM.enable")
