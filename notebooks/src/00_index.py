@@ -106,8 +106,8 @@
 #
 # 0. [**目次**](00_index.ipynb)：このページです。内容の紹介、ノートブックの動かし方、d2l の章との対
 #    応をまとめています。
-# 1. [**文脈に依存しない表現から文脈に依存する表現
-#    へ**](01_context.ipynb)：word2vec/GloVe、ELMo、GPT、BERT を比べ、実際の重みで多義性を測ります。
+# 1. [**文脈に依存しない表現から文脈に依存する表現へ**](01_context.ipynb)：word2vec/GloVe、ELMo、
+#    GPT、BERT を比べ、実際の重みで多義性を測ります。
 # 2. [**入力表現**](02_input_representation.ipynb)：`<cls>` A `<sep>` B `<sep>` とセグメントインデッ
 #    クス、WordPiece の貪欲な最長一致と語彙の学習方法、トークン埋め込み・セグメント埋め込み・位置埋
 #    め込みを手で足し合わせます。
@@ -131,11 +131,12 @@
 #    MiniLM の重みのファインチューニング。
 #
 # どのノートブックも単独で読むことができ、ノートパソコンの CPU で動きます。GPU は要りません（`make
-# notebooks` が各ノートブックの実行時間を表示します）。各ノートブックの最後には演習があり、その一部
-# には、答えを明かさずに正解（✓）か不正解（×）かを教えてくれるチェック用のセルが付いています。関数を
-# 実装する演習のチェックは、最初に失敗したテストケースとその箇所を示します。チェックに `hint=1`（続
-# いて 2、3）を加えるとヒントが表示され、最後のヒントは完全な手順です。bertlib 自身の関数を呼び出し
-# て済ませた実装は合格になりません。
+# notebooks`
+# が各ノートブックの実行時間を表示します）。各ノートブックの最後には演習があり、その一部には、答えを
+# 明かさずに正解（✓）か不正解（×）かを教えてくれるチェック用のセルが付いています。関数を実装する演習
+# のチェックは、最初に失敗したテストケースとその箇所を示します。チェックに `hint=1`（続いて 2、3）を
+# 加えるとヒントが表示され、最後のヒントは完全な手順です。bertlib 自身の関数を呼び出して済ませた実装
+# は合格になりません。
 
 # %% [markdown] lang="en"
 # ## How to run
@@ -394,14 +395,14 @@
 # * `d2l.Vocab`、`d2l.tokenize` → `Vocab`、`WordPieceTokenizer`（02・WordPiece）
 # * `BERTEncoder`（コンストラクタ、埋め込み） → `BERTEncoder.__init__`、`BERTEncoder.embed`（02・3
 #   つの埋め込み、1 つの和）
-# * `d2l.TransformerEncoderBlock`、`BERTEncoder.forward` →
-#   `TransformerEncoderBlock`、`BERTEncoder.forward`（03・エンコーダブロックを手で計算する）
-# * `d2l.masked_softmax`（マルチヘッドアテンションの中） →
-#   `key_padding_mask`、`MultiHeadAttention.forward`（03・パディングと `valid_lens`）
+# * `d2l.TransformerEncoderBlock`、`BERTEncoder.forward` → `TransformerEncoderBlock`、
+#   `BERTEncoder.forward`（03・エンコーダブロックを手で計算する）
+# * `d2l.masked_softmax`（マルチヘッドアテンションの中） → `key_padding_mask`、
+#   `MultiHeadAttention.forward`（03・パディングと `valid_lens`）
 # * `_replace_mlm_tokens`、`_get_mlm_data_from_tokens` → `mask_tokens`（04・15% と 80/10/10 の規則）
 # * `MaskLM` → `MaskLM`（04・マスク言語モデルの出力層：取り出してから予測する）
-# * `_get_next_sentence`、`_get_nsp_data_from_paragraph` →
-#   `get_next_sentence`、`make_nsp_pairs`（05・文ペアのサンプリング）
+# * `_get_next_sentence`、`_get_nsp_data_from_paragraph` → `get_next_sentence`、`make_nsp_pairs`
+#   （05・文ペアのサンプリング）
 # * `NextSentencePred` → `NextSentencePred`（05・次文予測の出力層は `<cls>` を読む）
 # * `BERTModel` → `BERTModel`（06・`BERTModel`）
 # * `_read_wiki` → `read_wikitext`（06・章のデータパイプライン）
@@ -472,8 +473,8 @@
 # %% [markdown] lang="ja"
 # ## 教える方へ：授業での提示
 #
-# * **全画面ですっきりと：** *View → Presentation Mode* ですべてが拡大され、サイドパネルが隠れま
-#   す。*View → Simple Interface* ではノートブックを 1 つずつ表示します。
+# * **全画面ですっきりと：** *View → Presentation Mode* ですべてが拡大され、サイドパネルが隠れます。
+#   *View → Simple Interface* ではノートブックを 1 つずつ表示します。
 # * **後ろの席にも見える大きな文字：** *Settings → Theme → Increase Code Font Size* と *Increase
 #   Content Font Size*（必要なだけ繰り返します）。RISE などの拡張機能は要りません。
 # * **進め方：** セルはわざと短くしてあります。Shift+Enter で 1 つずつ実行し、形状が表示されるたびに

@@ -222,9 +222,9 @@ print(tr("identical in all three sentences") if same else tr("not identical"))
 # %% [markdown] lang="ja"
 # ## 文脈に依存する表現：ELMo
 #
-# トークン $x$ の**文脈に依存する**表現は、トークンとその文脈 $c(x)$ の関数 $f(x, c(x))$ で
-# す。TagLM、CoVe、ELMo（*Embeddings from Language Models*、言語モデルからの埋め込み。Peters
-# ら、2018）が初期の例です。
+# トークン $x$ の**文脈に依存する**表現は、トークンとその文脈 $c(x)$ の関数 $f(x, c(x))$ です。
+# TagLM、CoVe、ELMo（*Embeddings from Language Models*、言語モデルからの埋め込み。Peters ら、2018）
+# が初期の例です。
 #
 # ELMo は事前学習済みの双方向 LSTM で文全体を読みます。1 つの言語モデルが左から右へ、もう 1 つが右か
 # ら左へ読み、ELMo はその両方のすべての層の隠れ状態を組み合わせて、単語ごとに 1 つのベクトルを作りま
@@ -314,8 +314,8 @@ print(tr("identical in all three sentences") if same else tr("not identical"))
 #
 # 下の図は、表の「文脈」の行を文 A について具体的に描いたものです。$i$ 行目は、トークン $i$ の表現が
 # どのトークンに依存できるかを示し、「bank」の行は枠で囲んであります。ELMo は行全体を覆いますが、そ
-# れは互いに相手の側を見ない 2 つのモデルによるものです。GPT の因果マスクでは下三角だけが残りま
-# す。BERT の行はすべて埋まっています。
+# れは互いに相手の側を見ない 2 つのモデルによるものです。GPT の因果マスクでは下三角だけが残ります。
+# BERT の行はすべて埋まっています。
 
 # %%
 tokens = BANK_EXAMPLES[0][0].split()  # sentence A, word by word
