@@ -40,7 +40,8 @@ def test_set_language_is_the_default_of_every_lang_none_and_cwd_plays_no_part(tm
     assert i18n.text("layer", "en") == "layer"  # an explicit lang= still wins
     i18n.set_language(None)
     assert i18n.get_language() == "en"
-    with pytest.raises(ValueError, match=r"lang must be one of \['en', 'zh'\] or None; got 'fr'"):
+    with pytest.raises(ValueError,
+                       match=r"lang must be one of \['en', 'zh', 'ja'\] or None; got 'fr'"):
         i18n.set_language("fr")
     assert i18n.get_language() == "en"
 
