@@ -741,7 +741,7 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=tr("“{word}” in th
 #   ます。ベースラインが大切です。ランダムなエンコーダも、主に位置と隣のトークンのせいで異なるベクト
 #   ルを出します。
 #
-# ## 練習問題
+# ## 演習
 #
 # 1. ★ **数えてみよう。** 文 A と B は「bank」まで（「bank」を含む）同じです。B の BERT 入力シーケン
 #    ス `<cls> i went to the bank to sit down <sep>` で、BERT の「bank」の表現は依存できるのに、左か
