@@ -58,6 +58,14 @@ def get_language() -> str:
     return _language or "en"
 
 
+def corpus_language(lang: str | None = None) -> str:
+    """The language of the examples an edition takes from the corpus or the tasks: its own
+    where they are written in it (:data:`CORPUS_LANGUAGES`), else English (the Japanese
+    edition's: the small model knows no Japanese)."""
+    lang = resolve_language(lang)
+    return lang if lang in CORPUS_LANGUAGES else "en"
+
+
 def _check(lang: str) -> None:
     if lang not in LANGUAGES:
         raise ValueError(f"lang must be one of {list(LANGUAGES)} or None; got {lang!r}")

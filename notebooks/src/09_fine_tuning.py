@@ -118,7 +118,7 @@ from bertlib.finetune import (
     task_loss,
 )
 from bertlib.hf import minilm_directory
-from bertlib.i18n import get_language, table, tr
+from bertlib.i18n import corpus_language, table, tr
 from bertlib.implement import check_implementation
 from bertlib.tasks import (
     IGNORE,
@@ -270,7 +270,7 @@ train_templates = {(s.lang, s.template) for s in split.train}
 print(tr("{train} training sentences, {held} held-out sentences",
          train=len(split.train), held=len(split.held_out)))
 print(tr("templates on both sides: {n}", n=len(train_templates & split.held_out_templates)))
-held = next(s for s in split.held_out if s.lang == get_language())  # one in this edition's
+held = next(s for s in split.held_out if s.lang == corpus_language())  # one in this edition's
 topic_, step, wording = held.template.split(".")
 twin = next(s for s in split.train  # the other wording of that step, in the same language
             if s.template == f"{topic_}.{step}.{1 - int(wording)}" and s.lang == held.lang)
@@ -523,7 +523,7 @@ print(table([[tr("topic"), f"{'n':>3}", tr("held-out accuracy (95% interval)")]]
             + [[name, f"{acc.n:>3}", acc] for name, acc in zip(topics, per_class, strict=True)]))
 predicted = predict(classifier, topic_held)  # one topic per held-out sentence, in order
 wrong = {s.text: topics[int(p)] for s, p in zip(split.held_out, predicted, strict=True)
-         if s.topic == 0 and p != 0 and s.lang == get_language()}  # each sentence once
+         if s.topic == 0 and p != 0 and s.lang == corpus_language()}  # each sentence once
 for text_, guess in list(wrong.items())[:3]:
     print(tr("{topic} → {guess}: {sentence}", topic=topics[0], guess=guess, sentence=text_))
 
@@ -646,7 +646,7 @@ print(tr("always '{tag}': right on {share:.3f} of the held-out tokens",
 qa_train = span_data(split.train, tokenizer, max_len)
 qa_held = span_data(split.held_out, tokenizer, max_len)
 print(tr("questions: training {train}, held out {held}", train=len(qa_train), held=len(qa_held)))
-i = qa_train.langs.index(get_language())  # the first question in this edition's language
+i = qa_train.langs.index(corpus_language())  # the first question in this edition's language
 tokens = tokenizer.vocab.to_tokens(qa_train.tokens[i, :qa_train.valid_lens[i]].tolist())
 first, last = qa_train.labels[i].tolist()
 print(" ".join(tokens))
@@ -768,7 +768,7 @@ print(tr("names in held-out questions: {n}, not seen in training: {new}",
 names_held = span_data(split.held_out, tokenizer, max_len, kinds=["NAME"])
 found = predict_spans(qa, names_held)
 missed = [i for i in (found != names_held.labels).any(1).nonzero()[:, 0].tolist()
-          if names_held.langs[i] == get_language()]
+          if names_held.langs[i] == corpus_language()]
 for i in missed[:3]:
     tokens = tokenizer.vocab.to_tokens(names_held.tokens[i, :names_held.valid_lens[i]].tolist())
     (first, last), (got_first, got_last) = names_held.labels[i].tolist(), found[i].tolist()
