@@ -162,3 +162,16 @@ def test_fill_keeps_chinese_punctuation_off_the_start_of_a_line():
     assert lines == ["词" * 9, "词。" + "元" * 8, "元" * 2]
     lines = fill("词" * 9 + "（元）", width=20).split("\n")
     assert lines == ["词" * 9, "（元）"]  # an opening bracket does not end a line
+
+
+def test_an_edition_takes_its_examples_from_the_corpus_in_its_language_or_english():
+    """The corpus and the tasks are English and Chinese: the Japanese edition's examples are
+    English ones (its model knows no Japanese)."""
+    assert i18n.CORPUS_LANGUAGES == ("en", "zh")
+    assert [i18n.corpus_language(lang) for lang in ("en", "zh", "ja")] == ["en", "zh", "en"]
+    i18n.set_language("ja")
+    assert i18n.corpus_language() == "en"
+    i18n.set_language("zh")
+    assert i18n.corpus_language() == "zh"
+    with pytest.raises(ValueError, match="lang must be one of"):
+        i18n.corpus_language("fr")
