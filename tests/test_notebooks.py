@@ -342,6 +342,15 @@ def _words(texts) -> set[str]:
     return {word for text in texts for word in re.findall(r"[A-Za-z]+", text)}
 
 
+def _translated(nb) -> list[str]:
+    """The English texts the code cells give to tr()."""
+    return [node.value for cell in nb.cells if cell.cell_type == "code"
+            for call in ast.walk(_parse(cell.source))
+            if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "tr"
+            for node in ast.walk(call.args[0]) if call.args
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+
+
 def _spelt_and_printed(nb) -> tuple[set[str], set[str]]:
     """The words the code spells (its names, and the strings it hands to functions: example
     sentences, the words a lesson is about) and the words of the English labels it prints as
@@ -405,20 +414,25 @@ def chinese_output_problems(nb, en_nb=None) -> list[str]:
     out of line: rows that line up by characters but not by display width, and rows whose
     values line up in the English edition (``en_nb``) but not in this one."""
     spelt, printed = _spelt_and_printed(nb)
+    templates = _words(_translated(nb))
     # An English label printed as it is, in print("..."), is English in every edition.
     problems = [f"print() spells English ({' '.join(sorted(printed))}): use tr()"] * bool(printed)
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or "show_source(" in cell.source:
             continue  # a listing is code
         lines = _stdout(cell).splitlines()
+        # The Japanese edition shows the English edition's examples (the corpus is English and
+        # Chinese): a word the English edition prints in this cell, and no text given to tr()
+        # spells, is data, not a label left untranslated.
+        data = (_words([_stdout(en_nb.cells[index])]) - templates) if en_nb is not None else set()
         for line in lines:
             text = QUOTED_DATA.sub(" ", TOKEN_DATA.sub(" ", NOT_A_WORD.sub(" ", line)))
             text = SENTENCE.sub(" ", text)
             words = [w for w in re.findall(r"[A-Za-z]+", text) if len(w) > 1 and not w.isupper()]
             if "Counter(" in line or (CJK.search(text) and PYTHON_REPR.search(line)):
                 problems.append(f"cell {index}: a Python repr: {line!r:.100}")
-            if CJK.search(text) and (english := [w for w in words
-                                                 if w not in spelt and w not in NAMES]):
+            if CJK.search(text) and (english := [w for w in words if w not in spelt
+                                                 and w not in NAMES and w not in data]):
                 problems.append(f"cell {index}: English in a Chinese output "
                                 f"({' '.join(english)}): {line!r:.100}")
         if en_nb is not None:

@@ -1895,7 +1895,7 @@ check_exercise("06_small_bert_params", answer)
 # "事前学習のテキスト"
 #
 # "BooksCorpus 800M words + English Wikipedia 2,500M words"
-# "BooksCorpus 8 億語 + 英語版 Wikipedia 25 億語"
+# "書籍コーパス 8 億語 + 英語版ウィキペディア 25 億語"
 #
 # "{sentences:,} sentences, {tokens:,} WordPiece tokens (English and Chinese)"
 # "{sentences:,} 文、WordPiece のトークン {tokens:,} 個（英語と中国語）"

@@ -1367,10 +1367,10 @@ check_implementation("09_best_span", best_span)
 # "両方にあるテンプレート：{n} 個"
 #
 # "held out: {sentence}"
-# "ホールドアウト：{sentence}"
+# "評価用：{sentence}"
 #
 # "trained:  {sentence}"
-# "学習用：    {sentence}"
+# "学習用：{sentence}"
 #
 # "loss {loss:.3f}, ln 4 = {ln4:.3f}"
 # "損失 {loss:.3f}、ln 4 = {ln4:.3f}"
