@@ -54,7 +54,7 @@ test: setup lint browser
 	$(BIN)/python tools/notebooks.py --check
 	$(BIN)/python -m pytest tests
 	elsewhere=$$(mktemp -d) && cp -r notebooks/en "$$elsewhere/edition-1" && \
-	cp -r notebooks/zh "$$elsewhere/edition-2" && \
+	cp -r notebooks/zh "$$elsewhere/edition-2" && cp -r notebooks/ja "$$elsewhere/edition-3" && \
 	$(BIN)/python -m pytest -p no:cacheprovider --rootdir "$$elsewhere" "$$elsewhere" $(NBVAL); \
 	status=$$?; rm -rf "$$elsewhere"; exit $$status
 

@@ -16,7 +16,7 @@ import torch
 from bertlib.assets import SMALL_CORPUS_DIR
 from bertlib.checks import check_path, check_seed
 from bertlib.files import checked_path, read_text
-from bertlib.i18n import LANGUAGES
+from bertlib.i18n import CORPUS_LANGUAGES
 from bertlib.rng import make_generator
 from bertlib.vocab import check_word_tokens
 
@@ -100,7 +100,7 @@ def load_small_corpus(directory: str | Path = SMALL_CORPUS_DIR, *, held_out: flo
     check_seed("seed", seed)
     g = make_generator(seed=seed)
     split = CorpusSplit([], [], [], [])
-    for lang in LANGUAGES:
+    for lang in CORPUS_LANGUAGES:
         paragraphs = read_paragraphs(Path(directory) / f"{lang}.txt")
         order = torch.randperm(len(paragraphs), generator=g).tolist()
         n_held = round(held_out * len(paragraphs))

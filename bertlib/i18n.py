@@ -1,5 +1,5 @@
-"""Every user-facing string of bertlib's figures, widgets and messages, in English and
-Simplified Chinese.
+"""Every user-facing string of bertlib's figures, widgets and messages, in English, Simplified
+Chinese and Japanese.
 
 bertlib's own strings live in ``strings.json`` beside this module (a table, kept as data) and are
 looked up by key with :func:`text`. The notebooks print English text through :func:`tr`, whose
@@ -10,7 +10,7 @@ Every function that shows text takes ``lang=``; without it, the language set by
 :func:`set_language` is used ("en" until then). The notebooks come in two editions,
 ``notebooks/en`` and ``notebooks/zh``, with identical code but for one generated set-up cell that
 calls ``set_language`` with the edition's language, so an edition speaks its language wherever
-its kernel runs.
+its kernel runs (and ``notebooks/ja``, the Japanese edition, the same way).
 """
 
 from __future__ import annotations
@@ -23,7 +23,10 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from importlib import resources
 
-LANGUAGES = ("en", "zh")
+LANGUAGES = ("en", "zh", "ja")  # the languages bertlib speaks (figures, widgets, messages)
+# The languages bertlib's data is written in: the shipped corpus, the small model and the
+# fine-tuning tasks are English and Chinese; the Japanese edition explains them in Japanese.
+CORPUS_LANGUAGES = ("en", "zh")
 
 
 def _load_strings() -> dict[str, dict[str, str]]:
@@ -53,6 +56,14 @@ def set_language(lang: str | None) -> None:
 def get_language() -> str:
     """The language set by :func:`set_language`, "en" when none was."""
     return _language or "en"
+
+
+def corpus_language(lang: str | None = None) -> str:
+    """The language of the examples an edition takes from the corpus or the tasks: its own
+    where they are written in it (:data:`CORPUS_LANGUAGES`), else English (the Japanese
+    edition's: the small model knows no Japanese)."""
+    lang = resolve_language(lang)
+    return lang if lang in CORPUS_LANGUAGES else "en"
 
 
 def _check(lang: str) -> None:
@@ -152,8 +163,10 @@ PAGE_COLUMNS = 88  # a printed line that fits JupyterLab's output area at 1280x7
 # spaces (never broken), or a run of spaces (a breaking point).
 _PIECES = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uf900-\ufaff"
                      r"\uff00-\uffef]+|\s+")
-_NO_LINE_START = set("，。、：；！？）》”’")  # Chinese punctuation that never begins a line
-_NO_LINE_END = set("（《“‘")  # nor ends one
+# Chinese and Japanese punctuation that never begins a line (with the small kana and the long
+# vowel mark, which Japanese typesetting keeps off a line's start too)...
+_NO_LINE_START = set("，。、：；！？）》”’」』ーぁぃぅぇぉっゃゅょァィゥェォッャュョ")
+_NO_LINE_END = set("（《“‘「『")  # ... nor ends one
 
 
 def fill(message: str, width: int = PAGE_COLUMNS) -> str:

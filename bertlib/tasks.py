@@ -41,7 +41,7 @@ from bertlib.checks import (
     check_str,
 )
 from bertlib.files import checked_file, read_text
-from bertlib.i18n import LANGUAGES, text
+from bertlib.i18n import CORPUS_LANGUAGES, text
 from bertlib.inputs import EncodedInput, encode_pair, stack_inputs
 from bertlib.rng import make_generator
 from bertlib.tokenizer import WordPieceTokenizer, check_text
@@ -76,7 +76,7 @@ class TaskSentence:
     def __post_init__(self) -> None:
         # <checks>
         check_text("text", self.text)
-        check_choice("lang", self.lang, LANGUAGES)
+        check_choice("lang", self.lang, CORPUS_LANGUAGES)
         check_int_in("topic", self.topic, 0, NUM_TOPICS - 1)
         check_int_in("story", self.story, 0)
         check_str("template", self.template)
@@ -104,7 +104,7 @@ def load_task_sentences(directory: str | Path = TASKS_DIR) -> list[TaskSentence]
     JSON object per line), English first, in file order."""
     check_path("directory", directory)
     sentences = []
-    for lang in LANGUAGES:
+    for lang in CORPUS_LANGUAGES:
         path = checked_file(directory, f"{lang}.jsonl", TASK_FILE_MAX_BYTES)
         lines = read_text(path).splitlines()
         if not lines:
@@ -228,7 +228,7 @@ class TaskData:
 
     def select(self, lang: str) -> TaskData:
         """The examples in one language."""
-        check_choice("lang", lang, LANGUAGES)
+        check_choice("lang", lang, CORPUS_LANGUAGES)
         rows = torch.tensor([x == lang for x in self.langs])
         return TaskData(*(t[rows] for t in self.tensors()), [lang] * int(rows.sum()))
 

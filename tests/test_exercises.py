@@ -11,7 +11,7 @@ from bertlib.exercises import EXERCISES, check_exercise, is_correct
 from bertlib.i18n import LANGUAGES, STRINGS, set_language, text
 
 
-@pytest.fixture(params=["en", "zh"])
+@pytest.fixture(params=LANGUAGES)
 def lang(request):
     """The edition's language, set as a notebook's first cell sets it."""
     set_language(request.param)

@@ -40,7 +40,8 @@ def test_set_language_is_the_default_of_every_lang_none_and_cwd_plays_no_part(tm
     assert i18n.text("layer", "en") == "layer"  # an explicit lang= still wins
     i18n.set_language(None)
     assert i18n.get_language() == "en"
-    with pytest.raises(ValueError, match=r"lang must be one of \['en', 'zh'\] or None; got 'fr'"):
+    with pytest.raises(ValueError,
+                       match=r"lang must be one of \['en', 'zh', 'ja'\] or None; got 'fr'"):
         i18n.set_language("fr")
     assert i18n.get_language() == "en"
 
@@ -161,3 +162,16 @@ def test_fill_keeps_chinese_punctuation_off_the_start_of_a_line():
     assert lines == ["词" * 9, "词。" + "元" * 8, "元" * 2]
     lines = fill("词" * 9 + "（元）", width=20).split("\n")
     assert lines == ["词" * 9, "（元）"]  # an opening bracket does not end a line
+
+
+def test_an_edition_takes_its_examples_from_the_corpus_in_its_language_or_english():
+    """The corpus and the tasks are English and Chinese: the Japanese edition's examples are
+    English ones (its model knows no Japanese)."""
+    assert i18n.CORPUS_LANGUAGES == ("en", "zh")
+    assert [i18n.corpus_language(lang) for lang in ("en", "zh", "ja")] == ["en", "zh", "en"]
+    i18n.set_language("ja")
+    assert i18n.corpus_language() == "en"
+    i18n.set_language("zh")
+    assert i18n.corpus_language() == "zh"
+    with pytest.raises(ValueError, match="lang must be one of"):
+        i18n.corpus_language("fr")

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from conftest import unfill
 
 from bertlib.finetune import task_loss
-from bertlib.i18n import set_language, text
+from bertlib.i18n import LANGUAGES, set_language, text
 from bertlib.implement import (
     IMPLEMENTATIONS,
     check_implementation,
@@ -21,19 +21,24 @@ from bertlib.inputs import get_tokens_and_segments
 from bertlib.tasks import IGNORE
 
 
-@pytest.fixture(params=["en", "zh"])
+@pytest.fixture(params=LANGUAGES)
 def lang(request):
     """The edition's language, set as a notebook's first cell sets it."""
     set_language(request.param)
     return request.param
 
 
+def quoted(name: str, lang: str) -> str:
+    """A case's name as the verdict quotes it: “name” (English, Chinese), 「name」 (Japanese)."""
+    return f"「{name}」" if lang == "ja" else f"“{name}”"
+
+
 def test_every_exercise_has_cases_and_staged_hints_in_every_language():
     for key, exercise in IMPLEMENTATIONS.items():
         cases = exercise.cases()
         assert len(cases) >= 3
-        assert all(set(names) == {"en", "zh"} for names, _ in cases)
-        for lang in ("en", "zh"):
+        assert all(set(names) == set(LANGUAGES) for names, _ in cases)
+        for lang in LANGUAGES:
             staged = hints(key, lang)
             assert len(staged) >= 3 and len(set(staged)) == len(staged)
             # The recipe comes last: the longest, the one that names the most of the code.
@@ -90,15 +95,19 @@ def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
 
 
 @pytest.mark.parametrize("wrong, case", [
-    (mean_over_all_positions, {"en": "one sentence, no padding", "zh": "一个句子，没有填充"}),
-    (mean_per_sentence, {"en": "two sentences, the second padded", "zh": "两个句子，第二个有填充"}),
-    (naive_softmax, {"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）"}),
-    (summed, {"en": "one sentence, no padding", "zh": "一个句子，没有填充"}),
+    (mean_over_all_positions, {"en": "one sentence, no padding", "zh": "一个句子，没有填充",
+        "ja": "文が 1 つ、パディングなし"}),
+    (mean_per_sentence, {"en": "two sentences, the second padded", "zh": "两个句子，第二个有填充",
+        "ja": "文が 2 つ、2 つ目にパディングあり"}),
+    (naive_softmax, {"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）",
+        "ja": "大きなロジット（最大 1000）"}),
+    (summed, {"en": "one sentence, no padding", "zh": "一个句子，没有填充",
+        "ja": "文が 1 つ、パディングなし"}),
 ])
 def test_typical_wrong_versions_fail_naming_the_case(wrong, case, lang, capsys):
     check_implementation("09_tagging_loss", wrong)
     out = unfill(capsys.readouterr().out)
-    assert out.startswith("×") and f"“{case[lang]}”" in out
+    assert out.startswith("×") and quoted(case[lang], lang) in out
     assert "hint=1" in out and hints("09_tagging_loss", lang)[-1] not in out
 
 
@@ -181,16 +190,20 @@ def test_bertlib_and_a_hand_written_pair_builder_pass(lang, capsys):
 
 
 @pytest.mark.parametrize("wrong, case", [
-    (no_sep_after_b, {"en": "a pair of texts", "zh": "一个文本对"}),
-    (b_sep_in_segment_0, {"en": "a pair of texts", "zh": "一个文本对"}),
-    (cls_in_segment_1, {"en": "one text (tokens_b is None)", "zh": "单个文本（tokens_b 为 None）"}),
+    (no_sep_after_b, {"en": "a pair of texts", "zh": "一个文本对",
+        "ja": "テキストのペア"}),
+    (b_sep_in_segment_0, {"en": "a pair of texts", "zh": "一个文本对",
+        "ja": "テキストのペア"}),
+    (cls_in_segment_1, {"en": "one text (tokens_b is None)", "zh": "单个文本（tokens_b 为 None）",
+        "ja": "テキストが 1 つ（tokens_b は None）"}),
     (empty_b_taken_for_none, {"en": "an empty sentence B ([], not None)",
-                              "zh": "空的句子 B（是 []，不是 None）"}),
+                              "zh": "空的句子 B（是 []，不是 None）",
+        "ja": "空の文 B（None ではなく []）"}),
 ])
 def test_typical_wrong_pair_builders_fail_naming_the_case(wrong, case, lang, capsys):
     check_implementation("02_tokens_and_segments", wrong)
     out = unfill(capsys.readouterr().out)
-    assert out.startswith("×") and f"“{case[lang]}”" in out
+    assert out.startswith("×") and quoted(case[lang], lang) in out
     assert "hint=1" in out and hints("02_tokens_and_segments", lang)[-1] not in out
 
 
@@ -329,7 +342,8 @@ def test_bertlib_and_hand_written_attention_weights_pass(lang, capsys):
 
 
 PADDED = {"en": "the second sequence padded (5 real tokens of 8)",
-          "zh": "第二个序列有填充（8 个位置中 5 个是真实词元）"}
+          "zh": "第二个序列有填充（8 个位置中 5 个是真实词元）",
+        "ja": "2 つ目の系列にパディングあり（8 位置のうち実トークンは 5 つ）"}
 
 
 @pytest.mark.parametrize("wrong, case", [
@@ -338,12 +352,13 @@ PADDED = {"en": "the second sequence padded (5 real tokens of 8)",
     (functools.partial(masked_weights, fill=0.0), PADDED),  # a score of 0 is not no weight
     (lambda attention, X, valid_lens: masked_weights(attention, X, None), PADDED),
     (lambda attention, X, valid_lens: masked_weights(attention, X, valid_lens)[:, 0], PADDED
-     | {"en": "two sequences, no padding", "zh": "两个序列，没有填充"}),  # one head only
+     | {"en": "two sequences, no padding", "zh": "两个序列，没有填充",
+        "ja": "系列が 2 つ、パディングなし"}),  # one head only
 ])
 def test_typical_wrong_masks_fail_naming_the_case(wrong, case, lang, capsys):
     check_implementation("03_attention_weights", wrong)
     out = unfill(capsys.readouterr().out)
-    assert out.startswith("×") and f"“{case[lang]}”" in out
+    assert out.startswith("×") and quoted(case[lang], lang) in out
     assert "hint=1" in out and hints("03_attention_weights", lang)[-1] not in out
 
 
@@ -400,9 +415,11 @@ def test_bertlib_and_a_hand_written_mlm_loss_pass(lang, capsys):
     assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=4)
 
 
-NO_PADDING = {"en": "one sequence, every slot real", "zh": "一个序列，每个预测位置都是真实的"}
+NO_PADDING = {"en": "one sequence, every slot real", "zh": "一个序列，每个预测位置都是真实的",
+        "ja": "系列が 1 つ、予測位置はすべて実トークン"}
 PADDED = {"en": "two sequences, the second with padded slots",
-          "zh": "两个序列，第二个有填充的预测位置"}
+          "zh": "两个序列，第二个有填充的预测位置",
+        "ja": "系列が 2 つ、2 つ目にパディングされた予測位置あり"}
 
 
 @pytest.mark.parametrize("wrong, case", [
@@ -410,12 +427,13 @@ PADDED = {"en": "two sequences, the second with padded slots",
     (mlm_weights_ignored, PADDED),
     (mlm_chapter_mean_reduced, PADDED),
     (mlm_summed, NO_PADDING),
-    (mlm_naive_softmax, {"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）"}),
+    (mlm_naive_softmax, {"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）",
+        "ja": "大きなロジット（最大 1000）"}),
 ])
 def test_typical_wrong_mlm_losses_fail_naming_the_case(wrong, case, lang, capsys):
     check_implementation("06_mlm_loss", wrong)
     out = unfill(capsys.readouterr().out)
-    assert out.startswith("×") and f"“{case[lang]}”" in out
+    assert out.startswith("×") and quoted(case[lang], lang) in out
     assert "hint=1" in out and hints("06_mlm_loss", lang)[-1] not in out
 
 
@@ -424,7 +442,7 @@ def _named(key, case, lang, capsys):
     """The last check_implementation printed a failure naming ``case``, pointing to the
     hints without giving the recipe away."""
     out = unfill(capsys.readouterr().out)
-    assert out.startswith("×") and f"“{case[lang]}”" in out, out
+    assert out.startswith("×") and quoted(case[lang], lang) in out, out
     assert "hint=1" in out and hints(key, lang)[-1] not in out
 
 
@@ -475,10 +493,13 @@ def test_gather_bertlib_and_hand_written_versions_pass(lang, capsys):
         assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=4)
 
 
-ONE = {"en": "one sequence", "zh": "一个序列"}
-TWO = {"en": "two sequences, two positions each", "zh": "两个序列，各有两个预测位置"}
+ONE = {"en": "one sequence", "zh": "一个序列",
+        "ja": "系列が 1 つ"}
+TWO = {"en": "two sequences, two positions each", "zh": "两个序列，各有两个预测位置",
+        "ja": "系列が 2 つ、それぞれ予測位置が 2 つ"}
 PADDED = {"en": "padded slots (position 0) and a position repeated",
-          "zh": "有填充的预测位置（位置 0），还有一个重复的位置"}
+          "zh": "有填充的预测位置（位置 0），还有一个重复的位置",
+        "ja": "パディングされた予測位置（位置 0）と、繰り返される位置"}
 
 
 @pytest.mark.parametrize("wrong, case", [
@@ -527,13 +548,17 @@ def test_nsp_pairs_bertlib_and_hand_written_versions_pass(lang, capsys):
 
 
 @pytest.mark.parametrize("mistake, case", [
-    ({"last": 2}, {"en": "three paragraphs of 4 sentences", "zh": "三个段落，各有 4 个句子"}),
+    ({"last": 2}, {"en": "three paragraphs of 4 sentences", "zh": "三个段落，各有 4 个句子",
+        "ja": "4 文の段落が 3 つ"}),
     ({"room": 2}, {"en": "every pair one token longer than max_len: all dropped",
-                   "zh": "每个句子对都比 max_len 多一个词元：全部丢弃"}),
+                   "zh": "每个句子对都比 max_len 多一个词元：全部丢弃",
+        "ja": "どのペアも max_len より 1 トークン長い：すべて捨てられる"}),
     ({"drop": False}, {"en": "every pair one token longer than max_len: all dropped",
-                       "zh": "每个句子对都比 max_len 多一个词元：全部丢弃"}),
+                       "zh": "每个句子对都比 max_len 多一个词元：全部丢弃",
+        "ja": "どのペアも max_len より 1 トークン長い：すべて捨てられる"}),
     ({"room": 4}, {"en": "every pair exactly max_len tokens long: all kept",
-                   "zh": "每个句子对恰好 max_len 个词元：全部保留"}),
+                   "zh": "每个句子对恰好 max_len 个词元：全部保留",
+        "ja": "どのペアもちょうど max_len トークン：すべて残る"}),
 ])
 def test_nsp_pairs_typical_wrong_versions_fail_naming_the_case(mistake, case, lang, capsys):
     check_implementation("05_nsp_pair_builder", lambda *args: pairs_by_hand(*args, **mistake))
@@ -575,10 +600,13 @@ def test_bertlib_and_a_hand_written_best_span_pass(lang, capsys):
 
 @pytest.mark.parametrize("mistake, case", [
     ({"together": False}, {"en": "the best start comes after the best end",
-                           "zh": "最好的起点在最好的终点之后"}),
+                           "zh": "最好的起点在最好的终点之后",
+        "ja": "最良の開始位置が最良の終了位置より後ろにある"}),
     ({"inside": False}, {"en": "the best scores are outside the text",
-                         "zh": "最高的分数落在文本之外"}),
-    ({"longest": 4}, {"en": "answers of at most 3 tokens", "zh": "答案最多 3 个词元"}),
+                         "zh": "最高的分数落在文本之外",
+        "ja": "最高のスコアがテキストの外にある"}),
+    ({"longest": 4}, {"en": "answers of at most 3 tokens", "zh": "答案最多 3 个词元",
+        "ja": "答えは最大 3 トークン"}),
 ])
 def test_typical_wrong_best_spans_fail_naming_the_case(mistake, case, lang, capsys):
     check_implementation("09_best_span", lambda *args: span_by_loops(*args, **mistake))

@@ -1,4 +1,4 @@
-"""The two notebook editions are generated from one source each and cannot drift apart."""
+"""The three notebook editions are generated from one source each and cannot drift apart."""
 
 import ast
 import importlib.util
@@ -37,16 +37,16 @@ def test_source_round_trips_through_jupytext(src):
 @pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
 def test_editions_share_code_and_keep_only_their_language(src):
     source = tool.load_source(src)
-    en, zh = (tool.edition(source, lang) for lang in ("en", "zh"))
     code = [c.source for c in source.cells if c.cell_type == "code"]
-    for lang, nb in (("en", en), ("zh", zh)):
+    for lang in tool.LANGS:
+        nb = tool.edition(source, lang)
         assert [source for _, source in tool.shared_code(nb)] == code
         setup = nb.cells[1]  # generated, right after the title
         assert (setup.cell_type, setup.id, setup.source) == ("code", tool.SETUP_ID,
                                                              tool.setup_cell(lang))
         assert setup.source.endswith(f'set_language("{lang}")')
         markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
-        unwrap = tool.unwrap_chinese if lang == "zh" else str
+        unwrap = tool.unwrap_cjk if lang in ("zh", "ja") else str
         assert markdown == [unwrap(c.source) for c in source.cells
                             if c.metadata.get("lang") == lang]
         assert not any("lang" in c.metadata for c in nb.cells)
@@ -74,7 +74,7 @@ def test_chinese_paragraphs_are_unwrapped_without_stray_spaces():
         "more code",
         "```",
     ])
-    assert tool.unwrap_chinese(source).split("\n") == [
+    assert tool.unwrap_cjk(source).split("\n") == [
         "## 标题",
         "第一行的结尾，第二行接着写，形状为 `(B, T)`，然后继续。",
         "",
@@ -92,6 +92,12 @@ def test_chinese_paragraphs_are_unwrapped_without_stray_spaces():
     ]
 
 
+def test_japanese_paragraphs_are_unwrapped_without_stray_spaces():
+    source = "トークンの埋め込みは、\nここで足し合わされ\nます。形は\n`(B, T)` です。"
+    assert tool.unwrap_cjk(source) == ("トークンの埋め込みは、ここで足し合わされます。"
+                                       "形は `(B, T)` です。")
+
+
 def test_notebooks_use_exactly_the_exercises_that_exist():
     text = "\n".join(src.read_text(encoding="utf-8") for src in SOURCES)
     assert set(re.findall(r'check_exercise\("(\w+)"', text)) == set(EXERCISES)
@@ -105,9 +111,9 @@ def test_library_code_is_shown_whole_or_by_marked_region():
         assert "inspect.getsource" not in code, src.name
 
 
-def test_index_links_every_notebook_in_both_languages():
+def test_index_links_every_notebook_in_every_language():
     index = tool.load_source(NOTEBOOKS / "src" / "00_index.py")
-    for lang in ("en", "zh"):
+    for lang in tool.LANGS:
         text = "\n".join(c.source for c in tool.edition(index, lang).cells)
         for src in SOURCES:
             assert f"]({src.stem}.ipynb)" in text, (lang, src.stem)
@@ -115,8 +121,8 @@ def test_index_links_every_notebook_in_both_languages():
 
 @pytest.fixture
 def copy(tmp_path):
-    """A copy of notebooks/ (sources and both editions) that a test may break."""
-    for sub in ("src", "en", "zh"):
+    """A copy of notebooks/ (sources and every edition) that a test may break."""
+    for sub in ("src", *tool.LANGS):
         shutil.copytree(NOTEBOOKS / sub, tmp_path / sub)
     return tmp_path
 
@@ -143,7 +149,7 @@ def test_check_finds_code_edited_in_one_edition(copy):
     _edit_notebook(copy / "zh" / "03_encoder.ipynb", edit)
     problems = tool.check(copy)
     assert any(p.startswith("zh/03_encoder.ipynb differs from src/03_encoder.py") for p in problems)
-    assert any("English and Chinese code cells differ" in p for p in problems)
+    assert any("the en and zh code cells differ" in p for p in problems)
     assert not any(p.startswith("en/") for p in problems)
 
 
@@ -157,7 +163,7 @@ def test_check_finds_a_set_up_cell_in_the_wrong_language(copy):
 
 
 def test_set_up_cell_sets_the_language_and_explains_a_missing_bertlib():
-    for lang in ("en", "zh"):
+    for lang in tool.LANGS:
         scope = {}
         exec(tool.setup_cell(lang), scope)
         assert get_language() == lang
@@ -167,6 +173,7 @@ def test_set_up_cell_sets_the_language_and_explains_a_missing_bertlib():
             exec(broken, {})
         assert "bertlib" in str(err.value) and "Traceback" not in str(err.value)
     assert "没有安装 bertlib" in tool.MISSING_BERTLIB["zh"]
+    assert "インストールされていません" in tool.MISSING_BERTLIB["ja"]
 
 
 def test_check_finds_a_source_edited_without_rebuilding(copy):
@@ -200,11 +207,11 @@ def test_check_finds_missing_and_orphaned_editions(copy):
 
 @pytest.mark.parametrize(("old", "new", "message"), [
     ('# %% [markdown] lang="zh"\n# 单个句子', '# %% [markdown]\n# 单个句子',
-     "markdown cell 10 needs lang"),
+     r"markdown cell \d+ needs lang"),
     ('# %% [markdown] lang="zh"\n# 单个句子', '# %% [markdown] lang="en"\n# 单个句子',
-     "English markdown cell 9 must be followed by its Chinese counterpart"),
+     r"English markdown cell \d+ must be followed by its counterparts in \['zh', 'ja'\]"),
     ('# %% [markdown] lang="en"\n# A single sentence', '# %% [markdown] lang="zh"\n# A single',
-     "Chinese markdown cell 9 must follow its English counterpart"),
+     r"zh markdown cell \d+ must follow its English counterpart"),
 ])
 def test_sources_must_pair_their_languages(copy, old, new, message):
     src = copy / "src" / "02_input_representation.py"
@@ -213,7 +220,7 @@ def test_sources_must_pair_their_languages(copy, old, new, message):
     src.write_text(text.replace(old, new), encoding="utf-8")
     with pytest.raises(tool.SourceError, match=message):
         tool.load_source(src)
-    assert any(message in p for p in tool.check(copy))
+    assert any(re.search(message, p) for p in tool.check(copy))
 
 
 @pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
@@ -278,7 +285,7 @@ def test_the_strings_cell_is_pairs_of_json_strings(copy):
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # What a figure or a widget prints where nothing draws it: a picture is missing.
 TEXT_INSTEAD_OF_PICTURE = re.compile(r"&lt;\w*Figure size|\b[VH]Box\(children=|\d+%\|")
-COMMITTED = sorted(p for lang in ("en", "zh") for p in (NOTEBOOKS / lang).glob("*.ipynb"))
+COMMITTED = sorted(p for lang in tool.LANGS for p in (NOTEBOOKS / lang).glob("*.ipynb"))
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -300,7 +307,7 @@ def test_a_static_viewer_shows_every_figure_and_widget_as_a_picture(path):
     assert len(re.findall(r'<img [^>]*src="data:image/png;base64,', body)) == pictures
 
 
-CJK = re.compile("[\u3001-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+CJK = re.compile("[\u3001-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 # Latin letters that are no English label: special tokens, code names (max_len=64, len(x),
 # pred_positions), file names, ln of a formula.
 NOT_A_WORD = re.compile(r"<\w+>|\[[A-Z]+\]|\b\w+=\S*|\b[A-Za-z_]\w*\(|\b\w*_\w*\b|\bln\b"
@@ -312,7 +319,7 @@ NAMES = {"MiniLM", "Adam", "WordPiece", "BERT", "base", "large", "dropout", "poo
 QUOTED_DATA = re.compile(r"'[^']*'")  # a token or a string in a printed list or tuple
 SENTENCE = re.compile(r"[A-Za-z]+(?:[ ,.]+[A-Za-z]+){2,}")  # data: an English sentence
 # Data too: the model's guesses ("when 0.00"), a word with its tag ("maria/人名").
-TOKEN_DATA = re.compile(r"\S+ [01]\.\d\d\b|[A-Za-z]+/[\u4e00-\u9fff]+")
+TOKEN_DATA = re.compile(r"\S+ [01]\.\d\d\b|[A-Za-z]+/[\u3040-\u30ff\u4e00-\u9fff]+")
 PYTHON_REPR = re.compile(r"\bTrue\b|\bFalse\b|Counter\(|\{'")
 GAP = re.compile(r"\S(\s{2,})(?=\S)")  # a column break: two spaces or more
 
@@ -333,6 +340,15 @@ def _parse(source: str) -> ast.Module:
 
 def _words(texts) -> set[str]:
     return {word for text in texts for word in re.findall(r"[A-Za-z]+", text)}
+
+
+def _translated(nb) -> list[str]:
+    """The English texts the code cells give to tr()."""
+    return [node.value for cell in nb.cells if cell.cell_type == "code"
+            for call in ast.walk(_parse(cell.source))
+            if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "tr"
+            for node in ast.walk(call.args[0]) if call.args
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)]
 
 
 def _spelt_and_printed(nb) -> tuple[set[str], set[str]]:
@@ -398,20 +414,25 @@ def chinese_output_problems(nb, en_nb=None) -> list[str]:
     out of line: rows that line up by characters but not by display width, and rows whose
     values line up in the English edition (``en_nb``) but not in this one."""
     spelt, printed = _spelt_and_printed(nb)
+    templates = _words(_translated(nb))
     # An English label printed as it is, in print("..."), is English in every edition.
     problems = [f"print() spells English ({' '.join(sorted(printed))}): use tr()"] * bool(printed)
     for index, cell in enumerate(nb.cells):
         if cell.cell_type != "code" or "show_source(" in cell.source:
             continue  # a listing is code
         lines = _stdout(cell).splitlines()
+        # The Japanese edition shows the English edition's examples (the corpus is English and
+        # Chinese): a word the English edition prints in this cell, and no text given to tr()
+        # spells, is data, not a label left untranslated.
+        data = (_words([_stdout(en_nb.cells[index])]) - templates) if en_nb is not None else set()
         for line in lines:
             text = QUOTED_DATA.sub(" ", TOKEN_DATA.sub(" ", NOT_A_WORD.sub(" ", line)))
             text = SENTENCE.sub(" ", text)
             words = [w for w in re.findall(r"[A-Za-z]+", text) if len(w) > 1 and not w.isupper()]
             if "Counter(" in line or (CJK.search(text) and PYTHON_REPR.search(line)):
                 problems.append(f"cell {index}: a Python repr: {line!r:.100}")
-            if CJK.search(text) and (english := [w for w in words
-                                                 if w not in spelt and w not in NAMES]):
+            if CJK.search(text) and (english := [w for w in words if w not in spelt
+                                                 and w not in NAMES and w not in data]):
                 problems.append(f"cell {index}: English in a Chinese output "
                                 f"({' '.join(english)}): {line!r:.100}")
         if en_nb is not None:
@@ -434,8 +455,10 @@ def chinese_output_problems(nb, en_nb=None) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("path", sorted((NOTEBOOKS / "zh").glob("*.ipynb")), ids=lambda p: p.stem)
-def test_chinese_outputs_hold_no_english_label_and_line_up(path):
+@pytest.mark.parametrize("path", sorted(p for lang in ("zh", "ja")
+                                         for p in (NOTEBOOKS / lang).glob("*.ipynb")),
+                         ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_chinese_and_japanese_outputs_hold_no_english_label_and_line_up(path):
     english = nbformat.read(NOTEBOOKS / "en" / path.name, as_version=4)
     assert chinese_output_problems(nbformat.read(path, as_version=4), english) == []
 

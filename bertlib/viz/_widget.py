@@ -29,6 +29,8 @@ DEFAULT_TEXTS = {
            "When the final whistle blew, his team had won."),
     "zh": ("小明从小就喜欢打篮球。", "星期六，球队有一场重要的比赛。"),
 }
+# The model knows no Japanese (kana are <unk> to it): the Japanese edition starts from English.
+DEFAULT_TEXTS["ja"] = DEFAULT_TEXTS["en"]
 
 
 # The status line's boxes carry their own background and text colour, so they read the same in

@@ -19,7 +19,7 @@ from matplotlib.transforms import offset_copy
 
 from bertlib.checks import check_int_in, check_str, check_tokens, number_array
 from bertlib.finetune import Accuracy, BERTClassifier, BERTTagger
-from bertlib.i18n import LANGUAGES, fill, text
+from bertlib.i18n import CORPUS_LANGUAGES, fill, text
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.tasks import TAGS
 from bertlib.tokenizer import WordPieceTokenizer
@@ -33,6 +33,7 @@ DEFAULT_SENTENCES = {
     "en": "On Sunday, Grace took the train to the old city.",
     "zh": "星期天，王芳坐火车去杭州看望奶奶。",
 }
+DEFAULT_SENTENCES["ja"] = DEFAULT_SENTENCES["en"]  # the model reads English and Chinese only
 TAG_COLORS = {"O": "#F2F2F2", "NAME": "#56B4E9", "PLACE": "#E69F00", "TIME": "#009E73"}
 BAR_COLOR = "#0072B2"
 TAG_TEXT_COLOR = "#000000"  # on every tag colour (see tags_html)
@@ -61,10 +62,11 @@ class ScoredClassifier:
                              f"len(tokenizer.vocab)={len(self.tokenizer.vocab)}: give each "
                              f"classifier the tokenizer it was fine-tuned with")
         if (not isinstance(self.accuracy, Mapping) or not self.accuracy
-                or not set(self.accuracy) <= set(LANGUAGES)
+                or not set(self.accuracy) <= set(CORPUS_LANGUAGES)
                 or not all(isinstance(a, Accuracy) and a.n > 0 for a in self.accuracy.values())):
-            raise ValueError(f"accuracy must map some of the languages {list(LANGUAGES)} to "
-                             f"held-out Accuracy values with n > 0 (evaluate_task(...).overall); "
+            raise ValueError(f"accuracy must map some of the languages "
+                             f"{list(CORPUS_LANGUAGES)} to held-out Accuracy values with n > 0 "
+                             f"(evaluate_task(...).overall); "
                              f"got {self.accuracy!r:.200}")
         # </checks>
 
@@ -78,7 +80,7 @@ def accuracy_text(accuracy: Mapping[str, Accuracy], num_classes: int, lang: str)
     """How often a classifier is right on held-out sentences, per language, with 95% intervals,
     and the chance level, 1/``num_classes``, in ``lang``."""
     scores = {}
-    for code in LANGUAGES:
+    for code in CORPUS_LANGUAGES:
         if code in accuracy:
             low, high = accuracy[code].interval
             scores[code] = text("ft_score", lang, value=percent(accuracy[code].value),

@@ -1,8 +1,10 @@
-"""A CJK font for matplotlib, so Chinese labels render instead of empty boxes.
+"""A CJK font for matplotlib, so Chinese and Japanese labels render instead of empty boxes.
 
 The font is Noto Sans CJK (SIL Open Font License 1.1), installed from PyPI as the
 ``noto-cjk-sans-otc`` wheel, or found where Debian's ``fonts-noto-cjk`` puts it. The file is an
-OpenType collection; matplotlib registers each face, and the Simplified Chinese one is used.
+OpenType collection; matplotlib registers each face. A figure in Japanese uses the Japanese face
+and every other figure the Simplified Chinese one: the two draw many of the same characters with
+different glyph forms (直, 骨, 写...), and a Chinese form looks wrong to a Japanese reader.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from pathlib import Path
 
 from matplotlib import font_manager
 from matplotlib.artist import Artist
+from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-CJK_FAMILY = "Noto Sans CJK SC"
+CJK_FAMILY = "Noto Sans CJK SC"  # the face of every language but those below
+CJK_FAMILIES = {"ja": "Noto Sans CJK JP"}
 FONT_FILE = "NotoSansCJK-Regular.ttc"
 _SYSTEM_DIRS = (Path("/usr/share/fonts/opentype/noto"), Path("/usr/share/fonts/noto-cjk"))
 
@@ -37,24 +41,29 @@ def cjk_font_path() -> Path:
     )
 
 
-def cjk_face_index(path: Path | None = None) -> int:
-    """Index of the :data:`CJK_FAMILY` face inside the collection."""
+def cjk_family(lang: str) -> str:
+    """The face that draws ``lang``'s figures (Chinese, or any language but Japanese: SC)."""
+    return CJK_FAMILIES.get(lang, CJK_FAMILY)
+
+
+def cjk_face_index(path: Path | None = None, family: str = CJK_FAMILY) -> int:
+    """Index of the ``family`` face inside the collection."""
     from fontTools.ttLib import TTCollection
 
     path = cjk_font_path() if path is None else path
     collection = TTCollection(str(path), lazy=True)
     for index, face in enumerate(collection.fonts):
-        if face["name"].getDebugName(1) == CJK_FAMILY:
+        if face["name"].getDebugName(1) == family:
             return index
-    raise ValueError(f"{path} holds no face named {CJK_FAMILY!r}")
+    raise ValueError(f"{path} holds no face named {family!r}")
 
 
-def cjk_codepoints() -> frozenset[int]:
-    """Every code point the CJK face can draw (its cmap)."""
+def cjk_codepoints(family: str = CJK_FAMILY) -> frozenset[int]:
+    """Every code point the ``family`` face can draw (its cmap)."""
     from fontTools.ttLib import TTFont
 
     path = cjk_font_path()
-    face = TTFont(str(path), fontNumber=cjk_face_index(path), lazy=True)
+    face = TTFont(str(path), fontNumber=cjk_face_index(path, family), lazy=True)
     return frozenset(face.getBestCmap())
 
 
@@ -76,7 +85,9 @@ def use_cjk_font() -> bool:
 
 
 def add_cjk_fallback(artist: Artist) -> None:
-    """Append the CJK face to the font family of every text in ``artist`` that lacks it.
+    """Append the CJK face to the font family of every text in ``artist`` that lacks it: the
+    face its figure was made for (``cjk_family`` of :func:`bertlib.viz.style.new_figure`'s
+    figures), else the Simplified Chinese one.
 
     Latin text keeps its family; characters it lacks fall back to the CJK face. Done per text
     just before it is drawn (see :class:`bertlib.viz.style.CJKFigure`) rather than through
@@ -86,9 +97,12 @@ def add_cjk_fallback(artist: Artist) -> None:
     """
     if not use_cjk_font():
         return
+    figure = artist.get_figure(root=True) if not isinstance(artist, Figure) else artist
+    face = getattr(figure, "cjk_family", CJK_FAMILY)
+    faces = {CJK_FAMILY, *CJK_FAMILIES.values()}
     texts = [artist] if isinstance(artist, Text) else artist.findobj(Text)
     for t in texts:
         prop = t.get_fontproperties()
         family = prop.get_family()
-        if CJK_FAMILY not in family:
-            prop.set_family([*family, CJK_FAMILY])
+        if not faces & set(family):
+            prop.set_family([*family, face])

@@ -29,7 +29,7 @@ class LiveFigure:
 
     def __init__(self, width: float, height: float, lang: str | None = None):
         self.lang = resolve_language(lang)
-        self.figure = new_figure(width, height)
+        self.figure = new_figure(width, height, self.lang)
         self.blitter = Blitter(self.figure)
 
     def update(self, *args, **kwargs) -> Figure:

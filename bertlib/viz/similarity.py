@@ -35,7 +35,7 @@ def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str]
         raise ValueError("matrix must hold cosine similarities: finite values in [-1, 1]")
     # An inch per column and 0.6 per row, within new_figure's largest size.
     fig = new_figure(min(max(4.0, 1.0 * C + 2.5), MAX_INCHES),
-                     min(max(3.0, 0.6 * R + 1.8), MAX_INCHES))
+                     min(max(3.0, 0.6 * R + 1.8), MAX_INCHES), lang)
     fig.set_layout_engine("constrained")
     ax = fig.add_subplot()
     image = ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")

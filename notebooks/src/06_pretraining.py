@@ -15,7 +15,8 @@
 # %% [markdown] lang="en"
 # # 06 · Putting it together
 #
-# *[中文版](../zh/06_pretraining.ipynb) · [Index](00_index.ipynb)*
+# *[中文版](../zh/06_pretraining.ipynb) · [日本語](../ja/06_pretraining.ipynb) ·
+# [Index](00_index.ipynb)*
 #
 # Notebooks 02–05 built BERT's parts one at a time: the input representation, the encoder, the
 # MLM head, the NSP head and a padded pretraining batch. This notebook joins them into one
@@ -41,7 +42,8 @@
 # %% [markdown] lang="zh"
 # # 06 · 整合与预训练
 #
-# [English](../en/06_pretraining.ipynb) · [目录](00_index.ipynb)
+# [English](../en/06_pretraining.ipynb) · [日本語](../ja/06_pretraining.ipynb) ·
+# [目录](00_index.ipynb)
 #
 # 笔记本 02–05 逐一构建了 BERT 的各个部件：输入表示、编码器、掩蔽语言模型的输出层、下一句预测的输出
 # 层，以及填充好的预训练批量。本笔记本把它们组装成一个模型并进行预训练。
@@ -61,6 +63,35 @@
 #    行一套在课堂上就能达到自带模型水平的训练配置。
 #
 # 自带模型学得怎么样，它的数字能说明什么、不能说明什么，留到笔记本 07 再讨论。
+
+# %% [markdown] lang="ja"
+# # 06 · 組み立てて事前学習する
+#
+# *[English](../en/06_pretraining.ipynb) · [中文](../zh/06_pretraining.ipynb) ·
+# [目次](00_index.ipynb)*
+#
+# ノートブック 02–05 では、BERT の部品を 1 つずつ作ってきました。入力表現、エンコーダ、マスク言語モ
+# デルの出力層、次文予測の出力層、そしてパディングした事前学習のバッチです。このノートブックでは、そ
+# れらを 1 つのモデルに組み立てて事前学習します。
+#
+# このノートブックでは、次のことを行います。
+# 1. `BERTModel` を組み立て、3 つの出力の形状を確かめます。
+# 2. 本章のデータパイプラインをたどります。`read_wikitext` で WikiText 形式のテキストを読み、例をパ
+#    ディングしてテンソルにし、`DataLoader` でミニバッチに切り分けます。
+# 3. マスク言語モデルの損失と次文予測の損失を足し合わせて、事前学習で最小化する 1 つの数にします。重
+#    み付きのマスク言語モデルの損失は自分で書いてみます。
+# 4. 事前学習を 1 ステップ実行し、続いて `train_bert` が小さな BERT を 30 秒ほど事前学習する様子を見
+#    ます。ホールドアウトのペアで「次の文」と「次の文ではない」をチャンスレベルより上手に見分けられ
+#    るようになるまでです。
+# 5. プロジェクト付属の小さな BERT の学習全体を、元の BERT の 4 日間の学習と並べて比べます。
+# 6. 付属モデルの学習設定による学習が、スナップショットを追うごとに学んでいく様子を見ます。アテン
+#    ション、マスクされたトークンの予測、次文予測の答え、そしてそれぞれがホールドアウトのペアでいつ
+#    変わるかです。
+# 7. さらに先へ：各ミニバッチを必要な長さまでしかパディングしないようにし、このコーパスでペアを長さ
+#    ごとにまとめると逆効果になる理由を見て、授業の時間内で付属モデルに並ぶ学習設定を実行します。
+#
+# 付属モデルがどれだけうまく学んだか、その数字から何が言えて何が言えないかは、ノートブック 07 で扱い
+# ます。
 
 # %%
 import math
@@ -116,6 +147,13 @@ torch.set_num_threads(1)
 # 笔记本 05 中见过的汇聚层（pooler），即作用在 `<cls>` 向量上的全连接层 + Tanh（`self.hidden`）。它
 # 的前向传播很简短：
 
+# %% [markdown] lang="ja"
+# ## `BERTModel`：1 つのエンコーダと 2 つの出力層
+#
+# `BERTModel` は `BERTEncoder`、出力層 `MaskLM`、出力層 `NextSentencePred` を持ち、さらにノートブッ
+# ク 05 で見た、`<cls>` ベクトルに作用する全結合層 + Tanh（`self.hidden`、プーラー（pooler））を持っ
+# ています。順伝播は短いものです。
+
 # %%
 show_source(BERTModel.forward)
 
@@ -127,6 +165,10 @@ show_source(BERTModel.forward)
 # %% [markdown] lang="zh"
 # 下面是本章的演示模型（词表大小 10000，H = 768，两个编码器块）及其各部分可学习的参数个数。我们用它
 # 处理一个批量：两个长度为 8 的序列，每个序列有 3 个预测位置。
+
+# %% [markdown] lang="ja"
+# 本章のデモ用モデル（語彙数 10000、H = 768、2 ブロック）の各部分の学習可能なパラメータ数を示し、長
+# さ 8 のシーケンス 2 つ（それぞれ予測位置が 3 つ）からなるバッチを通してみます。
 
 # %%
 torch.manual_seed(0)
@@ -162,6 +204,14 @@ with torch.no_grad():
 # 下一句”和“是下一句”。再看看参数都分布在哪里：仅掩蔽语言模型输出层的最后一层（768 × 10000 个权重）
 # 就和嵌入表差不多大。
 
+# %% [markdown] lang="ja"
+# 3 つの出力には、それぞれ役割があります。`encoded_X` は BERT が各トークンに与える表現で、ファイン
+# チューニングはこれの上に組み立てます（そのときマスク言語モデルの出力層と次文予測の出力層は取り除き
+# ます）。`mlm_Y_hat` は各予測位置で語彙全体にスコアを付けたもので、`pred_positions` を渡したときに
+# だけ計算されます。`nsp_Y_hat` は各シーケンスの 2 つのロジットで、「次の文ではない」と「次の文」に
+# 対応します。パラメータがどこにあるかにも注目しましょう。マスク言語モデルの出力層の最後の層だけで
+# （768 × 10000 個の重み）、埋め込みのテーブルとほぼ同じ大きさがあります。
+
 # %% [markdown] lang="en"
 # ## The chapter's data pipeline
 #
@@ -180,6 +230,15 @@ with torch.no_grad():
 # 空格就能把句子切成单词。由于下一句预测需要一个句子及紧随其后的句子，只保留至少含两个句子的段落。
 # `read_wikitext` 的做法与此相同（只是不像本章那样打乱段落，因为构造句子对的函数自己会引入随机性）：
 
+# %% [markdown] lang="ja"
+# ## 本章のデータパイプライン
+#
+# 本章は WikiText-2 で事前学習します。その読み込み関数は、元のファイルの各行を 1 つの段落とみなし、
+# 見出しの行（`= Heading =`）を飛ばし、テキストを小文字にして、`" . "` のところで文に切り分けます。
+# WikiText はすでに単語に分かれているので、文はスペースで単語に切れます。次文予測には文とその次の文
+# が必要なので、文が 2 つ以上ある段落だけを残します。`read_wikitext` も同じことをします（本章のよう
+# に段落をシャッフルはしません。ペアを作る関数が自分で乱数を使うからです）。
+
 # %%
 show_source(read_wikitext)
 
@@ -192,6 +251,12 @@ show_source(read_wikitext)
 # d2l 中 WikiText-2 的下载链接已经失效（d2l-en issue #2588），而它的许可证（CC BY-SA）也不允许
 # `bertlib` 把它一起发布。因此，`bertlib` 只自带了几行按其原始格式写成的文本，即 `WIKITEXT_SAMPLE`。
 # 下面先打印这个文件，再打印 `read_wikitext` 从中读出的段落：
+
+# %% [markdown] lang="ja"
+# d2l にある WikiText-2 のダウンロードリンクはもう使えません（d2l-en issue #2588）。また、そのライセ
+# ンス（CC BY-SA）では `bertlib` に同梱することもできません。そこで `bertlib` には、WikiText の元の
+# 形式で書いた数行のテキスト `WIKITEXT_SAMPLE` が付属しています。まずそのファイルを表示し、次に
+# `read_wikitext` がそこから読み取った段落を表示します。
 
 # %%
 print(WIKITEXT_SAMPLE.read_text(encoding="utf-8"))
@@ -223,6 +288,19 @@ for paragraph in read_wikitext(WIKITEXT_SAMPLE):
 # WordPiece 分词器把英文切分成单词和子词，把中文切分成单个汉字。本节的示例只用四分之一的训练段落，每
 # 个句子对只掩蔽一次；`max_len` 与自带模型相同，都是 64。
 
+# %% [markdown] lang="ja"
+# 見出しの行は消え、文が 1 つしかない段落も消えました。`" . "` で切ることの癖も 2 つ見えます。各段落
+# の最後の文は末尾の `.` を残したままです（行がそこで終わるので、後ろに `" . "` がありません）。ま
+# た、小数点を表す `@.@` やハイフンを表す `@-@` のような WikiText 独自のトークンもそのまま残ります。
+# 演習 4 では、文を切り分ける別の方法を試します。
+#
+# 以降のノートブックでは、`bertlib` に付属する小さな 2 言語のコーパスを使います。英語 800 段落と中国
+# 語 800 段落からなる短い日常の物語（電車の旅、誕生日、引っ越し……）で、1 段落は 5 文か 6 文、1 行に
+# 1 文ずつ、このノートブックのために書かれたものです（`data/README.md` を参照）。`load_small_corpus`
+# は、各言語の段落の 10% を評価用に取り分けます。付属モデルの WordPiece トークナイザは、英語を単語と
+# サブワードに、中国語を 1 文字ずつに切り分けます。この節の例では学習用の段落の 4 分の 1 を使い、各
+# ペアには 1 回だけマスクをかけます。`max_len` は付属モデルと同じ 64 です。
+
 # %%
 small_bert, tokenizer = load_small_bert()  # its tokenizer now, the model itself at the end
 vocab = tokenizer.vocab
@@ -247,6 +325,12 @@ print(split.train[-1][0], "->", tokenizer.tokenize(split.train[-1][0]))
 # `make_pretrain_data` 先构造下一句预测的句子对（笔记本 05），再做掩蔽（笔记本 04），最后像本章的
 # `_pad_bert_inputs` 那样进行填充：每个样本都补齐到同一个固定长度，词元用 `<pad>` 的词元索引补齐，预
 # 测位置用 0 补齐，每个字段再拼成一个形状为（样本数, 该长度）的张量。权重只在真实的预测位置上为 1：
+
+# %% [markdown] lang="ja"
+# `make_pretrain_data` は次文予測のペアを作り（ノートブック 05）、マスクをかけ（ノートブック 04）、
+# 本章の `_pad_bert_inputs` と同じようにパディングします。各例を 1 つの決まった長さまで伸ばし、トー
+# クンは `<pad>` の ID で、予測位置は 0 で埋め、各フィールドを形状（例の数、その長さ）の 1 つのテン
+# ソルにまとめます。重みは、実在する予測位置でちょうど 1 になります。
 
 # %%
 show_source(pad_bert_inputs, region="padding")
@@ -276,6 +360,16 @@ print(tr("real prediction slots: {share:.2f} of all slots", share=data.mlm_weigh
 # 据已经是张量，所以 `make_loader` 直接把它们包装成 `TensorDataset`（第 i 个样本就是每个张量的第 i
 # 行），并用设定了随机种子的生成器打乱顺序，这样同一个随机种子总会给出同样的批量：
 
+# %% [markdown] lang="ja"
+# 実在する予測位置は半分に届きません（0.45）。ここの文ペアは 64 トークンより短いので、予測位置が P =
+# 10 個より少なくなり、残りはパディングになるからです。ノートブック 04 の重みがこれほど重要なのはこ
+# のためです。
+#
+# 本章は例を `torch.utils.data.Dataset` に包んで `DataLoader` に渡し、シャッフルしたミニバッチに切り
+# 分けます。パディングしたデータはすでにテンソルなので、`make_loader` はそれを `TensorDataset`（i 番
+# 目の要素は各テンソルの i 行目）に包み、乱数シードを設定した生成器でシャッフルします。こうすれば、
+# 同じ乱数シードからは必ず同じバッチが得られます。
+
 # %%
 show_source(make_loader, region="loader")
 
@@ -294,6 +388,10 @@ for field, tensor in zip(fields(data), batch, strict=True):
 # %% [markdown] lang="zh"
 # 每个小批量有七个张量；样本数不能被批量大小整除时，最后一个小批量会小一些。训练的每一步接收的就是这
 # 个元组。
+
+# %% [markdown] lang="ja"
+# ミニバッチ 1 つにつき 7 つのテンソルがあり、データ数がバッチサイズで割り切れないときは最後のミニ
+# バッチが小さくなります。学習の各ステップが受け取るのは、このタプルです。
 
 # %% [markdown] lang="en"
 # ## The combined loss
@@ -324,6 +422,23 @@ for field, tensor in zip(fields(data), batch, strict=True):
 # logits）把它与 `bertlib` 的实现对照，并告诉你哪个测试用例没有通过；需要提示的话，在检查中加上
 # `hint=1`。
 
+# %% [markdown] lang="ja"
+# ## 損失を合わせる
+#
+# 事前学習で最小化するのは、マスク言語モデルの損失と次文予測の損失の和という 1 つの数です。本章は最
+# 終的な損失を 2 つの損失の線形結合と呼んでいますが、その学習コードは元の BERT と同じく、両者を同じ
+# 重みで足しているだけです。マスク言語モデルの部分は、ノートブック 04 の重み付きの損失です。つまり、
+# 実在する予測位置での交差エントロピーの平均で、パディングした予測位置はこれにまったく影響してはいけ
+# ません。
+#
+# **自分で実装してみましょう（演習 3）。** `bert_loss` を読む前に、マスク言語モデルのこの部分を下の
+# セルで書いてください。`mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)` です。`mlm_Y_hat` はロジット `(B,
+# P, V)`、`mlm_Y` は予測すべきトークンインデックス `(B, P)`、`mlm_weights` は実在する予測位置で
+# 1、パディングした位置で 0 の `(B, P)` で、実在する予測位置での交差エントロピーの平均（スカラー）を
+# 返します。チェック用のセルは、大きなロジットを含むいくつかのテストケースで `bertlib` の実装と比
+# べ、どのテストケースで食い違うかを教えてくれます。ヒントが欲しいときは、チェックに `hint=1` を加え
+# てください。
+
 
 # %%
 def mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights):
@@ -340,6 +455,9 @@ check_implementation("06_mlm_loss", mlm_loss)
 
 # %% [markdown] lang="zh"
 # 下面是 `bert_loss` 的核心部分：
+
+# %% [markdown] lang="ja"
+# `bert_loss` の中心部分です。
 
 # %%
 show_source(bert_loss, region="loss")
@@ -365,6 +483,17 @@ show_source(bert_loss, region="loss")
 # 计算一个批量（32 个句子对）的损失。训练之前，模型的预测接近均匀猜测：掩蔽语言模型的损失约为
 # $\ln V$，下一句预测的损失约为 $\ln 2$。
 
+# %% [markdown] lang="ja"
+# 各予測位置の交差エントロピーにその重みを掛け、その和を重みの和で割ります。パディングした予測位置
+# （重み 0）は、分子にも分母にも影響しません。そのためには `reduction="none"` が必要です。本章の
+# PyTorch 版の学習コードは、マスク言語モデルの部分を平均で集約した損失で計算しています。これでは損失
+# が 1 つの数になり、重みを掛けても割っても打ち消し合うだけなので、パディングした位置も実在する位置
+# と同じだけ損失に数えられてしまいます（ノートブック 04、d2l-en issue #2582）。
+#
+# 下のその場での学習が 30 秒以内に終わるように、付属モデルより小さなモデル（H = 128 ではなく 64）を
+# 作り、32 組のペアからなるバッチ 1 つの損失を計算します。学習前のモデルは一様な推測に近く、損失はマ
+# スク言語モデルで約 $\ln V$、次文予測で約 $\ln 2$ になります。
+
 # %%
 config = BERTConfig(vocab_size=len(vocab), num_hiddens=64, ffn_num_hiddens=128, num_heads=2,
                     num_blks=2, dropout=0.0, max_len=64)
@@ -388,6 +517,12 @@ print(tr("total {total:.3f}", total=loss.total))
 # K 个真实位置经过掩蔽语言模型的输出层，并把输出层的最后一层与交叉熵合并计算（它在编码器里也跳过
 # 填充的词元，见“更进一步”）。结果相同，计算量更少：
 
+# %% [markdown] lang="ja"
+# 上の `mlm_Y_hat` には、パディングを含めて B × P × V 個の要素があります。`train_bert` は代わりに
+# `fast_loss` を使います。これは実在する K 個の予測位置だけをマスク言語モデルの出力層に通し、出力層
+# の最後の層を交差エントロピーとまとめて計算します（エンコーダの中でもパディングのトークンを飛ばしま
+# す。「さらに先へ」を参照）。結果は同じで、計算は少なくて済みます。
+
 # %%
 fast = fast_loss(model, *batch)
 print("fast_loss:", tr("MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}",
@@ -406,6 +541,12 @@ print("B x P =", mlm_weights.numel(), " K =", int(mlm_weights.sum()))
 # 训练一步要做这几件事：清除旧的梯度、计算损失、反向传播，再由优化器（与本章一样用 Adam）更新所有参
 # 数。`train_step` 做的正是这些：
 
+# %% [markdown] lang="ja"
+# ## 事前学習の 1 ステップ
+#
+# 1 ステップでは、古い勾配を消し、損失を計算し、逆伝播し、オプティマイザ（本章と同じく Adam）にすべ
+# てのパラメータを更新させます。`train_step` が行うのはまさにこれです。
+
 # %%
 show_source(train_step)
 
@@ -416,6 +557,11 @@ show_source(train_step)
 # %% [markdown] lang="zh"
 # 执行一步之后，每个参数张量都有了梯度，同一个批量上的总损失也降低了；不过两项损失中的某一项仍可能上
 # 升，因为这一步是沿着两者之和的梯度走的。
+
+# %% [markdown] lang="ja"
+# 1 ステップの後には、すべてのパラメータのテンソルが勾配を持ち、同じバッチでの損失の合計は下がってい
+# ます。ただし、2 つの損失の一方は上がることもあります。このステップは両者の和の勾配に沿って進むから
+# です。
 
 # %%
 optimizer = torch.optim.Adam(model.parameters(), lr=5e-3)
@@ -456,6 +602,20 @@ print(tr("after:  ") + tr("MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}",
 # 机掩码，在每一步的用时中占了不小的比重。下面的前几行把全部训练段落构造成句子对并掩蔽一次，模型在这
 # 些句子对上训练 300 步，每步 128 个句子对，在一个线程上不到半分钟。然后用留出段落中的句子对来考考
 # 它，这些句子对它从未见过：
+
+# %% [markdown] lang="ja"
+# ## その場で短く学習させる
+#
+# `train_bert` はこのステップをミニバッチごとに繰り返し、進み具合を報告します。進捗バーには直近の損
+# 失と、1 秒あたりに処理した文ペアの数で表した速さが表示されます。`callback` は各ステップの後に呼ば
+# れます。ここでは `LossPlot` に 25 ステップごとに 2 つの損失を描き直させ、`SnapshotRecorder` に 6
+# つのステップで重みをコピーさせて、後でこの学習をタイムラプスで見返せるようにしています（コピーして
+# も学習は何も変わりません）。乱数を使う処理（初期の重み、バッチの順序）にはすべて乱数シードを設定し
+# てあるので、ここに表示されているのと同じ損失が得られます。モデルは上の小さなモデルで、ドロップアウ
+# トは使いません。これほど短い学習では、ドロップアウトは学習を遅くするだけで、そのランダムなマスクを
+# 引く処理が CPU では 1 ステップの時間のかなりの部分を占めるからです。下の最初の数行で学習用の段落を
+# すべてペアにして 1 回マスクをかけ、128 組ずつ 300 ステップ学習させます。1 スレッドで 30 秒もかかり
+# ません。その後、モデルが一度も見ていないホールドアウトの段落のペアについて尋ねてみます。
 
 # %%
 def paragraphs_in(lang):
@@ -509,6 +669,16 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
 # 能填对 0.041。自带模型要好得多（0.785 和 0.762，见下文“更进一步”中打印的结果；那里的最后一小节会
 # 说明怎样才能达到这个水平）。
 
+# %% [markdown] lang="ja"
+# 300 ステップのあいだに、マスク言語モデルの損失は 6.39 から 3.59 に、次文予測の損失は 0.70 から
+# 0.61 に下がりました（最初と最後の 25 ステップの平均。グラフの各点は 1 つのミニバッチだけから計算し
+# ているので、ばらつきがあります）。753 組のホールドアウトのペアで、モデルが「次の文」と「次の文では
+# ない」を正しく見分ける割合は 0.583 になり、95% 信頼区間 [0.547, 0.618] はチャンスレベルを上回って
+# います。30 秒の学習で、2 つの文を関連づけ始めたのです。マスクされたトークンは 0.232 を正しく埋めら
+# れ、常に最も頻度の高いトークンを答える場合の 0.041 を上回ります。付属モデルはずっと優秀です（0.785
+# と 0.762。下の「さらに先へ」で表示します。その最後の部分では、そこに到達するには何が必要かを示しま
+# す）。
+
 # %% [markdown] lang="en"
 # ## From 13 minutes to four days
 #
@@ -524,6 +694,14 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
 # 256，2 个头，2 个编码器块），使用全部训练段落，重新构造句子对并掩蔽，共 10 遍；训练结果放在
 # `bertlib/assets/small_bert/` 中，损失和留出数据上的评估结果记录在 `metrics.json` 里。下面是它完整
 # 的训练过程：
+
+# %% [markdown] lang="ja"
+# ## 13 分から 4 日へ
+#
+# `scripts/pretrain_small.py` は、本章の事前学習と同じサイズ（H = 128、FFN 256、ヘッド 2、ブロック
+# 2）で、付属の小さな BERT を学習させます。学習用の段落をすべて使い、ペアの作成とマスクを 10 回やり
+# 直します。結果は `bertlib/assets/small_bert/` に収められ、損失とホールドアウトデータでの評価は
+# `metrics.json` に記録されています。その学習全体を見てみましょう。
 
 # %%
 metrics = small_bert_metrics()
@@ -568,6 +746,16 @@ print(tr("NSP loss (recorded every {every} steps): mean over steps {a}-{b} {earl
 #
 # 原始的 BERT 也是这样训练的，只是规模要大得多。下面把 BERT 论文（Devlin 等人，2018）中的完整训练配
 # 置与自带模型并列对照：
+
+# %% [markdown] lang="ja"
+# マスク言語モデルの損失は 1000 ステップのあいだずっと下がり続けます。次文予測の損失は最初の 200 ス
+# テップほど $\ln 2$ の近くにとどまり（グラフとともに表示した行がその平均です）、その後ゆっくり下
+# がって、最後の 50 ステップでは約 0.46 になります。本章と同じく、マスク言語モデルの損失は次文予測の
+# 損失よりずっと高いままです（演習 6 では、それがマスク言語モデルの学んだことが少ないという意味なの
+# かを考えます）。
+#
+# 元の BERT も同じ方法で、ただしはるかに大きな規模で学習されました。BERT 論文（Devlin ら、2018）の学
+# 習設定の全体を、付属モデルと並べてみます。
 
 # %%
 sentences = [s for paragraph in split.train for s in paragraph]
@@ -614,6 +802,16 @@ for what, paper, ours in rows:
 # 蔽语言模型 + 下一句预测、Adam、dropout），只是把每个数字都缩小了；尽管缩小了这么多，它究竟学到了什
 # 么，是笔记本 07 要探讨的问题。
 
+# %% [markdown] lang="ja"
+# BERT-base のパラメータ数は 1.1 億、BERT-large は 3.4 億です。BooksCorpus（8 億語）と英語版
+# Wikipedia（25 億語）を読み、256 シーケンスのバッチで 1,000,000 ステップ学習しました。オプティマイ
+# ザは Adam で、学習率 1e-4 に向けて最初の 10,000 ステップでウォームアップし、その後は線形に減衰させ
+# ます。アテンションの計算量は長さの 2 乗で増えるので、ステップの 90% では 128 トークンのシーケンス
+# を使い、残りのステップだけで 512 トークンすべてを使って、128 より先の位置埋め込みを学習させまし
+# た。どちらのモデルも 4 日間学習し、BERT-base は 16 個、BERT-large は 64 個の TPU チップを使いまし
+# た。付属モデルは学習設定（マスク言語モデル + 次文予測、Adam、ドロップアウト）をそのまま受け継ぎ、
+# 数字をすべて小さくしています。それでも何を学んだのかは、ノートブック 07 で問います。
+
 # %% [markdown] lang="en"
 # ## A model that learns before your eyes
 #
@@ -635,6 +833,18 @@ for what, paper, ours in rows:
 # `snapshots.safetensors`（连同每一步的损失）随 `bertlib` 一起提供，用 `load_snapshots` 读取。下面
 # 把每个快照载入一个与自带模型结构相同的模型，在现场训练用过的那 753 个留出的句子对上评估；注意力和
 # 预测则只在其中每隔两个取一个的句子对上统计，好让这个单元格快一些。
+
+# %% [markdown] lang="ja"
+# ## 目の前で学んでいくモデル
+#
+# 損失の曲線から分かるのは、モデルが学んでいる**ということ**であって、**何を**学んでいるかではありま
+# せん。そこで `scripts/pretrain_small.py` は、学習中の 6 つのステップ、0、50、150、300、650、1000
+# で重みも保存しています。マスク言語モデルの損失がいちばん速く下がる序盤に多めに取っています（上のそ
+# の場での学習と同じく `SnapshotRecorder` を使います）。これらは `snapshots.safetensors` として
+# `bertlib` に付属し（半精度で、各ステップの損失も含みます）、`load_snapshots` で読み込めます。下で
+# は、各スナップショットを付属モデルと同じ構造のモデルに読み込み、その場での学習と同じ 753 組のホー
+# ルドアウトのペアで評価します。アテンションと予測は、セルが短い時間で終わるように、そのうち 3 組に
+# 1 組だけで測ります。
 
 # %%
 snapshots = load_snapshots()  # {step: weights}, and the run's losses at every step
@@ -696,6 +906,24 @@ print(tr("shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}",
 # 选的训练步）。文本或被掩蔽的词元改变时，每个快照各运行一次；拖动滑块、换层或换头只需重画。传入的模
 # 型只提供结构，权重来自快照。
 
+# %% [markdown] lang="ja"
+# これらのスナップショットは、付属モデルの学習設定を同じ乱数シードでもう一度実行したものから取ってい
+# ます。付属モデル自身の学習はスナップショットの機能より前のもので、ビット単位では再現できなかったか
+# らです。再実行の結果は、ホールドアウトデータで次文予測 0.776、マスク言語モデル 0.729 で、付属モデ
+# ルは 0.785 と 0.762 です。マスク言語モデルの正解率はステップ 300 まではゆっくり上がり（0.211）、そ
+# の後は速く上がります（ステップ 650 で 0.512）。次文予測の正解率はステップ 50 まではチャンスレベル
+# のまま（0.510）で、そこから上がり始めます。
+#
+# タイムラプスのウィジェットでは、1 組の文ペアがスナップショットを順にたどります。スライダー「学習ス
+# テップ」を動かすか、再生ボタンを押して、スナップショットを 1 つずつ見ていきましょう。選んだステッ
+# プについて、ウィジェットは次のものを描きます。1 つのヘッドのアテンションの重み（層とヘッドは選べま
+# す。カラースケールはどのステップでも同じなので、ステップどうしを比べられます）、各文で 1 つずつマ
+# スクしたトークンでの確率上位 3 つのトークン（「A でマスク」「B でマスク」。正しいトークンの棒は緑
+# 色で、タイトルにその確率が示されます）、そのペアの P(次の文)、そして学習の 2 つの損失（対数目盛
+# で、選んだステップに縦線）です。テキストやマスクするトークンを変えると、各スナップショットが 1 回
+# ずつ実行されます。スライダー、層、ヘッドを変えたときは描き直すだけです。渡したモデルは構造だけを与
+# え、重みはスナップショットから来ます。
+
 # %%
 TimeLapseWidget(small_bert, tokenizer, snapshots)
 
@@ -714,6 +942,15 @@ TimeLapseWidget(small_bert, tokenizer, snapshots)
 # 测：它是不是最常见的 10 个答案之一，每个快照一共猜出多少个不同的词元，以及答案为其他词元时它猜对的
 # 比例。再看各个头关注哪里：每个词元（作为查询）放在它前一个词元、后一个词元、两个 `<sep>` 和另一个
 # 句子上的注意力权重，对同一层的各个头以及这些句子对中的每个词元求平均。
+
+# %% [markdown] lang="ja"
+# 再生して、2 つのマスクされたトークンでの予測と、各層のアテンション（ヘッドごと、そしてその平均）を
+# 見てみましょう。1 組のペアで見えるのは数個のトークンだけです。次のセルでは、抜き出した 251 組の
+# ホールドアウトのペアで同じことを測ります。まず、マスクした各位置の第一候補について、それが最も頻度
+# の高い 10 個の答えの 1 つかどうか、スナップショットが全部で何種類のトークンを答えるか、そして答え
+# がそれ以外のトークンのときにどれだけ正解するかを見ます。次に、ヘッドがどこを見ているかです。各トー
+# クン（クエリとして）が、直前のトークン、直後のトークン、2 つの `<sep>`、もう一方の文に置くアテン
+# ションの重みを、層のヘッドとペアのすべてのトークンで平均します。
 
 # %%
 print(tr("{pairs} held-out pairs, {slots} masked slots; the 10 most frequent answers {tokens} are "
@@ -763,6 +1000,27 @@ print(table(looking))
 # 额），在层 0 降到 0.010，在层 1 则一直停留在起点附近（第 1000 步为 0.062）。大型的原始 BERT 有些头
 # 会把大量权重放在 `[SEP]` 上（Clark 等人，2019）；这个小模型训练 1000 步之后并没有这样做。
 
+# %% [markdown] lang="ja"
+# **予測。** ステップ 0 では重みはランダムで、予測もランダムです。172 種類のトークンを答え、ほとんど
+# 当たりません。ステップ 50 までに、モデルはいちばん安上がりな答えを見つけます。第一候補はすべて最も
+# 頻度の高い 10 個の答えのどれかで、全部でたった 6 種類のトークンです。マスク言語モデルの正解率
+# 0.086 はここから来ています。この状態はしばらく続きます。ステップ 300 でも予測の 0.721 は頻度の高い
+# トークンで、答えがそれ以外のトークンのときに当たるのは 0.070 だけです。ステップ 300 から 650 のあ
+# いだで、予測は正しいトークンに変わっていきます。トークンの種類は 346 に増え、頻度の高いトークンは
+# 0.314（頻度の高い答えが占める 0.230 に近い値）になり、答えがそれ以外のトークンのときの正解は
+# 0.455、ステップ 1000 では 0.692 になります。
+#
+# **アテンション。** ステップ 0 では重みはほぼ一様です。直前と直後のトークンにそれぞれ 0.03（約 30
+# 個のキーの 1 つ）、もう一方の文に 0.54 です。ヘッドが最初に覚えるのは、自分の文の中にとどまること
+# です。もう一方の文への重みは、層 0 ではステップ 50 までに 0.414 に、層 1 ではステップ 150 までに
+# 0.179 に下がり、ステップ 650 では両方の層で 0.1 を下回ります。隣のトークンを見るようになるのはもっ
+# と後で、正しい予測が出始めるのと同じ時期です。層 0 の直前のトークンへの重みはステップ 300 の 0.077
+# からステップ 650 で 0.173、ステップ 1000 で 0.259 に、層 1 の直後のトークンへの重みは 0.091 から
+# 0.196、0.289 に増えます。`<sep>` はまったく注目を集めません。その割合はステップ 0 で最も高く
+# （0.065 と 0.073。ほぼ一様な重みで 2 つのキーが受け取る量です）、層 0 では 0.010 に下がり、層 1 で
+# は出発点の近くにとどまります（ステップ 1000 で 0.062）。大きな元の BERT のヘッドは重みの多くを
+# `[SEP]` に置きます（Clark ら、2019）が、この小さなモデルは 1000 ステップではそうなりません。
+
 # %% [markdown] lang="en"
 # ### Your own run
 #
@@ -777,6 +1035,14 @@ print(table(looking))
 # 上面的现场训练也记录了自己的快照（第 0、25、50、100、200 和 300 步）：把记录器和 `train_bert` 返回
 # 的训练历史（损失就来自这里）交给小部件，同样的延时回放就会显示你训练的模型。下面那一行按上面的方法
 # 统计它最后一步的情况：
+
+# %% [markdown] lang="ja"
+# ### あなた自身の学習
+#
+# 上のその場での学習も、ステップ 0、25、50、100、200、300 で自分のスナップショットを記録しています。
+# 記録器と、`train_bert` が返した学習履歴（損失はここから取ります）をウィジェットに渡すと、同じタイ
+# ムラプスであなたが学習させたモデルを見られます。その下の行では、最後のステップを上と同じ方法で測り
+# ます。
 
 # %%
 display(TimeLapseWidget(model, tokenizer, recorder, history))
@@ -801,6 +1067,15 @@ print(tr("your run at step 300: {frequent:.3f} of the top guesses among the 10 m
 # 播放它的延时回放：相邻词元才刚刚开始变亮。本笔记本最后的课堂训练配置要训练 900 步；用同样的方法记
 # 录它的快照，就能看看它的头是否也走上了重跑的这条路。
 
+# %% [markdown] lang="ja"
+# あなたの 300 ステップで、モデルは再実行の最初の 300 ステップとほぼ同じところまで進みました。ホール
+# ドアウトデータでのマスク言語モデルの正解率は 0.232（その場での学習の後に表示）で、再実行では 0.211
+# です。まだ頻度の高いトークンを答える段階にいますが、その度合いは浅めです。第一候補の 0.506 が頻度
+# の高いトークンで（再実行のスナップショットでは 0.721）、層 0 が直前のトークンに置く重みは 0.083
+# （0.077）です。タイムラプスを再生してみましょう。隣のトークンはようやく明るくなり始めたところで
+# す。このノートブックの最後にある授業用の学習設定は 900 ステップ学習します。同じ方法でスナップ
+# ショットを記録すれば、そのヘッドも再実行と同じ道をたどるかどうかを確かめられます。
+
 # %% [markdown] lang="en"
 # ## Going further
 #
@@ -816,6 +1091,14 @@ print(tr("your run at step 300: {frequent:.3f} of the top guesses among the 10 m
 # 样让每一步的计算更少：每个小批量只填充到它需要的长度（按 FLOP 计算），以及按长度给句子对分组；第二
 # 节给出一套在一堂课内就能达到自带模型水平的训练配置。
 
+# %% [markdown] lang="ja"
+# ## さらに先へ
+#
+# 本章の道筋はここで終わりです。`BERTModel`、データ、損失、1 ステップ、そして 1 回の学習を見てきまし
+# た。下の最初の節では、1 ステップの計算を減らす方法を測ります。各ミニバッチを必要な長さまでしかパ
+# ディングしないこと（FLOP で数えます）と、ペアを長さごとにまとめることです。2 つめの節では、1 回の
+# 授業の時間内で付属モデルの質に届く学習設定を実行します。
+
 # %% [markdown] lang="en"
 # ### Padding only as far as each mini-batch needs
 #
@@ -830,6 +1113,14 @@ print(tr("your run at step 300: {frequent:.3f} of the top guesses among the 10 m
 # 上面的每个句子对都像本章那样填充到了 `max_len` = 64 个词元。编码器在填充位置上也照样计算：注意力会
 # 把这些位置掩蔽掉，损失也根本用不到它们，但它们的嵌入、线性变换和前馈网络照样都要算。数据中有多少是
 # 填充呢？
+
+# %% [markdown] lang="ja"
+# ### 各ミニバッチを必要な長さまでだけパディングする
+#
+# 上のペアはすべて、本章と同じく `max_len` = 64 トークンまでパディングしてあります。するとエンコーダ
+# は、パディングの位置でも計算をします。アテンションはそれをマスクし、損失もそこを見ませんが、埋め込
+# み、線形変換、フィードフォワード層はやはり計算されます。データのうち、どれだけがパディングなので
+# しょうか。
 
 # %%
 lengths = data.valid_lens.float()
@@ -853,6 +1144,14 @@ print(tr("padding: {share:.0%} of all positions (mean length {mean:.1f}, longest
 # 也保留了它的位置嵌入），截掉的部分要么本来就会掩蔽掉，要么权重为 0。`train_bert` 对每个小批量都这
 # 样截短。
 
+# %% [markdown] lang="ja"
+# 全位置の半分以上がパディングです。ミニバッチの長さは、その中で最も長いペアの長さがあれば十分です。
+# `trim_padding` はミニバッチのテンソルをその長さまで切り詰め、予測位置も使われている最後の位置まで
+# に切り詰めます。これを**動的パディング**と呼びます。Hugging Face のデータコレーター（data
+# collator）も同じことをします。大事なものは何も切り落とされません。実在するトークンはすべて元の位置
+# （したがって位置埋め込み）を保ち、取り除かれるのは、いずれにせよマスクされるか重みが 0 の部分だけ
+# です。`train_bert` はすべてのミニバッチをこのように切り詰めます。
+
 # %%
 show_source(trim_padding, region="trim")
 
@@ -863,6 +1162,11 @@ show_source(trim_padding, region="trim")
 # %% [markdown] lang="zh"
 # 下面把同一个小批量（32 个句子对）分别填充到 64 和截短，比较两者：损失完全一致；再用 PyTorch 的
 # `FlopCounterMode` 统计一次前向传播加反向传播的浮点运算次数。
+
+# %% [markdown] lang="ja"
+# 32 組のペアからなる同じミニバッチを、64 までパディングした場合と切り詰めた場合で比べます。損失は一
+# 致します。さらに PyTorch の `FlopCounterMode` で、順伝播と逆伝播 1 回ぶんの浮動小数点演算の回数を
+# 数えます。
 
 
 # %%
@@ -913,6 +1217,22 @@ print("fast_loss:", tr("forward + backward: {gflop:.2f} GFLOP",
 # 同。`train_bert(..., group_by_length=True)` 用的就是它。下面分别统计随机组成的小批量和按长度分组的
 # 小批量（每批 128 个句子对）在截短之后还剩多少填充：
 
+# %% [markdown] lang="ja"
+# 最も長いペア（43 トークン）に合わせて切り詰めると、本章のやり方の 1 ステップで、このミニバッチの計
+# 算量は 1.01 GFLOP から 0.67 GFLOP に減り、損失は最後の桁まで同じです。`fast_loss` はさらに 0.49 ま
+# で減らします。切り詰めたバッチの中でも短いペアにはまだパディングがあり、アテンション以外の層はすべ
+# てトークンごとに計算するので、それらの層は実在するトークンだけで計算し、アテンションのときだけパ
+# ディングを補うのです（`bertlib.fast.unpadded_encode`）。マスク言語モデルの出力層も K 個の実在する
+# 予測位置だけで計算します。
+#
+# ランダムに組んだミニバッチでは、各ペアをそのバッチにたまたま含まれる最も長いペアまでパディングしな
+# ければなりません。**長さごとにまとめる**と、Hugging Face の `group_by_length` のように、さらにパ
+# ディングを減らせます。`LengthGroupedSampler` はペアをシャッフルし、ミニバッチ 50 個ぶんずつ長さで
+# 並べ替えてミニバッチに切り分け、その順序をシャッフルします。こうすると、1 つのミニバッチにはほぼ同
+# じ長さのペアが集まります。`train_bert(..., group_by_length=True)` はこれを使います。128 組ずつのミ
+# ニバッチについて、ランダムに組んだ場合と長さごとにまとめた場合で、切り詰めた後に残るパディングを数
+# えてみましょう。
+
 # %%
 is_zh = torch.cat([torch.full((len(d),), lang == "zh") for lang, d in by_lang.items()])
 lengths = train_pairs.valid_lens
@@ -939,6 +1259,11 @@ print(table(rows))
 # 分组之后几乎没有填充了，但请看第二个数：随机组成的小批量里英文和中文大约各占一半，按长度分组的小批
 # 量则几乎只有一种语言。在这个语料库里，看句子对的长度就能猜出它是哪种语言：
 
+# %% [markdown] lang="ja"
+# 長さでまとめると、パディングはほとんど残りません。しかし 2 つめの数字を見てください。ランダムなミ
+# ニバッチは英語と中国語がほぼ半分ずつなのに、長さでまとめたミニバッチはほとんど 1 つの言語だけで
+# す。このコーパスでは、ペアの長さを見ればその言語が分かってしまうのです。
+
 # %%
 rows = []
 for name, d in ((tr("English pairs:"), by_lang["en"]), (tr("Chinese pairs:"), by_lang["zh"])):
@@ -962,6 +1287,14 @@ print(table(rows))
 # 课堂训练会测出慢了多少。所以 `train_bert` 会截短每个小批量，但只有在你要求时才按长度分组。如果语料
 # 库中句子对的长度不透露别的信息，按长度分组省下的计算就是白赚的。
 
+# %% [markdown] lang="ja"
+# 英語のペアは 22 から 28 トークン（10 から 90 パーセンタイル）、中国語のペアは 29 から 40 トークン
+# です。トークナイザが中国語を 1 文字ずつに切るからです。長さで並べ替えることは言語で並べ替えること
+# になり、1 ステップで 1 つの言語しか見ないモデルは学習が遅くなります。どれだけ遅くなるかは、この
+# ノートブックの最後の授業用の学習で測ります。`train_bert` がすべてのミニバッチを切り詰めはしても、
+# 指定されない限り長さごとにはまとめないのはこのためです。長さがほかの何も語らないコーパスなら、長さ
+# でまとめることによる節約はただで手に入ります。
+
 # %% [markdown] lang="en"
 # ### The shipped model's quality, in class
 #
@@ -978,6 +1311,15 @@ print(table(rows))
 # 模型尺寸、分词器、训练段落和留出的句子对都与自带模型相同，但不用 dropout，学习率为 2e-3，训练 900
 # 步而不是 1000 步，并用上两个核。计时从分好词的语料开始，一直到得出留出数据上的结果为止；随机组成小
 # 批量和按长度分组各跑一次，两次的结果都记录在自带的 `metrics.json` 中：
+
+# %% [markdown] lang="ja"
+# ### 授業の中で付属モデルの質に届く
+#
+# 授業では 30 秒よりもっと長く見ていられます。`scripts/pretrain_small.py --in-class` は、そのための
+# 学習設定の時間を計ります。付属モデルと同じサイズ、トークナイザ、学習用の段落、ホールドアウトのペア
+# を使いますが、ドロップアウトはなく、学習率は 2e-3、ステップ数は 1000 ではなく 900 で、2 つのコアを
+# 使います。トークン化したコーパスからホールドアウトデータでの結果が出るまでをすべて計り、ランダムな
+# ミニバッチで 1 回、長さでまとめて 1 回実行し、両方の結果を付属の `metrics.json` に記録しています。
 
 # %%
 in_class = metrics["in_class"]
@@ -1022,6 +1364,18 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 # 脚本那样构造句子对（`make_pretrain_data(..., rounds=10, groups=split.train_langs)`），再调用
 # `train_bert(init_model(BERTConfig(len(vocab), 128, 256, 2, 2, dropout=0.0, max_len=64), seed=3),
 # data, num_steps=900, batch_size=128, lr=2e-3, seed=4, callback=LossPlot().update)`。
+
+# %% [markdown] lang="ja"
+# ランダムなミニバッチでは、この学習設定は付属モデルの数字に届きます。ホールドアウトデータで次文予測
+# は 0.794（付属モデルは 0.785）、マスク言語モデルは 0.769（0.762）で、実行したマシンの 2 つのコアで
+# 59.0 秒かかり、そのうち 4.8 秒はペアの作成に使われました。長さでまとめると、1 ステップは 1.11 倍速
+# くなるだけで（`fast_loss` がすでにパディングの大半を省いているからです）、同じ 900 ステップの後の
+# モデルは大きく遅れています（次文予測 0.604、マスク言語モデル 0.599）。1 つのミニバッチに 1 つの言
+# 語しかないことの損失は、パディングを減らして得る節約よりも大きいのです。授業でこの学習設定を実行す
+# るには、スクリプトと同じようにペアを作り（`make_pretrain_data(..., rounds=10,
+# groups=split.train_langs)`）、`train_bert(init_model(BERTConfig(len(vocab), 128, 256, 2, 2,
+# dropout=0.0, max_len=64), seed=3), data, num_steps=900, batch_size=128, lr=2e-3, seed=4,
+# callback=LossPlot().update)` を呼びます。
 
 # %% [markdown] lang="en"
 # ## Summary
@@ -1068,6 +1422,32 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #   多。按长度分组（`LengthGroupedSampler`）几乎能去掉剩下的全部填充，但在这里长度会泄露语言，而只含
 #   一种语言的小批量学得更慢：分组之前先测一测。不用 dropout 的课堂训练配置（学习率 2e-3，900 步）
 #   大约一分钟就能达到自带模型在留出数据上的水平。
+
+# %% [markdown] lang="ja"
+# ## まとめ
+#
+# * `BERTModel` = `BERTEncoder` + `MaskLM` +（`<cls>` に作用する全結合層 + Tanh）+
+#   `NextSentencePred` です。`encoded_X` `(B, T, H)`、`mlm_Y_hat` `(B, P, V)`、`nsp_Y_hat` `(B, 2)`
+#   を返します。
+# * データパイプライン：文からなる段落（`read_wikitext` は本章の WikiText 形式を読みます）、次文予測
+#   のペア、マスク、決まった大きさのテンソルへのパディング（パディングした予測位置の重みは 0）、そし
+#   て `TensorDataset` の上に乱数シードを設定した `DataLoader`。
+# * 事前学習の損失は、重み付きのマスク言語モデルの交差エントロピーと次文予測の交差エントロピーの和で
+#   す。
+# * 学習の 1 ステップは、勾配のクリア、損失の計算、逆伝播、更新です。`train_bert` はこれを乱数シード
+#   を設定したバッチで繰り返し、`LossPlot` は損失を学習の進行とともに描きます。
+# * 元の BERT：パラメータは 1.1 億（base）または 3.4 億（large）、8 億 + 25 億語、256 シーケンスで
+#   1,000,000 ステップ、そのうち 90% は 128 トークン。付属モデルは数字をすべて小さくしています。
+# * 重みのスナップショット（`train_bert` の中で `SnapshotRecorder` が記録し、付属の学習設定のものは
+#   `load_snapshots` で読み込みます）を `TimeLapseWidget` で見ると、学習が何をいつ学ぶかが分かりま
+#   す。予測はステップ 300 ごろまでは最も頻度の高いトークンで、ステップ 1000 までにはほとんど正しく
+#   なります。ヘッドはまず自分の文の中にとどまることを覚え、次に隣のトークンを見るようになります。
+#   `<sep>` を見るようになるヘッドはありません。
+# * さらに先へ：動的パディング（`trim_padding`）は各ミニバッチを最も長いペアまでだけパディングし、損
+#   失は同じまま計算をずっと減らします。ペアを長さごとにまとめると（`LengthGroupedSampler`）残りもほ
+#   とんどなくなりますが、ここでは長さが言語を明かしてしまい、1 つの言語だけのバッチでは学習が遅くな
+#   ります。まとめる前に測りましょう。ドロップアウトなしの学習設定（学習率 2e-3、900 ステップ）な
+#   ら、1 分ほどで付属モデルのホールドアウトデータでの数字に届きます。
 
 # %% [markdown] lang="en"
 # ## Exercises
@@ -1126,6 +1506,37 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 # 7. ★★★ 本章建议用 `max_len=512` 和 BERT-large 的尺寸（24 个编码器块，H = 1024，16 个头，前馈网
 #    络 4096）做预训练。不用运行，想一想：`max_len` 从 64 增加到 512 时，参数占用的内存增长到原来的
 #    多少倍？一个批量的注意力权重占用的内存又增长到多少倍？在笔记本电脑上，是哪一个让训练无法进行？
+
+# %% [markdown] lang="ja"
+# ## 演習
+#
+# 1. ★ **数えてみよう。** 本章の学習ステップ（`chapter_loss`、すべてのペアを `max_len` までパディン
+#    グ）で、付属の学習設定のバッチサイズ 128、`max_len` 64 のとき、`mlm_Y_hat` にはいくつの数が入っ
+#    ていますか。下で確かめましょう。
+# 2. ★ **数えてみよう。** 付属の小さな BERT には、学習可能なパラメータがいくつありますか。
+#    `small_bert.config` から計算し、下で確かめましょう。
+# 3. ★★ **実装してみよう：重み付きのマスク言語モデルの損失。**「損失を合わせる」の節で、`bert_loss`
+#    のソースコードの前のセルにある `mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)` です（ソースコードを見
+#    ると答えが分かってしまうので、先に自分で書きましょう）。
+# 4. ★★ **文を切り分ける。** 本章は `" . "` だけで文を切り、本物の文分割ツール（spaCy や NLTK）を使
+#    うことを勧めています。`WIKITEXT_SAMPLE` の各行を自分の規則で切り分けてみましょう。たとえば、
+#    `.`、`?`、`!` の後にスペースが続くところで切る正規表現や、NLTK があればその `sent_tokenize` を
+#    使います。`read_wikitext` と比べて、どの文が違いますか。末尾の `.` と `14 @.@ 5` はどうなります
+#    か。
+# 5. ★★ **語彙のサイズ。** 本章は 5 回以上現れた単語だけを残します（`min_freq=5`）。英語の学習用の文
+#    から単語の語彙を作りましょう。`Vocab([s.lower().split() for p, lang in zip(split.train,
+#    split.train_langs) if lang == "en" for s in p], min_freq=k)`（`from bertlib.vocab import
+#    Vocab`）で、k = 1、2、5 とします。それぞれいくつの単語が残りますか。中国語も扱う WordPiece
+#    の語彙の `len(vocab)` と比べるとどうでしょうか。単語の語彙にない単語はどうなり、WordPiece の語
+#    彙にない単語はどうなりますか。
+# 6. ★★ ここでも本章でも、マスク言語モデルの損失は次文予測の損失よりずっと高いままです。マスク言語モ
+#    デルの学ぶことは少ないのでしょうか。付属モデルの学習の最後の損失（`run["mlm_loss"][-1]`、
+#    `run["nsp_loss"][-1]`）を、それぞれ一様な推測の損失で割ってみましょう。付属モデルが一様な推測か
+#    らより遠くまで下げたのは、マスク言語モデルと次文予測のどちらですか。
+# 7. ★★★ 本章は `max_len=512` と BERT-large のサイズ（24 ブロック、H = 1024、16 ヘッド、FFN 4096）で
+#    事前学習することを提案しています。実行せずに考えましょう。`max_len` が 64 から 512 になると、パ
+#    ラメータのメモリは何倍になり、1 つのバッチのアテンションの重みのメモリは何倍になりますか。ノー
+#    トパソコンで学習が失敗する原因になるのは、どちらでしょうか。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -1370,3 +1781,238 @@ check_exercise("06_small_bert_params", answer)
 #
 # "your run at step 300: {frequent:.3f} of the top guesses among the 10 most frequent answers; layer 0 on the previous token {previous:.3f}, on the other sentence {other:.3f}"
 # "你的训练在第 300 步：首选预测中属于最常见的 10 个答案的占 {frequent:.3f}；层 0 放在前一个词元上的权重为 {previous:.3f}，放在另一个句子上的为 {other:.3f}"
+
+# %% [raw] strings="ja"
+# "ln 2: NSP by coin toss"
+# "ln 2：コイン投げで次文予測した場合"
+#
+# "The shipped model's full run: {steps} steps, {minutes} min"
+# "付属モデルの学習全体：{steps} ステップ、{minutes} 分"
+#
+# "without pred_positions: {value}"
+# "pred_positions を渡さないとき：{value}"
+#
+# "paragraphs: English {en}, Chinese {zh}; {low} to {high} sentences each"
+# "段落：英語 {en}、中国語 {zh}。1 段落あたり {low} から {high} 文"
+#
+# "paragraphs: train {train}  held out {held_out}"
+# "段落：学習用 {train}、ホールドアウト {held_out}"
+#
+# " pairs: {count}"
+# " ペア：{count}"
+#
+# "real prediction slots: {share:.2f} of all slots"
+# "実在する予測位置は全予測位置の {share:.2f}"
+#
+# "{pairs} pairs in batches of 32: len(loader) = {batches}"
+# "{pairs} 組のペアを 32 組ずつのバッチに：len(loader) = {batches}"
+#
+# "MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}"
+# "マスク言語モデル {mlm:.3f}  次文予測 {nsp:.3f}  合計 {total:.3f}"
+#
+# "MLM {mlm:.3f}  (ln V = {ln_v:.3f})"
+# "マスク言語モデルの損失 {mlm:.3f}（ln V = {ln_v:.3f}）"
+#
+# "NSP {nsp:.3f}  (ln 2 = {ln_2:.3f})"
+# "次文予測の損失 {nsp:.3f}（ln 2 = {ln_2:.3f}）"
+#
+# "total {total:.3f}"
+# "合計 {total:.3f}"
+#
+# "parameter tensors with a gradient: {count} of {total}"
+# "勾配を持つパラメータのテンソル：{total} 個中 {count} 個"
+#
+# "before: "
+# "更新前："
+#
+# "after:  "
+# "更新後："
+#
+# "MLM"
+# "マスク言語モデル"
+#
+# "NSP"
+# "次文予測"
+#
+# "{name}: mean of steps 1-25 {first:.2f}, of steps 276-300 {last:.2f}"
+# "{name}の損失：ステップ 1–25 の平均 {first:.2f}、ステップ 276–300 の平均 {last:.2f}"
+#
+# "held-out NSP accuracy ({n} pairs, chance 0.5): {acc}"
+# "ホールドアウトデータでの次文予測の正解率（{n} 組、チャンスレベル 0.5）：{acc}"
+#
+# "held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline:.3f})"
+# "ホールドアウトデータでのマスク言語モデルの正解率（第一候補で判定）：{acc:.3f}（常に最も頻度の高いトークンを答えた場合：{baseline:.3f}）"
+#
+# "padding: {share:.0%} of all positions (mean length {mean:.1f}, longest {longest}, max_len 64)"
+# "パディングは全位置の {share:.0%}（平均の長さ {mean:.1f}、最長 {longest}、max_len 64）"
+#
+# "padded to max_len:"
+# "max_len までパディング："
+#
+# "trimmed:"
+# "切り詰め後："
+#
+# "forward + backward: {gflop:.2f} GFLOP"
+# "順伝播 + 逆伝播：{gflop:.2f} GFLOP"
+#
+# "random mini-batches:"
+# "ランダムなミニバッチ："
+#
+# "grouped by length:"
+# "長さごとにまとめたミニバッチ："
+#
+# "padding after trimming {padding:.1%}; the larger language makes up {majority:.0%} of a mini-batch on average"
+# "切り詰め後のパディング {padding:.1%}。ミニバッチの中で多いほうの言語が平均 {majority:.0%} を占める"
+#
+# "English pairs:"
+# "英語のペア："
+#
+# "Chinese pairs:"
+# "中国語のペア："
+#
+# "mean length {mean:.1f} tokens, 10th to 90th percentile {low} to {high}"
+# "平均の長さ {mean:.1f} トークン、10 から 90 パーセンタイルは {low} から {high}"
+#
+# "NSP loss (recorded every {every} steps): mean over steps {a}-{b} {early:.2f}, over steps {c}-{d} {late:.2f}"
+# "次文予測の損失（{every} ステップごとに記録）：ステップ {a}–{b} の平均 {early:.2f}、ステップ {c}–{d} の平均 {late:.2f}"
+#
+# "BERT paper:"
+# "BERT 論文："
+#
+# "shipped:"
+# "付属モデル："
+#
+# "model"
+# "モデル"
+#
+# "BERT-base 12 blocks, H = 768, 12 heads: 110M parameters; BERT-large 24 blocks, H = 1024, 16 heads: 340M parameters"
+# "BERT-base：12 ブロック、H = 768、12 ヘッド、パラメータ 1.1 億。BERT-large：24 ブロック、H = 1024、16 ヘッド、パラメータ 3.4 億"
+#
+# "{blocks} blocks, H = {h}, {heads} heads: parameters, see exercise 2"
+# "{blocks} ブロック、H = {h}、{heads} ヘッド：パラメータ数は演習 2 を参照"
+#
+# "pretraining text"
+# "事前学習のテキスト"
+#
+# "BooksCorpus 800M words + English Wikipedia 2,500M words"
+# "書籍コーパス 8 億語 + 英語版ウィキペディア 25 億語"
+#
+# "{sentences:,} sentences, {tokens:,} WordPiece tokens (English and Chinese)"
+# "{sentences:,} 文、WordPiece のトークン {tokens:,} 個（英語と中国語）"
+#
+# "batch"
+# "バッチサイズ"
+#
+# "256 sequences"
+# "256 シーケンス"
+#
+# "{batch} sentence pairs"
+# "{batch} 組の文ペア"
+#
+# "steps"
+# "ステップ数"
+#
+# "1,000,000 (about 40 passes over the text)"
+# "1,000,000（テキスト全体を約 40 回）"
+#
+# "{steps:,} ({rounds} rounds of fresh pairs and masks)"
+# "{steps:,}（ペアとマスクを作り直して {rounds} 回）"
+#
+# "sequence length"
+# "シーケンスの長さ"
+#
+# "128 tokens for 90% of the steps, then 512 for the rest"
+# "ステップの 90% は 128 トークン、残りは 512 トークン"
+#
+# "{max_len} tokens throughout"
+# "常に {max_len} トークン"
+#
+# "optimiser"
+# "オプティマイザ"
+#
+# "Adam, lr 1e-4, warm-up over the first 10,000 steps, then linear decay"
+# "Adam、学習率 1e-4、最初の 10,000 ステップでウォームアップ、その後は線形減衰"
+#
+# "Adam, lr {lr:g}, constant (no warm-up)"
+# "Adam、学習率 {lr:g}、一定（ウォームアップなし）"
+#
+# "time"
+# "時間"
+#
+# "4 days on 16 TPU chips (BERT-large: 64)"
+# "TPU チップ 16 個で 4 日（BERT-large は 64 個）"
+#
+# "{minutes} minutes on one CPU thread"
+# "CPU の 1 スレッドで {minutes} 分"
+#
+# "in-class recipe: lr {lr:g}, dropout {dropout:g}, {steps} steps of {batch} pairs, {threads} threads"
+# "授業用の学習設定：学習率 {lr:g}、ドロップアウト {dropout:g}、{batch} 組ずつ {steps} ステップ、{threads} スレッド"
+#
+# "NSP {nsp:.3f}  MLM {mlm:.3f}  {pairs:.0f} pairs/s; seconds: data {data:.1f}, training {training:.1f}, evaluation {evaluation:.1f}, total {total:.1f}"
+# "次文予測 {nsp:.3f}  マスク言語モデル {mlm:.3f}  毎秒 {pairs:.0f} 組。秒数：データ {data:.1f}、学習 {training:.1f}、評価 {evaluation:.1f}、合計 {total:.1f}"
+#
+# "NSP {nsp:.3f}  MLM {mlm:.3f}  ({steps} steps, {minutes:.1f} min on {threads} thread)"
+# "次文予測 {nsp:.3f}  マスク言語モデル {mlm:.3f}（{steps} ステップ、{threads} スレッドで {minutes:.1f} 分）"
+#
+# "pairs per second, grouped / random: {ratio:.2f}"
+# "1 秒あたりのペア数の比（長さでまとめた場合 / ランダム）：{ratio:.2f}"
+#
+# "MLM loss"
+# "マスク言語モデルの損失"
+#
+# "NSP loss"
+# "次文予測の損失"
+#
+# "step"
+# "ステップ"
+#
+# "loss"
+# "損失"
+#
+# "shipped model:"
+# "付属モデル："
+#
+# "NSP accuracy"
+# "次文予測の正解率"
+#
+# "MLM accuracy"
+# "マスク言語モデルの正解率"
+#
+# "among the 10 most frequent"
+# "頻度上位 10 個に入る割合"
+#
+# "different tokens"
+# "トークンの種類"
+#
+# "right where the answer is another token"
+# "答えがそれ以外のときの正解"
+#
+# "layer {layer}:"
+# "層 {layer}："
+#
+# "previous"
+# "直前"
+#
+# "next"
+# "直後"
+#
+# "other"
+# "もう一方の文"
+#
+# "The snapshots on the {pairs} held-out pairs:"
+# "ホールドアウトのペア {pairs} 組での各スナップショット："
+#
+# "shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}"
+# "付属モデル（それ自身の学習）：次文予測 {nsp:.3f}、マスク言語モデル {mlm:.3f}"
+#
+# "{pairs} held-out pairs, {slots} masked slots; the 10 most frequent answers {tokens} are {share:.3f} of them"
+# "ホールドアウトのペア {pairs} 組、マスクした位置 {slots} 個。頻度上位 10 個の答え {tokens} がその {share:.3f} を占める"
+#
+# "The top guess at each masked slot:"
+# "マスクした各位置の第一候補："
+#
+# "Attention weight on the previous token, the next one, <sep> and the other sentence, mean over heads and over every token as query:"
+# "直前のトークン、直後のトークン、<sep>、もう一方の文に置くアテンションの重み（ヘッドと、クエリとしての全トークンで平均）："
+#
+# "your run at step 300: {frequent:.3f} of the top guesses among the 10 most frequent answers; layer 0 on the previous token {previous:.3f}, on the other sentence {other:.3f}"
+# "あなたの学習のステップ 300：第一候補のうち頻度上位 10 個の答えに入る割合 {frequent:.3f}。層 0 が直前のトークンに置く重み {previous:.3f}、もう一方の文に置く重み {other:.3f}"

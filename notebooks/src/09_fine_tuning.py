@@ -15,7 +15,8 @@
 # %% [markdown] lang="en"
 # # 09 · Fine-tuning
 #
-# *[中文版](../zh/09_fine_tuning.ipynb) · [Index](00_index.ipynb)*
+# *[中文版](../zh/09_fine_tuning.ipynb) · [日本語](../ja/09_fine_tuning.ipynb) ·
+# [Index](00_index.ipynb)*
 #
 # The chapter ends where BERT's point begins. The original BERT is pretrained once, on unlabelled
 # text, and then **fine-tuned** for each downstream task: the MLM and NSP heads are dropped, a
@@ -42,7 +43,8 @@
 # %% [markdown] lang="zh"
 # # 09 · 微调
 #
-# [English](../en/09_fine_tuning.ipynb) · [目录](00_index.ipynb)
+# [English](../en/09_fine_tuning.ipynb) · [日本語](../ja/09_fine_tuning.ipynb) ·
+# [目录](00_index.ipynb)
 #
 # 本章讲到哪里结束，BERT 真正的用武之地就从哪里开始。原始的 BERT 只在无标签文本上预训练一次，之后针
 # 对每个下游任务进行**微调**：去掉掩蔽语言模型和下一句预测的输出层，在编码器上加一个小小的输出层，再
@@ -60,6 +62,32 @@
 #    看看这样能省下什么、又要付出什么；
 # 5. 在英文任务上微调一个真实的 BERT：all-MiniLM-L6-v2；
 # 6. 向微调好的模型输入你自己的句子。
+
+# %% [markdown] lang="ja"
+# # 09 · ファインチューニング
+#
+# *[English](../en/09_fine_tuning.ipynb) · [中文](../zh/09_fine_tuning.ipynb) ·
+# [目次](00_index.ipynb)*
+#
+# 本章が終わるところから、BERT の本領が始まります。元の BERT は、ラベルのないテキストで一度だけ事前
+# 学習され、その後、下流タスクごとに**ファインチューニング**されます。マスク言語モデルと次文予測の出
+# 力層を取り除き、エンコーダの上に小さな出力層を加え、タスクのラベル付きの例ですべてのパラメータをも
+# う少しだけ学習させるのです。新しい出力層はゼロから始まり、その下のすべては事前学習済みの重みから始
+# まります。このノートブックではそれを行い、事前学習済みの重みにどれだけの価値があるかを測ります。
+#
+# このノートブックでは、次のことを行います。
+# 1. コーパスのテンプレートから作った、ラベル付きの小さな 4 つのタスクを知ります。応用の種類ごとに 1
+#    つずつで、文の話題、2 つの文が同じ物語から来ているか、各トークンのタグ（人名、場所、時間）、そ
+#    してスパンで答える質問です。ホールドアウトの文が、ラベル付きで一度も見たことのないテンプレート
+#    から来るように分割します。
+# 2. `BERTClassifier`（`<cls>` に基づく本章の分類器）と `BERTTagger`（トークンごとに 1 つのラベル）
+#    を読みます。
+# 3. 付属の小さな BERT をファインチューニングし、同じホールドアウトの文で、ランダムな重みから学習さ
+#    せた同じ構造のモデルや Bag-of-Words のベースラインと、信頼区間付きで比べます。
+# 4. トークンにタグを付け、文のスパンを見つけて質問に答え（BERT 論文の開始ベクトルと終了ベクトル）、
+#    層を凍結して、それで何が節約でき何を失うかを見ます。
+# 5. 本物の BERT である all-MiniLM-L6-v2 を英語のタスクでファインチューニングします。
+# 6. ファインチューニングしたモデルに文を入力してみます。
 
 # %%
 # %matplotlib inline
@@ -90,7 +118,7 @@ from bertlib.finetune import (
     task_loss,
 )
 from bertlib.hf import minilm_directory
-from bertlib.i18n import get_language, table, tr
+from bertlib.i18n import corpus_language, table, tr
 from bertlib.implement import check_implementation
 from bertlib.tasks import (
     IGNORE,
@@ -134,6 +162,15 @@ STEPS, LR = 100, 7e-4  # the fine-tuning recipe of the small models (batches of 
 # 故事、故事的话题（共 12 个：买菜、下雨天、图书馆……）、它来自哪个模板，以及填进去的人名、地点和
 # 时间在句子中的位置。`bertlib` 自带这些数据，每种语言 1,440 个句子：
 
+# %% [markdown] lang="ja"
+# ## コーパスのテンプレートから作った 4 つのタスク
+#
+# ファインチューニングにはラベル付きのデータが必要です。これは事前学習のコーパスと同じ方法で作ります
+# （ノートブック 06）。`scripts/make_tasks.py` は同じ手書きのテンプレートに名前、曜日、場所を埋め込
+# み、各文について、それが属する物語、物語の話題（買い物、雨の日、図書館、… の 12 種類のいずれか）、
+# 元になったテンプレート、そして埋め込んだ人名、場所、時間の位置を記録します。データは `bertlib` に
+# 付属していて、各言語 1,440 文です。
+
 # %%
 sentences = load_task_sentences()
 langs = Counter(s.lang for s in sentences)
@@ -172,6 +209,19 @@ print(table(rows))
 # * **问答，区间**：在 `<cls>` 问题 `<sep>` 句子 `<sep>` 中，哪些词元回答了“谁”“在哪儿”或“哪
 #   天”？句子中的每个人名、地点和时间各对应一个问题。
 
+# %% [markdown] lang="ja"
+# これらの文から 4 つのタスクを作ります。本章が BERT をファインチューニングする応用のグループごとに
+# 1 つずつです。
+#
+# * **文単位、話題**：`<cls>` 文 `<sep>` は 12 の話題のどれについての文か。
+# * **ペア単位、同じ物語**：`<cls>` A `<sep>` B `<sep>` の A と B は同じ物語から来ているか。ペアの半
+#   分はそうで、残りの半分では B は別の話題の物語から来ています。
+# * **トークン単位、タグ**：各トークンは人名、場所、時間の一部か、どれでもないか。固有表現認識の小型
+#   版です。複数の WordPiece のトークンに切られた単語は、各サブワードに自分のタグを与えます。
+#   `<cls>`、`<sep>`、パディングにはラベル `IGNORE` を付け、そこでは損失を計算しません。
+# * **質問応答、スパン**：`<cls>` 質問 `<sep>` 文 `<sep>` で、*who*、*where*、*when* に答えるのはど
+#   のトークンか。文の人名、場所、時間ごとに 1 つの質問を作ります。
+
 # %%
 small_bert, tokenizer = load_small_bert()
 max_len = small_bert.config.max_len
@@ -203,13 +253,24 @@ print(" ".join(tokenizer.vocab.to_tokens(pairs.tokens[0, :int(pairs.valid_lens[0
 # 个，各留出两种措辞中的一种。这些步骤的另一种措辞仍在训练集中，所以每一步都有训练样本；但留出句子所
 # 用的措辞，模型从未在有标签的训练数据中见过。
 
+# %% [markdown] lang="ja"
+# ## 文ではなくテンプレートを取り分ける
+#
+# コーパスはテンプレートから作られています。各物語の各段階に 2 通りの言い回しがあり、名前、曜日、食
+# べ物が埋め込まれています。文をランダムに取り分けると、ホールドアウトの文のほとんどに、名前が違うだ
+# けの双子が学習データの中にあることになり、ホールドアウトデータでの正解率は、モデルがテンプレートを
+# どれだけ覚えているかを測ることになってしまいます。そこで `split_by_template` は**テンプレートご
+# と**取り分けます。話題と言語ごとに、6 つの段階のうち 3 つについて、2 通りの言い回しの一方を取り分
+# けるのです。その段階のもう一方の言い回しは学習データに残るので、どの段階も教えられますが、ホールド
+# アウトの文は必ず、モデルがラベル付きでは一度も見たことのない言い回しになっています。
+
 # %%
 split = split_by_template(sentences, held_out_steps=3, seed=0)
 train_templates = {(s.lang, s.template) for s in split.train}
 print(tr("{train} training sentences, {held} held-out sentences",
          train=len(split.train), held=len(split.held_out)))
 print(tr("templates on both sides: {n}", n=len(train_templates & split.held_out_templates)))
-held = next(s for s in split.held_out if s.lang == get_language())  # one in this edition's
+held = next(s for s in split.held_out if s.lang == corpus_language())  # one in this edition's
 topic_, step, wording = held.template.split(".")
 twin = next(s for s in split.train  # the other wording of that step, in the same language
             if s.template == f"{topic_}.{step}.{1 - int(wording)}" and s.lang == held.lang)
@@ -241,6 +302,19 @@ print(tr("trained:  {sentence}", sentence=twin.text))
 # 出层提供输入。处理文本对时什么都不用改：把 `<cls>` A `<sep>` B `<sep>` 及其片段索引送进去即可，本
 # 章的自然语言推断就是这样做的。
 
+# %% [markdown] lang="ja"
+# 注意が 1 つあります。小さな BERT は、取り分けた言い回しも含むコーパス全体で**事前学習**されていま
+# す。これは事前学習が想定している状況（その分野のラベルのないテキストはたくさんあり、ラベルは少な
+# い）ですが、覚えておいてください。ホールドアウトの文が新しいのは**ラベル**にとってであって、事前学
+# 習済みのエンコーダにとってではありません。
+#
+# ## 分類器とタガー
+#
+# 本章の `BERTClassifier` は事前学習済みのエンコーダと `hidden` 層（次文予測の出力層に入力していた、
+# `<cls>` に作用する全結合層 + Tanh、つまりプーラー）をそのまま使い、クラスごとに 1 つの出力を持つ新
+# しい出力層を加えます。テキストのペアでも何も変わりません。本章の自然言語推論と同じように、`<cls>`
+# A `<sep>` B `<sep>` とそのセグメントインデックスを入力します。
+
 # %%
 show_source(BERTClassifier)
 
@@ -254,6 +328,12 @@ show_source(BERTClassifier)
 # 与本章的代码相比有两处不同：编码器和 `hidden` 层都是**副本**，所以微调不会改动 `small_bert`（下面
 # 我们要从它出发微调好几次）；新输出层的初始权重只取决于 `seed`。对于词元级任务，`BERTTagger` 把输出
 # 层作用在每个词元的表示上，而不是只作用在 `<cls>` 的表示上：
+
+# %% [markdown] lang="ja"
+# 本章のコードと違う点が 2 つあります。エンコーダと hidden 層は**コピー**なので、ファインチューニン
+# グしても `small_bert` は元のままです（下で何度もファインチューニングします）。また、新しい層の初期
+# の重みは `seed` だけで決まります。トークン単位のタスクでは、`BERTTagger` が出力層を `<cls>` の表現
+# ではなく各トークンの表現に適用します。
 
 # %%
 show_source(BERTTagger.forward)
@@ -273,6 +353,11 @@ with torch.no_grad():
 # %% [markdown] lang="zh"
 # 损失是标签的交叉熵，对批量中所有有标签的位置求平均：分类器每个句子一个位置，标注器每个真实词元
 # 一个位置。标为 `IGNORE` 的位置不计入（在练习中你将亲手写出这个损失）：
+
+# %% [markdown] lang="ja"
+# 損失はラベルの交差エントロピーを、バッチ内のラベルのあるすべての位置で平均したものです。分類器では
+# 文ごとに 1 つ、タガーでは実在するトークンごとに 1 つです。`IGNORE` のラベルが付いた位置は数に入り
+# ません（この損失は演習で自分で書きます）。
 
 # %%
 tags = tagging_data(split.train[:2], tokenizer, max_len)
@@ -297,6 +382,14 @@ with torch.no_grad():
 # dropout（暂退法）和进度条；只有损失不同。我们用两种语言的训练句子及其话题标签进行训练，然后在留出
 # 的句子上按语言分别计算准确率，并给出 95% 置信区间（Wilson 区间：每种语言只有几百个句子，准确率只能
 # 精确到几个百分点）。
+
+# %% [markdown] lang="ja"
+# ## 小さな BERT をファインチューニングする
+#
+# `fine_tune` は `train_bert`（ノートブック 06）と同じループを回します。Adam、乱数シードを設定した
+# バッチ、ドロップアウト、進捗バーです。違うのは損失だけです。両方の言語の学習用の文で話題を学習さ
+# せ、ホールドアウトの文での正解率を言語ごとに 95% 信頼区間付きで測ります（Wilson 区間。1 言語あたり
+# 数百文では、正解率は数パーセントポイントの幅でしか分かりません）。
 
 # %%
 topic_train = topic_data(split.train, tokenizer, max_len)
@@ -348,6 +441,14 @@ print_results(["pretrained"])
 # 始微调同一个架构。还有一个成本更低的基线，根本不需要编码器：**词袋模型**。它是一个线性分类器，依据
 # 词表中每个词元在句子中出现的次数进行分类，看不到词序，也看不到上下文。
 
+# %% [markdown] lang="ja"
+# ### 事前学習で得られるもの：ランダムな重みから始めた同じモデル
+#
+# 事前学習済みの重みにどれだけの価値があるかを見るために、同じ構造を、同じ学習設定、データ、乱数シー
+# ドで、ランダムな重み（`init_model`）からファインチューニングします。もっと安上がりなベースラインに
+# は、エンコーダすら要りません。**Bag-of-Words モデル**で、語彙の各項目が文に何回現れるかに基づく線
+# 形分類器です。語順にも文脈にも目を向けません。
+
 # %%
 scratch = BERTClassifier(init_model(small_bert.config, seed=1), NUM_TOPICS, seed=0)
 fine_tune(scratch, topic_train, num_steps=STEPS, lr=LR, seed=0, progress=False)
@@ -397,13 +498,32 @@ print(tr("{a} − {b}:", a=MODELS["pretrained"], b=MODELS["random"]),
 #
 # 按类别来看，预训练的小 BERT 在留出数据上的准确率差别很大：
 
+# %% [markdown] lang="ja"
+# 事前学習済みの重みからファインチューニングした小さな BERT は、ホールドアウトの英語の文の 0.194、中
+# 国語の文の 0.343 に正解します。ランダムな重みからファインチューニングした同じ構造は 0.189 と 0.234
+# です。チャンスレベルは 1/12 です。中国語では区間が重なりません。同じラベル、同じステップ数、同じ乱
+# 数シードで、事前学習は正解率を 0.110 上げています。英語では、この実行ではほとんど上がっていません
+# （0.005）。区間の幅よりずっと小さな差です（`tests/test_finetune.py` は、テストを実行するたびに、3
+# つの乱数シードと両言語を合わせてこの比較を繰り返しています）。
+#
+# Bag-of-Words モデルは、思い上がりをいさめてくれるベースラインです。どちらの言語でも、事前学習済み
+# の小さな BERT よりはっきり良い結果を出します（英語 0.324、中国語 0.593）。話題はほとんど単語で分か
+# り（*library*、*ticket*、医生、球）、Bag-of-Words モデルは各単語を直接見ます。一方、小さな BERT
+# は、小さなテンプレートの文のコーパスで短時間だけ事前学習したエンコーダで、100 ステップぶんのラベル
+# から、単語を `<cls>` ベクトルに集めることを学ばなければなりません（中国語では 1 文字が 1 トークン
+# なので、話題を表す単語の多くは、手がかりになる複数の文字として Bag-of-Words モデルに届きます）。こ
+# のノートブックの最後の部分では、きちんと事前学習したエンコーダが同じテストで何をするかを見ます。
+#
+# クラスごとに見ると、事前学習済みの小さな BERT のホールドアウトデータでの正解率は大きくばらつきま
+# す。
+
 # %%
 per_class = evaluate_task(classifier, topic_held, NUM_TOPICS).per_class
 print(table([[tr("topic"), f"{'n':>3}", tr("held-out accuracy (95% interval)")]]
             + [[name, f"{acc.n:>3}", acc] for name, acc in zip(topics, per_class, strict=True)]))
 predicted = predict(classifier, topic_held)  # one topic per held-out sentence, in order
 wrong = {s.text: topics[int(p)] for s, p in zip(split.held_out, predicted, strict=True)
-         if s.topic == 0 and p != 0 and s.lang == get_language()}  # each sentence once
+         if s.topic == 0 and p != 0 and s.lang == corpus_language()}  # each sentence once
 for text_, guess in list(wrong.items())[:3]:
     print(tr("{topic} → {guess}: {sentence}", topic=topics[0], guess=guess, sentence=text_))
 
@@ -424,6 +544,16 @@ for text_, guess in list(wrong.items())[:3]:
 # 虽然在“买菜”故事的其他措辞上微调过，却没能把这些词迁移到换了说法的新句子上。
 #
 # ## 词元级任务：标注人名、地点和时间
+
+# %% [markdown] lang="ja"
+# 犬の散歩（0.702）と誕生日（0.544）は最もよく当たり、来客はまったく当たらず（0.000）、買い物もめっ
+# たに当たりません（0.100）。各行は 54 から 73 文しかないので区間は広いのですが、それでもクラスごと
+# の表を見れば、1 つの正解率が何を隠しているかが分かります。買い物での間違いは微妙なものではありませ
+# ん（最後の数行）。屋台や熟した果物と聞けば、読む人にはすぐに話題が分かります。買い物の物語のほかの
+# 言い回しでファインチューニングされたモデルは、これらの単語を新しい言い回しの文に持ち越せていないの
+# です。
+#
+# ## トークン単位：人名、場所、時間のタグ付け
 
 # %%
 tag_train = tagging_data(split.train, tokenizer, max_len)
@@ -459,6 +589,16 @@ print(tr("always '{tag}': right on {share:.3f} of the held-out tokens",
 # 的损失几乎注意不到它们。这也是为什么要按标签评价标注器：绝大多数词元都是“其他”，永远回答“其他”的标
 # 注器在大多数词元上都是对的（最后一行），却毫无用处。
 
+# %% [markdown] lang="ja"
+# ここでの正解率はタグごとのもので、各タグのホールドアウトのトークンのうち、そのタグを正しく付けられ
+# た割合です。60 ステップの後、タガーは一度も見たことのない言い回しの文で人名のおよそ半分（英語
+# 0.486、中国語 0.516）を見つけ、中国語の時間はほぼすべて（0.989）見つけますが、英語の時間はわずか
+# （0.185）で、場所はまったく見つけません（0.000）。場所はまれなのです。テンプレートが都市を埋め込む
+# のは 1 つの物語の 1 つの段階だけなので、学習用の文に含まれる場所のトークンは人名や時間のトークンよ
+# りずっと少なく（上の数）、すべてのトークンで平均した損失はそれをほとんど気にかけません。タガーをタ
+# グごとに評価するのもそのためです。ほとんどのトークンは「その他」なので、常に「その他」と答えるタ
+# ガーは大半のトークンで正解しますが（最後の行）、役に立ちません。
+
 # %% [markdown] lang="en"
 # ## Question answering: a span of the text
 #
@@ -488,11 +628,25 @@ print(tr("always '{tag}': right on {share:.3f} of the held-out tokens",
 # 一对：人名问 *who*，地点问 *where*，时间问 *when*（中文句子分别问“哪个人”“哪儿”“哪天”）。标签
 # 是答案的第一个和最后一个词元在整个输入中的位置。
 
+# %% [markdown] lang="ja"
+# ## 質問応答：テキストのスパン
+#
+# 本章の下流タスクの 4 つめのグループは、SQuAD のような質問応答です。入力は質問と文章で `<cls>` 質問
+# `<sep>` 文章 `<sep>` となり、答えは文章のトークンのスパンです。BERT 論文が加えるのは、サイズ H の
+# 2 つのベクトル、開始ベクトル S と終了ベクトル E だけです。トークン i が答えの始まりであるスコアは
+# S·h_i、終わりであるスコアは E·h_i で、h_i はそのトークンのエンコーディングです。位置についての
+# softmax で、スコアの各行を確率に変えます。損失は、正しい開始位置と正しい終了位置の交差エントロピー
+# の平均です。答えるときには、S·h_i + E·h_j が最大になる i から j まで（i ≤ j）のスパンを取ります。
+#
+# タスクのデータには、テンプレートが埋め込んだ人名、場所、時間のスパンが含まれています。それぞれを、
+# その文と組にした質問にします。人名には *who*、場所には *where*、時間には *when* です（中国語の文な
+# ら 哪个人、哪儿、哪天）。ラベルは、入力全体の中での答えの最初と最後のトークンの位置です。
+
 # %%
 qa_train = span_data(split.train, tokenizer, max_len)
 qa_held = span_data(split.held_out, tokenizer, max_len)
 print(tr("questions: training {train}, held out {held}", train=len(qa_train), held=len(qa_held)))
-i = qa_train.langs.index(get_language())  # the first question in this edition's language
+i = qa_train.langs.index(corpus_language())  # the first question in this edition's language
 tokens = tokenizer.vocab.to_tokens(qa_train.tokens[i, :qa_train.valid_lens[i]].tolist())
 first, last = qa_train.labels[i].tolist()
 print(" ".join(tokens))
@@ -512,6 +666,12 @@ print(tr("  answer: positions {first} to {last}, {answer}", first=first, last=la
 # 在哪个位置？）的 logits，那么 `task_loss` 恰好就是论文中的损失，即两行的平均，`fine_tune` 不用改
 # 就能训练它。
 
+# %% [markdown] lang="ja"
+# `BERTQuestionAnswerer` はエンコーダの上に新しい `Linear(H, 2)` を置きます。その 2 つの行が S と E
+# です。スコアを形状 (B, 2, T) のテンソルとして返し、パディングの位置は -inf にします。開始と終了の
+# 2 つの行のそれぞれについて、T 通りの分類（どの位置か）のロジットとして読めば、`task_loss` はちょう
+# ど論文の損失（2 つの行の平均）になり、`fine_tune` はそのままモデルを学習させられます。
+
 # %%
 show_source(BERTQuestionAnswerer)
 
@@ -525,6 +685,12 @@ show_source(BERTQuestionAnswerer)
 # 我们用话题任务的训练配置来微调它，一次从预训练的权重开始，一次从随机权重开始。还有一个不需要模型的
 # 基线：每种问题都回答它在训练问题中最常见的那个区间（从句子的第一个词元算起）。准确率按完全匹配
 # 计算：答案的第一个和最后一个词元都要对。
+
+# %% [markdown] lang="ja"
+# 話題のタスクと同じ学習設定で、事前学習済みの重みからとランダムな重みからファインチューニングしま
+# す。ベースラインにはモデルは要りません。質問の種類ごとに、その種類の学習用の質問で最もよく現れるス
+# パンを、文の最初のトークンから数えて答えるだけです。正解率は完全一致、つまり最初と最後のトークンの
+# 両方が正しい割合です。
 
 # %%
 qa = BERTQuestionAnswerer(small_bert, seed=0)
@@ -578,6 +744,20 @@ print(table(rows))
 # 周围是什么句子。后面几行是预训练模型答错的三个例子：它指向了人名旁边的词，或者给出的区间太长、
 # 太短。
 
+# %% [markdown] lang="ja"
+# ファインチューニングした 2 つのモデルは、どちらもベースラインを大きく引き離します。各質問で最もよ
+# く現れるスパンはホールドアウトの質問の 0.186 に答え、モデルは 0.807（事前学習済み）と 0.929（ラン
+# ダムな重みから）です。話題の場合と違ってここではランダムな重みから始めたほうが上で、区間も重なりま
+# せん。ホールドアウトのすべての名前を見つけるのです（1.000、対して 0.808）。時間はどちらのモデルも
+# 見つけます（0.929 と 0.953）。場所は、ホールドアウトの質問が 23 個しかなく、タグ付けと同じく学習
+# データでもまれで、どちらのモデルもほとんど見つけられません。
+#
+# ランダムな重みから学習させたモデルが、どうしてすべての名前を見つけられるのでしょうか。名前は短いリ
+# ストから取られていて、ホールドアウトの質問の人名はすべて学習データにも現れます（下の最初の行）。モ
+# デルは、まわりの文がどうであれ、*who* の答えとして見たことのあるトークンを指せばよいことを学べるの
+# です。その後の行は、事前学習済みのモデルが外した 3 つの例です。名前の隣の単語を指したり、長すぎた
+# り短すぎたりするスパンを指したりしています。
+
 # %%
 def names(sentences):
     return {s.text[b:e] for s in sentences for b, e, kind in s.spans if kind == "NAME"}
@@ -588,7 +768,7 @@ print(tr("names in held-out questions: {n}, not seen in training: {new}",
 names_held = span_data(split.held_out, tokenizer, max_len, kinds=["NAME"])
 found = predict_spans(qa, names_held)
 missed = [i for i in (found != names_held.labels).any(1).nonzero()[:, 0].tolist()
-          if names_held.langs[i] == get_language()]
+          if names_held.langs[i] == corpus_language()]
 for i in missed[:3]:
     tokens = tokenizer.vocab.to_tokens(names_held.tokens[i, :names_held.valid_lens[i]].tolist())
     (first, last), (got_first, got_last) = names_held.labels[i].tolist(), found[i].tolist()
@@ -619,6 +799,18 @@ for i in missed[:3]:
 # 占用的内存；代价是这些层无法适应新任务。`freeze_layers` 冻结嵌入层，以及除了最上面
 # `trainable_blocks` 个编码器块之外的所有编码器块。下面是最极端的情况：冻结整个编码器，只有 `hidden`
 # 层和输出层在学习。
+
+# %% [markdown] lang="ja"
+# 答えるために、モデルには `best_span` が必要です。最も良い開始と最も良い終了をそれぞれ選ぶのではな
+# く、開始と終了の組として最も良いものを選ぶ関数です（演習 4 で書きます）。
+#
+# ## どの層を凍結するか
+#
+# ファインチューニングはすべてのパラメータを更新します。下の層を凍結すると（勾配を計算せず、更新もし
+# ない）、その層を通る逆伝播とオプティマイザのメモリが節約できますが、その代わりにその層はタスクに適
+# 応できません。`freeze_layers` は埋め込みと、上から `trainable_blocks` 個を除くすべてのエンコーダブ
+# ロックを凍結します。ここでは極端な場合として、エンコーダ全体を凍結します。学習するのは hidden 層と
+# 出力層だけです。
 
 # %%
 frozen = BERTClassifier(small_bert, NUM_TOPICS, seed=0)
@@ -667,6 +859,25 @@ print_results(["pretrained", "frozen"])
 # all-MiniLM-L6-v2（见笔记本 08）预训练所用的文本远远多于我们的模板语料库。它只懂
 # 英文，所以我们用它自己的分词器，在英文句子上微调它。为了不超出本笔记本的时间预算，我们只训练它
 # 最上面的两个编码器块（以及它们上面的层），批量大小 16，训练 20 步。
+
+# %% [markdown] lang="ja"
+# 凍結すると、エンコーダの 482,432 個のパラメータには勾配もオプティマイザの状態も要らず、各ステップ
+# は速くなります。しかしホールドアウトデータでの正解率は 0.168（英語）と 0.283（中国語）に下がりま
+# す。英語ではランダムな重みから学習させたモデル（0.189）とほぼ同じ位置で、中国語ではそれ（0.234）と
+# 完全なファインチューニング（0.343）のほぼ中間です。事前学習済みの `<cls>` ベクトルは次文予測のため
+# に形づくられたもので、エンコーダを適応させなければ、その上の層はそこから話題をほとんど読み取れない
+# ようです。完全なファインチューニングはどちらの言語でも上回っていて、その差は英語で 0.026、中国語で
+# 0.060 ですが、どちらでも区間が重なっています。このデータでの 1 回の実行では、それにどれだけの価値
+# があるかは言えません。この損得はモデルの大きさによっても変わります。大きな事前学習済みのエンコーダ
+# で、時間やメモリが少ないときは、上のブロックだけを学習させるのが一般的です（下の MiniLM でもそうし
+# ます）。
+#
+# ## 本物の BERT：MiniLM
+#
+# all-MiniLM-L6-v2（ノートブック 08）は、テンプレートのコーパスよりはるかに多くのテキストで事前学習
+# されています。英語しか知らないので、英語の文で、それ自身のトークナイザを使ってファインチューニング
+# します。このノートブックの時間の予算に収めるため、上の 2 つのエンコーダブロック（とその上の層）だ
+# けを、16 個ずつのバッチで 20 ステップ学習させます。
 
 # %%
 with warnings.catch_warnings():
@@ -759,6 +970,37 @@ display(fig)
 #
 # 先试一个语料库中的句子，再用新的说法讲同一个故事，最后试试语料库从未谈到的内容，每次都用两个分类器
 # 比较一下。
+
+# %% [markdown] lang="ja"
+# MiniLM はわずか 20 ステップで、ホールドアウトの英語の文の 0.848 に正解します。同じラベル、同じホー
+# ルドアウトのテンプレートで、小さな BERT（0.194）や Bag-of-Words モデル（0.324）を大きく上回りま
+# す。ただし、これはマスク言語モデルの事前学習だけを比べたものではありません。MiniLM は、はるかに多
+# くの本物の英語のテキストで事前学習した BERT から蒸留され、さらに 10 億組を超える文ペアで、同じこと
+# についての文に似たベクトルを与えるよう学習しています（ノートブック 08）。これは話題を見分けること
+# に近いタスクです。*fridge*、*groceries*、*market* のような単語はそこで数えきれないほどの文脈に現れ
+# ているので、新しい言い回しの文でも、その話題の近くに落ち着きます。この差が測っているのは、文の類似
+# 度のために学習した大きなエンコーダと、数分だけ事前学習した小さなエンコーダの違いです。小さなタスク
+# のラベルは、向かう方向を示しさえすればよいのです。
+#
+# ## 試してみよう
+#
+# 英語か中国語の文を入力してください。ウィジェットには、ファインチューニングした分類器による各話題の
+# 確率と、タガーによる各トークンのタグが表示されます。分類器のボタンの下には、その分類器がホールドア
+# ウトの文でどれだけ正解したか（上の表）と、当てずっぽうで答えた場合の値（1/12）が表示されます。ボタ
+# ンで 2 つの分類器を切り替えられます。タグはどちらの場合も小さな BERT のタガーによるものです。
+#
+# このウィジェットのモデルは英語と中国語で学習したもので、日本語は読めません（かなは `<unk>` になり
+# ます）。英語か中国語の文で試しましょう。
+#
+# * **小さな BERT**は両方の言語を読みますが、ホールドアウトの英語の文の 0.194、中国語の文の 0.343 に
+#   しか正解しません。チャンスレベルよりは良いものの、話題はたいてい外れると思ってください。
+# * **MiniLM**は、ホールドアウトの英語の文の 0.848 に正解します。英語なら、たいていは正しい話題が出
+#   るでしょう。英語だけでファインチューニングし、英語だけで測ったモデルで、中国語の文字の多くは語彙
+#   にありません（文のサブワードのうちいくつを読めないかをウィジェットが示します）。そのため、中国語
+#   の文に対する答えにはあまり意味がありません。
+#
+# コーパスにある文、同じ物語を新しい言葉で語った文、コーパスがまったく扱っていない内容の文を、それぞ
+# れ両方の分類器で試してみましょう。
 
 # %%
 # Each classifier with the tokenizer it reads and its held-out accuracy from the tables above.
@@ -858,6 +1100,61 @@ FineTuneWidget(classifiers, tagger, tokenizer, topics)
 #    调。“地点”这一列会怎样变化？“其他”呢？
 # 9. ★★★ 词袋在话题任务上表现不错。构造一个留出数据集，让词袋必然失败、而能利用上下文的模型可以成功
 #    （想想词序，或者只有同时出现才会改变话题的词），然后测试两者。
+
+# %% [markdown] lang="ja"
+# ## まとめ
+#
+# * ファインチューニング = 事前学習済みのエンコーダ + 新しい出力層で、すべてをタスクのラベルで学習さ
+#   せます。テキストやテキストのペアには `<cls>` の上に（`BERTClassifier`）、タグ付けには各トークン
+#   の上に（`BERTTagger`）出力層を置きます。損失は、ラベルのある位置だけで交差エントロピーを平均しま
+#   す。
+# * ホールドアウトデータでは、モデルが覚えてしまえるものを取り分けなければなりません。ここではテンプ
+#   レート全体です。
+# * 取り分けたテンプレートの文では、事前学習は小さな BERT に、ランダムな重みと比べて中国語で 0.110
+#   の正解率をもたらしましたが、英語ではほとんど何ももたらしませんでした。Bag-of-Words モデルはどち
+#   らの言語でもそれより良い結果でした。本物の英語で事前学習した MiniLM は、そのすべてを大きく上回り
+#   ました。
+# * クラスごと、タグごとの正解率は、1 つの数字が隠すものを教えてくれます。まれなタグ（場所）はまった
+#   く見つからないことがあります。
+# * 質問応答では、各トークンを答えの開始と終了としてスコア付けし（2 つのベクトル S と E）、有効なス
+#   パンの中で最も良いものを選びます。私たちのテンプレートでは、ランダムな重みから始めたモデルのほう
+#   が事前学習済みのモデルより名前をよく見つけました。名前は学習で見たリストから取られているからで
+#   す。
+# * エンコーダを凍結すると時間とメモリが節約できますが、正解率が下がります。
+#
+# ## 演習
+#
+# 1. ★ **数えてみよう。** タガー（`BERTTagger(small_bert, 4)`）の学習可能な数は、話題の分類器よりい
+#    くつ少ないでしょうか。それはなぜですか。下で確かめましょう。
+# 2. ★ **数えてみよう。** `trainable_blocks=1` のとき、話題の分類器のパラメータのうち学習されるもの
+#    はいくつ残るでしょうか。`small_bert.config` から計算し、下で確かめましょう。
+# 3. ★★ **実装してみよう：タグ付けの損失。** `tagging_loss(Y_hat, labels)` を書きましょう。`Y_hat`
+#    は形状 `(B, T, C)` のロジット、`labels` は形状 `(B, T)` のタグインデックスで、予測するもののな
+#    い位置は `IGNORE` です。バッチ全体のラベルのある位置での交差エントロピーの平均を返します。
+#    チェック用のセルは、パディングや端のケースを含むいくつかのバッチで `bertlib` の実装と比べ、どの
+#    テストケースで食い違うかを教えてくれます。
+# 4. ★★ **実装してみよう：最良の答えのスパン。** `best_span(scores, allowed, max_answer_len)` を書き
+#    ましょう。`scores` は `BERTQuestionAnswerer` が返す形状 `(B, 2, T)` のスコア、`allowed` は答え
+#    に使える位置を示す `(B, T)` の bool テンソルです。形状 `(B, 2)` の long テンソルを返します。各
+#    例について、最初のトークン i と最後のトークン j（i ≤ j、どちらも使える位置、長さは
+#    `max_answer_len` トークン以下）のうち、`scores[b, 0, i] + scores[b, 1, j]` が最大になるもので
+#    す。
+# 5. ★★ ペアのタスク（`split.train` と `split.held_out` の `pair_data`、`max_len` 64）で
+#    `BERTClassifier` をファインチューニングしましょう。ホールドアウトデータでの正解率は、話題のタス
+#    クと比べてどうでしょうか。最も難しいのはどのペアですか（ヒント：名前を含まない文ペアを見てみま
+#    しょう）。
+# 6. ★★ 小さな BERT で `trainable_blocks=1` を試しましょう。正解率と 1 ステップあたりの時間は、凍結
+#    した場合と完全に学習させた場合のあいだのどこに来るでしょうか。
+# 7. ★★ テンプレートではなく**ランダムな文**を取り分けて（`sentences` をシャッフルし、4 分の 1 を取
+#    り分けます）、3 つのモデルをもう一度比べましょう。最も得をするのはどのモデルで、それはなぜで
+#    しょうか。
+# 8. ★★ **まれなタグ。** タガーは場所をまったく見つけません。`task_loss` のコピーで
+#    `F.cross_entropy` にタグごとの `weight=` を与える（たとえば上で表示した数に反比例させる）か、場
+#    所を含む学習用の文を繰り返して、もう一度ファインチューニングしましょう。「場所」の列と「その
+#    他」の列はどうなるでしょうか。
+# 9. ★★★ Bag-of-Words モデルは話題ではよくできます。Bag-of-Words モデルは必ず失敗するが、文脈を扱う
+#    モデルなら成功できるようなホールドアウトデータを作り（語順や、組み合わさって初めて話題を変える
+#    単語を考えてみましょう）、両方を試しましょう。
 
 # %%
 answer = None  # your answer to exercise 1: an integer
@@ -1007,3 +1304,124 @@ check_implementation("09_best_span", best_span)
 #
 # "{sentence}  answer: {answer}, found: {found}"
 # "{sentence}  答案：{answer}，找到的：{found}"
+
+# %% [raw] strings="ja"
+# "English"
+# "英語"
+#
+# "Chinese"
+# "中国語"
+#
+# "model"
+# "モデル"
+#
+# "small BERT, pretrained"
+# "小さな BERT（事前学習済み）"
+#
+# "small BERT, random start"
+# "小さな BERT（ランダムな重みから）"
+#
+# "bag of words"
+# "Bag-of-Words"
+#
+# "MiniLM, pretrained"
+# "MiniLM（事前学習済み）"
+#
+# "small BERT, encoder frozen"
+# "小さな BERT（エンコーダを凍結）"
+#
+# "held-out accuracy (95% interval)"
+# "ホールドアウトデータでの正解率（95% 区間）"
+#
+# "chance (1/12)"
+# "チャンスレベル（1/12）"
+#
+# "topic"
+# "話題"
+#
+# "tag"
+# "タグ"
+#
+# "trainable parameters: {n:,}"
+# "学習するパラメータ：{n:,} 個"
+#
+# "trainable parameters: {n:,} of {total:,} ({frozen:,} frozen)"
+# "学習するパラメータ：{total:,} 個中 {n:,} 個（凍結 {frozen:,} 個）"
+#
+# "Adam's state: {n:,} numbers instead of {total:,}"
+# "Adam の状態：{total:,} 個ではなく {n:,} 個の数"
+#
+# "the frozen steps took less time"
+# "凍結したステップのほうが短時間で済んだ"
+#
+# "pairs:"
+# "ペア："
+#
+# "labels"
+# "ラベル"
+#
+# "{train} training sentences, {held} held-out sentences"
+# "学習用の文 {train}、ホールドアウトの文 {held}"
+#
+# "templates on both sides: {n}"
+# "両方にあるテンプレート：{n} 個"
+#
+# "held out: {sentence}"
+# "評価用：{sentence}"
+#
+# "trained:  {sentence}"
+# "学習用：{sentence}"
+#
+# "loss {loss:.3f}, ln 4 = {ln4:.3f}"
+# "損失 {loss:.3f}、ln 4 = {ln4:.3f}"
+#
+# "training {train}, held out {held}"
+# "学習用 {train}、ホールドアウト {held}"
+#
+# "loss over {steps} steps: first 10 {first:.2f}, last 10 {last:.2f}"
+# "{steps} ステップの損失：最初の 10 ステップ {first:.2f}、最後の 10 ステップ {last:.2f}"
+#
+# "training tokens: {counts}"
+# "学習用のトークン数：{counts}"
+#
+# "always '{tag}': right on {share:.3f} of the held-out tokens"
+# "常に「{tag}」：ホールドアウトのトークンの {share:.3f} に正解"
+#
+# "Topic of a sentence from a held-out template"
+# "ホールドアウトのテンプレートの文の話題"
+#
+# "sentences: English {en}, Chinese {zh}"
+# "文：英語 {en}、中国語 {zh}"
+#
+# "the frozen steps were not faster"
+# "凍結したステップは速くならなかった"
+#
+# "{a} − {b}:"
+# "{a} − {b}："
+#
+# "{topic} → {guess}: {sentence}"
+# "{topic} → {guess}：{sentence}"
+#
+# "story {n}"
+# "物語 {n}"
+#
+# "questions: training {train}, held out {held}"
+# "質問：学習用 {train}、ホールドアウト {held}"
+#
+# "  answer: positions {first} to {last}, {answer}"
+# "  答え：位置 {first} から {last}、{answer}"
+#
+# "question"
+# "質問"
+#
+# "most common span"
+# "最もよく現れるスパン"
+#
+# "all"
+# "全体"
+#
+# "names in held-out questions: {n}, not seen in training: {new}"
+# "ホールドアウトの質問の人名：{n} 個、学習データにないもの：{new} 個"
+#
+# "{sentence}  answer: {answer}, found: {found}"
+# "{sentence}  答え：{answer}、見つけたもの：{found}"

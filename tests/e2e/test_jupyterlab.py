@@ -66,7 +66,7 @@ from bertlib.viz.timelapse import TOKEN_GID
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_ROOT = REPO / "notebooks"
-EDITIONS = ("en", "zh")
+EDITIONS = ("en", "zh", "ja")
 ARTIFACTS = REPO / "test-artifacts" / "e2e"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -101,7 +101,7 @@ MUST_DRIVE = {"03_encoder": {"attention"}, "04_masked_lm": {"fill-mask"},
 
 # The edition's language. Tokens are vocabulary items, shown as they are in any edition (the
 # small model's vocabulary has both languages; 08 runs an English model in both editions).
-LANGUAGE = {"en": "English", "zh": "Chinese"}
+LANGUAGE = {"en": "English", "zh": "Chinese", "ja": "Japanese"}
 # Han characters, and the CJK punctuation a Chinese string brings along (，。：（）).
 CHINESE = re.compile(
     "[\u2e80-\u2fdf\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
@@ -335,7 +335,8 @@ MARK_CHINESE = """
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       // Dropdown options are drawn outside the page's layout: no font report for them.
-      if (/\\p{Script=Han}/u.test(node.textContent) && !node.parentElement.closest('select')
+      if (/[\\p{sc=Hani}\\p{sc=Hira}\\p{sc=Kana}]/u.test(node.textContent)
+          && !node.parentElement.closest('select')
           && node.parentElement.getClientRects().length) texts.push([node, root]);
     }
   }
@@ -344,7 +345,8 @@ MARK_CHINESE = """
     span.dataset.e2eCjk = i;
     node.replaceWith(span);
     span.appendChild(node);
-    const han = node.textContent.match(/\\p{Script=Han}/gu).length;
+    const han = node.textContent.match(/[\\p{sc=Hani}\\p{sc=Hira}\\p{sc=Kana}]/gu)
+      .length;
     return [node.textContent.trim().slice(0, 40), han, root.matches('.jp-RenderedMarkdown')];
   });
 }
@@ -1360,9 +1362,10 @@ def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str],
 
 
 def problems_in_chinese(page: Page, names: set[str]) -> list[str]:
-    """Chinese text on the page is drawn with the project's CJK font (per Chromium's report)."""
+    """Chinese and Japanese text on the page (Han characters and kana) is drawn with the
+    project's CJK font (per Chromium's report)."""
     marked = page.evaluate(MARK_CHINESE)
-    problems = [] if any(markdown for *_, markdown in marked) else ["no Chinese markdown"]
+    problems = [] if any(markdown for *_, markdown in marked) else ["no CJK markdown"]
     cdp = page.context.new_cdp_session(page)
     try:
         cdp.send("DOM.enable")
@@ -1497,7 +1500,7 @@ def save_screenshot(page: Page, notebook: str) -> None:
 @pytest.mark.parametrize("notebook", NOTEBOOKS or ["<no notebooks>"])
 def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
     """Runs all cells of one notebook in the browser and checks what the page shows."""
-    assert notebook in NOTEBOOKS, f"no notebooks in {NOTEBOOK_ROOT}/{{en,zh}}"
+    assert notebook in NOTEBOOKS, f"no notebooks in {NOTEBOOK_ROOT}/{EDITIONS}"
     page = browser.new_page()
     page_errors: list[str] = []
     kernel_errors: list[str] = []
@@ -1534,7 +1537,7 @@ def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
         problems += widget_problems
         problems += [f"no {kind} widget to drive (see MUST_DRIVE)"
                      for kind in sorted(MUST_DRIVE.get(Path(notebook).stem, set()) - driven)]
-        if notebook.startswith("zh/"):
+        if notebook.startswith(("zh/", "ja/")):
             problems += problems_in_chinese(page, cjk_font_names(cjk_font_path()))
         problems += [f"JavaScript error: {err}" for err in page_errors]
         problems += [f"kernel error: {err}" for err in kernel_errors]

@@ -266,7 +266,7 @@ def test_bad_input_is_named(small):
     assert not any(a.get_animated() for a in figure.findobj())  # a still figure to show once
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_no_text_overlaps_another_or_leaves_the_figure(small, lang):
     w = widget_on(small, lang, ["final"] if lang == "en" else ["球"])
     w.head.value = -1  # the longest title

@@ -91,7 +91,7 @@ def softmax_of(classifier, tokenizer, sentence: str) -> np.ndarray:
         return classifier.eval()(ids, torch.zeros_like(ids))[0].softmax(-1).numpy()
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_shows_the_classifier_softmax_and_the_tagger_argmax(parts, lang):
     clf, tagger, tokenizer = parts
     w = one(parts, lang)
@@ -114,7 +114,7 @@ def test_shows_the_classifier_softmax_and_the_tagger_argmax(parts, lang):
     assert w.probability_table.value != before and w.message == ""
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_empty_text_explains_itself_and_hides_the_outputs(parts, lang):
     """In the widget's own words: it has one sentence box, no "sentence A"."""
     w = one(parts, lang)
@@ -130,7 +130,7 @@ def test_empty_text_explains_itself_and_hides_the_outputs(parts, lang):
     assert w.message == "" and w.probability_table.layout.display is None
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_every_chip_brings_its_own_text_colour(lang):
     """The chips and the legend set a dark text colour on their light backgrounds: the
     theme's own, white in JupyterLab Dark, was 1.1:1 on "other"'s grey (AA asks 4.5:1)."""
@@ -156,7 +156,7 @@ def wilson(hits: int, n: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_the_accuracy_line_is_the_held_out_evaluation(parts, tuned, minilm, held_out, lang):
     """What the widget says of each classifier is its accuracy on held-out sentences, counted
     here sentence by sentence with the model run by hand, with its Wilson interval, and
@@ -201,7 +201,7 @@ def test_the_accuracy_line_is_the_held_out_evaluation(parts, tuned, minilm, held
         assert w.choice.tooltips[list(scores).index(name)] == line
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_another_classifier_reads_the_sentence_with_its_own_tokenizer(parts, minilm, lang):
     """Switching the classifier draws the other model's probabilities, for its own tokens; the
     tags stay the tagger's, on the tagger's tokens."""
@@ -251,7 +251,7 @@ def test_the_chinese_widget_words_everything_in_chinese(parts, minilm):
         assert {word for word in re.findall(r"[A-Za-z]{2,}", label)} <= {"MiniLM", "BERT"}, label
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_the_figure_shows_the_classifier_and_its_accuracy_within_its_width(parts, minilm, lang):
     w, _ = two(parts, minilm, lang)
     figure = w.plot.figure

@@ -100,3 +100,29 @@ def test_the_glyph_check_detects_a_missing_glyph():
         warnings.simplefilter("always")
         fig.canvas.draw()
     assert any("missing from font" in str(w.message) for w in caught)
+
+
+def test_a_japanese_figure_uses_the_japanese_face_and_its_glyph_forms():
+    """直 and 骨 are drawn differently in Japan and in China: a Japanese edition's figure must
+    draw the Japanese forms, a Chinese one the Chinese forms."""
+    drawn = {}
+    for lang in ("ja", "zh"):
+        fig = viz.new_figure(2, 1, lang)
+        label = fig.text(0.05, 0.3, "直骨", fontsize=40)
+        fig.canvas.draw()
+        assert label.get_fontproperties().get_family()[-1] == fonts.cjk_family(lang)
+        drawn[lang] = np.asarray(fig.canvas.buffer_rgba())
+    assert fonts.cjk_family("ja") == "Noto Sans CJK JP"
+    assert fonts.cjk_family("zh") == fonts.cjk_family("en") == fonts.CJK_FAMILY
+    assert (drawn["ja"] != drawn["zh"]).any()
+    fig = viz.new_figure(2, 1, "ja")  # the same characters in the same face draw the same
+    fig.text(0.05, 0.3, "直骨", fontsize=40)
+    fig.canvas.draw()
+    assert (np.asarray(fig.canvas.buffer_rgba()) == drawn["ja"]).all()
+
+
+def test_every_japanese_string_is_covered_by_the_japanese_face():
+    covered = fonts.cjk_codepoints(fonts.cjk_family("ja"))
+    used = {ch for entry in STRINGS.values() for ch in literal_text(entry.get("ja", ""))}
+    missing = sorted(ch for ch in used if not ch.isspace() and ord(ch) not in covered)
+    assert missing == []

@@ -190,7 +190,7 @@ def test_the_temperature_range_includes_its_ends(model):
         assert query_key_steps(*args, temperature=ends).temperature == ends
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_every_key_is_named_and_numbered_in_the_reader_language(model, lang):
     set_language(lang)  # lang=None: the edition's language
     tokens = [*"abcdefg", "<pad>", "<pad>", "<pad>"]
@@ -268,7 +268,7 @@ def test_the_widget_pads_the_input_and_masks_the_padded_keys(small):
     assert w.steps_controls.layout.display == "none"
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_the_temperature_slider_redraws_the_steps_at_its_temperature(small, lang):
     model, tokenizer = small
     w = AttentionWidget(model, tokenizer, lang)

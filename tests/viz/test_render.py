@@ -145,7 +145,7 @@ def tick_label_reference(plot, token_labels) -> np.ndarray:
     return pixels(full_png(plot.figure))
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 @pytest.mark.parametrize("tokens", [
     ["<cls>", "春天", "crane", "##s", "。", "<sep>", "it", "<eos>"],
     ["<cls>", "春天", "crane", "##s", "。", "<sep>", "it", "<sep>"],

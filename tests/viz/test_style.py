@@ -94,7 +94,7 @@ def widget_figures(lang: str, shipped):
         yield f"attention {view}", attention._views[view][1]
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_widget_figures_fit_the_page_with_legible_text(lang, shipped):
     problems = []
     for name, plot in widget_figures(lang, shipped):

@@ -158,7 +158,7 @@ def test_the_model_runs_once_per_text_and_mask_not_per_step(run, tokenizer, monk
     assert not w.plot.ax_guesses[1].get_visible()
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_the_shipped_snapshots_on_the_default_pair(lang):
     """The default pair, its default masked words, which the shipped run guesses wrong (as a
     frequent token) at steps 50-300 and right at the last step."""
@@ -218,7 +218,7 @@ def test_saving_saves_the_figure_on_screen(run, tokenizer, tmp_path, monkeypatch
     assert w._repr_mimebundle_()["image/png"] == w.plot.png()  # the static picture
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_inputs_it_cannot_show_are_explained_in_its_language(run, tokenizer, lang):
     model, recorder, history = run
     w = TimeLapseWidget(model, tokenizer, recorder, history, lang, **TEXTS)

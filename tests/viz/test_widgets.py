@@ -106,7 +106,7 @@ def test_widgets_display_through_their_ui(model, tokenizer):
         assert w.message == ""
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_default_texts_suit_the_shipped_model(lang):
     """The default pair is in the notebook's language, every piece of it is in the shipped
     model's vocabulary, and its NSP head tells the pair from its swap."""
@@ -225,7 +225,7 @@ def line_width(line: list[list[str]]) -> float:
     return width
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_the_token_table_fits_the_output_area(lang):
     """The default pair (1172 px as one row of columns) wraps: sentence A on one line, B on
     the next, each led by the row names, none wider than the output area."""
@@ -370,7 +370,7 @@ def _controls(widget: ipywidgets.Widget):
         yield from _controls(child)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_every_control_shows_its_whole_label(model, tokenizer, lang):
     """No button cut to "all layers and he…" (ipywidgets' default 148 px), every toggle
     with a tooltip, and every slider wide enough to drag (not squeezed to a few pixels
