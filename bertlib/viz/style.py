@@ -47,6 +47,16 @@ class CJKFigure(Figure):
     (nbclient, a kernel that never imported pyplot) it prints ``<Figure size ...>``.
     """
 
+    def set_size_inches(self, w, h=None, forward=True) -> None:
+        """Refused past :data:`MAX_INCHES` a side: a figure laid out for its input (a model view
+        of many layers or tokens) could otherwise grow to need gigabytes to draw."""
+        width, height = (w, h) if h is not None else w
+        if not (0 < width <= MAX_INCHES and 0 < height <= MAX_INCHES):
+            raise ValueError(f"this input needs a figure of {width:.1f} x {height:.1f} inches; "
+                             f"a figure is at most {MAX_INCHES} inches a side: show fewer "
+                             "tokens, layers or heads")
+        super().set_size_inches(w, h, forward)
+
     def _repr_png_(self) -> bytes:
         # As the inline backend draws: at the figure's own dpi, trimmed to what is drawn.
         buffer = io.BytesIO()
