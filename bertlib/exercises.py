@@ -2,11 +2,9 @@
 gives a hint when it is not, without ever printing the expected answer. (The exercises in which
 the learner writes a function are in :mod:`bertlib.implement`.)
 
-One :class:`Exercise` record per exercise holds how its answer is computed and its hint in both
-languages. The expected answers are not stored: each is computed with bertlib itself, which
-keeps them true if the model code changes (models are built on PyTorch's ``meta`` device, which
-allocates no memory); ``tests/test_exercises.py`` checks them against counts by hand. The
-✓/× messages live in :mod:`bertlib.i18n` and follow the notebook's language.
+One :class:`Exercise` record per exercise holds how its answer is computed (with bertlib itself,
+on PyTorch's ``meta`` device where a model is built: true if the model code changes) and its
+hint in both languages; ``tests/test_exercises.py`` checks the answers against counts by hand.
 """
 
 from __future__ import annotations
@@ -115,11 +113,16 @@ def _nsp_pairs() -> int:
     return len(make_nsp_pairs(paragraphs, max_len=64, seed=0).pairs)
 
 
+def _small_bert() -> BERTModel:
+    """The shipped small BERT's modules, shapes only (on the meta device: no memory)."""
+    with torch.device("meta"):
+        return BERTModel.from_config(config_from(read_config(SMALL_BERT_DIR)))
+
+
 def _nsp_head_params() -> int:
     """05: learnable numbers between the encoded ``<cls>`` vector and the two NSP logits, in the
     shipped small BERT."""
-    with torch.device("meta"):
-        model = BERTModel.from_config(config_from(read_config(SMALL_BERT_DIR)))
+    model = _small_bert()
     return _num_params(model.hidden, model.nsp)
 
 
@@ -142,9 +145,7 @@ def _mlm_logits() -> int:
 
 def _small_bert_params() -> int:
     """06: learnable numbers in the shipped small BERT."""
-    with torch.device("meta"):
-        model = BERTModel.from_config(config_from(read_config(SMALL_BERT_DIR)))
-    return _num_params(model)
+    return _num_params(_small_bert())
 
 
 def _gpt_context() -> int:
@@ -161,18 +162,13 @@ def _held_out_nsp() -> Accuracy:
     return Accuracy(round(held_out["nsp_accuracy"] * held_out["pairs"]), held_out["pairs"])
 
 
-def _width(accuracy: Accuracy) -> float:
-    """The width of the accuracy's 95% interval."""
-    low, high = accuracy.interval
-    return high - low
-
-
 def _halve_width() -> int:
     """07: how many times as many held-out pairs, at the same share of hits, halve the width of
     the NSP interval (to the nearest whole number)."""
     first = _held_out_nsp()
-    n = first.n
-    while _width(Accuracy(round(first.value * n), n)) > _width(first) / 2:
+    n, (low, high) = first.n, first.interval
+    while (interval := Accuracy(round(first.value * n), n).interval)[1] - interval[0] \
+            > (high - low) / 2:
         n += 1
     return round(n / first.n)
 
@@ -211,15 +207,13 @@ def _mlm_head_params() -> int:
 def _topic_classifier() -> BERTClassifier:
     """The shipped small BERT with an output layer for the 12 topics (shapes only)."""
     with torch.device("meta"):
-        bert = BERTModel.from_config(config_from(read_config(SMALL_BERT_DIR)))
-        return BERTClassifier(bert, NUM_TOPICS)
+        return BERTClassifier(_small_bert(), NUM_TOPICS)
 
 
 def _tagger_fewer() -> int:
     """09: how many learnable numbers the tagger has fewer than the topic classifier."""
     with torch.device("meta"):
-        tagger = BERTTagger(BERTModel.from_config(config_from(read_config(SMALL_BERT_DIR))),
-                            len(TAGS))
+        tagger = BERTTagger(_small_bert(), len(TAGS))
     return _num_params(_topic_classifier()) - _num_params(tagger)
 
 
@@ -421,25 +415,36 @@ def _check_key(key: str) -> None:
         raise ValueError(f"unknown exercise {key!r}; known: {list(EXERCISES)}")
 
 
+def _as_number(answer) -> int | float | None:
+    """``answer`` as a Python number when it is one: a Python or NumPy number, or a tensor or
+    array of any shape holding one number; else None (a bool, a text, a list, a meta tensor)."""
+    try:
+        if ((isinstance(answer, torch.Tensor) and answer.numel() == 1)
+                or (getattr(answer, "size", None) == 1 and hasattr(answer, "item"))):
+            answer = answer.item()  # e.g. p.numel() summed with torch gives a 0-d tensor
+        if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+            return None
+        return int(answer) if isinstance(answer, numbers.Integral) else float(answer)
+    except (Exception, SystemExit):  # an object whose item() or int() fails holds no number
+        return None
+
+
 def is_correct(key: str, answer) -> bool:
     """Whether ``answer`` (a Python or NumPy number, or a one-number tensor or array) is the
     expected answer of exercise ``key``."""
     _check_key(key)
-    if isinstance(answer, torch.Tensor) and answer.numel() == 1 and answer.dtype != torch.bool:
-        answer = answer.item()  # e.g. p.numel() summed with torch gives a 0-d tensor
-    elif getattr(answer, "shape", None) == () and hasattr(answer, "item"):
-        answer = answer.item()  # a 0-d NumPy array
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        return False
-    return answer == EXERCISES[key].answer()
+    return (number := _as_number(answer)) is not None and number == EXERCISES[key].answer()
 
 
 def check_exercise(key: str, answer, lang: str | None = None) -> None:
-    """Print ✓ when ``answer`` is right, else × and a hint; never the expected answer."""
+    """Print ✓ when ``answer`` is right, × and a hint when it is a wrong number, what to give
+    when it is no number (a text, a list, a meta tensor); never the expected answer."""
     _check_key(key)
     lang = resolve_language(lang)
     if answer is None:
         print(fill(text("ex_missing", lang)))
+    elif _as_number(answer) is None:
+        print(fill(text("ex_not_number", lang, got=type(answer).__name__)))
     elif is_correct(key, answer):
         print(text("ex_correct", lang))
     else:

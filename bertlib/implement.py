@@ -11,35 +11,55 @@ answer away and the cases; the staged hints are in ``strings.json``.
 ``tests/test_implement.py`` checks, for every
 exercise, that one written by hand passes, that bertlib's own is refused, and that typical wrong
 versions fail on the case meant to catch them.
+
+Whatever the learner's function does, the check ends in a verdict: an error of any kind
+(``sys.exit`` too, or one whose message cannot be printed) is reported, and a function still
+running after ``time_limit`` seconds (a loop that never ends) is stopped and reported, so the
+notebook never freezes. The limit is kept by a watchdog thread that raises :class:`TimeUp` in
+the checking thread, on any thread and any system, with no signal handler or timer of the
+process touched; it is raised between two steps of Python code, so one call into compiled code
+(a single huge torch operation, ``time.sleep``) is stopped only once it returns, and a loop
+that catches every error (a bare ``except:`` around the whole loop body) may go on for ever.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import ctypes
 import math
 import numbers
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 
 import torch
 
 from bertlib.i18n import STRINGS, fill, resolve_language, text
 from bertlib.implement_cases import IMPLEMENTATIONS
 
+# A case's time, generous: the slowest honest version (Python loops over every element) takes
+# well under a second per case on a 2-core laptop.
+TIME_LIMIT = 20.0  # seconds
+
 
 # ---------------------------------------------------------------- comparing two results
 def _describe(x) -> str:
-    """A short, language-neutral description of a result: its type and size."""
+    """A short, language-neutral description of a result: its type and size, and where it is
+    not an ordinary tensor, its layout (sparse) or its device (meta: no values)."""
     if isinstance(x, torch.Tensor):
-        return f"Tensor(shape={tuple(x.shape)}, dtype={x.dtype})"
+        unusual = "" if x.layout == torch.strided else f", layout={x.layout}"
+        unusual += ", device=meta" if x.is_meta else ""
+        return f"Tensor(shape={tuple(x.shape)}, dtype={x.dtype}{unusual})"
     if isinstance(x, (list, tuple)):
         return f"{type(x).__name__}(len={len(x)})"
     return type(x).__name__
 
 
 def _same_kind(expected, got) -> bool:
-    if isinstance(expected, torch.Tensor):
-        return isinstance(got, torch.Tensor)
+    if isinstance(expected, torch.Tensor):  # dense, with values (not on the meta device)
+        return (isinstance(got, torch.Tensor) and got.layout == torch.strided
+                and not got.is_meta)
     if isinstance(expected, (list, tuple)):
         return isinstance(got, (list, tuple))  # a list where a tuple is expected is fine
     if isinstance(expected, bool) or isinstance(got, bool):
@@ -102,10 +122,57 @@ def _refused(called, lang: str) -> str:
                 library=type(owner).__module__.split(".")[0])
 
 
-def _run_watching(function: Callable, args: tuple, forbidden: tuple[Callable | type, ...]):
-    """``function(*args)`` and the first of ``forbidden`` it called, directly or deep inside
-    (None if none), as ``(result, called)``. When ``function`` raises, the error carries what
-    it had called as ``err.called``. The process's profiler is put back as it was afterwards."""
+class TimeUp(BaseException):
+    """Raised inside the learner's function when it runs past the time limit. Not an
+    ``Exception``, so that the learner's own ``except Exception`` does not swallow it."""
+
+
+def _raise_in(thread_id: int) -> None:
+    """Make the thread ``thread_id`` raise :class:`TimeUp` at its next check between two steps
+    of Python code (CPython's PyThreadState_SetAsyncExc; never called with NULL to forget one:
+    that leaves the interpreter's check flag set for good)."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(TimeUp))
+
+
+def _pause() -> None:
+    """A Python call: on entering it, a thread raises a TimeUp sent to it and not yet raised."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`TimeUp` in this thread once the block has run ``seconds``, and again every
+    half second (a bare ``except:`` in the learner's loop swallows one) until it ends."""
+    me, over, lock = threading.get_ident(), threading.Event(), threading.Lock()
+
+    def watchdog() -> None:
+        timeout = seconds
+        while not over.wait(timeout):
+            with lock:  # never once the block has ended
+                if not over.is_set():
+                    _raise_in(me)
+            timeout = 0.5
+
+    threading.Thread(target=watchdog, daemon=True, name="bertlib time limit").start()
+    try:
+        yield
+    finally:
+        while True:  # a TimeUp may land in here too: end the watchdog, and take one still sent
+            try:
+                with lock:
+                    over.set()
+                _pause()
+                break
+            except TimeUp:
+                continue
+
+
+def _run_watching(function: Callable, args: tuple, forbidden: tuple[Callable | type, ...],
+                  time_limit: float) -> tuple[object, Callable | None, BaseException | None]:
+    """``function(*args)`` run for at most ``time_limit`` seconds, as ``(result, called,
+    error)``: the first of ``forbidden`` it called, directly or deep inside (None if none), and
+    whatever it raised (None if nothing; :class:`TimeUp` when it ran out of time), ``SystemExit``
+    included: only ``KeyboardInterrupt`` (the reader's stop button) goes on. The process's
+    profiler is put back as it was afterwards."""
     classes = tuple(f for f in forbidden if isinstance(f, type))
     codes = {getattr(f, "__code__", None): f for f in forbidden if f not in classes}
     methods = (getattr(m, "__func__", m) for c in classes for m in vars(c).values())  # unwrap
@@ -122,45 +189,73 @@ def _run_watching(function: Callable, args: tuple, forbidden: tuple[Callable | t
 
     before = sys.getprofile()
     sys.setprofile(watch)
+    got, error = None, None
     try:
-        with torch.no_grad():
+        with torch.no_grad(), _time_limit(time_limit):
             got = function(*args)
-    except BaseException as err:
-        err.called = called[0] if called else None
+    except KeyboardInterrupt:
         raise
+    except BaseException as err:  # the learner's code may fail in any way: say how
+        error = err
     finally:
         sys.setprofile(before)
-    return got, (called[0] if called else None)
+    return got, (called[0] if called else None), error
 
 
-def implementation_problem(key: str, function: Callable, lang: str | None = None) -> str | None:
-    """Run ``function`` on every case of exercise ``key`` and compare it with bertlib's own.
+def _error_text(err: BaseException) -> str:
+    """``"Type: message"``, cut to a line or two, with characters that cannot be printed (a
+    lone surrogate) escaped."""
+    message = str(err).encode("utf-8", "backslashreplace").decode("utf-8")
+    shown = f"{type(err).__name__}: {message}" if message else type(err).__name__
+    return shown if len(shown) <= 300 else shown[:299] + "…"
+
+
+def implementation_problem(key: str, function: Callable, lang: str | None = None, *,
+                           time_limit: float = TIME_LIMIT) -> str | None:
+    """Run ``function`` on every case of exercise ``key``, each for at most ``time_limit``
+    seconds, and compare it with bertlib's own.
 
     Returns None when every case passes, else what is wrong, in ``lang``: a call of bertlib's
-    own function (refused), or the first case that failed and how (an error, a wrong type,
-    length, shape, dtype, or the first value that differs and its index).
+    own function (refused), or the first case that failed and how (an error, running out of
+    time, a wrong type, length, shape, dtype, or the first value that differs and its index).
     """
     _check_key(key)
     if not callable(function):
         raise ValueError(f"function must be a function; got {type(function).__name__}")
+    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) \
+            or not 0 < time_limit <= 3600:
+        raise ValueError(f"time_limit must be a number of seconds in (0, 3600]; got "
+                         f"{time_limit!r:.40}")
     lang = resolve_language(lang)
     exercise = IMPLEMENTATIONS[key]
     for names, args in exercise.cases():
         case = names[lang]
         expected = exercise.reference(*copy.deepcopy(args))
-        try:  # copies: the cases stay intact
-            got, called = _run_watching(function, copy.deepcopy(args), exercise.forbidden)
-        except NotImplementedError:
-            return text("ex_impl_missing", lang)
-        except Exception as err:  # the learner's code may fail in any way: say how
-            if err.called is not None:  # refused first: the failure is not the lesson
-                return _refused(err.called, lang)
-            return text("ex_impl_raised", lang, case=case, error=f"{type(err).__name__}: {err}")
-        if called is not None:
+        # copies: the cases stay intact
+        got, called, error = _run_watching(function, copy.deepcopy(args), exercise.forbidden,
+                                           time_limit)
+        if called is not None:  # refused first: a failure after it is not the lesson
             return _refused(called, lang)
-        if (problem := _difference(expected, got, text("ex_impl_result", lang), lang)) is not None:
+        if isinstance(error, NotImplementedError):
+            return text("ex_impl_missing", lang)
+        if isinstance(error, TimeUp):
+            return text("ex_impl_timeout", lang, case=case, seconds=f"{time_limit:g}")
+        if error is not None:  # its message is the learner's code too: it may fail or hang
+            shown, _, failed = _run_watching(_error_text, (error,), (), time_limit)
+            return text("ex_impl_raised", lang, case=case,
+                        error=type(error).__name__ if failed else shown)
+        problem, _, error = _run_watching(_compared, (expected, got, lang), (), time_limit)
+        if error is not None:  # a result that fails when read, e.g. a list whose len() raises
+            problem = text("ex_impl_type", lang, where=text("ex_impl_result", lang),
+                           expected=_describe(expected), got=type(got).__name__)
+        if problem is not None:
             return text("ex_impl_case", lang, case=case, problem=problem)
     return None
+
+
+def _compared(expected, got, lang: str) -> str | None:
+    """How the learner's result ``got`` differs from ``expected``, in ``lang``."""
+    return _difference(expected, got, text("ex_impl_result", lang), lang)
 
 
 def hints(key: str, lang: str | None = None) -> list[str]:
@@ -179,14 +274,15 @@ def _check_key(key: str) -> None:
 
 
 def check_implementation(key: str, function: Callable, lang: str | None = None, *,
-                         hint: int = 0) -> None:
+                         hint: int = 0, time_limit: float = TIME_LIMIT) -> None:
     """Print ✓ when ``function`` agrees with bertlib's own on every case of exercise ``key``,
-    else the first case that failed and how; with ``hint=k``, also the k-th hint (1 points the
-    way, the last gives the full recipe)."""
+    else the first case that failed and how (one still running after ``time_limit`` seconds is
+    stopped); with ``hint=k``, also the k-th hint (1 points the way, the last gives the full
+    recipe)."""
     staged = hints(key, lang)
     if isinstance(hint, bool) or not isinstance(hint, int) or not 0 <= hint <= len(staged):
         raise ValueError(f"hint must be an int from 0 (none) to {len(staged)}; got {hint!r:.40}")
-    problem = implementation_problem(key, function, lang)
+    problem = implementation_problem(key, function, lang, time_limit=time_limit)
     count = len(IMPLEMENTATIONS[key].cases())
     print(fill(problem or text("ex_impl_correct", lang, count=count)))
     if hint:

@@ -126,3 +126,25 @@ def test_a_one_number_tensor_or_array_is_read_as_its_number():
 
 
 # ---------------------------------------------------------------- implement-it: the tagging loss
+
+
+def test_a_one_number_array_of_any_shape_is_its_number_and_no_number_is_said_so(lang, capsys):
+    """Before: np.array([n]) (the docstring's one-number array) was judged wrong, and a meta
+    tensor raised RuntimeError out of check_exercise instead of a verdict."""
+    right = EXERCISES["04_num_preds"].answer()
+    for answer in (np.array([right]), np.array([[right]]), torch.tensor([[right]]),
+                   torch.tensor([right]).to_sparse(), np.float32(right)):
+        assert is_correct("04_num_preds", answer), answer
+        check_exercise("04_num_preds", answer)
+        assert unfill(capsys.readouterr().out).strip() == text("ex_correct", lang)
+
+    class Unreadable:
+        @property
+        def size(self):
+            raise RuntimeError("no size")
+
+    for answer, kind in ((torch.tensor(right, device="meta"), "Tensor"), (str(right), "str"),
+                         ([right], "list"), (Unreadable(), "Unreadable"), (True, "bool")):
+        assert not is_correct("04_num_preds", answer)
+        check_exercise("04_num_preds", answer)
+        assert unfill(capsys.readouterr().out).strip() == text("ex_not_number", lang, got=kind)

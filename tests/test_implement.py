@@ -1,8 +1,13 @@
 """The implement-it exercises: for each, bertlib's function and one written by hand pass, and
 typical wrong versions fail on the case meant to catch them, in the notebook's language."""
 
+import contextlib
 import functools
 import math
+import signal
+import sys
+import threading
+import time
 
 import pytest
 import torch
@@ -675,3 +680,104 @@ def test_feedback_is_wrapped_at_word_boundaries(lang, capsys):
     lines = capsys.readouterr().out.strip().split("\n")
     assert len(lines) > 2
     assert all(sum(2 if ord(c) > 0x2E80 else 1 for c in line) <= 88 for line in lines)
+
+
+# ---------------------------------------------------------------- whatever the function does
+class UnprintableError(Exception):
+    def __str__(self):
+        raise RuntimeError("str() fails too")
+
+
+class EndlessError(Exception):
+    def __str__(self):
+        while True:
+            pass
+
+
+def exits(Y_hat, labels):
+    sys.exit(3)
+
+
+def unprintable(Y_hat, labels):
+    raise UnprintableError
+
+
+def endless_message(Y_hat, labels):
+    raise EndlessError
+
+
+def test_every_failure_of_the_learners_code_ends_in_a_verdict(lang, capsys):
+    """Before: sys.exit escaped as SystemExit, an error whose str() fails raised out of the
+    check, and a meta or sparse result raised NotImplementedError from deep inside torch."""
+    case = IMPLEMENTATIONS["09_tagging_loss"].cases()[0][0][lang]
+    for function, error in ((exits, "SystemExit: 3"), (unprintable, "UnprintableError"),
+                            (endless_message, "EndlessError")):
+        check_implementation("09_tagging_loss", function, time_limit=1)
+        assert unfill(capsys.readouterr().out).strip() == text(
+            "ex_impl_raised", lang, case=case, error=error)
+    where = text("ex_impl_result", lang)
+    for result, got in ((torch.zeros((), device="meta"), "device=meta"),
+                        (torch.zeros(1, 6).to_sparse(), "layout=torch.sparse_coo")):
+        problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels, r=result: r)
+        assert problem.startswith("× ") and where in problem and got in problem
+
+    def surrogates(Y_hat, labels):
+        raise ValueError("\ud800" * 1000)
+
+    problem = implementation_problem("09_tagging_loss", surrogates)
+    assert "\\ud800" in problem and len(problem) < 600  # printable, a few lines at most
+    problem.encode("utf-8")
+
+
+def loops_forever(Y_hat, labels):
+    while True:
+        pass
+
+
+def loops_catching_exceptions(Y_hat, labels):
+    while True:
+        with contextlib.suppress(Exception):  # the stop is no Exception: it goes through
+            labels = labels + 0
+
+
+def swallows_the_first_stop(Y_hat, labels):
+    try:
+        while True:
+            pass
+    except:  # noqa: E722 (a bare except swallows the first stop; the next one comes)
+        pass
+    while True:
+        pass
+
+
+def test_a_function_that_never_ends_is_stopped_and_said_so(lang, capsys):
+    """Before: check_implementation ran ``while True: pass`` forever (the notebook froze).
+    The stop changes nothing of the process: no signal handler, profiler or thread is left,
+    and no late stop lands in the code that runs after."""
+    case = IMPLEMENTATIONS["09_tagging_loss"].cases()[0][0][lang]
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGALRM, signal.SIGINT)}
+    profiler, threads = sys.getprofile(), threading.active_count()
+    for function in (loops_forever, loops_catching_exceptions, swallows_the_first_stop):
+        start = time.monotonic()
+        check_implementation("09_tagging_loss", function, time_limit=0.5)
+        assert time.monotonic() - start < 10
+        assert unfill(capsys.readouterr().out).strip() == text("ex_impl_timeout", lang,
+                                                               case=case, seconds="0.5")
+    deadline = time.monotonic() + 2  # later Python code runs undisturbed
+    while time.monotonic() < deadline:
+        sum(range(100))
+    assert {s: signal.getsignal(s) for s in handlers} == handlers
+    assert sys.getprofile() is profiler and threading.active_count() == threads
+
+
+def test_the_time_limit_is_per_case_and_checked(lang, capsys):
+    """Honest slow code passes: the limit holds for each case, not for all of them."""
+    def slow(Y_hat, labels):
+        time.sleep(0.2)
+        return loss_by_hand(Y_hat, labels)
+
+    check_implementation("09_tagging_loss", slow, time_limit=0.6)  # 5 cases, 1 s in all
+    assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
+    for bad in (0, -1, float("nan"), True, "20", 10**6):
+        with pytest.raises(ValueError, match="time_limit must be a number of seconds"):
+            check_implementation("09_tagging_loss", slow, time_limit=bad)

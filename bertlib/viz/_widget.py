@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import io
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.viz._render import encode_png
-from bertlib.viz.live import SAVE_DPI, SAVE_FORMATS, LiveFigure
+from bertlib.viz.live import SAVE_DPI, SAVE_FORMATS, LiveFigure, SaveError
 
 # Two consecutive sentences of one story in the shipped corpus (bertlib/assets/small_corpus), per
 # language: the small pretrained model knows their words, and its NSP head tells their order
@@ -40,6 +41,11 @@ DEFAULT_TEXTS["ja"] = DEFAULT_TEXTS["en"]
 # errors #8B0000 on #FDE8E8 8.53:1. The border is decoration, not text.
 NOTICE_STYLE = {"background": "#FFF3D6", "color": "#5C3B00", "border": "#E69F00"}
 ERROR_STYLE = {"background": "#FDE8E8", "color": "#8B0000", "border": "#B00020"}
+
+
+# Half of a character that UTF-16 writes in two units: a browser can send one alone (a paste
+# cut in the middle of an emoji), and no tokenizer takes it as text.
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class InputNotice(ValueError):
@@ -163,7 +169,10 @@ class Widget:
     def _save_as(self, path: str, figure: str | None) -> list[str]:
         """Save, and say so below the notices on screen (unknown words, truncation), which
         still hold; an earlier "saved" line gives way to this one."""
-        saved = text("saved", self.lang, path=self.save(path, figure=figure))
+        try:
+            saved = text("saved", self.lang, path=self.save(path, figure=figure))
+        except SaveError as err:  # said as it is, not as an input that cannot be shown
+            raise InputNotice(err.message(self.lang)) from None
         kept = [m for m in self._notices_shown if m != self._saved]
         self._saved = saved
         return [*kept, saved]
@@ -195,6 +204,10 @@ class Widget:
         """The two text boxes through :func:`bertlib.inputs.encode_pair`, and notices about
         truncation and unknown words in the reader's language (``unknown``: the key of the
         latter, for a tokenizer whose pieces the widget does not show)."""
+        for box in (self.text_a, self.text_b):
+            if (half := SURROGATE.search(box.value)) is not None:
+                raise InputNotice(text("lone_surrogate", self.lang, box=box.description,
+                                       code=ascii(half.group())[1:-1]))
         try:
             enc = encode_pair(tokenizer, self.text_a.value, self.text_b.value, max_len,
                               require_b=require_b)

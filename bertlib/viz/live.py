@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from bertlib.i18n import resolve_language
+from bertlib.checks import InputError, check_path
+from bertlib.files import atomic_write
+from bertlib.i18n import resolve_language, text
 from bertlib.viz._render import Blitter
 from bertlib.viz.style import new_figure
 
@@ -16,6 +19,27 @@ SAVE_FORMATS = ("png", "svg", "pdf")
 # the input representation of 64 tokens took 100 ms, at the old 300 dpi 390 ms); dpi=300 for
 # print.
 SAVE_DPI = 120
+# Why a file could not be written, said in the reader's language where it is a common reason.
+SAVE_REASONS = {errno.EACCES: "save_no_permission", errno.EPERM: "save_no_permission",
+                errno.EROFS: "save_no_permission", errno.ENOSPC: "save_disk_full",
+                errno.EDQUOT: "save_disk_full", errno.EISDIR: "save_is_folder",
+                errno.ENOENT: "save_no_folder", errno.ENOTDIR: "save_no_folder"}
+
+
+class SaveError(InputError):
+    """A figure that could not be written: where and why (an unwritable folder, a folder of
+    that name, a full disk), in every language; the file there before is left as it was."""
+
+    def __init__(self, path: Path, err: OSError) -> None:
+        self.reason = SAVE_REASONS.get(err.errno)
+        self.detail = err.strerror or type(err).__name__  # a rarer reason: the system's words
+        super().__init__("save_failed", path=str(path), reason=self._reason("en"))
+
+    def _reason(self, lang: str | None) -> str:
+        return self.detail if self.reason is None else text(self.reason, lang)
+
+    def message(self, lang: str | None = None) -> str:
+        return text("save_failed", lang, path=self.params["path"], reason=self._reason(lang))
 
 
 class LiveFigure:
@@ -42,7 +66,12 @@ class LiveFigure:
     def save(self, path: str | Path, *, dpi: int = SAVE_DPI) -> Path:
         """The current picture as a PNG, SVG or PDF file (by ``path``'s suffix); text stays
         text in SVG and PDF. ``dpi`` sets a PNG's resolution (120: enough for a slide; 300
-        for print), and that of the heatmaps inside an SVG or PDF."""
+        for print), and that of the heatmaps inside an SVG or PDF.
+
+        The file is written beside its place and moved there whole, so an interrupted save
+        leaves the old file as it was; one that cannot be written raises :class:`SaveError`
+        (a ValueError) saying why."""
+        check_path("path", path)
         path = Path(path)
         fmt = path.suffix.lower().lstrip(".")
         if fmt not in SAVE_FORMATS:
@@ -50,10 +79,20 @@ class LiveFigure:
                              f"got {str(path)!r}")
         if isinstance(dpi, bool) or not isinstance(dpi, int) or not 50 <= dpi <= 1200:
             raise ValueError(f"dpi must be an integer in [50, 1200]; got {dpi!r}")
+        if path.is_dir():  # os.replace would say only "Is a directory"
+            raise SaveError(path, IsADirectoryError(errno.EISDIR, "Is a directory"))
         if fmt == "png":  # drawn like the picture on screen, only larger
-            path.write_bytes(self.blitter.png(dpi))
+            png = self.blitter.png(dpi)
+
+            def write(tmp: Path) -> None:
+                tmp.write_bytes(png)
         else:
-            self.blitter.save(path, format=fmt, dpi=dpi)
+            def write(tmp: Path) -> None:
+                self.blitter.save(tmp, format=fmt, dpi=dpi)
+        try:
+            atomic_write(path, write)
+        except OSError as err:
+            raise SaveError(path, err) from None
         return path
 
     def once(self, *args, **kwargs) -> Figure:

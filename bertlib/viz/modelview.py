@@ -14,7 +14,7 @@ from bertlib.i18n import text
 from bertlib.viz._render import TokenLabels, pin_labels, spines
 from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import MIN_FONT, PAGE_WIDTH, ROW, label_size, literal
+from bertlib.viz.style import MAX_INCHES, MIN_FONT, PAGE_WIDTH, ROW, label_size, literal
 
 THUMB, MIN_THUMB = 1.4, 0.2  # inches per thumbnail when there is room, and at the least
 LEFT, TOP = 0.9, 0.8  # inches for the row labels, and for the title and the column labels
@@ -23,6 +23,10 @@ DETAIL_LEFT, DETAIL_RIGHT, BELOW = 1.2, 1.0, 1.0
 MAX_GRID_HEIGHT = 3.6  # inches: the view and its controls fit a 720-pixel window
 LABEL_SIZE = 10  # points, for the row and column labels; smaller only where they must be
 MEAN_HEAD = -1  # the head that stands for the mean over heads
+# The largest view: BERT-large's 24 layers, the 64 heads a figure may have, BERT's longest
+# input; within new_figure's 100 inches a side (75 x 60) and drawn in seconds (a thumbnail is
+# an axes: 48 x 64 of them took 100 s to draw on a busy 2-core machine).
+MAX_BLKS, MAX_HEADS, MAX_TOKENS = 24, 64, 512
 
 
 def detail_side(T: int) -> float:
@@ -38,8 +42,8 @@ class ModelViewPlot(LiveFigure):
     page's width that the large heatmap leaves."""
 
     def __init__(self, num_blks: int, num_heads: int, lang: str | None = None):
-        check_int_in("num_blks", num_blks, 1)
-        check_int_in("num_heads", num_heads, 1)
+        check_int_in("num_blks", num_blks, 1, MAX_BLKS, " (one row of thumbnails each)")
+        check_int_in("num_heads", num_heads, 1, MAX_HEADS, " (one thumbnail each per layer)")
         self.shape = (num_blks, num_heads)
         self.side = self.gap = 0.0  # the thumbnails', set by _layout
         super().__init__(PAGE_WIDTH, 5, lang)
@@ -106,10 +110,11 @@ class ModelViewPlot(LiveFigure):
             label.set_text(str(h))
         self.head_label.set_visible(True)
 
-    def _layout(self, side: float) -> None:
-        """Size the figure for a detail ``side`` inches square beside the grid, and place
-        everything, in inches from the top left."""
+    def _layout(self, T: int) -> None:
+        """Size the figure for T tokens (a detail :func:`detail_side` inches square beside the
+        grid), and place everything, in inches from the top left."""
         num_blks, num_heads = self.shape
+        side = detail_side(T)
         # The grid takes the width the page leaves; at least MIN_THUMB a thumbnail, where a
         # layer's name still fits beside its row (a long input's figure then scrolls).
         room = PAGE_WIDTH - LEFT - DETAIL_LEFT - side - DETAIL_RIGHT
@@ -157,13 +162,16 @@ class ModelViewPlot(LiveFigure):
                              f"{(*self.shape, 'T', 'T')}; got {attentions.shape}")
         check_tokens("tokens", tokens)
         T = attentions.shape[-1]
+        if T > MAX_TOKENS:
+            raise ValueError(f"attentions must cover at most {MAX_TOKENS} tokens (a figure is "
+                             f"at most {MAX_INCHES} inches a side); got {T}")
         if len(tokens) != T:
             raise ValueError(f"tokens must name the {T} positions of attentions; got "
                              f"{len(tokens)}")
         check_int_in("layer", layer, 0, self.shape[0] - 1)
         check_int_in("head", head, MEAN_HEAD, self.shape[1] - 1, " (-1: the mean of heads)")
         if detail_side(T) != self._side:
-            self._layout(detail_side(T))
+            self._layout(T)
         if not np.array_equal(attentions, self._shown):
             for image, weights in zip(self.images, attentions.reshape(-1, T, T), strict=True):
                 self._show(image, weights)

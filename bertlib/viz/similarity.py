@@ -11,10 +11,17 @@ from bertlib.checks import check_str, check_tokens, number_array
 from bertlib.i18n import resolve_language, text
 from bertlib.viz.style import MAX_INCHES, literal, new_figure
 
+# Rows and columns at most: a label each, legible (0.5 inch a column) within the largest figure.
+MAX_SIDE = 200
+# Values written in their cells up to 30 x 30: each costs a text to draw (14,400 of them at
+# 120 x 120 took minutes); a larger matrix is read from its colours and colour bar.
+MAX_WRITTEN = 900
+
 
 def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str],
                     title: str | None = None, lang: str | None = None) -> Figure:
-    """A cosine-similarity heatmap on a fixed [-1, 1] scale, each value written in its cell.
+    """A cosine-similarity heatmap on a fixed [-1, 1] scale, each value written in its cell
+    (up to 30 x 30; at most 200 rows and columns).
 
     matrix: (R, C) array-like; row_labels: R strings; col_labels: C strings.
     """
@@ -27,6 +34,9 @@ def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str]
     if values.ndim != 2 or values.size == 0:
         raise ValueError(f"matrix must be a non-empty 2-D array; got shape {values.shape}")
     R, C = values.shape
+    if max(R, C) > MAX_SIDE:
+        raise ValueError(f"matrix must have at most {MAX_SIDE} rows and columns (a label each, "
+                         f"within a figure of {MAX_INCHES} inches a side); got {R}x{C}")
     if len(row_labels) != R or len(col_labels) != C:
         raise ValueError(f"need one label per row and column: matrix is {R}x{C}, got "
                          f"{len(row_labels)} row labels and {len(col_labels)} column labels")
@@ -39,7 +49,8 @@ def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str]
     fig.set_layout_engine("constrained")
     ax = fig.add_subplot()
     image = ax.imshow(values, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
-    for (r, c), v in np.ndenumerate(values):
+    written = values if values.size <= MAX_WRITTEN else np.empty((0, 0))
+    for (r, c), v in np.ndenumerate(written):
         ax.text(c, r, f"{v:.2f}", ha="center", va="center", fontsize=11,
                 color="white" if abs(v) > 0.6 else "black")
     # Upright where the labels fit their columns (a few Chinese characters); longer ones slant.

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import numbers
+import re
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -47,6 +48,16 @@ class CJKFigure(Figure):
     (nbclient, a kernel that never imported pyplot) it prints ``<Figure size ...>``.
     """
 
+    def set_size_inches(self, w, h=None, forward=True) -> None:
+        """Refused past :data:`MAX_INCHES` a side: a figure laid out for its input (a model view
+        of many layers or tokens) could otherwise grow to need gigabytes to draw."""
+        width, height = (w, h) if h is not None else w
+        if not (0 < width <= MAX_INCHES and 0 < height <= MAX_INCHES):
+            raise ValueError(f"this input needs a figure of {width:.1f} x {height:.1f} inches; "
+                             f"a figure is at most {MAX_INCHES} inches a side: show fewer "
+                             "tokens, layers or heads")
+        super().set_size_inches(w, h, forward)
+
     def _repr_png_(self) -> bytes:
         # As the inline backend draws: at the figure's own dpi, trimmed to what is drawn.
         buffer = io.BytesIO()
@@ -86,7 +97,13 @@ def label_size(n: int) -> float:
     return float(np.clip(round(14 - n / 6), MIN_FONT, 12))
 
 
+# Characters no figure can draw (a lone surrogate stops matplotlib's text layout) or no SVG can
+# hold (XML 1.0 allows no C0 control but tab, newline and carriage return, nor U+FFFE, U+FFFF).
+UNDRAWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
 def literal(label: str) -> str:
     """``label`` as matplotlib must draw it, character for character: every ``$`` escaped, so
-    that a text with two of them ("$5 ... $10") is never typeset as mathtext."""
-    return label.replace("$", r"\$")
+    that a text with two of them ("$5 ... $10") is never typeset as mathtext, and each
+    character that cannot be drawn or saved shown as its Python escape (``\\x00``)."""
+    return UNDRAWABLE.sub(lambda m: ascii(m.group())[1:-1], label.replace("$", r"\$"))

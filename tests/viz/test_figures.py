@@ -1,6 +1,8 @@
 """What each figure shows: the data, the labels, the language."""
 
 import io
+import time
+import xml.etree.ElementTree as ET
 
 import matplotlib
 import numpy as np
@@ -9,6 +11,7 @@ import pytest
 import torch
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from bertlib import viz
 from bertlib.i18n import text
@@ -337,3 +340,55 @@ def test_no_figure_changes_matplotlib_settings():
     viz.plot_mask_chips(T3, T3, [None, Fate.MASK, None], lang="zh")
     view()
     assert dict(matplotlib.rcParams) == before
+
+
+# Every character an SVG (XML 1.0) cannot hold or matplotlib cannot lay out: the C0 controls
+# (tab, newline and carriage return are allowed but drawn too), U+FFFE, U+FFFF, lone surrogates.
+UNDRAWABLE = [chr(c) for c in range(32)] + ["\ufffe", "\uffff", "\ud800", "\udbff", "\udfff"]
+
+
+def test_every_figure_saves_a_well_formed_svg_whatever_its_tokens():
+    """Before: a token holding \\x00 saved an SVG that no XML parser reads, and a lone
+    surrogate raised TypeError from matplotlib's text layout on any save."""
+    tokens = [f"a{c}b" for c in UNDRAWABLE]
+    T = len(tokens)
+    weights = np.full((T, T), 1 / T)
+    emb = np.zeros((T, 2))
+    figures = [
+        viz.plot_attention(viz.AttentionView(weights, tokens, query=0, title="t\x00",
+                                             note="\ud800")),
+        viz.plot_all_heads(weights[None], tokens, 0),
+        viz.plot_model_view(weights[None, None], tokens),
+        viz.plot_mask_chips(tokens, tokens, [None] * T, title="\x1f"),
+        viz.plot_similarity(np.eye(T), tokens, tokens, title="\uffff"),
+        viz.plot_input_representation(viz.EmbeddingParts(tokens, emb, emb, emb, emb)),
+        viz.plot_mask_tally(viz.MaskTally(tokens, np.zeros(T), np.ones((1, 3)), 1, T)),
+    ]
+    for fig in figures:
+        svg = io.BytesIO()
+        fig.savefig(svg, format="svg")
+        ET.fromstring(svg.getvalue())  # raises ParseError if not well-formed
+        fig.savefig(io.BytesIO(), format="png")
+    assert any("\\x00" in t.get_text() for fig in figures for t in fig.findobj(Text))
+
+
+def test_no_figure_grows_past_the_largest_size():
+    """Before: plot_model_view of 1,350 tokens made a figure 149 inches tall (the README
+    promises at most 100 a side), and plot_similarity of a 1000 x 1000 matrix ran for ever."""
+    tokens = [str(i) for i in range(1350)]
+    with pytest.raises(ValueError, match="attentions must cover at most 512 tokens"):
+        viz.plot_model_view(np.full((1, 1, 1350, 1350), 1 / 1350), tokens)
+    for shape, name in (((25, 1), "num_blks"), ((1, 65), "num_heads")):
+        with pytest.raises(ValueError, match=f"{name} must be an integer in"):
+            viz.ModelViewPlot(*shape)
+    largest = viz.ModelViewPlot(24, 64)
+    largest._layout(512)  # the largest allowed input's layout, without drawing its heatmaps
+    assert max(largest.figure.get_size_inches()) <= style.MAX_INCHES
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=r"at most 200 rows and columns.*got 1000x1000"):
+        viz.plot_similarity(np.eye(1000), tokens[:1000], tokens[:1000])
+    assert time.monotonic() - start < 1
+    fig = viz.plot_similarity(np.eye(200), tokens[:200], tokens[:200])  # colours, no numbers
+    assert max(fig.get_size_inches()) <= style.MAX_INCHES and not fig.axes[0].texts
+    with pytest.raises(ValueError, match="a figure is at most 100 inches a side"):
+        viz.new_figure(4, 3).set_size_inches(4, 149)

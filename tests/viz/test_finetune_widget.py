@@ -354,3 +354,15 @@ def test_the_save_buttons_save_into_the_current_folder(tmp_path, parts, monkeypa
 def test_bad_figure_input_is_named(args, message):
     with pytest.raises(ValueError, match=message):
         FineTunePlot(["a", "b", "c"], "en").update(*args)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_lone_surrogate_in_the_sentence_gets_a_notice(parts, lang):
+    """Before: TypeError: TextInputSequence must be str, out of the text box's callback."""
+    w = one(parts, lang)
+    before = w.text_a.value
+    w.text_a.value = "a \udc80 b"
+    assert w.message == text("lone_surrogate", lang, box=text("ft_sentence", lang),
+                             code="\\udc80")
+    w.text_a.value = before
+    assert "\\udc80" not in w.message

@@ -337,3 +337,16 @@ def test_snapshot_stats_bad_input_is_named(toy_model, toy_data):
         snapshot_stats(toy_model(), toy_data, 99)
     with pytest.raises(ValueError, match="model must be a BERTModel"):
         snapshot_stats("model", toy_data, 3)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_lone_surrogate_in_a_text_box_gets_a_notice(run, tokenizer, lang):
+    """Before: TypeError: TextInputSequence must be str, out of the text box's callback."""
+    model, recorder, history = run
+    w = TimeLapseWidget(model, tokenizer, recorder, history, lang, **TEXTS)
+    w.text_b.value = "\ud800"
+    assert w.message == text("lone_surrogate", lang, box=text("sentence_b", lang),
+                             code="\\ud800")
+    assert w.image.layout.display == "none"
+    w.text_b.value = TEXTS["text_b"]
+    assert w.message == "" and w.image.layout.display is None

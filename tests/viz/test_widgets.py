@@ -4,6 +4,7 @@ import io
 import re
 import struct
 import sys
+import tempfile
 import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
@@ -839,3 +840,78 @@ def test_bad_table_input_is_named(encoded):
             call()
     assert "<b>" in tables.targets_table_html(tokens, masked, tokens, "en")
     assert "crane" in tables.token_table_html(encoded, None, None)  # no unknown token to mark
+
+
+# --- a lone surrogate, and saves that cannot be written --------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_lone_surrogate_typed_into_a_text_box_gets_a_notice(model, tokenizer, lang):
+    """Before: TypeError: TextInputSequence must be str, out of every widget's callback."""
+    for w in _all_widgets(model, tokenizer, lang):
+        for box, label in ((w.text_a, "sentence_a"), (w.text_b, "sentence_b")):
+            before = box.value
+            box.value = "bank \ud800 river"
+            assert w.message == text("lone_surrogate", lang, box=text(label, lang),
+                                     code="\\ud800"), w.name
+            assert f"color:{ERROR_STYLE['color']}" in w.status.value
+            box.value = before
+            assert w.message == ""
+
+
+def test_a_surrogate_given_when_built_is_a_notice_too(model, tokenizer):
+    w = NSPWidget(model, tokenizer, "zh", text_a="\udfff", text_b="河岸")
+    assert w.message == text("lone_surrogate", "zh", box=text("sentence_a", "zh"),
+                             code="\\udfff")
+
+
+def test_a_save_that_cannot_be_written_is_said_and_keeps_the_old_file(model, tokenizer,
+                                                                     tmp_path, monkeypatch):
+    """Before: the button said nothing (an OSError in the callback), and an interrupted save
+    left a truncated file where the good one was."""
+    monkeypatch.chdir(tmp_path)
+    w = AttentionWidget(model, tokenizer, "zh", **TEXTS)
+    w.save_buttons["png"].click()
+    good = (tmp_path / "attention.png").read_bytes()
+    real = Path.write_bytes
+
+    def disk_full(path, data):  # half the file, then the disk is full
+        real(path, data[:len(data) // 2])
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", disk_full)
+    w.head.value = 1  # another picture, which cannot be saved
+    w.save_buttons["png"].click()
+    assert w.message == text("save_failed", "zh", path="attention.png",
+                             reason=text("save_disk_full", "zh"))
+    assert (tmp_path / "attention.png").read_bytes() == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["attention.png"]  # no leftovers
+    monkeypatch.setattr(Path, "write_bytes", real)
+    (tmp_path / "attention.svg").mkdir()  # a folder where the file should be
+    w.save_buttons["svg"].click()
+    assert w.message == text("save_failed", "zh", path="attention.svg",
+                             reason=text("save_is_folder", "zh"))
+    assert w.image.layout.display is None  # the figure stays on screen
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_save_into_a_folder_that_is_missing_or_read_only_is_refused_clearly(
+        model, tokenizer, tmp_path, monkeypatch, lang):
+    w = NSPWidget(model, tokenizer, lang, **TEXTS)
+    missing = tmp_path / "nowhere" / "nsp.png"
+    with pytest.raises(ValueError, match="Could not save the figure as .*nowhere.*: its folder "
+                                         "does not exist"):
+        w.save(missing)
+    for bad in (42, b"nsp.png"):
+        with pytest.raises(ValueError, match="path must be a path"):
+            w.save(bad)
+
+    def read_only(*args, **kwargs):  # as in a folder the reader may not write in
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    w.save_buttons["pdf"].click()
+    assert w.message == text("save_failed", lang, path=f"{w.name}.pdf",
+                             reason=text("save_no_permission", lang))
+    assert list(tmp_path.iterdir()) == []
