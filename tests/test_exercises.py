@@ -33,7 +33,7 @@ def test_right_answer_passes_and_wrong_ones_fail(key, lang, capsys):
     check_exercise(key, expected + 1)
     out = unfill(capsys.readouterr().out)
     assert out.startswith("×")
-    assert EXERCISES[key].hint[lang] in out
+    assert text(f"ex_hint_{key}", lang) in out
     assert str(expected) not in out
 
 
@@ -47,14 +47,14 @@ def test_no_message_gives_an_answer_away(key):
     expected = str(EXERCISES[key].answer())
     for lang in LANGUAGES:
         texts = [STRINGS[k][lang] for k in ("ex_correct", "ex_missing", "ex_wrong")]
-        texts.append(EXERCISES[key].hint[lang])
+        texts.append(text(f"ex_hint_{key}", lang))
         assert not any(expected in t for t in texts)
 
 
 def test_every_exercise_has_a_hint_in_every_language_and_runs_in_notebook_order():
-    for exercise in EXERCISES.values():
-        assert set(exercise.hint) == set(LANGUAGES)
-        assert all(exercise.hint[lang].strip() for lang in LANGUAGES)
+    for key in EXERCISES:
+        assert set(STRINGS[f"ex_hint_{key}"]) == set(LANGUAGES)
+        assert all(STRINGS[f"ex_hint_{key}"][lang].strip() for lang in LANGUAGES)
     numbers = [key[:2] for key in EXERCISES]  # keys start with the notebook's number
     assert numbers == sorted(numbers)
 
