@@ -302,6 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     fixtures = probe_cases.Fixtures()
     fixtures.build()
     with tempfile.TemporaryDirectory(prefix="probe-server-") as folder:
+        if any(c.module == "bertlib.viz" for c in cases):
+            fixtures.build_widgets()
         if any(c.module == "bertlib.pretrain" for c in cases):
             fixtures.build_cli(Path(folder))
         results = run_cases(cases, fixtures, args.jobs, int(args.mem_gib * 2**30), args.verbose)
