@@ -257,8 +257,10 @@ class Fixtures:
 
     def digests(self) -> dict:
         found = {f"the caller's {name}": digest(getattr(self, name)) for name in self.SHARED}
-        found.update({f"the caller's {name} (watched)": d if digest(obj) == d else "changed"
-                      for name, obj, d in self._watched})
+        # A watched object is noted during the call, after the state before it: only one that
+        # changed appears, so that it differs from the state before.
+        found.update({f"the caller's {name} (watched)": "changed"
+                      for name, obj, d in self._watched if digest(obj) != d})
         return found
 
     # small helpers shared by the cases
