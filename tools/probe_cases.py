@@ -245,8 +245,13 @@ class Fixtures:
         paragraphs = corpus.load_small_corpus().train[:80]
         (CLI_CORPUS / "a.txt").write_text("\n\n".join("\n".join(p) for p in paragraphs),
                                           encoding="utf-8")
-        CLI_RUN = folder / "run"
-        run = cli(out=str(CLI_RUN), fresh=True)
+        CLI_RUN = folder / "out"  # run from its folder: resumed, "--out out" is the same
+        here_before = os.getcwd()
+        os.chdir(folder)
+        try:
+            run = cli(fresh=True)
+        finally:
+            os.chdir(here_before)
         if run.returncode != 0 or not (CLI_RUN / "checkpoint").is_dir():
             raise RuntimeError(f"the tiny CLI run failed: {run.stderr[-2000:]}")
 
@@ -331,6 +336,7 @@ def endless():
 
 
 NAN, INF = float("nan"), float("inf")
+DROP = object()  # a key to remove from a config
 
 
 # ================================================================ bertlib.vocab
@@ -1135,14 +1141,14 @@ refuse(FT, "predict(batch_size=-1)", "batch_size",
        lambda F: bertlib.finetune.predict(F.clf, F.topic, batch_size=-1))
 refuse(FT, "predict(data='x')", "data", lambda F: bertlib.finetune.predict(F.clf, "x"))
 refuse(FT, "best_span(max_answer_len=0)", "max_answer_len",
-       lambda F: bertlib.finetune.best_span(torch.zeros(2, 6, 2), torch.ones(2, 6).bool(), 0))
+       lambda F: bertlib.finetune.best_span(torch.zeros(2, 2, 6), torch.ones(2, 6).bool(), 0))
 refuse(FT, "best_span(NaN scores)", "scores",
-       lambda F: bertlib.finetune.best_span(torch.full((2, 6, 2), NAN),
+       lambda F: bertlib.finetune.best_span(torch.full((2, 2, 6), NAN),
                                             torch.ones(2, 6).bool(), 3))
 refuse(FT, "best_span(allowed of another shape)", "allowed",
-       lambda F: bertlib.finetune.best_span(torch.zeros(2, 6, 2), torch.ones(2, 5).bool(), 3))
+       lambda F: bertlib.finetune.best_span(torch.zeros(2, 2, 6), torch.ones(2, 5).bool(), 3))
 refuse(FT, "best_span(nothing allowed)", "allowed",
-       lambda F: bertlib.finetune.best_span(torch.zeros(2, 6, 2), torch.zeros(2, 6).bool(), 3))
+       lambda F: bertlib.finetune.best_span(torch.zeros(2, 2, 6), torch.zeros(2, 6).bool(), 3))
 refuse(FT, "predict_spans(max_answer_len=-1)", "max_answer_len",
        lambda F: bertlib.finetune.predict_spans(F.qa, F.spans, max_answer_len=-1))
 refuse(FT, "span_accuracy(max_answer_len=True)", "max_answer_len",
@@ -1295,12 +1301,18 @@ refuse(EV, "heads_switched_off(keep of the wrong shape)", "keep",
 refuse(EV, "heads_switched_off(keep with NaN)", "keep",
        _switched(lambda F: torch.full((2, 2), NAN)))
 refuse(EV, "heads_switched_off(keep 'all')", "keep", _switched(lambda F: "all"))
-refuse(EV, "head_effects(position past T)", "pred_positions",
-       lambda F: bertlib.evidence.head_effects(
-           F.model, *ev_inputs(F)[:2], torch.tensor([[99], [1]]), torch.tensor([[10], [10]])))
-refuse(EV, "head_effects(target past the vocab)", "targets",
-       lambda F: bertlib.evidence.head_effects(
-           F.model, *ev_inputs(F)[:2], torch.tensor([[1], [1]]), torch.tensor([[10**6], [10]])))
+def effects(positions, targets):
+    def run(F):
+        tokens, segments = (t[:1] for t in ev_inputs(F)[:2])
+        return bertlib.evidence.head_effects(F.model, tokens, segments, torch.tensor(positions),
+                                             torch.tensor(targets))
+    return run
+
+
+refuse(EV, "head_effects(position past T)", "pred_positions", effects([99], [10]))
+refuse(EV, "head_effects(position -1)", "pred_positions", effects([-1], [10]))
+refuse(EV, "head_effects(target past the vocab)", "targets", effects([1], [10**6]))
+refuse(EV, "head_effects(targets of another length)", "targets", effects([1, 2], [10]))
 refuse(EV, "attention_norms(float tokens)", "tokens",
        lambda F: bertlib.evidence.attention_norms(F.model, ev_inputs(F)[0].float(),
                                                   ev_inputs(F)[1]))
@@ -1416,19 +1428,12 @@ def ckpt(edit: Callable) -> Callable:
 
 
 def edit_config(**changes):
+    """An edit of a bertlib checkpoint's sizes (``config.json``'s "config")."""
     def edit(folder):
         path = folder / "config.json"
-        config = json.loads(path.read_text(encoding="utf-8"))
-        path.write_text(json.dumps(config | changes), encoding="utf-8")
-    return edit
-
-
-def drop_config_key(key):
-    def edit(folder):
-        path = folder / "config.json"
-        config = json.loads(path.read_text(encoding="utf-8"))
-        config.pop(key, None)
-        path.write_text(json.dumps(config), encoding="utf-8")
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        saved["config"] = {k: v for k, v in (saved["config"] | changes).items() if v is not DROP}
+        path.write_text(json.dumps(saved), encoding="utf-8")
     return edit
 
 
@@ -1445,7 +1450,7 @@ refuse(CK, "load_pretrained(missing folder)", ("directory", "nowhere"),
 refuse(CK, "load_pretrained(broken config.json)", ("config.json", "json"),
        ckpt(lambda f: (f / "config.json").write_text('{"vocab_size": ', encoding="utf-8")))
 refuse(CK, "load_pretrained(config without num_blks)", ("num_blks", "config.json"),
-       ckpt(drop_config_key("num_blks")))
+       ckpt(edit_config(num_blks=DROP)))
 refuse(CK, "load_pretrained(config num_blks 2, weights 1)", ("num_blks", "block"),
        ckpt(edit_config(num_blks=2)))
 refuse(CK, "load_pretrained(config vocab_size=10**9)", ("vocab_size", "GB", "bytes"),
@@ -1483,8 +1488,6 @@ refuse(CK, "save_pretrained(metadata=object())", ("metadata", "note", "json"),
        lambda F: bertlib.save_pretrained(F.tiny, here("ckpt"), note=object()))
 refuse(CK, "save_pretrained(metadata NaN)", ("metadata", "note", "nan"),
        lambda F: bertlib.save_pretrained(F.tiny, here("ckpt"), note=NAN))
-refuse(CK, "save_pretrained(metadata key 'vocab_size')", ("vocab_size", "metadata"),
-       lambda F: bertlib.save_pretrained(F.tiny, here("ckpt"), vocab_size=3))
 refuse(CK, "save_pretrained(directory a file)", ("directory", "file", "ckpt"),
        lambda F: bertlib.save_pretrained(F.tiny, here("ckpt").write_text("x") and here("ckpt")))
 refuse(CK, "save_pretrained(model on meta)", ("model", "meta"),
@@ -1533,8 +1536,6 @@ def hf_dir(edit: Callable | None = None, config: dict | None = None) -> Path:
         edit(folder)
     return folder
 
-
-DROP = object()
 
 
 def hf_load(fn=None, **config):
@@ -1986,12 +1987,14 @@ refuse(VZ, "plot_attention(query=9)", "query", view(np.full((3, 3), 1 / 3), list
 refuse(VZ, "plot_attention(boundary=-2)", "boundary",
        view(np.full((3, 3), 1 / 3), list("abc"), boundary=-2))
 refuse(VZ, "plot_attention(weights 'abc')", "weights", view("abc", list("abc")))
-refuse(VZ, "plot_all_heads(3-D weights)", "weights",
-       lambda F: _viz().plot_all_heads(np.ones((2, 3, 3)), list("abc"), 0))
+refuse(VZ, "plot_all_heads(4-D weights)", "weights",
+       lambda F: _viz().plot_all_heads(np.full((2, 2, 3, 3), 1 / 3), list("abc"), 0))
 refuse(VZ, "plot_all_heads(layer=-1)", "layer",
-       lambda F: _viz().plot_all_heads(np.full((2, 2, 3, 3), 1 / 3), list("abc"), -1))
+       lambda F: _viz().plot_all_heads(np.full((2, 3, 3), 1 / 3), list("abc"), -1))
+refuse(VZ, "plot_all_heads(rows summing to 3)", "weights",
+       lambda F: _viz().plot_all_heads(np.ones((2, 3, 3)), list("abc"), 0))
 refuse(VZ, "plot_all_heads(weights of 10**4 heads)", ("weights", "heads"),
-       lambda F: _viz().plot_all_heads(np.full((1, 10**4, 2, 2), 0.5), list("ab"), 0),
+       lambda F: _viz().plot_all_heads(np.full((10**4, 2, 2), 0.5), list("ab"), 0),
        timeout=60)
 refuse(VZ, "plot_model_view(head=99)", "head",
        lambda F: _viz().plot_model_view(np.full((2, 2, 3, 3), 1 / 3), list("abc"), head=99))
@@ -2007,7 +2010,7 @@ refuse(VZ, "plot_mask_chips(fates 'xyz')", "fates",
        lambda F: _viz().plot_mask_chips(list("abc"), list("abc"), list("xyz")))
 refuse(VZ, "plot_similarity(NaN)", "matrix",
        lambda F: _viz().plot_similarity([[NAN, 0.5], [0.5, 1.0]], ["a", "b"], ["a", "b"]))
-refuse(VZ, "plot_similarity(3 labels for 2 rows)", "row_labels",
+refuse(VZ, "plot_similarity(3 labels for 2 rows)", ("row_labels", "row labels"),
        lambda F: _viz().plot_similarity(np.eye(2), ["a", "b", "c"], ["a", "b"]))
 refuse(VZ, "plot_similarity('abc')", "matrix",
        lambda F: _viz().plot_similarity("abc", ["a"], ["b"]))
@@ -2033,7 +2036,7 @@ refuse(VZ, "tally_masks(seed=-1)", "seed",
 def qk(**kw):
     def run(F):
         mha = F.model.encoder.blks[0].attention if hasattr(F.model.encoder, "blks") else None
-        a = {"attention": mha, "X": torch.zeros(1, 4, 128), "tokens": list("abcd"), "head": 0,
+        a = {"attention": mha, "X": torch.zeros(4, 128), "tokens": list("abcd"), "head": 0,
              "query": 0}
         a |= {k: v(a) if callable(v) else v for k, v in kw.items()}
         return _viz().query_key_steps(**a)
@@ -2043,6 +2046,7 @@ def qk(**kw):
 refuse(VZ, "query_key_steps(X float64)", ("X", "dtype", "float64"), qk(X=lambda a: a["X"].double()))
 refuse(VZ, "query_key_steps(X float16)", ("X", "dtype", "float16"), qk(X=lambda a: a["X"].half()))
 refuse(VZ, "query_key_steps(head=5)", "head", qk(head=5))
+refuse(VZ, "query_key_steps(X of 3 dimensions)", "X", qk(X=lambda a: a["X"][None]))
 refuse(VZ, "query_key_steps(query=99)", "query", qk(query=99))
 refuse(VZ, "query_key_steps(temperature=0)", "temperature", qk(temperature=0.0))
 refuse(VZ, "query_key_steps(temperature=nan)", "temperature", qk(temperature=NAN))
@@ -2167,15 +2171,22 @@ def _cli_fifo(F):
     return cli_judged(cli(corpus=str(fifo("pipe.tokens"))), ("corpus", "pipe"))
 
 
-def resumed(edit: Callable, names, *args: str):
-    """A case: the finished tiny run copied, its checkpoint spoilt by ``edit(folder)``, then
-    resumed to step 3: it must refuse, naming ``names``."""
+def resumable() -> Path:
+    """The finished tiny run, copied here, its checkpoint set back to step 1: rerun with the
+    same arguments, it resumes with step 2 (and saves a checkpoint after it)."""
+    out = copy_dir(CLI_RUN, "out")
+    _trainer(lambda s: s | {"step": 1})(out / "checkpoint")
+    return out / "checkpoint"
+
+
+def resumed(edit: Callable, names):
+    """A case: the tiny run's checkpoint spoilt by ``edit(folder)``, then resumed: it must
+    refuse, naming ``names``."""
     names = (names,) if isinstance(names, str) else tuple(names)
 
     def run(F):
-        out = copy_dir(CLI_RUN, "out")
-        edit(out / "checkpoint")
-        return cli_judged(cli("--steps", "3", *args), names)
+        edit(resumable())
+        return cli_judged(cli(), names)
     return run
 
 
@@ -2234,9 +2245,9 @@ def _cli_tok_killed(F):
 
 @case(PT, "CLI killed while writing a checkpoint, then resumed", "checkpoint", timeout=120)
 def _cli_ckpt_killed(F):
-    copy_dir(CLI_RUN, "out")
-    cli("--steps", "3", fsize=100_000)  # killed while writing the step-3 checkpoint
-    return cli_judged_rerun(cli("--steps", "3"))
+    resumable()
+    cli(fsize=100_000)  # killed while writing the step-2 checkpoint (the weights, 230 kB)
+    return cli_judged_rerun(cli())
 
 
 def cli_judged_rerun(run: subprocess.CompletedProcess):
