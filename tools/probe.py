@@ -146,8 +146,10 @@ def run_in_child(case, fixtures, base: dict, work: str, mem_bytes: int, write_fd
         log = os.open(os.path.join(work, ".output"), os.O_WRONLY | os.O_CREAT, 0o644)
         os.dup2(log, 1)
         os.dup2(log, 2)
-        sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), write_through=True)
-        sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), write_through=True)
+        sys.stdout = io.TextIOWrapper(
+            os.fdopen(1, "wb", buffering=0, closefd=False), write_through=True)
+        sys.stderr = io.TextIOWrapper(
+            os.fdopen(2, "wb", buffering=0, closefd=False), write_through=True)
         # Python's random module reseeds itself in a forked child: the global state is noted
         # here, the fixtures' digests (the slow part) in the server, once.
         before = snapshot() | base
@@ -255,7 +257,7 @@ def _result_of(case, status: int, data: bytes, elapsed: float) -> Result:
     return Result(case, reply["outcome"], reply["message"], elapsed)
 
 
-def report(results: list[Result], seconds: float) -> int:
+def report(results: list[Result], seconds: float, show_ok: bool = False) -> int:
     by_module: dict[str, Counter] = defaultdict(Counter)
     for r in results:
         by_module[r.case.module][r.outcome] += 1
@@ -264,6 +266,12 @@ def report(results: list[Result], seconds: float) -> int:
     for module, counts in by_module.items():
         print(f"{module:{width}s} {sum(counts.values()):6d} "
               + " ".join(f"{counts[o]:6d}" for o in OUTCOMES))
+    if show_ok:
+        print("\nok:")
+        for r in results:
+            if r.outcome == "ok":
+                message = " ".join(r.message.split())[:200]
+                print(f"  {r.case.module}: {r.case.name}\n      {message}")
     bad = [r for r in results if r.outcome != "ok"]
     if bad:
         print(f"\nnot ok ({len(bad)}):")
@@ -286,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="address space a case may add to what the server maps (GiB)")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per case as done")
+    parser.add_argument("--show-ok", action="store_true",
+                        help="also list the cases that are ok, with their messages")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -307,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
         if any(c.module == "bertlib.pretrain" for c in cases):
             fixtures.build_cli(Path(folder))
         results = run_cases(cases, fixtures, args.jobs, int(args.mem_gib * 2**30), args.verbose)
-    return report(results, time.monotonic() - start)
+    return report(results, time.monotonic() - start, args.show_ok)
 
 
 if __name__ == "__main__":

@@ -249,7 +249,7 @@ class Fixtures:
         here_before = os.getcwd()
         os.chdir(folder)
         try:
-            run = cli(fresh=True)
+            run = cli()
         finally:
             os.chdir(here_before)
         if run.returncode != 0 or not (CLI_RUN / "checkpoint").is_dir():
@@ -2084,8 +2084,10 @@ def cli(*args: str, corpus: str | None = None, out: str = "out", fsize: int | No
         try:
             for fd, path in zip((1, 2), outputs, strict=True):
                 os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), fd)
-            sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), write_through=True)
-            sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), write_through=True)
+            sys.stdout = io.TextIOWrapper(
+                os.fdopen(1, "wb", buffering=0, closefd=False), write_through=True)
+            sys.stderr = io.TextIOWrapper(
+                os.fdopen(2, "wb", buffering=0, closefd=False), write_through=True)
             if fsize is not None:
                 resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
                 signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
@@ -2097,6 +2099,8 @@ def cli(*args: str, corpus: str | None = None, out: str = "out", fsize: int | No
         except BaseException:  # as the interpreter would: the traceback, exit code 1
             traceback.print_exc()
         finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     out, err = (p.read_text(encoding="utf-8", errors="replace") for p in outputs)
