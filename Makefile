@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 PIP    := $(BIN)/python -m pip
 
 .PHONY: setup lab test lint format browser notebooks corpus tasks pretrain-small pretrain-in-class bench \
-        bench-attention bench-pretrain bench-widgets bench-corpus-memory mutation
+        bench-attention bench-pretrain bench-widgets bench-corpus-memory mutation probe
 
 setup: $(STAMP)
 
@@ -92,6 +92,13 @@ bench-widgets: setup
 # Peak memory per byte of corpus, the figure behind bertlib.corpus.CORPUS_MAX_BYTES.
 bench-corpus-memory: setup
 	$(BIN)/python benchmarks/bench_corpus_memory.py
+
+# The bad-input probe: hundreds of hostile inputs across bertlib's public modules, each in a
+# process of its own under a time and a memory cap (tools/probe.py; the cases are in
+# tools/probe_cases.py). Prints a table per module and every case not refused cleanly; fails when
+# any case is raw, silent, a hang, a blow-up or a change of process state.
+probe: setup
+	$(BIN)/python tools/probe.py
 
 # Mutation testing of the core (model, masking, data, batches, loss, train), outside `make test`: mutmut
 # makes one small change at a time and runs the tests that reach it ([tool.mutmut] in
