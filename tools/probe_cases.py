@@ -2094,8 +2094,10 @@ def cli(*args: str, corpus: str | None = None, out: str = "out", fsize: int | No
             sys.argv = ["python -m bertlib.pretrain", *argv]
             runpy.run_module("bertlib.pretrain", run_name="__main__")
             code = 0
-        except SystemExit as exit_:
+        except SystemExit as exit_:  # as the interpreter would: sys.exit("...") prints it
             code = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
+            if exit_.code is not None and not isinstance(exit_.code, int):
+                print(exit_.code, file=sys.stderr)
         except BaseException:  # as the interpreter would: the traceback, exit code 1
             traceback.print_exc()
         finally:
