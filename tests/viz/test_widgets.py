@@ -605,17 +605,19 @@ def test_a_refusal_in_both_languages_is_shown_in_the_widget_language(tokenizer):
 # Texts a class types, on purpose or not: nothing, spaces, emoji only, special-token spellings,
 # control and zero-width characters, a dollar amount, a page of one word, a page of characters.
 HOSTILE_TEXTS = ["", "  ", "🙂🙂", "<unk>", "[MASK] <mask>", "<cls> <sep>", "\x00\x07",
-                 "\u200b", "$5 at $10", "\t\n", "bank " * 200, "词" * 300]
+                 "\u200b", "$5 at $10", "\t\n", "bank " * 200, "词" * 300, "日本語の文です。",
+                 "\ud800"]
 
 
+@pytest.mark.parametrize("lang", ["zh", "ja"])
 @pytest.mark.parametrize("make", [
-    lambda m, t: InputRepresentationWidget(m, t, "zh"),
-    lambda m, t: MaskingWidget(t, "zh"),
-    lambda m, t: AttentionWidget(m, t, "zh"),
-    lambda m, t: NSPWidget(m, t, "zh"),
+    lambda m, t, lang: InputRepresentationWidget(m, t, lang),
+    lambda m, t, lang: MaskingWidget(t, lang),
+    lambda m, t, lang: AttentionWidget(m, t, lang),
+    lambda m, t, lang: NSPWidget(m, t, lang),
 ], ids=["input", "masking", "attention", "nsp"])
-def test_what_a_class_types_is_answered_in_the_widget_language(model, tokenizer, make):
-    w = make(model, tokenizer)
+def test_what_a_class_types_is_answered_in_the_widget_language(model, tokenizer, make, lang):
+    w = make(model, tokenizer, lang)
     for a in HOSTILE_TEXTS:
         for b in ["", "🙂", "河岸"]:
             w.text_a.value, w.text_b.value = a, b
