@@ -136,16 +136,22 @@ def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Pat
 
 
 def read_json(path: Path) -> dict:
-    """A JSON object from a file that :func:`checked_file` let through."""
+    """A JSON object from a file that :func:`checked_file` let through: strict JSON, as
+    bertlib writes it (``NaN`` and ``Infinity``, which Python's reader takes, are no JSON
+    numbers: a size or setting read as NaN would pass every ``>`` check)."""
     try:
-        value = json.loads(read_text(path))
-    except json.JSONDecodeError as err:
+        value = json.loads(read_text(path), parse_constant=_not_json)
+    except ValueError as err:  # json.JSONDecodeError, or _not_json
         raise ValueError(f"{path} must hold JSON; {err}") from None
     except RecursionError:  # "[[[[..." nested deeper than Python's stack
         raise ValueError(f"{path} must hold JSON nested at most ~1000 levels deep") from None
     if not isinstance(value, dict):
         raise ValueError(f"{path} must hold a JSON object; got {type(value).__name__}")
     return value
+
+
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not a JSON number")
 
 
 def checked_path(name: str, path, max_bytes: int | None) -> Path:

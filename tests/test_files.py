@@ -163,3 +163,16 @@ def test_a_folder_write_crashed_at_any_step_leaves_the_old_folder_or_the_new(tmp
 
     assert every_crash(prepare, save, read, ("old",) * 3, ("new",) * 3) == {"old", "new"}
     assert complete_folder(tmp_path / "none") is None
+
+
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_read_json_reads_strict_json(tmp_path, constant):
+    """Python's json module reads NaN and Infinity, which JSON does not have: a config whose
+    size is NaN would pass every comparison. bertlib writes strict JSON and reads it back."""
+    path = tmp_path / "config.json"
+    path.write_text(f'{{"size": 1, "lr": {constant}}}', encoding="utf-8")
+    with pytest.raises(ValueError, match=f"config.json must hold JSON; {constant} is not a "
+                                         "JSON number"):
+        bertlib.files.read_json(path)
+    path.write_text('{"size": 1, "lr": 1e-3}', encoding="utf-8")
+    assert bertlib.files.read_json(path) == {"size": 1, "lr": 1e-3}

@@ -62,7 +62,7 @@ import bertlib.train
 import bertlib.viz
 import bertlib.viz.listing
 import bertlib.words
-from bertlib import assets, checks, corpus, data, i18n, inputs, tasks
+from bertlib import assets, checks, corpus, data, files, i18n, inputs, tasks
 from bertlib.assets import load_small_bert
 from bertlib.finetune import BERTClassifier, BERTTagger
 from bertlib.model import BERTConfig, BERTModel
@@ -909,8 +909,6 @@ for arg, why, f in [
         ("mlm_labels", "float", lambda t: t.float()),
         ("nsp_labels", "a 2", lambda t: nan_at(t, 2)),
         ("mlm_weights", "one column short", lambda t: t[:, :-1]),
-        ("mlm_Y_hat", "float64", lambda t: t.double()),
-        ("nsp_Y_hat", "float16", lambda t: t.half()),
         ("mlm_weights", "bool", lambda t: t.bool()), ("nsp_labels", "one short", lambda t: t[:-1])]:
     refuse(L, f"bert_loss({arg}: {why})", arg, changed(heads, call_bert_loss, **{arg: f}))
 for arg, why, f in [
@@ -1062,8 +1060,17 @@ def _optimizer_fresh(F):
                          text=True, timeout=140, check=True,
                          env=os.environ | {"PYTHONPATH": str(ROOT)})
     changed = {k: v for k, v in json.loads(run.stdout.splitlines()[-1]).items() if v}
-    if changed:
-        raise StateChanged(f"changed {changed}"[:400])
+    # PyTorch's first optimizer of a process imports torch._inductor, which sets its cache
+    # folder and filters SymPy's deprecation warnings; bertlib.train.make_optimizer documents
+    # it (issue 30 asks for that where it cannot be avoided). Anything else is a change.
+    torchs = {"os.environ": ["TORCHINDUCTOR_CACHE_DIR"]}
+    others = {k: [x for x in v if x not in torchs.get(k, []) and "sympy" not in x.lower()]
+              for k, v in changed.items()}
+    if any(others.values()):
+        raise StateChanged(f"changed {others}"[:400])
+    if changed and "torch._inductor" not in (bertlib.train.make_optimizer.__doc__ or ""):
+        raise StateChanged(f"changed {changed}, and make_optimizer does not say so"[:400])
+    return OK(f"only torch's own documented import: {changed}"[:200])
 
 
 @case(TR, "one train_step leaves the process state", expect="accept", timeout=60)
@@ -1231,7 +1238,7 @@ refuse(TA, "split_by_template(held_out_steps=10**9)", "held_out_steps",
 refuse(TA, "split_by_template(seed=None)", "seed",
        lambda F: tasks.split_by_template(F.sentences, seed=None))
 for fn in ("topic_data", "tagging_data", "span_data"):
-    for bad in (1, 0, True, 10**12):
+    for bad in (1, 0, True):
         refuse(TA, f"{fn}(max_len={bad})", ("max_len", "GB", "bytes"),
                lambda F, fn=fn, bad=bad: getattr(tasks, fn)(F.sentences, F.tok, bad), timeout=60)
 refuse(TA, "pair_data(max_len=2)", "max_len",
@@ -1664,16 +1671,25 @@ refuse(CH, "InputError('no_such_key')", ("key", "no_such_key"),
        lambda F: checks.InputError("no_such_key"))
 refuse(CH, "number_array('answer', 'abc')", ("answer", "abc"),
        lambda F: checks.number_array("answer", "abc"))
-refuse(CH, "number_array('answer', [nan])", ("answer", "nan"),
-       lambda F: checks.number_array("answer", [NAN]))
-refuse(CH, "checked_file(missing folder)", ("nowhere", "directory"),
-       lambda F: checks.checked_file(here("nowhere"), "x.json", 100))
-refuse(CH, "checked_path(a named pipe)", ("path", "pipe"),
-       lambda F: checks.checked_path("path", fifo(), 100))
-refuse(CH, "read_json(a JSON list)", ("json", "object", "x.json"),
-       lambda F: checks.read_json(here("x.json").write_text("[1]") and here("x.json")))
-refuse(CH, "read_json(NaN in JSON)", ("json", "nan", "x.json"),
-       lambda F: checks.read_json(here("x.json").write_text('{"a": NaN}') and here("x.json")))
+@case(CH, "number_array('answer', [nan]) converts, and check_exercise answers it")
+def _number_nan(F):
+    """NaN is a number: number_array converts it (figures check their data finite), and a
+    learner's NaN answer gets a verdict, never an exception."""
+    assert np.isnan(checks.number_array("answer", [NAN])).all()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        bertlib.exercises.check_exercise("04_num_preds", NAN)
+    return OK(f"converted; check_exercise said {out.getvalue().strip()[:80]!r}")
+# The readers of untrusted files live in bertlib.files.
+FI = "bertlib.files"
+refuse(FI, "checked_file(missing folder)", ("nowhere", "directory"),
+       lambda F: files.checked_file(here("nowhere"), "x.json", 100))
+refuse(FI, "checked_path(a named pipe)", ("path", "pipe"),
+       lambda F: files.checked_path("path", fifo(), 100))
+refuse(FI, "read_json(a JSON list)", ("json", "object", "x.json"),
+       lambda F: files.read_json(here("x.json").write_text("[1]") and here("x.json")))
+refuse(FI, "read_json(NaN in JSON)", ("json", "nan", "x.json"),
+       lambda F: files.read_json(here("x.json").write_text('{"a": NaN}') and here("x.json")))
 refuse(CH, "check_seed('seed', 2**64)", ("seed", str(2**64)),
        lambda F: checks.check_seed("seed", 2**64) or raise_silent("accepted 2**64"))
 
@@ -2303,3 +2319,30 @@ refuse(PT, "pretrain(RunArgs(steps=True))", "steps",
 refuse(PT, "read_corpus(folder without *.txt)", ("corpus", "txt"),
        lambda F: bertlib.pretrain.read_corpus(str(here("empty").mkdir() or here("empty"))))
 refuse(PT, "read_corpus(None)", "corpus", lambda F: bertlib.pretrain.read_corpus(None))
+
+
+# Valid calls whose answer must be right (added after the first run on the merged code: the
+# probe had asked these to refuse, but each gives a correct result).
+@case(L, "bert_loss(float64 mlm logits, float16 nsp logits) gives the float32 loss",
+      expect="accept")
+def _loss_dtypes(F):
+    """A loss over float64 or float16 logits is the same loss: accepted when it is right."""
+    batch = F.batch()
+    with torch.no_grad():
+        _, mlm, nsp = F.tiny(batch[0], batch[1], batch[2], batch[3])
+    want = bertlib.bert_loss(mlm, batch[5], batch[4], nsp, batch[6]).total.item()
+    got = bertlib.bert_loss(mlm.double(), batch[5], batch[4], nsp.half(), batch[6]).total.item()
+    if not math.isclose(got, want, rel_tol=1e-3):
+        raise Silent(f"loss {got} for float64/float16 logits, {want} for float32")
+    return OK(f"{got:.4f} = {want:.4f}")
+
+
+for _fn in ("topic_data", "tagging_data", "span_data"):
+    @case(TA, f"{_fn}(max_len=10**12) pads to the longest example", expect="accept",
+          timeout=60)
+    def _task_cap(F, fn=_fn):
+        """max_len is a cap, not a size: the data is padded to its longest example."""
+        got = getattr(tasks, fn)(F.sentences, F.tok, 10**12)
+        if got.tokens.shape[1] > 1000:
+            raise Silent(f"padded to {got.tokens.shape[1]} tokens")
+        return OK(f"padded to {got.tokens.shape[1]} tokens")
