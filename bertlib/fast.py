@@ -19,11 +19,12 @@ import torch.nn.functional as F
 from bertlib.checks import (
     NonFiniteError,
     check_all_finite,
-    check_finite,
-    check_integer_dtype,
     check_bool,
     check_dropout,
+    check_finite,
+    check_inputs_on_device,
     check_instance,
+    check_integer_dtype,
     check_ndim,
     check_on_device,
     check_positions_in_text,
@@ -185,9 +186,9 @@ def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.
     """
     check_instance("encoder", encoder, BERTEncoder, "a bertlib BERTEncoder (model.encoder)")
     cfg = encoder.config
+    check_inputs_on_device(encoder.pos_embedding.device, tokens=tokens, segments=segments,
+                           valid_lens=valid_lens)
     check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
-    for name, t in (("tokens", tokens), ("segments", segments), ("valid_lens", valid_lens)):
-        check_on_device(name, t, encoder.pos_embedding.device)
     B, T = tokens.shape
     H = cfg.num_hiddens
     if valid_lens is None:

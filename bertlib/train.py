@@ -153,6 +153,12 @@ def _check_model_and_data(model: BERTModel, data: PretrainBatch) -> None:
     check_batch(data, model.config.vocab_size)
     check_targets(data.mlm_labels, data.mlm_weights, data.nsp_labels,
                   tuple(data.pred_positions.shape), model.config.vocab_size)
+    longest, max_len = int(data.valid_lens.max()), model.config.max_len
+    if longest > max_len:  # checked here, before the model is moved or put in training mode
+        raise ValueError(f"data (padded to max_len={data.tokens.shape[1]}) holds a pair of "
+                         f"{longest} tokens; the model's max_len={max_len} learned position "
+                         f"embeddings cannot read it: build the data with max_len <= {max_len} "
+                         "or the model with a larger max_len")
 
 
 def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,

@@ -479,3 +479,19 @@ def test_int32_labels_train_and_evaluate_like_int64_ones(toy_data, toy_model):
         history = train_bert(model, data, num_steps=3, batch_size=16, progress=False)
         runs.append((history.mlm, history.nsp, evaluate_pretraining(model, data)))
     assert runs[0] == runs[1]
+
+
+def test_a_model_too_short_for_the_data_is_refused_before_it_is_touched(toy_data, toy_model):
+    """Before: refused at the first long batch, from inside the loop, which had already put the
+    caller's model in training mode and left it in eval mode."""
+    short = init_model(dataclasses.replace(toy_model().config, max_len=4), seed=0).train()
+    before = {k: v.clone() for k, v in short.state_dict().items()}
+    longest = int(toy_data.valid_lens.max())
+    message = (rf"data \(padded to max_len={toy_data.tokens.shape[1]}\) holds a pair of "
+               rf"{longest} tokens; the model's max_len=4 ")
+    for run in (lambda: train_bert(short, toy_data, num_steps=1, progress=False),
+                lambda: evaluate_pretraining(short, toy_data)):
+        with pytest.raises(ValueError, match=message):
+            run()
+        assert short.training
+        assert all(torch.equal(v, short.state_dict()[k]) for k, v in before.items())
