@@ -168,7 +168,7 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
     from ``loader`` (cycling over it), each moved to ``device`` and given to
     ``step(batch)``, which takes one optimisation step and returns the progress bar's
     postfix, its names in ``lang``. The model is in training mode during the loop and in eval
-    mode after it.
+    mode after it, or in the caller's mode if the loop stops with an error.
 
     ``seed`` fixes the dropout draws, which come from torch's global generator; the caller's
     global random state is left as it was.
@@ -184,7 +184,7 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
         if params else None
     bar = ProgressBar(total=num_steps, disable=not progress, desc=desc,
                       unit=text("progress_unit", lang))
-    done = 0
+    done, caller_mode, finished = 0, model.training, False
     try:
         with own_global_rng(seed):  # dropout draws from the global generator
             model.train()
@@ -203,11 +203,12 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
                     done += 1
                     if done == num_steps:
                         break
+        finished = True
     finally:
         if hook is not None:
             hook.remove()
         bar.close()
-        model.eval()
+        model.train(caller_mode and not finished)  # a run that fails leaves the caller's mode
 
 
 def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_size: int = 128,

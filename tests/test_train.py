@@ -344,7 +344,7 @@ def test_a_run_whose_step_goes_non_finite_stops_there_with_the_weights_before_it
                    loss_fn=_nan_at_call(3, kind))
     assert err.value.step == 3 and isinstance(err.value, ValueError)
     assert all(torch.equal(v, reference.state_dict()[k]) for k, v in model.state_dict().items())
-    assert all(p.grad is None for p in model.parameters()) and not model.training
+    assert all(p.grad is None for p in model.parameters()) and model.training  # the caller's
     assert torch.equal(torch.get_rng_state(), rng)
     # the guard is gone once the run is over: a NaN gradient outside it is the caller's business
     fast_loss(model, *toy_data[:4].tensors()).total.mul(math.nan).backward()
@@ -495,3 +495,17 @@ def test_a_model_too_short_for_the_data_is_refused_before_it_is_touched(toy_data
             run()
         assert short.training
         assert all(torch.equal(v, short.state_dict()[k]) for k, v in before.items())
+
+
+def test_a_run_that_diverges_leaves_the_callers_mode(toy_data, toy_model):
+    """Before: the failed run put the caller's training-mode model in eval mode."""
+    model = toy_model().train()
+    with torch.no_grad():
+        model.encoder.token_embedding.weight[int(toy_data.tokens[0, 1])] = 3e38
+    with pytest.raises(DivergedError, match="diverged at step 1 of 2"):
+        train_bert(model, toy_data, num_steps=2, batch_size=len(toy_data), progress=False)
+    assert model.training
+    model.eval()
+    with pytest.raises(DivergedError, match="diverged at step 1 of 2"):
+        train_bert(model, toy_data, num_steps=2, batch_size=len(toy_data), progress=False)
+    assert not model.training
