@@ -13,7 +13,7 @@ from typing import Protocol
 import torch
 from torch.utils.data import DataLoader, Sampler, TensorDataset
 
-from bertlib.checks import check_bool, check_positive_int
+from bertlib.checks import check_bool, check_integer_dtype, check_positive_int, check_range
 from bertlib.rng import make_generator
 
 
@@ -41,6 +41,10 @@ class LengthGroupedSampler(Sampler[list[int]]):
         if not isinstance(lengths, torch.Tensor) or lengths.ndim != 1:
             raise ValueError(f"lengths must be a 1-D tensor, one length per example; got "
                              f"{lengths!r:.80}")
+        check_integer_dtype("lengths", lengths)  # a length counts tokens
+        if lengths.numel() and int(lengths.min()) < 1:
+            raise ValueError(f"lengths must be positive integers (tokens per example); got "
+                             f"{int(lengths.min())} in {lengths.tolist()!r:.80}")
         self.lengths = lengths
         self.batch_size = batch_size
         self.chunk = batch_size * chunk_batches
@@ -102,6 +106,21 @@ def make_loader(data: Tensors, batch_size: int, *, seed: int, shuffle: bool = Tr
     # </listing>
 
 
+def _check_mini_batch(batch: Sequence[torch.Tensor]) -> None:
+    """Seven tensors, as :func:`trim_padding` cuts them, each valid length within T: cut to a
+    longer one, the tokens would keep padding the loss counts as real."""
+    seven = isinstance(batch, list | tuple) and len(batch) == 7
+    if not seven or not all(isinstance(t, torch.Tensor) for t in batch):
+        got = [getattr(t, "shape", t) for t in batch] if isinstance(batch, list | tuple) \
+            else batch
+        raise ValueError("batch must be a mini-batch's seven tensors (tokens, segments, "
+                         "valid_lens, pred_positions, mlm_weights, mlm_labels, nsp_labels); "
+                         f"got {type(batch).__name__} {got!r:.80}")
+    T = batch[0].shape[-1] if batch[0].ndim else 0
+    check_integer_dtype("valid_lens", batch[2])
+    check_range("valid_lens", batch[2], 1, T, f"in [1, T={T}] (T: the tokens' length)")
+
+
 def trim_padding(batch: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     """Dynamic padding: a mini-batch's seven tensors cut down to its longest pair and its last
     used prediction slot.
@@ -114,13 +133,7 @@ def trim_padding(batch: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     weighs 0, and the positions kept keep their position embeddings. Only the work shrinks.
     """
     # <checks>
-    seven = isinstance(batch, list | tuple) and len(batch) == 7
-    if not seven or not all(isinstance(t, torch.Tensor) for t in batch):
-        got = [getattr(t, "shape", t) for t in batch] if isinstance(batch, list | tuple) \
-            else batch
-        raise ValueError("batch must be a mini-batch's seven tensors (tokens, segments, "
-                         "valid_lens, pred_positions, mlm_weights, mlm_labels, nsp_labels); "
-                         f"got {type(batch).__name__} {got!r:.80}")
+    _check_mini_batch(batch)
     # </checks>
     tokens, segments, valid_lens, pred_positions, weights, labels, nsp_labels = batch
     # <listing: trim>

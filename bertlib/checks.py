@@ -380,3 +380,21 @@ def check_num_parameters(what: str, count: int) -> None:
         raise ValueError(f"{what} would hold {count:,} parameters, "
                          f"{count * dtype.itemsize / 2**30:,.1f} GiB as {dtype}; at most "
                          f"{limit / 2**30:.1f} GiB fits here: ask for a smaller size")
+
+
+# --- core2 ---
+MAX_BLOCKS = 1000  # BERT-large has 24; a million would take hours to build, one at a time
+
+
+def check_sizes(sizes: dict[str, int]) -> None:
+    """Every size a positive integer, and ``num_blks`` (when given) at most MAX_BLOCKS."""
+    for name, value in sizes.items():
+        check_positive_int(name, value)
+    if sizes.get("num_blks", 0) > MAX_BLOCKS:
+        raise ValueError(f"num_blks must be at most {MAX_BLOCKS}; got {sizes['num_blks']}")
+
+
+def check_inputs_on_device(device: torch.device, **inputs) -> None:
+    """The tensors of ``inputs`` on ``device``, before their values are read (meta has none)."""
+    for name, t in inputs.items():
+        check_on_device(name, t if isinstance(t, torch.Tensor) else None, device)

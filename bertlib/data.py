@@ -17,7 +17,7 @@ from bertlib.checks import (
     check_range,
     check_sized,
 )
-from bertlib.inputs import get_tokens_and_segments, truncate_pair
+from bertlib.inputs import check_segment_ids, get_tokens_and_segments, truncate_pair
 from bertlib.masking import mask_tokens
 from bertlib.rng import make_generator
 from bertlib.vocab import (
@@ -47,7 +47,7 @@ class NSPPair:
         check_word_tokens("tokens", self.tokens)
         _check_label("is_next", self.is_next)
         _check_same_length("segments", self.segments, "tokens", self.tokens)
-        check_int_list("segments", self.segments)
+        check_segment_ids("segments", self.segments)
 
 
 def _check_label(name: str, value: int) -> None:
@@ -289,6 +289,8 @@ def pad_bert_inputs(
         max_preds = max(1, round(0.15 * max_len))
     check_positive_int("max_preds", max_preds)
     check_int_in("max_preds", max_preds, 1, max_len, f" (at most one per token, max_len={max_len})")
+    if not examples:
+        raise ValueError("examples must hold at least one PretrainExample; got an empty list")
     check_memory(f"padding {len(examples):,} examples to max_len={max_len:,} and "
                  f"max_preds={max_preds:,}", padded_bytes(len(examples), max_len, max_preds),
                  DATA_MAX_BYTES, "use fewer examples or a smaller max_len")

@@ -19,12 +19,17 @@ import torch.nn.functional as F
 from bertlib.checks import (
     NonFiniteError,
     check_all_finite,
+    check_bool,
+    check_dropout,
     check_finite,
+    check_inputs_on_device,
+    check_instance,
     check_integer_dtype,
     check_ndim,
     check_on_device,
     check_positions_in_text,
     check_pred_positions,
+    check_range,
     check_token_inputs,
 )
 from bertlib.loss import BERTLoss, check_targets
@@ -91,6 +96,7 @@ def linear_cross_entropy(X: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
                          f"{tuple(W.shape)} {W.dtype}, b {tuple(b.shape)} {b.dtype}, labels "
                          f"{tuple(labels.shape)}, weights {tuple(weights.shape)}")
     check_integer_dtype("labels", labels)
+    check_range("labels", labels, 0, W.shape[0] - 1, f"class ids in [0, {W.shape[0] - 1}]")
     check_finite("weights", weights)
     if not bool((weights >= 0).all() & (weights > 0).any()):
         raise ValueError("weights must be >= 0 and not all 0 (the loss is their weighted "
@@ -118,12 +124,13 @@ def dropout(X: torch.Tensor, p: float, training: bool = True) -> torch.Tensor:
     drawing the masks was a fifth of a pretraining step. Here one 64-bit draw decides four
     elements (four 16-bit lanes), which makes the mask about three times as cheap. On other
     devices the masks come from a parallel generator and ``F.dropout`` is used as it is.
+    ``p`` must be in [0, 1) (checked before anything is drawn) and ``training`` a bool.
     """
+    check_dropout("p", p)
+    check_bool("training", training)
     if not training or p == 0.0 or X.device.type != "cpu":
         return F.dropout(X, p, training)
-    dropped = round(p * _LANE_LEVELS)  # lanes below this (of 2**16 levels) are dropped
-    if dropped == _LANE_LEVELS:
-        return X * 0.0
+    dropped = min(round(p * _LANE_LEVELS), _LANE_LEVELS - 1)  # lanes below this are dropped
     n = X.numel()
     bits = torch.empty((n + 3) // 4, dtype=torch.int64, device=X.device)
     lanes = bits.random_(-(2**63), 2**63 - 1).view(torch.int16)[:n].view(X.shape)  # uniform
@@ -177,10 +184,11 @@ def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.
     dropout on, the masks are drawn for the real tokens only (and by :func:`dropout`), so they
     differ from the padded encoder's draws.
     """
+    check_instance("encoder", encoder, BERTEncoder, "a bertlib BERTEncoder (model.encoder)")
     cfg = encoder.config
+    check_inputs_on_device(encoder.pos_embedding.device, tokens=tokens, segments=segments,
+                           valid_lens=valid_lens)
     check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
-    for name, t in (("tokens", tokens), ("segments", segments), ("valid_lens", valid_lens)):
-        check_on_device(name, t, encoder.pos_embedding.device)
     B, T = tokens.shape
     H = cfg.num_hiddens
     if valid_lens is None:

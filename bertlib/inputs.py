@@ -253,3 +253,13 @@ def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: s
     with eval_mode(model):
         encoded_X, _, _ = model(*encoded.tensors(model_device(model)))
     return encoded_X
+
+
+def check_segment_ids(name: str, values) -> None:
+    """A 1-d list of segment ids, each 0 (sentence A) or 1 (sentence B): the segment embedding
+    has two rows, and a pair built by hand could hold anything."""
+    check_int_list(name, values)
+    bad = [int(s) for s in values if int(s) not in (0, 1)]
+    if bad:
+        raise ValueError(f"{name} must hold 0 (sentence A) or 1 (sentence B); got {bad[0]} in "
+                         f"{list(values)!r:.80}")

@@ -124,8 +124,9 @@ def mask_tokens(
     candidates = [i for i, t in enumerate(ids) if t not in vocab.structural_ids]
     if not candidates:
         raise ValueError(
-            "cannot mask a sequence with no maskable token: every token is one of "
-            f"{[vocab.to_tokens(i) for i in sorted(vocab.structural_ids)]}"
+            "token_ids must hold at least one maskable token (one not in "
+            f"{[vocab.to_tokens(i) for i in sorted(vocab.structural_ids)]}); got "
+            f"{f'{ids!r:.80}' if ids else 'an empty sequence'}"
         )
     check_replacement_words(vocab)
     groups = _word_groups(candidates, words, len(ids))

@@ -23,13 +23,14 @@ from bertlib.checks import (
     check_choice,
     check_divisible,
     check_dropout,
+    check_inputs_on_device,
     check_layer_input,
     check_num_parameters,
-    check_on_device,
     check_positions_in_text,
     check_positive_float,
     check_positive_int,
     check_pred_positions,
+    check_sizes,
     check_token_inputs,
 )
 
@@ -55,17 +56,17 @@ class BERTConfig:
     layer_norm_eps: float = 1e-5  # PyTorch's default; original BERT uses 1e-12
 
     def __post_init__(self) -> None:
-        for name in ("vocab_size", "num_hiddens", "ffn_num_hiddens", "num_heads", "num_blks",
-                     "max_len"):
-            check_positive_int(name, getattr(self, name))
+        sizes = {name: getattr(self, name) for name in ("vocab_size", "num_hiddens",
+                 "ffn_num_hiddens", "num_heads", "num_blks", "max_len")}
+        check_sizes(sizes)  # positive, and not more blocks than can be built in a lesson
         check_divisible(self.num_hiddens, self.num_heads)
         check_dropout("dropout", self.dropout)
         check_choice("hidden_act", self.hidden_act, ACTIVATIONS)
         check_bool("embedding_norm", self.embedding_norm)
         check_bool("tie_mlm_decoder", self.tie_mlm_decoder)
         check_positive_float("layer_norm_eps", self.layer_norm_eps)
-        check_num_parameters(f"A BERTModel of vocab_size={self.vocab_size}, num_hiddens="
-                             f"{self.num_hiddens}, max_len={self.max_len}", self.num_parameters())
+        check_num_parameters("A BERTModel of " + ", ".join(f"{k}={v}" for k, v in sizes.items()),
+                             self.num_parameters())
 
     def num_parameters(self) -> int:
         """How many numbers a :class:`BERTModel` of this configuration learns (arithmetic only,
@@ -264,9 +265,9 @@ class BERTEncoder(nn.Module):
         """
         # <checks>
         cfg = self.config
+        check_inputs_on_device(self.pos_embedding.device, tokens=tokens, segments=segments,
+                               valid_lens=valid_lens)
         check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
-        for name, t in (("tokens", tokens), ("segments", segments), ("valid_lens", valid_lens)):
-            check_on_device(name, t, self.pos_embedding.device)
         check_bool("return_attention", return_attention)
         if return_attention:
             B, T = tokens.shape

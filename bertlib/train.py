@@ -153,6 +153,12 @@ def _check_model_and_data(model: BERTModel, data: PretrainBatch) -> None:
     check_batch(data, model.config.vocab_size)
     check_targets(data.mlm_labels, data.mlm_weights, data.nsp_labels,
                   tuple(data.pred_positions.shape), model.config.vocab_size)
+    longest, max_len = int(data.valid_lens.max()), model.config.max_len
+    if longest > max_len:  # checked here, before the model is moved or put in training mode
+        raise ValueError(f"data (padded to max_len={data.tokens.shape[1]}) holds a pair of "
+                         f"{longest} tokens; the model's max_len={max_len} learned position "
+                         f"embeddings cannot read it: build the data with max_len <= {max_len} "
+                         "or the model with a larger max_len")
 
 
 def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
@@ -162,7 +168,7 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
     from ``loader`` (cycling over it), each moved to ``device`` and given to
     ``step(batch)``, which takes one optimisation step and returns the progress bar's
     postfix, its names in ``lang``. The model is in training mode during the loop and in eval
-    mode after it.
+    mode after it, or in the caller's mode if the loop stops with an error.
 
     ``seed`` fixes the dropout draws, which come from torch's global generator; the caller's
     global random state is left as it was.
@@ -178,7 +184,7 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
         if params else None
     bar = ProgressBar(total=num_steps, disable=not progress, desc=desc,
                       unit=text("progress_unit", lang))
-    done = 0
+    done, caller_mode, finished = 0, model.training, False
     try:
         with own_global_rng(seed):  # dropout draws from the global generator
             model.train()
@@ -197,11 +203,12 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
                     done += 1
                     if done == num_steps:
                         break
+        finished = True
     finally:
         if hook is not None:
             hook.remove()
         bar.close()
-        model.eval()
+        model.train(caller_mode and not finished)  # a run that fails leaves the caller's mode
 
 
 def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_size: int = 128,

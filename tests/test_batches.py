@@ -74,6 +74,17 @@ def test_length_grouped_batches_check_their_arguments():
         LengthGroupedSampler(_lengths(4), 2, seed=0, chunk_batches=0)
 
 
+@pytest.mark.parametrize(("lengths", "message"), [
+    (torch.tensor([1.5, 2.0]), "^lengths must hold integers .*got dtype torch.float32"),
+    (torch.tensor([-1, 3]), r"^lengths must be positive integers .*got -1 in \[-1, 3\]"),
+    (torch.tensor([3, 0]), r"^lengths must be positive integers .*got 0 in \[3, 0\]"),
+])
+def test_length_grouped_batches_refuse_lengths_that_are_not_token_counts(lengths, message):
+    """Before: accepted, and sorted as if they were lengths."""
+    with pytest.raises(ValueError, match=message):
+        LengthGroupedSampler(lengths, 2, seed=0)
+
+
 def test_loader_with_lengths_groups_the_batches(toy_data):
     batches = list(make_loader(toy_data, 8, seed=0, lengths=toy_data.valid_lens))
     sizes = [len(b) for b in LengthGroupedSampler(toy_data.valid_lens, 8, seed=0)]
@@ -181,4 +192,14 @@ def test_data_whose_tensors_do_not_line_up_is_named(data, got):
 def test_trim_padding_names_a_batch_that_is_not_seven_tensors(batch):
     """Before: "not enough values to unpack (expected 7, got 3)", or AttributeErrors."""
     with pytest.raises(ValueError, match="^batch must be a mini-batch's seven tensors"):
+        trim_padding(batch)
+
+
+def test_trim_padding_refuses_valid_lengths_past_the_tokens(toy_data):
+    """Before: accepted; the batch came back untrimmed with valid lengths past its tokens."""
+    batch = list(toy_data[:4].tensors())
+    T = batch[0].shape[1]
+    batch[2] = torch.tensor([2, T + 1, 3, 4])
+    with pytest.raises(ValueError, match=rf"^valid_lens must be in \[1, T={T}\] .*got {T + 1} "
+                                         r"at index \(1,\)"):
         trim_padding(batch)

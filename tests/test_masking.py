@@ -130,8 +130,11 @@ def test_padding_and_mask_tokens_are_never_chosen(vocab):
 
 
 def test_bad_masking_input(vocab):
-    with pytest.raises(ValueError, match="no maskable token"):
+    with pytest.raises(ValueError, match=r"token_ids must hold at least one maskable token "
+                                         r".*; got \[2, 3\]"):
         mask_tokens([vocab.cls_id, vocab.sep_id], vocab, seed=0)
+    with pytest.raises(ValueError, match="token_ids must hold .*; got an empty sequence"):
+        mask_tokens([], vocab, seed=0)
     with pytest.raises(ValueError, match="exactly one of generator"):
         mask_tokens([vocab["cat"]], vocab)
     with pytest.raises(ValueError, match=r"mask_ratio must be in \(0, 1\]"):

@@ -14,6 +14,7 @@ from bertlib import (
     bert_loss,
     checks,
 )
+from bertlib.fast import unpadded_encode
 from bertlib.model import AddNorm, PositionWiseFFN, TransformerEncoderBlock, key_padding_mask
 
 
@@ -411,9 +412,15 @@ def test_the_parameter_count_is_known_before_the_model_is_built(options):
     (lambda: BERTEncoder(20, 32, 64, 2, 2, 0.1, max_len=10**12), "32,000,000,020,694"),
     # the issue's 51-512 GB: a vocabulary (two V x H matrices), a width (six H x H ones)
     (lambda: BERTModel(2 * 10**8, 128, 64, 2, 2, 0.1), r"vocab_size=200000000, num_hiddens=128, "
-                                                       r"max_len=1000 would hold 51,\d{3},"),
-    (lambda: BERTModel(30, 2**16, 64, 2, 1, 0.1), r"num_hiddens=65536, max_len=1000 would hold "
-                                                  r"25,\d{3},\d{3},\d{3} parameters, 9\d\.\d"),
+                                                       r"ffn_num_hiddens=64, num_heads=2, "
+                                                       r"num_blks=2, max_len=1000 would hold 51,"),
+    (lambda: BERTModel(30, 2**16, 64, 2, 1, 0.1), r"num_hiddens=65536, ffn_num_hiddens=64, "
+                                                  r"num_heads=2, num_blks=1, max_len=1000 would "
+                                                  r"hold 25,\d{3},\d{3},\d{3} parameters, 9\d\.\d"),
+    # before: named vocab_size, num_hiddens and max_len only, not the size that was too large
+    (lambda: BERTModel(100, 16, 10**11, 2, 2, 0.1), r"^A BERTModel of vocab_size=100, "
+                                                    r"num_hiddens=16, ffn_num_hiddens=100000000000,"
+                                                    r" num_heads=2, num_blks=2, max_len=1000 "),
     (lambda: MaskLM(10**10, 64), "MaskLM would hold"),
     (lambda: NextSentencePred(10**11), "NextSentencePred would hold 200,000,000,002 parameters"),
     (lambda: MultiHeadAttention(2**17, 2, 0.1), "MultiHeadAttention would hold 68,720,001,024"),
@@ -425,6 +432,28 @@ def test_sizes_that_cannot_fit_are_refused_from_arithmetic(build, size):
     with pytest.raises(ValueError, match=rf"{size}.* GiB as torch.float32; at most "
                                          r"\d+\.\d GiB fits here"):
         build()
+
+
+@pytest.mark.parametrize("build", [lambda: BERTConfig(20, 16, 32, 2, 10**6, 0.1),
+                                   lambda: BERTModel(20, 16, 32, 2, 10**6, 0.1),
+                                   lambda: BERTEncoder(20, 16, 32, 2, 1001, 0.1)])
+def test_more_blocks_than_can_be_built_are_refused_before_building(build):
+    """Before: a million small blocks fit the parameter limit and were built one by one (the
+    probe gave up after a minute)."""
+    with pytest.raises(ValueError, match=r"^num_blks must be at most 1000; got 10"):
+        build()
+    assert BERTConfig(20, 16, 32, 2, 1000, 0.1).num_blks == 1000
+
+
+def test_token_inputs_on_another_device_are_named_before_their_values_are_read(small_model):
+    """Before: "Tensor.item() cannot be called on meta tensors", from the range checks."""
+    tokens = torch.zeros(2, 6, dtype=torch.long, device="meta")
+    ok = torch.zeros(2, 6, dtype=torch.long)
+    for call in (lambda: small_model(tokens, ok), lambda: small_model(ok, tokens),
+                 lambda: unpadded_encode(small_model.encoder, tokens, ok, None)):
+        with pytest.raises(ValueError, match=r"^(tokens|segments) must be on the model's device "
+                                             r"cpu; got a tensor on meta"):
+            call()
 
 
 def test_the_size_limit_is_the_smaller_of_16_gib_and_the_machines_memory(monkeypatch):

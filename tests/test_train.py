@@ -344,7 +344,7 @@ def test_a_run_whose_step_goes_non_finite_stops_there_with_the_weights_before_it
                    loss_fn=_nan_at_call(3, kind))
     assert err.value.step == 3 and isinstance(err.value, ValueError)
     assert all(torch.equal(v, reference.state_dict()[k]) for k, v in model.state_dict().items())
-    assert all(p.grad is None for p in model.parameters()) and not model.training
+    assert all(p.grad is None for p in model.parameters()) and model.training  # the caller's
     assert torch.equal(torch.get_rng_state(), rng)
     # the guard is gone once the run is over: a NaN gradient outside it is the caller's business
     fast_loss(model, *toy_data[:4].tensors()).total.mul(math.nan).backward()
@@ -479,3 +479,33 @@ def test_int32_labels_train_and_evaluate_like_int64_ones(toy_data, toy_model):
         history = train_bert(model, data, num_steps=3, batch_size=16, progress=False)
         runs.append((history.mlm, history.nsp, evaluate_pretraining(model, data)))
     assert runs[0] == runs[1]
+
+
+def test_a_model_too_short_for_the_data_is_refused_before_it_is_touched(toy_data, toy_model):
+    """Before: refused at the first long batch, from inside the loop, which had already put the
+    caller's model in training mode and left it in eval mode."""
+    short = init_model(dataclasses.replace(toy_model().config, max_len=4), seed=0).train()
+    before = {k: v.clone() for k, v in short.state_dict().items()}
+    longest = int(toy_data.valid_lens.max())
+    message = (rf"data \(padded to max_len={toy_data.tokens.shape[1]}\) holds a pair of "
+               rf"{longest} tokens; the model's max_len=4 ")
+    for run in (lambda: train_bert(short, toy_data, num_steps=1, progress=False),
+                lambda: evaluate_pretraining(short, toy_data)):
+        with pytest.raises(ValueError, match=message):
+            run()
+        assert short.training
+        assert all(torch.equal(v, short.state_dict()[k]) for k, v in before.items())
+
+
+def test_a_run_that_diverges_leaves_the_callers_mode(toy_data, toy_model):
+    """Before: the failed run put the caller's training-mode model in eval mode."""
+    model = toy_model().train()
+    with torch.no_grad():
+        model.encoder.token_embedding.weight[int(toy_data.tokens[0, 1])] = 3e38
+    with pytest.raises(DivergedError, match="diverged at step 1 of 2"):
+        train_bert(model, toy_data, num_steps=2, batch_size=len(toy_data), progress=False)
+    assert model.training
+    model.eval()
+    with pytest.raises(DivergedError, match="diverged at step 1 of 2"):
+        train_bert(model, toy_data, num_steps=2, batch_size=len(toy_data), progress=False)
+    assert not model.training
