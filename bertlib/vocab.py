@@ -61,7 +61,7 @@ class Vocab:
     @classmethod
     def from_list(cls, idx_to_token: Sequence[str],
                   specials: SpecialTokens = SpecialTokens()) -> Vocab:
-        check_tokens("idx_to_token", idx_to_token)
+        check_word_tokens("idx_to_token", idx_to_token)
         _check_specials(specials)
         vocab = cls.__new__(cls)
         vocab._init(list(idx_to_token), specials)

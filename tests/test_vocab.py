@@ -50,6 +50,16 @@ def test_bad_vocab_input():
         Vocab(["a"]).to_tokens([6])
 
 
+@pytest.mark.parametrize("token", ["a b", "", "a\tb", "\u3000"])
+def test_from_list_refuses_what_vocab_refuses(token):
+    """A checkpoint's token list holds tokens as Vocab makes them: one word piece each."""
+    with pytest.raises(ValueError, match=r"idx_to_token\[5\] must be one token, non-empty and "
+                                         "without spaces"):
+        Vocab.from_list(["<pad>", "<unk>", "<cls>", "<sep>", "<mask>", token])
+    with pytest.raises(ValueError, match="must be one token, non-empty and without spaces"):
+        Vocab([[token]])
+
+
 WORDS = [["the", "cat"], ["the", "dog"]]
 
 
