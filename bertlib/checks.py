@@ -380,3 +380,17 @@ def check_num_parameters(what: str, count: int) -> None:
         raise ValueError(f"{what} would hold {count:,} parameters, "
                          f"{count * dtype.itemsize / 2**30:,.1f} GiB as {dtype}; at most "
                          f"{limit / 2**30:.1f} GiB fits here: ask for a smaller size")
+
+
+# --- fine2 ---
+def check_vocab_fits(name: str, num_tokens: int, vocab_size: int) -> None:
+    """A vocabulary of ``num_tokens`` for a model of ``vocab_size``: another one would turn
+    text into ids the model never learnt, or refuse them deep inside its embedding."""
+    if num_tokens != vocab_size:
+        raise ValueError(f"{name} has {num_tokens} tokens but the model's vocab_size is "
+                         f"{vocab_size}; give the model the tokenizer it was trained with")
+
+
+def check_top_k(k: int, vocab_size: int) -> None:
+    """``k`` guesses among a vocabulary of ``vocab_size`` tokens: in [1, vocab_size]."""
+    check_int_in("k", k, 1, vocab_size, " (at most the vocabulary size)")

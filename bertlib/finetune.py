@@ -49,8 +49,8 @@ def _new_linear(bert: BERTModel, num_outputs: int, seed: int) -> nn.Linear:
         return nn.Linear(bert.config.num_hiddens, num_outputs).to(like.device, like.dtype)
 
 
-def _check_num_classes(num_classes: int) -> None:
-    check_int_in("num_classes", num_classes, 2, None, " (a choice needs two classes)")
+def _check_num_classes(num_classes: int, name: str = "num_classes") -> None:
+    check_int_in(name, num_classes, 2, None, " (a choice needs two classes)")
 
 
 def _check_head(bert: BERTModel, num_outputs: int) -> None:
@@ -95,7 +95,7 @@ class BERTTagger(nn.Module):
     def __init__(self, bert: BERTModel, num_tags: int, *, seed: int = 0):
         super().__init__()
         # <checks>
-        _check_num_classes(num_tags)
+        _check_num_classes(num_tags, "num_tags")
         _check_head(bert, num_tags)
         # </checks>
         self.encoder = copy.deepcopy(bert.encoder)

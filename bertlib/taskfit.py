@@ -9,6 +9,9 @@ Shapes: B = batch (or N examples), T = sequence length, C = classes (or tags).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import torch
 from torch import nn
 
@@ -46,12 +49,24 @@ def check_model_and_data(model: nn.Module, data: TaskData) -> None:
                          "initialise or load its weights first")
 
 
+@contextmanager
+def _modes_kept(model: nn.Module) -> Iterator[None]:
+    """Every submodule's own train/eval mode after the block: ``model.train(mode)`` would set
+    them all alike, and a classifier built on an encoder in eval mode holds both."""
+    modes = [(m, m.training) for m in model.modules()]
+    try:
+        yield
+    finally:
+        for m, training in modes:
+            m.training = training
+
+
 def output_shape(model: nn.Module, data: TaskData) -> torch.Size:
     """The shape of the model's outputs for all of ``data``, from one forward pass on its first
     example (in eval mode, on the model's device), so that labels can be checked against the
     model's classes before anything runs."""
     device = model_device(model)
-    with eval_mode(model):
+    with _modes_kept(model), eval_mode(model):
         tokens, segments, valid_lens, _ = (t[:1].to(device) for t in data.tensors())
         Y_hat = model(tokens, segments, valid_lens)
     if not isinstance(Y_hat, torch.Tensor) or Y_hat.dim() not in (2, 3):

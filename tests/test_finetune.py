@@ -88,13 +88,14 @@ def test_heads_are_seeded_leave_the_global_rng_and_the_pretrained_model_alone(to
     assert not torch.equal(a.encoder.token_embedding.weight, bert.encoder.token_embedding.weight)
 
 
-@pytest.mark.parametrize("cls", [BERTClassifier, BERTTagger])
-def test_heads_check_their_input(cls, toy_model):
+@pytest.mark.parametrize(("cls", "name"), [(BERTClassifier, "num_classes"),
+                                           (BERTTagger, "num_tags")])
+def test_heads_check_their_input(cls, name, toy_model):
     bert = toy_model()
-    with pytest.raises(ValueError, match=r"num_classes must be an integer >= 2 \(a choice "
+    with pytest.raises(ValueError, match=rf"{name} must be an integer >= 2 \(a choice "
                                          r"needs two classes\); got 1"):
         cls(bert, 1)
-    with pytest.raises(ValueError, match="num_classes must be an integer >= 2 .*; got 2.0"):
+    with pytest.raises(ValueError, match=rf"{name} must be an integer >= 2 .*; got 2.0"):
         cls(bert, 2.0)
     head = cls(bert, 2)
     with pytest.raises(ValueError, match=r"tokens must be token ids in \[0, 19\]; got 20"):
@@ -361,14 +362,17 @@ def test_span_accuracy_is_the_exact_match_of_the_found_spans(one_thread):
 
 def test_labels_outside_the_models_classes_are_refused_before_training(toy_model):
     """12 topics on a 2-class head ran and learned nothing about 10 of them."""
-    clf = BERTClassifier(toy_model(), 2)
+    clf = BERTClassifier(toy_model().eval(), 2)  # an encoder in eval mode in a training head
     data = toy_task(20, n=24)
     twelve = TaskData(*data.tensors()[:3], torch.arange(24) % 12, data.langs)
     before = {k: v.clone() for k, v in clf.state_dict().items()}
+    modes = {name: m.training for name, m in clf.named_modules()}
+    assert set(modes.values()) == {True, False}
     with pytest.raises(ValueError, match=r"labels must be class ids in \[0, 1\] \(the model has "
                                          r"2 outputs\) or IGNORE; got 2 at index \(2,\)"):
         fine_tune(clf, twelve, num_steps=1, progress=False)
     assert all(torch.equal(v, before[k]) for k, v in clf.state_dict().items())
+    assert {name: m.training for name, m in clf.named_modules()} == modes  # each its own mode
     with pytest.raises(ValueError, match=r"labels must be class ids in \[0, 1\]"):
         evaluate_task(clf, twelve, 2)  # reported two classes
     with pytest.raises(ValueError, match="num_classes must be the model's number of outputs, 2; "

@@ -191,6 +191,10 @@ def test_directory_without_weights_or_config(tmp_path):
     ({"hidden_size": 30}, "hidden_size in config.json must be divisible by num_attention_heads"),
     ({"hidden_dropout_prob": 1.5}, r"hidden_dropout_prob in config.json must be a number in"),
     ({"layer_norm_eps": None}, "layer_norm_eps in config.json must be a positive finite number"),
+    # A size too large to build is named with the file's own keys, not only bertlib's max_len.
+    ({"max_position_embeddings": 10**12}, r"config.json describes a model that cannot be built "
+                                          r"\(.*max_position_embeddings=1000000000000.*\): "
+                                          r".* would hold [\d,]+ parameters"),
 ])
 def test_unsupported_configs(change, message):
     with pytest.raises(ValueError, match=message):
