@@ -21,8 +21,13 @@ import torch
 from torch.func import functional_call
 
 from bertlib.batches import make_loader, trim_padding
-from bertlib.checks import (check_instance, check_int_in, check_positive_int, check_top_k,
-                            check_vocab_fits)
+from bertlib.checks import (
+    check_instance,
+    check_int_in,
+    check_positive_int,
+    check_top_k,
+    check_vocab_fits,
+)
 from bertlib.data import PretrainBatch, check_nonempty_batch
 from bertlib.fill_mask import Guess
 from bertlib.inputs import EncodedInput, eval_mode, model_device

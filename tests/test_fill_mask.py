@@ -88,7 +88,7 @@ def test_a_vocab_the_model_was_not_trained_with_is_refused_up_front(small):
     enc = encode_pair(tokenizer, "It was raining hard.")
     masked = mask_tokens(enc.ids, tokenizer.vocab, seed=0)
     other = Vocab(["a", "b"])  # with the reserved tokens <pad>, <unk>, ...: 7 in all
-    with pytest.raises(ValueError, match=rf"vocab has {len(other)} tokens but the model's vocab_size is "
-                                         rf"{model.config.vocab_size}; give the model the "
-                                         "tokenizer it was trained with"):
+    with pytest.raises(ValueError, match=rf"vocab has {len(other)} tokens but the model's "
+                                         rf"vocab_size is {model.config.vocab_size}; give the "
+                                         "model the tokenizer it was trained with"):
         fill_mask(model, other, enc, masked)
