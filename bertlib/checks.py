@@ -9,7 +9,6 @@ of the wrong width) are raised as :class:`InputError`, which also speaks the rea
 
 from __future__ import annotations
 
-import contextlib
 import math
 import numbers
 import os
@@ -276,7 +275,6 @@ def check_path(name: str, value) -> None:
         raise ValueError(f"{name} must be a path (str or pathlib.Path); got {value!r:.80}")
 
 
-# --- data ---
 def check_sized(name: str, value, what: str) -> None:
     """A list, tuple, range, tensor or array (anything whose length is known): an iterator or
     generator could be endless, and reading it whole would hang or exhaust memory."""
@@ -286,24 +284,8 @@ def check_sized(name: str, value, what: str) -> None:
                          "or set is refused: it could be endless or unordered; pass a list)")
 
 
-def check_memory(what: str, need: int, limit: int, advice: str) -> None:
-    """Refuse an allocation of ``need`` bytes above ``limit`` before it is attempted, from the
-    arithmetic of its sizes, as the attention guard does."""
-    if need > limit:
-        raise ValueError(f"{what} would need {need / 2**30:,.1f} GiB of memory (at most "
-                         f"{limit / 2**30:.0f} GiB): {advice}")
-
-
-# --- finetune ---
-# The most memory one result may need: past this a typo (num_classes=10**12, a 10**6-token
-# span search) would reach the allocator and fail there, or take the machine down with it.
-RESULT_MAX_BYTES = 2**30
-
-
-def check_result_size(what: str, numel: int, element_size: int = 4) -> None:
-    """Refuse, from arithmetic alone, a tensor of ``numel`` elements past
-    :data:`RESULT_MAX_BYTES`; ``what`` names it and the sizes it comes from."""
-    check_memory(what, numel * element_size, RESULT_MAX_BYTES, "ask for a smaller one")
+class NonFiniteError(ValueError):
+    """Values that must be finite hold NaN or an infinity (in training: a run that diverged)."""
 
 
 def _nan_or_posinf(t: torch.Tensor) -> bool:
@@ -316,23 +298,8 @@ def check_logits(name: str, t: torch.Tensor) -> None:
     """Floating-point logits or scores without NaN or +inf (see :func:`_nan_or_posinf`)."""
     check_floating_dtype(name, t)
     if _nan_or_posinf(t):
-        raise ValueError(f"{name} must not hold NaN or +inf (-inf marks a class that is never "
-                         "the answer)")
-
-
-def check_finite_step(name: str, t: torch.Tensor, step: int) -> None:
-    """Stop a training loop before its optimizer takes a step on outputs (``name``) that hold
-    NaN or +inf, which would make every weight NaN."""
-    if _nan_or_posinf(t):
-        raise ValueError(f"{name} hold NaN or +inf at step {step}; training stopped before that "
-                         "step changed the weights (try a smaller lr)")
-
-
-# --- train ---
-
-
-class NonFiniteError(ValueError):
-    """Values that must be finite hold NaN or an infinity (in training: a run that diverged)."""
+        raise NonFiniteError(f"{name} must not hold NaN or +inf (-inf marks a class that is "
+                             "never the answer)")
 
 
 def check_all_finite(name: str, t: torch.Tensor) -> None:
@@ -365,36 +332,20 @@ def check_on_device(name: str, t: torch.Tensor | None, device: torch.device) -> 
                          f"{t.device} (move it with .to({str(device)!r}))")
 
 
-# The parameters alone (no gradients, no optimizer state) of what bertlib builds must fit in
-# this and in the machine's memory.
-PARAMS_MAX_BYTES = 16 * 2**30
-
-
-def check_num_parameters(what: str, count: int) -> None:
-    """Refuse, from arithmetic before anything is allocated, a module of ``count`` parameters
-    (in torch's default dtype) larger than PARAMS_MAX_BYTES or the machine's memory."""
-    dtype, limit = torch.get_default_dtype(), PARAMS_MAX_BYTES
-    with contextlib.suppress(AttributeError, ValueError, OSError):  # no sysconf on Windows
-        limit = min(limit, os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    if count * dtype.itemsize > limit:
-        raise ValueError(f"{what} would hold {count:,} parameters, "
-                         f"{count * dtype.itemsize / 2**30:,.1f} GiB as {dtype}; at most "
-                         f"{limit / 2**30:.1f} GiB fits here: ask for a smaller size")
-
-
-# --- core2 ---
-MAX_BLOCKS = 1000  # BERT-large has 24; a million would take hours to build, one at a time
-
-
-def check_sizes(sizes: dict[str, int]) -> None:
-    """Every size a positive integer, and ``num_blks`` (when given) at most MAX_BLOCKS."""
-    for name, value in sizes.items():
-        check_positive_int(name, value)
-    if sizes.get("num_blks", 0) > MAX_BLOCKS:
-        raise ValueError(f"num_blks must be at most {MAX_BLOCKS}; got {sizes['num_blks']}")
-
-
 def check_inputs_on_device(device: torch.device, **inputs) -> None:
     """The tensors of ``inputs`` on ``device``, before their values are read (meta has none)."""
     for name, t in inputs.items():
         check_on_device(name, t if isinstance(t, torch.Tensor) else None, device)
+
+
+def check_vocab_fits(name: str, num_tokens: int, vocab_size: int) -> None:
+    """A vocabulary of ``num_tokens`` for a model of ``vocab_size``: another one would turn
+    text into ids the model never learnt, or refuse them deep inside its embedding."""
+    if num_tokens != vocab_size:
+        raise ValueError(f"{name} has {num_tokens} tokens but the model's vocab_size is "
+                         f"{vocab_size}; give the model the tokenizer it was trained with")
+
+
+def check_top_k(k: int, vocab_size: int) -> None:
+    """``k`` guesses among a vocabulary of ``vocab_size`` tokens: in [1, vocab_size]."""
+    check_int_in("k", k, 1, vocab_size, " (at most the vocabulary size)")

@@ -13,15 +13,10 @@ from dataclasses import dataclass
 
 import torch
 
-from bertlib.checks import (
-    check_bool,
-    check_finite,
-    check_instance,
-    check_ndim,
-    check_result_size,
-)
+from bertlib.checks import check_bool, check_finite, check_instance, check_ndim
 from bertlib.inputs import encode_pair, eval_mode, model_device, stack_inputs
 from bertlib.model import BERTModel
+from bertlib.sizes import check_result_size
 from bertlib.tokenizer import WordPieceTokenizer, check_text
 
 # (sentence, word) pairs for the notebooks' demonstrations.

@@ -11,7 +11,6 @@ import torch
 from bertlib.checks import (
     check_instance,
     check_int_in,
-    check_memory,
     check_positions_in_text,
     check_positive_int,
     check_range,
@@ -20,6 +19,7 @@ from bertlib.checks import (
 from bertlib.inputs import check_segment_ids, get_tokens_and_segments, truncate_pair
 from bertlib.masking import mask_tokens
 from bertlib.rng import make_generator
+from bertlib.sizes import check_memory
 from bertlib.vocab import (
     SpecialTokens,
     Vocab,

@@ -24,17 +24,16 @@ import torch
 
 from bertlib.checks import (
     check_finite,
-    check_floating_dtype,
     check_instance,
     check_integer_dtype,
     check_ndim,
     check_pred_positions,
     check_range,
-    check_result_size,
 )
 from bertlib.data import IS_NEXT
 from bertlib.inputs import eval_mode
 from bertlib.model import BERTEncoder, BERTModel
+from bertlib.sizes import check_result_size
 
 
 def _encoder(model: BERTModel | BERTEncoder) -> BERTEncoder:
@@ -48,7 +47,10 @@ def _encoder(model: BERTModel | BERTEncoder) -> BERTEncoder:
 def _check_weights(weights: torch.Tensor) -> None:
     """Attention weights (B, L, nh, T, T) as :func:`attention_norms` gives them."""
     check_ndim("weights", weights, 5, "(batch, layers, heads, seq_len, seq_len)")
-    check_floating_dtype("weights", weights)
+    check_finite("weights", weights)
+    if bool((weights < 0).any()):  # a softmax gives none: these are not attention weights
+        raise ValueError(f"weights must be >= 0 (attention weights); got "
+                         f"{float(weights.min()):.4g}")
     if weights.shape[1] == 0 or weights.shape[-1] != weights.shape[-2]:
         raise ValueError(f"weights must hold at least one layer of square (seq_len, seq_len) "
                          f"maps; got shape {tuple(weights.shape)}")

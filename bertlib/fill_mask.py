@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import torch
 
-from bertlib.checks import check_instance, check_positive_int
+from bertlib.checks import check_instance, check_top_k, check_vocab_fits
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.masking import MaskedTokens
 from bertlib.model import BERTModel
@@ -37,7 +37,8 @@ def fill_mask(model: BERTModel, vocab: Vocab, enc: EncodedInput, masked: MaskedT
     check_instance("vocab", vocab, Vocab, "a bertlib Vocab (tokenizer.vocab)")
     check_instance("enc", enc, EncodedInput, "an EncodedInput (see bertlib.inputs.encode_pair)")
     check_instance("masked", masked, MaskedTokens, "a MaskedTokens (see bertlib.mask_tokens)")
-    check_positive_int("k", k)
+    check_vocab_fits("vocab", len(vocab), model.config.vocab_size)
+    check_top_k(k, len(vocab))
     if len(masked.masked_ids) != len(enc.ids):
         raise ValueError(f"masked has {len(masked.masked_ids)} tokens but enc has "
                          f"{len(enc.ids)}: mask the ids of this enc")
@@ -53,7 +54,7 @@ def fill_mask(model: BERTModel, vocab: Vocab, enc: EncodedInput, masked: MaskedT
     positions = torch.tensor([masked.positions], device=device)
     with eval_mode(model):
         _, mlm_Y_hat, _ = model(tokens, segments, None, positions)  # (1, P, V)
-    top = mlm_Y_hat[0].softmax(dim=-1).topk(min(k, mlm_Y_hat.shape[-1]), dim=-1)
+    top = mlm_Y_hat[0].softmax(dim=-1).topk(k, dim=-1)
     return [Guess(pos, vocab.to_tokens(label), vocab.to_tokens(ids), probs)
             for pos, label, ids, probs in zip(masked.positions, masked.labels,
                                               top.indices.tolist(), top.values.tolist(),

@@ -23,19 +23,18 @@ from torch import nn
 from bertlib.batches import make_loader
 from bertlib.checks import (
     check_bool,
-    check_finite_step,
     check_instance,
     check_int_in,
     check_logits,
     check_ndim,
     check_positive_int,
-    check_result_size,
     check_token_inputs,
 )
 from bertlib.i18n import text
 from bertlib.inputs import eval_mode, model_device
 from bertlib.model import BERTModel
 from bertlib.rng import own_global_rng
+from bertlib.sizes import check_result_size
 from bertlib.taskfit import check_fits, check_labels, check_model_and_data
 from bertlib.tasks import IGNORE, TaskData
 from bertlib.train import check_lr, default_device, run_steps
@@ -49,8 +48,8 @@ def _new_linear(bert: BERTModel, num_outputs: int, seed: int) -> nn.Linear:
         return nn.Linear(bert.config.num_hiddens, num_outputs).to(like.device, like.dtype)
 
 
-def _check_num_classes(num_classes: int) -> None:
-    check_int_in("num_classes", num_classes, 2, None, " (a choice needs two classes)")
+def _check_num_classes(num_classes: int, name: str = "num_classes") -> None:
+    check_int_in(name, num_classes, 2, None, " (a choice needs two classes)")
 
 
 def _check_head(bert: BERTModel, num_outputs: int) -> None:
@@ -95,7 +94,7 @@ class BERTTagger(nn.Module):
     def __init__(self, bert: BERTModel, num_tags: int, *, seed: int = 0):
         super().__init__()
         # <checks>
-        _check_num_classes(num_tags)
+        _check_num_classes(num_tags, "num_tags")
         _check_head(bert, num_tags)
         # </checks>
         self.encoder = copy.deepcopy(bert.encoder)
@@ -247,7 +246,7 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
         optimizer.zero_grad(set_to_none=True)
         Y_hat = model(tokens, segments, valid_lens)
         # <checks>
-        check_finite_step("the model's outputs", Y_hat, len(history.loss) + 1)
+        check_logits("the model's outputs", Y_hat)  # run_steps stops there: DivergedError
         # </checks>
         loss = task_loss(Y_hat, labels)
         loss.backward()

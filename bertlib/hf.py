@@ -149,12 +149,17 @@ def config_from_hf(hf: dict, source: str = "config.json") -> BERTConfig:
     if c["hidden_size"] % c["num_attention_heads"]:
         raise ValueError(f"hidden_size in {source} must be divisible by num_attention_heads; got "
                          f"{c['hidden_size']} and {c['num_attention_heads']}")
-    original = BERTConfig.original(
-        vocab_size=c["vocab_size"], num_hiddens=c["hidden_size"],
-        ffn_num_hiddens=c["intermediate_size"], num_heads=c["num_attention_heads"],
-        num_blks=c["num_hidden_layers"], dropout=c["hidden_dropout_prob"],
-        max_len=c["max_position_embeddings"],
-    )
+    try:
+        original = BERTConfig.original(
+            vocab_size=c["vocab_size"], num_hiddens=c["hidden_size"],
+            ffn_num_hiddens=c["intermediate_size"], num_heads=c["num_attention_heads"],
+            num_blks=c["num_hidden_layers"], dropout=c["hidden_dropout_prob"],
+            max_len=c["max_position_embeddings"],
+        )
+    except ValueError as err:  # its message speaks bertlib's names: give the file's too
+        sizes = ", ".join(f"{key}={c[key]}" for key in HF_SIZES)
+        raise ValueError(f"{source} describes a model that cannot be built ({sizes}): "
+                         f"{err}") from None
     return dataclasses.replace(original, hidden_act=HF_ACTIVATIONS[c["hidden_act"]],
                                layer_norm_eps=c["layer_norm_eps"],
                                tie_mlm_decoder=c["tie_word_embeddings"])

@@ -16,6 +16,7 @@ its kernel runs (and ``notebooks/ja``, the Japanese edition, the same way).
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import string
@@ -127,6 +128,25 @@ def _format(template: str, fmt: dict, what: str) -> str:
     return template.format(**fmt)
 
 
+TABLE_MAX_ROWS = 100_000  # far more than a page shows: an endless generator is refused, not read
+
+
+def _table_rows(rows: Iterable[Sequence[object]]) -> list[list[str]]:
+    """``rows`` read (at most TABLE_MAX_ROWS of them) as lists of cell strings. A generator
+    is fine (the notebooks pass them); a string is not a list of rows."""
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
+        raise ValueError(f"rows must be a list of rows, each a list of cells; got {rows!r:.80}")
+    read = list(itertools.islice(rows, TABLE_MAX_ROWS + 1))
+    if len(read) > TABLE_MAX_ROWS:
+        raise ValueError(f"rows must hold at most {TABLE_MAX_ROWS:,} rows; got more (an "
+                         "endless iterator?)")
+    for row in read:
+        if isinstance(row, (str, bytes)) or not isinstance(row, Iterable):
+            raise ValueError(f"rows must be a list of rows, each a list of cells; got "
+                             f"the row {row!r:.80}")
+    return [[str(cell) for cell in row] for row in read]
+
+
 def table(rows: Iterable[Sequence[object]], gap: int = 2) -> str:
     """``rows`` of cells as lines whose columns line up wherever the text is shown.
 
@@ -136,7 +156,7 @@ def table(rows: Iterable[Sequence[object]], gap: int = 2) -> str:
     either) and to its most other characters with spaces: every cell of a column then holds the
     same number of each kind, and the columns line up in both. ``gap`` spaces separate them.
     """
-    rows = [[str(cell) for cell in row] for row in rows]
+    rows = _table_rows(rows)
     if isinstance(gap, bool) or not isinstance(gap, int) or gap < 0:
         raise ValueError(f"gap must be an int >= 0; got {gap!r:.80}")
     columns = max(map(len, rows), default=0)
@@ -177,6 +197,11 @@ def fill(message: str, width: int = PAGE_COLUMNS) -> str:
     JupyterLab wraps a long printed line wherever it reaches the edge, even inside a word
     ("<cls" on one line, ">" on the next); a line that is short enough is never wrapped.
     """
+    if not isinstance(message, str):
+        raise ValueError(f"message must be a string; got {type(message).__name__} "
+                         f"{message!r:.80}")
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise ValueError(f"width must be an int >= 1 (columns); got {width!r:.80}")
     lines = []
     for paragraph in message.split("\n"):
         # Unbreakable units, each with the space before it ("" where two Chinese characters

@@ -228,13 +228,16 @@ def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
     Use it wherever a representation must not depend on chance: the same text, the same vector.
     """
     check_instance("model", model, nn.Module, "a torch module such as a BERTModel")
-    was_training = model.training
+    # Each submodule's own mode, not one for all: a classifier may train its head while its
+    # frozen encoder stays in eval mode.
+    modes = [(m, m.training) for m in model.modules()]
     model.eval()
     try:
         with torch.no_grad():
             yield model
     finally:
-        model.train(was_training)
+        for m, training in modes:
+            m.training = training
 
 
 def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: str,

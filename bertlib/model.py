@@ -25,14 +25,13 @@ from bertlib.checks import (
     check_dropout,
     check_inputs_on_device,
     check_layer_input,
-    check_num_parameters,
     check_positions_in_text,
     check_positive_float,
     check_positive_int,
     check_pred_positions,
-    check_sizes,
     check_token_inputs,
 )
+from bertlib.sizes import check_num_parameters, check_sizes
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU}
 # return_attention keeps num_blks x (B, nh, T, T) weights; past this it is refused, not tried.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
 from bertlib.assets import SMALL_BERT_DIR
-from bertlib.checks import check_finite, check_instance, check_int_in, check_path
+from bertlib.checks import check_finite, check_instance, check_int_in, check_path, check_sized
 from bertlib.files import atomic_write, checked_file
 from bertlib.model import BERTModel
 
@@ -37,10 +37,11 @@ class SnapshotRecorder:
     """A ``train_bert`` callback: ``recorder(history)`` after step s copies the weights when s
     is one of ``steps`` (0, the weights before training, is taken at once)."""
 
-    def __init__(self, model: BERTModel, steps: Iterable[int]):
+    def __init__(self, model: BERTModel, steps: Sequence[int]):
         # <checks>
         if not isinstance(model, BERTModel):
             raise ValueError(f"model must be a BERTModel; got {type(model).__name__}")
+        check_sized("steps", steps, "a list of training steps, integers >= 0")
         steps = sorted(set(steps))
         if not steps or any(isinstance(s, bool) or not isinstance(s, int) or s < 0
                             for s in steps):

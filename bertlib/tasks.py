@@ -351,6 +351,8 @@ def span_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, 
     _check_builder_args(sentences, tokenizer, max_len, MIN_LEN_PAIR)
     if isinstance(kinds, str) or not isinstance(kinds, Sequence):
         raise ValueError(f"kinds must be a list of {list(TAGS[1:])}; got {kinds!r:.80}")
+    if not kinds:
+        raise ValueError(f"kinds must name at least one of {list(TAGS[1:])}; got {kinds!r:.80}")
     for kind in kinds:
         check_choice("kinds", kind, TAGS[1:])
     inputs, labels, langs = [], [], []

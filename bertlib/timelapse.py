@@ -21,7 +21,13 @@ import torch
 from torch.func import functional_call
 
 from bertlib.batches import make_loader, trim_padding
-from bertlib.checks import check_instance, check_int_in, check_positive_int
+from bertlib.checks import (
+    check_instance,
+    check_int_in,
+    check_positive_int,
+    check_top_k,
+    check_vocab_fits,
+)
 from bertlib.data import PretrainBatch, check_nonempty_batch
 from bertlib.fill_mask import Guess
 from bertlib.inputs import EncodedInput, eval_mode, model_device
@@ -59,7 +65,8 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
     check_instance("model", model, BERTModel, "a BERTModel")
     check_instance("enc", enc, EncodedInput, "an EncodedInput (see bertlib.inputs.encode_pair)")
     check_instance("vocab", vocab, Vocab, "a bertlib Vocab (tokenizer.vocab)")
-    check_positive_int("k", k)
+    check_vocab_fits("vocab", len(vocab), model.config.vocab_size)
+    check_top_k(k, len(vocab))
     _check_snapshots(weights, model.state_dict())
     if isinstance(positions, str) or not isinstance(positions, Sequence) or not positions \
             or len(set(positions)) != len(positions):
@@ -89,7 +96,7 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
             probabilities.append(mlm_Y_hat[0].softmax(dim=-1))  # (P, V)
             is_next.append(nsp_Y_hat[0].softmax(dim=-1)[1])
     probabilities = torch.stack(probabilities)  # (S, P, V)
-    top = probabilities.topk(min(k, probabilities.shape[-1]), dim=-1)
+    top = probabilities.topk(k, dim=-1)
     originals = [enc.ids[p] for p in positions]
     original = probabilities[:, range(len(positions)), originals]  # (S, P)
     guesses = [[Guess(pos, enc.tokens[pos], vocab.to_tokens(ids), probs)

@@ -211,6 +211,8 @@ def test_head_effects_checks_what_it_reads(small_model):
     (torch.ones(1, 1, 1, 2, 2, dtype=torch.long), "weights must hold floating-point numbers"),
     (torch.ones(1, 1, 1, 2, 3), r"square \(seq_len, seq_len\) maps; got shape \(1, 1, 1, 2, 3\)"),
     (torch.ones(1, 0, 1, 2, 2), "at least one layer"),
+    (torch.full((1, 1, 1, 2, 2), float("nan")), "weights must be finite"),
+    (torch.tensor([[[[[1.5, -0.5], [0.5, 0.5]]]]]), r"weights must be >= 0 .*got -0.5"),
 ])
 def test_rollout_refuses_what_are_not_attention_weights(weights, message):
     with pytest.raises(ValueError, match=message):

@@ -7,6 +7,7 @@ from bertlib import load_small_bert, mask_tokens
 from bertlib.fill_mask import fill_mask
 from bertlib.inputs import encode_pair
 from bertlib.masking import MaskedTokens
+from bertlib.vocab import Vocab
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +56,10 @@ def test_bad_fill_mask_input_is_named(small):
     model, tokenizer = small
     enc = encode_pair(tokenizer, "It was raining hard.")
     masked = mask_tokens(enc.ids, tokenizer.vocab, seed=0)
-    with pytest.raises(ValueError, match="k must be a positive integer"):
-        fill_mask(model, tokenizer.vocab, enc, masked, k=0)
+    for k in (0, len(tokenizer.vocab) + 1, 10**9):  # the model guesses among its vocabulary
+        with pytest.raises(ValueError, match=rf"k must be an integer in \[1, "
+                                             rf"{len(tokenizer.vocab)}\].*got {k}"):
+            fill_mask(model, tokenizer.vocab, enc, masked, k=k)
     other = encode_pair(tokenizer, "It was raining hard on Friday.")
     with pytest.raises(ValueError, match="masked has 7 tokens but enc has 9"):
         fill_mask(model, tokenizer.vocab, other, masked)
@@ -78,3 +81,14 @@ def test_every_argument_of_the_wrong_kind_is_named(small):
     unaligned = MaskedTokens(list(enc.ids), [1, 2], [enc.ids[1]], [], 1)
     with pytest.raises(ValueError, match="got 2 positions and 1 labels"):
         fill_mask(model, tokenizer.vocab, enc, unaligned)
+
+
+def test_a_vocab_the_model_was_not_trained_with_is_refused_up_front(small):
+    model, tokenizer = small
+    enc = encode_pair(tokenizer, "It was raining hard.")
+    masked = mask_tokens(enc.ids, tokenizer.vocab, seed=0)
+    other = Vocab(["a", "b"])  # with the reserved tokens <pad>, <unk>, ...: 7 in all
+    with pytest.raises(ValueError, match=rf"vocab has {len(other)} tokens but the model's "
+                                         rf"vocab_size is {model.config.vocab_size}; give the "
+                                         "model the tokenizer it was trained with"):
+        fill_mask(model, other, enc, masked)

@@ -1,3 +1,4 @@
+import itertools
 import re
 import string
 import unicodedata
@@ -7,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bertlib import i18n
-from bertlib.i18n import fill
+from bertlib.i18n import fill, table
 
 
 def placeholders(template: str) -> set[str]:
@@ -175,3 +176,17 @@ def test_an_edition_takes_its_examples_from_the_corpus_in_its_language_or_englis
     assert i18n.corpus_language() == "zh"
     with pytest.raises(ValueError, match="lang must be one of"):
         i18n.corpus_language("fr")
+
+
+def test_table_and_fill_refuse_what_they_cannot_lay_out():
+    for rows in ("abc", ["ab", "cd"], 5):  # a string is not a list of rows, nor of cells
+        with pytest.raises(ValueError, match="rows must be a list of rows"):
+            table(rows)
+    with pytest.raises(ValueError, match="rows must hold at most 100,000 rows"):
+        table([i] for i in itertools.count())  # endless: refused, not read forever
+    assert table([a, b] for a, b in [("x", "1"), ("yy", "2")]) == "x   1\nyy  2"  # a generator
+    for width in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match=rf"width must be an int >= 1.*got {width!r}"):
+            fill("some words here", width=width)
+    with pytest.raises(ValueError, match="message must be a string; got NoneType None"):
+        fill(None)

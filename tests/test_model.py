@@ -12,7 +12,7 @@ from bertlib import (
     MultiHeadAttention,
     NextSentencePred,
     bert_loss,
-    checks,
+    sizes,
 )
 from bertlib.fast import unpadded_encode
 from bertlib.model import AddNorm, PositionWiseFFN, TransformerEncoderBlock, key_padding_mask
@@ -459,15 +459,15 @@ def test_token_inputs_on_another_device_are_named_before_their_values_are_read(s
 def test_the_size_limit_is_the_smaller_of_16_gib_and_the_machines_memory(monkeypatch):
     config = {"vocab_size": 2**20, "num_hiddens": 2**10, "ffn_num_hiddens": 8, "num_heads": 1,
               "num_blks": 1, "dropout": 0.0, "max_len": 8}  # ~2**31 parameters: 8 GiB
-    monkeypatch.setattr(checks, "PARAMS_MAX_BYTES", 4 * 2**30)
+    monkeypatch.setattr(sizes, "PARAMS_MAX_BYTES", 4 * 2**30)
     with pytest.raises(ValueError, match=r"8\.0 GiB .*; at most 4\.0 GiB fits here"):
         BERTConfig(**config)
-    monkeypatch.setattr(checks, "PARAMS_MAX_BYTES", 16 * 2**30)
-    monkeypatch.setattr(checks.os, "sysconf", lambda name: {"SC_PAGE_SIZE": 4096,
+    monkeypatch.setattr(sizes, "PARAMS_MAX_BYTES", 16 * 2**30)
+    monkeypatch.setattr(sizes.os, "sysconf", lambda name: {"SC_PAGE_SIZE": 4096,
                                                             "SC_PHYS_PAGES": 2**20}[name])
     with pytest.raises(ValueError, match=r"at most 4\.0 GiB fits here"):  # a 4 GiB machine
         BERTConfig(**config)
-    monkeypatch.setattr(checks.os, "sysconf", lambda name: 2**30)
+    monkeypatch.setattr(sizes.os, "sysconf", lambda name: 2**30)
     assert BERTConfig(**config).num_parameters() > 2**31  # 16 GiB: the arithmetic only
 
 

@@ -1,6 +1,8 @@
 """Snapshots during training: the weights a recorder keeps are those of a run stopped at that
 step, and a file written with them reads back whole, or not at all."""
 
+import itertools
+
 import pytest
 import torch
 from safetensors.torch import save_file
@@ -69,6 +71,9 @@ def test_bad_steps_and_files_are_refused(tmp_path, toy_model):
             SnapshotRecorder(toy_model(), steps)
     with pytest.raises(ValueError, match="model must be a BERTModel"):
         SnapshotRecorder("model", [0])
+    for steps in (itertools.count(), iter([0, 1]), {0, 1}):  # could be endless, or unordered
+        with pytest.raises(ValueError, match="steps must be a list of training steps"):
+            SnapshotRecorder(toy_model(), steps)
     (tmp_path / SNAPSHOTS_FILE).write_bytes(b"not safetensors")
     with pytest.raises(ValueError, match="is not a safetensors file"):
         load_snapshots(tmp_path)

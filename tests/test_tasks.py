@@ -192,6 +192,10 @@ def test_span_data_skips_ambiguous_and_cut_off_answers(sentences, tokenizer):
     assert span_data([maria], tokenizer, max_len=6).labels.tolist() == [[4, 4]]
     with pytest.raises(ValueError, match="kinds must be one of"):
         span_data([maria], tokenizer, 64, kinds=["O"])
+    for kinds in ([], ()):  # no question to ask: kinds is named, not the sentences
+        with pytest.raises(ValueError, match=r"kinds must name at least one of \['NAME', "
+                                             r"'PLACE', 'TIME'\]; got"):
+            span_data([maria], tokenizer, 64, kinds=kinds)
 
 
 def test_class_names_in_both_languages():

@@ -7,6 +7,7 @@ import torch
 from bertlib import load_small_bert
 from bertlib.inputs import encode_pair
 from bertlib.timelapse import snapshot_outputs
+from bertlib.vocab import Vocab
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +43,17 @@ def test_the_other_arguments_are_named(small):
     for positions in (1, "12"):  # a number, and a text that would be taken apart
         with pytest.raises(ValueError, match="positions must be distinct token indices"):
             snapshot_outputs(model, weights, enc, positions, tokenizer.vocab)
+
+
+def test_k_and_the_vocab_must_fit_the_model(small):
+    model, tokenizer = small
+    enc = encode_pair(tokenizer, "It was raining hard.")
+    weights, V = {0: model.state_dict()}, len(tokenizer.vocab)
+    for k in (0, V + 1, 10**9):  # the model guesses among its vocabulary
+        with pytest.raises(ValueError, match=rf"k must be an integer in \[1, {V}\].*got {k}"):
+            snapshot_outputs(model, weights, enc, [1], tokenizer.vocab, k=k)
+    other = Vocab(["a"])
+    with pytest.raises(ValueError, match=rf"vocab has {len(other)} tokens but the model's "
+                                         rf"vocab_size is {model.config.vocab_size}; give the "
+                                         "model the tokenizer it was trained with"):
+        snapshot_outputs(model, weights, enc, [1], other)

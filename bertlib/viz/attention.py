@@ -21,6 +21,7 @@ GRID_HEIGHT = 5.0  # inches: all heads of a layer and the widget's controls fit 
 # One panel per head (and the mean): BERT-large has 16 heads; 64 panels already fill 17 rows,
 # and laying out thousands would take minutes.
 MAX_HEADS = 64
+ROW_SUM_TOLERANCE = 1e-3  # float32 softmax rows of a few hundred keys sum to 1 within 1e-5
 
 
 def check_weights(weights: np.ndarray) -> None:
@@ -263,4 +264,10 @@ def plot_all_heads(weights: np.ndarray, tokens: list[str], layer: int,
     weights = number_array("weights", weights)
     if weights.ndim != 3:
         raise ValueError(f"weights must be (num_heads, T, T); got shape {weights.shape}")
+    check_weights(weights)
+    # Each query's weights over the keys are a softmax: rows summing to 3 are not attention.
+    if not np.allclose(sums := weights.sum(-1), 1, rtol=0, atol=ROW_SUM_TOLERANCE):
+        raise ValueError(f"weights must be attention weights, each row (one query's weights "
+                         f"over the keys) summing to 1 within {ROW_SUM_TOLERANCE:g}; got a row "
+                         f"summing to {sums.flat[np.abs(sums - 1).argmax()]:g}")
     return AllHeadsPlot(weights.shape[0], lang).once(weights, tokens, layer)

@@ -78,6 +78,9 @@ def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list
     d = H // nh
     root = math.sqrt(d)  # the model's own temperature
     # <checks>
+    if X.dtype != attention.W_q.weight.dtype:  # torch would refuse the product deep inside
+        raise ValueError(f"X must have the model's dtype, {attention.W_q.weight.dtype}; got "
+                         f"{X.dtype} (convert it with X.to(that dtype))")
     if not 0 <= head < nh:
         raise ValueError(f"head must be in [0, {nh - 1}]; got {head!r}")
     if not 0 <= query < T:

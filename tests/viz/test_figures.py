@@ -270,6 +270,10 @@ def view(**changes) -> Figure:
     (lambda: viz.AllHeadsPlot(10**5), r"num_heads must be an integer in \[1, 64\]"),
     (lambda: viz.plot_all_heads(HEADS, T3, "first"), "layer must be an integer >= 0"),
     (lambda: viz.plot_all_heads(HEADS, T3, -3), "layer must be an integer >= 0"),
+    (lambda: viz.plot_all_heads(np.ones((2, 3, 3)), T3, 0),
+     r"each row \(one query's weights over the keys\) summing to 1 within 0.001; got a row "
+     "summing to 3"),
+    (lambda: viz.plot_all_heads(HEADS * 0.99, T3, 0), "got a row summing to 0.99"),
     # NSP: two probabilities
     (lambda: viz.plot_nsp({0.3, 0.7}), "probabilities must hold numbers"),
     (lambda: viz.plot_nsp("ab"), "probabilities must hold numbers"),

@@ -176,6 +176,9 @@ def test_the_temperature_stops_run_from_no_scaling_past_the_model_own(d):
        r"\(√d/64 to 64·√d for heads of size d = 8; √d = 2\.82843 is the model's own, 1 no "
        rf"scaling\); got {re.escape(repr(bad))}$")
       for bad in (0, -1.0, 0.04, 182, math.nan, math.inf, True, "8")),
+    *(({"X": torch.zeros(10, 16, dtype=dtype)},
+       rf"X must have the model's dtype, torch.float32; got {dtype}")
+      for dtype in (torch.float64, torch.float16)),
 ])
 def test_bad_steps_arguments_are_named(model, kwargs, message):
     args = {"attention": model.encoder.blks[0].attention, "X": torch.zeros(10, 16),
