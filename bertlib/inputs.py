@@ -25,6 +25,7 @@ from bertlib.checks import (
     check_positive_int,
     check_sized,
     check_tokens,
+    check_vocab_fits,
 )
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
@@ -240,6 +241,16 @@ def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
             m.training = training
 
 
+def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer) -> None:
+    """A model with its weights, and the tokenizer it was trained with: another vocabulary
+    would give ids the model never learnt, refused only deep inside its embedding."""
+    check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
+    check_weights_loaded(model)
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
+                   "a bertlib WordPieceTokenizer (load_small_bert() gives one with its model)")
+    check_vocab_fits("tokenizer", len(tokenizer.vocab), model.config.vocab_size)
+
+
 def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: str,
                       text_b: str | None = None) -> torch.Tensor:
     """BERT's representation of ``<cls> a <sep>`` or ``<cls> a <sep> b <sep>``: (1, T, H).
@@ -249,8 +260,7 @@ def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: s
     different encoding on every call; here it is deterministic.
     """
     # <checks>
-    check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
-    check_weights_loaded(model)
+    check_model_and_tokenizer(model, tokenizer)
     # </checks>
     encoded = encode_pair(tokenizer, text_a, text_b)
     with eval_mode(model):

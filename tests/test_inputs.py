@@ -3,7 +3,14 @@
 import pytest
 import torch
 
-from bertlib import Vocab, eval_mode, get_bert_encoding, get_tokens_and_segments, load_small_bert
+from bertlib import (
+    BERTModel,
+    Vocab,
+    eval_mode,
+    get_bert_encoding,
+    get_tokens_and_segments,
+    load_small_bert,
+)
 from bertlib.checks import InputError
 from bertlib.inputs import (
     EmptyTextError,
@@ -261,3 +268,15 @@ def test_encoded_inputs_go_only_to_a_device_this_machine_has(device, small_bert,
                                          r"\['cpu'\]"):
         encoded.tensors(device)
     assert [t.device.type for t in encoded.tensors("cpu")] == ["cpu", "cpu"]
+
+
+def test_get_bert_encoding_wants_the_tokenizer_the_model_was_trained_with(small_bert):
+    """Before: "tokens must be token ids in [0, 49]; got 606", which names neither."""
+    _, tokenizer = small_bert
+    other = BERTModel(vocab_size=50, num_hiddens=16, ffn_num_hiddens=32, num_heads=2,
+                      num_blks=1, dropout=0.0, max_len=32)
+    with pytest.raises(ValueError, match=rf"tokenizer has {len(tokenizer.vocab)} tokens but the "
+                                         "model's vocab_size is 50; give the model the tokenizer"):
+        get_bert_encoding(other, tokenizer, "the cat sat")
+    with pytest.raises(ValueError, match="tokenizer must be a bertlib WordPieceTokenizer"):
+        get_bert_encoding(other, "a tokenizer", "the cat sat")

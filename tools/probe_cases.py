@@ -941,9 +941,20 @@ for arg, f, why in [("X", nan_at, "NaN"), ("X", lambda t: t.double(), "float64")
                     ("W", lambda t: t[:, :8], "8 columns for 16"),
                     ("labels", lambda t: nan_at(t, 50), "label 50 of 50"),
                     ("labels", lambda t: t.float(), "float labels"),
-                    ("weights", lambda t: t * 1e-40, "x 1e-40"), ("weights", nan_at, "NaN"),
+                    ("weights", nan_at, "NaN"),
                     ("b", lambda t: t[:3], "3 biases for 50")]:
     refuse(FA, f"linear_cross_entropy({arg}: {why})", arg, lce(**{arg: f}))
+
+
+@case(FA, "linear_cross_entropy(weights x 1e-40) is the unscaled loss", expect="accept")
+def _lce_scaled(F):
+    """A weighted mean: weights scaled by 1e-40 (subnormal in float32) change nothing."""
+    want, got = lce()(F), lce(weights=lambda t: t * 1e-40)(F)
+    if not torch.allclose(got, want, rtol=1e-5):
+        raise Silent(f"{got.item():.4f} with weights x 1e-40, {want.item():.4f} unscaled")
+    return OK(f"{got.item():.4f} = {want.item():.4f}")
+
+
 refuse(FA, "dropout(p=1.0)", "p", lambda F: bertlib.fast.dropout(torch.ones(3), 1.0))
 refuse(FA, "dropout(p=-0.1)", "p", lambda F: bertlib.fast.dropout(torch.ones(3), -0.1))
 refuse(FA, "dropout(p=nan)", "p", lambda F: bertlib.fast.dropout(torch.ones(3), NAN))
@@ -1117,8 +1128,9 @@ for arg, bad in [("num_steps", 0), ("num_steps", True), ("batch_size", 0), ("lr"
 @case(FT, "fine_tune whose loss turns non-finite", "step", "loss", "finite", "nan")
 def _tune_nan(F):
     model = copy.deepcopy(F.clf).train()
-    with torch.no_grad():
-        model.encoder.token_embedding.weight[F.topic.tokens[0, 1]] = 3e38
+    with torch.no_grad():  # finite weights whose logits overflow: tanh(100) = 1, H x 1e38
+        model.hidden[0].bias.fill_(100.0)
+        model.output.weight.fill_(1e38)
     F.watch(model, "classifier")
     bertlib.fine_tune(model, F.topic, num_steps=3, batch_size=8, progress=False, lr=1e-3)
     bad = [n for n, p in model.named_parameters() if not torch.isfinite(p).all()]
@@ -1596,7 +1608,7 @@ for fn in ("read_paragraphs", "read_wikitext"):
     refuse(CO, f"{fn}(None)", "path", lambda F, read=read: read(None))
 
 
-@case(CO, "read_paragraphs(a 240 MB corpus, inside the 256 MB limit)", "path", "MB",
+@case(CO, "read_paragraphs(a 240 MB corpus, inside the 256 MB limit)", "path", "MB", "bytes",
       timeout=120)
 def _big_corpus(F):
     path = here("big.txt")
