@@ -31,7 +31,8 @@ from bertlib.viz.finetune import (
 
 # Made-up held-out figures for the tests that do not look at them.
 SCORES = {"en": Accuracy(72, 370), "zh": Accuracy(127, 370)}
-NAMES = {"en": ("small BERT", "MiniLM"), "zh": ("小 BERT", "MiniLM（预训练）")}
+NAMES = {"en": ("small BERT", "MiniLM"), "zh": ("小 BERT", "MiniLM（预训练）"),
+         "ja": ("小さな BERT", "MiniLM（事前学習済み）")}
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +110,8 @@ def test_shows_the_classifier_softmax_and_the_tagger_argmax(parts, lang):
     assert text("ft_tags", lang) in w.tag_chips.value
     assert text("tag_PLACE", lang) in w.tag_chips.value  # the legend
     before = w.probability_table.value
-    other = {"en": "They cooked dinner for their friends.", "zh": "他们请朋友来家里吃饭。"}
+    other = {"en": "They cooked dinner for their friends.", "zh": "他们请朋友来家里吃饭。",
+             "ja": "They cooked dinner for their friends."}  # the model reads no Japanese
     w.text_a.value = other[lang]
     assert w.probability_table.value != before and w.message == ""
 
@@ -182,14 +184,15 @@ def test_the_accuracy_line_is_the_held_out_evaluation(parts, tuned, minilm, held
         hits = sum(int(softmax_of(model, tok, s.text).argmax()) == s.topic for s in sentences)
         value, (low, high) = hits / len(sentences), wilson(hits, len(sentences))
         numbers = f"{100 * value:.1f}%", f"{100 * low:.1f}%", f"{100 * high:.1f}%"
-        return ("{} (95% interval {}–{})" if lang == "en" else "{}（95% 置信区间 {}–{}）"
-                ).format(*numbers)
+        return {"en": "{} (95% interval {}–{})", "zh": "{}（95% 置信区间 {}–{}）",
+                "ja": "{}（95% 信頼区間 {}–{}）"}[lang].format(*numbers)
 
     expected = {
         "en": "Right on held-out sentences: English {}; Chinese {}. Chance: 1/12 = 8.3%.",
         "zh": "在留出句子上的准确率——英文：{}；中文：{}。随机猜测：1/12 = 8.3%。",
+        "ja": "ホールドアウトの文での正解率：英語 {}、中国語 {}。チャンスレベル：1/12 = 8.3%。",
     }[lang]
-    absent = {"en": "not measured", "zh": "未测量"}[lang]
+    absent = {"en": "not measured", "zh": "未测量", "ja": "未測定"}[lang]
     for name, line in [
         ("small", expected.format(score(clf, tokenizer, "en"), score(clf, tokenizer, "zh"))),
         ("minilm", expected.format(score(other, minilm_tokenizer, "en"), absent)),
