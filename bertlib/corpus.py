@@ -38,8 +38,8 @@ def read_paragraphs(path: str | Path) -> list[list[str]]:
 
 
 def read_folder(directory: str | Path) -> list[list[str]]:
-    """Every ``*.txt`` file of ``directory``, read by :func:`read_paragraphs`, in name order: at
-    most :data:`CORPUS_MAX_BYTES` in all, since they make one corpus in memory."""
+    """Every ``*.txt`` file of ``directory``, read by :func:`read_paragraphs`, in name order:
+    within one file's limit in all, since they make one corpus in memory."""
     # <checks>
     check_path("directory", directory)
     files = sorted(Path(directory).glob("*.txt"))

@@ -214,8 +214,8 @@ def _paragraphs(lengths: list[int], words: int, name: str) -> list[list[list[str
 
 
 def _nsp_pair_cases() -> list[Case]:
-    """05: the NSP pair builder; every sentence of a case has the same length, so a pair
-    fits ``max_len`` or not whatever its partner."""
+    """05: the NSP pair builder; the sentences of a paragraph have one length, so a pair fits
+    ``max_len`` or not by its paragraph and its partner's."""
     return [
         ({"en": "three paragraphs of 4 sentences", "zh": "三个段落，各有 4 个句子",
                                                    "ja": "4 文の段落が 3 つ"},
@@ -228,10 +228,12 @@ def _nsp_pair_cases() -> list[Case]:
           "zh": "每个句子对恰好 max_len 个词元：全部保留",
           "ja": "どのペアもちょうど max_len トークン：すべて残る"},
          (_paragraphs([3, 3], 3, "u"), 9, 2)),
-        ({"en": "every pair one token longer than max_len: all dropped",
-          "zh": "每个句子对都比 max_len 多一个词元：全部丢弃",
-          "ja": "どのペアも max_len より 1 トークン長い：すべて捨てられる"},
-         (_paragraphs([3, 3], 3, "v"), 8, 3)),
+        # The pairs within the first two paragraphs are one token too long and dropped; a
+        # partner from the third is short enough (with none left, bertlib refuses the data).
+        ({"en": "pairs one token longer than max_len: dropped",
+          "zh": "比 max_len 多一个词元的句子对：丢弃",
+          "ja": "max_len より 1 トークン長いペア：捨てられる"},
+         (_paragraphs([3, 3], 3, "v") + _paragraphs([2], 1, "w"), 8, 3)),
         ({"en": "six paragraphs, another seed", "zh": "六个段落，换一个种子",
                                                 "ja": "段落が 6 つ、別のシード"},
          (_paragraphs([2, 5, 3, 2, 4, 6], 2, "w"), 12, 4)),

@@ -112,8 +112,10 @@ class EncodedInput:
     def tensors(self, device: torch.device | str | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         """A batch of one on ``device`` (default: the CPU): tokens and segments, each (1, T)."""
+        # <checks>
         if device is not None:
             device = check_device("device", device)
+        # </checks>
         return (torch.tensor([self.ids], device=device),
                 torch.tensor([self.segments], device=device))
 

@@ -43,7 +43,9 @@ def train_step(model: BERTModel, optimizer: torch.optim.Optimizer,
     anything is changed."""
     optimizer.zero_grad(set_to_none=True)
     loss = loss_fn(model, *batch)
+    # <checks>
     check_all_finite("the loss", loss.total)
+    # </checks>
     loss.total.backward()
     optimizer.step()
     return BERTLoss(*(t.detach() for t in loss))

@@ -254,12 +254,14 @@ def test_check_finds_a_text_without_translation_and_a_translation_without_text(c
 
 def test_check_finds_one_text_translated_two_ways(copy):
     _replace(copy / "src" / "01_context.py", 'tr("depends on")', 'tr("key j")')
-    _replace(copy / "src" / "01_context.py", '# "depends on"\n', '# "key j"\n')
+    for translation in ("依赖于", "依存先"):  # the zh and the ja strings cell
+        _replace(copy / "src" / "01_context.py", f'# "depends on"\n# "{translation}"',
+                 f'# "key j"\n# "{translation}"')
     problems = tool.check(copy)
     assert any("'key j' is translated" in p and "'依赖于'" in p and "'键 j'" in p
                for p in problems), problems
     _replace(copy / "src" / "01_context.py", '# "key j"\n# "依赖于"', '# "key j"\n# "键 j"')
-    _replace(copy / "src" / "01_context.py", '# "not seen"\n', '# "key j"\n')
+    _replace(copy / "src" / "01_context.py", '# "not seen"\n# "不可见"', '# "key j"\n# "不可见"')
     with pytest.raises(tool.SourceError, match="'key j' is translated twice"):
         tool.load_source(copy / "src" / "01_context.py")
 

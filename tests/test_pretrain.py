@@ -107,7 +107,8 @@ def test_any_corpus_wikitext_or_a_folder_of_text_files(tmp_path):
 def test_bad_corpora_are_named(tmp_path):
     with pytest.raises(ValueError, match=r"corpus must be 'small', a WikiText \*.tokens file"):
         read_corpus(str(tmp_path / "no" / "such" / "place"))
-    with pytest.raises(ValueError, match=r"corpus folder '.*' holds no \*.txt file"):
+    with pytest.raises(ValueError, match=r"corpus folder '.*' must hold \*.txt files .*; it holds "
+                                         r"0 bytes in 0 files"):
         read_corpus(str(tmp_path))
 
 

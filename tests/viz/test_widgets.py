@@ -1,10 +1,10 @@
 import contextlib
 import html
 import io
+import os
 import re
 import struct
 import sys
-import tempfile
 import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
@@ -908,11 +908,15 @@ def test_a_save_into_a_folder_that_is_missing_or_read_only_is_refused_clearly(
         with pytest.raises(ValueError, match="path must be a path"):
             w.save(bad)
 
-    def read_only(*args, **kwargs):  # as in a folder the reader may not write in
-        raise PermissionError(13, "Permission denied")
+    real_open = os.open
+
+    def read_only(path, flags, *args, **kwargs):  # as in a folder the reader may not write in
+        if flags & os.O_CREAT and Path(path).parent.resolve() == tmp_path.resolve():
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    monkeypatch.setattr(os, "open", read_only)  # tests run as root, who may write anywhere
     w.save_buttons["pdf"].click()
     assert w.message == text("save_failed", lang, path=f"{w.name}.pdf",
                              reason=text("save_no_permission", lang))
