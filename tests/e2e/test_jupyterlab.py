@@ -120,7 +120,7 @@ NOT_ENGLISH = re.compile(
 LATIN_WORD = re.compile(r"[A-Za-z]+")
 MATH = re.compile(r"(?<!\\)\$.*(?<!\\)\$")  # a mathtext: its TeX commands are no words
 TEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|.)")
-QUOTED = re.compile("“([^”]*)”")  # “token”, as a title quotes the query token
+QUOTED = re.compile("[“「]([^”」]*)[”」]")  # “token” or 「token」, as a title quotes a token
 # Table columns (header over the cells) and rows (header left of them) that hold tokens, by
 # their header's strings.json key. The fill-mask column's cells hold the model's guesses,
 # "token 0.37 · token 0.15 ✓ · ...", the original token marked (tokens hold no spaces).
