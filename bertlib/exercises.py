@@ -20,7 +20,7 @@ import torch
 from bertlib.assets import SMALL_BERT_DIR, small_bert_metrics
 from bertlib.checkpoint import config_from, read_config
 from bertlib.context import BANK_EXAMPLES
-from bertlib.data import make_nsp_pairs, pad_bert_inputs
+from bertlib.data import PretrainExample, make_nsp_pairs, pad_bert_inputs
 from bertlib.finetune import Accuracy, BERTClassifier, BERTTagger, freeze_layers
 from bertlib.i18n import fill, resolve_language, text
 from bertlib.inputs import get_tokens_and_segments
@@ -140,7 +140,9 @@ def _mlm_logits() -> int:
     """06: entries of mlm_Y_hat (B, P, V) for one batch of the shipped model's recipe."""
     config = read_config(SMALL_BERT_DIR)
     recipe = config["metadata"]["recipe"]
-    P = pad_bert_inputs([], recipe["max_len"], Vocab()).pred_positions.shape[1]
+    # One short example (<cls> <sep>), padded as the recipe pads every batch.
+    example = PretrainExample([2, 3], [0, 0], [], [], 1)
+    P = pad_bert_inputs([example], recipe["max_len"], Vocab()).pred_positions.shape[1]
     return recipe["batch_size"] * P * config["config"]["vocab_size"]
 
 
