@@ -1,9 +1,8 @@
-import contextlib
 import math
-import signal
 
 import pytest
 import torch
+from test_vocab import within  # a hang fails its test, not the run
 
 from bertlib import (
     HF_SPECIAL_TOKENS,
@@ -333,22 +332,9 @@ def test_raw_errors_from_inside_are_named(vocab, call, message):
 ])
 def test_sizes_that_cannot_fit_are_refused_before_allocating(vocab, call, message):
     """Before: MemoryError from the allocator, or (rounds) a loop of 10**12 rounds."""
-    with _within(10), pytest.raises(ValueError, match=message):
+    with within(10), pytest.raises(ValueError, match=message):
         call(vocab)
 
-
-@contextlib.contextmanager
-def _within(seconds: int):
-    """Fail a call that hangs instead of the whole run."""
-    def stop(*_):
-        raise TimeoutError(f"still running after {seconds} s")
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_get_next_sentence_never_draws_from_the_global_generator():

@@ -117,7 +117,7 @@ def test_getitem_takes_tokens_only(key):
 
 
 @contextlib.contextmanager
-def _within(seconds: int):
+def within(seconds: int):
     """Fail a call that hangs (an endless iterator read whole) instead of the whole run."""
     def stop(*_):
         raise TimeoutError(f"still running after {seconds} s")
@@ -140,7 +140,7 @@ def _within(seconds: int):
     (lambda v: Vocab([iter(WORDS)]), r"tokens\[0\] must be a list of token strings"),
 ])
 def test_an_iterator_is_refused_not_read_forever(call, message):
-    with _within(5), pytest.raises(ValueError, match=message):
+    with within(5), pytest.raises(ValueError, match=message):
         call(Vocab(WORDS))
 
 
@@ -151,7 +151,7 @@ def test_a_list_nested_too_deep_or_holding_itself_is_refused():
     looped: list = ["the"]
     looped.append(looped)
     for tokens in (deep, looped):
-        with _within(5), pytest.raises(ValueError, match="nested more than 5 lists deep"):
+        with within(5), pytest.raises(ValueError, match="nested more than 5 lists deep"):
             Vocab(tokens)
     assert Vocab([[[["the", "cat"]]]]).idx_to_token[5:] == ["cat", "the"]
 
