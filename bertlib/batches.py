@@ -132,9 +132,7 @@ def trim_padding(batch: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     The losses do not change: what is cut is padding, which attention masks out and the MLM loss
     weighs 0, and the positions kept keep their position embeddings. Only the work shrinks.
     """
-    # <checks>
     _check_mini_batch(batch)
-    # </checks>
     tokens, segments, valid_lens, pred_positions, weights, labels, nsp_labels = batch
     # <listing: trim>
     T = int(valid_lens.max())

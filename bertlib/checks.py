@@ -9,15 +9,18 @@ of the wrong width) are raised as :class:`InputError`, which also speaks the rea
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import os
+import re
+import string
 from collections.abc import Sequence
 
 import numpy as np
 import torch
 
-from bertlib.i18n import text
+from bertlib.i18n import STRINGS, text
 
 
 class InputError(ValueError):
@@ -38,10 +41,32 @@ class InputError(ValueError):
 
 
 def error_message(err: ValueError, lang: str | None = None) -> str:
-    """``"ValueError: ..."``, as Python would print it, with an :class:`InputError`'s message
-    in ``lang``; any other error's own (English) message."""
-    message = err.message(lang) if isinstance(err, InputError) else str(err)
-    return f"ValueError: {message}"
+    """``"ValueError: ..."``, as Python would print it, in ``lang`` when the message is one of
+    ``strings.json``'s errors (an :class:`InputError`, or the same English text raised by code
+    that does not import bertlib, such as ``model.py``); any other error's own message."""
+    if isinstance(err, InputError):
+        return f"ValueError: {err.message(lang)}"
+    for key, pattern in _error_patterns().items():
+        if (found := pattern.fullmatch(str(err))) is not None:
+            return f"ValueError: {text(key, lang, **found.groupdict())}"
+    return f"ValueError: {err}"
+
+
+@functools.cache
+def _error_patterns() -> dict[str, re.Pattern]:
+    """Each error of ``strings.json`` as a pattern of its English text, fields as groups."""
+    patterns = {}
+    for key, texts in STRINGS.items():
+        if not key.startswith("error_"):
+            continue
+        regex, seen = "", set()
+        for literal, field, _, _ in string.Formatter().parse(texts["en"]):
+            regex += re.escape(literal)
+            if field is not None:
+                regex += f"(?P={field})" if field in seen else f"(?P<{field}>.+?)"
+                seen.add(field)
+        patterns[key] = re.compile(regex, re.DOTALL)
+    return patterns
 
 
 def check_positive_int(name: str, value: int) -> None:
@@ -349,3 +374,30 @@ def check_vocab_fits(name: str, num_tokens: int, vocab_size: int) -> None:
 def check_top_k(k: int, vocab_size: int) -> None:
     """``k`` guesses among a vocabulary of ``vocab_size`` tokens: in [1, vocab_size]."""
     check_int_in("k", k, 1, vocab_size, " (at most the vocabulary size)")
+
+
+def check_targets(mlm_labels: torch.Tensor, mlm_weights: torch.Tensor,
+                  nsp_labels: torch.Tensor, slots: tuple[int, int], vocab_size: int) -> None:
+    """The targets of a pretraining loss, for ``slots = (B, P)`` prediction slots and
+    ``vocab_size`` classes: labels are class ids (int32 or int64), weights finite, non-negative
+    and not all zero (the MLM loss is a mean over the weighted slots)."""
+    check_ndim("mlm_labels", mlm_labels, 2, "(B, P)")
+    check_ndim("mlm_weights", mlm_weights, 2, "(B, P)")
+    check_ndim("nsp_labels", nsp_labels, 1, "(B,)")
+    if mlm_labels.shape != slots or mlm_weights.shape != slots:
+        raise ValueError(
+            "mlm_Y_hat (B, P, V), mlm_labels (B, P) and mlm_weights (B, P) must agree on B and "
+            f"P = {slots}; got mlm_labels {tuple(mlm_labels.shape)}, mlm_weights "
+            f"{tuple(mlm_weights.shape)}")
+    if nsp_labels.shape[0] != slots[0]:
+        raise ValueError(f"nsp_labels must hold one label per sequence (B = {slots[0]}); got "
+                         f"shape {tuple(nsp_labels.shape)}")
+    for name, labels, high in (("mlm_labels", mlm_labels, vocab_size - 1),
+                               ("nsp_labels", nsp_labels, 1)):
+        check_integer_dtype(name, labels)
+        check_range(name, labels, 0, high, f"class ids in [0, {high}]")
+    check_finite("mlm_weights", mlm_weights)
+    check_range("mlm_weights", mlm_weights, 0, math.inf, "weights >= 0")
+    if not bool((mlm_weights > 0).any()):
+        raise ValueError("mlm_weights are all 0: there is no real prediction slot to compute "
+                         "the MLM loss over")

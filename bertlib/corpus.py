@@ -40,7 +40,6 @@ def read_paragraphs(path: str | Path) -> list[list[str]]:
 def read_folder(directory: str | Path) -> list[list[str]]:
     """Every ``*.txt`` file of ``directory``, read by :func:`read_paragraphs`, in name order:
     within one file's limit in all, since they make one corpus in memory."""
-    # <checks>
     check_path("directory", directory)
     files = sorted(Path(directory).glob("*.txt"))
     total = sum(f.stat().st_size for f in files if f.is_file())  # links are checked on reading
@@ -48,7 +47,6 @@ def read_folder(directory: str | Path) -> list[list[str]]:
         raise ValueError(f"corpus folder {str(directory)!r} must hold *.txt files of at most "
                          f"{CORPUS_MAX_BYTES:,} bytes in all; it holds {total:,} bytes in "
                          f"{len(files)} files")
-    # </checks>
     return [p for f in files for p in read_paragraphs(f)]
 
 
@@ -61,9 +59,7 @@ def read_wikitext(path: str | Path) -> list[list[list[str]]]:
     a sentence and its successor. Returns paragraphs of tokenized sentences; unlike d2l it does
     not shuffle them (``make_nsp_pairs`` draws its own randomness).
     """
-    # <checks>
     path = checked_path("path", path, CORPUS_MAX_BYTES)  # a readable file of a sane size
-    # </checks>
     paragraphs = []
     for line in read_text(path).splitlines():
         line = line.strip().lower()

@@ -37,10 +37,8 @@ from bertlib.sizes import check_result_size
 
 
 def _encoder(model: BERTModel | BERTEncoder) -> BERTEncoder:
-    # <checks>
     if not isinstance(model, BERTModel | BERTEncoder):
         raise ValueError(f"model must be a BERTModel or BERTEncoder; got {type(model).__name__}")
-    # </checks>
     return model.encoder if isinstance(model, BERTModel) else model
 
 
@@ -64,7 +62,6 @@ def heads_switched_off(model: BERTModel | BERTEncoder, keep: torch.Tensor) -> It
     1 keeps a head. The model is left as it was afterwards."""
     encoder = _encoder(model)
     cfg = encoder.config
-    # <checks>
     if not isinstance(keep, torch.Tensor) or keep.shape[-2:] != (cfg.num_blks, cfg.num_heads) \
             or keep.dim() not in (2, 3):
         raise ValueError(f"keep must be a tensor of shape (batch, {cfg.num_blks}, "
@@ -72,18 +69,15 @@ def heads_switched_off(model: BERTModel | BERTEncoder, keep: torch.Tensor) -> It
                          f"layer and head; got {getattr(keep, 'shape', type(keep).__name__)}")
     if keep.is_floating_point():
         check_finite("keep", keep)
-    # </checks>
     keep = keep if keep.dim() == 3 else keep[None]  # (B or 1, L, nh)
 
     def hook(layer: int):
         def switch_off(module, args):
             (heads,) = args  # (B, T, H): the heads' outputs side by side, W_o's input
             B, T, H = heads.shape
-            # <checks>
             if keep.shape[0] not in (1, B):
                 raise ValueError(f"keep must have one row per example ({B}) or be (layers, "
                                  f"heads); got shape {tuple(keep.shape)}")
-            # </checks>
             k = keep[:, layer].to(heads)  # (B or 1, nh)
             kept = heads.view(B, T, cfg.num_heads, -1) * k[:, None, :, None]  # (B, T, nh, hs)
             return (kept.view(B, T, H),)  # W_o's new input
@@ -121,7 +115,6 @@ def head_effects(model: BERTModel, tokens: torch.Tensor, segments: torch.Tensor,
     pred_positions: (P,) positions to read the MLM head at; targets: (P,) the original token
     ids there. All L * nh ablations and the unchanged model run as one batched forward pass.
     """
-    # <checks>
     check_instance("model", model, BERTModel, "a BERTModel (its MLM and NSP heads answer)")
     check_ndim("tokens", tokens, 2, "(1, seq_len)")
     check_ndim("segments", segments, 2, "(1, seq_len)")
@@ -140,7 +133,6 @@ def head_effects(model: BERTModel, tokens: torch.Tensor, segments: torch.Tensor,
     P = len(targets)
     check_result_size(f"the MLM outputs of {1 + L * nh} copies x {P} positions x {V} tokens",
                       (1 + L * nh) * P * V)
-    # </checks>
     keep = torch.ones(1 + L * nh, L, nh)
     keep[1:].view(L * nh, L * nh).fill_diagonal_(0)  # copy 1 + l * nh + h: head (l, h) off
     copies = keep.shape[0]
@@ -208,7 +200,6 @@ def attention_on_neighbours(weights: torch.Tensor, pred_positions: torch.Tensor,
     weight is not 0 (its neighbours are real tokens: <cls> comes before, <sep> after). Returns
     (L, nh).
     """
-    # <checks>
     _check_weights(weights)
     B, T = weights.shape[0], weights.shape[-1]
     check_pred_positions(pred_positions, B, T)
@@ -217,7 +208,6 @@ def attention_on_neighbours(weights: torch.Tensor, pred_positions: torch.Tensor,
         raise ValueError(f"mlm_weights must have pred_positions' shape "
                          f"{tuple(pred_positions.shape)} and mark at least one real slot (> 0); "
                          f"got shape {tuple(mlm_weights.shape)}")
-    # </checks>
     batch = torch.arange(B)[:, None].expand_as(pred_positions)  # (B, P)
     rows = weights[batch, :, :, pred_positions]  # (B, P, L, nh, T): each slot's query row
 

@@ -30,9 +30,10 @@ from bertlib.checks import (
     check_positions_in_text,
     check_pred_positions,
     check_range,
+    check_targets,
     check_token_inputs,
 )
-from bertlib.loss import BERTLoss, check_targets
+from bertlib.loss import BERTLoss
 from bertlib.model import (
     AddNorm,
     BERTEncoder,
@@ -81,9 +82,8 @@ def linear_cross_entropy(X: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
     """Same value and gradients as ``sum(w * cross_entropy(X @ W.T + b, labels)) / sum(w)``.
 
     X: (K, H); W: (V, H); b: (V,), all of one dtype; labels: (K,) class ids; weights: (K,),
-    >= 0 and not all 0, divided by the largest before the sum (as in
-    :func:`~bertlib.loss.bert_loss`: the mean does not change, and it cannot underflow or
-    overflow). A result that is NaN or infinite raises :class:`~bertlib.checks.NonFiniteError`.
+    >= 0 and not all 0. A result that is NaN or infinite raises
+    :class:`~bertlib.checks.NonFiniteError`.
     """
     for name, t, ndim, doc in (("X", X, 2, "(K, H)"), ("W", W, 2, "(V, H)"), ("b", b, 1, "(V,)"),
                                ("labels", labels, 1, "(K,)"), ("weights", weights, 1, "(K,)")):
@@ -101,8 +101,7 @@ def linear_cross_entropy(X: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
     if not bool((weights >= 0).all() & (weights > 0).any()):
         raise ValueError("weights must be >= 0 and not all 0 (the loss is their weighted "
                          f"mean); got {weights.tolist()!r:.80}")
-    w = weights / weights.max()  # (K,) in (0, 1] when the weights are finite, >= 0, not all 0
-    return _LinearCrossEntropy.apply(X, W, b, labels.long(), w.to(X.dtype))
+    return _LinearCrossEntropy.apply(X, W, b, labels.long(), weights.to(X.dtype))
 
 
 def _heads(Y: torch.Tensor, rows: torch.Tensor, B: int, T: int, nh: int) -> torch.Tensor:

@@ -72,10 +72,8 @@ class BERTClassifier(nn.Module):
 
     def __init__(self, bert: BERTModel, num_classes: int, *, seed: int = 0):
         super().__init__()
-        # <checks>
         _check_num_classes(num_classes)
         _check_head(bert, num_classes)
-        # </checks>
         self.encoder = copy.deepcopy(bert.encoder)
         self.hidden = copy.deepcopy(bert.hidden)
         self.output = _new_linear(bert, num_classes, seed)
@@ -93,10 +91,8 @@ class BERTTagger(nn.Module):
 
     def __init__(self, bert: BERTModel, num_tags: int, *, seed: int = 0):
         super().__init__()
-        # <checks>
         _check_num_classes(num_tags, "num_tags")
         _check_head(bert, num_tags)
-        # </checks>
         self.encoder = copy.deepcopy(bert.encoder)
         self.output = _new_linear(bert, num_tags, seed)
 
@@ -113,9 +109,7 @@ class BERTQuestionAnswerer(nn.Module):
 
     def __init__(self, bert: BERTModel, *, seed: int = 0):
         super().__init__()
-        # <checks>
         _check_head(bert, 2)
-        # </checks>
         self.encoder = copy.deepcopy(bert.encoder)
         self.output = _new_linear(bert, 2, seed)
 
@@ -138,12 +132,10 @@ class BagOfWords(nn.Module):
 
     def __init__(self, vocab_size: int, num_classes: int, *, seed: int = 0):
         super().__init__()
-        # <checks>
         check_positive_int("vocab_size", vocab_size)
         _check_num_classes(num_classes)
         check_result_size(f"a table of {vocab_size} x {num_classes} weights",
                           vocab_size * num_classes)
-        # </checks>
         with own_global_rng(seed):
             self.weights = nn.Embedding(vocab_size, num_classes)  # one row per vocabulary entry
         self.bias = nn.Parameter(torch.zeros(num_classes))
@@ -152,12 +144,10 @@ class BagOfWords(nn.Module):
                 valid_lens: torch.Tensor | None = None) -> torch.Tensor:
         """tokens: (B, T); valid_lens: (B,) or None (no padding). Returns logits (B, C);
         ``segments`` is accepted for a uniform call and ignored."""
-        # <checks>
         check_ndim("tokens", tokens, 2, "(batch, seq_len)")
         # Checked as a BERT's input of any length; the segments are ignored.
         check_token_inputs(tokens, torch.zeros_like(tokens), valid_lens,
                            self.weights.num_embeddings, tokens.shape[1])
-        # </checks>
         B, T = tokens.shape
         if valid_lens is None:
             valid_lens = torch.full((B,), T, device=tokens.device)
@@ -174,13 +164,11 @@ def task_loss(Y_hat: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     is over the labelled tokens of the whole batch, so every real token weighs the same
     whatever the length of its sentence.
     """
-    # <checks>
     if not isinstance(Y_hat, torch.Tensor) or Y_hat.dim() not in (2, 3):
         raise ValueError("Y_hat must be a tensor of shape (batch, classes) or (batch, seq_len, "
                          f"classes); got {getattr(Y_hat, 'shape', type(Y_hat))}")
     check_logits("Y_hat", Y_hat)
     check_labels(labels, Y_hat.shape)
-    # </checks>
     C = Y_hat.shape[-1]
     return F.cross_entropy(Y_hat.reshape(-1, C), labels.reshape(-1), ignore_index=IGNORE)
 
@@ -225,7 +213,6 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
     order and the dropout draws, torch's global random state is left as it was, and the
     progress bar (described in ``lang``) shows the loss and examples/s.
     """
-    # <checks>
     check_positive_int("num_steps", num_steps)
     check_lr("lr", lr)
     check_bool("progress", progress)
@@ -233,7 +220,6 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
     check_fits(model, data)
     if not any(p.requires_grad for p in model.parameters()):
         raise ValueError("model has no trainable parameter: every one is frozen")
-    # </checks>
     loader = make_loader(data, batch_size, seed=seed)  # refuses a bad batch_size or seed
     model.to(device)
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
@@ -245,9 +231,7 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
         tokens, segments, valid_lens, labels = batch
         optimizer.zero_grad(set_to_none=True)
         Y_hat = model(tokens, segments, valid_lens)
-        # <checks>
         check_logits("the model's outputs", Y_hat)  # run_steps stops there: DivergedError
-        # </checks>
         loss = task_loss(Y_hat, labels)
         loss.backward()
         optimizer.step()
@@ -283,10 +267,8 @@ class Accuracy:
     n: int
 
     def __post_init__(self) -> None:
-        # <checks>
         check_int_in("n", self.n, 0)
         check_int_in("hits", self.hits, 0, self.n, " (right answers out of n)")
-        # </checks>
 
     @property
     def value(self) -> float:
@@ -316,7 +298,6 @@ def best_span(scores: torch.Tensor, allowed: torch.Tensor, max_answer_len: int) 
     scores: (B, 2, T) from :class:`BERTQuestionAnswerer`; allowed: (B, T) bool, the positions
     an answer may use (the text's tokens). Returns (B, 2) long: i and j of each example.
     """
-    # <checks>
     check_ndim("scores", scores, 3, "(batch, 2, seq_len)")
     check_ndim("allowed", allowed, 2, "(batch, seq_len)")
     if scores.shape[1] != 2 or allowed.shape != (scores.shape[0], scores.shape[2]):
@@ -331,7 +312,6 @@ def best_span(scores: torch.Tensor, allowed: torch.Tensor, max_answer_len: int) 
     B, _, T = scores.shape
     check_result_size(f"the scores of every span, {B} x {T} x {T}", B * T * T,
                       scores.element_size())
-    # </checks>
     T = scores.shape[2]
     both = scores[:, 0, :, None] + scores[:, 1, None, :]  # (B, T, T): span from i to j
     i = torch.arange(T, device=scores.device)

@@ -44,13 +44,11 @@ def get_tokens_and_segments(
     Returns the tokens and their segment ids (0 for ``<cls>``, A and its ``<sep>``; 1 for B and
     its ``<sep>``).
     """
-    # <checks>
     check_word_tokens("tokens_a", tokens_a)
     check_word_token("cls_token", cls_token)
     check_word_token("sep_token", sep_token)
     if tokens_b is not None:
         check_word_tokens("tokens_b", tokens_b)
-    # </checks>
     tokens = [cls_token, *tokens_a, sep_token]
     segments = [0] * len(tokens)
     if tokens_b is not None:
@@ -61,11 +59,9 @@ def get_tokens_and_segments(
 
 def truncate_pair(a: list[str], b: list[str], max_tokens: int) -> tuple[list[str], list[str]]:
     """Trim the longer sentence from its end until both fit in ``max_tokens``."""
-    # <checks>
     check_tokens("a", a)
     check_tokens("b", b)
     check_int_in("max_tokens", max_tokens, 0)
-    # </checks>
     a, b = list(a), list(b)
     while len(a) + len(b) > max_tokens:
         (a if len(a) >= len(b) else b).pop()
@@ -96,14 +92,12 @@ class EncodedInput:
     unknown: int
 
     def __post_init__(self) -> None:
-        # <checks>
         check_word_tokens("tokens", self.tokens)
         for name in ("ids", "segments"):  # torch would fail on None, read True as 1
             check_int_list(name, getattr(self, name))
             if len(getattr(self, name)) != len(self.tokens):
                 raise ValueError(f"{name} must hold one entry per token ({len(self.tokens)}); "
                                  f"got {len(getattr(self, name))}")
-        # </checks>
 
     @property
     def truncated(self) -> bool:
@@ -112,10 +106,8 @@ class EncodedInput:
     def tensors(self, device: torch.device | str | None = None
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         """A batch of one on ``device`` (default: the CPU): tokens and segments, each (1, T)."""
-        # <checks>
         if device is not None:
             device = check_device("device", device)
-        # </checks>
         return (torch.tensor([self.ids], device=device),
                 torch.tensor([self.segments], device=device))
 
@@ -159,14 +151,12 @@ def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None =
 def stack_inputs(inputs: Sequence[EncodedInput],
                  pad_id: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Several inputs as one padded batch: tokens and segments (B, T), valid_lens (B,)."""
-    # <checks>
     check_sized("inputs", inputs, "a list of EncodedInput (from encode_pair)")
     if not inputs:
         raise ValueError("inputs must hold at least one EncodedInput")
     for i, x in enumerate(inputs):
         check_instance(f"inputs[{i}]", x, EncodedInput, "an EncodedInput (from encode_pair)")
     check_int_in("pad_id", pad_id, 0, SEED_MAX, " (an int64 token id)")
-    # </checks>
     T = max(len(x.ids) for x in inputs)
     tokens = torch.full((len(inputs), T), pad_id)
     segments = torch.zeros((len(inputs), T), dtype=torch.long)
@@ -261,9 +251,7 @@ def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: s
     the network in training mode, so dropout stays on and the same text gets a slightly
     different encoding on every call; here it is deterministic.
     """
-    # <checks>
     check_model_and_tokenizer(model, tokenizer)
-    # </checks>
     encoded = encode_pair(tokenizer, text_a, text_b)
     with eval_mode(model):
         encoded_X, _, _ = model(*encoded.tensors(model_device(model)))

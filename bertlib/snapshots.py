@@ -38,7 +38,6 @@ class SnapshotRecorder:
     is one of ``steps`` (0, the weights before training, is taken at once)."""
 
     def __init__(self, model: BERTModel, steps: Sequence[int]):
-        # <checks>
         if not isinstance(model, BERTModel):
             raise ValueError(f"model must be a BERTModel; got {type(model).__name__}")
         check_sized("steps", steps, "a list of training steps, integers >= 0")
@@ -46,7 +45,6 @@ class SnapshotRecorder:
         if not steps or any(isinstance(s, bool) or not isinstance(s, int) or s < 0
                             for s in steps):
             raise ValueError(f"steps must be training steps, integers >= 0; got {steps!r:.80}")
-        # </checks>
         self.model, self.steps = model, frozenset(steps)
         self.snapshots: dict[int, dict[str, torch.Tensor]] = {}
         if 0 in self.steps:

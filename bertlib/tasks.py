@@ -74,7 +74,6 @@ class TaskSentence:
     spans: tuple[tuple[int, int, str], ...]  # character spans of names, places and times
 
     def __post_init__(self) -> None:
-        # <checks>
         check_text("text", self.text)
         check_choice("lang", self.lang, CORPUS_LANGUAGES)
         check_int_in("topic", self.topic, 0, NUM_TOPICS - 1)
@@ -84,7 +83,6 @@ class TaskSentence:
             raise ValueError(f'template must be "topic.step.wording", three integers; got '
                              f"{self.template!r:.80}")
         _check_spans(self.spans, len(self.text))
-        # </checks>
         object.__setattr__(self, "spans", tuple(tuple(span) for span in self.spans))
 
 
@@ -197,7 +195,6 @@ class TaskData:
     langs: list[str]
 
     def __post_init__(self) -> None:
-        # <checks>
         check_ndim("tokens", self.tokens, 2, "(N, T)")
         N, T = self.tokens.shape
         for name in ("tokens", "segments", "valid_lens", "labels"):
@@ -218,7 +215,6 @@ class TaskData:
                 or len(self.langs) != N:
             raise ValueError(f"langs must be a list of {N} languages, one per example; got "
                              f"{self.langs!r:.80}")
-        # </checks>
 
     def __len__(self) -> int:
         return self.tokens.shape[0]
@@ -313,11 +309,9 @@ def _token_starts(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list
 def token_tags(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list[int]:
     """One tag id per WordPiece token of the sentence: the kind of the span the token starts
     in, else ``O``. A word cut into pieces gives every piece the word's tag."""
-    # <checks>
     check_instance("sentence", sentence, TaskSentence,
                    "a TaskSentence (load_task_sentences() gives them)")
     _check_tokenizer(tokenizer)
-    # </checks>
     tags = []
     for start in _token_starts(sentence, tokenizer):
         kinds = [kind for s, e, kind in sentence.spans if s <= start < e]

@@ -61,7 +61,6 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
     """Run ``model`` with each snapshot's weights (``{step: state_dict}``) on ``enc`` with
     ``<mask>`` at ``positions``: one forward pass per snapshot, the model's own weights
     untouched (``torch.func.functional_call``), in eval mode, on the model's device."""
-    # <checks>
     check_instance("model", model, BERTModel, "a BERTModel")
     check_instance("enc", enc, EncodedInput, "an EncodedInput (see bertlib.inputs.encode_pair)")
     check_instance("vocab", vocab, Vocab, "a bertlib Vocab (tokenizer.vocab)")
@@ -77,7 +76,6 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
         if enc.ids[pos] in vocab.structural_ids:
             raise ValueError(f"positions must be tokens of the text, not {enc.tokens[pos]!r} "
                              f"at {pos}")
-    # </checks>
     positions = tuple(sorted(positions))
     masked = list(enc.ids)
     for pos in positions:
@@ -152,12 +150,10 @@ def snapshot_stats(model: BERTModel, data: PretrainBatch, sep_id: int,
                    batch_size: int = 256) -> SnapshotStats:
     """:class:`SnapshotStats` of ``model`` (eval mode) on ``data``, ``batch_size`` pairs per
     forward pass."""
-    # <checks>
     check_instance("model", model, BERTModel, "a BERTModel")
     check_nonempty_batch(data)
     check_int_in("sep_id", sep_id, 0, model.config.vocab_size - 1, " (the <sep> token's id)")
     check_positive_int("batch_size", batch_size)
-    # </checks>
     cfg = model.config
     sums = torch.zeros(4, cfg.num_blks, cfg.num_heads, dtype=torch.float64)
     counts = torch.zeros(3)  # queries with a previous token, with a next one, all

@@ -199,7 +199,6 @@ class WordPieceTokenizer:
     def from_tokens(cls, tokens: Sequence[str], lowercase: bool = True) -> WordPieceTokenizer:
         """BERT's tokenizer over the pieces ``tokens`` (the id of a token is its index), as a
         checkpoint's ``vocab.txt`` defines it; ``tokens`` must hold the reserved tokens."""
-        # <checks>
         if isinstance(tokens, str) or not isinstance(tokens, Sequence):
             raise ValueError(f"tokens must be a list of token strings; got {tokens!r:.80}")
         bad = next((i for i, t in enumerate(tokens) if not isinstance(t, str) or not t), None)
@@ -208,7 +207,6 @@ class WordPieceTokenizer:
         for i, token in enumerate(tokens):
             check_text(f"tokens[{i}]", token)
         check_bool("lowercase", lowercase)
-        # </checks>
         vocab: dict[str, int] = {}
         for i, token in enumerate(tokens):
             if token in vocab:  # a second id would shift every later one

@@ -22,12 +22,13 @@ from bertlib.checks import (
     check_instance,
     check_positive_int,
     check_seed,
+    check_targets,
 )
 from bertlib.data import PretrainBatch, check_batch, check_nonempty_batch
 from bertlib.fast import fast_loss
 from bertlib.i18n import text
 from bertlib.inputs import check_device, check_weights_loaded, eval_mode, model_device
-from bertlib.loss import BERTLoss, check_targets
+from bertlib.loss import BERTLoss
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.progress import ProgressBar
 from bertlib.rng import own_global_rng
@@ -43,9 +44,7 @@ def train_step(model: BERTModel, optimizer: torch.optim.Optimizer,
     anything is changed."""
     optimizer.zero_grad(set_to_none=True)
     loss = loss_fn(model, *batch)
-    # <checks>
     check_all_finite("the loss", loss.total)
-    # </checks>
     loss.total.backward()
     optimizer.step()
     return BERTLoss(*(t.detach() for t in loss))

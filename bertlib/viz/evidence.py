@@ -71,10 +71,8 @@ class Evidence:
         """The same evidence for the tokens at ``keep`` only (the masked ones among them):
         the maps lose the other rows and columns, which are not scaled again."""
         keep = list(keep)
-        # <checks>
         if not set(self.masked) <= set(keep):
             raise ValueError(f"keep must hold every masked position {self.masked}; got {keep}")
-        # </checks>
         boundary = None if self.boundary is None else int(np.searchsorted(keep, self.boundary))
         return replace(self, tokens=[self.tokens[i] for i in keep],
                        masked=[keep.index(p) for p in self.masked], boundary=boundary,
@@ -97,11 +95,9 @@ def collect_evidence(model: BERTModel, enc: EncodedInput, masked: Sequence[int],
     run the model twice: once for every layer's raw and norm-based weights, once for every
     head switched off in turn (:func:`bertlib.evidence.head_effects`, one batched pass)."""
     masked = sorted(masked)
-    # <checks>
     if any(not 0 < p < len(enc.ids) - 1 for p in masked) or len(set(masked)) < len(masked):
         raise ValueError(f"masked must be distinct positions inside the input, 1 to "
                          f"{len(enc.ids) - 2}; got {masked}")
-    # </checks>
     ids = list(enc.ids)
     for p in masked:
         ids[p] = mask_id

@@ -51,7 +51,6 @@ class ScoredClassifier:
     accuracy: Mapping[str, Accuracy]
 
     def __post_init__(self):
-        # <checks>
         if not isinstance(self.classifier, BERTClassifier):
             raise ValueError(f"classifier must be a BERTClassifier; got "
                              f"{type(self.classifier).__name__}")
@@ -68,7 +67,6 @@ class ScoredClassifier:
                              f"{list(CORPUS_LANGUAGES)} to held-out Accuracy values with n > 0 "
                              f"(evaluate_task(...).overall); "
                              f"got {self.accuracy!r:.200}")
-        # </checks>
 
 
 def percent(share: float) -> str:
@@ -264,7 +262,6 @@ class FineTuneWidget(Widget):
                  tokenizer: WordPieceTokenizer, class_names: Sequence[str],
                  lang: str | None = None, *, sentence: str | None = None):
         super().__init__(lang)
-        # <checks>
         if (not isinstance(classifiers, Mapping) or not classifiers
                 or not all(isinstance(k, str) and k.strip() for k in classifiers)
                 or not all(isinstance(v, ScoredClassifier) for v in classifiers.values())):
@@ -288,7 +285,6 @@ class FineTuneWidget(Widget):
                              f"equal len(tokenizer.vocab)={len(tokenizer.vocab)}")
         if sentence is not None:
             check_str("sentence", sentence)
-        # </checks>
         self.classifiers, self.tagger, self.tokenizer = dict(classifiers), tagger, tokenizer
         self.class_names = list(class_names)
         self.accuracy_texts = {name: accuracy_text(choice.accuracy, len(class_names), self.lang)

@@ -77,7 +77,6 @@ def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list
     nh = attention.num_heads
     d = H // nh
     root = math.sqrt(d)  # the model's own temperature
-    # <checks>
     if X.dtype != attention.W_q.weight.dtype:  # torch would refuse the product deep inside
         raise ValueError(f"X must have the model's dtype, {attention.W_q.weight.dtype}; got "
                          f"{X.dtype} (convert it with X.to(that dtype))")
@@ -95,7 +94,6 @@ def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list
         raise ValueError(f"temperature must be a number in [{root / SPAN:g}, {SPAN * root:g}] "
                          f"(√d/{SPAN} to {SPAN}·√d for heads of size d = {d}; √d = {root:g} is "
                          f"the model's own, 1 no scaling); got {temperature!r}")
-    # </checks>
     tau = root if temperature is None else float(temperature)
     heads = slice(head * d, (head + 1) * d)  # the columns of this head (see _split_heads)
     with torch.no_grad():
@@ -114,9 +112,7 @@ def temperature_stops(head_size: int) -> list[float]:
     """The temperatures τ the step-by-step view offers for heads of ``head_size`` numbers: from
     1 (the dot products unscaled) to 4·√d in steps of √2, with √d itself (the model's own)
     exactly among them, whatever d is."""
-    # <checks>
     check_int_in("head_size", head_size, 1)
-    # </checks>
     root = math.sqrt(head_size)
     top = math.floor(2 * math.log2(4 * root) + 1e-9)  # 2^(top/2) is 4·√d, or just under it
     # A stop within a fourth of an octave of √d would sit beside it: √d takes its place.

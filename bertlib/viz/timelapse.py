@@ -214,7 +214,6 @@ class TimeLapsePlot(LiveFigure):
     def update(self, frame: TimeLapseFrame) -> Figure:
         if not isinstance(frame, TimeLapseFrame):
             raise ValueError(f"frame must be a TimeLapseFrame; got {type(frame).__name__}")
-        # <checks>
         check_tokens("tokens", frame.tokens)
         weights = number_array("weights", frame.weights)
         T = len(frame.tokens)
@@ -247,7 +246,6 @@ class TimeLapsePlot(LiveFigure):
         if frame.last_step > len(self.losses[0]):
             raise ValueError(f"the losses hold {len(self.losses[0])} steps, fewer than "
                              f"last_step={frame.last_step}: call set_losses first")
-        # </checks>
         if self._layout_for != (T, masked):
             self._layout(T, masked)
         side = self.ax_map.get_position().height * self.figure.get_figheight()

@@ -90,10 +90,8 @@ class TimeLapseWidget(ModelWidget):
                  lang: str | None = None, *, text_a: str | None = None,
                  text_b: str | None = None):
         super().__init__(model, tokenizer, lang, text_a, text_b)
-        # <checks>
         run = _as_snapshots(snapshots, history)
         _check_snapshots(run, model)
-        # </checks>
         device = model_device(model)
         self.weights = {step: {name: v.to(device) for name, v in state.items()}
                         for step, state in run.weights.items()}
