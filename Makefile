@@ -102,7 +102,7 @@ probe: setup
 
 # Mutation testing of the core (model, masking, data, batches, loss, train), outside `make test`: mutmut
 # makes one small change at a time and runs the tests that reach it ([tool.mutmut] in
-# pyproject.toml). About an hour on 2 cores; the score and the survivors are in README.md.
+# pyproject.toml). About an hour on 2 cores; the score and the survivors are in docs/testing.md.
 mutation: setup
 	$(PIP) install --quiet -c constraints.txt -e '.[mutation]'
 	rm -rf mutants

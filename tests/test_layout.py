@@ -1,4 +1,4 @@
-"""The package's layout, as the README's map states it: one question per module, imports that
+"""The package's layout, as docs/layout.md's map states it: one question per module, imports that
 only point up the map (so no cycles), and no module past 400 lines."""
 
 import ast
@@ -10,11 +10,10 @@ PACKAGE = ROOT / "bertlib"
 MAX_LINES = 400
 
 
-def readme_map() -> list[str]:
-    """Module names (``bertlib.model``, ``bertlib.assets``, ...) in the README table's order."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## The package", 1)[1].split("\n## ", 1)[0]
-    paths = re.findall(r"^\| `(bertlib/[\w/]+?)(?:\.py|/)` \|", section, flags=re.M)
+def layout_map() -> list[str]:
+    """Module names (``bertlib.model``, ``bertlib.assets``, ...) in docs/layout.md's table order."""
+    layout = (ROOT / "docs" / "layout.md").read_text(encoding="utf-8")
+    paths = re.findall(r"^\| `(bertlib/[\w/]+?)(?:\.py|/)` \|", layout, flags=re.M)
     return [path.replace("/", ".") for path in paths]
 
 
@@ -39,7 +38,7 @@ def bertlib_imports(path: Path) -> set[str]:
 
 
 def test_every_module_is_on_the_map_once():
-    order = readme_map()
+    order = layout_map()
     assert len(order) == len(set(order))
     packages = {"bertlib", "bertlib.viz"}  # their __init__ only re-exports the public names
     assert set(order) == set(modules()) - packages
@@ -53,7 +52,7 @@ def upward_violations(order: list[str], imports: dict[str, set[str]]) -> list[st
 
 
 def test_imports_point_only_up_the_map():
-    order = readme_map()
+    order = layout_map()
     imports = {name: bertlib_imports(modules()[name]) for name in order}
     assert upward_violations(order, imports) == []
 

@@ -377,7 +377,7 @@ def test_every_figure_saves_a_well_formed_svg_whatever_its_tokens():
 
 
 def test_no_figure_grows_past_the_largest_size():
-    """Before: plot_model_view of 1,350 tokens made a figure 149 inches tall (the README
+    """Before: plot_model_view of 1,350 tokens made a figure 149 inches tall (docs/checks.md
     promises at most 100 a side), and plot_similarity of a 1000 x 1000 matrix ran for ever."""
     tokens = [str(i) for i in range(1350)]
     with pytest.raises(ValueError, match="attentions must cover at most 512 tokens"):
