@@ -43,47 +43,32 @@ class BERTConfig:
 
     def __post_init__(self) -> None:
         # The door: every model is built from a config, so a bad size is named here.
-        for name in (
-            "vocab_size",
-            "num_hiddens",
-            "ffn_num_hiddens",
-            "num_heads",
-            "num_blks",
-            "max_len",
-        ):
+        for name in ("vocab_size", "num_hiddens", "ffn_num_hiddens", "num_heads", "num_blks",
+                     "max_len"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer; got {value!r}")
         if self.num_hiddens % self.num_heads:
-            raise ValueError(
-                f"num_hiddens ({self.num_hiddens}) must be divisible by num_heads "
-                f"({self.num_heads})"
-            )
+            raise ValueError(f"num_hiddens ({self.num_hiddens}) must be divisible by num_heads "
+                             f"({self.num_heads})")
         if not isinstance(self.dropout, (int, float)) or not 0 <= self.dropout < 1:
             raise ValueError(f"dropout must be a number in [0, 1); got {self.dropout!r}")
         if self.hidden_act not in ACTIVATIONS:
-            raise ValueError(
-                f"hidden_act must be one of {sorted(ACTIVATIONS)}; got {self.hidden_act!r}"
-            )
+            raise ValueError(f"hidden_act must be one of {sorted(ACTIVATIONS)}; got "
+                             f"{self.hidden_act!r}")
 
     @classmethod
     def original(cls, **sizes) -> "BERTConfig":
         """The original BERT's architecture with the given sizes."""
-        return cls(
-            **sizes,
-            hidden_act="gelu",
-            embedding_norm=True,
-            tie_mlm_decoder=True,
-            layer_norm_eps=1e-12,
-        )
+        return cls(**sizes, hidden_act="gelu", embedding_norm=True, tie_mlm_decoder=True,
+                   layer_norm_eps=1e-12)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
 
 
-def key_padding_mask(
-    valid_lens: Int[Tensor, " B"] | None, seq_len: int
-) -> Bool[Tensor, "B T"] | None:
+def key_padding_mask(valid_lens: Int[Tensor, " B"] | None,
+                     seq_len: int) -> Bool[Tensor, "B T"] | None:
     """True where a key position holds a real token."""
     if valid_lens is None:
         return None
@@ -107,12 +92,9 @@ class MultiHeadAttention(nn.Module):
         return X.view(B, T, self.num_heads, H // self.num_heads).transpose(1, 2)  # (B, nh, T, hs)
 
     @checked
-    def forward(
-        self,
-        X: Float[Tensor, "B T H"],
-        mask: Bool[Tensor, "B T"] | None,
-        need_weights: bool = False,
-    ) -> tuple[Float[Tensor, "B T H"], Float[Tensor, "B nh T T"] | None]:
+    def forward(self, X: Float[Tensor, "B T H"], mask: Bool[Tensor, "B T"] | None,
+                need_weights: bool = False,
+                ) -> tuple[Float[Tensor, "B T H"], Float[Tensor, "B nh T T"] | None]:
         """mask: True for real keys. Returns the attended values, and the weights when asked."""
         B, T, H = X.shape
         q, k, v = (self._split_heads(W(X)) for W in (self.W_q, self.W_k, self.W_v))
@@ -156,9 +138,8 @@ class AddNorm(nn.Module):
         self.dropout = nn.Dropout(dropout)
         self.ln = nn.LayerNorm(num_hiddens, eps=eps)
 
-    def forward(
-        self, X: Float[Tensor, "B T H"], Y: Float[Tensor, "B T H"]
-    ) -> Float[Tensor, "B T H"]:
+    def forward(self, X: Float[Tensor, "B T H"],
+                Y: Float[Tensor, "B T H"]) -> Float[Tensor, "B T H"]:
         return self.ln(self.dropout(Y) + X)
 
 
@@ -173,29 +154,23 @@ class TransformerEncoderBlock(nn.Module):
         self.ffn = PositionWiseFFN(H, config.ffn_num_hiddens, config.hidden_act)
         self.addnorm2 = AddNorm(H, config.dropout, eps)
 
-    def forward(
-        self,
-        X: Float[Tensor, "B T H"],
-        mask: Bool[Tensor, "B T"] | None,
-        need_weights: bool = False,
-    ) -> tuple[Float[Tensor, "B T H"], Float[Tensor, "B nh T T"] | None]:
+    def forward(self, X: Float[Tensor, "B T H"], mask: Bool[Tensor, "B T"] | None,
+                need_weights: bool = False,
+                ) -> tuple[Float[Tensor, "B T H"], Float[Tensor, "B nh T T"] | None]:
         Y, weights = self.attention(X, mask, need_weights)
         Y = self.addnorm1(X, Y)
         return self.addnorm2(Y, self.ffn(Y)), weights
 
 
-def check_token_inputs(
-    tokens: Tensor, segments: Tensor, valid_lens: Tensor | None, config: BERTConfig
-) -> None:
+def check_token_inputs(tokens: Tensor, segments: Tensor, valid_lens: Tensor | None,
+                       config: BERTConfig) -> None:
     """The values a learner can get wrong that no shape shows: each error names the argument,
     the value and what is allowed."""
     seq_len = tokens.shape[1]
     if seq_len > config.max_len:
-        raise ValueError(
-            f"sequence length {seq_len} exceeds max_len={config.max_len}, the number of "
-            f"learned position embeddings; truncate the input to at most "
-            f"{config.max_len} tokens"
-        )
+        raise ValueError(f"sequence length {seq_len} exceeds max_len={config.max_len}, the "
+                         f"number of learned position embeddings; truncate the input to at most "
+                         f"{config.max_len} tokens")
     allowed = {"tokens": (0, config.vocab_size - 1), "segments": (0, 1), "valid_lens": (1, seq_len)}
     for name, ids in (("tokens", tokens), ("segments", segments), ("valid_lens", valid_lens)):
         low, high = allowed[name]
@@ -207,28 +182,11 @@ def check_token_inputs(
 class BERTEncoder(nn.Module):
     """Token + segment + learnable position embeddings, then ``num_blks`` encoder blocks."""
 
-    def __init__(
-        self,
-        vocab_size: int,
-        num_hiddens: int,
-        ffn_num_hiddens: int,
-        num_heads: int,
-        num_blks: int,
-        dropout: float,
-        max_len: int = 1000,
-        **options,
-    ):
+    def __init__(self, vocab_size: int, num_hiddens: int, ffn_num_hiddens: int, num_heads: int,
+                 num_blks: int, dropout: float, max_len: int = 1000, **options):
         super().__init__()
-        self.config = BERTConfig(
-            vocab_size,
-            num_hiddens,
-            ffn_num_hiddens,
-            num_heads,
-            num_blks,
-            dropout,
-            max_len,
-            **options,
-        )
+        self.config = BERTConfig(vocab_size, num_hiddens, ffn_num_hiddens, num_heads, num_blks,
+                                 dropout, max_len, **options)
         self.token_embedding = nn.Embedding(vocab_size, num_hiddens)
         self.segment_embedding = nn.Embedding(2, num_hiddens)
         # Learnable, unlike the Transformer's fixed sinusoids: one vector per position.
@@ -238,9 +196,8 @@ class BERTEncoder(nn.Module):
             self.embedding_dropout = nn.Dropout(dropout)
         self.blks = nn.ModuleList(TransformerEncoderBlock(self.config) for _ in range(num_blks))
 
-    def embed(
-        self, tokens: Int[Tensor, "B T"], segments: Int[Tensor, "B T"]
-    ) -> Float[Tensor, "B T H"]:
+    def embed(self, tokens: Int[Tensor, "B T"],
+              segments: Int[Tensor, "B T"]) -> Float[Tensor, "B T H"]:
         """The input representation: token + segment + position embeddings."""
         X = self.token_embedding(tokens) + self.segment_embedding(segments)
         X = X + self.pos_embedding[:, : tokens.shape[1], :]
@@ -249,19 +206,11 @@ class BERTEncoder(nn.Module):
         return X
 
     @checked
-    def forward(
-        self,
-        tokens: Int[Tensor, "B T"],
-        segments: Int[Tensor, "B T"],
-        valid_lens: Int[Tensor, " B"] | None = None,
-        *,
-        return_attention: bool = False,
-    ) -> Float[Tensor, "B T H"] | tuple[Float[Tensor, "B T H"], tuple[Tensor, ...]]:
-        """valid_lens: the real length of each sequence; the rest is padding.
-
-        Returns the encoded sequence, and with ``return_attention`` also one
-        (B, num_heads, T, T) tensor of attention weights per block.
-        """
+    def forward(self, tokens: Int[Tensor, "B T"], segments: Int[Tensor, "B T"],
+                valid_lens: Int[Tensor, " B"] | None = None, *, return_attention: bool = False,
+                ) -> Float[Tensor, "B T H"] | tuple[Float[Tensor, "B T H"], tuple[Tensor, ...]]:
+        """valid_lens: the real length of each sequence, the rest is padding. With
+        ``return_attention``, also one (B, num_heads, T, T) weight tensor per block."""
         check_token_inputs(tokens, segments, valid_lens, self.config)
         mask = key_padding_mask(valid_lens, tokens.shape[1])
         X = self.embed(tokens, segments)
@@ -275,14 +224,8 @@ class BERTEncoder(nn.Module):
 class MaskLM(nn.Module):
     """Predicts the original tokens at the given positions (the MLM head)."""
 
-    def __init__(
-        self,
-        vocab_size: int,
-        num_hiddens: int,
-        num_inputs: int | None = None,
-        hidden_act: str = "relu",
-        layer_norm_eps: float = 1e-5,
-    ):
+    def __init__(self, vocab_size: int, num_hiddens: int, num_inputs: int | None = None,
+                 hidden_act: str = "relu", layer_norm_eps: float = 1e-5):
         super().__init__()
         num_inputs = num_hiddens if num_inputs is None else num_inputs
         self.mlp = nn.Sequential(
@@ -293,19 +236,15 @@ class MaskLM(nn.Module):
         )
 
     @checked
-    def forward(
-        self, X: Float[Tensor, "B T H"], pred_positions: Int[Tensor, "B P"]
-    ) -> Float[Tensor, "B P V"]:
+    def forward(self, X: Float[Tensor, "B T H"],
+                pred_positions: Int[Tensor, "B P"]) -> Float[Tensor, "B P V"]:
         return self.mlp(self.gather(X, pred_positions))
 
     @staticmethod
-    def gather(
-        X: Float[Tensor, "B T H"], pred_positions: Int[Tensor, "B P"]
-    ) -> Float[Tensor, "B P H"]:
-        """The vectors at the prediction positions: element [b, p] is X[b, pred_positions[b, p]]."""
-        batch_idx = torch.arange(X.shape[0], device=X.device)[
-            :, None
-        ]  # (B, 1), broadcasts to (B, P)
+    def gather(X: Float[Tensor, "B T H"],
+               pred_positions: Int[Tensor, "B P"]) -> Float[Tensor, "B P H"]:
+        """Element [b, p] is X[b, pred_positions[b, p]]."""
+        batch_idx = torch.arange(X.shape[0], device=X.device)[:, None]  # (B, 1), broadcasts
         return X[batch_idx, pred_positions]
 
 
@@ -324,34 +263,16 @@ class NextSentencePred(nn.Module):
 class BERTModel(nn.Module):
     """BERTEncoder with the MLM head and the NSP head (on the ``<cls>`` vector)."""
 
-    def __init__(
-        self,
-        vocab_size: int,
-        num_hiddens: int,
-        ffn_num_hiddens: int,
-        num_heads: int,
-        num_blks: int,
-        dropout: float,
-        max_len: int = 1000,
-        **options,
-    ):
+    def __init__(self, vocab_size: int, num_hiddens: int, ffn_num_hiddens: int, num_heads: int,
+                 num_blks: int, dropout: float, max_len: int = 1000, **options):
         super().__init__()
-        self.encoder = BERTEncoder(
-            vocab_size,
-            num_hiddens,
-            ffn_num_hiddens,
-            num_heads,
-            num_blks,
-            dropout,
-            max_len,
-            **options,
-        )
+        self.encoder = BERTEncoder(vocab_size, num_hiddens, ffn_num_hiddens, num_heads,
+                                   num_blks, dropout, max_len, **options)
         cfg = self.config
         # The "pooler" of the original BERT: a Linear + Tanh on the <cls> vector.
         self.hidden = nn.Sequential(nn.Linear(num_hiddens, num_hiddens), nn.Tanh())
-        self.mlm = MaskLM(
-            vocab_size, num_hiddens, hidden_act=cfg.hidden_act, layer_norm_eps=cfg.layer_norm_eps
-        )
+        self.mlm = MaskLM(vocab_size, num_hiddens, hidden_act=cfg.hidden_act,
+                          layer_norm_eps=cfg.layer_norm_eps)
         self.nsp = NextSentencePred(num_hiddens)
         if cfg.tie_mlm_decoder:
             self.mlm.mlp[-1].weight = self.encoder.token_embedding.weight
@@ -365,15 +286,10 @@ class BERTModel(nn.Module):
         return cls(**config.to_dict())
 
     @checked
-    def forward(
-        self,
-        tokens: Int[Tensor, "B T"],
-        segments: Int[Tensor, "B T"],
-        valid_lens: Int[Tensor, " B"] | None = None,
-        pred_positions: Int[Tensor, "B P"] | None = None,
-        *,
-        return_attention: bool = False,
-    ) -> tuple:
+    def forward(self, tokens: Int[Tensor, "B T"], segments: Int[Tensor, "B T"],
+                valid_lens: Int[Tensor, " B"] | None = None,
+                pred_positions: Int[Tensor, "B P"] | None = None, *,
+                return_attention: bool = False) -> tuple:
         """Returns ``(encoded_X, mlm_Y_hat, nsp_Y_hat)``, plus the attentions when asked:
         (B, T, H), (B, P, V) or None without ``pred_positions``, and (B, 2)."""
         out = self.encoder(tokens, segments, valid_lens, return_attention=return_attention)
