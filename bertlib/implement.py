@@ -13,34 +13,22 @@ exercise, that one written by hand passes, that bertlib's own is refused, and th
 versions fail on the case meant to catch them.
 
 Whatever the learner's function does, the check ends in a verdict: an error of any kind
-(``sys.exit`` too, or one whose message cannot be printed) is reported, and a function still
-running after ``time_limit`` seconds (a loop that never ends) is stopped and reported, so the
-notebook never freezes. The limit is kept by a watchdog thread that raises :class:`TimeUp` in
-the checking thread, on any thread and any system, with no signal handler or timer of the
-process touched; it is raised between two steps of Python code, so one call into compiled code
-(a single huge torch operation, ``time.sleep``) is stopped only once it returns, and a loop
-that catches every error (a bare ``except:`` around the whole loop body) may go on for ever.
+(``sys.exit`` too, or one whose message cannot be printed) is reported. A loop that never ends
+is stopped the way any cell is, with Jupyter's Interrupt button.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import ctypes
 import math
 import numbers
 import sys
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import torch
 
 from bertlib.i18n import STRINGS, fill, resolve_language, text
 from bertlib.implement_cases import IMPLEMENTATIONS
-
-# A case's time, generous: the slowest honest version (Python loops over every element) takes
-# well under a second per case on a 2-core laptop.
-TIME_LIMIT = 20.0  # seconds
 
 
 # ---------------------------------------------------------------- comparing two results
@@ -122,57 +110,12 @@ def _refused(called, lang: str) -> str:
                 library=type(owner).__module__.split(".")[0])
 
 
-class TimeUp(BaseException):
-    """Raised inside the learner's function when it runs past the time limit. Not an
-    ``Exception``, so that the learner's own ``except Exception`` does not swallow it."""
-
-
-def _raise_in(thread_id: int) -> None:
-    """Make the thread ``thread_id`` raise :class:`TimeUp` at its next check between two steps
-    of Python code (CPython's PyThreadState_SetAsyncExc; never called with NULL to forget one:
-    that leaves the interpreter's check flag set for good)."""
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread_id), ctypes.py_object(TimeUp))
-
-
-def _pause() -> None:
-    """A Python call: on entering it, a thread raises a TimeUp sent to it and not yet raised."""
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`TimeUp` in this thread once the block has run ``seconds``, and again every
-    half second (a bare ``except:`` in the learner's loop swallows one) until it ends."""
-    me, over, lock = threading.get_ident(), threading.Event(), threading.Lock()
-
-    def watchdog() -> None:
-        timeout = seconds
-        while not over.wait(timeout):
-            with lock:  # never once the block has ended
-                if not over.is_set():
-                    _raise_in(me)
-            timeout = 0.5
-
-    threading.Thread(target=watchdog, daemon=True, name="bertlib time limit").start()
-    try:
-        yield
-    finally:
-        while True:  # a TimeUp may land in here too: end the watchdog, and take one still sent
-            try:
-                with lock:
-                    over.set()
-                _pause()
-                break
-            except TimeUp:
-                continue
-
-
 def _run_watching(function: Callable, args: tuple, forbidden: tuple[Callable | type, ...],
-                  time_limit: float) -> tuple[object, Callable | None, BaseException | None]:
-    """``function(*args)`` run for at most ``time_limit`` seconds, as ``(result, called,
-    error)``: the first of ``forbidden`` it called, directly or deep inside (None if none), and
-    whatever it raised (None if nothing; :class:`TimeUp` when it ran out of time), ``SystemExit``
-    included: only ``KeyboardInterrupt`` (the reader's stop button) goes on. The process's
-    profiler is put back as it was afterwards."""
+                  ) -> tuple[object, Callable | None, BaseException | None]:
+    """``function(*args)`` as ``(result, called, error)``: the first of ``forbidden`` it
+    called, directly or deep inside (None if none), and whatever it raised (None if nothing),
+    ``SystemExit`` included: only ``KeyboardInterrupt`` (the reader's stop button) goes on.
+    The process's profiler is put back as it was afterwards."""
     classes = tuple(f for f in forbidden if isinstance(f, type))
     codes = {getattr(f, "__code__", None): f for f in forbidden if f not in classes}
     methods = (getattr(m, "__func__", m) for c in classes for m in vars(c).values())  # unwrap
@@ -191,7 +134,7 @@ def _run_watching(function: Callable, args: tuple, forbidden: tuple[Callable | t
     sys.setprofile(watch)
     got, error = None, None
     try:
-        with torch.no_grad(), _time_limit(time_limit):
+        with torch.no_grad():
             got = function(*args)
     except KeyboardInterrupt:
         raise
@@ -210,41 +153,33 @@ def _error_text(err: BaseException) -> str:
     return shown if len(shown) <= 300 else shown[:299] + "…"
 
 
-def implementation_problem(key: str, function: Callable, lang: str | None = None, *,
-                           time_limit: float = TIME_LIMIT) -> str | None:
-    """Run ``function`` on every case of exercise ``key``, each for at most ``time_limit``
-    seconds, and compare it with bertlib's own.
+def implementation_problem(key: str, function: Callable,
+                           lang: str | None = None) -> str | None:
+    """Run ``function`` on every case of exercise ``key`` and compare it with bertlib's own.
 
     Returns None when every case passes, else what is wrong, in ``lang``: a call of bertlib's
-    own function (refused), or the first case that failed and how (an error, running out of
-    time, a wrong type, length, shape, dtype, or the first value that differs and its index).
+    own function (refused), or the first case that failed and how (an error, a wrong type,
+    length, shape, dtype, or the first value that differs and its index).
     """
     _check_key(key)
     if not callable(function):
         raise ValueError(f"function must be a function; got {type(function).__name__}")
-    if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) \
-            or not 0 < time_limit <= 3600:
-        raise ValueError(f"time_limit must be a number of seconds in (0, 3600]; got "
-                         f"{time_limit!r:.40}")
     lang = resolve_language(lang)
     exercise = IMPLEMENTATIONS[key]
     for names, args in exercise.cases():
         case = names[lang]
         expected = exercise.reference(*copy.deepcopy(args))
         # copies: the cases stay intact
-        got, called, error = _run_watching(function, copy.deepcopy(args), exercise.forbidden,
-                                           time_limit)
+        got, called, error = _run_watching(function, copy.deepcopy(args), exercise.forbidden)
         if called is not None:  # refused first: a failure after it is not the lesson
             return _refused(called, lang)
         if isinstance(error, NotImplementedError):
             return text("ex_impl_missing", lang)
-        if isinstance(error, TimeUp):
-            return text("ex_impl_timeout", lang, case=case, seconds=f"{time_limit:g}")
         if error is not None:  # its message is the learner's code too: it may fail or hang
-            shown, _, failed = _run_watching(_error_text, (error,), (), time_limit)
+            shown, _, failed = _run_watching(_error_text, (error,), ())
             return text("ex_impl_raised", lang, case=case,
                         error=type(error).__name__ if failed else shown)
-        problem, _, error = _run_watching(_compared, (expected, got, lang), (), time_limit)
+        problem, _, error = _run_watching(_compared, (expected, got, lang), ())
         if error is not None:  # a result that fails when read, e.g. a list whose len() raises
             problem = text("ex_impl_type", lang, where=text("ex_impl_result", lang),
                            expected=_describe(expected), got=type(got).__name__)
@@ -274,15 +209,14 @@ def _check_key(key: str) -> None:
 
 
 def check_implementation(key: str, function: Callable, lang: str | None = None, *,
-                         hint: int = 0, time_limit: float = TIME_LIMIT) -> None:
+                         hint: int = 0) -> None:
     """Print ✓ when ``function`` agrees with bertlib's own on every case of exercise ``key``,
-    else the first case that failed and how (one still running after ``time_limit`` seconds is
-    stopped); with ``hint=k``, also the k-th hint (1 points the way, the last gives the full
-    recipe)."""
+    else the first case that failed and how; with ``hint=k``, also the k-th hint (1 points the
+    way, the last gives the full recipe)."""
     staged = hints(key, lang)
     if isinstance(hint, bool) or not isinstance(hint, int) or not 0 <= hint <= len(staged):
         raise ValueError(f"hint must be an int from 0 (none) to {len(staged)}; got {hint!r:.40}")
-    problem = implementation_problem(key, function, lang, time_limit=time_limit)
+    problem = implementation_problem(key, function, lang)
     count = len(IMPLEMENTATIONS[key].cases())
     print(fill(problem or text("ex_impl_correct", lang, count=count)))
     if hint:
