@@ -18,18 +18,14 @@ import torch
 from torch import nn
 
 from bertlib.checks import (
-    SEED_MAX,
-    check_bool,
     check_instance,
     check_int_in,
     check_positive_int,
-    check_sized,
-    check_tokens,
     check_vocab_fits,
 )
 from bertlib.model import BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.vocab import check_int_list, check_word_token, check_word_tokens
+from bertlib.vocab import check_int_list, check_word_tokens
 
 
 def get_tokens_and_segments(
@@ -44,9 +40,7 @@ def get_tokens_and_segments(
     Returns the tokens and their segment ids (0 for ``<cls>``, A and its ``<sep>``; 1 for B and
     its ``<sep>``).
     """
-    check_word_tokens("tokens_a", tokens_a)
-    check_word_token("cls_token", cls_token)
-    check_word_token("sep_token", sep_token)
+    check_word_tokens("tokens_a", tokens_a)  # a str where a list belongs is named here
     if tokens_b is not None:
         check_word_tokens("tokens_b", tokens_b)
     tokens = [cls_token, *tokens_a, sep_token]
@@ -59,9 +53,6 @@ def get_tokens_and_segments(
 
 def truncate_pair(a: list[str], b: list[str], max_tokens: int) -> tuple[list[str], list[str]]:
     """Trim the longer sentence from its end until both fit in ``max_tokens``."""
-    check_tokens("a", a)
-    check_tokens("b", b)
-    check_int_in("max_tokens", max_tokens, 0)
     a, b = list(a), list(b)
     while len(a) + len(b) > max_tokens:
         (a if len(a) >= len(b) else b).pop()
@@ -91,14 +82,6 @@ class EncodedInput:
     total: int
     unknown: int
 
-    def __post_init__(self) -> None:
-        check_word_tokens("tokens", self.tokens)
-        for name in ("ids", "segments"):  # torch would fail on None, read True as 1
-            check_int_list(name, getattr(self, name))
-            if len(getattr(self, name)) != len(self.tokens):
-                raise ValueError(f"{name} must hold one entry per token ({len(self.tokens)}); "
-                                 f"got {len(getattr(self, name))}")
-
     @property
     def truncated(self) -> bool:
         return self.total > len(self.tokens)
@@ -123,7 +106,6 @@ def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None =
     """
     check_instance("tokenizer", tokenizer, WordPieceTokenizer,
                    "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
-    check_bool("require_b", require_b)
     a = tokenizer.encode(text_a, "text_a").tokens
     b = tokenizer.encode(text_b, "text_b").tokens if text_b is not None else None
     b = b or None  # a blank B is no B
@@ -151,12 +133,6 @@ def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None =
 def stack_inputs(inputs: Sequence[EncodedInput],
                  pad_id: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Several inputs as one padded batch: tokens and segments (B, T), valid_lens (B,)."""
-    check_sized("inputs", inputs, "a list of EncodedInput (from encode_pair)")
-    if not inputs:
-        raise ValueError("inputs must hold at least one EncodedInput")
-    for i, x in enumerate(inputs):
-        check_instance(f"inputs[{i}]", x, EncodedInput, "an EncodedInput (from encode_pair)")
-    check_int_in("pad_id", pad_id, 0, SEED_MAX, " (an int64 token id)")
     T = max(len(x.ids) for x in inputs)
     tokens = torch.full((len(inputs), T), pad_id)
     segments = torch.zeros((len(inputs), T), dtype=torch.long)
@@ -194,7 +170,6 @@ def check_device(name: str, value) -> torch.device:
 
 def model_device(model: nn.Module) -> torch.device:
     """Where the model's parameters live; its inputs must go there too."""
-    check_instance("model", model, nn.Module, "a torch module such as a BERTModel")
     first = next(model.parameters(), None)
     if first is None:
         raise ValueError(f"model must have parameters; {type(model).__name__} has none")
@@ -220,7 +195,6 @@ def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
 
     Use it wherever a representation must not depend on chance: the same text, the same vector.
     """
-    check_instance("model", model, nn.Module, "a torch module such as a BERTModel")
     # Each submodule's own mode, not one for all: a classifier may train its head while its
     # frozen encoder stays in eval mode.
     modes = [(m, m.training) for m in model.modules()]

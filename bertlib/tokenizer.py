@@ -20,7 +20,6 @@ from tokenizers import (
 )
 
 from bertlib.checks import (
-    SEED_MAX,
     InputError,
     check_bool,
     check_int_in,
@@ -150,7 +149,7 @@ class WordPieceTokenizer:
         check_int_in("vocab_size", vocab_size, 1, VOCAB_SIZE_MAX,
                      " (the largest BERT vocabularies hold about 250,000 pieces)")
         check_positive_int("min_frequency", min_frequency)
-        check_int_in("min_frequency", min_frequency, 1, SEED_MAX)
+        check_int_in("min_frequency", min_frequency, 1)
         _check_specials(specials)
         texts = _read_texts(texts)
         specials = specials or SpecialTokens()
