@@ -10,6 +10,7 @@ import torch.nn.functional as F
 from jaxtyping import Float, Int
 from torch import Tensor
 
+from bertlib.checks import check_range
 from bertlib.model import BERTModel, checked
 
 
@@ -35,6 +36,11 @@ def bert_loss(
     the weights is a scalar times a matrix and padded slots still count (d2l-en issue #2582).
     Labels may be int32 or int64.
     """
+    # The values a shape cannot show: Hugging Face's -100 "ignore" label would count as a slot.
+    check_range("mlm_labels", mlm_labels, 0, mlm_Y_hat.shape[-1] - 1, "token ids in [0, V - 1]")
+    check_range("nsp_labels", nsp_labels, 0, 1, "0 (NotNext) or 1 (IsNext)")
+    if not (mlm_weights > 0).any():
+        raise ValueError("mlm_weights must mark at least one real prediction slot; all are 0")
     mlm_labels, nsp_labels = mlm_labels.long(), nsp_labels.long()  # cross_entropy's dtype
     # <listing: loss>
     per_slot = F.cross_entropy(mlm_Y_hat.flatten(0, 1), mlm_labels.flatten(), reduction="none")

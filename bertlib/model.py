@@ -208,7 +208,7 @@ class BERTEncoder(nn.Module):
     @checked
     def forward(self, tokens: Int[Tensor, "B T"], segments: Int[Tensor, "B T"],
                 valid_lens: Int[Tensor, " B"] | None = None, *, return_attention: bool = False,
-                ) -> Float[Tensor, "B T H"] | tuple[Float[Tensor, "B T H"], tuple[Tensor, ...]]:
+                ) -> Float[Tensor, "B T H"] | tuple[Float[Tensor, "B T H"], tuple]:
         """valid_lens: the real length of each sequence, the rest is padding. With
         ``return_attention``, also one (B, num_heads, T, T) weight tensor per block."""
         check_token_inputs(tokens, segments, valid_lens, self.config)

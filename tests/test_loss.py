@@ -125,3 +125,17 @@ def test_int32_labels_give_the_int64_losses():
     as_int32 = [t.int() if i in (1, 4) else t for i, t in enumerate(args)]
     for a, b in zip(bert_loss(*as_int32), bert_loss(*args), strict=True):
         assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize(("i", "value", "message"), [
+    (1, torch.tensor([[1, 2, -100], [0, 0, 0]]), r"mlm_labels must be token ids in \[0, V - 1\]; "
+                                                 r"got -100"),
+    (1, torch.tensor([[1, 2, 5], [0, 0, 0]]), r"mlm_labels .*got 5"),
+    (4, torch.tensor([0, 2]), r"nsp_labels must be 0 \(NotNext\) or 1 \(IsNext\); got 2"),
+    (2, torch.zeros(2, 3), "mlm_weights must mark at least one real prediction slot"),
+])
+def test_label_values_a_shape_cannot_show_are_named(i, value, message):
+    """Before: Hugging Face's -100 label counted as a slot with loss 0, silently; weights all 0
+    gave NaN."""
+    with pytest.raises(ValueError, match=message):
+        bert_loss(*_with(i, value))
