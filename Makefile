@@ -93,8 +93,9 @@ bench-widgets: setup
 bench-corpus-memory: setup
 	$(BIN)/python benchmarks/bench_corpus_memory.py
 
-# The bad-input probe: hundreds of hostile inputs across bertlib's public modules, each in a
-# process of its own under a time and a memory cap (tools/probe.py; the cases are in
+# The bad-input probe: some 300 mistakes a learner, an instructor or a user pretraining on their
+# own data plausibly makes, at bertlib's public doors, each in a process of its own under a time
+# and a memory cap (tools/probe.py; the cases, each with who would write it, are in
 # tools/probe_cases.py). Prints a table per module and every case not refused cleanly; fails when
 # any case is raw, silent, a hang, a blow-up or a change of process state.
 probe: setup

@@ -1,5 +1,7 @@
-"""The bad-input probe: hundreds of hostile inputs against bertlib's public surface, each in a
-process of its own under a time and a memory cap, classified by what came back.
+"""The bad-input probe: the mistakes people plausibly make, thrown at bertlib's public doors.
+
+Some 300 inputs a learner, an instructor or a user pretraining on their own data would write,
+each in a process of its own under a time and a memory cap, classified by what came back.
 
     python tools/probe.py [--only TEXT] [-j N] [--cases MODULE] [--list]
 
@@ -10,8 +12,10 @@ per case. The child caps its address space (``RLIMIT_AS``: what it already maps 
 reports one outcome through a pipe:
 
     ok      refused with a ValueError (``bertlib.checks.InputError`` included) whose message names
-            the argument or the value; for a widget or an exercise checker, what a case defines
-            as handled (a notice on screen, a verdict printed) instead of raising
+            the argument or the value, or with jaxtyping's TypeCheckError naming the argument
+            (a tensor's shape or dtype, checked by the signature); for a widget or an exercise
+            checker, what a case defines as handled (a notice on screen, a verdict printed)
+            instead of raising
     raw     any other exception, or a ValueError whose message names neither
     silent  returned normally where it must refuse (or gave a non-finite / wrong result)
     hang    ran past its time cap (killed)
@@ -33,6 +37,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import resource
 import select
 import shutil
@@ -81,6 +86,13 @@ def classify_error(err: BaseException, case) -> tuple[str, str]:
         text = _safe_str(err).lower()
         if text and any(n.lower() in text for n in case.names):
             return "ok", message
+        return "raw", "uninformative: " + message
+    if case.expect == "refuse" and type(err).__name__ == "TypeCheckError":
+        # jaxtyping's refusal of a tensor's shape or dtype at a public door: clear when the
+        # parameter it names is one the case expects (its message shows the actual shape).
+        found = re.search(r"parameter '(\w+)'", _safe_str(err))
+        if found and found.group(1).lower() in {n.lower() for n in case.names}:
+            return "ok", f"TypeCheckError: parameter {found.group(1)!r}"
         return "raw", "uninformative: " + message
     return "raw", message
 
