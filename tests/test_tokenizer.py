@@ -110,6 +110,20 @@ def test_a_token_on_two_lines_of_vocab_txt_is_refused(tmp_path):
         WordPieceTokenizer.from_directory(tmp_path)
 
 
+def test_vocab_txt_lines_end_where_the_tokenizers_library_ends_them(tmp_path):
+    """A line ends at "\\n" only, as WordPiece.read_file reads it, not also at U+2028, U+0085
+    or U+001C (str.splitlines), which would shift every later id by one; trailing white space
+    ("\\r" of a Windows line end, U+3000) goes, as there, and U+001C stays, as there."""
+    lines = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a\u2028b", "c\x85d", "e\x1cf",
+             "g\r", "h\u3000", "i\x1c", " j", "the", "cat"]
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    expected = models.WordPiece.read_file(str(path))  # the tokenizers library's own reader
+    tok = WordPieceTokenizer.from_vocab_txt(path)
+    assert {t: tok.vocab[t] for t in tok.vocab.idx_to_token} == expected
+    assert tok.vocab[["the", "cat"]] == [12, 13] and tok.tokenize("the cat") == ["the", "cat"]
+
+
 def test_unreadable_tokenizer_files_are_value_errors(tmp_path):
     (tmp_path / "tokenizer.json").write_text("{broken", encoding="utf-8")
     with pytest.raises(ValueError, match="is not a tokenizer.json the tokenizers library"):
