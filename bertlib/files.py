@@ -138,15 +138,29 @@ def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Pat
 def read_json(path: Path) -> dict:
     """A JSON object from a file that :func:`checked_file` let through: strict JSON, as
     bertlib writes it (``NaN`` and ``Infinity``, which Python's reader takes, are no JSON
-    numbers: a size or setting read as NaN would pass every ``>`` check)."""
+    numbers: a size or setting read as NaN would pass every ``>`` check), each key of an
+    object given once."""
     try:
-        value = json.loads(read_text(path), parse_constant=_not_json)
-    except ValueError as err:  # json.JSONDecodeError, or _not_json
+        value = json.loads(read_text(path), parse_constant=_not_json,
+                           object_pairs_hook=_unique_keys)
+    except ValueError as err:  # json.JSONDecodeError, _not_json or _unique_keys
         raise ValueError(f"{path} must hold JSON; {err}") from None
     except RecursionError:  # "[[[[..." nested deeper than Python's stack
         raise ValueError(f"{path} must hold JSON nested at most ~1000 levels deep") from None
     if not isinstance(value, dict):
         raise ValueError(f"{path} must hold a JSON object; got {type(value).__name__}")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """An object whose keys differ: of ``{"layers": 2, "layers": 12}`` Python's reader keeps
+    the last silently, other readers the first."""
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"the key {key!r} appears twice in one object (each key must be "
+                         "given once)")
     return value
 
 

@@ -135,6 +135,9 @@ class WordPieceTokenizer:
         return tokenizer
 
     def _own(self, backend: Tokenizer, specials: SpecialTokens | None) -> None:
+        model = type(backend.model).__name__
+        if model != "WordPiece":  # a BPE or Unigram vocabulary would cut words unlike BERT
+            raise ValueError(f"the tokenizer's model must be WordPiece (BERT's); got {model}")
         # Checkpoints may switch on truncation/padding; bertlib handles both itself.
         backend.no_truncation()
         backend.no_padding()

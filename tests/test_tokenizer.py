@@ -124,6 +124,21 @@ def test_vocab_txt_lines_end_where_the_tokenizers_library_ends_them(tmp_path):
     assert tok.vocab[["the", "cat"]] == [12, 13] and tok.tokenize("the cat") == ["the", "cat"]
 
 
+def test_a_tokenizer_json_that_is_not_wordpiece_is_refused(tmp_path):
+    """A BPE tokenizer.json (GPT-2's, RoBERTa's) holds the reserved tokens too, but cuts words
+    unlike BERT: bertlib would run it as if it were BERT's."""
+    backend = Tokenizer(models.BPE(unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    backend.train_from_iterator(["the cat sat on the mat"], trainers.BpeTrainer(
+        vocab_size=40, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    backend.save(str(tmp_path / "tokenizer.json"))
+    with pytest.raises(ValueError, match=r"tokenizer.json: the tokenizer's model must be "
+                                         r"WordPiece \(BERT's\); got BPE"):
+        WordPieceTokenizer.from_directory(tmp_path)
+    with pytest.raises(ValueError, match="must be WordPiece"):
+        WordPieceTokenizer(backend)
+
+
 def test_unreadable_tokenizer_files_are_value_errors(tmp_path):
     (tmp_path / "tokenizer.json").write_text("{broken", encoding="utf-8")
     with pytest.raises(ValueError, match="is not a tokenizer.json the tokenizers library"):
