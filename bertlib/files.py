@@ -83,13 +83,16 @@ def atomic_write_folder(folder: str | Path, write: Callable[[Path], None]) -> No
     to ``.old``, ``tmp`` to ``folder``. Killed at any moment, this leaves ``folder`` complete
     (old or new) or, between the renames, ``.old`` complete: :func:`complete_folder` finds it,
     and the next call puts it back before it starts.
+
+    A ``folder`` that is a symbolic link (to scratch space, say) stays one: the folder it
+    points to is swapped, beside itself (a rename never crosses file systems).
     """
-    folder = Path(folder)
+    folder = linked(Path(folder))
     old, tmp = aside(folder), folder.with_name(folder.name + ".partial")
     if not os.path.lexists(folder) and os.path.lexists(old):  # stopped between the renames
         os.replace(old, folder)
     for stale in (old, tmp):  # left by a call stopped after its renames, or while writing
-        shutil.rmtree(stale, ignore_errors=True)
+        remove(stale)
     tmp.mkdir()
     write(tmp)
     sync_folder(tmp)
@@ -97,15 +100,29 @@ def atomic_write_folder(folder: str | Path, write: Callable[[Path], None]) -> No
         os.replace(folder, old)
     os.replace(tmp, folder)
     sync_folder(folder.parent)
-    shutil.rmtree(old, ignore_errors=True)
+    remove(old)
+
+
+def remove(folder: Path) -> None:
+    """Remove ``folder`` if it is there; a link to a folder goes, not what it points to."""
+    if os.path.islink(folder):
+        os.unlink(folder)
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def complete_folder(folder: str | Path) -> Path | None:
     """The folder that :func:`atomic_write_folder` last finished writing as ``folder``:
     ``folder`` itself, or ``.old`` when a swap was stopped between its renames; None if
     neither exists. It changes nothing, so any number of readers may call it."""
-    folder = Path(folder)
+    folder = linked(Path(folder))
     return next((f for f in (folder, aside(folder)) if os.path.lexists(f)), None)
+
+
+def linked(folder: Path) -> Path:
+    """The folder that ``folder`` names: itself, or where it links to (links followed to the
+    end, even to a folder that is missing now)."""
+    return Path(os.path.realpath(folder)) if folder.is_symlink() else folder
 
 
 def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Path:

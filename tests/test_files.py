@@ -165,6 +165,46 @@ def test_a_folder_write_crashed_at_any_step_leaves_the_old_folder_or_the_new(tmp
     assert complete_folder(tmp_path / "none") is None
 
 
+def write_a(text: str):
+    """A writer of a folder that holds a.txt with ``text``."""
+    return lambda folder: atomic_write(folder / "a.txt", lambda tmp: tmp.write_text(text))
+
+
+def test_a_folder_that_is_a_link_stays_one_and_the_folder_it_names_is_swapped(tmp_path):
+    """out/k linked to scratch space (a cluster's usual set-up): each write swaps the folder in
+    scratch, beside itself; the link still points to it, and a crash at any step leaves the old
+    folder or the new one there."""
+    out, scratch = tmp_path / "out", tmp_path / "scratch"
+    out.mkdir()
+    scratch.mkdir()
+
+    def prepare(k):
+        atomic_write_folder(scratch / str(k), write_a("old"))
+        if not (out / str(k)).is_symlink():
+            (out / str(k)).symlink_to(scratch / str(k))
+
+    def save(k):
+        atomic_write_folder(out / str(k), write_a("new"))
+
+    def read(k):
+        assert (out / str(k)).is_symlink()
+        return (complete_folder(out / str(k)) / "a.txt").read_text()
+
+    assert every_crash(prepare, save, read, "old", "new") == {"old", "new"}
+    assert all(os.readlink(out / k) == str(scratch / k) for k in os.listdir(out))
+    assert sorted(os.listdir(scratch)) == sorted(os.listdir(out))  # no .old or .partial left
+
+
+def test_a_stale_partial_link_is_removed_not_the_folder_it_points_to(tmp_path):
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "data.txt").write_text("someone else's")
+    (tmp_path / "checkpoint.partial").symlink_to(tmp_path / "other")
+    atomic_write_folder(tmp_path / "checkpoint", write_a("new"))
+    assert (tmp_path / "checkpoint" / "a.txt").read_text() == "new"
+    assert (tmp_path / "other" / "data.txt").read_text() == "someone else's"
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "other"]
+
+
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_read_json_reads_strict_json(tmp_path, constant):
     """Python's json module reads NaN and Infinity, which JSON does not have: a config whose
