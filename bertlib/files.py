@@ -14,6 +14,7 @@ process killed at any moment leaves ``path`` as it was or as the writer finished
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
@@ -25,17 +26,35 @@ from pathlib import Path
 from bertlib.checks import check_path
 
 
+class ReadOnlyFileError(PermissionError):
+    """A read-only file, which :func:`atomic_write` does not replace (as an editor would not)."""
+
+
 def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
     """Replace ``path`` by what ``write(tmp)`` writes to ``tmp``, all at once.
 
     ``tmp`` is a new empty file in ``path``'s folder (so the rename stays on one disk) with
-    ``path``'s suffix (writers that choose a format by the extension still work). The file is
-    flushed to disk before the rename, and the folder after it where the system allows; if
-    ``write`` (or anything after it) raises, ``tmp`` is removed and the error raised again.
+    ``path``'s suffix (writers that choose a format by the extension still work), and a short
+    name: any name the folder allows for ``path`` is written. The file is flushed to disk
+    before the rename, and the folder after it where the system allows; if ``write`` (or
+    anything after it) raises, ``tmp`` is removed and the error raised again. A name longer
+    than the file system allows, or a read-only file at ``path`` (mode 0444: no write bit,
+    which even root would override), is an OSError before anything is written.
     """
     path = Path(path)
+    size, limit = len(os.fsencode(path.name)), name_max(path.parent)
+    if size > limit:
+        raise OSError(errno.ENAMETOOLONG, f"the file name has {size} bytes; the file system "
+                      f"allows at most {limit}", str(path))
+    try:
+        mode = path.stat().st_mode
+    except OSError:  # nothing there yet (a missing folder is said when tmp is created)
+        mode = 0
+    if stat.S_ISREG(mode) and not mode & 0o222:
+        raise ReadOnlyFileError(errno.EACCES, f"the file is read-only (mode "
+                                f"{stat.S_IMODE(mode):o}); it is not replaced", str(path))
     while True:  # a fresh name: two writers of one path must not share a temporary file
-        tmp = path.with_name(f".{path.stem}.{secrets.token_hex(6)}.tmp{path.suffix}")
+        tmp = path.with_name(f".tmp-{secrets.token_hex(4)}{path.suffix}")
         try:  # 0o666 less the umask, as an ordinary new file gets (mkstemp would give 0o600)
             os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
             break
@@ -54,6 +73,15 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
             os.unlink(tmp)
         raise
     sync_folder(path.parent)
+
+
+def name_max(folder: Path) -> int:
+    """The longest file name, in bytes, that ``folder``'s file system allows (255 where the
+    system does not say)."""
+    try:
+        return os.pathconf(folder, "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):  # no pathconf (Windows), no such folder...
+        return 255
 
 
 def sync_folder(folder: str | Path) -> None:

@@ -5,6 +5,7 @@ made to crash in turn, and a reader must then find one or the other, never a mix
 
 import builtins
 import contextlib
+import errno
 import io
 import os
 import stat
@@ -125,6 +126,22 @@ def test_the_temporary_file_is_beside_the_target_with_its_suffix_and_usual_mode(
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE((tmp_path / "figure.png").stat().st_mode) == 0o666 & ~umask
+
+
+def test_any_name_the_folder_allows_is_written_and_a_read_only_file_is_kept(tmp_path):
+    limit = os.pathconf(tmp_path, "PC_NAME_MAX")
+    longest = tmp_path / ("a" * (limit - len(".json")) + ".json")
+    atomic_write(longest, lambda tmp: tmp.write_text("{}"))  # tmp's name must fit too
+    assert longest.read_text() == "{}"
+    with pytest.raises(OSError, match=f"the file name has {limit + 1} bytes; the file system "
+                                      f"allows at most {limit}") as refused:
+        atomic_write(longest.with_name("a" + longest.name), lambda tmp: None)
+    assert refused.value.errno == errno.ENAMETOOLONG
+    longest.chmod(0o444)  # root could replace it: the mode says it is not to be
+    with pytest.raises(PermissionError, match="the file is read-only"):
+        atomic_write(longest, lambda tmp: tmp.write_text("new"))
+    assert longest.read_text() == "{}" and stat.S_IMODE(longest.stat().st_mode) == 0o444
+    assert os.listdir(tmp_path) == [longest.name]
 
 
 def test_a_writer_that_fails_leaves_the_old_file_and_no_stray_one(tmp_path):
