@@ -20,10 +20,17 @@ import os
 import secrets
 import shutil
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from bertlib.checks import check_path
+
+try:
+    import fcntl
+except ImportError:  # Windows: folders are not locked
+    fcntl = None
+
+LOCK_FILE = ".lock"
 
 
 class ReadOnlyFileError(PermissionError):
@@ -151,6 +158,28 @@ def linked(folder: Path) -> Path:
     """The folder that ``folder`` names: itself, or where it links to (links followed to the
     end, even to a folder that is missing now)."""
     return Path(os.path.realpath(folder)) if folder.is_symlink() else folder
+
+
+@contextlib.contextmanager
+def locked(name: str, folder: Path) -> Iterator[None]:
+    """``folder`` for this process alone while it holds ``folder/.lock`` (a lock the system
+    lets go however the process ends); ValueError naming ``name`` if another holds it, or if
+    ``folder`` cannot be written."""
+    try:
+        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as err:  # a read-only folder...
+        raise ValueError(f"{name} must be a folder bertlib can write to; got {str(folder)!r}: "
+                         f"{err.strerror}") from None
+    try:
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise ValueError(f"another run is using the folder {str(folder)!r}: wait for "
+                                 f"it to end, or give another {name}") from None
+        yield
+    finally:
+        os.close(fd)  # and with it the lock
 
 
 def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Path:

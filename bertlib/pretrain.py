@@ -52,20 +52,14 @@ from bertlib.checks import (
 )
 from bertlib.corpus import load_small_corpus, read_folder, read_wikitext, tokenize_paragraphs
 from bertlib.data import PretrainBatch, make_pretrain_data
-from bertlib.files import atomic_write, complete_folder
+from bertlib.files import atomic_write, complete_folder, locked
 from bertlib.loss import BERTLoss, bert_loss
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.train import check_lr, init_model, make_optimizer
 
-try:
-    import fcntl
-except ImportError:  # Windows: runs are not locked
-    fcntl = None
-
 CHECKPOINT_DIR = "checkpoint"
 TOKENIZER_FILE = "tokenizer.json"
-LOCK_FILE = ".lock"
 MAX_THREADS = 1024
 
 
@@ -216,27 +210,6 @@ def make_out(out: str) -> Path:
     return path
 
 
-@contextlib.contextmanager
-def locked(out: Path) -> Iterator[None]:
-    """``out`` for this run alone, while it holds ``out/.lock``: a second run on the same
-    folder would remove this one's ``checkpoint.partial`` as a stale leftover."""
-    try:
-        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError as err:  # a read-only folder...
-        raise ValueError(f"out must be a folder bertlib can write to; got {str(out)!r}: "
-                         f"{err.strerror}") from None
-    try:
-        if fcntl is not None:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise ValueError(f"another run is using the folder {str(out)!r}: wait for it "
-                                 "to end, or give another --out") from None
-        yield
-    finally:
-        os.close(fd)  # and with it the lock
-
-
 def pretrain(args: RunArgs, *, on_step: Callable[[int, float, float], None] | None = None
              ) -> torch.nn.Module:
     """Run (or resume) the pretraining described by ``args`` in this process; under
@@ -259,7 +232,8 @@ def pretrain(args: RunArgs, *, on_step: Callable[[int, float, float], None] | No
     if world > 1 and not dist.is_initialized():
         dist.init_process_group("nccl" if cuda else "gloo")
     out = make_out(args.out)
-    with locked(out) if rank == 0 else contextlib.nullcontext():
+    # A second run on out would take this one's checkpoint.partial for a stale leftover.
+    with locked("out", out) if rank == 0 else contextlib.nullcontext():
         paragraphs = read_corpus(args.corpus)
         tokenizer = build_tokenizer(args, paragraphs, out, rank)
         # Every process builds the same pairs from the same seed (cheap next to training) and
