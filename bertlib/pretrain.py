@@ -19,6 +19,7 @@ gives the same weights as a run that was never interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import shutil
@@ -30,6 +31,7 @@ from pathlib import Path
 
 import torch
 import torch.distributed as dist
+from safetensors import SafetensorError
 from torch.nn.parallel import DistributedDataParallel
 
 from bertlib.assets import SMALL_BERT_DIR
@@ -50,7 +52,7 @@ from bertlib.checks import (
 )
 from bertlib.corpus import load_small_corpus, read_folder, read_wikitext, tokenize_paragraphs
 from bertlib.data import PretrainBatch, make_pretrain_data
-from bertlib.files import atomic_write, complete_folder
+from bertlib.files import atomic_write, complete_folder, locked
 from bertlib.loss import BERTLoss, bert_loss
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.tokenizer import WordPieceTokenizer
@@ -153,8 +155,12 @@ def slice_loss(model: torch.nn.Module, batch: list[torch.Tensor],
 def save_checkpoint(directory: Path, model: BERTModel, optimizer: torch.optim.Optimizer,
                     step: int, args: RunArgs) -> None:
     """Model, Adam state, step and arguments, swapped in whole
-    (:func:`bertlib.checkpoint.save_training_state`)."""
-    save_training_state(directory, model, optimizer, {"step": step, "args": asdict(args)})
+    (:func:`bertlib.checkpoint.save_training_state`); a full disk is a ValueError saying so."""
+    try:
+        save_training_state(directory, model, optimizer, {"step": step, "args": asdict(args)})
+    except (OSError, SafetensorError) as err:
+        raise ValueError(f"cannot save the checkpoint of step {step} into {str(directory)!r} "
+                         f"(the last one saved stays): {err}") from None
 
 
 def load_checkpoint(directory: Path, args: RunArgs) -> tuple[BERTModel, dict, int]:
@@ -226,39 +232,40 @@ def pretrain(args: RunArgs, *, on_step: Callable[[int, float, float], None] | No
     if world > 1 and not dist.is_initialized():
         dist.init_process_group("nccl" if cuda else "gloo")
     out = make_out(args.out)
+    # A second run on out would take this one's checkpoint.partial for a stale leftover.
+    with locked("out", out) if rank == 0 else contextlib.nullcontext():
+        paragraphs = read_corpus(args.corpus)
+        tokenizer = build_tokenizer(args, paragraphs, out, rank)
+        # Every process builds the same pairs from the same seed (cheap next to training) and
+        # reads its own slice of each batch from them.
+        data = make_pretrain_data(tokenize_paragraphs(paragraphs, tokenizer.tokenize),
+                                  tokenizer.vocab, args.max_len, seed=args.seed, rounds=args.rounds)
 
-    paragraphs = read_corpus(args.corpus)
-    tokenizer = build_tokenizer(args, paragraphs, out, rank)
-    # Every process builds the same pairs from the same seed (cheap next to training) and
-    # reads its own slice of each batch from them.
-    data = make_pretrain_data(tokenize_paragraphs(paragraphs, tokenizer.tokenize),
-                              tokenizer.vocab, args.max_len, seed=args.seed, rounds=args.rounds)
+        config = BERTConfig(len(tokenizer.vocab), args.num_hiddens, args.ffn_num_hiddens,
+                            args.num_heads, args.num_blks, args.dropout, args.max_len)
+        checkpoint = complete_folder(out / CHECKPOINT_DIR)
+        if checkpoint is not None:
+            model, adam_state, start = load_checkpoint(checkpoint, args)
+            if model.config != config:
+                raise ValueError(f"the model in {str(checkpoint)!r} is not the one these arguments "
+                                 f"and {TOKENIZER_FILE} make: {model.config} vs {config}")
+        else:
+            model, adam_state, start = init_model(config, args.seed).train(), {}, 0
+        model.to(device)
+        optimizer = make_optimizer(model, args.lr)
+        # The groups (lr, betas...) come from the arguments, which the checkpoint's match.
+        optimizer.load_state_dict({"state": adam_state,  # moved to the model's device
+                                   "param_groups": optimizer.state_dict()["param_groups"]})
+        ddp = DistributedDataParallel(model, device_ids=[local_rank] if cuda else None) \
+            if world > 1 else model
 
-    config = BERTConfig(len(tokenizer.vocab), args.num_hiddens, args.ffn_num_hiddens,
-                        args.num_heads, args.num_blks, args.dropout, args.max_len)
-    checkpoint = complete_folder(out / CHECKPOINT_DIR)
-    if checkpoint is not None:
-        model, adam_state, start = load_checkpoint(checkpoint, args)
-        if model.config != config:
-            raise ValueError(f"the model in {str(checkpoint)!r} is not the one these arguments "
-                             f"and {TOKENIZER_FILE} make: {model.config} vs {config}")
-    else:
-        model, adam_state, start = init_model(config, args.seed).train(), {}, 0
-    model.to(device)
-    optimizer = make_optimizer(model, args.lr)
-    # The groups (lr, betas...) come from the arguments, which the checkpoint's match.
-    optimizer.load_state_dict({"state": adam_state,  # moved to the model's device
-                               "param_groups": optimizer.state_dict()["param_groups"]})
-    ddp = DistributedDataParallel(model, device_ids=[local_rank] if cuda else None) \
-        if world > 1 else model
-
-    with torch.random.fork_rng(devices=[device] if cuda else []):
-        _train(args, ddp, model, optimizer, data, start, world, rank, device, on_step)
-    if rank == 0:
-        save_pretrained(model, out, recipe=asdict(args))
-    if world > 1:
-        dist.destroy_process_group()
-    return model.eval()
+        with torch.random.fork_rng(devices=[device] if cuda else []):
+            _train(args, ddp, model, optimizer, data, start, world, rank, device, on_step)
+        if rank == 0:
+            save_pretrained(model, out, recipe=asdict(args))
+        if world > 1:
+            dist.destroy_process_group()
+        return model.eval()
 
 
 def _train(args: RunArgs, ddp: torch.nn.Module, model: BERTModel,
@@ -368,14 +375,21 @@ def parse_args(argv: list[str] | None = None) -> RunArgs:
 
 def main(argv: list[str] | None = None) -> None:
     """The command: set torch's threads if asked (the process is the command's own), then
-    pretrain; a refusal is printed as one line (exit status 1), not as a traceback."""
+    pretrain; a refusal or a failed write is printed as one line (exit status 1), Ctrl-C as
+    where the last checkpoint is (exit status 130), not as a traceback."""
     args, threads = parse_command(argv)
     if threads is not None:
         torch.set_num_threads(threads)
     try:
         pretrain(args)
-    except ValueError as err:
+    except (ValueError, OSError) as err:
         sys.exit(f"python -m bertlib.pretrain: error: {err}")
+    except KeyboardInterrupt:
+        checkpoint = complete_folder(Path(args.out) / CHECKPOINT_DIR)
+        saved = ("no checkpoint was saved yet" if checkpoint is None else
+                 f"the last checkpoint is {str(checkpoint)!r}: run the same command to resume")
+        print(f"python -m bertlib.pretrain: stopped; {saved}", file=sys.stderr)
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,10 @@ VOCAB_SIZE_MAX = 1_000_000
 # What train reads from an iterator of texts, in characters: the corpus reader's limit
 # (bertlib.corpus.CORPUS_MAX_BYTES, 64 MiB), so that an endless generator is refused there.
 TRAIN_MAX_CHARS = 64 << 20
+# What the tokenizers library strips from the end of a vocab.txt line (Rust's trim_end: Unicode
+# White_Space, the "\r" of a Windows line end among it; Python's isspace adds U+001C-U+001F).
+LINE_END_SPACE = ("\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+                  "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 
 
 def _bert_backend(model: models.WordPiece, lowercase: bool = True) -> Tokenizer:
@@ -69,6 +73,16 @@ def check_text(name: str, value: str) -> None:
     except UnicodeEncodeError as err:
         raise InputError("error_not_utf8", name=name, position=err.start,
                          char=ascii(value[err.start])) from None
+
+
+def _vocab_lines(text: str) -> list[str]:
+    """The tokens of a ``vocab.txt``, read as the tokenizers library reads it
+    (``WordPiece.read_file``): a line ends at "\\n" only (``str.splitlines`` would end one at
+    U+2028, U+0085 or U+001C too, and shift every later id), less its trailing white space."""
+    lines = text.split("\n")
+    if lines[-1] == "":  # the last line's "\n" starts no line
+        lines.pop()
+    return [line.rstrip(LINE_END_SPACE) for line in lines]
 
 
 def _read_texts(texts: Iterable[str]) -> list[str]:
@@ -120,6 +134,9 @@ class WordPieceTokenizer:
         return tokenizer
 
     def _own(self, backend: Tokenizer, specials: SpecialTokens | None) -> None:
+        model = type(backend.model).__name__
+        if model != "WordPiece":  # a BPE or Unigram vocabulary would cut words unlike BERT
+            raise ValueError(f"the tokenizer's model must be WordPiece (BERT's); got {model}")
         # Checkpoints may switch on truncation/padding; bertlib handles both itself.
         backend.no_truncation()
         backend.no_padding()
@@ -133,7 +150,10 @@ class WordPieceTokenizer:
         tokens = [tok for tok, _ in by_id]
         if specials is None:
             specials = _spelling(set(tokens))
-        self.vocab = Vocab.from_list(tokens, specials)
+        # The backend's own pieces, by id: Vocab.from_list would refuse white space inside
+        # one, which a checkpoint's vocab.txt may hold ("a\u2028b" is one line, one id).
+        self.vocab = Vocab.__new__(Vocab)
+        self.vocab._init(tokens, specials)
 
     @classmethod
     def train(cls, texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
@@ -227,7 +247,7 @@ class WordPieceTokenizer:
         path = checked_path("path", path, TOKENIZER_MAX_BYTES)
         check_bool("lowercase", lowercase)
         try:
-            return cls.from_tokens(read_text(path).splitlines(), lowercase)
+            return cls.from_tokens(_vocab_lines(read_text(path)), lowercase)
         except ValueError as err:  # duplicates, reserved tokens missing: say which file
             raise ValueError(f"{path}: {err}") from None
 

@@ -229,6 +229,15 @@ def test_a_hostile_config_file_is_a_value_error(tmp_path, content):
         load_pretrained(tmp_path)
 
 
+def test_a_key_given_twice_in_config_json_is_refused(saved):
+    """Python's reader would keep the last num_blks silently (other readers keep the first)."""
+    path = saved / "config.json"
+    path.write_text(path.read_text().replace('"num_blks": 1', '"num_blks": 1, "num_blks": 24'))
+    with pytest.raises(ValueError, match="config.json must hold JSON; the key 'num_blks' "
+                                         "appears twice in one object"):
+        load_pretrained(saved)
+
+
 def test_a_symlink_loop_is_a_value_error(tmp_path):
     os.symlink(tmp_path / "config.json", tmp_path / "config.json")
     with pytest.raises(ValueError, match="config.json cannot be read: Too many levels"):

@@ -5,6 +5,7 @@ made to crash in turn, and a reader must then find one or the other, never a mix
 
 import builtins
 import contextlib
+import errno
 import io
 import os
 import stat
@@ -127,6 +128,22 @@ def test_the_temporary_file_is_beside_the_target_with_its_suffix_and_usual_mode(
     assert stat.S_IMODE((tmp_path / "figure.png").stat().st_mode) == 0o666 & ~umask
 
 
+def test_any_name_the_folder_allows_is_written_and_a_read_only_file_is_kept(tmp_path):
+    limit = os.pathconf(tmp_path, "PC_NAME_MAX")
+    longest = tmp_path / ("a" * (limit - len(".json")) + ".json")
+    atomic_write(longest, lambda tmp: tmp.write_text("{}"))  # tmp's name must fit too
+    assert longest.read_text() == "{}"
+    with pytest.raises(OSError, match=f"the file name has {limit + 1} bytes; the file system "
+                                      f"allows at most {limit}") as refused:
+        atomic_write(longest.with_name("a" + longest.name), lambda tmp: None)
+    assert refused.value.errno == errno.ENAMETOOLONG
+    longest.chmod(0o444)  # root could replace it: the mode says it is not to be
+    with pytest.raises(PermissionError, match="the file is read-only"):
+        atomic_write(longest, lambda tmp: tmp.write_text("new"))
+    assert longest.read_text() == "{}" and stat.S_IMODE(longest.stat().st_mode) == 0o444
+    assert os.listdir(tmp_path) == [longest.name]
+
+
 def test_a_writer_that_fails_leaves_the_old_file_and_no_stray_one(tmp_path):
     (tmp_path / "a.json").write_text("{}")
 
@@ -163,6 +180,46 @@ def test_a_folder_write_crashed_at_any_step_leaves_the_old_folder_or_the_new(tmp
 
     assert every_crash(prepare, save, read, ("old",) * 3, ("new",) * 3) == {"old", "new"}
     assert complete_folder(tmp_path / "none") is None
+
+
+def write_a(text: str):
+    """A writer of a folder that holds a.txt with ``text``."""
+    return lambda folder: atomic_write(folder / "a.txt", lambda tmp: tmp.write_text(text))
+
+
+def test_a_folder_that_is_a_link_stays_one_and_the_folder_it_names_is_swapped(tmp_path):
+    """out/k linked to scratch space (a cluster's usual set-up): each write swaps the folder in
+    scratch, beside itself; the link still points to it, and a crash at any step leaves the old
+    folder or the new one there."""
+    out, scratch = tmp_path / "out", tmp_path / "scratch"
+    out.mkdir()
+    scratch.mkdir()
+
+    def prepare(k):
+        atomic_write_folder(scratch / str(k), write_a("old"))
+        if not (out / str(k)).is_symlink():
+            (out / str(k)).symlink_to(scratch / str(k))
+
+    def save(k):
+        atomic_write_folder(out / str(k), write_a("new"))
+
+    def read(k):
+        assert (out / str(k)).is_symlink()
+        return (complete_folder(out / str(k)) / "a.txt").read_text()
+
+    assert every_crash(prepare, save, read, "old", "new") == {"old", "new"}
+    assert all(os.readlink(out / k) == str(scratch / k) for k in os.listdir(out))
+    assert sorted(os.listdir(scratch)) == sorted(os.listdir(out))  # no .old or .partial left
+
+
+def test_a_stale_partial_link_is_removed_not_the_folder_it_points_to(tmp_path):
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "data.txt").write_text("someone else's")
+    (tmp_path / "checkpoint.partial").symlink_to(tmp_path / "other")
+    atomic_write_folder(tmp_path / "checkpoint", write_a("new"))
+    assert (tmp_path / "checkpoint" / "a.txt").read_text() == "new"
+    assert (tmp_path / "other" / "data.txt").read_text() == "someone else's"
+    assert sorted(os.listdir(tmp_path)) == ["checkpoint", "other"]
 
 
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])

@@ -1,6 +1,8 @@
 """Pretraining beyond the notebook: torchrun with several processes, resuming, any corpus."""
 
 import dataclasses
+import errno
+import fcntl
 import json
 import os
 import re
@@ -11,9 +13,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 from test_files import every_crash
 
+import bertlib.checkpoint
 import bertlib.pretrain as pretrain_module
 from bertlib import BERTConfig, BERTModel
 from bertlib.assets import SMALL_BERT_DIR, WIKITEXT_SAMPLE
@@ -27,6 +31,7 @@ from bertlib.pretrain import (
     pretrain,
     read_corpus,
     save_checkpoint,
+    slice_loss,
 )
 from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.train import make_optimizer
@@ -349,3 +354,73 @@ def test_parsing_changes_no_thread_count_running_the_command_may(monkeypatch, ca
 def test_the_command_prints_a_refusal_as_one_line(tmp_path, capsys):
     with pytest.raises(SystemExit, match="error: .*must be a regular file; it is a device"):
         pretrain_module.main(["--corpus", "/dev/null", "--out", str(tmp_path)])
+
+
+def command(args: RunArgs) -> list[str]:
+    """The command line that asks for ``args``."""
+    return [word for name, value in dataclasses.asdict(args).items()
+            for word in ("--" + name.replace("_", "-"), str(value))]
+
+
+def test_ctrl_c_says_in_one_line_where_the_last_checkpoint_is(texts, tmp_path, monkeypatch,
+                                                               capsys):
+    args = fast_args(texts, tmp_path / "run", steps=4)
+    steps = []
+
+    def ctrl_c_at_step_2(*batch):
+        steps.append(len(steps) + 1)
+        if steps[-1] == 2:
+            raise KeyboardInterrupt
+        return slice_loss(*batch)
+
+    monkeypatch.setattr(pretrain_module, "slice_loss", ctrl_c_at_step_2)
+    with pytest.raises((SystemExit, KeyboardInterrupt)) as stop:  # not let out as a traceback
+        pretrain_module.main(command(args))
+    assert stop.type is SystemExit and stop.value.code == 130  # 128 + SIGINT, as shells say
+    checkpoint = tmp_path / "run" / "checkpoint"
+    assert capsys.readouterr().err == (f"python -m bertlib.pretrain: stopped; the last checkpoint "
+                                       f"is '{checkpoint}': run the same command to resume\n")
+    assert json.loads((checkpoint / "trainer.json").read_text())["step"] == 1
+
+
+@pytest.mark.parametrize("full", [
+    OSError(errno.ENOSPC, "No space left on device"),
+    SafetensorError('Error while serializing: IoError(Os { code: 28, kind: StorageFull, '
+                    'message: "No space left on device" })'),
+])
+def test_a_full_disk_while_saving_a_checkpoint_is_one_line(texts, tmp_path, monkeypatch, full):
+    def save_file(*args, **kwargs):  # Adam's state, the checkpoint's largest file
+        raise full
+
+    monkeypatch.setattr(bertlib.checkpoint, "save_file", save_file)
+    with pytest.raises(SystemExit, match=r"^python -m bertlib.pretrain: error: cannot save the "
+                                         r"checkpoint of step 1 into '.*checkpoint' \(the last "
+                                         r"one saved stays\): .*No space left on device\W*$"):
+        pretrain_module.main(command(fast_args(texts, tmp_path / "run")))
+
+
+def test_an_out_folder_that_cannot_be_written_is_one_line(texts, tmp_path):
+    readonly = tmp_path / "readonly"
+    readonly.mkdir(mode=0o555)
+    if os.geteuid() == 0:  # root writes into a folder whatever its mode, not into sysfs
+        readonly = Path("/sys/kernel")
+    (tmp_path / "out").symlink_to(readonly)
+    with pytest.raises(SystemExit, match=r"^python -m bertlib.pretrain: error: out must be a "
+                                         r"folder bertlib can write to; got '.*out': "):
+        pretrain_module.main(command(fast_args(texts, tmp_path / "out")))
+
+
+def test_a_second_run_on_the_same_out_is_refused_while_the_first_runs(texts, tmp_path):
+    """The second run would remove the first's checkpoint.partial as a stale leftover."""
+    args = fast_args(texts, tmp_path / "run")
+    out = Path(args.out)
+    (out / "checkpoint.partial").mkdir(parents=True)  # the first run's save under way
+    first = os.open(out / ".lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(first, fcntl.LOCK_EX)  # as the first run holds it
+    with pytest.raises(SystemExit, match=r"^python -m bertlib.pretrain: error: another run is "
+                                         rf"using the folder '{re.escape(str(out))}'"):
+        pretrain_module.main(command(args))
+    assert (out / "checkpoint.partial").is_dir()
+    os.close(first)  # the first run ends: the folder is free again
+    pretrain_module.main(command(args))
+    assert json.loads((out / "checkpoint" / "trainer.json").read_text())["step"] == 2

@@ -110,6 +110,35 @@ def test_a_token_on_two_lines_of_vocab_txt_is_refused(tmp_path):
         WordPieceTokenizer.from_directory(tmp_path)
 
 
+def test_vocab_txt_lines_end_where_the_tokenizers_library_ends_them(tmp_path):
+    """A line ends at "\\n" only, as WordPiece.read_file reads it, not also at U+2028, U+0085
+    or U+001C (str.splitlines), which would shift every later id by one; trailing white space
+    ("\\r" of a Windows line end, U+3000) goes, as there, and U+001C stays, as there."""
+    lines = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a\u2028b", "c\x85d", "e\x1cf",
+             "g\r", "h\u3000", "i\x1c", " j", "the", "cat"]
+    path = tmp_path / "vocab.txt"
+    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    expected = models.WordPiece.read_file(str(path))  # the tokenizers library's own reader
+    tok = WordPieceTokenizer.from_vocab_txt(path)
+    assert {t: tok.vocab[t] for t in tok.vocab.idx_to_token} == expected
+    assert tok.vocab[["the", "cat"]] == [12, 13] and tok.tokenize("the cat") == ["the", "cat"]
+
+
+def test_a_tokenizer_json_that_is_not_wordpiece_is_refused(tmp_path):
+    """A BPE tokenizer.json (GPT-2's, RoBERTa's) holds the reserved tokens too, but cuts words
+    unlike BERT: bertlib would run it as if it were BERT's."""
+    backend = Tokenizer(models.BPE(unk_token="[UNK]"))
+    backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    backend.train_from_iterator(["the cat sat on the mat"], trainers.BpeTrainer(
+        vocab_size=40, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    backend.save(str(tmp_path / "tokenizer.json"))
+    with pytest.raises(ValueError, match=r"tokenizer.json: the tokenizer's model must be "
+                                         r"WordPiece \(BERT's\); got BPE"):
+        WordPieceTokenizer.from_directory(tmp_path)
+    with pytest.raises(ValueError, match="must be WordPiece"):
+        WordPieceTokenizer(backend)
+
+
 def test_unreadable_tokenizer_files_are_value_errors(tmp_path):
     (tmp_path / "tokenizer.json").write_text("{broken", encoding="utf-8")
     with pytest.raises(ValueError, match="is not a tokenizer.json the tokenizers library"):

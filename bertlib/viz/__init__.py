@@ -4,6 +4,7 @@ The figures are plain matplotlib (``plot_*`` returns a ``Figure``); the widgets 
 figures in place. Nothing here is needed to build or train a model.
 """
 
+from bertlib.viz import fonts  # noqa: F401 (first: it imports matplotlib, quietly)
 from bertlib.viz.attention import (
     AllHeadsPlot,
     AttentionPlot,

@@ -10,13 +10,30 @@ different glyph forms (直, 骨, 写...), and a Chinese form looks wrong to a Ja
 from __future__ import annotations
 
 import functools
+import logging
 import warnings
 from pathlib import Path
 
-from matplotlib import font_manager
-from matplotlib.artist import Artist
-from matplotlib.figure import Figure
-from matplotlib.text import Text
+
+def _not_a_cache_folder_notice(record: logging.LogRecord) -> bool:
+    """False for what matplotlib logs when it cannot use its config or cache folder ("mkdir -p
+    failed...", "Matplotlib created a temporary cache directory...")."""
+    return record.funcName != "_get_config_or_cache_dir"
+
+
+# bertlib.viz imports matplotlib here first. On a locked-down machine (HOME or MPLCONFIGDIR not
+# writable: a lab's shared account) matplotlib logs while it is imported that it made a
+# temporary cache folder instead, a warning in a notebook's first output cell about nothing
+# the learner can do. Only that is held back, only during this import: matplotlib's logging
+# is left as it was.
+logging.getLogger("matplotlib").addFilter(_not_a_cache_folder_notice)
+try:
+    from matplotlib import font_manager  # finds the cache folder, as matplotlib does
+    from matplotlib.artist import Artist
+    from matplotlib.figure import Figure
+    from matplotlib.text import Text
+finally:
+    logging.getLogger("matplotlib").removeFilter(_not_a_cache_folder_notice)
 
 CJK_FAMILY = "Noto Sans CJK SC"  # the face of every language but those below
 CJK_FAMILIES = {"ja": "Noto Sans CJK JP"}

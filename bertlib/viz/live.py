@@ -8,7 +8,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from bertlib.checks import InputError, check_path
-from bertlib.files import atomic_write
+from bertlib.files import ReadOnlyFileError, atomic_write
 from bertlib.i18n import resolve_language, text
 from bertlib.viz._render import Blitter
 from bertlib.viz.style import new_figure
@@ -23,7 +23,8 @@ SAVE_DPI = 120
 SAVE_REASONS = {errno.EACCES: "save_no_permission", errno.EPERM: "save_no_permission",
                 errno.EROFS: "save_no_permission", errno.ENOSPC: "save_disk_full",
                 errno.EDQUOT: "save_disk_full", errno.EISDIR: "save_is_folder",
-                errno.ENOENT: "save_no_folder", errno.ENOTDIR: "save_no_folder"}
+                errno.ENOENT: "save_no_folder", errno.ENOTDIR: "save_no_folder",
+                errno.ENAMETOOLONG: "save_name_too_long"}
 
 
 class SaveError(InputError):
@@ -31,7 +32,8 @@ class SaveError(InputError):
     that name, a full disk), in every language; the file there before is left as it was."""
 
     def __init__(self, path: Path, err: OSError) -> None:
-        self.reason = SAVE_REASONS.get(err.errno)
+        self.reason = ("save_read_only" if isinstance(err, ReadOnlyFileError)
+                       else SAVE_REASONS.get(err.errno))
         self.detail = err.strerror or type(err).__name__  # a rarer reason: the system's words
         super().__init__("save_failed", path=str(path), reason=self._reason("en"))
 
@@ -79,8 +81,6 @@ class LiveFigure:
                              f"got {str(path)!r}")
         if isinstance(dpi, bool) or not isinstance(dpi, int) or not 50 <= dpi <= 1200:
             raise ValueError(f"dpi must be an integer in [50, 1200]; got {dpi!r}")
-        if path.is_dir():  # os.replace would say only "Is a directory"
-            raise SaveError(path, IsADirectoryError(errno.EISDIR, "Is a directory"))
         if fmt == "png":  # drawn like the picture on screen, only larger
             png = self.blitter.png(dpi)
 
@@ -90,8 +90,10 @@ class LiveFigure:
             def write(tmp: Path) -> None:
                 self.blitter.save(tmp, format=fmt, dpi=dpi)
         try:
+            if path.is_dir():  # os.replace would say only "Is a directory"
+                raise IsADirectoryError(errno.EISDIR, "Is a directory")
             atomic_write(path, write)
-        except OSError as err:
+        except OSError as err:  # a name too long for is_dir too
             raise SaveError(path, err) from None
         return path
 

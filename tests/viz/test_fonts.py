@@ -1,5 +1,10 @@
+import ast
+import os
 import string
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -48,6 +53,29 @@ def test_no_figure_or_widget_changes_rcparams():
     before = dict(matplotlib.rcParams)
     draw_zh_figures()
     assert dict(matplotlib.rcParams) == before
+
+
+def test_matplotlib_is_imported_quietly_on_a_locked_down_machine(tmp_path):
+    """With HOME and MPLCONFIGDIR unwritable (a lab's shared account), matplotlib logs while it
+    is imported that it made a temporary cache folder: a warning in a notebook's first output
+    cell. bertlib.viz imports matplotlib first in bertlib.viz.fonts, with that notice held
+    back, and leaves matplotlib's logging as it was."""
+    init = ast.parse(Path(viz.__file__).read_text(encoding="utf-8"))
+    first = next(node for node in init.body if isinstance(node, ast.ImportFrom))
+    assert (first.module, [a.name for a in first.names]) == ("bertlib.viz", ["fonts"])
+    (tmp_path / "file").write_text("")  # root writes into a 0555 folder, not under a file
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+    env |= {"HOME": str(tmp_path / "file" / "home"), "MPLCONFIGDIR": str(tmp_path / "file" / "mpl")}
+
+    def stderr(code: str) -> str:
+        run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        return run.stderr
+
+    assert "Matplotlib created a temporary cache directory" in stderr("import matplotlib")
+    assert stderr(f"import logging, runpy; runpy.run_path({fonts.__file__!r}); "
+                  "assert not logging.getLogger('matplotlib').filters") == ""
 
 
 def test_every_chinese_string_is_covered_by_the_font():

@@ -3,6 +3,7 @@ import html
 import io
 import os
 import re
+import stat
 import struct
 import sys
 import unicodedata
@@ -28,7 +29,7 @@ from bertlib.tokenizer import WordPieceTokenizer
 from bertlib.viz import tables, tally_masks
 from bertlib.viz._widget import DEFAULT_TEXTS, ERROR_STYLE, NOTICE_STYLE, InputNotice
 from bertlib.viz.attention_widget import AttentionWidget
-from bertlib.viz.live import SAVE_DPI
+from bertlib.viz.live import SAVE_DPI, SaveError
 from bertlib.viz.widgets import (
     InputRepresentationWidget,
     MaskingWidget,
@@ -894,6 +895,27 @@ def test_a_save_that_cannot_be_written_is_said_and_keeps_the_old_file(model, tok
     assert w.message == text("save_failed", "zh", path="attention.svg",
                              reason=text("save_is_folder", "zh"))
     assert w.image.layout.display is None  # the figure stays on screen
+
+
+def test_a_read_only_file_is_kept_and_any_name_the_folder_allows_is_saved(model, tokenizer,
+                                                                          tmp_path):
+    """Before: a read-only (0444) file was replaced by a 0644 one; a name of 250 characters
+    was refused (the temporary name beside it was longer), one of 304 raised a bare OSError."""
+    w = NSPWidget(model, tokenizer, "zh", **TEXTS)
+    kept = tmp_path / "kept.png"
+    kept.write_bytes(b"mine")
+    kept.chmod(0o444)  # root may write it anyway: the mode says it is not to be replaced
+    with pytest.raises(SaveError) as refused:
+        w.save(kept)
+    assert refused.value.message("zh") == text("save_failed", "zh", path=str(kept),
+                                               reason=text("save_read_only", "zh"))
+    assert kept.read_bytes() == b"mine" and stat.S_IMODE(kept.stat().st_mode) == 0o444
+    limit = os.pathconf(tmp_path, "PC_NAME_MAX")
+    longest = tmp_path / ("a" * (limit - len(".png")) + ".png")
+    assert w.save(longest) == longest and longest.read_bytes().startswith(b"\x89PNG")
+    with pytest.raises(SaveError, match="the file name is longer than the file system allows"):
+        w.save(tmp_path / ("a" * (limit + 45) + ".png"))
+    assert sorted(tmp_path.iterdir()) == sorted([kept, longest])  # nothing else written
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
