@@ -325,8 +325,6 @@ class TokenLabels:
     """
 
     def __init__(self, ax, blitter: Blitter, axis: str, rotation: float = 0.0):
-        if axis not in ("x", "y"):
-            raise ValueError(f"axis must be 'x' (below the axes) or 'y' (left); got {axis!r}")
         self.ax, self.blitter, self.axis, self.rotation = ax, blitter, axis, rotation
         self.texts: list = []
         self.tokens: list[str] = []  # what is shown, as given (the texts escape "$")

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
+from jaxtyping import Float
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from torch import Tensor
 
-from bertlib.checks import check_int_in, check_str, check_tokens, number_array
+from bertlib.checks import check_int_in, check_tokens, number_array
 from bertlib.i18n import text
+from bertlib.model import checked
 from bertlib.viz._render import TokenLabels, bar_verts, pin_labels, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, ROW, label_size, literal
@@ -26,8 +30,6 @@ ROW_SUM_TOLERANCE = 1e-3  # float32 softmax rows of a few hundred keys sum to 1 
 
 def check_weights(weights: np.ndarray) -> None:
     """Attention weights are probabilities: finite and in [0, 1]."""
-    if weights.size == 0:
-        raise ValueError(f"weights must not be empty; got shape {weights.shape}")
     if not np.isfinite(weights).all() or weights.min() < 0 or weights.max() > 1:
         bad = weights[~(np.isfinite(weights) & (weights >= 0) & (weights <= 1))]
         raise ValueError(f"weights must be attention weights, finite and in [0, 1]; got "
@@ -117,21 +119,7 @@ class AttentionPlot(LiveFigure):
         self._length = T
 
     def update(self, view: AttentionView) -> Figure:
-        if not isinstance(view, AttentionView):
-            raise ValueError(f"view must be an AttentionView; got {type(view).__name__}")
-        check_tokens("tokens", view.tokens)
-        weights = number_array("weights", view.weights)
-        T = len(view.tokens)
-        if weights.shape != (T, T) or T == 0:
-            raise ValueError(f"weights must be (T, T) with T={T} tokens, T >= 1; got "
-                             f"{weights.shape}")
-        check_weights(weights)
-        check_int_in("query", view.query, 0, T - 1, " (a token index)")
-        if view.boundary is not None:
-            check_int_in("boundary", view.boundary, 1, T - 1,
-                         " (the index of the first sentence-B token), or None")
-        check_str("title", view.title)
-        check_str("note", view.note)
+        weights, T = view.weights, len(view.tokens)
         if self._length != T:
             self._layout(T)
         side = self.ax_map.get_position().height * self.figure.get_figheight()
@@ -167,7 +155,18 @@ class AttentionPlot(LiveFigure):
 
 def plot_attention(view: AttentionView, lang: str | None = None) -> Figure:
     """One head's (or the mean) attention heatmap with the query token's row as bars."""
-    return AttentionPlot(lang).once(view)
+    check_tokens("tokens", view.tokens)
+    weights = number_array("weights", view.weights)
+    T = len(view.tokens)
+    if weights.shape != (T, T) or T == 0:
+        raise ValueError(f"weights must be (T, T) with T={T} tokens, T >= 1; got "
+                         f"{weights.shape}")
+    check_weights(weights)
+    check_int_in("query", view.query, 0, T - 1, " (a token index)")
+    if view.boundary is not None:
+        check_int_in("boundary", view.boundary, 1, T - 1,
+                     " (the index of the first sentence-B token), or None")
+    return AttentionPlot(lang).once(replace(view, weights=weights))
 
 
 def panel_side(cols: int) -> float:
@@ -231,14 +230,7 @@ class AllHeadsPlot(LiveFigure):
 
     def update(self, weights: np.ndarray, tokens: list[str], layer: int) -> Figure:
         """weights: (num_heads, T, T) for one layer; the mean over heads is added here."""
-        check_tokens("tokens", tokens)
-        weights = number_array("weights", weights)
-        check_int_in("layer", layer, 0)
         T = len(tokens)
-        if weights.shape != (self.num_panels - 1, T, T) or T == 0:
-            raise ValueError(f"weights must be (num_heads={self.num_panels - 1}, T, T) with "
-                             f"T={T}; got {weights.shape}")
-        check_weights(weights)
         panels = [*weights, weights.mean(axis=0)]
         # A label needs about its font size plus a third along the axis; below MIN_FONT it is
         # not legible, and the panels are left unlabelled (the one-head view names them all).
@@ -258,12 +250,16 @@ class AllHeadsPlot(LiveFigure):
         return self.figure
 
 
-def plot_all_heads(weights: np.ndarray, tokens: list[str], layer: int,
-                   lang: str | None = None) -> Figure:
+@checked
+def plot_all_heads(weights: Float[np.ndarray | Tensor, "nh T T"], tokens: Sequence[str],
+                   layer: int, lang: str | None = None) -> Figure:
     """Every head of one layer plus their mean. weights: (num_heads, T, T)."""
     weights = number_array("weights", weights)
-    if weights.ndim != 3:
-        raise ValueError(f"weights must be (num_heads, T, T); got shape {weights.shape}")
+    check_tokens("tokens", tokens)
+    if len(tokens) != weights.shape[-1] or not tokens:
+        raise ValueError(f"tokens must name the {weights.shape[-1]} positions of weights, at "
+                         f"least one; got {len(tokens)}")
+    check_int_in("layer", layer, 0)
     check_weights(weights)
     # Each query's weights over the keys are a softmax: rows summing to 3 are not attention.
     if not np.allclose(sums := weights.sum(-1), 1, rtol=0, atol=ROW_SUM_TOLERANCE):

@@ -6,41 +6,27 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from jaxtyping import Float
 from matplotlib.figure import Figure
 
-from bertlib.checks import check_bool, check_tokens, number_array
 from bertlib.i18n import text
+from bertlib.model import checked
 from bertlib.viz._render import TokenLabels, pin_labels, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import MIN_FONT, PAGE_WIDTH, ROW, label_size
 
 
+@checked
 @dataclass(frozen=True)
 class EmbeddingParts:
     """The three embeddings of each token and the encoder's input; arrays are (T, H)."""
 
     tokens: list[str]
-    token: np.ndarray
-    segment: np.ndarray
-    position: np.ndarray
-    total: np.ndarray
+    token: Float[np.ndarray, "T H"]
+    segment: Float[np.ndarray, "T H"]
+    position: Float[np.ndarray, "T H"]
+    total: Float[np.ndarray, "T H"]
     normalised: bool = False  # True when ``total`` is LayerNorm(sum), as in original BERT
-
-    def __post_init__(self):
-        check_tokens("tokens", self.tokens)
-        check_bool("normalised", self.normalised)
-        # Arrays of numbers (a list or tensor is accepted), set once here: the dataclass is
-        # frozen.
-        for name in ("token", "segment", "position", "total"):
-            array = number_array(name, getattr(self, name))
-            if not np.isfinite(array).all():
-                raise ValueError(f"{name} must be finite; it holds NaN or infinite values")
-            object.__setattr__(self, name, array)
-        shapes = [p.shape for p in self.panels()]
-        T, H = len(self.tokens), shapes[0][-1] if shapes[0] else 0
-        if T == 0 or H == 0 or any(shape != (T, H) for shape in shapes):
-            raise ValueError(f"token, segment, position and total must all be (T, H) arrays with "
-                             f"T = {T} tokens and H >= 1; got shapes {shapes}")
 
     def panels(self) -> list[np.ndarray]:
         return [self.token, self.segment, self.position, self.total]
@@ -71,8 +57,6 @@ class EmbeddingPlot(LiveFigure):
         self.token_labels = TokenLabels(self.axes[0], self.blitter, "y")
 
     def update(self, parts: EmbeddingParts) -> Figure:
-        if not isinstance(parts, EmbeddingParts):
-            raise ValueError(f"parts must be an EmbeddingParts; got {type(parts).__name__}")
         T, H = parts.token.shape
         # A line of legible text per token, in steps of 8 tokens: within a step only the
         # (animated) images and labels change and the background is kept; a new height redraws

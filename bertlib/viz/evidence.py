@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import offset_copy
 
-from bertlib.checks import check_int_in, check_str
+from bertlib.checks import check_int_in
 from bertlib.evidence import attention_norms, attention_rollout, head_effects
 from bertlib.i18n import text
 from bertlib.inputs import EncodedInput, model_device
@@ -71,8 +71,6 @@ class Evidence:
         """The same evidence for the tokens at ``keep`` only (the masked ones among them):
         the maps lose the other rows and columns, which are not scaled again."""
         keep = list(keep)
-        if not set(self.masked) <= set(keep):
-            raise ValueError(f"keep must hold every masked position {self.masked}; got {keep}")
         boundary = None if self.boundary is None else int(np.searchsorted(keep, self.boundary))
         return replace(self, tokens=[self.tokens[i] for i in keep],
                        masked=[keep.index(p) for p in self.masked], boundary=boundary,
@@ -95,9 +93,6 @@ def collect_evidence(model: BERTModel, enc: EncodedInput, masked: Sequence[int],
     run the model twice: once for every layer's raw and norm-based weights, once for every
     head switched off in turn (:func:`bertlib.evidence.head_effects`, one batched pass)."""
     masked = sorted(masked)
-    if any(not 0 < p < len(enc.ids) - 1 for p in masked) or len(set(masked)) < len(masked):
-        raise ValueError(f"masked must be distinct positions inside the input, 1 to "
-                         f"{len(enc.ids) - 2}; got {masked}")
     ids = list(enc.ids)
     for p in masked:
         ids[p] = mask_id
@@ -155,8 +150,6 @@ class EvidencePlot(LiveFigure):
     measured gives way to a notice."""
 
     def __init__(self, num_blks: int, num_heads: int, lang: str | None = None):
-        check_int_in("num_blks", num_blks, 1)
-        check_int_in("num_heads", num_heads, 1)
         self.shape = (num_blks, num_heads)
         cell_h = min(CELL, GRID_CELLS / num_blks)
         cell_w = min(0.75, (PAGE_WIDTH / 2 - 0.9) / num_heads)
@@ -247,17 +240,7 @@ class EvidencePlot(LiveFigure):
     def update(self, evidence: Evidence, layer: int, head: int, note: str = "") -> Figure:
         """Draw ``evidence`` for head ``head`` of layer ``layer`` (head -1: the mean of the
         layer's heads), with ``note`` at the bottom."""
-        if not isinstance(evidence, Evidence):
-            raise ValueError(f"evidence must be an Evidence (see collect_evidence); got "
-                             f"{type(evidence).__name__}")
-        L, nh = self.shape
-        check_int_in("layer", layer, 0, L - 1)
-        check_int_in("head", head, MEAN_HEAD, nh - 1, " (-1: the mean of heads)")
-        check_str("note", note)
         T = len(evidence.tokens)
-        if evidence.weights.shape != (L, nh, T, T):
-            raise ValueError(f"evidence.weights must be (num_blks, num_heads, T, T) = "
-                             f"{(L, nh, T, T)}; got {evidence.weights.shape}")
         if head == MEAN_HEAD:
             maps = [evidence.weights[layer].mean(0), evidence.norms[layer].mean(0)]
         else:
@@ -287,7 +270,7 @@ class EvidencePlot(LiveFigure):
         self.maps[1].title.set_text(text("ev_norm_title", self.lang))
         self.maps[2].title.set_text(text("ev_rollout_title", self.lang, layer=layer))
         self._labels(evidence, note)
-        first, last = (0, nh - 1) if head == MEAN_HEAD else (head, head)
+        first, last = (0, self.shape[1] - 1) if head == MEAN_HEAD else (head, head)
         for outline in self.outlines:  # round the chosen head, in each grid on screen
             outline.set_bounds(first - 0.5, layer - 0.5, last - first + 1, 1)
             outline.set_visible(outline.axes.get_visible())
@@ -353,4 +336,6 @@ class EvidencePlot(LiveFigure):
 def plot_evidence(evidence: Evidence, layer: int, head: int, lang: str | None = None) -> Figure:
     """The evidence view of ``evidence`` for one layer and head, as a figure."""
     L, nh = evidence.weights.shape[:2]
+    check_int_in("layer", layer, 0, L - 1)
+    check_int_in("head", head, MEAN_HEAD, nh - 1, " (-1: the mean of heads)")
     return EvidencePlot(L, nh, lang).once(evidence, layer, head)

@@ -11,7 +11,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch
 
-from bertlib.checks import check_int_in, check_str, check_tokens, number_array
+from bertlib.checks import check_int_in, check_tokens
 from bertlib.i18n import text
 from bertlib.inputs import EncodedInput
 from bertlib.masking import Fate, mask_tokens
@@ -104,16 +104,6 @@ class ChipsPlot(LiveFigure):
                title: str = "") -> Figure:
         """tokens: the original sequence; shown: what the model sees; fates: one per token,
         None for positions not selected."""
-        check_tokens("tokens", tokens)
-        check_tokens("shown", shown)
-        check_str("title", title)
-        check_fates(fates)
-        if not 1 <= len(tokens) <= MAX_CHIPS:
-            raise ValueError(f"tokens must hold 1 to {MAX_CHIPS} tokens (one chip each); got "
-                             f"{len(tokens)}")
-        if not len(tokens) == len(shown) == len(fates):
-            raise ValueError(f"tokens, shown and fates must have one entry per token; got "
-                             f"{len(tokens)}, {len(shown)}, {len(fates)}")
         if len(tokens) != len(self.top_texts):
             self._layout(len(tokens))
         for top, tok in zip(self.top_texts, tokens, strict=True):
@@ -133,21 +123,18 @@ class ChipsPlot(LiveFigure):
         return self.figure
 
 
-def check_fates(fates: Sequence[Fate | None]) -> None:
-    """One Fate or None (not selected) per token."""
-    if isinstance(fates, str) or not isinstance(fates, Sequence):
-        raise ValueError(f"fates must be a list of Fate or None, one per token; got "
-                         f"{fates!r:.80}")
-    for i, fate in enumerate(fates):
-        if fate is not None and not isinstance(fate, Fate):
-            raise ValueError(f"fates[{i}] must be a bertlib.masking.Fate or None (not "
-                             f"selected); got {fate!r:.80}")
-
-
 def plot_mask_chips(tokens: Sequence[str], shown: Sequence[str],
                     fates: Sequence[Fate | None], title: str = "",
                     lang: str | None = None) -> Figure:
     """One masking draw as coloured chips, with a legend of the four fates."""
+    check_tokens("tokens", tokens)
+    check_tokens("shown", shown)
+    if not 1 <= len(tokens) <= MAX_CHIPS:
+        raise ValueError(f"tokens must hold 1 to {MAX_CHIPS} tokens (one chip each); got "
+                         f"{len(tokens)}")
+    if not len(tokens) == len(shown) == len(fates):
+        raise ValueError(f"tokens, shown and fates must have one entry per token; got "
+                         f"{len(tokens)}, {len(shown)}, {len(fates)}")
     return ChipsPlot(lang).once(tokens, shown, fates, title)
 
 
@@ -165,35 +152,6 @@ class MaskTally:
     fate_counts: np.ndarray
     selected: int
     candidates: int
-
-    def __post_init__(self):
-        check_tokens("tokens", self.tokens)
-        T = len(self.tokens)
-        # Counts as arrays (a list is accepted), set once here: the dataclass is frozen.
-        for name in ("selection_counts", "fate_counts"):
-            object.__setattr__(self, name, number_array(name, getattr(self, name)))
-        if T == 0 or self.selection_counts.shape != (T,):
-            raise ValueError(f"selection_counts must be ({T},), one count per token, with at "
-                             f"least one token; got {self.selection_counts.shape}")
-        shape = self.fate_counts.shape
-        if len(shape) != 2 or shape[0] < 1 or shape[1] != len(Fate):
-            raise ValueError(f"fate_counts must be (samples >= 1, {len(Fate)}); got {shape}")
-        for name in ("selection_counts", "fate_counts"):
-            counts = getattr(self, name)
-            if not (np.isfinite(counts).all() and (counts >= 0).all()):
-                raise ValueError(f"{name} must hold counts, finite and >= 0; got {counts!r:.80}")
-        if (self.selection_counts > self.samples).any():
-            raise ValueError(f"selection_counts must be at most samples={self.samples} (a "
-                             f"position is selected at most once per draw); got "
-                             f"{self.selection_counts!r:.80}")
-        if not (self.fate_counts.sum(axis=1) > 0).all():
-            raise ValueError("fate_counts must count at least one selected token after every "
-                             f"draw (its rows are cumulative); got {self.fate_counts!r:.80}")
-        check_int_in("selected", self.selected, 1)
-        check_int_in("candidates", self.candidates, 1)
-        if not self.selected <= self.candidates <= T:
-            raise ValueError(f"need 1 <= selected <= candidates <= {T} tokens; got selected="
-                             f"{self.selected}, candidates={self.candidates}")
 
     @property
     def samples(self) -> int:
@@ -213,11 +171,7 @@ def tally_masks(enc: EncodedInput, vocab: Vocab, mask_ratio: float, samples: int
                 seed: int) -> MaskTally:
     """Count selections per position and cumulative fates over ``samples`` draws of
     :func:`mask_tokens`, all from one generator seeded with ``seed``."""
-    if not isinstance(enc, EncodedInput):
-        raise ValueError(f"enc must be an EncodedInput (see bertlib.inputs.encode_pair); got "
-                         f"{type(enc).__name__}")
     check_int_in("samples", samples, 1, MAX_SAMPLES, " (draws; each takes ~0.25 ms)")
-    check_int_in("seed", seed, 0)
     g = make_generator(seed=seed)
     selection = np.zeros(len(enc.ids), dtype=np.int64)
     per_draw = np.zeros((samples, len(Fate)), dtype=np.int64)
@@ -270,9 +224,6 @@ class TallyPlot(LiveFigure):
         self.token_labels = TokenLabels(self.ax_sel, self.blitter, "x", rotation=90)
 
     def update(self, tally: MaskTally) -> Figure:
-        if not isinstance(tally, MaskTally):
-            raise ValueError(f"tally must be a MaskTally (see tally_masks); got "
-                             f"{type(tally).__name__}")
         T, fractions = len(tally.tokens), tally.selection_fractions
         self.bars.set_verts(bar_verts(fractions))
         self.ax_sel.set_xlim(-0.5, T - 0.5)

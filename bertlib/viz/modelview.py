@@ -4,13 +4,17 @@ chosen one enlarged beneath them with its tokens."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
+from jaxtyping import Float
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
+from torch import Tensor
 
-from bertlib.checks import check_int_in, check_tokens
+from bertlib.checks import check_int_in, check_tokens, number_array
 from bertlib.i18n import text
+from bertlib.model import checked
 from bertlib.viz._render import TokenLabels, pin_labels, spines
 from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure
@@ -155,21 +159,7 @@ class ModelViewPlot(LiveFigure):
                head: int = 0) -> Figure:
         """attentions: (num_blks, num_heads, T, T); tokens: the T tokens; ``layer`` and
         ``head`` choose the thumbnail drawn large (head -1: the mean over the layer's heads)."""
-        attentions = np.asarray(attentions)
-        if attentions.ndim != 4 or attentions.shape[:2] != self.shape \
-                or attentions.shape[2] != attentions.shape[3]:
-            raise ValueError(f"attentions must be (num_blks, num_heads, T, T) = "
-                             f"{(*self.shape, 'T', 'T')}; got {attentions.shape}")
-        check_tokens("tokens", tokens)
         T = attentions.shape[-1]
-        if T > MAX_TOKENS:
-            raise ValueError(f"attentions must cover at most {MAX_TOKENS} tokens (a figure is "
-                             f"at most {MAX_INCHES} inches a side); got {T}")
-        if len(tokens) != T:
-            raise ValueError(f"tokens must name the {T} positions of attentions; got "
-                             f"{len(tokens)}")
-        check_int_in("layer", layer, 0, self.shape[0] - 1)
-        check_int_in("head", head, MEAN_HEAD, self.shape[1] - 1, " (-1: the mean of heads)")
         if detail_side(T) != self._side:
             self._layout(T)
         if not np.array_equal(attentions, self._shown):
@@ -203,12 +193,20 @@ class ModelViewPlot(LiveFigure):
         image.set_clim(0, float(weights.max()) or 1.0)
 
 
-def plot_model_view(attentions: np.ndarray, tokens: list[str], layer: int = 0, head: int = 0,
-                    lang: str | None = None) -> Figure:
+@checked
+def plot_model_view(attentions: Float[np.ndarray | Tensor, "L nh T T"], tokens: Sequence[str],
+                    layer: int = 0, head: int = 0, lang: str | None = None) -> Figure:
     """Every layer and head of one input's attention, and the chosen one with its tokens.
     attentions: (num_blks, num_heads, T, T)."""
-    attentions = np.asarray(attentions)
-    if attentions.ndim != 4:
-        raise ValueError(f"attentions must be (num_blks, num_heads, T, T); got shape "
-                         f"{attentions.shape}")
+    attentions = number_array("attentions", attentions)
+    L, nh, _, T = attentions.shape
+    check_tokens("tokens", tokens)
+    if T > MAX_TOKENS:  # 1,350 tokens made a figure 149 inches tall
+        raise ValueError(f"attentions must cover at most {MAX_TOKENS} tokens (a figure is "
+                         f"at most {MAX_INCHES} inches a side); got {T}")
+    if len(tokens) != T:
+        raise ValueError(f"tokens must name the {T} positions of attentions; got "
+                         f"{len(tokens)}")
+    check_int_in("layer", layer, 0, L - 1)
+    check_int_in("head", head, MEAN_HEAD, nh - 1, " (-1: the mean of heads)")
     return ModelViewPlot(*attentions.shape[:2], lang).once(attentions, tokens, layer, head)

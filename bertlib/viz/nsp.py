@@ -38,11 +38,7 @@ class NSPPlot(LiveFigure):
 
     def update(self, probabilities: Sequence[float]) -> Figure:
         """probabilities: (P(NotNext), P(IsNext)), bertlib's label order (1 = IsNext)."""
-        probs = number_array("probabilities", probabilities).astype(float)
-        if (probs.shape != (2,) or not np.isfinite(probs).all() or (probs < 0).any()
-                or (probs > 1).any() or not np.isclose(probs.sum(), 1.0)):
-            raise ValueError(f"probabilities must be two numbers in [0, 1] summing to 1; got "
-                             f"{probabilities!r:.80}")
+        probs = np.asarray(probabilities, dtype=float)
         self.probabilities = probs
         for bar, label, p in zip(self.bars, self.values, probs, strict=True):
             bar.set_width(p)
@@ -54,4 +50,9 @@ class NSPPlot(LiveFigure):
 
 def plot_nsp(probabilities: Sequence[float], lang: str | None = None) -> Figure:
     """The NSP head's two probabilities as bars."""
-    return NSPPlot(lang).once(probabilities)
+    probs = number_array("probabilities", probabilities).astype(float)
+    if (probs.shape != (2,) or not np.isfinite(probs).all() or (probs < 0).any()
+            or (probs > 1).any() or not np.isclose(probs.sum(), 1.0)):
+        raise ValueError(f"probabilities must be two numbers in [0, 1] summing to 1; got "
+                         f"{probabilities!r:.80}")
+    return NSPPlot(lang).once(probs)

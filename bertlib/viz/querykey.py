@@ -5,7 +5,6 @@ the key mask, the softmax, and the weighted sum of the values."""
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
 import matplotlib
@@ -16,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory, offset_copy
 
-from bertlib.checks import check_int_in, check_str
+from bertlib.checks import check_int_in
 from bertlib.i18n import text
 from bertlib.model import MultiHeadAttention
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, pin_labels, spines
@@ -88,9 +87,7 @@ def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list
         raise ValueError(f"tokens must name the {T} positions of X; got {len(tokens)}")
     if valid_len is not None:
         check_int_in("valid_len", valid_len, 1, T, " (the real tokens; a query needs a key)")
-    if temperature is not None and (
-            not isinstance(temperature, numbers.Real) or isinstance(temperature, bool)
-            or not root / SPAN <= temperature <= SPAN * root):
+    if temperature is not None and not root / SPAN <= temperature <= SPAN * root:
         raise ValueError(f"temperature must be a number in [{root / SPAN:g}, {SPAN * root:g}] "
                          f"(√d/{SPAN} to {SPAN}·√d for heads of size d = {d}; √d = {root:g} is "
                          f"the model's own, 1 no scaling); got {temperature!r}")
@@ -112,7 +109,6 @@ def temperature_stops(head_size: int) -> list[float]:
     """The temperatures τ the step-by-step view offers for heads of ``head_size`` numbers: from
     1 (the dot products unscaled) to 4·√d in steps of √2, with √d itself (the model's own)
     exactly among them, whatever d is."""
-    check_int_in("head_size", head_size, 1)
     root = math.sqrt(head_size)
     top = math.floor(2 * math.log2(4 * root) + 1e-9)  # 2^(top/2) is 4·√d, or just under it
     # A stop within a fourth of an octave of √d would sit beside it: √d takes its place.
@@ -252,11 +248,6 @@ class QueryKeyPlot(LiveFigure):
 
     def update(self, steps: QueryKeySteps, layer: int, note: str = "") -> Figure:
         """Draw ``steps`` (of a head of block ``layer``), with ``note`` at the bottom."""
-        if not isinstance(steps, QueryKeySteps):
-            raise ValueError(f"steps must be QueryKeySteps (see query_key_steps); got "
-                             f"{type(steps).__name__}")
-        check_int_in("layer", layer, 0)
-        check_str("note", note)
         T, d = len(steps.tokens), len(steps.output)
         rows = 2 * math.ceil(T / 2)
         if rows != self.rows:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from bertlib.checks import check_str, check_tokens, number_array
+from bertlib.checks import check_tokens, number_array
 from bertlib.i18n import resolve_language, text
 from bertlib.viz.style import MAX_INCHES, literal, new_figure
 
@@ -29,8 +29,6 @@ def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str]
     values = number_array("matrix", matrix).astype(float)
     check_tokens("row_labels", row_labels)
     check_tokens("col_labels", col_labels)
-    if title is not None:
-        check_str("title", title)
     if values.ndim != 2 or values.size == 0:
         raise ValueError(f"matrix must be a non-empty 2-D array; got shape {values.shape}")
     R, C = values.shape

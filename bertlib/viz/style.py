@@ -6,7 +6,6 @@ Okabe-Ito colours throughout: distinguishable with the common forms of colour bl
 from __future__ import annotations
 
 import io
-import numbers
 import re
 
 import numpy as np
@@ -80,8 +79,7 @@ def new_figure(width: float, height: float, lang: str | None = None) -> Figure:
     """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready: its
     texts fall back to the CJK face of ``lang`` (default: the notebook's language)."""
     for name, value in (("width", width), ("height", height)):
-        if (isinstance(value, bool) or not isinstance(value, numbers.Real)
-                or not 0 < value <= MAX_INCHES):
+        if not 0 < value <= MAX_INCHES:
             raise ValueError(f"{name} must be a number of inches in (0, {MAX_INCHES}]; got "
                              f"{value!r:.80}")
     fig = CJKFigure(figsize=(width, height), dpi=DPI)

@@ -6,11 +6,10 @@ import html
 import unicodedata
 from collections.abc import Sequence
 
-from bertlib.checks import check_int_in, check_str, check_tokens
 from bertlib.fill_mask import Guess
 from bertlib.i18n import resolve_language, text
 from bertlib.inputs import EncodedInput
-from bertlib.masking import Fate, MaskedTokens
+from bertlib.masking import MaskedTokens
 from bertlib.viz.style import FATE_KEYS, SEGMENT_COLORS
 
 # The token table wraps its tokens into lines that fit JupyterLab's output area: 848 px on a
@@ -71,16 +70,6 @@ def token_table_html(encoded: EncodedInput, lang: str | None, unk: str | None) -
     """Position, token and segment of every input token, coloured by segment, in lines that
     fit the output area (see :func:`token_lines`): a table a line, each led by the row names;
     the unknown token ``unk`` (None: none) in red and outlined."""
-    if not isinstance(encoded, EncodedInput):
-        raise ValueError(f"encoded must be an EncodedInput (see bertlib.inputs.encode_pair); "
-                         f"got {type(encoded).__name__}")
-    check_tokens("encoded.tokens", encoded.tokens)
-    if len(encoded.segments) != len(encoded.tokens) or any(
-            isinstance(s, bool) or s not in (0, 1) for s in encoded.segments):
-        raise ValueError(f"encoded.segments must hold one 0 (sentence A) or 1 (sentence B) per "
-                         f"token; got {encoded.segments!r:.80}")
-    if unk is not None:
-        check_str("unk", unk)
     lang = resolve_language(lang)
     names = [text(key, lang) for key, _, _ in _ROWS]
     columns = []  # each token's three cells, one per row: a block in its segment's colour
@@ -124,22 +113,6 @@ def targets_table_html(tokens: list[str], masked: MaskedTokens, shown: list[str]
     """Each position chosen for prediction: the original token, what the model sees, and how
     it was corrupted; with ``guesses`` (from :func:`bertlib.fill_mask.fill_mask`), the model's
     top tokens there, the original in bold."""
-    check_tokens("tokens", tokens)
-    check_tokens("shown", shown)
-    if not isinstance(masked, MaskedTokens):
-        raise ValueError(f"masked must be a MaskedTokens (see bertlib.mask_tokens); got "
-                         f"{type(masked).__name__}")
-    if len(shown) != len(tokens):
-        raise ValueError(f"shown must have one entry per token ({len(tokens)}); got "
-                         f"{len(shown)}")
-    for pos, fate in zip(masked.positions, masked.fates, strict=True):
-        check_int_in("masked.positions[i]", pos, 0, len(tokens) - 1, " (a token index)")
-        if not isinstance(fate, Fate):
-            raise ValueError(f"masked.fates must hold bertlib.masking.Fate values; got "
-                             f"{fate!r:.80}")
-    if guesses is not None and len(guesses) != len(masked.positions):
-        raise ValueError(f"guesses must hold one Guess per position ({len(masked.positions)}); "
-                         f"got {len(guesses)}")
     lang = resolve_language(lang)
     keys = ["position", "target_original", "target_input", "fate"]
     if guesses is not None:

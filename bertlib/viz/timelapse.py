@@ -17,11 +17,9 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 from matplotlib.transforms import offset_copy
 
-from bertlib.checks import check_int_in, check_str, check_tokens, number_array
 from bertlib.fill_mask import Guess
 from bertlib.i18n import text
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, pin_labels, spines
-from bertlib.viz.attention import check_weights
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, ROW, label_size, literal
 
@@ -61,7 +59,6 @@ class TimeLapsePlot(LiveFigure):
     losses (log scale) with the step marked."""
 
     def __init__(self, lang: str | None = None, *, top_k: int = TOP_K):
-        check_int_in("top_k", top_k, 1, 10, " (bars per masked token)")
         super().__init__(9, 5, lang)
         self.top_k = top_k
         fig, lang = self.figure, self.lang
@@ -144,14 +141,7 @@ class TimeLapsePlot(LiveFigure):
     def set_losses(self, mlm: Sequence[float], nsp: Sequence[float]) -> None:
         """The run's losses, one per step (index s - 1 for step s), drawn once, under the
         marker."""
-        mlm, nsp = number_array("mlm", mlm), number_array("nsp", nsp)
-        if mlm.ndim != 1 or mlm.shape != nsp.shape or not len(mlm):
-            raise ValueError(f"mlm and nsp must be one loss per step, as many of each, at least "
-                             f"one; got shapes {mlm.shape} and {nsp.shape}")
-        if not (np.isfinite(mlm).all() and np.isfinite(nsp).all() and (mlm > 0).all()
-                and (nsp > 0).all()):
-            raise ValueError("mlm and nsp must be finite positive losses (a log scale shows "
-                             "them)")
+        mlm, nsp = np.asarray(mlm), np.asarray(nsp)
         steps = np.arange(1, len(mlm) + 1)
         self.loss_lines["mlm"].set_data(steps, mlm)
         self.loss_lines["nsp"].set_data(steps, nsp)
@@ -212,40 +202,7 @@ class TimeLapsePlot(LiveFigure):
         self._layout_for = (T, masked)
 
     def update(self, frame: TimeLapseFrame) -> Figure:
-        if not isinstance(frame, TimeLapseFrame):
-            raise ValueError(f"frame must be a TimeLapseFrame; got {type(frame).__name__}")
-        check_tokens("tokens", frame.tokens)
-        weights = number_array("weights", frame.weights)
-        T = len(frame.tokens)
-        if weights.shape != (T, T):
-            raise ValueError(f"weights must be (T, T) with T={T} tokens; got {weights.shape}")
-        check_weights(weights)
-        check_int_in("step", frame.step, 0, frame.last_step, " (a step of the run)")
-        if frame.boundary is not None:
-            check_int_in("boundary", frame.boundary, 1, T - 1,
-                         " (the index of the first sentence-B token), or None")
-        check_str("title", frame.title)
-        masked = len(frame.guesses)
-        if not 1 <= masked <= MAX_MASKED or len(frame.original_probabilities) != masked:
-            raise ValueError(f"guesses must hold 1 to {MAX_MASKED} Guess, with one original "
-                             f"probability each; got {masked} and "
-                             f"{len(frame.original_probabilities)}")
-        for guess in frame.guesses:
-            if (not isinstance(guess, Guess) or len(guess.tokens) > self.top_k
-                    or len(guess.tokens) != len(guess.probabilities)):
-                raise ValueError(f"guesses must hold Guess objects of at most top_k="
-                                 f"{self.top_k} tokens, a probability each; got {guess!r:.80}")
-        probabilities = number_array("probabilities", [
-            *frame.original_probabilities, frame.is_next,
-            *(p for g in frame.guesses for p in g.probabilities)])
-        if not ((probabilities >= 0) & (probabilities <= 1)).all():
-            raise ValueError(f"probabilities must be in [0, 1]; got {probabilities!r:.80}")
-        if not 0 < frame.vmax <= 1 or frame.vmax < weights.max():
-            raise ValueError(f"vmax must be in (0, 1] and at least the largest weight; got "
-                             f"{frame.vmax!r:.80}")
-        if frame.last_step > len(self.losses[0]):
-            raise ValueError(f"the losses hold {len(self.losses[0])} steps, fewer than "
-                             f"last_step={frame.last_step}: call set_losses first")
+        weights, T, masked = frame.weights, len(frame.tokens), len(frame.guesses)
         if self._layout_for != (T, masked):
             self._layout(T, masked)
         side = self.ax_map.get_position().height * self.figure.get_figheight()

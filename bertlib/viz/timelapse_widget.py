@@ -53,10 +53,6 @@ def _check_snapshots(snapshots: Snapshots, model: BERTModel) -> None:
     if not snapshots.weights:
         raise ValueError("snapshots must hold at least one snapshot; a SnapshotRecorder takes "
                          "them as train_bert reaches its steps")
-    if len(snapshots.mlm_loss) != len(snapshots.nsp_loss) or not snapshots.mlm_loss:
-        raise ValueError(f"the run's losses must hold one MLM and one NSP loss per step, at "
-                         f"least one; got {len(snapshots.mlm_loss)} and "
-                         f"{len(snapshots.nsp_loss)}")
     shapes = {name: tuple(v.shape) for name, v in model.state_dict().items()}
     for step, state in snapshots.weights.items():
         check_int_in("snapshot step", step, 0, len(snapshots.mlm_loss),

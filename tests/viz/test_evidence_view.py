@@ -15,7 +15,7 @@ from bertlib.data import IS_NEXT
 from bertlib.evidence import attention_norms, attention_rollout, heads_switched_off
 from bertlib.i18n import text
 from bertlib.viz import AttentionWidget
-from bertlib.viz.evidence import EvidencePlot, collect_evidence, plot_evidence, shown_labels
+from bertlib.viz.evidence import plot_evidence, shown_labels
 from bertlib.viz.style import MIN_FONT, PAGE_WIDTH
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -252,16 +252,11 @@ def test_labels_that_fit_and_the_masked_ones_always(small):
 
 
 def test_bad_input_is_named(small):
-    model, tokenizer = small
     w = widget_on(small, "en", ["final"])
-    with pytest.raises(ValueError, match=r"masked must be distinct positions inside the input"):
-        collect_evidence(model, w.encoded, [0], tokenizer.vocab.mask_id, "<mask>")
     with pytest.raises(ValueError, match=r"head must be an integer in \[-1, 1\]"):
-        EvidencePlot(2, 2).update(w.evidence, 0, 2)
-    with pytest.raises(ValueError, match=r"evidence.weights must be \(num_blks, num_heads"):
-        EvidencePlot(3, 2).update(w.evidence, 0, 0)
-    with pytest.raises(ValueError, match="evidence must be an Evidence"):
-        EvidencePlot(2, 2).update("final", 0, 0)
+        plot_evidence(w.evidence, 0, 2)
+    with pytest.raises(ValueError, match=r"layer must be an integer in \[0, 1\]"):
+        plot_evidence(w.evidence, 2, 0)
     figure = plot_evidence(w.evidence, 1, 0, "en")
     assert not any(a.get_animated() for a in figure.findobj())  # a still figure to show once
 

@@ -104,7 +104,6 @@ def test_labels_are_legible_and_never_overlap(lang, num_blks, num_heads, T):
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    ((np.zeros((2, 2, 3)), ["a"] * 3), r"attentions must be \(num_blks, num_heads, T, T\)"),
     ((np.zeros((1, 2, 3, 3)), ["a"] * 2), "tokens must name the 3 positions"),
     ((np.zeros((1, 2, 3, 3)), ["a"] * 3, 1), r"layer must be an integer in \[0, 0\]"),
     ((np.zeros((1, 2, 3, 3)), ["a"] * 3, 0, 2), r"head must be an integer in \[-1, 1\]"),

@@ -87,10 +87,10 @@ def test_blitted_png_matches_a_full_redraw(make):
         plot.update(weights[:, :, :6, :6], TOKENS[:6], 1, -1)
     elif make == "finetune":
         plot = FineTunePlot(["market", "rainy day", "library"], "en")
-        plot.update([0.2, 0.5, 0.3], TOKENS, [0, 1, 2, 3, 0, 1, 2, 3], heading="one",
+        plot.update(np.array([0.2, 0.5, 0.3]), TOKENS, [0, 1, 2, 3, 0, 1, 2, 3], heading="one",
                     accuracy="right on 19.4%")
         plot.png()
-        plot.update([0.6, 0.1, 0.3], TOKENS[:5], [3, 2, 1, 0, 0], heading="another",
+        plot.update(np.array([0.6, 0.1, 0.3]), TOKENS[:5], [3, 2, 1, 0, 0], heading="another",
                     accuracy="right on 84.8%")  # another classifier
     else:
         plot = viz.AllHeadsPlot(2, "en")

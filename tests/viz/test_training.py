@@ -41,16 +41,3 @@ def test_loss_plot_language_defaults_to_the_edition_language():
     assert LossPlot().ax.get_xlabel() == "训练步数"
     with pytest.raises(ValueError, match="lang must be one of"):
         LossPlot(lang="fr")
-
-
-@pytest.mark.parametrize(("history", "message"), [
-    ({"mlm": [1.0], "nsp": [1.0]}, "history must be a bertlib.train.TrainHistory; got dict"),
-    (TrainHistory(mlm=[float("nan")], nsp=[1.0], num_steps=1),
-     r"history.mlm must hold finite losses; step 1 has nan \(training diverged\)"),
-    (TrainHistory(mlm=[1.0], nsp=[float("inf")], num_steps=1), "history.nsp must hold finite"),
-    (TrainHistory(mlm=[1.0, 2.0], nsp=[1.0], num_steps=2),
-     "history.mlm and history.nsp must have one loss per step; got 2 and 1"),
-])
-def test_loss_plot_refuses_a_history_it_cannot_draw(history, message):
-    with pytest.raises(ValueError, match=message):
-        LossPlot(every=1).update(history)
