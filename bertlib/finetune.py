@@ -35,7 +35,7 @@ def _check_num_classes(num_classes: int, name: str = "num_classes") -> None:
 
 
 def _new_linear(bert: BERTModel, num_outputs: int, seed: int,
-                     name: str = "num_classes") -> nn.Linear:
+                name: str = "num_classes") -> nn.Linear:
     """A freshly initialised output layer on ``bert``'s outputs, on its device and in its dtype,
     whose weights depend only on ``seed``: the one place the heads' sizes are checked."""
     _check_num_classes(num_outputs, name)
