@@ -7,16 +7,16 @@ row of the token embedding matrix instead, which is the same in every sentence.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
+from jaxtyping import Float
+from torch import Tensor
 
-from bertlib.checks import check_bool, check_finite, check_instance, check_ndim
+from bertlib.checks import check_instance
 from bertlib.inputs import encode_pair, eval_mode, model_device, stack_inputs
-from bertlib.model import BERTModel
-from bertlib.sizes import check_result_size
+from bertlib.model import BERTModel, checked
 from bertlib.tokenizer import WordPieceTokenizer, check_text
 
 # (sentence, word) pairs for the notebooks' demonstrations.
@@ -47,8 +47,6 @@ def find_word(tokenizer: WordPieceTokenizer, sentence: str, word: str,
                    "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
     check_text("sentence", sentence)
     check_text("word", word)
-    if isinstance(occurrence, bool) or not isinstance(occurrence, numbers.Integral):
-        raise ValueError(f"occurrence must be an integer (0 for the first); got {occurrence!r}")
     encoding = tokenizer.backend.encode(sentence, add_special_tokens=False)
     tokens, word_ids = encoding.tokens, encoding.word_ids
     pieces = tokenizer.tokenize(word)
@@ -71,8 +69,6 @@ def word_vectors(model: BERTModel, tokenizer: WordPieceTokenizer,
                  occurrences: Sequence[tuple[str, str]], *,
                  contextual: bool = True) -> torch.Tensor:
     """One vector per ``(sentence, word)`` pair: (N, H)."""
-    check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
-    check_bool("contextual", contextual)
     if isinstance(occurrences, str) or not isinstance(occurrences, Sequence) or not occurrences:
         raise ValueError(f"occurrences must be a list of at least one (sentence, word) pair; "
                          f"got {occurrences!r:.80}")
@@ -95,18 +91,9 @@ def word_vectors(model: BERTModel, tokenizer: WordPieceTokenizer,
     return encoded_X[rows, positions]
 
 
-def cosine_similarity_matrix(vectors: torch.Tensor) -> torch.Tensor:
+@checked
+def cosine_similarity_matrix(vectors: Float[Tensor, "N H"]) -> Float[Tensor, "N N"]:
     """(N, H) -> (N, N) cosine similarities, in float64."""
-    check_ndim("vectors", vectors, 2, "(N, H)")
-    check_finite("vectors", vectors)
-    N = vectors.shape[0]
-    if N == 0:
-        raise ValueError("vectors must hold at least one vector; got shape (0, H)")
-    check_result_size(f"a {N} x {N} table of similarities", N * N, 8)
-    zero = ~vectors.any(dim=1)
-    if bool(zero.any()):  # its cosine with anything, itself included, is undefined
-        raise ValueError(f"vectors[{int(zero.nonzero()[0])}] is all zeros; a cosine needs a "
-                         "direction")
     unit = torch.nn.functional.normalize(vectors.double(), dim=-1)
     # Rounding can push a vector's similarity with itself to 1 + 2e-16; cosines lie in [-1, 1].
     return (unit @ unit.T).clamp(-1.0, 1.0)

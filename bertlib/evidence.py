@@ -21,37 +21,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
+from jaxtyping import Float, Int, Shaped
+from torch import Tensor
 
-from bertlib.checks import (
-    check_finite,
-    check_instance,
-    check_integer_dtype,
-    check_ndim,
-    check_pred_positions,
-    check_range,
-)
 from bertlib.data import IS_NEXT
 from bertlib.inputs import eval_mode
-from bertlib.model import BERTEncoder, BERTModel
-from bertlib.sizes import check_result_size
+from bertlib.model import BERTEncoder, BERTModel, checked
 
 
 def _encoder(model: BERTModel | BERTEncoder) -> BERTEncoder:
-    if not isinstance(model, BERTModel | BERTEncoder):
-        raise ValueError(f"model must be a BERTModel or BERTEncoder; got {type(model).__name__}")
     return model.encoder if isinstance(model, BERTModel) else model
-
-
-def _check_weights(weights: torch.Tensor) -> None:
-    """Attention weights (B, L, nh, T, T) as :func:`attention_norms` gives them."""
-    check_ndim("weights", weights, 5, "(batch, layers, heads, seq_len, seq_len)")
-    check_finite("weights", weights)
-    if bool((weights < 0).any()):  # a softmax gives none: these are not attention weights
-        raise ValueError(f"weights must be >= 0 (attention weights); got "
-                         f"{float(weights.min()):.4g}")
-    if weights.shape[1] == 0 or weights.shape[-1] != weights.shape[-2]:
-        raise ValueError(f"weights must hold at least one layer of square (seq_len, seq_len) "
-                         f"maps; got shape {tuple(weights.shape)}")
 
 
 @contextmanager
@@ -67,8 +46,6 @@ def heads_switched_off(model: BERTModel | BERTEncoder, keep: torch.Tensor) -> It
         raise ValueError(f"keep must be a tensor of shape (batch, {cfg.num_blks}, "
                          f"{cfg.num_heads}) or ({cfg.num_blks}, {cfg.num_heads}), one number per "
                          f"layer and head; got {getattr(keep, 'shape', type(keep).__name__)}")
-    if keep.is_floating_point():
-        check_finite("keep", keep)
     keep = keep if keep.dim() == 3 else keep[None]  # (B or 1, L, nh)
 
     def hook(layer: int):
@@ -107,39 +84,25 @@ class HeadEffects:
     base_is_next: float
 
 
-def head_effects(model: BERTModel, tokens: torch.Tensor, segments: torch.Tensor,
-                 pred_positions: torch.Tensor, targets: torch.Tensor) -> HeadEffects:
+@checked
+def head_effects(model: BERTModel, tokens: Int[Tensor, "1 T"], segments: Int[Tensor, "1 T"],
+                 pred_positions: Int[Tensor, " P"], targets: Shaped[Tensor, " P"]
+                 ) -> HeadEffects:
     """Switch off each head of ``model`` in turn and read its answers, for one input.
 
     tokens, segments: (1, T), the input as the model reads it (the chosen positions masked);
     pred_positions: (P,) positions to read the MLM head at; targets: (P,) the original token
     ids there. All L * nh ablations and the unchanged model run as one batched forward pass.
     """
-    check_instance("model", model, BERTModel, "a BERTModel (its MLM and NSP heads answer)")
-    check_ndim("tokens", tokens, 2, "(1, seq_len)")
-    check_ndim("segments", segments, 2, "(1, seq_len)")
-    if tokens.shape[0] != 1 or segments.shape != tokens.shape:
-        raise ValueError(f"tokens and segments must be one input of shape (1, seq_len); got "
-                         f"{tuple(tokens.shape)} and {tuple(segments.shape)}")
-    check_ndim("pred_positions", pred_positions, 1, "(num_positions,)")
-    check_ndim("targets", targets, 1, "(num_positions,)")
-    if targets.shape != pred_positions.shape:
-        raise ValueError(f"targets must hold one token id per position, shape "
-                         f"{tuple(pred_positions.shape)}; got {tuple(targets.shape)}")
-    if targets.numel():  # torch.tensor([]) is float32, and holds no wrong id
-        check_integer_dtype("targets", targets)
-    L, nh, V = model.config.num_blks, model.config.num_heads, model.config.vocab_size
-    check_range("targets", targets, 0, V - 1, f"token ids in [0, {V - 1}]")
-    P = len(targets)
-    check_result_size(f"the MLM outputs of {1 + L * nh} copies x {P} positions x {V} tokens",
-                      (1 + L * nh) * P * V)
+    L, nh = model.config.num_blks, model.config.num_heads
     keep = torch.ones(1 + L * nh, L, nh)
     keep[1:].view(L * nh, L * nh).fill_diagonal_(0)  # copy 1 + l * nh + h: head (l, h) off
     copies = keep.shape[0]
     with eval_mode(model), heads_switched_off(model, keep):
         _, mlm_Y_hat, nsp_Y_hat = model(tokens.expand(copies, -1), segments.expand(copies, -1),
                                         pred_positions=pred_positions.expand(copies, -1))
-    token_prob = mlm_Y_hat.softmax(-1).gather(2, targets.expand(copies, -1)[..., None])[..., 0]
+    targets = targets.long().expand(copies, -1)  # torch.tensor([]) is float32: no position
+    token_prob = mlm_Y_hat.softmax(-1).gather(2, targets[..., None])[..., 0]
     is_next = nsp_Y_hat.softmax(-1)[:, IS_NEXT]  # (copies,)
     return HeadEffects(token_prob[1:].view(L, nh, -1), token_prob[0], is_next[1:].view(L, nh),
                        float(is_next[0]))
@@ -175,13 +138,13 @@ def attention_norms(model: BERTModel | BERTEncoder, tokens: torch.Tensor,
     return torch.stack(weights, 1), torch.stack(norms, 1)
 
 
-def attention_rollout(weights: torch.Tensor) -> torch.Tensor:
+@checked
+def attention_rollout(weights: Float[Tensor, "B L nh T T"]) -> Float[Tensor, "B L T T"]:
     """Attention rollout (Abnar & Zuidema): how much each token's input reaches each position
     after every layer, the heads averaged and the residual path counted as half of each layer.
 
     weights: (B, L, nh, T, T). Returns (B, L, T, T): row i of layer l sums to 1 over the inputs.
     """
-    _check_weights(weights)
     T = weights.shape[-1]
     A = 0.5 * weights.mean(2) + 0.5 * torch.eye(T, dtype=weights.dtype)  # (B, L, T, T)
     A = A / A.sum(-1, keepdim=True)
@@ -191,8 +154,10 @@ def attention_rollout(weights: torch.Tensor) -> torch.Tensor:
     return torch.stack(rollout, 1)
 
 
-def attention_on_neighbours(weights: torch.Tensor, pred_positions: torch.Tensor,
-                            mlm_weights: torch.Tensor) -> torch.Tensor:
+@checked
+def attention_on_neighbours(weights: Float[Tensor, "B L nh T T"],
+                            pred_positions: Int[Tensor, "B P"],
+                            mlm_weights: Float[Tensor, "B P"]) -> Float[Tensor, "L nh"]:
     """How much a masked token looks at the tokens just before and after it: the mean, over
     the real prediction slots, of the two weights its query gives them, per layer and head.
 
@@ -200,14 +165,7 @@ def attention_on_neighbours(weights: torch.Tensor, pred_positions: torch.Tensor,
     weight is not 0 (its neighbours are real tokens: <cls> comes before, <sep> after). Returns
     (L, nh).
     """
-    _check_weights(weights)
     B, T = weights.shape[0], weights.shape[-1]
-    check_pred_positions(pred_positions, B, T)
-    check_ndim("mlm_weights", mlm_weights, 2, "(batch, num_preds)")
-    if mlm_weights.shape != pred_positions.shape or not bool((mlm_weights > 0).any()):
-        raise ValueError(f"mlm_weights must have pred_positions' shape "
-                         f"{tuple(pred_positions.shape)} and mark at least one real slot (> 0); "
-                         f"got shape {tuple(mlm_weights.shape)}")
     batch = torch.arange(B)[:, None].expand_as(pred_positions)  # (B, P)
     rows = weights[batch, :, :, pred_positions]  # (B, P, L, nh, T): each slot's query row
 

@@ -32,18 +32,12 @@ def fill_mask(model: BERTModel, vocab: Vocab, enc: EncodedInput, masked: MaskedT
               k: int = 5) -> list[Guess]:
     """Run ``model`` once on the corrupted sequence ``masked.masked_ids`` (with ``enc``'s
     segments) and return its top ``k`` tokens at each of ``masked.positions``."""
-    check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
     check_instance("vocab", vocab, Vocab, "a bertlib Vocab (tokenizer.vocab)")
-    check_instance("enc", enc, EncodedInput, "an EncodedInput (see bertlib.inputs.encode_pair)")
-    check_instance("masked", masked, MaskedTokens, "a MaskedTokens (see bertlib.mask_tokens)")
     check_vocab_fits("vocab", len(vocab), model.config.vocab_size)
     check_top_k(k, len(vocab))
     if len(masked.masked_ids) != len(enc.ids):
         raise ValueError(f"masked has {len(masked.masked_ids)} tokens but enc has "
                          f"{len(enc.ids)}: mask the ids of this enc")
-    if len(masked.labels) != len(masked.positions):
-        raise ValueError(f"masked must have one label per position; got "
-                         f"{len(masked.positions)} positions and {len(masked.labels)} labels")
     if not masked.positions:  # nothing was masked (a text of unknown tokens): nothing to guess
         return []
     device = model_device(model)

@@ -9,8 +9,6 @@ pair, from the ``<cls>`` representation); :class:`BERTTagger` gives one label pe
 Shapes: B = batch, T = sequence length, H = num_hiddens, C = classes (or tags).
 """
 
-from __future__ import annotations
-
 import copy
 import math
 import time
@@ -18,46 +16,32 @@ from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
-from torch import nn
+from jaxtyping import Bool, Float, Int
+from torch import Tensor, nn
 
 from bertlib.batches import make_loader
-from bertlib.checks import (
-    check_bool,
-    check_instance,
-    check_int_in,
-    check_logits,
-    check_ndim,
-    check_positive_int,
-    check_token_inputs,
-)
+from bertlib.checks import check_all_finite, check_int_in, check_positive_int
 from bertlib.i18n import text
 from bertlib.inputs import eval_mode, model_device
-from bertlib.model import BERTModel
+from bertlib.model import BERTModel, checked
 from bertlib.rng import own_global_rng
-from bertlib.sizes import check_result_size
-from bertlib.taskfit import check_fits, check_labels, check_model_and_data
+from bertlib.taskfit import check_data, check_fits
 from bertlib.tasks import IGNORE, TaskData
 from bertlib.train import check_lr, default_device, run_steps
-
-
-def _new_linear(bert: BERTModel, num_outputs: int, seed: int) -> nn.Linear:
-    """A freshly initialised output layer on ``bert``'s outputs, on its device and in its dtype,
-    whose weights depend only on ``seed``."""
-    like = bert.encoder.token_embedding.weight
-    with own_global_rng(seed):
-        return nn.Linear(bert.config.num_hiddens, num_outputs).to(like.device, like.dtype)
 
 
 def _check_num_classes(num_classes: int, name: str = "num_classes") -> None:
     check_int_in(name, num_classes, 2, None, " (a choice needs two classes)")
 
 
-def _check_head(bert: BERTModel, num_outputs: int) -> None:
-    """A pretrained BERTModel, and a new output layer (H, num_outputs) that fits in memory."""
-    check_instance("bert", bert, BERTModel,
-                   "a BERTModel (load_small_bert() or bertlib.hf.load_hf_model() gives one)")
-    H = bert.config.num_hiddens
-    check_result_size(f"an output layer of {H} x {num_outputs} weights", H * num_outputs)
+def _new_linear(bert: BERTModel, num_outputs: int, seed: int,
+                name: str = "num_classes") -> nn.Linear:
+    """A freshly initialised output layer on ``bert``'s outputs, on its device and in its dtype,
+    whose weights depend only on ``seed``: the one place the heads' sizes are checked."""
+    _check_num_classes(num_outputs, name)
+    like = bert.encoder.token_embedding.weight
+    with own_global_rng(seed):
+        return nn.Linear(bert.config.num_hiddens, num_outputs).to(like.device, like.dtype)
 
 
 class BERTClassifier(nn.Module):
@@ -72,16 +56,13 @@ class BERTClassifier(nn.Module):
 
     def __init__(self, bert: BERTModel, num_classes: int, *, seed: int = 0):
         super().__init__()
-        _check_num_classes(num_classes)
-        _check_head(bert, num_classes)
         self.encoder = copy.deepcopy(bert.encoder)
         self.hidden = copy.deepcopy(bert.hidden)
         self.output = _new_linear(bert, num_classes, seed)
 
-    def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
-                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, tokens, segments, valid_lens=None):
         """tokens, segments: (B, T); valid_lens: (B,) or None. Returns logits (B, C)."""
-        encoded_X = self.encoder(tokens, segments, valid_lens)  # (B, T, H); checks its inputs
+        encoded_X = self.encoder(tokens, segments, valid_lens)  # (B, T, H)
         return self.output(self.hidden(encoded_X[:, 0, :]))
 
 
@@ -91,13 +72,10 @@ class BERTTagger(nn.Module):
 
     def __init__(self, bert: BERTModel, num_tags: int, *, seed: int = 0):
         super().__init__()
-        _check_num_classes(num_tags, "num_tags")
-        _check_head(bert, num_tags)
         self.encoder = copy.deepcopy(bert.encoder)
-        self.output = _new_linear(bert, num_tags, seed)
+        self.output = _new_linear(bert, num_tags, seed, "num_tags")
 
-    def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
-                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, tokens, segments, valid_lens=None):
         """tokens, segments: (B, T); valid_lens: (B,) or None. Returns logits (B, T, C)."""
         return self.output(self.encoder(tokens, segments, valid_lens))
 
@@ -109,12 +87,10 @@ class BERTQuestionAnswerer(nn.Module):
 
     def __init__(self, bert: BERTModel, *, seed: int = 0):
         super().__init__()
-        _check_head(bert, 2)
         self.encoder = copy.deepcopy(bert.encoder)
         self.output = _new_linear(bert, 2, seed)
 
-    def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
-                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(self, tokens, segments, valid_lens=None):
         """tokens, segments: (B, T); valid_lens: (B,) or None. Returns scores (B, 2, T): row 0
         for the first token of the answer, row 1 for the last, over the T positions. Read as
         logits of a T-way classification, they make :func:`task_loss` the paper's loss."""
@@ -132,22 +108,23 @@ class BagOfWords(nn.Module):
 
     def __init__(self, vocab_size: int, num_classes: int, *, seed: int = 0):
         super().__init__()
-        check_positive_int("vocab_size", vocab_size)
         _check_num_classes(num_classes)
-        check_result_size(f"a table of {vocab_size} x {num_classes} weights",
-                          vocab_size * num_classes)
         with own_global_rng(seed):
             self.weights = nn.Embedding(vocab_size, num_classes)  # one row per vocabulary entry
         self.bias = nn.Parameter(torch.zeros(num_classes))
 
-    def forward(self, tokens: torch.Tensor, segments: torch.Tensor,
-                valid_lens: torch.Tensor | None = None) -> torch.Tensor:
-        """tokens: (B, T); valid_lens: (B,) or None (no padding). Returns logits (B, C);
-        ``segments`` is accepted for a uniform call and ignored."""
-        check_ndim("tokens", tokens, 2, "(batch, seq_len)")
-        # Checked as a BERT's input of any length; the segments are ignored.
-        check_token_inputs(tokens, torch.zeros_like(tokens), valid_lens,
-                           self.weights.num_embeddings, tokens.shape[1])
+    @checked
+    def forward(self, tokens: Int[Tensor, "B T"], segments: Int[Tensor, "B T"],
+                valid_lens: Int[Tensor, " B"] | None = None) -> Float[Tensor, "B C"]:
+        """valid_lens: None for no padding. ``segments`` is accepted for a uniform call and
+        ignored."""
+        allowed = {"tokens": (0, self.weights.num_embeddings - 1),
+                   "valid_lens": (1, tokens.shape[1])}
+        for name, ids in (("tokens", tokens), ("valid_lens", valid_lens)):
+            low, high = allowed[name]
+            if ids is not None and ((ids < low) | (ids > high)).any():
+                raise ValueError(f"{name} must be in [{low}, {high}]; got "
+                                 f"{int(ids[(ids < low) | (ids > high)][0])}")
         B, T = tokens.shape
         if valid_lens is None:
             valid_lens = torch.full((B,), T, device=tokens.device)
@@ -156,7 +133,9 @@ class BagOfWords(nn.Module):
         return summed / valid_lens[:, None] + self.bias
 
 
-def task_loss(Y_hat: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+@checked
+def task_loss(Y_hat: Float[Tensor, "B *T C"],  # *T: none, or (T,)
+              labels: Int[Tensor, "B *T"]) -> Float[Tensor, ""]:  # noqa: F821
     """Mean cross-entropy over the labelled positions.
 
     ``Y_hat`` (B, C) with ``labels`` (B,), or ``Y_hat`` (B, T, C) with ``labels`` (B, T), where
@@ -164,11 +143,6 @@ def task_loss(Y_hat: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     is over the labelled tokens of the whole batch, so every real token weighs the same
     whatever the length of its sentence.
     """
-    if not isinstance(Y_hat, torch.Tensor) or Y_hat.dim() not in (2, 3):
-        raise ValueError("Y_hat must be a tensor of shape (batch, classes) or (batch, seq_len, "
-                         f"classes); got {getattr(Y_hat, 'shape', type(Y_hat))}")
-    check_logits("Y_hat", Y_hat)
-    check_labels(labels, Y_hat.shape)
     C = Y_hat.shape[-1]
     return F.cross_entropy(Y_hat.reshape(-1, C), labels.reshape(-1), ignore_index=IGNORE)
 
@@ -178,14 +152,8 @@ def freeze_layers(model: BERTClassifier | BERTTagger, *, trainable_blocks: int) 
     whole encoder); the layers above the encoder stay trainable. Returns the number of
     trainable parameters. Frozen parameters get no gradient, which saves the backward pass
     through everything below the lowest trainable block."""
-    if not isinstance(model, BERTClassifier | BERTTagger):
-        raise ValueError(f"model must be a BERTClassifier or BERTTagger; got "
-                         f"{type(model).__name__}")
     blocks = len(model.encoder.blks)
-    if isinstance(trainable_blocks, bool) or not isinstance(trainable_blocks, int) or not (
-            0 <= trainable_blocks <= blocks):
-        raise ValueError(f"trainable_blocks must be an integer in [0, {blocks}]; got "
-                         f"{trainable_blocks!r}")
+    check_int_in("trainable_blocks", trainable_blocks, 0, blocks)
     trainable = set(model.encoder.blks[blocks - trainable_blocks:].parameters())
     encoder = set(model.encoder.parameters())
     for p in model.parameters():
@@ -215,11 +183,8 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
     """
     check_positive_int("num_steps", num_steps)
     check_lr("lr", lr)
-    check_bool("progress", progress)
     device = default_device(device)
     check_fits(model, data)
-    if not any(p.requires_grad for p in model.parameters()):
-        raise ValueError("model has no trainable parameter: every one is frozen")
     loader = make_loader(data, batch_size, seed=seed)  # refuses a bad batch_size or seed
     model.to(device)
     optimizer = torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr)
@@ -230,9 +195,8 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
         start = time.perf_counter()
         tokens, segments, valid_lens, labels = batch
         optimizer.zero_grad(set_to_none=True)
-        Y_hat = model(tokens, segments, valid_lens)
-        check_logits("the model's outputs", Y_hat)  # run_steps stops there: DivergedError
-        loss = task_loss(Y_hat, labels)
+        loss = task_loss(model(tokens, segments, valid_lens), labels)
+        check_all_finite("the loss", loss)  # run_steps stops there: DivergedError
         loss.backward()
         optimizer.step()
         history.seconds += time.perf_counter() - start
@@ -249,9 +213,8 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
 def predict(model: nn.Module, data: TaskData, batch_size: int = 256) -> torch.Tensor:
     """The most probable class of every example (N,), or tag of every token (N, T), in eval
     mode, on the CPU."""
-    check_model_and_data(model, data)
-    check_positive_int("batch_size", batch_size)
-    device, out = model_device(model), []
+    check_data(data)
+    device, out = model_device(model), []  # make_loader checks batch_size
     with eval_mode(model):
         for batch in make_loader(data, batch_size, seed=0, shuffle=False):
             tokens, segments, valid_lens, _ = (t.to(device) for t in batch)
@@ -267,7 +230,6 @@ class Accuracy:
     n: int
 
     def __post_init__(self) -> None:
-        check_int_in("n", self.n, 0)
         check_int_in("hits", self.hits, 0, self.n, " (right answers out of n)")
 
     @property
@@ -290,7 +252,9 @@ class Accuracy:
         return f"{self.value:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def best_span(scores: torch.Tensor, allowed: torch.Tensor, max_answer_len: int) -> torch.Tensor:
+@checked
+def best_span(scores: Float[Tensor, "B 2 T"], allowed: Bool[Tensor, "B T"],
+              max_answer_len: int) -> Int[Tensor, "B 2"]:
     """The answer span with the highest score: the first token i and last token j, i <= j,
     both ``allowed``, at most ``max_answer_len`` tokens long, that maximise
     ``scores[b, 0, i] + scores[b, 1, j]``.
@@ -298,20 +262,9 @@ def best_span(scores: torch.Tensor, allowed: torch.Tensor, max_answer_len: int) 
     scores: (B, 2, T) from :class:`BERTQuestionAnswerer`; allowed: (B, T) bool, the positions
     an answer may use (the text's tokens). Returns (B, 2) long: i and j of each example.
     """
-    check_ndim("scores", scores, 3, "(batch, 2, seq_len)")
-    check_ndim("allowed", allowed, 2, "(batch, seq_len)")
-    if scores.shape[1] != 2 or allowed.shape != (scores.shape[0], scores.shape[2]):
-        raise ValueError(f"scores (batch, 2, seq_len) and allowed (batch, seq_len) must match; "
-                         f"got {tuple(scores.shape)} and {tuple(allowed.shape)}")
-    if allowed.dtype != torch.bool or not bool(allowed.any(1).all()):
-        raise ValueError("allowed must be a bool tensor allowing at least one position per row")
     check_positive_int("max_answer_len", max_answer_len)
-    if not scores.is_floating_point() or bool(scores.isnan().any()):
-        raise ValueError(f"scores must be floating-point numbers (-inf for a position that is "
-                         f"never an answer), not NaN; got dtype {scores.dtype}")
-    B, _, T = scores.shape
-    check_result_size(f"the scores of every span, {B} x {T} x {T}", B * T * T,
-                      scores.element_size())
+    if not bool(allowed.any(1).all()):  # argmax over nothing would answer (0, 0)
+        raise ValueError("allowed must allow at least one position per row")
     T = scores.shape[2]
     both = scores[:, 0, :, None] + scores[:, 1, None, :]  # (B, T, T): span from i to j
     i = torch.arange(T, device=scores.device)
@@ -327,10 +280,9 @@ def predict_spans(model: nn.Module, data: TaskData, max_answer_len: int = 8,
     """The answer span ``model`` finds for each question of ``data`` (N, 2): its first and
     last token, chosen by :func:`best_span` among the text's tokens (segment B, not its
     ``<sep>``), in eval mode, on the CPU."""
-    check_model_and_data(model, data)
+    check_data(data)
     check_positive_int("max_answer_len", max_answer_len)
-    check_positive_int("batch_size", batch_size)
-    device, out = model_device(model), []
+    device, out = model_device(model), []  # make_loader checks batch_size
     with eval_mode(model):
         for tokens, segments, valid_lens, _ in make_loader(data, batch_size, seed=0,
                                                            shuffle=False):
@@ -344,7 +296,7 @@ def predict_spans(model: nn.Module, data: TaskData, max_answer_len: int = 8,
 def span_accuracy(model: nn.Module, data: TaskData, max_answer_len: int = 8) -> Accuracy:
     """The share of ``data``'s questions whose answer ``model`` finds exactly: first and last
     token right (the exact match of SQuAD, counted in tokens)."""
-    check_model_and_data(model, data)
+    check_data(data)  # before data.labels is read
     if data.labels.shape != (len(data), 2):
         raise ValueError(f"data.labels must be answer spans, shape {(len(data), 2)} (from "
                          f"span_data()); got {tuple(data.labels.shape)}")

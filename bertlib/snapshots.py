@@ -21,13 +21,12 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import save_file
 
 from bertlib.assets import SMALL_BERT_DIR
-from bertlib.checks import check_finite, check_instance, check_int_in, check_path, check_sized
+from bertlib.checks import check_path, check_sized
 from bertlib.files import atomic_write, checked_file
 from bertlib.model import BERTModel
 
 SNAPSHOTS_FILE = "snapshots.safetensors"
 SNAPSHOTS_MAX_BYTES = 64 << 20  # the shipped file is under 10 MB
-FP16_MAX = float(torch.finfo(torch.float16).max)  # 65504: beyond it fp16 holds infinity
 # The small BERT's snapshot steps, from the first to the last (1000): the MLM loss falls fastest
 # early and the NSP loss sits at ln 2 until about step 275, so the steps are dense early.
 SMALL_BERT_STEPS = (0, 50, 150, 300, 650, 1000)
@@ -38,8 +37,6 @@ class SnapshotRecorder:
     is one of ``steps`` (0, the weights before training, is taken at once)."""
 
     def __init__(self, model: BERTModel, steps: Sequence[int]):
-        if not isinstance(model, BERTModel):
-            raise ValueError(f"model must be a BERTModel; got {type(model).__name__}")
         check_sized("steps", steps, "a list of training steps, integers >= 0")
         steps = sorted(set(steps))
         if not steps or any(isinstance(s, bool) or not isinstance(s, int) or s < 0
@@ -73,23 +70,10 @@ class Snapshots:
 def save_snapshots(snapshots: Snapshots, path: str | Path) -> None:
     """Write the snapshots to one safetensors file, names ``"<step>/<name>"``, the losses as its
     metadata. The file is replaced whole (:func:`bertlib.files.atomic_write`): ``path`` holds
-    either the old complete file or the new complete one, never a part. Everything is checked
-    first: steps are integers >= 0, losses finite, and weights finite and within fp16's range
-    (a larger one would be stored as infinity)."""
-    check_instance("snapshots", snapshots, Snapshots, "a Snapshots (weights by step, losses)")
+    either the old complete file or the new complete one, never a part."""
     check_path("path", path)
-    check_losses(snapshots.mlm_loss, "mlm_loss")
-    check_losses(snapshots.nsp_loss, "nsp_loss")
-    tensors = {}
-    for step, state in snapshots.weights.items():
-        check_int_in("snapshot step", step, 0)
-        for name, value in state.items():
-            check_instance(f"snapshot {step} {name!r}", value, torch.Tensor, "a tensor")
-            check_finite(f"snapshot {step} {name!r}", value)
-            if value.numel() and float(value.abs().max()) > FP16_MAX:
-                raise ValueError(f"snapshot {step} {name!r} must be within fp16's range "
-                                 f"(|x| <= {FP16_MAX}); it holds {float(value.abs().max()):g}")
-            tensors[f"{step}/{name}"] = value.to(torch.float16).contiguous()
+    tensors = {f"{step}/{name}": value.to(torch.float16).contiguous()
+               for step, state in snapshots.weights.items() for name, value in state.items()}
     losses = {"mlm_loss": json.dumps(snapshots.mlm_loss),
               "nsp_loss": json.dumps(snapshots.nsp_loss)}
     try:

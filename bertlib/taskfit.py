@@ -12,38 +12,28 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from bertlib.checks import check_instance, check_integer_dtype, check_range
+from bertlib.checks import check_instance, check_range
 from bertlib.inputs import eval_mode, model_device
 from bertlib.tasks import IGNORE, TaskData
 
 
 def check_labels(labels: torch.Tensor, output_shape: tuple[int, ...]) -> None:
     """``labels`` fit outputs of ``output_shape``, (B, C) or (B, T, C): shape (B,) or (B, T),
-    int64, class ids in [0, C - 1] or ``IGNORE``, at least one of them not ``IGNORE``."""
-    check_instance("labels", labels, torch.Tensor, "a tensor of class ids")
+    class ids in [0, C - 1] or ``IGNORE``."""
     if labels.shape != output_shape[:-1]:
         raise ValueError(f"labels must have shape {tuple(output_shape[:-1])} (the outputs' "
                          f"without their last dimension); got {tuple(labels.shape)}")
-    check_integer_dtype("labels", labels, (torch.int64,))
     C = output_shape[-1]
-    labelled = labels != IGNORE
-    check_range("labels", labels[labelled], 0, C - 1,
+    check_range("labels", labels[labels != IGNORE], 0, C - 1,
                 f"class ids in [0, {C - 1}] (the model has {C} outputs) or IGNORE")
-    if not bool(labelled.any()):
-        raise ValueError(f"labels must label at least one position; every one is IGNORE "
-                         f"({IGNORE})")
 
 
-def check_model_and_data(model: nn.Module, data: TaskData) -> None:
-    check_instance("model", model, nn.Module, "a model such as a BERTClassifier")
+def check_data(data: TaskData) -> None:
+    """The door of fine-tuning, prediction and scoring: task data with at least one example
+    (``select`` of a language it lacks gives none)."""
     check_instance("data", data, TaskData, "a bertlib.tasks.TaskData (topic_data() gives one)")
     if len(data) == 0:
         raise ValueError("data must hold at least one example; got an empty TaskData")
-    if next(model.parameters(), None) is None:
-        raise ValueError("model has no parameter: nothing to train, and no device to run on")
-    if model_device(model).type == "meta":
-        raise ValueError("model is on the meta device, which holds shapes but no weights; "
-                         "initialise or load its weights first")
 
 
 def output_shape(model: nn.Module, data: TaskData) -> torch.Size:
@@ -63,7 +53,7 @@ def output_shape(model: nn.Module, data: TaskData) -> torch.Size:
 def check_fits(model: nn.Module, data: TaskData) -> torch.Size:
     """A model, non-empty task data, and labels among the model's outputs; returns the shape
     of the outputs for all of ``data`` (see :func:`output_shape`)."""
-    check_model_and_data(model, data)
+    check_data(data)
     shape = output_shape(model, data)
     check_labels(data.labels, shape)
     return shape

@@ -29,15 +29,11 @@ import torch
 
 from bertlib.assets import TASKS_DIR
 from bertlib.checks import (
-    INDEX_DTYPES,
     check_choice,
     check_instance,
     check_int_in,
-    check_integer_dtype,
-    check_ndim,
     check_path,
     check_positive_int,
-    check_range,
     check_str,
 )
 from bertlib.files import checked_file, read_text
@@ -74,8 +70,8 @@ class TaskSentence:
     spans: tuple[tuple[int, int, str], ...]  # character spans of names, places and times
 
     def __post_init__(self) -> None:
+        # Read from a task file, which is untrusted: every field is checked.
         check_text("text", self.text)
-        check_choice("lang", self.lang, CORPUS_LANGUAGES)
         check_int_in("topic", self.topic, 0, NUM_TOPICS - 1)
         check_int_in("story", self.story, 0)
         check_str("template", self.template)
@@ -194,28 +190,6 @@ class TaskData:
     labels: torch.Tensor  # (N,) a class per example, or (N, T) a tag per token (IGNORE elsewhere)
     langs: list[str]
 
-    def __post_init__(self) -> None:
-        check_ndim("tokens", self.tokens, 2, "(N, T)")
-        N, T = self.tokens.shape
-        for name in ("tokens", "segments", "valid_lens", "labels"):
-            check_instance(name, getattr(self, name), torch.Tensor, "a tensor")
-            check_integer_dtype(name, getattr(self, name),
-                                (torch.int64,) if name == "labels" else INDEX_DTYPES)
-        if self.segments.shape != (N, T):
-            raise ValueError(f"segments must have the shape of tokens, {(N, T)}; got "
-                             f"{tuple(self.segments.shape)}")
-        check_ndim("valid_lens", self.valid_lens, 1, f"({N},), one length per example")
-        check_range("valid_lens", self.valid_lens, 1, T, f"in [1, T={T}]")
-        if self.valid_lens.shape[0] != N or self.labels.dim() not in (1, 2) \
-                or self.labels.shape[0] != N:
-            raise ValueError(f"valid_lens must have shape ({N},) and labels ({N},) or ({N}, ...),"
-                             f" one row per example; got {tuple(self.valid_lens.shape)} and "
-                             f"{tuple(self.labels.shape)}")
-        if isinstance(self.langs, str) or not isinstance(self.langs, Sequence) \
-                or len(self.langs) != N:
-            raise ValueError(f"langs must be a list of {N} languages, one per example; got "
-                             f"{self.langs!r:.80}")
-
     def __len__(self) -> int:
         return self.tokens.shape[0]
 
@@ -229,17 +203,13 @@ class TaskData:
         return TaskData(*(t[rows] for t in self.tensors()), [lang] * int(rows.sum()))
 
 
-def _check_tokenizer(tokenizer: WordPieceTokenizer) -> None:
-    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
-                   "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
-
-
 def _check_builder_args(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
                         max_len: int, shortest: int) -> None:
     """What every builder takes: sentences, a tokenizer, and a ``max_len`` of at least
     ``shortest`` tokens (room for the special tokens and a token of each text)."""
     _check_sentences(sentences)
-    _check_tokenizer(tokenizer)
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
+                   "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
     check_int_in("max_len", max_len, shortest, None,
                  " (room for the special tokens and a token of each text)")
 
@@ -309,9 +279,6 @@ def _token_starts(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list
 def token_tags(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list[int]:
     """One tag id per WordPiece token of the sentence: the kind of the span the token starts
     in, else ``O``. A word cut into pieces gives every piece the word's tag."""
-    check_instance("sentence", sentence, TaskSentence,
-                   "a TaskSentence (load_task_sentences() gives them)")
-    _check_tokenizer(tokenizer)
     tags = []
     for start in _token_starts(sentence, tokenizer):
         kinds = [kind for s, e, kind in sentence.spans if s <= start < e]
@@ -343,12 +310,8 @@ def span_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, 
     off by ``max_len`` could not be found: neither gives an example.
     """
     _check_builder_args(sentences, tokenizer, max_len, MIN_LEN_PAIR)
-    if isinstance(kinds, str) or not isinstance(kinds, Sequence):
-        raise ValueError(f"kinds must be a list of {list(TAGS[1:])}; got {kinds!r:.80}")
-    if not kinds:
-        raise ValueError(f"kinds must name at least one of {list(TAGS[1:])}; got {kinds!r:.80}")
-    for kind in kinds:
-        check_choice("kinds", kind, TAGS[1:])
+    if isinstance(kinds, str) or not kinds or not set(kinds) <= set(TAGS[1:]):
+        raise ValueError(f"kinds must be a list of some of {list(TAGS[1:])}; got {kinds!r:.80}")
     inputs, labels, langs = [], [], []
     for s in sentences:
         found = [kind for _, _, kind in s.spans]

@@ -3,6 +3,7 @@
 
 import pytest
 import torch
+from jaxtyping import TypeCheckError
 
 from bertlib.context import (
     BANK_EXAMPLES,
@@ -86,8 +87,6 @@ def test_minilm_vocabulary_lacks_most_chinese_characters(minilm):
     ([(None, "bank")], {}, "sentence must be a string; got NoneType"),
     ("the bank", {}, "occurrences must be a list of at least one"),
     ([], {}, "occurrences must be a list of at least one"),
-    ([("the bank", "bank")], {"contextual": "no"}, "contextual must be True or False; got 'no'"),
-    ([("the bank", "bank")], {"contextual": None}, "contextual must be True or False"),
 ])
 def test_bad_occurrences_are_named(occurrences, kwargs, message, small_model, tiny_tokenizer):
     """Before: 'too many values to unpack' for one pair, TypeErrors for None."""
@@ -96,23 +95,10 @@ def test_bad_occurrences_are_named(occurrences, kwargs, message, small_model, ti
             function(small_model, tiny_tokenizer, occurrences, **kwargs)
 
 
-@pytest.mark.parametrize(("occurrence", "message"), [
-    (True, "occurrence must be an integer"), ("0", "occurrence must be an integer"),
-])
-def test_occurrence_is_an_integer(occurrence, message, tiny_tokenizer):
-    with pytest.raises(ValueError, match=message):
-        find_word(tiny_tokenizer, "the bank", "bank", occurrence=occurrence)
-
-
-@pytest.mark.parametrize(("vectors", "message"), [
-    (torch.tensor([[1.0, float("nan")], [1.0, 0.0]]), "vectors must be finite"),
-    (torch.tensor([[1.0, 2.0], [0.0, 0.0]]), r"vectors\[1\] is all zeros"),
-    (torch.ones(3), r"vectors must have shape \(N, H\)"),
-    ([[1.0, 2.0]], r"vectors must be a torch.Tensor"),
-])
-def test_cosine_similarity_refuses_what_has_no_cosine(vectors, message):
-    """Before: NaN similarities, a self-similarity of 0 for a zero vector, a 1-D input taken."""
-    with pytest.raises(ValueError, match=message):
+@pytest.mark.parametrize("vectors", [torch.ones(3), [[1.0, 2.0]]])
+def test_cosine_similarity_needs_a_matrix_of_vectors(vectors):
+    """Before: a 1-D input gave one number."""
+    with pytest.raises(TypeCheckError, match="parameter 'vectors'"):
         cosine_similarity_matrix(vectors)
 
 
@@ -124,11 +110,3 @@ def test_a_lone_surrogate_is_a_value_error_naming_the_text(small_model, tiny_tok
         find_word(tiny_tokenizer, "the bank", "\ud800")
     with pytest.raises(ValueError, match="sentence is not valid text"):
         word_vectors(small_model, tiny_tokenizer, [("\ud800 bank", "bank")])
-
-
-def test_a_similarity_table_must_have_rows_and_fit_in_memory():
-    with pytest.raises(ValueError, match="vectors must hold at least one vector"):
-        cosine_similarity_matrix(torch.ones(0, 3))  # gave an empty table
-    with pytest.raises(ValueError, match=r"a 1000000 x 1000000 table of similarities would need "
-                                         r"7,450.6 GiB"):
-        cosine_similarity_matrix(torch.ones(10**6, 1))

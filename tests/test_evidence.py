@@ -3,6 +3,7 @@ norm-based weights against their defining identity, rollout against a product by
 
 import pytest
 import torch
+from jaxtyping import TypeCheckError
 
 from bertlib.evidence import (
     attention_norms,
@@ -164,9 +165,6 @@ def test_rollout_is_the_product_of_the_averaged_layers_with_the_residual():
 def test_bad_masks_are_refused(small_model, keep, message):
     with pytest.raises(ValueError, match=message), heads_switched_off(small_model, keep):
         pass
-    with pytest.raises(ValueError, match="model must be a BERTModel or BERTEncoder"), \
-            heads_switched_off("model", torch.ones(2, 4)):
-        pass
 
 
 def test_attention_on_neighbours_averages_the_two_weights_beside_each_real_slot():
@@ -180,11 +178,8 @@ def test_attention_on_neighbours_averages_the_two_weights_beside_each_real_slot(
     assert got.shape == (1, 2) and torch.allclose(got, by_hand)
 
 
-def test_a_mask_must_be_finite_and_fit_the_batch(small_model):
+def test_a_mask_must_fit_the_batch(small_model):
     tokens, segments = _inputs(B=3)
-    with pytest.raises(ValueError, match="keep must be finite"), \
-            heads_switched_off(small_model, torch.full((2, 4), float("nan"))):
-        pass
     with pytest.raises(ValueError, match=r"keep must have one row per example \(3\)"), \
             heads_switched_off(small_model, torch.ones(2, 2, 4)), torch.no_grad():
         small_model(tokens, segments)
@@ -193,40 +188,28 @@ def test_a_mask_must_be_finite_and_fit_the_batch(small_model):
 def test_head_effects_checks_what_it_reads(small_model):
     tokens, segments = _inputs(B=1)
     positions = torch.tensor([1, 2])
-    for args, message in [
-        (("model", tokens, segments, positions, positions), "model must be a BERTModel"),
-        ((small_model, tokens, None, positions, positions), "segments must be a torch.Tensor"),
-        ((small_model, tokens, segments, positions, torch.tensor([5.0, 6.0])),
-         "targets must hold integers"),
-        ((small_model, tokens, segments, positions, torch.tensor([5, 50])),
-         r"targets must be token ids in \[0, 49\]; got 50"),
-        ((small_model, tokens, segments, torch.tensor([1, 9]), positions),
-         r"pred_positions must be in \[0, 6\]; got 9"),
+    for args, name in [
+        ((small_model, tokens, None, positions, positions), "segments"),
+        ((small_model, tokens.expand(2, -1), segments.expand(2, -1), positions, positions),
+         "tokens"),  # one input only
+        ((small_model, tokens, segments, positions, torch.tensor([5])), "targets"),
     ]:
-        with pytest.raises(ValueError, match=message):
+        with pytest.raises(TypeCheckError, match=f"parameter '{name}'"):
             head_effects(*args)
 
 
-@pytest.mark.parametrize(("weights", "message"), [
-    (torch.ones(1, 1, 1, 2, 2, dtype=torch.long), "weights must hold floating-point numbers"),
-    (torch.ones(1, 1, 1, 2, 3), r"square \(seq_len, seq_len\) maps; got shape \(1, 1, 1, 2, 3\)"),
-    (torch.ones(1, 0, 1, 2, 2), "at least one layer"),
-    (torch.full((1, 1, 1, 2, 2), float("nan")), "weights must be finite"),
-    (torch.tensor([[[[[1.5, -0.5], [0.5, 0.5]]]]]), r"weights must be >= 0 .*got -0.5"),
-])
-def test_rollout_refuses_what_are_not_attention_weights(weights, message):
-    with pytest.raises(ValueError, match=message):
+@pytest.mark.parametrize("weights", [torch.ones(1, 1, 1, 2, 2, dtype=torch.long),
+                                     torch.ones(1, 1, 1, 2, 3), torch.ones(1, 2, 2)])
+def test_rollout_takes_square_maps_of_every_layer_and_head(weights):
+    with pytest.raises(TypeCheckError, match="parameter 'weights'"):
         attention_rollout(weights)
 
 
-@pytest.mark.parametrize(("positions", "slots", "message"), [
-    (torch.tensor([[1.0]]), torch.tensor([[1.0]]), "pred_positions must hold integers"),
-    (None, None, "pred_positions must be a torch.Tensor"),
-    (torch.tensor([[9]]), torch.tensor([[1.0]]), r"pred_positions must be in \[0, 4\]; got 9"),
-    (torch.tensor([[1, 2]]), torch.tensor([[1.0]]), r"mlm_weights must have pred_positions' "
-                                                    r"shape \(1, 2\)"),
-    (torch.tensor([[1]]), torch.tensor([[0.0]]), "mark at least one real slot"),  # gave NaN
+@pytest.mark.parametrize(("positions", "slots", "name"), [
+    (torch.tensor([[1.0]]), torch.tensor([[1.0]]), "pred_positions"),
+    (None, None, "pred_positions"),
+    (torch.tensor([[1, 2]]), torch.tensor([[1.0]]), "mlm_weights"),
 ])
-def test_attention_on_neighbours_checks_its_slots(positions, slots, message):
-    with pytest.raises(ValueError, match=message):
+def test_attention_on_neighbours_checks_its_slots(positions, slots, name):
+    with pytest.raises(TypeCheckError, match=f"parameter '{name}'"):
         attention_on_neighbours(torch.rand(1, 2, 2, 5, 5), positions, slots)

@@ -3,6 +3,7 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
+from jaxtyping import TypeCheckError
 from torch import nn
 
 from bertlib import BERTClassifier, BERTTagger, evaluate_task, fine_tune, load_small_bert
@@ -98,9 +99,9 @@ def test_heads_check_their_input(cls, name, toy_model):
     with pytest.raises(ValueError, match=rf"{name} must be an integer >= 2 .*; got 2.0"):
         cls(bert, 2.0)
     head = cls(bert, 2)
-    with pytest.raises(ValueError, match=r"tokens must be token ids in \[0, 19\]; got 20"):
+    with pytest.raises(ValueError, match=r"tokens must be in \[0, 19\]; got 20"):
         head(torch.tensor([[2, 20]]), torch.zeros(1, 2, dtype=torch.long))
-    with pytest.raises(ValueError, match="segments must be 0"):
+    with pytest.raises(ValueError, match=r"segments must be in \[0, 1\]; got 2"):
         head(torch.tensor([[2, 7]]), torch.tensor([[0, 2]]))
 
 
@@ -114,7 +115,7 @@ def test_bag_of_words_is_the_mean_of_the_real_tokens_rows():
     torch.testing.assert_close(Y, expected)
     # Word order plays no part.
     torch.testing.assert_close(bow(tokens[:, [0, 3, 2, 1, 4]], tokens, valid_lens), Y)
-    with pytest.raises(ValueError, match=r"tokens must be token ids in \[0, 9\]; got 10"):
+    with pytest.raises(ValueError, match=r"tokens must be in \[0, 9\]; got 10"):
         bow(torch.tensor([[10]]), torch.zeros(1, 1, dtype=torch.long))
 
 
@@ -135,17 +136,14 @@ def test_task_loss_is_the_mean_over_labelled_positions():
                                F.cross_entropy(Y_hat[:, 0], torch.tensor([2, 0])))
 
 
-@pytest.mark.parametrize("Y_hat, labels, message", [
-    (torch.zeros(2, 3), torch.tensor([0, 3]), r"labels must be class ids in \[0, 2\] \(the model "
-                                              r"has 3 outputs\) or IGNORE; got 3"),
-    (torch.zeros(2, 3), torch.tensor([0.0, 1.0]), "labels must hold integers"),
-    (torch.zeros(2, 3), torch.tensor([0, 1, 1]), r"labels must have shape \(2,\)"),
-    (torch.zeros(2, 4, 3), torch.full((2, 4), IGNORE), "labels must label at least one"),
-    (torch.zeros(2, 3, dtype=torch.long), torch.tensor([0, 1]), "Y_hat must hold floating"),
-    (torch.zeros(3), torch.tensor([0]), r"Y_hat must be a tensor of shape \(batch, classes\)"),
+@pytest.mark.parametrize("Y_hat, labels", [
+    (torch.zeros(2, 3), torch.tensor([0.0, 1.0])),  # float labels
+    (torch.zeros(2, 3), torch.tensor([0, 1, 1])),  # one label too many
+    (torch.zeros(2, 4, 3), torch.zeros(2, 5, dtype=torch.long)),  # tags of other lengths
+    (torch.zeros(2, 3, dtype=torch.long), torch.tensor([0, 1])),  # logits of integers
 ])
-def test_task_loss_refuses_bad_input(Y_hat, labels, message):
-    with pytest.raises(ValueError, match=message):
+def test_task_loss_checks_shapes_and_dtypes(Y_hat, labels):
+    with pytest.raises(TypeCheckError):
         task_loss(Y_hat, labels)
 
 
@@ -199,8 +197,6 @@ def test_freezing_keeps_frozen_weights_and_trains_the_rest(toy_model):
     with pytest.raises(ValueError, match=r"trainable_blocks must be an integer in \[0, 2\]; "
                                          r"got 3"):
         freeze_layers(clf, trainable_blocks=3)
-    with pytest.raises(ValueError, match="model must be a BERTClassifier or BERTTagger"):
-        freeze_layers(bert, trainable_blocks=0)
 
 
 def test_fine_tune_checks_its_arguments(toy_model):
@@ -212,10 +208,6 @@ def test_fine_tune_checks_its_arguments(toy_model):
         fine_tune(clf, data, num_steps=1, lr=-1)
     with pytest.raises(ValueError, match="data must be a bertlib.tasks.TaskData .*; got tuple"):
         fine_tune(clf, data.tensors(), num_steps=1)
-    for p in clf.parameters():
-        p.requires_grad_(False)
-    with pytest.raises(ValueError, match="model has no trainable parameter"):
-        fine_tune(clf, data, num_steps=1)
 
 
 class Fixed(nn.Module):
@@ -327,14 +319,14 @@ def test_best_span_is_the_best_valid_pair_found_by_trying_all():
 
 
 @pytest.mark.parametrize("args, message", [
-    ((torch.zeros(2, 3, 4), torch.ones(2, 4, dtype=torch.bool), 2), r"scores \(batch, 2"),
-    ((torch.zeros(2, 2, 4), torch.ones(2, 5, dtype=torch.bool), 2), r"must match"),
+    ((torch.zeros(2, 3, 4), torch.ones(2, 4, dtype=torch.bool), 2), "parameter 'scores'"),
+    ((torch.zeros(2, 2, 4), torch.ones(2, 5, dtype=torch.bool), 2), "parameter 'allowed'"),
     ((torch.zeros(1, 2, 4), torch.zeros(1, 4, dtype=torch.bool), 2), "at least one position"),
-    ((torch.zeros(1, 2, 4), torch.ones(1, 4), 2), "must be a bool tensor"),
+    ((torch.zeros(1, 2, 4), torch.ones(1, 4), 2), "parameter 'allowed'"),
     ((torch.zeros(1, 2, 4), torch.ones(1, 4, dtype=torch.bool), 0), "max_answer_len must be"),
 ])
 def test_best_span_refuses_bad_input(args, message):
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises((ValueError, TypeCheckError), match=message):
         best_span(*args)
 
 
@@ -392,16 +384,11 @@ def test_fine_tune_refuses_what_train_bert_refuses(toy_model):
     for kwargs, message in [
         ({"lr": 1e6}, r"lr must be a number in \(0, 10\] \(Adam's usual range is 1e-5 to "
                       r"1e-2\); got 1000000.0"),
-        ({"progress": "no"}, "progress must be True or False; got 'no'"),
         ({"device": "banana"}, "device must be a device this machine has, one of .*got 'banana'"),
         ({"batch_size": 0}, "batch_size must be a positive integer; got 0"),
     ]:
         with pytest.raises(ValueError, match=message):
             fine_tune(clf, data, num_steps=1, **kwargs)
-    with pytest.raises(ValueError, match="model must be a model such as a BERTClassifier; got str"):
-        fine_tune("clf", data, num_steps=1)
-    with pytest.raises(ValueError, match="model has no parameter"):
-        fine_tune(nn.Identity(), data, num_steps=1)
 
 
 def test_a_loss_that_turns_non_finite_stops_training_and_keeps_the_weights(toy_model):
@@ -412,63 +399,30 @@ def test_a_loss_that_turns_non_finite_stops_training_and_keeps_the_weights(toy_m
         clf.hidden[0].bias.fill_(100.0)
         clf.output.weight.fill_(1e38)
     before = {k: v.clone() for k, v in clf.state_dict().items()}
-    with pytest.raises(DivergedError, match=r"diverged at step 1 of 3: the model's outputs must "
-                                            r"not hold NaN or \+inf"):
+    with pytest.raises(DivergedError, match=r"diverged at step 1 of 3: the loss must be "
+                                            r"finite"):
         fine_tune(clf, data, num_steps=3, batch_size=8, progress=False)
     for name, value in clf.state_dict().items():
         assert torch.equal(value, before[name]), name
         assert bool(torch.isfinite(value).all()), name
 
 
-@pytest.mark.parametrize("cls", [BERTClassifier, BERTTagger])
-def test_heads_need_a_bert_model_and_a_size_that_fits(cls, toy_model):
-    with pytest.raises(ValueError, match="bert must be a BERTModel .*; got str 'bert'"):
-        cls("bert", 2)
-    with pytest.raises(ValueError, match=r"an output layer of 32 x 1000000000000 weights would "
-                                         r"need 119,209.3 GiB of memory \(at most 1 GiB\)"):
-        cls(toy_model(), 10**12)
-    with pytest.raises(ValueError, match="bert must be a BERTModel"):
-        BERTQuestionAnswerer(nn.Linear(2, 2))
-    with pytest.raises(ValueError, match=r"a table of 1000000000000 x 2 weights would need"):
-        BagOfWords(10**12, 2)
-
-
 @pytest.mark.parametrize(("valid_lens", "message"), [
-    (torch.tensor([1.5]), "valid_lens must hold integers"),
-    (torch.tensor([0]), r"valid_lens must be in \[1, seq_len=2\]; got 0"),  # gave NaN
-    (torch.tensor([5]), r"valid_lens must be in \[1, seq_len=2\]; got 5"),
-    (torch.tensor([1, 2, 2]), "valid_lens must have one entry per sequence"),
+    (torch.tensor([1.5]), "parameter 'valid_lens'"),
+    (torch.tensor([0]), r"valid_lens must be in \[1, 2\]; got 0"),  # gave NaN
+    (torch.tensor([5]), r"valid_lens must be in \[1, 2\]; got 5"),
+    (torch.tensor([1, 2, 2]), "parameter 'valid_lens'"),
 ])
 def test_bag_of_words_checks_its_lengths(valid_lens, message):
-    with pytest.raises(ValueError, match=message):
-        BagOfWords(10, 2)(torch.tensor([[1, 2]]), None, valid_lens)
-
-
-@pytest.mark.parametrize(("Y_hat", "labels", "message"), [
-    (torch.randn(3, 2), torch.tensor([0, 1, 1], dtype=torch.int32),
-     "labels must hold integers of dtype torch.int64"),  # refused deep in torch
-    (torch.tensor([[0.0, float("nan")]] * 3), torch.tensor([0, 1, 1]),
-     r"Y_hat must not hold NaN or \+inf"),  # came back as NaN
-])
-def test_task_loss_refuses_int32_labels_and_nan_logits(Y_hat, labels, message):
-    with pytest.raises(ValueError, match=message):
-        task_loss(Y_hat, labels)
+    tokens = torch.tensor([[1, 2]])
+    with pytest.raises((ValueError, TypeCheckError), match=message):
+        BagOfWords(10, 2)(tokens, torch.zeros_like(tokens), valid_lens)
 
 
 def test_prediction_and_scores_check_their_input(toy_model):
     clf = BERTClassifier(toy_model(), 2)
-    with pytest.raises(ValueError, match="model must be a model such as a BERTClassifier"):
-        predict("clf", toy_task(20))
     with pytest.raises(ValueError, match="data must be a bertlib.tasks.TaskData"):
         predict(clf, toy_task(20).tensors())
-    scores = torch.zeros(1, 2, 3, dtype=torch.long)
-    with pytest.raises(ValueError, match="scores must be floating-point numbers"):
-        best_span(scores, torch.ones(1, 3, dtype=torch.bool), 2)
-    with pytest.raises(ValueError, match="not NaN"):
-        best_span(torch.full((1, 2, 3), float("nan")), torch.ones(1, 3, dtype=torch.bool), 2)
-    with pytest.raises(ValueError, match=r"the scores of every span, 1 x 100000 x 100000 would "
-                                         r"need 37.3 GiB"):
-        best_span(torch.zeros(1, 2, 10**5), torch.ones(1, 10**5, dtype=torch.bool), 2)
     with pytest.raises(ValueError, match=r"hits must be an integer in \[0, 3\] .*; got 5"):
         Accuracy(5, 3)
     with pytest.raises(ValueError, match=r"hits must be an integer in \[0, 3\] .*; got 1.5"):
@@ -487,12 +441,6 @@ def test_the_new_layer_follows_the_encoders_dtype(cls, toy_model):
     torch.testing.assert_close(double.output.weight, single.output.weight.double())
     tokens = torch.randint(5, 20, (2, 6))
     assert double.eval()(tokens, torch.zeros_like(tokens)).dtype == torch.float64
-
-
-def test_a_model_without_weights_is_refused(toy_model):
-    clf = BERTClassifier(toy_model(), 2).to("meta")
-    with pytest.raises(ValueError, match="model is on the meta device"):
-        fine_tune(clf, toy_task(20, n=8), num_steps=1, progress=False)
 
 
 def test_a_device_this_machine_lacks_is_named(toy_model):

@@ -69,8 +69,6 @@ def test_bad_steps_and_files_are_refused(tmp_path, toy_model):
     for steps in ([], [-1], [1.5], [True]):
         with pytest.raises(ValueError, match="steps must be training steps"):
             SnapshotRecorder(toy_model(), steps)
-    with pytest.raises(ValueError, match="model must be a BERTModel"):
-        SnapshotRecorder("model", [0])
     for steps in (itertools.count(), iter([0, 1]), {0, 1}):  # could be endless, or unordered
         with pytest.raises(ValueError, match="steps must be a list of training steps"):
             SnapshotRecorder(toy_model(), steps)
@@ -107,23 +105,6 @@ def test_a_save_crashed_at_any_step_leaves_the_old_file_or_the_new(tmp_path, toy
 
     seen = every_crash(lambda k: save(k, "old"), save, read, "old", "new")
     assert seen == {"old", "new"}
-
-
-@pytest.mark.parametrize(("change", "message"), [
-    ({"weights": {0: {"w": torch.tensor([1e5])}}}, "must be within fp16's range"),  # was inf
-    ({"weights": {0: {"w": torch.tensor([float("nan")])}}}, "must be finite"),
-    ({"weights": {"a": {"w": torch.zeros(1)}}}, "snapshot step must be an integer"),
-    ({"mlm_loss": [float("nan")]}, "mlm_loss must be a list of finite numbers"),
-    ({"nsp_loss": "0.5"}, "nsp_loss must be a list of finite numbers"),
-])
-def test_snapshots_that_would_not_read_back_as_given_are_refused(tmp_path, change, message):
-    snapshots = Snapshots(**{"weights": {0: {"w": torch.zeros(1)}}, "mlm_loss": [1.0],
-                             "nsp_loss": [0.5]} | change)
-    with pytest.raises(ValueError, match=message):
-        save_snapshots(snapshots, tmp_path / SNAPSHOTS_FILE)
-    assert not (tmp_path / SNAPSHOTS_FILE).exists()
-    with pytest.raises(ValueError, match="snapshots must be a Snapshots"):
-        save_snapshots({0: {}}, tmp_path / SNAPSHOTS_FILE)
 
 
 @pytest.mark.parametrize("losses", ['"3"', "[1, null]", "[" * 100_000])

@@ -24,11 +24,8 @@ def test_snapshots_must_hold_the_models_tensors(small):
     name = next(iter(state))
     for weights, message in [
         ({0: {"x": torch.ones(1)}}, r"weights\[0\] must have the model's tensor names; missing"),
-        ({0: state | {name: state[name].double()}}, rf"weights\[0\]\['{name}'\] must be a "
-                                                    r"torch.float32 tensor"),
-        ({0: state | {name: state[name][..., :1]}}, rf"weights\[0\]\['{name}'\] must be"),
+        ({0: {k: v for k, v in state.items() if k != name}}, rf"missing \['{name}'\]"),
         ([state], "weights must hold at least one snapshot"),
-        ({-1: state}, r"weights' steps must be an integer >= 0; got -1"),
     ]:
         with pytest.raises(ValueError, match=message):
             snapshot_outputs(model, weights, enc, [1], tokenizer.vocab)
