@@ -89,7 +89,7 @@ bench-pretrain: setup
 bench-widgets: setup
 	$(BIN)/python benchmarks/bench_widgets.py --compare
 
-# Peak memory per byte of corpus, the figure behind bertlib.corpus.CORPUS_MAX_BYTES.
+# Peak memory per byte of corpus, the figure behind bertlib.text.corpus.CORPUS_MAX_BYTES.
 bench-corpus-memory: setup
 	$(BIN)/python benchmarks/bench_corpus_memory.py
 

@@ -1,6 +1,6 @@
 """Peak memory per byte of corpus: reading, tokenizing and making the pretraining data.
 
-The figure behind ``bertlib.corpus.CORPUS_MAX_BYTES``. Corpora of the shipped corpus' real
+The figure behind ``bertlib.text.corpus.CORPUS_MAX_BYTES``. Corpora of the shipped corpus' real
 sentences, shuffled into paragraphs of 2-6 (English + Chinese, or Chinese alone), go through
 what the CLI does (``read_paragraphs``, ``tokenize_paragraphs`` with the shipped tokenizer,
 ``make_pretrain_data`` at ``max_len=64``), each in a fresh process whose peak resident memory
@@ -24,9 +24,9 @@ from bertlib.assets import SMALL_CORPUS_DIR
 PIPELINE = """
 import sys
 from bertlib.assets import SMALL_BERT_DIR
-from bertlib.corpus import read_paragraphs, tokenize_paragraphs
+from bertlib.text.corpus import read_paragraphs, tokenize_paragraphs
 from bertlib.data import make_pretrain_data
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.text.tokenizer import WordPieceTokenizer
 tokenizer = WordPieceTokenizer.from_directory(SMALL_BERT_DIR)
 if sys.argv[1] != "-":
     paragraphs = tokenize_paragraphs(read_paragraphs(sys.argv[1]), tokenizer.tokenize)

@@ -25,7 +25,7 @@ The "useful" FLOPs are those of each pair on its own, without any padding; their
 compared with the machine's fp32 matmul peak, measured in the same run with a large
 ``torch.mm``. (c) and (d) compute the same losses for the same weights and pairs: printed for
 the first mini-batch with dropout off (dropout's draws depend on the padded shape), and tested
-in tests/test_batches.py, tests/test_train.py and tests/test_fast.py.
+in tests/test_batches.py, tests/test_train.py and tests/scale/test_fast.py.
 """
 
 from __future__ import annotations
@@ -42,11 +42,11 @@ from transformers import BertConfig, BertForPreTraining
 
 from bertlib.assets import load_small_bert
 from bertlib.batches import LengthGroupedSampler, trim_padding
-from bertlib.corpus import load_small_corpus, tokenize_paragraphs
 from bertlib.data import make_pretrain_data
-from bertlib.fast import fast_loss
 from bertlib.loss import chapter_loss
 from bertlib.model import BERTConfig
+from bertlib.scale.fast import fast_loss
+from bertlib.text.corpus import load_small_corpus, tokenize_paragraphs
 from bertlib.train import init_model, make_optimizer, train_step
 
 H, FFN, HEADS, BLKS, DROPOUT, T, B = 128, 256, 2, 2, 0.1, 64, 128

@@ -38,12 +38,12 @@ import PIL.Image
 import torch
 from matplotlib.text import Text
 
-from bertlib.finetune import Accuracy, BERTClassifier, BERTTagger
-from bertlib.hf import load_hf, minilm_directory
+from bertlib.analysis.snapshots import Snapshots
+from bertlib.finetuning.finetune import Accuracy, BERTClassifier, BERTTagger
+from bertlib.finetuning.tasks import NUM_TOPICS, TAGS, class_names
 from bertlib.model import BERTModel
-from bertlib.snapshots import Snapshots
-from bertlib.tasks import NUM_TOPICS, TAGS, class_names
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.text.tokenizer import WordPieceTokenizer
+from bertlib.text.vocab import SpecialTokens
 from bertlib.train import init_model
 from bertlib.viz import (
     AttentionWidget,
@@ -55,7 +55,7 @@ from bertlib.viz import (
     TimeLapseWidget,
     _render,
 )
-from bertlib.vocab import SpecialTokens
+from bertlib.weights.hf import load_hf, minilm_directory
 
 VOCAB_SIZE = 20000
 WORDS = ("the a crane bird lifted flew over river bank steel beam heavy roof then it put on "

@@ -1,10 +1,8 @@
 """bertlib: the BERT of *Dive into Deep Learning*, built from first principles and tested."""
 
+from bertlib.analysis.context import similarity_table
 from bertlib.assets import load_small_bert
 from bertlib.batches import LengthGroupedSampler, make_loader, trim_padding
-from bertlib.checkpoint import load_pretrained, save_pretrained
-from bertlib.context import similarity_table
-from bertlib.corpus import load_small_corpus, read_wikitext, tokenize_paragraphs
 from bertlib.data import (
     IS_NEXT,
     NOT_NEXT,
@@ -17,14 +15,13 @@ from bertlib.data import (
     make_pretrain_examples,
     pad_bert_inputs,
 )
-from bertlib.finetune import (
+from bertlib.finetuning.finetune import (
     BERTClassifier,
     BERTQuestionAnswerer,
     BERTTagger,
     evaluate_task,
     fine_tune,
 )
-from bertlib.hf import load_hf, load_hf_model
 from bertlib.inputs import eval_mode, get_bert_encoding, get_tokens_and_segments
 from bertlib.loss import BERTLoss, bert_loss
 from bertlib.masking import Fate, MaskedTokens, mask_tokens
@@ -36,9 +33,12 @@ from bertlib.model import (
     MultiHeadAttention,
     NextSentencePred,
 )
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.text.corpus import load_small_corpus, read_wikitext, tokenize_paragraphs
+from bertlib.text.tokenizer import WordPieceTokenizer
+from bertlib.text.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
 from bertlib.train import evaluate_pretraining, train_bert
-from bertlib.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
+from bertlib.weights.checkpoint import load_pretrained, save_pretrained
+from bertlib.weights.hf import load_hf, load_hf_model
 
 __all__ = [
     "HF_SPECIAL_TOKENS",

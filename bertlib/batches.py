@@ -13,8 +13,8 @@ from typing import Protocol
 import torch
 from torch.utils.data import DataLoader, Sampler, TensorDataset
 
-from bertlib.checks import check_bool, check_integer_dtype, check_positive_int, check_range
-from bertlib.rng import make_generator
+from bertlib.support.checks import check_bool, check_integer_dtype, check_positive_int, check_range
+from bertlib.support.rng import make_generator
 
 
 class Tensors(Protocol):

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 
 import torch
 
-from bertlib.checks import (
+from bertlib.inputs import check_segment_ids, get_tokens_and_segments, truncate_pair
+from bertlib.masking import mask_tokens
+from bertlib.support.checks import (
     check_instance,
     check_int_in,
     check_positions_in_text,
@@ -16,11 +18,9 @@ from bertlib.checks import (
     check_range,
     check_sized,
 )
-from bertlib.inputs import check_segment_ids, get_tokens_and_segments, truncate_pair
-from bertlib.masking import mask_tokens
-from bertlib.rng import make_generator
-from bertlib.sizes import check_memory
-from bertlib.vocab import (
+from bertlib.support.rng import make_generator
+from bertlib.support.sizes import check_memory
+from bertlib.text.vocab import (
     SpecialTokens,
     Vocab,
     check_int_list,
@@ -120,7 +120,7 @@ def make_nsp_pairs(
         raise ValueError(f"max_len must be at least 5 (<cls> a <sep> b <sep>); got {max_len}")
     _check_pool(paragraphs)
     if specials is not None:
-        check_instance("specials", specials, SpecialTokens, "a bertlib.vocab.SpecialTokens")
+        check_instance("specials", specials, SpecialTokens, "a bertlib.text.vocab.SpecialTokens")
     g = make_generator(generator, seed)
     specials = specials or SpecialTokens()
     result = NSPPairs()
@@ -199,7 +199,7 @@ def make_pretrain_examples(
     its ``.pairs``)."""
     pairs = pairs.pairs if isinstance(pairs, NSPPairs) else pairs
     _check_items("pairs", pairs, NSPPair, "NSPPair (from make_nsp_pairs)")
-    check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
+    check_instance("vocab", vocab, Vocab, "a bertlib.text.vocab.Vocab")
     g = make_generator(generator, seed)
     examples = []
     for pair in pairs:
@@ -282,7 +282,7 @@ def pad_bert_inputs(
     (default ``round(0.15 * max_len)``)."""
     _check_items("examples", examples, PretrainExample, "PretrainExample")
     check_positive_int("max_len", max_len)
-    check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
+    check_instance("vocab", vocab, Vocab, "a bertlib.text.vocab.Vocab")
     if max_preds is None:
         max_preds = max(1, round(0.15 * max_len))
     check_positive_int("max_preds", max_preds)
@@ -354,7 +354,7 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
     check_positive_int("rounds", rounds)
     check_word_paragraphs("paragraphs", paragraphs)
     check_positive_int("max_len", max_len)
-    check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
+    check_instance("vocab", vocab, Vocab, "a bertlib.text.vocab.Vocab")
     # At most one example per consecutive pair and round: the padded tensors' size is known
     # before any is made (their unpadded lists cost about as much again; see corpus.py).
     most = rounds * sum(max(len(paragraph) - 1, 0) for paragraph in paragraphs)

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from bertlib.checks import (
+from bertlib.model import BERTModel
+from bertlib.support.checks import (
     check_instance,
     check_int_in,
     check_positive_int,
     check_vocab_fits,
 )
-from bertlib.model import BERTModel
-from bertlib.tokenizer import WordPieceTokenizer
-from bertlib.vocab import check_int_list, check_word_tokens
+from bertlib.text.tokenizer import WordPieceTokenizer
+from bertlib.text.vocab import check_int_list, check_word_tokens
 
 
 def get_tokens_and_segments(
@@ -102,7 +102,7 @@ def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None =
     With ``max_len``, the pair is cut to ``max_len`` tokens, specials included (the longer
     sentence loses its last tokens first, and each keeps at least one). Raises
     :class:`EmptyTextError` when A (or a required B) gives no token, and an
-    :class:`~bertlib.checks.InputError` for text that is not valid Unicode.
+    :class:`~bertlib.support.checks.InputError` for text that is not valid Unicode.
     """
     check_instance("tokenizer", tokenizer, WordPieceTokenizer,
                    "a bertlib WordPieceTokenizer (load_small_bert() gives one)")

@@ -10,8 +10,8 @@ import torch.nn.functional as F
 from jaxtyping import Float, Int
 from torch import Tensor
 
-from bertlib.checks import check_range
 from bertlib.model import BERTModel, checked
+from bertlib.support.checks import check_range
 
 
 class BERTLoss(NamedTuple):

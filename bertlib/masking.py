@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import torch
 
-from bertlib.checks import check_instance
-from bertlib.rng import make_generator
-from bertlib.vocab import Vocab
+from bertlib.support.checks import check_instance
+from bertlib.support.rng import make_generator
+from bertlib.text.vocab import Vocab
 
 
 class Fate(enum.IntEnum):
@@ -54,7 +54,7 @@ def _token_ids(token_ids) -> list[int]:
 def check_replacement_words(vocab: Vocab) -> None:
     """The 10% random replacements are drawn from the vocabulary's ordinary words: refuse a
     vocabulary that has none (one of special tokens only)."""
-    check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
+    check_instance("vocab", vocab, Vocab, "a bertlib.text.vocab.Vocab")
     if not vocab.word_ids:
         raise ValueError("vocab has no ordinary words to draw the 10% random replacements from; "
                          f"it holds only {vocab.to_tokens(list(range(len(vocab))))}")
@@ -107,14 +107,14 @@ def mask_tokens(
     a random word with 0.1, and left unchanged with 0.1.
 
     Whole-word masking: with ``words``, the word each token belongs to (None for the special
-    tokens; :func:`bertlib.words.word_ids` gives them), whole words are chosen, in random
+    tokens; :func:`bertlib.text.words.word_ids` gives them), whole words are chosen, in random
     order, as long as they fit in that budget, as the original BERT's data script does; the
     pieces of a chosen word are then corrupted one by one.
     """
     if isinstance(mask_ratio, bool) or not isinstance(mask_ratio, numbers.Real) \
             or not 0.0 < mask_ratio <= 1.0:
         raise ValueError(f"mask_ratio must be in (0, 1]; got {mask_ratio!r}")
-    check_instance("vocab", vocab, Vocab, "a bertlib.vocab.Vocab")
+    check_instance("vocab", vocab, Vocab, "a bertlib.text.vocab.Vocab")
     g = make_generator(generator, seed)
     ids = _token_ids(token_ids)
     vocab_size = len(vocab)

@@ -15,7 +15,12 @@ from torch import nn
 from torch.utils.data import DataLoader
 
 from bertlib.batches import make_loader, trim_padding
-from bertlib.checks import (
+from bertlib.data import PretrainBatch, check_batch, check_nonempty_batch
+from bertlib.inputs import check_device, check_weights_loaded, eval_mode, model_device
+from bertlib.loss import BERTLoss
+from bertlib.model import BERTConfig, BERTModel
+from bertlib.scale.fast import fast_loss
+from bertlib.support.checks import (
     NonFiniteError,
     check_all_finite,
     check_bool,
@@ -24,14 +29,9 @@ from bertlib.checks import (
     check_seed,
     check_targets,
 )
-from bertlib.data import PretrainBatch, check_batch, check_nonempty_batch
-from bertlib.fast import fast_loss
-from bertlib.i18n import text
-from bertlib.inputs import check_device, check_weights_loaded, eval_mode, model_device
-from bertlib.loss import BERTLoss
-from bertlib.model import BERTConfig, BERTModel
-from bertlib.progress import ProgressBar
-from bertlib.rng import own_global_rng
+from bertlib.support.i18n import text
+from bertlib.support.progress import ProgressBar
+from bertlib.support.rng import own_global_rng
 
 LossFn = Callable[..., BERTLoss]
 
@@ -40,7 +40,7 @@ def train_step(model: BERTModel, optimizer: torch.optim.Optimizer,
                batch: Sequence[torch.Tensor], loss_fn: LossFn = fast_loss) -> BERTLoss:
     """One optimisation step on the seven batch tensors; returns the (detached) losses.
 
-    A loss that is NaN or infinite raises :class:`~bertlib.checks.NonFiniteError` before
+    A loss that is NaN or infinite raises :class:`~bertlib.support.checks.NonFiniteError` before
     anything is changed."""
     optimizer.zero_grad(set_to_none=True)
     loss = loss_fn(model, *batch)
@@ -177,7 +177,7 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
     A step whose loss, hidden states or gradients are NaN or infinite stops the loop with a
     :class:`DivergedError` that names the step. It is raised before that step's
     ``optimizer.step()``, so the model keeps the weights of the step before it: the forward
-    checks raise :class:`~bertlib.checks.NonFiniteError`, and so does a hook that sees every
+    checks raise :class:`~bertlib.support.checks.NonFiniteError`, and so does a hook that sees every
     gradient at the end of the backward pass.
     """
     params = [p for p in model.parameters() if p.requires_grad]

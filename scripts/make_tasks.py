@@ -27,7 +27,7 @@ from make_corpus import EN_TOPICS, ZH_TOPICS, _fill_en, _fill_zh
 
 OUT_DIR = Path(__file__).resolve().parent.parent / "bertlib" / "assets" / "tasks"
 
-# Which filled-in slots are entities, and of which kind (bertlib.tasks.TAGS names them).
+# Which filled-in slots are entities, and of which kind (bertlib.finetuning.tasks.TAGS names them).
 ENTITY_SLOTS = {"Name": "NAME", "city": "PLACE", "day": "TIME", "time": "TIME"}
 
 

@@ -25,20 +25,20 @@ from pathlib import Path
 
 import torch
 
-from bertlib.assets import METRICS_FILE, SMALL_BERT_DIR
-from bertlib.checkpoint import save_pretrained
-from bertlib.corpus import load_small_corpus, tokenize_paragraphs
-from bertlib.data import make_pretrain_data
-from bertlib.model import BERTConfig
-from bertlib.snapshots import (
+from bertlib.analysis.snapshots import (
     SMALL_BERT_STEPS,
     SNAPSHOTS_FILE,
     SnapshotRecorder,
     Snapshots,
     save_snapshots,
 )
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.assets import METRICS_FILE, SMALL_BERT_DIR
+from bertlib.data import make_pretrain_data
+from bertlib.model import BERTConfig
+from bertlib.text.corpus import load_small_corpus, tokenize_paragraphs
+from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.train import evaluate_pretraining, init_model, train_bert
+from bertlib.weights.checkpoint import save_pretrained
 
 RECIPE = {
     "held_out_fraction": 0.1,

@@ -5,9 +5,9 @@ import pytest
 import torch
 
 from bertlib import BERTConfig, BERTModel, PretrainBatch, Vocab, load_hf, make_pretrain_data
-from bertlib.hf import minilm_directory
-from bertlib.i18n import set_language
+from bertlib.support.i18n import set_language
 from bertlib.train import init_model
+from bertlib.weights.hf import minilm_directory
 
 TOY_MAX_LEN = 16  # the toy corpus' pairs are padded to this
 
@@ -74,7 +74,7 @@ CJK = r"[\u2e80-\u9fff\uff00-\uffef]"
 
 
 def unfill(printed: str) -> str:
-    """Printed feedback with the line breaks of :func:`bertlib.i18n.fill` undone: a break
+    """Printed feedback with the line breaks of :func:`bertlib.support.i18n.fill` undone: a break
     between two Chinese characters stood for nothing, any other for a space."""
     lines = printed.rstrip("\n").split("\n")
     joined = lines[0]

@@ -7,8 +7,8 @@ import torch
 
 from bertlib import evaluate_pretraining, load_small_bert, load_small_corpus, make_pretrain_data
 from bertlib.assets import SMALL_BERT_DIR, small_bert_metrics
-from bertlib.checkpoint import read_config
-from bertlib.corpus import tokenize_paragraphs
+from bertlib.text.corpus import tokenize_paragraphs
+from bertlib.weights.checkpoint import read_config
 
 
 def test_shipped_small_bert_beats_the_baselines_on_held_out_data():

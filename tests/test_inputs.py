@@ -11,7 +11,6 @@ from bertlib import (
     get_tokens_and_segments,
     load_small_bert,
 )
-from bertlib.checks import InputError
 from bertlib.inputs import (
     EmptyTextError,
     EncodedInput,
@@ -21,6 +20,7 @@ from bertlib.inputs import (
     stack_inputs,
     truncate_pair,
 )
+from bertlib.support.checks import InputError
 
 
 def test_get_tokens_and_segments_pair_and_single():

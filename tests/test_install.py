@@ -19,9 +19,9 @@ SCRIPT = textwrap.dedent("""
 
     import bertlib
     from bertlib import load_small_bert, load_small_corpus, make_pretrain_data, train_bert
-    from bertlib.corpus import tokenize_paragraphs
-    from bertlib.i18n import tr
-    from bertlib.tasks import load_task_sentences, split_by_template
+    from bertlib.text.corpus import tokenize_paragraphs
+    from bertlib.support.i18n import tr
+    from bertlib.finetuning.tasks import load_task_sentences, split_by_template
     from bertlib.viz import (AttentionWidget, InputRepresentationWidget, LossPlot,
                              MaskingWidget, NSPWidget)
     from bertlib.viz.fonts import use_cjk_font

@@ -1,5 +1,5 @@
-"""The package's layout, as docs/layout.md's map states it: one question per module, imports that
-only point up the map (so no cycles), and no module past 400 lines."""
+"""The package's layout, as docs/layout.md's map states it: one question per module, imports
+that only point up the map (so no cycles), and the chapter's small core on top."""
 
 import ast
 import re
@@ -7,7 +7,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "bertlib"
-MAX_LINES = 400
 
 
 def layout_map() -> list[str]:
@@ -40,7 +39,8 @@ def bertlib_imports(path: Path) -> set[str]:
 def test_every_module_is_on_the_map_once():
     order = layout_map()
     assert len(order) == len(set(order))
-    packages = {"bertlib", "bertlib.viz"}  # their __init__ only re-exports the public names
+    # their __init__ re-exports the public names or only says what the package holds
+    packages = {"bertlib", "bertlib.viz", *(f"bertlib.{p}" for p in SUBPACKAGES)}
     assert set(order) == set(modules()) - packages
 
 
@@ -58,18 +58,39 @@ def test_imports_point_only_up_the_map():
 
 
 def test_the_rule_catches_a_cycle_and_an_unmapped_module():
-    order = ["bertlib.model", "bertlib.hf"]
-    assert upward_violations(order, {"bertlib.model": set(), "bertlib.hf": {"bertlib.model"}}) == []
-    cycle = {"bertlib.model": {"bertlib.hf"}, "bertlib.hf": {"bertlib.model"}}
-    assert upward_violations(order, cycle) == ["bertlib.model imports bertlib.hf"]
-    unmapped = {"bertlib.model": {"bertlib.plots"}, "bertlib.hf": set()}
+    order = ["bertlib.model", "bertlib.weights.hf"]
+    up = {"bertlib.model": set(), "bertlib.weights.hf": {"bertlib.model"}}
+    assert upward_violations(order, up) == []
+    cycle = {"bertlib.model": {"bertlib.weights.hf"}, "bertlib.weights.hf": {"bertlib.model"}}
+    assert upward_violations(order, cycle) == ["bertlib.model imports bertlib.weights.hf"]
+    unmapped = {"bertlib.model": {"bertlib.plots"}, "bertlib.weights.hf": set()}
     assert upward_violations(order, unmapped) == ["bertlib.model imports bertlib.plots"]
 
 
-def test_no_module_is_over_the_size_limit():
-    long = {name: n for name, path in modules().items()
-            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
-    assert long == {}
+# The chapter's code, top to bottom: model, inputs, masking, data, loss, training.
+CORE = ["bertlib.model", "bertlib.inputs", "bertlib.masking", "bertlib.data", "bertlib.batches",
+        "bertlib.loss", "bertlib.train"]
+SUPPORT = ("bertlib.support.", "bertlib.text.")
+
+
+def test_the_core_sits_at_the_top_and_imports_only_its_support():
+    """``ls bertlib/`` shows the small model: the chapter's modules are the only top-level
+    ones, and they import torch, one another and the support packages, nothing else of
+    bertlib (no speed tricks, figures, analyses or fine-tuning)."""
+    top = {name for name in modules() if name.count(".") == 1 and name not in
+           {"bertlib.assets", "bertlib.viz", *(f"bertlib.{p}" for p in SUBPACKAGES)}}
+    assert top == set(CORE)
+    outside = [f"{name} imports {imported}" for name in CORE
+               for imported in sorted(bertlib_imports(modules()[name]))
+               if imported not in CORE and not imported.startswith(SUPPORT)]
+    assert outside == []
+
+
+SUBPACKAGES = ["support", "text", "weights", "scale", "analysis", "finetuning", "classroom"]
+
+
+def test_model_py_needs_no_other_bertlib_module():
+    assert bertlib_imports(PACKAGE / "model.py") == set()
 
 
 def test_the_model_knows_nothing_of_hugging_face():

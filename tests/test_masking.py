@@ -233,8 +233,8 @@ def test_bad_words_are_named(vocab, words, message):
 
 
 @pytest.mark.parametrize(("vocab", "kwargs", "message"), [
-    (None, {"seed": 0}, "vocab must be a bertlib.vocab.Vocab; got NoneType"),
-    ([f"w{i}" for i in range(9)], {"seed": 0}, "vocab must be a bertlib.vocab.Vocab; got list"),
+    (None, {"seed": 0}, "vocab must be a bertlib.text.vocab.Vocab; got NoneType"),
+    ([f"w{i}" for i in range(9)], {"seed": 0}, "vocab must be a bertlib.text.vocab.Vocab; got list"),
     ("big", {"generator": "g"}, "generator must be a torch.Generator; got str 'g'"),
     ("big", {"seed": 1.9}, r"seed must be an integer in \[0, 2\*\*63 - 1\]; got 1.9"),
     ("big", {"seed": "7"}, "seed must be an integer"),
@@ -249,5 +249,5 @@ def test_bad_vocab_and_random_source_are_named(vocab, kwargs, message, big_vocab
 def test_check_replacement_words_takes_a_vocab_only():
     """Before: AttributeError: 'NoneType' object has no attribute 'word_ids'."""
     for bad in (None, ["the", "cat"]):
-        with pytest.raises(ValueError, match="vocab must be a bertlib.vocab.Vocab"):
+        with pytest.raises(ValueError, match="vocab must be a bertlib.text.vocab.Vocab"):
             check_replacement_words(bad)

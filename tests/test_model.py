@@ -14,8 +14,8 @@ from bertlib import (
     NextSentencePred,
     bert_loss,
 )
-from bertlib.checks import error_message
 from bertlib.model import AddNorm, TransformerEncoderBlock, key_padding_mask
+from bertlib.support.checks import error_message
 
 
 def test_chapter_demo_shapes():

@@ -12,9 +12,9 @@ import jupytext
 import nbformat
 import pytest
 
-from bertlib.exercises import EXERCISES
-from bertlib.i18n import get_language, set_language
-from bertlib.i18n import table as i18n_table
+from bertlib.classroom.exercises import EXERCISES
+from bertlib.support.i18n import get_language, set_language
+from bertlib.support.i18n import table as i18n_table
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -168,7 +168,7 @@ def test_set_up_cell_sets_the_language_and_explains_a_missing_bertlib():
         exec(tool.setup_cell(lang), scope)
         assert get_language() == lang
         set_language(None)
-        broken = tool.setup_cell(lang).replace("from bertlib.i18n", "from bertlib_missing.i18n")
+        broken = tool.setup_cell(lang).replace("from bertlib.support.i18n", "from bertlib_missing.i18n")
         with pytest.raises(SystemExit, match="make lab") as err:
             exec(broken, {})
         assert "bertlib" in str(err.value) and "Traceback" not in str(err.value)
@@ -390,7 +390,7 @@ def _spelt_and_printed(nb) -> tuple[set[str], set[str]]:
     return _words(spelt + names), labels
 
 
-# A row's label ends at a colon or a wide gap (spaces, or U+3000 that bertlib.i18n.table pads
+# A row's label ends at a colon or a wide gap (spaces, or U+3000 that bertlib.support.i18n.table pads
 # Chinese with).
 LABEL_END = re.compile(r"：[\s\u3000]*|:[\s\u3000]+|[\s\u3000]{2,}")
 

@@ -190,13 +190,13 @@ def test_a_type_check_error_naming_the_argument_is_ok_and_any_other_is_raw():
 
 def test_the_cases_cover_every_public_module():
     modules = {c.module for c in probe_cases.CASES}
-    for name in ("bertlib", "bertlib.viz", "bertlib.checkpoint", "bertlib.pretrain",
-                 "bertlib.tasks", "bertlib.finetune", "bertlib.fill_mask", "bertlib.exercises",
-                 "bertlib.implement", "bertlib.evidence", "bertlib.timelapse", "bertlib.snapshots",
-                 "bertlib.words", "bertlib.corpus", "bertlib.hf", "bertlib.tokenizer",
-                 "bertlib.vocab", "bertlib.data", "bertlib.batches", "bertlib.loss",
-                 "bertlib.fast", "bertlib.train", "bertlib.model", "bertlib.inputs",
-                 "bertlib.masking", "bertlib.i18n"):
+    for name in ("bertlib", "bertlib.viz", "bertlib.weights.checkpoint", "bertlib.scale.pretrain",
+                 "bertlib.finetuning.tasks", "bertlib.finetuning.finetune", "bertlib.analysis.fill_mask", "bertlib.classroom.exercises",
+                 "bertlib.classroom.implement", "bertlib.analysis.evidence", "bertlib.analysis.timelapse", "bertlib.analysis.snapshots",
+                 "bertlib.text.words", "bertlib.text.corpus", "bertlib.weights.hf", "bertlib.text.tokenizer",
+                 "bertlib.text.vocab", "bertlib.data", "bertlib.batches", "bertlib.loss",
+                 "bertlib.scale.fast", "bertlib.train", "bertlib.model", "bertlib.inputs",
+                 "bertlib.masking", "bertlib.support.i18n"):
         assert name in modules
     names = [f"{c.module}: {c.name}" for c in probe_cases.CASES]
     assert len(set(names)) == len(names)  # --only picks each by name

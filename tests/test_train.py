@@ -14,13 +14,13 @@ from torch import nn
 
 from bertlib import eval_mode, evaluate_pretraining, get_bert_encoding, load_small_bert
 from bertlib.batches import make_loader, trim_padding
-from bertlib.fast import fast_loss
-from bertlib.finetune import BagOfWords, BERTClassifier, fine_tune
-from bertlib.i18n import set_language, text
+from bertlib.finetuning.finetune import BagOfWords, BERTClassifier, fine_tune
+from bertlib.finetuning.tasks import TaskData
 from bertlib.inputs import available_devices
 from bertlib.loss import chapter_loss
 from bertlib.model import BERTModel
-from bertlib.tasks import TaskData
+from bertlib.scale.fast import fast_loss
+from bertlib.support.i18n import set_language, text
 from bertlib.train import (
     DivergedError,
     default_device,

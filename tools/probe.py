@@ -11,7 +11,7 @@ per case. The child caps its address space (``RLIMIT_AS``: what it already maps 
 ``--mem-gib``), moves into a fresh empty folder, notes the process state, runs the case and
 reports one outcome through a pipe:
 
-    ok      refused with a ValueError (``bertlib.checks.InputError`` included) whose message names
+    ok      refused with a ValueError (``bertlib.support.checks.InputError`` included) whose message names
             the argument or the value, or with jaxtyping's TypeCheckError naming the argument
             (a tensor's shape or dtype, checked by the signature); for a widget or an exercise
             checker, what a case defines as handled (a notice on screen, a verdict printed)
@@ -114,7 +114,7 @@ def snapshot(fixtures=None) -> dict:
     import numpy as np
     import torch
 
-    from bertlib.i18n import get_language
+    from bertlib.support.i18n import get_language
 
     return {
         "torch RNG": torch.get_rng_state().numpy().tobytes(),
@@ -326,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="probe-server-") as folder:
         if any(c.module == "bertlib.viz" for c in cases):
             fixtures.build_widgets()
-        if any(c.module == "bertlib.pretrain" for c in cases):
+        if any(c.module == "bertlib.scale.pretrain" for c in cases):
             fixtures.build_cli(Path(folder))
         results = run_cases(cases, fixtures, args.jobs, int(args.mem_gib * 2**30), args.verbose)
     return report(results, time.monotonic() - start, args.show_ok)

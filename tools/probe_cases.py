@@ -51,25 +51,25 @@ import numpy as np
 import torch
 
 import bertlib
-import bertlib.context
-import bertlib.evidence
-import bertlib.exercises
-import bertlib.fast
-import bertlib.fill_mask
-import bertlib.hf
-import bertlib.implement
-import bertlib.pretrain
-import bertlib.snapshots
-import bertlib.timelapse
+import bertlib.analysis.context
+import bertlib.analysis.evidence
+import bertlib.analysis.fill_mask
+import bertlib.analysis.snapshots
+import bertlib.analysis.timelapse
+import bertlib.classroom.exercises
+import bertlib.classroom.implement
+import bertlib.scale.fast
+import bertlib.scale.pretrain
+import bertlib.text.words
 import bertlib.train
 import bertlib.viz
 import bertlib.viz.listing
-import bertlib.words
+import bertlib.weights.hf
 from bertlib import assets, checks, corpus, data, i18n, inputs, tasks
+from bertlib.analysis.snapshots import load_snapshots
 from bertlib.assets import load_small_bert
-from bertlib.finetune import BERTClassifier, BERTTagger
+from bertlib.finetuning.finetune import BERTClassifier, BERTTagger
 from bertlib.model import BERTConfig, BERTModel
-from bertlib.snapshots import load_snapshots
 from bertlib.train import init_model
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,8 +121,8 @@ class Case:
 
 
 CASES: list[Case] = []
-SLOW_MODULES = {"bertlib.train": 60, "bertlib.finetune": 60, "bertlib.viz": 60,
-                "bertlib.pretrain": 90}
+SLOW_MODULES = {"bertlib.train": 60, "bertlib.finetuning.finetune": 60, "bertlib.viz": 60,
+                "bertlib.scale.pretrain": 90}
 
 
 def short(value) -> str:
@@ -332,8 +332,8 @@ NAN = float("nan")
 DROP = object()  # a key to remove from a config
 
 
-# ================================================================ bertlib.vocab
-V = "bertlib.vocab"
+# ================================================================ bertlib.text.vocab
+V = "bertlib.text.vocab"
 # A learner who tries a min_freq of 0 to keep every word.
 refuse(V, "Vocab(min_freq=0)", "min_freq", lambda F: bertlib.Vocab(["a"], min_freq=0))
 # A learner who passes a sentence where the list of its tokens belongs.
@@ -365,8 +365,8 @@ refuse(V, "to_tokens(float tensor)", ("indices", "float"),
 refuse(V, "to_tokens('abc')", ("indices", "abc"), lambda F: F.vocab.to_tokens("abc"))
 
 
-# ================================================================ bertlib.tokenizer
-T = "bertlib.tokenizer"
+# ================================================================ bertlib.text.tokenizer
+T = "bertlib.text.tokenizer"
 W = bertlib.WordPieceTokenizer
 
 
@@ -739,9 +739,9 @@ refuse(B, "make_loader(empty data set)", ("data", "empty"),
                                      4, seed=0))
 
 
-# ================================================================ bertlib.loss, bertlib.fast
+# ================================================================ bertlib.loss, bertlib.scale.fast
 L = "bertlib.loss"
-FA = "bertlib.fast"
+FA = "bertlib.scale.fast"
 
 
 def heads(F, n: int = 8):
@@ -764,7 +764,7 @@ def call_bert_loss(F, a):
 
 
 def call_fast_loss(F, a):
-    return bertlib.fast.fast_loss(F.tiny, **a)
+    return bertlib.scale.fast.fast_loss(F.tiny, **a)
 
 
 def changed(args: Callable, loss_fn: Callable, **changes):
@@ -971,8 +971,8 @@ def _step_state(F):
     bertlib.train.train_step(model, optimizer, F.batch())
 
 
-# ================================================================ bertlib.finetune
-FT = "bertlib.finetune"
+# ================================================================ bertlib.finetuning.finetune
+FT = "bertlib.finetuning.finetune"
 
 
 def tune(model=None, data=None, **kw):
@@ -1030,26 +1030,26 @@ def _eval_classes(F):
 
 # A learner who tries max_answer_len=0.
 refuse(FT, "best_span(max_answer_len=0)", "max_answer_len",
-       lambda F: bertlib.finetune.best_span(torch.zeros(2, 2, 6), torch.ones(2, 6).bool(), 0))
+       lambda F: bertlib.finetuning.finetune.best_span(torch.zeros(2, 2, 6), torch.ones(2, 6).bool(), 0))
 # A learner who scores the question answerer on the topic data.
 refuse(FT, "span_accuracy(topic data)", ("data", "labels", "span"),
-       lambda F: bertlib.finetune.span_accuracy(F.qa, F.topic))
+       lambda F: bertlib.finetuning.finetune.span_accuracy(F.qa, F.topic))
 # A learner who writes -1 for "train every block".
 refuse(FT, "freeze_layers(trainable_blocks=-1)", "trainable_blocks",
-       lambda F: bertlib.finetune.freeze_layers(F.watch(copy.deepcopy(F.clf)), trainable_blocks=-1))
+       lambda F: bertlib.finetuning.finetune.freeze_layers(F.watch(copy.deepcopy(F.clf)), trainable_blocks=-1))
 # A learner who asks for more trainable blocks than the model has.
 refuse(FT, "freeze_layers(trainable_blocks=99)", ("trainable_blocks", "99"),
-       lambda F: bertlib.finetune.freeze_layers(F.watch(copy.deepcopy(F.clf)), trainable_blocks=99))
+       lambda F: bertlib.finetuning.finetune.freeze_layers(F.watch(copy.deepcopy(F.clf)), trainable_blocks=99))
 # A learner who numbers the classes from 1.
 refuse(FT, "task_loss(label 3 of 3 classes)", "labels",
-       lambda F: bertlib.finetune.task_loss(torch.zeros(4, 3), torch.tensor([0, 1, 3, 0])))
+       lambda F: bertlib.finetuning.finetune.task_loss(torch.zeros(4, 3), torch.tensor([0, 1, 3, 0])))
 # A learner who builds labels with torch.tensor of floats.
 refuse(FT, "task_loss(float labels)", "labels",
-       lambda F: bertlib.finetune.task_loss(torch.zeros(4, 3), torch.tensor([0.0, 1, 2, 0])))
+       lambda F: bertlib.finetuning.finetune.task_loss(torch.zeros(4, 3), torch.tensor([0.0, 1, 2, 0])))
 
 
-# ================================================================ bertlib.tasks
-TA = "bertlib.tasks"
+# ================================================================ bertlib.finetuning.tasks
+TA = "bertlib.finetuning.tasks"
 ROW = {"text": "On Monday, Maria went to the market.", "topic": 0, "story": 0,
        "template": "0.0.0", "spans": [[3, 9, "TIME"], [11, 16, "NAME"]]}
 
@@ -1132,12 +1132,12 @@ for _fn in ("topic_data", "tagging_data", "span_data"):
         return OK(f"padded to {got.tokens.shape[1]} tokens")
 
 
-# ================================================================ bertlib.fill_mask
-FM = "bertlib.fill_mask"
+# ================================================================ bertlib.analysis.fill_mask
+FM = "bertlib.analysis.fill_mask"
 
 
 def fill(k=5, masked=None, model=None, vocab=None, enc=None):
-    from bertlib.fill_mask import fill_mask
+    from bertlib.analysis.fill_mask import fill_mask
     return lambda F: fill_mask(F.model if model is None else model(F),
                                F.vocab if vocab is None else vocab(F),
                                F.enc if enc is None else enc(F),
@@ -1160,8 +1160,8 @@ refuse(FM, "fill_mask(masked ids of another length)", ("masked", "length"),
        fill(masked=lambda F: bertlib.MaskedTokens([2, 3], [1], [10], [bertlib.Fate.MASK], 5)))
 
 
-# ================================================================ bertlib.evidence
-EV = "bertlib.evidence"
+# ================================================================ bertlib.analysis.evidence
+EV = "bertlib.analysis.evidence"
 
 
 def ev_inputs(F):
@@ -1172,7 +1172,7 @@ def ev_inputs(F):
 def _switched(keep):
     def run(F):
         model = F.watch(copy.deepcopy(F.model), "model")
-        with bertlib.evidence.heads_switched_off(model, keep(F)):
+        with bertlib.analysis.evidence.heads_switched_off(model, keep(F)):
             pass
     return run
 
@@ -1185,7 +1185,7 @@ refuse(EV, "heads_switched_off(keep of the wrong shape)", "keep",
 def effects(positions, targets):
     def run(F):
         tokens, segments = (t[:1] for t in ev_inputs(F)[:2])
-        return bertlib.evidence.head_effects(F.model, tokens, segments, torch.tensor(positions),
+        return bertlib.analysis.evidence.head_effects(F.model, tokens, segments, torch.tensor(positions),
                                              torch.tensor(targets))
     return run
 
@@ -1198,20 +1198,20 @@ refuse(EV, "head_effects(target past the vocab)", "targets", effects([1], [10**6
 refuse(EV, "head_effects(targets of another length)", "targets", effects([1, 2], [10]))
 # A learner who builds tokens with torch.tensor of floats.
 refuse(EV, "attention_norms(float tokens)", "tokens",
-       lambda F: bertlib.evidence.attention_norms(F.model, ev_inputs(F)[0].float(),
+       lambda F: bertlib.analysis.evidence.attention_norms(F.model, ev_inputs(F)[0].float(),
                                                   ev_inputs(F)[1]))
 # A learner who passes one layer's weights where every layer's belong.
 refuse(EV, "attention_rollout(3-D weights)", "weights",
-       lambda F: bertlib.evidence.attention_rollout(torch.ones(2, 4, 4)))
+       lambda F: bertlib.analysis.evidence.attention_rollout(torch.ones(2, 4, 4)))
 # A learner who points at a position past the sequence.
 refuse(EV, "attention_on_neighbours(position past T)", "pred_positions",
-       lambda F: bertlib.evidence.attention_on_neighbours(
+       lambda F: bertlib.analysis.evidence.attention_on_neighbours(
            torch.full((2, 1, 2, 4, 4), 0.25), torch.tensor([[9], [1]]), torch.ones(2, 1)))
 
 
-# ================================================================ bertlib.timelapse, snapshots
-TL = "bertlib.timelapse"
-SN = "bertlib.snapshots"
+# ================================================================ bertlib.analysis.timelapse, snapshots
+TL = "bertlib.analysis.timelapse"
+SN = "bertlib.analysis.snapshots"
 
 
 def outputs(**kw):
@@ -1220,7 +1220,7 @@ def outputs(**kw):
                                            for s in list(F.snapshots.weights)[:2]},
              "enc": F.enc, "positions": [2], "vocab": F.vocab, "k": 3}
         a |= {k: v(F) if callable(v) else v for k, v in kw.items()}
-        return bertlib.timelapse.snapshot_outputs(**a)
+        return bertlib.analysis.timelapse.snapshot_outputs(**a)
     return run
 
 
@@ -1237,10 +1237,10 @@ refuse(TL, "snapshot_outputs(vocab of another size)", "vocab",
        outputs(vocab=lambda F: bertlib.Vocab(["a"])))
 # A user saving snapshots into an output folder not created yet.
 refuse(SN, "save_snapshots(into a missing folder)", ("path", "missing"),
-       lambda F: bertlib.snapshots.save_snapshots(F.snapshots, here("missing") / "s.safetensors"))
+       lambda F: bertlib.analysis.snapshots.save_snapshots(F.snapshots, here("missing") / "s.safetensors"))
 # A learner with a typo in the folder's name.
 refuse(SN, "load_snapshots(missing folder)", ("directory", "nowhere", "snapshots"),
-       lambda F: bertlib.snapshots.load_snapshots(here("nowhere")))
+       lambda F: bertlib.analysis.snapshots.load_snapshots(here("nowhere")))
 
 
 def snap_dir(make: Callable) -> Callable:
@@ -1248,7 +1248,7 @@ def snap_dir(make: Callable) -> Callable:
         folder = here("snaps")
         folder.mkdir()
         make(folder / "snapshots.safetensors")
-        return bertlib.snapshots.load_snapshots(folder)
+        return bertlib.analysis.snapshots.load_snapshots(folder)
     return run
 
 
@@ -1265,15 +1265,15 @@ refuse(SN, "load_snapshots(header claims 10**15 bytes)", ("snapshots.safetensors
 @case(SN, "save_snapshots killed half-way keeps the old file", "snapshots")
 def _snap_killed(F):
     path = here("snapshots.safetensors")
-    small = bertlib.snapshots.Snapshots({0: F.tiny.state_dict()}, [1.0], [1.0])
-    bertlib.snapshots.save_snapshots(small, path)
-    killed_while(lambda: bertlib.snapshots.save_snapshots(F.snapshots, path), limit=100_000)
-    got = bertlib.snapshots.load_snapshots(Path.cwd())
+    small = bertlib.analysis.snapshots.Snapshots({0: F.tiny.state_dict()}, [1.0], [1.0])
+    bertlib.analysis.snapshots.save_snapshots(small, path)
+    killed_while(lambda: bertlib.analysis.snapshots.save_snapshots(F.snapshots, path), limit=100_000)
+    got = bertlib.analysis.snapshots.load_snapshots(Path.cwd())
     return OK(f"reads back {len(got.weights)} snapshots")
 
 
-# ================================================================ bertlib.checkpoint
-CK = "bertlib.checkpoint"
+# ================================================================ bertlib.weights.checkpoint
+CK = "bertlib.weights.checkpoint"
 
 
 def ckpt(edit: Callable) -> Callable:
@@ -1380,13 +1380,13 @@ for limit in (0, 200, 5_000, 100_000):
            "checkpoint", killed_save(limit))
 
 
-# ================================================================ bertlib.hf
-HF = "bertlib.hf"
+# ================================================================ bertlib.weights.hf
+HF = "bertlib.weights.hf"
 
 
 def hf_dir(edit: Callable | None = None, config: dict | None = None) -> Path:
     """A copy of MiniLM's folder (the weights linked, not copied), edited."""
-    src = bertlib.hf.minilm_directory()
+    src = bertlib.weights.hf.minilm_directory()
     folder = here("hf")
     folder.mkdir()
     for name in ("config.json", "vocab.txt", "tokenizer.json"):
@@ -1428,7 +1428,7 @@ refuse(HF, "load_hf_model(truncated weights)", ("model.safetensors", "truncated"
        lambda F: bertlib.load_hf_model(hf_dir(lambda f: (
            (f / "model.safetensors").unlink(),
            (f / "model.safetensors").write_bytes(
-               (bertlib.hf.minilm_directory() / "model.safetensors").read_bytes()[:20000])))))
+               (bertlib.weights.hf.minilm_directory() / "model.safetensors").read_bytes()[:20000])))))
 # A user whose config.json download was cut off.
 refuse(HF, "load_hf_model(broken config.json)", ("config.json", "json"),
        lambda F: bertlib.load_hf_model(hf_dir(lambda f: (f / "config.json").write_text("{,"))))
@@ -1438,8 +1438,8 @@ refuse(HF, "load_hf(no vocabulary files)", ("vocab.txt", "tokenizer.json", "toke
                                                     (f / "tokenizer.json").unlink()))))
 
 
-# ================================================================ bertlib.corpus
-CO = "bertlib.corpus"
+# ================================================================ bertlib.text.corpus
+CO = "bertlib.text.corpus"
 for fn in ("read_paragraphs", "read_wikitext"):
     read = getattr(corpus, fn)
     # A user with a typo in their corpus file's name.
@@ -1485,21 +1485,21 @@ refuse(CO, "tokenize_paragraphs(tokenize returning a str)", "tokenize",
        lambda F: corpus.tokenize_paragraphs([["a b"]], lambda s: s))
 
 
-# ================================================================ bertlib.words
-WO = "bertlib.words"
+# ================================================================ bertlib.text.words
+WO = "bertlib.text.words"
 # A learner who gives words that do not spell the sentence.
 refuse(WO, "word_ids(words not giving the text)", "words",
-       lambda F: bertlib.words.word_ids(F.tok, "the cat", ["the", "dog"]))
+       lambda F: bertlib.text.words.word_ids(F.tok, "the cat", ["the", "dog"]))
 
 
-# ================================================================ bertlib.i18n
-IN = "bertlib.i18n"
+# ================================================================ bertlib.support.i18n
+IN = "bertlib.support.i18n"
 # A learner who asks for a language the notebooks are not in (and keeps the one set).
 refuse(IN, "set_language('xx')", ("lang", "xx"), lambda F: i18n.set_language("xx"))
 
 
-# ================================================================ bertlib.checks, exercises
-CH = "bertlib.checks"
+# ================================================================ bertlib.support.checks, exercises
+CH = "bertlib.support.checks"
 
 
 # A learner whose exercise answer is NaN (a division by zero in their cell).
@@ -1510,17 +1510,17 @@ def _number_nan(F):
     assert np.isnan(checks.number_array("answer", [NAN])).all()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        bertlib.exercises.check_exercise("04_num_preds", NAN)
+        bertlib.classroom.exercises.check_exercise("04_num_preds", NAN)
     return OK(f"converted; check_exercise said {out.getvalue().strip()[:80]!r}")
 
 
-EX = "bertlib.exercises"
+EX = "bertlib.classroom.exercises"
 KEY = "02_embedding_params"
 
 
 def verdict(answer: Callable, key: str = KEY):
     def run(F):
-        return printed(lambda: bertlib.exercises.check_exercise(key, answer()))
+        return printed(lambda: bertlib.classroom.exercises.check_exercise(key, answer()))
     return run
 
 
@@ -1531,8 +1531,8 @@ def handled(module: str, name: str, fn: Callable, timeout: float = 30.0) -> None
 # A learner whose answer is a one-number array (a .sum() left as an array).
 @case(EX, "check_exercise(a one-number array, as documented)", expect="handled")
 def _one_number(F):
-    right = bertlib.exercises.EXERCISES[KEY].answer()
-    return printed(lambda: bertlib.exercises.check_exercise(KEY, np.array([right])))
+    right = bertlib.classroom.exercises.EXERCISES[KEY].answer()
+    return printed(lambda: bertlib.classroom.exercises.check_exercise(KEY, np.array([right])))
 
 
 # A learner's answer to a number exercise, each one below a learner gives.
@@ -1545,7 +1545,7 @@ for why, answer in [("NaN", lambda: NAN),  # a division by zero in their cell
     handled(EX, f"check_exercise(answer={why})", verdict(answer))
 # A learner with a typo in the exercise's key.
 refuse(EX, "check_exercise('no_such_key', 1)", ("key", "no_such_key"),
-       lambda F: bertlib.exercises.check_exercise("no_such_key", 1))
+       lambda F: bertlib.classroom.exercises.check_exercise("no_such_key", 1))
 
 
 # ================================================================ bertlib (the package)
@@ -1559,16 +1559,16 @@ refuse(PK, "similarity_table(word not in its sentence)", ("bank", "word", "sente
                                                            ("cat", "the cat sat.")]))
 # A learner who asks for the 6th "cat" of a sentence holding one.
 refuse(PK, "context.find_word(occurrence=5)", ("occurrence", "5"),
-       lambda F: bertlib.context.find_word(F.tok, "the cat sat", "cat", occurrence=5))
+       lambda F: bertlib.analysis.context.find_word(F.tok, "the cat sat", "cat", occurrence=5))
 
 
-# ================================================================ bertlib.implement
-IM = "bertlib.implement"
+# ================================================================ bertlib.classroom.implement
+IM = "bertlib.classroom.implement"
 IKEY = "02_tokens_and_segments"
 
 
 def impl(fn: Callable, key: str = IKEY):
-    return lambda F: printed(lambda: bertlib.implement.check_implementation(key, fn))
+    return lambda F: printed(lambda: bertlib.classroom.implement.check_implementation(key, fn))
 
 
 def _recurse(*args):
@@ -1581,7 +1581,7 @@ for name, fn in [("endless recursion", _recurse),  # a recursive helper without 
     handled(IM, f"check_implementation(a learner's {name})", impl(fn))
 # A learner with a typo in the exercise's key.
 refuse(IM, "check_implementation('no_key', f)", ("key", "no_key"),
-       lambda F: bertlib.implement.check_implementation("no_key", lambda *a: None))
+       lambda F: bertlib.classroom.implement.check_implementation("no_key", lambda *a: None))
 
 
 # ================================================================ bertlib.viz
@@ -1600,7 +1600,7 @@ WIDGETS: dict[str, Callable] = {
     "NSPWidget": lambda F: _viz().NSPWidget(F.model, F.tok),
     "TimeLapseWidget": lambda F: _viz().TimeLapseWidget(F.model, F.tok, F.snapshots),
     "FineTuneWidget": lambda F: _viz().FineTuneWidget(
-        {"tiny": _viz().ScoredClassifier(F.clf, F.tok, {"en": bertlib.finetune.Accuracy(3, 10)})},
+        {"tiny": _viz().ScoredClassifier(F.clf, F.tok, {"en": bertlib.finetuning.finetune.Accuracy(3, 10)})},
         F.tagger, F.tok,
         tasks.class_names("topic")),
 }
@@ -1737,8 +1737,8 @@ refuse(VZ, "query_key_steps(X of 3 dimensions)", "X", qk(X=lambda a: a["X"][None
 refuse(VZ, "query_key_steps(3 tokens for 4)", "tokens", qk(tokens=list("abc")))
 
 
-# ================================================================ bertlib.pretrain
-PT = "bertlib.pretrain"
+# ================================================================ bertlib.scale.pretrain
+PT = "bertlib.scale.pretrain"
 TINY_RUN = ["--steps", "2", "--batch-size", "8", "--num-hiddens", "16", "--ffn-num-hiddens",
             "32", "--num-heads", "2", "--num-blks", "1", "--max-len", "32", "--vocab-size", "300",
             "--save-every", "1", "--log-every", "1", "--threads", "1"]
@@ -1746,7 +1746,7 @@ TINY_RUN = ["--steps", "2", "--batch-size", "8", "--num-hiddens", "16", "--ffn-n
 
 def cli(*args: str, corpus: str | None = None, out: str = "out", fsize: int | None = None,
         fresh: bool = False) -> subprocess.CompletedProcess:
-    """``python -m bertlib.pretrain`` on the tiny corpus (or ``corpus``) with the tiny recipe,
+    """``python -m bertlib.scale.pretrain`` on the tiny corpus (or ``corpus``) with the tiny recipe,
     ``args`` last (so they win): its exit code and output. ``fsize`` caps the size of any file
     it writes (killed past it, as by a crash while saving). It runs as a forked copy of this
     process, whose torch and bertlib are imported already (a new interpreter spends half a
@@ -1754,7 +1754,7 @@ def cli(*args: str, corpus: str | None = None, out: str = "out", fsize: int | No
     argv = ["--corpus", str(CLI_CORPUS) if corpus is None else corpus, "--out", out,
             *TINY_RUN, *args]
     if fresh:
-        return subprocess.run([sys.executable, "-m", "bertlib.pretrain", *argv],
+        return subprocess.run([sys.executable, "-m", "bertlib.scale.pretrain", *argv],
                               env=os.environ | {"PYTHONPATH": str(ROOT)}, capture_output=True,
                               text=True, stdin=subprocess.DEVNULL, check=False)
     outputs = here(f".cli-{os.getpid()}-out"), here(f".cli-{os.getpid()}-err")
@@ -1771,8 +1771,8 @@ def cli(*args: str, corpus: str | None = None, out: str = "out", fsize: int | No
             if fsize is not None:
                 resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
                 signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
-            sys.argv = ["python -m bertlib.pretrain", *argv]
-            runpy.run_module("bertlib.pretrain", run_name="__main__")
+            sys.argv = ["python -m bertlib.scale.pretrain", *argv]
+            runpy.run_module("bertlib.scale.pretrain", run_name="__main__")
             code = 0
         except SystemExit as exit_:  # as the interpreter would: sys.exit("...") prints it
             code = exit_.code if isinstance(exit_.code, int) else int(exit_.code is not None)
@@ -1935,9 +1935,9 @@ BASE = ["--corpus", "small", "--out", "out"]
 # A user who sets --threads for one run in a notebook: the notebook's torch keeps its own.
 @case(PT, "parse_args(--threads 2) leaves torch's threads", expect="accept")
 def _parse_threads(F):
-    bertlib.pretrain.parse_args([*BASE, "--threads", "2"])
+    bertlib.scale.pretrain.parse_args([*BASE, "--threads", "2"])
 
 
 # A user whose corpus folder holds .md or .jsonl files, no .txt.
 refuse(PT, "read_corpus(folder without *.txt)", ("corpus", "txt"),
-       lambda F: bertlib.pretrain.read_corpus(str(here("empty").mkdir() or here("empty"))))
+       lambda F: bertlib.scale.pretrain.read_corpus(str(here("empty").mkdir() or here("empty"))))

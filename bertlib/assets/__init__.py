@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bertlib.checkpoint import CONFIG_MAX_BYTES, load_pretrained
-from bertlib.files import checked_file, read_json
 from bertlib.model import BERTModel
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.support.files import checked_file, read_json
+from bertlib.text.tokenizer import WordPieceTokenizer
+from bertlib.weights.checkpoint import CONFIG_MAX_BYTES, load_pretrained
 
 SMALL_BERT_DIR = Path(__file__).resolve().parent / "small_bert"
 SMALL_CORPUS_DIR = Path(__file__).resolve().parent / "small_corpus"

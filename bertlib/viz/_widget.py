@@ -14,11 +14,11 @@ import ipywidgets as widgets
 import numpy as np
 from PIL import Image
 
-from bertlib.checks import InputError, check_str
-from bertlib.i18n import resolve_language, text
 from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair
 from bertlib.model import BERTModel
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.support.checks import InputError, check_str
+from bertlib.support.i18n import resolve_language, text
+from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.viz._render import encode_png
 from bertlib.viz.live import SAVE_DPI, SAVE_FORMATS, LiveFigure, SaveError
 

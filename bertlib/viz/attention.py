@@ -13,9 +13,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
-from bertlib.checks import check_int_in, check_tokens, number_array
-from bertlib.i18n import text
 from bertlib.model import checked
+from bertlib.support.checks import check_int_in, check_tokens, number_array
+from bertlib.support.i18n import text
 from bertlib.viz._render import TokenLabels, bar_verts, pin_labels, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, ROW, label_size, literal

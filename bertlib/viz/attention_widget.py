@@ -14,10 +14,10 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from bertlib.i18n import text
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.model import BERTModel, key_padding_mask
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.support.i18n import text
+from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.viz._widget import FigureView, InputNotice, ModelWidget, text_row
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.evidence import Evidence, EvidencePlot, collect_evidence

@@ -9,8 +9,8 @@ import numpy as np
 from jaxtyping import Float
 from matplotlib.figure import Figure
 
-from bertlib.i18n import text
 from bertlib.model import checked
+from bertlib.support.i18n import text
 from bertlib.viz._render import TokenLabels, pin_labels, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import MIN_FONT, PAGE_WIDTH, ROW, label_size

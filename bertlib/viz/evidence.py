@@ -1,6 +1,6 @@
 """Attention next to evidence, as a figure: one head's weights read three ways (raw, scaled by
 what each key passes on, rolled out across layers), beside what switching each head off does
-to the model's answers for the input on screen (see :mod:`bertlib.evidence`)."""
+to the model's answers for the input on screen (see :mod:`bertlib.analysis.evidence`)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import offset_copy
 
-from bertlib.checks import check_int_in
-from bertlib.evidence import attention_norms, attention_rollout, head_effects
-from bertlib.i18n import text
+from bertlib.analysis.evidence import attention_norms, attention_rollout, head_effects
 from bertlib.inputs import EncodedInput, model_device
 from bertlib.model import BERTModel
+from bertlib.support.checks import check_int_in
+from bertlib.support.i18n import text
 from bertlib.viz._render import NumberText, TokenLabels, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.modelview import MEAN_HEAD
@@ -91,7 +91,7 @@ def collect_evidence(model: BERTModel, enc: EncodedInput, masked: Sequence[int],
                      mask_id: int, mask_token: str) -> Evidence:
     """Mask the tokens of ``enc`` at ``masked`` (ids: ``mask_id``, shown as ``mask_token``) and
     run the model twice: once for every layer's raw and norm-based weights, once for every
-    head switched off in turn (:func:`bertlib.evidence.head_effects`, one batched pass)."""
+    head switched off in turn (:func:`bertlib.analysis.evidence.head_effects`, one batched pass)."""
     masked = sorted(masked)
     ids = list(enc.ids)
     for p in masked:

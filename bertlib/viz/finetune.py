@@ -17,12 +17,12 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.transforms import offset_copy
 
-from bertlib.checks import check_str, check_tokens
-from bertlib.finetune import Accuracy, BERTClassifier, BERTTagger
-from bertlib.i18n import CORPUS_LANGUAGES, fill, text
+from bertlib.finetuning.finetune import Accuracy, BERTClassifier, BERTTagger
+from bertlib.finetuning.tasks import TAGS
 from bertlib.inputs import EncodedInput, eval_mode, model_device
-from bertlib.tasks import TAGS
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.support.checks import check_str, check_tokens
+from bertlib.support.i18n import CORPUS_LANGUAGES, fill, text
+from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, spines
 from bertlib.viz._widget import Widget, check_tokenizer, text_box
 from bertlib.viz.live import LiveFigure

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from bertlib.checks import InputError, check_path
-from bertlib.files import ReadOnlyFileError, atomic_write
-from bertlib.i18n import resolve_language, text
+from bertlib.support.checks import InputError, check_path
+from bertlib.support.files import ReadOnlyFileError, atomic_write
+from bertlib.support.i18n import resolve_language, text
 from bertlib.viz._render import Blitter
 from bertlib.viz.style import new_figure
 

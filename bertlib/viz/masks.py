@@ -11,11 +11,12 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch
 
-from bertlib.checks import check_int_in, check_tokens
-from bertlib.i18n import text
 from bertlib.inputs import EncodedInput
 from bertlib.masking import Fate, mask_tokens
-from bertlib.rng import make_generator
+from bertlib.support.checks import check_int_in, check_tokens
+from bertlib.support.i18n import text
+from bertlib.support.rng import make_generator
+from bertlib.text.vocab import Vocab
 from bertlib.viz._render import StampedText, TokenLabels, bar_verts, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import (
@@ -27,7 +28,6 @@ from bertlib.viz.style import (
     label_size,
     literal,
 )
-from bertlib.vocab import Vocab
 
 CHIP_COLUMNS = 10
 MAX_CHIPS = 512  # BERT's longest input; 64 rows of chips, a figure 49 inches tall

@@ -12,9 +12,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
-from bertlib.checks import check_int_in, check_tokens, number_array
-from bertlib.i18n import text
 from bertlib.model import checked
+from bertlib.support.checks import check_int_in, check_tokens, number_array
+from bertlib.support.i18n import text
 from bertlib.viz._render import TokenLabels, pin_labels, spines
 from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from bertlib.checks import number_array
-from bertlib.i18n import text
+from bertlib.support.checks import number_array
+from bertlib.support.i18n import text
 from bertlib.viz._render import spines
 from bertlib.viz.live import LiveFigure
 

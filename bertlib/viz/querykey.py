@@ -15,9 +15,9 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory, offset_copy
 
-from bertlib.checks import check_int_in
-from bertlib.i18n import text
 from bertlib.model import MultiHeadAttention
+from bertlib.support.checks import check_int_in
+from bertlib.support.i18n import text
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, pin_labels, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from bertlib.checks import check_tokens, number_array
-from bertlib.i18n import resolve_language, text
+from bertlib.support.checks import check_tokens, number_array
+from bertlib.support.i18n import resolve_language, text
 from bertlib.viz.style import MAX_INCHES, literal, new_figure
 
 # Rows and columns at most: a label each, legible (0.5 inch a column) within the largest figure.

@@ -13,8 +13,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from bertlib.i18n import resolve_language
 from bertlib.masking import Fate
+from bertlib.support.i18n import resolve_language
 from bertlib.viz.fonts import add_cjk_fallback, cjk_family
 
 DPI = 90  # sharp on a projector, small enough PNGs to redraw fast

@@ -6,10 +6,10 @@ import html
 import unicodedata
 from collections.abc import Sequence
 
-from bertlib.fill_mask import Guess
-from bertlib.i18n import resolve_language, text
+from bertlib.analysis.fill_mask import Guess
 from bertlib.inputs import EncodedInput
 from bertlib.masking import MaskedTokens
+from bertlib.support.i18n import resolve_language, text
 from bertlib.viz.style import FATE_KEYS, SEGMENT_COLORS
 
 # The token table wraps its tokens into lines that fit JupyterLab's output area: 848 px on a
@@ -111,7 +111,7 @@ TARGETS_STYLE = "font-size:14px;line-height:20px;color:var(--jp-content-font-col
 def targets_table_html(tokens: list[str], masked: MaskedTokens, shown: list[str], lang: str,
                        guesses: Sequence[Guess] | None = None) -> str:
     """Each position chosen for prediction: the original token, what the model sees, and how
-    it was corrupted; with ``guesses`` (from :func:`bertlib.fill_mask.fill_mask`), the model's
+    it was corrupted; with ``guesses`` (from :func:`bertlib.analysis.fill_mask.fill_mask`), the model's
     top tokens there, the original in bold."""
     lang = resolve_language(lang)
     keys = ["position", "target_original", "target_input", "fate"]

@@ -17,8 +17,8 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import NullFormatter
 from matplotlib.transforms import offset_copy
 
-from bertlib.fill_mask import Guess
-from bertlib.i18n import text
+from bertlib.analysis.fill_mask import Guess
+from bertlib.support.i18n import text
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, pin_labels, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, ROW, label_size, literal

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from bertlib.checks import check_int_in
-from bertlib.i18n import text
+from bertlib.analysis.snapshots import SnapshotRecorder, Snapshots
+from bertlib.analysis.timelapse import SnapshotOutputs, snapshot_outputs
 from bertlib.inputs import EncodedInput, model_device
 from bertlib.model import BERTModel
-from bertlib.snapshots import SnapshotRecorder, Snapshots
-from bertlib.timelapse import SnapshotOutputs, snapshot_outputs
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.support.checks import check_int_in
+from bertlib.support.i18n import text
+from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.train import TrainHistory
 from bertlib.viz._widget import FigureView, InputNotice, ModelWidget, text_row
 from bertlib.viz.modelview import MEAN_HEAD
@@ -39,7 +39,7 @@ def _as_snapshots(snapshots: Snapshots | SnapshotRecorder,
                              f"{type(history).__name__}")
         return Snapshots(dict(sorted(snapshots.snapshots.items())), history.mlm, history.nsp)
     if not isinstance(snapshots, Snapshots):
-        raise ValueError(f"snapshots must be Snapshots (bertlib.snapshots.load_snapshots) or a "
+        raise ValueError(f"snapshots must be Snapshots (bertlib.analysis.snapshots.load_snapshots) or a "
                          f"SnapshotRecorder; got {type(snapshots).__name__}")
     if history is not None:
         raise ValueError("history is only for a SnapshotRecorder: Snapshots carry their run's "
@@ -71,11 +71,11 @@ class TimeLapseWidget(ModelWidget):
     play button) over the snapshots' steps, the layer and head of the attention map, and a
     token to mask in each sentence.
 
-    ``snapshots``: :class:`~bertlib.snapshots.Snapshots` (``load_snapshots()``: the shipped
-    run's) or a :class:`~bertlib.snapshots.SnapshotRecorder` that ``train_bert`` called, with
+    ``snapshots``: :class:`~bertlib.analysis.snapshots.Snapshots` (``load_snapshots()``: the shipped
+    run's) or a :class:`~bertlib.analysis.snapshots.SnapshotRecorder` that ``train_bert`` called, with
     the ``history`` that train_bert returned. ``model`` gives the architecture; its own
     weights are neither used nor changed. ``.outputs`` keeps what every snapshot made of the
-    pair (:class:`bertlib.timelapse.SnapshotOutputs`) and ``.frame`` what is drawn, so tests
+    pair (:class:`bertlib.analysis.timelapse.SnapshotOutputs`) and ``.frame`` what is drawn, so tests
     can drive the widget without a browser.
     """
 

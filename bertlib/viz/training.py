@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from IPython.display import display
 
-from bertlib.checks import check_positive_int
-from bertlib.i18n import resolve_language, text
+from bertlib.support.checks import check_positive_int
+from bertlib.support.i18n import resolve_language, text
 from bertlib.train import TrainHistory
 from bertlib.viz.style import new_figure
 
@@ -15,7 +15,7 @@ class LossPlot:
 
     ``train_bert(..., callback=LossPlot().update)``; in a notebook the figure appears once and
     is updated every ``every`` steps and after the last one. Its labels are in ``lang``
-    (default: the notebook's language, see :func:`bertlib.i18n.set_language`).
+    (default: the notebook's language, see :func:`bertlib.support.i18n.set_language`).
     """
 
     def __init__(self, every: int = 10, lang: str | None = None):

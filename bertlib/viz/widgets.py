@@ -18,13 +18,13 @@ import html
 import ipywidgets as widgets
 import numpy as np
 
-from bertlib.checks import check_int_in, check_positive_int
-from bertlib.fill_mask import Guess, fill_mask
-from bertlib.i18n import text
+from bertlib.analysis.fill_mask import Guess, fill_mask
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.masking import Fate, MaskedTokens, check_replacement_words, mask_tokens
 from bertlib.model import BERTModel
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.support.checks import check_int_in, check_positive_int
+from bertlib.support.i18n import text
+from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.viz._widget import (
     FigureView,
     ModelWidget,

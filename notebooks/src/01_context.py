@@ -72,17 +72,17 @@ from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch, Rectangle
 
 from bertlib import BERTModel, load_hf, load_small_bert
-from bertlib.context import (
+from bertlib.analysis.context import (
     BANK_EXAMPLES,
     CRANE_EXAMPLES,
     find_word,
     similarity_table,
     word_vectors,
 )
-from bertlib.exercises import check_exercise
-from bertlib.hf import minilm_directory
-from bertlib.i18n import tr
+from bertlib.classroom.exercises import check_exercise
+from bertlib.support.i18n import tr
 from bertlib.viz import new_figure, plot_similarity
+from bertlib.weights.hf import minilm_directory
 
 # %% [markdown] lang="en"
 # ## One vector per word

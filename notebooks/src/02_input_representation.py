@@ -81,10 +81,10 @@ from bertlib import (
     load_small_bert,
     load_small_corpus,
 )
-from bertlib.checks import error_message
-from bertlib.exercises import check_exercise
-from bertlib.i18n import table, tr
-from bertlib.implement import check_implementation
+from bertlib.classroom.exercises import check_exercise
+from bertlib.classroom.implement import check_implementation
+from bertlib.support.checks import error_message
+from bertlib.support.i18n import table, tr
 from bertlib.viz import InputRepresentationWidget
 from bertlib.viz.listing import show_source
 

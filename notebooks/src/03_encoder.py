@@ -88,10 +88,10 @@ import torch
 from IPython.display import display
 
 from bertlib import BERTEncoder, BERTModel, MultiHeadAttention, load_small_bert
-from bertlib.exercises import check_exercise
-from bertlib.i18n import tr
-from bertlib.implement import check_implementation
+from bertlib.classroom.exercises import check_exercise
+from bertlib.classroom.implement import check_implementation
 from bertlib.model import key_padding_mask
+from bertlib.support.i18n import tr
 from bertlib.viz import AttentionWidget, new_figure
 from bertlib.viz.listing import show_source
 

@@ -86,15 +86,15 @@ from bertlib import (
     pad_bert_inputs,
 )
 from bertlib.assets import small_bert_metrics
+from bertlib.classroom.exercises import check_exercise
+from bertlib.classroom.implement import check_implementation
 from bertlib.data import get_next_sentence
-from bertlib.exercises import check_exercise
-from bertlib.i18n import table, tr
-from bertlib.implement import check_implementation
 from bertlib.inputs import (
     encode_pair,
     get_tokens_and_segments,  # noqa: F401 (for exercise 8)
     stack_inputs,
 )
+from bertlib.support.i18n import table, tr
 from bertlib.train import init_model
 from bertlib.viz import NSPWidget
 from bertlib.viz.listing import show_source

@@ -113,17 +113,17 @@ from bertlib import (
     tokenize_paragraphs,
     train_bert,
 )
+from bertlib.analysis.snapshots import SnapshotRecorder, load_snapshots
+from bertlib.analysis.timelapse import snapshot_stats
 from bertlib.assets import WIKITEXT_SAMPLE, small_bert_metrics
 from bertlib.batches import LengthGroupedSampler, trim_padding
+from bertlib.classroom.exercises import check_exercise
+from bertlib.classroom.implement import check_implementation
 from bertlib.data import PretrainBatch, pad_bert_inputs
-from bertlib.exercises import check_exercise
-from bertlib.fast import fast_loss
-from bertlib.finetune import Accuracy
-from bertlib.i18n import table, tr
-from bertlib.implement import check_implementation
+from bertlib.finetuning.finetune import Accuracy
 from bertlib.loss import chapter_loss
-from bertlib.snapshots import SnapshotRecorder, load_snapshots
-from bertlib.timelapse import snapshot_stats
+from bertlib.scale.fast import fast_loss
+from bertlib.support.i18n import table, tr
 from bertlib.train import evaluate_pretraining, init_model, train_step
 from bertlib.viz import LossPlot, TimeLapseWidget, new_figure
 from bertlib.viz.listing import show_source
@@ -1196,7 +1196,7 @@ print("fast_loss:", tr("forward + backward: {gflop:.2f} GFLOP",
 # the chapter's step, for the same losses to the last digit. `fast_loss` goes further, to 0.49:
 # inside the trimmed batch the shorter pairs are still padded, and every layer but attention
 # works token by token, so it runs those layers on the real tokens only and pads them just for
-# attention (`bertlib.fast.unpadded_encode`), and it runs the MLM head only on the K real slots.
+# attention (`bertlib.scale.fast.unpadded_encode`), and it runs the MLM head only on the K real slots.
 #
 # A random mini-batch still pads every pair to the longest one it happens to hold. **Grouping
 # by length** goes further, as Hugging Face's `group_by_length` does: `LengthGroupedSampler`
@@ -1209,7 +1209,7 @@ print("fast_loss:", tr("forward + backward: {gflop:.2f} GFLOP",
 # 截到其中最长的句子对（43 个词元）之后，按本章的做法训练一步，这个小批量的计算量从 1.01 GFLOP 降到
 # 了 0.67 GFLOP，损失却分毫不差。`fast_loss` 更进一步，降到 0.49：截短后的批量里，较短的句子对仍有填
 # 充，而除注意力之外的每一层都是逐个词元计算的，所以它让这些层只在真实词元上运行，只在注意力那一步才
-# 补上填充（`bertlib.fast.unpadded_encode`）；掩蔽语言模型的输出层也只算 K 个真实位置。
+# 补上填充（`bertlib.scale.fast.unpadded_encode`）；掩蔽语言模型的输出层也只算 K 个真实位置。
 #
 # 随机组成的小批量仍然要把每个句子对填充到其中碰巧最长的那一个。**按长度分组**更进一步，就像 Hugging
 # Face 的 `group_by_length` 那样：`LengthGroupedSampler` 先打乱句子对，每次取出够组成 50 个小批量的
@@ -1222,7 +1222,7 @@ print("fast_loss:", tr("forward + backward: {gflop:.2f} GFLOP",
 # 算量は 1.01 GFLOP から 0.67 GFLOP に減り、損失は最後の桁まで同じです。`fast_loss` はさらに 0.49 ま
 # で減らします。切り詰めたバッチの中でも短いペアにはまだパディングがあり、アテンション以外の層はすべ
 # てトークンごとに計算するので、それらの層は実在するトークンだけで計算し、アテンションのときだけパ
-# ディングを補うのです（`bertlib.fast.unpadded_encode`）。マスク言語モデルの出力層も K 個の実在する
+# ディングを補うのです（`bertlib.scale.fast.unpadded_encode`）。マスク言語モデルの出力層も K 個の実在する
 # 予測位置だけで計算します。
 #
 # ランダムに組んだミニバッチでは、各ペアをそのバッチにたまたま含まれる最も長いペアまでパディングしな
@@ -1468,7 +1468,7 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 # 5. ★★ **Vocabulary size.** The chapter keeps only words seen at least 5 times
 #    (`min_freq=5`). Build word vocabularies of the English training sentences,
 #    `Vocab([s.lower().split() for p, lang in zip(split.train, split.train_langs) if lang == "en"
-#    for s in p], min_freq=k)` (`from bertlib.vocab import Vocab`), for k = 1, 2, 5. How many
+#    for s in p], min_freq=k)` (`from bertlib.text.vocab import Vocab`), for k = 1, 2, 5. How many
 #    words does each keep, next to the `len(vocab)` of the WordPiece vocabulary, which also
 #    covers Chinese? What happens to a word that is not in a word vocabulary, and to one that is
 #    not in the WordPiece vocabulary?
@@ -1497,7 +1497,7 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #    尾的 `.` 和 `14 @.@ 5` 又变成了什么样？
 # 5. ★★ **词表大小。** 本章只保留至少出现 5 次的词（`min_freq=5`）。用英文训练句子构建单词词表：
 #    `Vocab([s.lower().split() for p, lang in zip(split.train, split.train_langs) if lang == "en"
-#    for s in p], min_freq=k)`（`from bertlib.vocab import Vocab`），k 取 1、2、5。每个词表保留了多
+#    for s in p], min_freq=k)`（`from bertlib.text.vocab import Vocab`），k 取 1、2、5。每个词表保留了多
 #    少个词？与 WordPiece 词表（它还覆盖中文）的 `len(vocab)` 相比如何？不在单词词表中的词会怎样？不
 #    在 WordPiece 词表中的词又会怎样？
 # 6. ★★ 无论在这里还是在本章中，掩蔽语言模型的损失都远高于下一句预测的损失。这说明掩蔽语言模型学到
@@ -1525,7 +1525,7 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #    か。
 # 5. ★★ **語彙のサイズ。** 本章は 5 回以上現れた単語だけを残します（`min_freq=5`）。英語の学習用の文
 #    から単語の語彙を作りましょう。`Vocab([s.lower().split() for p, lang in zip(split.train,
-#    split.train_langs) if lang == "en" for s in p], min_freq=k)`（`from bertlib.vocab import
+#    split.train_langs) if lang == "en" for s in p], min_freq=k)`（`from bertlib.text.vocab import
 #    Vocab`）で、k = 1、2、5 とします。それぞれいくつの単語が残りますか。中国語も扱う WordPiece
 #    の語彙の `len(vocab)` と比べるとどうでしょうか。単語の語彙にない単語はどうなり、WordPiece の語
 #    彙にない単語はどうなりますか。

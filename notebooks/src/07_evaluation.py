@@ -90,11 +90,11 @@ from bertlib import (
     make_pretrain_data,
     tokenize_paragraphs,
 )
+from bertlib.analysis.evidence import attention_norms, attention_on_neighbours, heads_switched_off
 from bertlib.assets import small_bert_metrics
-from bertlib.evidence import attention_norms, attention_on_neighbours, heads_switched_off
-from bertlib.exercises import check_exercise
-from bertlib.finetune import Accuracy
-from bertlib.i18n import table, tr
+from bertlib.classroom.exercises import check_exercise
+from bertlib.finetuning.finetune import Accuracy
+from bertlib.support.i18n import table, tr
 from bertlib.viz import AttentionWidget
 from bertlib.viz.listing import show_source
 
@@ -141,7 +141,7 @@ print(tr("the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} 
 #
 # An accuracy measured on a few hundred pairs is itself a random quantity: another draw of pairs
 # and masks would give a slightly different number. So every figure below comes with a 95%
-# Wilson confidence interval, from `Accuracy(hits, n)` in `bertlib.finetune` (notebook 09 uses it
+# Wilson confidence interval, from `Accuracy(hits, n)` in `bertlib.finetuning.finetune` (notebook 09 uses it
 # for fine-tuning too). Unlike value ± 1.96 standard errors it stays inside [0, 1].
 
 # %% [markdown] lang="zh"
@@ -152,7 +152,7 @@ print(tr("the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} 
 # 多的那个标签，掩蔽语言模型总是猜最常见的词元（任何固定不变的猜测都不会比它更好）。
 #
 # 在几百个句子对上测得的准确率本身也是一个随机量：换一次句子对和掩蔽的抽样，就会得到略有不同的
-# 数字。所以下面的每个数字都附有 95% 的 Wilson 置信区间，由 `bertlib.finetune` 中的
+# 数字。所以下面的每个数字都附有 95% 的 Wilson 置信区间，由 `bertlib.finetuning.finetune` 中的
 # `Accuracy(hits, n)` 计算（笔记本 09 在微调时也用它）。与“值 ± 1.96 倍标准误差”不同，它
 # 不会超出 [0, 1]。
 
@@ -165,7 +165,7 @@ print(tr("the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} 
 # デルでは常に最も頻度の高いトークンを答える場合（一定の答えで到達できる最高の値）です。
 #
 # 数百組のペアで測った正解率は、それ自体が確率的な量です。ペアとマスクを引き直せば、少し違う数字にな
-# るでしょう。そこで下の数字にはすべて、`bertlib.finetune` の `Accuracy(hits, n)` による 95% の
+# るでしょう。そこで下の数字にはすべて、`bertlib.finetuning.finetune` の `Accuracy(hits, n)` による 95% の
 # Wilson 信頼区間を付けます（ノートブック 09 のファインチューニングでも使います）。値 ± 1.96 × 標準
 # 誤差とは違って、この区間は [0, 1] の外に出ません。
 

@@ -90,11 +90,11 @@ from bertlib import (
     load_hf_model,
     load_small_corpus,
 )
-from bertlib.exercises import check_exercise
-from bertlib.hf import POOLER_NAMES, minilm_directory, name_table
-from bertlib.i18n import table, tr
+from bertlib.classroom.exercises import check_exercise
+from bertlib.support.i18n import table, tr
 from bertlib.viz import AttentionView, AttentionWidget, new_figure, plot_attention
 from bertlib.viz.listing import show_source
+from bertlib.weights.hf import POOLER_NAMES, minilm_directory, name_table
 
 # %%
 transformers.logging.set_verbosity_error()  # keep transformers' log messages

@@ -60,7 +60,7 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator, Page, sync_playwright
 
-from bertlib import i18n
+from bertlib.support import i18n
 from bertlib.viz.fonts import cjk_font_path
 from bertlib.viz.timelapse import TOKEN_GID
 

@@ -11,9 +11,9 @@ import pytest
 import torch
 
 from bertlib import load_small_bert
+from bertlib.analysis.evidence import attention_norms, attention_rollout, heads_switched_off
 from bertlib.data import IS_NEXT
-from bertlib.evidence import attention_norms, attention_rollout, heads_switched_off
-from bertlib.i18n import text
+from bertlib.support.i18n import text
 from bertlib.viz import AttentionWidget
 from bertlib.viz.evidence import plot_evidence, shown_labels
 from bertlib.viz.style import MIN_FONT, PAGE_WIDTH

@@ -15,8 +15,8 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from bertlib import viz
-from bertlib.i18n import text
 from bertlib.masking import Fate
+from bertlib.support.i18n import text
 from bertlib.viz import style
 
 TOKENS = ["<cls>", "a", "crane", "flew", "<sep>", "it", "sang", "<sep>"]

@@ -8,9 +8,8 @@ from conftest import contrast, unfill
 from matplotlib.colors import to_hex
 
 from bertlib import BERTClassifier, BERTTagger, evaluate_task, fine_tune, load_small_bert
-from bertlib.finetune import Accuracy
-from bertlib.i18n import text
-from bertlib.tasks import (
+from bertlib.finetuning.finetune import Accuracy
+from bertlib.finetuning.tasks import (
     NUM_TOPICS,
     TAGS,
     class_names,
@@ -18,6 +17,7 @@ from bertlib.tasks import (
     split_by_template,
     topic_data,
 )
+from bertlib.support.i18n import text
 from bertlib.viz import FineTuneWidget, ScoredClassifier
 from bertlib.viz._widget import InputNotice
 from bertlib.viz.finetune import (

@@ -11,8 +11,8 @@ import numpy as np
 from matplotlib import font_manager
 
 from bertlib import viz
-from bertlib.i18n import STRINGS
 from bertlib.masking import Fate
+from bertlib.support.i18n import STRINGS
 from bertlib.viz import fonts
 
 ZH_TOKENS = ["[CLS]", "起", "重", "机", "在", "飞", "[SEP]", "银", "行", "[SEP]"]

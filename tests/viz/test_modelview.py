@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from bertlib import load_small_bert
-from bertlib.i18n import set_language, text
+from bertlib.support.i18n import set_language, text
 from bertlib.viz import AttentionWidget
 from bertlib.viz.modelview import ModelViewPlot, plot_model_view
 from bertlib.viz.style import MIN_FONT, PAGE_WIDTH

@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from bertlib import load_small_bert
-from bertlib.i18n import set_language, text
 from bertlib.model import BERTModel, key_padding_mask
+from bertlib.support.i18n import set_language, text
 from bertlib.viz import AttentionWidget
 from bertlib.viz._widget import InputNotice
 from bertlib.viz.querykey import (

@@ -10,9 +10,9 @@ from IPython.core.formatters import DisplayFormatter
 from matplotlib.text import Text
 
 from bertlib import load_small_bert
-from bertlib.finetune import Accuracy
-from bertlib.i18n import text
-from bertlib.tasks import class_names
+from bertlib.finetuning.finetune import Accuracy
+from bertlib.finetuning.tasks import class_names
+from bertlib.support.i18n import text
 from bertlib.viz import (
     AttentionWidget,
     InputRepresentationWidget,

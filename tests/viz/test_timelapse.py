@@ -1,6 +1,6 @@
 """The time-lapse widget: what it draws at a step is what that snapshot's weights compute, the
 losses are marked at the step, the controls move the step, every label is in the widget's
-language, and bad input is refused; and the held-out statistics of bertlib.timelapse against
+language, and bad input is refused; and the held-out statistics of bertlib.analysis.timelapse against
 loops written out by hand."""
 
 import html
@@ -12,11 +12,11 @@ import pytest
 import torch
 
 from bertlib import load_small_bert, make_pretrain_data, tokenize_paragraphs
-from bertlib.i18n import text
+from bertlib.analysis.snapshots import SnapshotRecorder, Snapshots, load_snapshots
+from bertlib.analysis.timelapse import snapshot_outputs, snapshot_stats
 from bertlib.model import BERTModel
-from bertlib.snapshots import SnapshotRecorder, Snapshots, load_snapshots
-from bertlib.timelapse import snapshot_outputs, snapshot_stats
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.support.i18n import text
+from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.train import TrainHistory, init_model, train_bert
 from bertlib.viz import TimeLapseWidget
 from bertlib.viz._widget import DEFAULT_TEXTS, InputNotice

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bertlib.i18n import set_language
+from bertlib.support.i18n import set_language
 from bertlib.train import TrainHistory
 from bertlib.viz import LossPlot
 

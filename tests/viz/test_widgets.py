@@ -19,13 +19,14 @@ import torch
 from conftest import contrast
 
 from bertlib import load_small_bert
-from bertlib.checks import InputError
-from bertlib.i18n import set_language, text
 from bertlib.inputs import EncodedInput, encode_pair
 from bertlib.masking import Fate, MaskedTokens, mask_tokens
 from bertlib.model import BERTModel
-from bertlib.rng import make_generator
-from bertlib.tokenizer import WordPieceTokenizer
+from bertlib.support.checks import InputError
+from bertlib.support.i18n import set_language, text
+from bertlib.support.rng import make_generator
+from bertlib.text.tokenizer import WordPieceTokenizer
+from bertlib.text.vocab import HF_SPECIAL_TOKENS
 from bertlib.viz import tables, tally_masks
 from bertlib.viz._widget import DEFAULT_TEXTS, ERROR_STYLE, NOTICE_STYLE, InputNotice
 from bertlib.viz.attention_widget import AttentionWidget
@@ -35,7 +36,6 @@ from bertlib.viz.widgets import (
     MaskingWidget,
     NSPWidget,
 )
-from bertlib.vocab import HF_SPECIAL_TOKENS
 
 CORPUS = [
     "the crane lifted a heavy steel beam",

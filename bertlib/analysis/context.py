@@ -1,0 +1,109 @@
+"""Context sensitivity: the same word gets a different BERT vector in every sentence.
+
+A word's vector is the encoder output (``encoded_X``) at the word's first WordPiece, computed in
+eval mode for the sentence ``[CLS] sentence [SEP]``. With ``contextual=False`` it is the word's
+row of the token embedding matrix instead, which is the same in every sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+from jaxtyping import Float
+from torch import Tensor
+
+from bertlib.inputs import encode_pair, eval_mode, model_device, stack_inputs
+from bertlib.model import BERTModel, checked
+from bertlib.support.checks import check_instance
+from bertlib.text.tokenizer import WordPieceTokenizer, check_text
+
+# (sentence, word) pairs for the notebooks' demonstrations.
+CRANE_EXAMPLES = (
+    ("a crane is flying", "crane"),
+    ("a crane driver came", "crane"),
+)
+BANK_EXAMPLES = (
+    ("i went to the bank to deposit cash", "bank"),
+    ("i went to the bank to sit down", "bank"),
+    ("the boat drifted to the bank of the river", "bank"),
+)
+
+
+@dataclass(frozen=True)
+class SimilarityTable:
+    """Cosine similarities between word occurrences: ``matrix[i, j]`` for labels i and j."""
+
+    matrix: torch.Tensor  # (N, N), float64
+    labels: list[str]
+
+
+def find_word(tokenizer: WordPieceTokenizer, sentence: str, word: str,
+              occurrence: int = 0) -> tuple[list[str], int]:
+    """The WordPiece tokens of ``sentence`` and the index of the first piece of ``word``
+    (its ``occurrence``-th appearance, counting from 0), both without ``[CLS]``."""
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
+                   "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
+    check_text("sentence", sentence)
+    check_text("word", word)
+    encoding = tokenizer.backend.encode(sentence, add_special_tokens=False)
+    tokens, word_ids = encoding.tokens, encoding.word_ids
+    pieces = tokenizer.tokenize(word)
+    if not pieces:
+        raise ValueError(f"word must contain at least one token; got {word!r}")
+    n = len(pieces)
+
+    def is_boundary(i: int) -> bool:  # a new pre-tokenized word starts at token i
+        return i in (0, len(tokens)) or word_ids[i] != word_ids[i - 1]
+
+    starts = [i for i in range(len(tokens) - n + 1)
+              if tokens[i:i + n] == pieces and is_boundary(i) and is_boundary(i + n)]
+    if occurrence >= len(starts) or occurrence < 0:
+        raise ValueError(f"{word!r} ({pieces}) occurs {len(starts)} time(s) as a whole word in "
+                         f"{sentence!r} ({tokens}); occurrence must be in [0, {len(starts)})")
+    return tokens, starts[occurrence]
+
+
+def word_vectors(model: BERTModel, tokenizer: WordPieceTokenizer,
+                 occurrences: Sequence[tuple[str, str]], *,
+                 contextual: bool = True) -> torch.Tensor:
+    """One vector per ``(sentence, word)`` pair: (N, H)."""
+    if isinstance(occurrences, str) or not isinstance(occurrences, Sequence) or not occurrences:
+        raise ValueError(f"occurrences must be a list of at least one (sentence, word) pair; "
+                         f"got {occurrences!r:.80}")
+    for i, pair in enumerate(occurrences):
+        # A single pair given instead of a list shows up here: its items are strings.
+        if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
+            raise ValueError(f"occurrences[{i}] must be a (sentence, word) pair; got "
+                             f"{pair!r:.80}")
+    starts = [find_word(tokenizer, sentence, word)[1] for sentence, word in occurrences]
+    inputs = [encode_pair(tokenizer, sentence) for sentence, _ in occurrences]
+    device = model_device(model)
+    tokens, segments, valid_lens = (t.to(device) for t in
+                                    stack_inputs(inputs, tokenizer.vocab.pad_id))
+    rows = torch.arange(len(inputs), device=device)
+    positions = torch.tensor(starts, device=device) + 1  # + 1 for <cls>
+    if not contextual:
+        return model.encoder.token_embedding.weight.detach()[tokens[rows, positions]]
+    with eval_mode(model):  # dropout off: the vector must not depend on chance
+        encoded_X = model.encoder(tokens, segments, valid_lens)
+    return encoded_X[rows, positions]
+
+
+@checked
+def cosine_similarity_matrix(vectors: Float[Tensor, "N H"]) -> Float[Tensor, "N N"]:
+    """(N, H) -> (N, N) cosine similarities, in float64."""
+    unit = torch.nn.functional.normalize(vectors.double(), dim=-1)
+    # Rounding can push a vector's similarity with itself to 1 + 2e-16; cosines lie in [-1, 1].
+    return (unit @ unit.T).clamp(-1.0, 1.0)
+
+
+def similarity_table(model: BERTModel, tokenizer: WordPieceTokenizer,
+                     occurrences: Sequence[tuple[str, str]], *,
+                     contextual: bool = True) -> SimilarityTable:
+    """Cosine similarities between the vectors of ``(sentence, word)`` pairs, labelled by
+    sentence (ready for ``bertlib.viz.plot_similarity(table.matrix, table.labels,
+    table.labels)``)."""
+    vectors = word_vectors(model, tokenizer, occurrences, contextual=contextual)
+    return SimilarityTable(cosine_similarity_matrix(vectors), [s for s, _ in occurrences])

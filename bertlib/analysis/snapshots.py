@@ -1,0 +1,115 @@
+"""Snapshots of a model's weights during training, for watching a model learn.
+
+:class:`SnapshotRecorder` is a ``train_bert`` callback that keeps a copy of the weights at
+chosen steps; :func:`save_snapshots` writes them, with the run's losses, to one safetensors file
+(fp16 halves its size, and a picture of attention or a guess needs no more precision), and
+:func:`load_snapshots` reads them back. ``scripts/pretrain_small.py`` writes the snapshots of
+its run beside the model it trains.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save_file
+
+from bertlib.assets import SMALL_BERT_DIR
+from bertlib.model import BERTModel
+from bertlib.support.checks import check_path, check_sized
+from bertlib.support.files import atomic_write, checked_file
+
+SNAPSHOTS_FILE = "snapshots.safetensors"
+SNAPSHOTS_MAX_BYTES = 64 << 20  # the shipped file is under 10 MB
+# The small BERT's snapshot steps, from the first to the last (1000): the MLM loss falls fastest
+# early and the NSP loss sits at ln 2 until about step 275, so the steps are dense early.
+SMALL_BERT_STEPS = (0, 50, 150, 300, 650, 1000)
+
+
+class SnapshotRecorder:
+    """A ``train_bert`` callback: ``recorder(history)`` after step s copies the weights when s
+    is one of ``steps`` (0, the weights before training, is taken at once)."""
+
+    def __init__(self, model: BERTModel, steps: Sequence[int]):
+        check_sized("steps", steps, "a list of training steps, integers >= 0")
+        steps = sorted(set(steps))
+        if not steps or any(isinstance(s, bool) or not isinstance(s, int) or s < 0
+                            for s in steps):
+            raise ValueError(f"steps must be training steps, integers >= 0; got {steps!r:.80}")
+        self.model, self.steps = model, frozenset(steps)
+        self.snapshots: dict[int, dict[str, torch.Tensor]] = {}
+        if 0 in self.steps:
+            self._take(0)
+
+    def _take(self, step: int) -> None:
+        self.snapshots[step] = {name: value.detach().to("cpu", copy=True)
+                                for name, value in self.model.state_dict().items()}
+
+    def __call__(self, history) -> None:
+        step = len(history.mlm)  # the steps taken so far
+        if step in self.steps:
+            self._take(step)
+
+
+@dataclass
+class Snapshots:
+    """A training run's snapshots, ``{step: state_dict}`` in step order, and its losses at
+    every step (index s - 1 for step s)."""
+
+    weights: dict[int, dict[str, torch.Tensor]]
+    mlm_loss: list[float]
+    nsp_loss: list[float]
+
+
+def save_snapshots(snapshots: Snapshots, path: str | Path) -> None:
+    """Write the snapshots to one safetensors file, names ``"<step>/<name>"``, the losses as its
+    metadata. The file is replaced whole (:func:`bertlib.support.files.atomic_write`): ``path`` holds
+    either the old complete file or the new complete one, never a part."""
+    check_path("path", path)
+    tensors = {f"{step}/{name}": value.to(torch.float16).contiguous()
+               for step, state in snapshots.weights.items() for name, value in state.items()}
+    losses = {"mlm_loss": json.dumps(snapshots.mlm_loss),
+              "nsp_loss": json.dumps(snapshots.nsp_loss)}
+    try:
+        atomic_write(path, lambda tmp: save_file(tensors, tmp, metadata=losses))
+    except (OSError, SafetensorError) as err:
+        raise ValueError(f"cannot save the snapshots to {str(path)!r}: {err}") from None
+
+
+def check_losses(losses, name: str) -> None:
+    """A run's losses: a list of finite numbers, one per step."""
+    if not isinstance(losses, list) or not all(
+            isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+            for x in losses):
+        raise ValueError(f"{name} must be a list of finite numbers, one per step; got "
+                         f"{losses!r:.80}")
+
+
+def load_snapshots(directory: str | Path = SMALL_BERT_DIR) -> Snapshots:
+    """The snapshots in ``directory``'s ``snapshots.safetensors``, as float32 (load one into a
+    model with ``model.load_state_dict``)."""
+    path = checked_file(directory, SNAPSHOTS_FILE, SNAPSHOTS_MAX_BYTES)
+    weights: dict[int, dict[str, torch.Tensor]] = {}
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            names = f.keys()  # a safe_open is not iterable itself
+            for key in names:
+                step, _, name = key.partition("/")
+                if not step.isdigit() or not name:
+                    raise ValueError(f"{path}: {key!r} is not a snapshot entry <step>/<name>")
+                weights.setdefault(int(step), {})[name] = f.get_tensor(key).float()
+            losses = f.metadata() or {}
+        mlm, nsp = (json.loads(losses[key]) for key in ("mlm_loss", "nsp_loss"))
+    except SafetensorError as err:
+        raise ValueError(f"{path} is not a safetensors file: {err}") from None
+    except (KeyError, json.JSONDecodeError, RecursionError) as err:
+        raise ValueError(f"{path} lacks the run's losses in its metadata: {err!r:.200}") from None
+    check_losses(mlm, f"{path}'s mlm_loss")
+    check_losses(nsp, f"{path}'s nsp_loss")
+    return Snapshots(dict(sorted(weights.items())), mlm, nsp)

@@ -1,0 +1,2 @@
+"""Exercises and their checks: single answers and implement-it exercises.
+"""

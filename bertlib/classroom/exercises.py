@@ -1,0 +1,295 @@
+"""Self-check exercises: ``check_exercise(key, answer)`` says whether an answer is right and
+gives a hint when it is not, without ever printing the expected answer. (The exercises in which
+the learner writes a function are in :mod:`bertlib.classroom.implement`.)
+
+One :class:`Exercise` record per exercise holds how its answer is computed (with bertlib itself,
+on PyTorch's ``meta`` device where a model is built: true if the model code changes); its hint,
+in every language, is ``ex_hint_<key>`` in ``strings.json``. ``tests/classroom/test_exercises.py`` checks
+the answers against counts by hand.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import torch
+
+from bertlib.analysis.context import BANK_EXAMPLES
+from bertlib.assets import SMALL_BERT_DIR, small_bert_metrics
+from bertlib.data import PretrainExample, make_nsp_pairs, pad_bert_inputs
+from bertlib.finetuning.finetune import Accuracy, BERTClassifier, BERTTagger, freeze_layers
+from bertlib.finetuning.tasks import NUM_TOPICS, TAGS
+from bertlib.inputs import get_tokens_and_segments
+from bertlib.masking import mask_tokens
+from bertlib.model import (
+    BERTConfig,
+    BERTEncoder,
+    BERTModel,
+    MultiHeadAttention,
+    TransformerEncoderBlock,
+)
+from bertlib.support.i18n import fill, resolve_language, text
+from bertlib.support.rng import own_global_rng
+from bertlib.text.vocab import Vocab
+from bertlib.weights.checkpoint import config_from, read_config
+
+# The chapter's demo sizes.
+DEMO = {"vocab_size": 10000, "num_hiddens": 768, "ffn_num_hiddens": 1024, "num_heads": 4,
+        "num_blks": 2, "dropout": 0.2}
+
+
+def _num_params(*modules: torch.nn.Module | torch.nn.Parameter) -> int:
+    return sum(p.numel() for m in modules
+               for p in ([m] if isinstance(m, torch.nn.Parameter) else m.parameters()))
+
+
+def _embedding_params() -> int:
+    """02: learnable numbers in the input representation of the demo encoder."""
+    with torch.device("meta"):
+        enc = BERTEncoder(**DEMO)
+    return _num_params(enc.token_embedding, enc.segment_embedding, enc.pos_embedding)
+
+
+def _block_params(num_heads: int = DEMO["num_heads"]) -> int:
+    """03: learnable numbers in one encoder block of the demo encoder."""
+    with torch.device("meta"):
+        return _num_params(TransformerEncoderBlock(BERTConfig(**DEMO | {"num_heads": num_heads})))
+
+
+def _demo_encoder() -> BERTEncoder:
+    """03: an encoder of the chapter's demo sizes, with weights drawn from a fixed seed, in eval
+    mode (no dropout)."""
+    with own_global_rng(0):  # nn.Linear and the position table draw their initial weights
+        return BERTEncoder(**DEMO).eval()
+
+
+def _changed_positions(encoder: BERTEncoder, a: torch.Tensor, b: torch.Tensor,
+                       valid_lens: torch.Tensor | None = None) -> int:
+    """How many (sequence, position) outputs of ``encoder`` differ between the token ids ``a``
+    and ``b`` (B, 8): the first four tokens of each sequence in segment 0, the rest in 1."""
+    segments = torch.tensor([[0] * 4 + [1] * 4] * a.shape[0])
+    with torch.no_grad():
+        x, y = encoder(a, segments, valid_lens), encoder(b, segments, valid_lens)
+    differs = ~torch.isclose(x, y, rtol=1e-4, atol=1e-5).all(dim=-1)  # (B, T)
+    return int(differs.sum())
+
+
+def _word_order() -> int:
+    """03: with the position table set to zero, at how many of 8 positions the output changes
+    when the tokens at positions 1 and 2 are swapped."""
+    encoder = _demo_encoder()
+    with torch.no_grad():
+        encoder.pos_embedding.zero_()
+    tokens = torch.arange(10, 18)[None]  # (1, 8): eight different tokens
+    swapped = tokens[:, [0, 2, 1, 3, 4, 5, 6, 7]]
+    return _changed_positions(encoder, tokens, swapped)
+
+
+def _padding_changes() -> int:
+    """03: in a batch of 2 sequences of 8 tokens, the second with 5 real tokens, at how many of
+    the 2 x 8 positions the output changes when the padded slots hold other tokens."""
+    tokens = torch.arange(10, 26).reshape(2, 8)
+    padded, junk = tokens.clone(), tokens.clone()
+    padded[1, 5:] = 0  # <pad>
+    junk[1, 5:] = torch.tensor([11, 22, 33])
+    return _changed_positions(_demo_encoder(), padded, junk, torch.tensor([8, 5]))
+
+
+def _num_preds(num_words: int) -> Callable[[], int]:
+    """04: prediction positions chosen in ``<cls>`` + ``num_words`` words + ``<sep>``."""
+    def answer() -> int:
+        words = [f"w{i}" for i in range(num_words)]
+        vocab = Vocab([words])
+        ids = [vocab.cls_id, *vocab[words], vocab.sep_id]
+        return len(mask_tokens(ids, vocab, seed=0).positions)
+    return answer
+
+
+def _nsp_pairs() -> int:
+    """05: NSP pairs made from paragraphs of 4, 2 and 5 sentences."""
+    paragraphs = [[["word"]] * n for n in (4, 2, 5)]
+    return len(make_nsp_pairs(paragraphs, max_len=64, seed=0).pairs)
+
+
+def _small_bert() -> BERTModel:
+    """The shipped small BERT's modules, shapes only (on the meta device: no memory)."""
+    with torch.device("meta"):
+        return BERTModel.from_config(config_from(read_config(SMALL_BERT_DIR)))
+
+
+def _nsp_head_params() -> int:
+    """05: learnable numbers between the encoded ``<cls>`` vector and the two NSP logits, in the
+    shipped small BERT."""
+    model = _small_bert()
+    return _num_params(model.hidden, model.nsp)
+
+
+def _attention_numbers() -> int:
+    """03: numbers in one block's attention weights (B, nh, T, T) with 8 heads, for a batch of
+    2 sequences of 8 tokens of the demo encoder."""
+    with own_global_rng(0), torch.no_grad():  # nn.Linear draws its initial weights
+        attention = MultiHeadAttention(DEMO["num_hiddens"], 8, dropout=0.0)
+        _, weights = attention(torch.zeros(2, 8, DEMO["num_hiddens"]), None, need_weights=True)
+    return weights.numel()
+
+
+def _mlm_logits() -> int:
+    """06: entries of mlm_Y_hat (B, P, V) for one batch of the shipped model's recipe."""
+    config = read_config(SMALL_BERT_DIR)
+    recipe = config["metadata"]["recipe"]
+    # One short example (<cls> <sep>), padded as the recipe pads every batch.
+    example = PretrainExample([2, 3], [0, 0], [], [], 1)
+    P = pad_bert_inputs([example], recipe["max_len"], Vocab()).pred_positions.shape[1]
+    return recipe["batch_size"] * P * config["config"]["vocab_size"]
+
+
+def _small_bert_params() -> int:
+    """06: learnable numbers in the shipped small BERT."""
+    return _num_params(_small_bert())
+
+
+def _gpt_context() -> int:
+    """01: tokens of sentence B's input ``<cls>`` + sentence B + ``<sep>`` that BERT's "bank"
+    can depend on and a left-to-right model's cannot: those right of the word."""
+    sentence, word = BANK_EXAMPLES[1]
+    tokens, _ = get_tokens_and_segments(sentence.split())
+    return len(tokens) - (tokens.index(word) + 1)
+
+
+def _held_out_nsp() -> Accuracy:
+    """07: the shipped small BERT's held-out NSP accuracy, as hits out of pairs."""
+    held_out = small_bert_metrics()["held_out"]
+    return Accuracy(round(held_out["nsp_accuracy"] * held_out["pairs"]), held_out["pairs"])
+
+
+def _halve_width() -> int:
+    """07: how many times as many held-out pairs, at the same share of hits, halve the width of
+    the NSP interval (to the nearest whole number)."""
+    first = _held_out_nsp()
+    n, (low, high) = first.n, first.interval
+    while (interval := Accuracy(round(first.value * n), n).interval)[1] - interval[0] \
+            > (high - low) / 2:
+        n += 1
+    return round(n / first.n)
+
+
+def _replication() -> int:
+    """07: the percentage of repeats in which a second held-out set of the same size lands inside
+    the first set's 95% interval, both drawn at the shipped model's NSP accuracy (exact
+    binomial probabilities)."""
+    first = _held_out_nsp()
+    n = first.n
+    hits = torch.arange(n + 1, dtype=torch.float64)
+    pmf = torch.distributions.Binomial(n, torch.tensor(first.value, dtype=torch.float64)) \
+        .log_prob(hits).exp()  # (n + 1,): P(h hits)
+    cdf = torch.cat([torch.zeros(1, dtype=torch.float64), pmf.cumsum(0)])  # cdf[k] = P(h < k)
+    inside = 0.0
+    for h in range(n + 1):
+        low, high = Accuracy(h, n).interval  # the first set's interval when it has h hits
+        lowest, highest = math.ceil(low * n - 1e-9), math.floor(high * n + 1e-9)
+        inside += pmf[h].item() * (cdf[highest + 1] - cdf[lowest]).item()
+    return round(100 * inside)
+
+
+# all-MiniLM-L6-v2, the real BERT of notebook 08 (its config.json).
+MINILM = {"vocab_size": 30522, "num_hiddens": 384, "ffn_num_hiddens": 1536, "num_heads": 12,
+          "num_blks": 6, "dropout": 0.1, "max_len": 512}
+
+
+def _mlm_head_params() -> int:
+    """08: learnable numbers of MiniLM's MLM head of its own (its tied decoder weight is the
+    token embedding table, counted once, in the encoder)."""
+    with torch.device("meta"):
+        model = BERTModel.from_config(BERTConfig.original(**MINILM))
+    return _num_params(model) - _num_params(model.encoder, model.hidden, model.nsp)
+
+
+def _topic_classifier() -> BERTClassifier:
+    """The shipped small BERT with an output layer for the 12 topics (shapes only)."""
+    with torch.device("meta"):
+        return BERTClassifier(_small_bert(), NUM_TOPICS)
+
+
+def _tagger_fewer() -> int:
+    """09: how many learnable numbers the tagger has fewer than the topic classifier."""
+    with torch.device("meta"):
+        tagger = BERTTagger(_small_bert(), len(TAGS))
+    return _num_params(_topic_classifier()) - _num_params(tagger)
+
+
+def _frozen_trainable() -> int:
+    """09: learnable numbers still trained with all but the top encoder block frozen."""
+    return freeze_layers(_topic_classifier(), trainable_blocks=1)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A checked exercise: how its answer is computed. Its hint, which never gives the answer
+    away, is ``ex_hint_<key>`` in ``strings.json``, in every language."""
+
+    answer: Callable[[], int]
+
+
+# In notebook order.
+EXERCISES: dict[str, Exercise] = {
+    "01_gpt_context": Exercise(_gpt_context),
+    "02_embedding_params": Exercise(_embedding_params),
+    "03_block_params": Exercise(_block_params),
+    "03_more_heads": Exercise(_attention_numbers),
+    "03_word_order": Exercise(_word_order),
+    "03_padding_changes": Exercise(_padding_changes),
+    "04_num_preds": Exercise(_num_preds(126)),
+    "05_nsp_pairs": Exercise(_nsp_pairs),
+    "05_nsp_head_params": Exercise(_nsp_head_params),
+    "06_mlm_logits": Exercise(_mlm_logits),
+    "06_small_bert_params": Exercise(_small_bert_params),
+    "07_halve_width": Exercise(_halve_width),
+    "07_replication": Exercise(_replication),
+    "08_mlm_head_params": Exercise(_mlm_head_params),
+    "09_tagger_fewer": Exercise(_tagger_fewer),
+    "09_frozen_trainable": Exercise(_frozen_trainable),
+}
+
+
+def _check_key(key: str) -> None:
+    if not isinstance(key, str) or key not in EXERCISES:
+        raise ValueError(f"unknown exercise {key!r}; known: {list(EXERCISES)}")
+
+
+def _as_number(answer) -> int | float | None:
+    """``answer`` as a Python number when it is one: a Python or NumPy number, or a tensor or
+    array of any shape holding one number; else None (a bool, a text, a list, a meta tensor)."""
+    try:
+        if ((isinstance(answer, torch.Tensor) and answer.numel() == 1)
+                or (getattr(answer, "size", None) == 1 and hasattr(answer, "item"))):
+            answer = answer.item()  # e.g. p.numel() summed with torch gives a 0-d tensor
+        if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
+            return None
+        return int(answer) if isinstance(answer, numbers.Integral) else float(answer)
+    except (Exception, SystemExit):  # an object whose item() or int() fails holds no number
+        return None
+
+
+def is_correct(key: str, answer) -> bool:
+    """Whether ``answer`` (a Python or NumPy number, or a one-number tensor or array) is the
+    expected answer of exercise ``key``."""
+    _check_key(key)
+    return (number := _as_number(answer)) is not None and number == EXERCISES[key].answer()
+
+
+def check_exercise(key: str, answer, lang: str | None = None) -> None:
+    """Print ✓ when ``answer`` is right, × and a hint when it is a wrong number, what to give
+    when it is no number (a text, a list, a meta tensor); never the expected answer."""
+    _check_key(key)
+    lang = resolve_language(lang)
+    if answer is None:
+        print(fill(text("ex_missing", lang)))
+    elif _as_number(answer) is None:
+        print(fill(text("ex_not_number", lang, got=type(answer).__name__)))
+    elif is_correct(key, answer):
+        print(text("ex_correct", lang))
+    else:
+        print(fill(text("ex_wrong", lang, hint=text(f"ex_hint_{key}", lang))))

@@ -1,0 +1,3 @@
+"""Fine-tuning BERT: the labelled tasks, the classifier, tagger and question answerer, and the
+loop.
+"""

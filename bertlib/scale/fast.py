@@ -1,0 +1,239 @@
+"""Speed tricks for pretraining, kept out of the teaching path: same numbers, less time.
+
+* :func:`fast_loss` computes what :func:`bertlib.loss.chapter_loss` computes, but runs the
+  encoder's token-wise layers on the real tokens only (:func:`unpadded_encode`), the MLM head
+  only on the real prediction slots, and fuses the output layer with the cross-entropy
+  (:func:`linear_cross_entropy`). ``train_bert`` uses it by default.
+* :func:`dropout` draws its masks from a quarter of the random numbers ``F.dropout`` uses.
+
+Shapes: B = batch, T = sequence length, H = num_hiddens, nh = heads, hs = H // nh,
+N = real (unpadded) tokens in the batch, P = prediction slots per sequence, K = real
+prediction slots in the batch, V = vocabulary size.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from bertlib.loss import BERTLoss
+from bertlib.model import (
+    AddNorm,
+    BERTEncoder,
+    BERTModel,
+    key_padding_mask,
+)
+from bertlib.support.checks import (
+    NonFiniteError,
+    check_all_finite,
+    check_bool,
+    check_dropout,
+    check_finite,
+    check_inputs_on_device,
+    check_instance,
+    check_integer_dtype,
+    check_ndim,
+    check_on_device,
+    check_positions_in_text,
+    check_pred_positions,
+    check_range,
+    check_targets,
+    check_token_inputs,
+)
+
+
+class _LinearCrossEntropy(torch.autograd.Function):
+    """Weighted mean cross-entropy of ``X @ W.T + b`` without keeping logits *and*
+    log-probabilities: the backward pass turns the saved logits into the softmax in place."""
+
+    @staticmethod
+    def forward(ctx, X, W, b, labels, weights):
+        logits = torch.addmm(b, X, W.t())  # (K, V)
+        lse = torch.logsumexp(logits, dim=1)  # (K,)
+        per_slot = lse - logits.gather(1, labels[:, None]).squeeze(1)
+        wsum = weights.sum()
+        ctx.save_for_backward(X, W, logits, lse, labels, weights, wsum)
+        ctx.used = False
+        loss = (per_slot * weights).sum() / wsum
+        if not bool(loss.isfinite()):
+            raise NonFiniteError(f"the MLM loss is {loss.item()}: X (the hidden states), W or b "
+                                 "hold NaN or infinite values, or values that overflow")
+        return loss
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.used:
+            raise RuntimeError("linear_cross_entropy's backward reuses its buffers in place "
+                               "and can run only once (no retain_graph)")
+        ctx.used = True
+        X, W, logits, lse, labels, weights, wsum = ctx.saved_tensors
+        # d loss / d logits = (softmax - onehot) * weight / sum(weights)
+        dlogits = logits.sub_(lse[:, None]).exp_()
+        dlogits[torch.arange(len(labels), device=labels.device), labels] -= 1.0
+        dlogits.mul_((grad * weights / wsum)[:, None])
+        dX = dlogits @ W if ctx.needs_input_grad[0] else None
+        dW = dlogits.t() @ X if ctx.needs_input_grad[1] else None
+        db = dlogits.sum(0) if ctx.needs_input_grad[2] else None
+        return dX, dW, db, None, None
+
+
+def linear_cross_entropy(X: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
+                         labels: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """Same value and gradients as ``sum(w * cross_entropy(X @ W.T + b, labels)) / sum(w)``.
+
+    X: (K, H); W: (V, H); b: (V,), all of one dtype; labels: (K,) class ids; weights: (K,),
+    >= 0 and not all 0. A result that is NaN or infinite raises
+    :class:`~bertlib.support.checks.NonFiniteError`.
+    """
+    for name, t, ndim, doc in (("X", X, 2, "(K, H)"), ("W", W, 2, "(V, H)"), ("b", b, 1, "(V,)"),
+                               ("labels", labels, 1, "(K,)"), ("weights", weights, 1, "(K,)")):
+        check_ndim(name, t, ndim, doc)
+        check_on_device(name, t, W.device)
+    if not (X.dtype == W.dtype == b.dtype and X.shape[1] == W.shape[1]
+            and b.shape[0] == W.shape[0] and labels.shape == weights.shape == X.shape[:1]):
+        raise ValueError(f"X (K, H), W (V, H), b (V,), labels and weights (K,) must agree in "
+                         f"shape and in dtype; got X {tuple(X.shape)} {X.dtype}, W "
+                         f"{tuple(W.shape)} {W.dtype}, b {tuple(b.shape)} {b.dtype}, labels "
+                         f"{tuple(labels.shape)}, weights {tuple(weights.shape)}")
+    check_integer_dtype("labels", labels)
+    check_range("labels", labels, 0, W.shape[0] - 1, f"class ids in [0, {W.shape[0] - 1}]")
+    check_finite("weights", weights)
+    if not bool((weights >= 0).all() & (weights > 0).any()):
+        raise ValueError("weights must be >= 0 and not all 0 (the loss is their weighted "
+                         f"mean); got {weights.tolist()!r:.80}")
+    return _LinearCrossEntropy.apply(X, W, b, labels.long(), weights.to(X.dtype))
+
+
+def _heads(Y: torch.Tensor, rows: torch.Tensor, B: int, T: int, nh: int) -> torch.Tensor:
+    """(N, H) rows of the real tokens -> (B, nh, T, hs), zero at the padding."""
+    padded = Y.new_zeros(B * T, Y.shape[1]).index_copy(0, rows, Y)
+    return padded.view(B, T, nh, -1).transpose(1, 2)
+
+
+# Dropout decides keep-or-drop from 16 random bits: the drop probability is rounded to a
+# multiple of 2**-16 (0.1 -> 0.100006), and the kept values are scaled by the rounded keep
+# probability, so the expected value stays exact.
+_LANE_LEVELS = 2**16
+
+
+def dropout(X: torch.Tensor, p: float, training: bool = True) -> torch.Tensor:
+    """``F.dropout(X, p, training)`` in distribution, with fewer random bits.
+
+    On a CPU, torch's generator makes one 32-bit number (or more) per element, one at a time:
+    drawing the masks was a fifth of a pretraining step. Here one 64-bit draw decides four
+    elements (four 16-bit lanes), which makes the mask about three times as cheap. On other
+    devices the masks come from a parallel generator and ``F.dropout`` is used as it is.
+    ``p`` must be in [0, 1) (checked before anything is drawn) and ``training`` a bool.
+    """
+    check_dropout("p", p)
+    check_bool("training", training)
+    if not training or p == 0.0 or X.device.type != "cpu":
+        return F.dropout(X, p, training)
+    dropped = min(round(p * _LANE_LEVELS), _LANE_LEVELS - 1)  # lanes below this are dropped
+    n = X.numel()
+    bits = torch.empty((n + 3) // 4, dtype=torch.int64, device=X.device)
+    lanes = bits.random_(-(2**63), 2**63 - 1).view(torch.int16)[:n].view(X.shape)  # uniform
+    keep = lanes >= dropped - _LANE_LEVELS // 2  # int16 lanes run from -2**15 to 2**15 - 1
+    return X * torch.where(keep, _LANE_LEVELS / (_LANE_LEVELS - dropped), 0.0).to(X.dtype)
+
+
+def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor,
+               p: float) -> torch.Tensor:
+    """softmax(q k^T / sqrt(hs), padded keys masked) v, with dropout ``p`` on the weights.
+
+    q, k, v: (B, nh, T, hs); mask: (B, 1, 1, T), True at real keys. Without dropout the fused
+    kernel; with it, the same steps written out, so that the weights' dropout is ours
+    (PyTorch's fused kernel takes this path on a CPU anyway when dropout is on).
+    """
+    if p == 0.0 or q.device.type != "cpu":
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
+    scores = (q @ k.transpose(-2, -1)).mul_(q.shape[-1] ** -0.5)  # (B, nh, T, T)
+    weights = scores.masked_fill_(~mask, float("-inf")).softmax(dim=-1)
+    return dropout(weights, p) @ v  # (B, nh, T, hs)
+
+
+def _addnorm(addnorm: AddNorm, X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
+    """``addnorm(X, Y)`` with :func:`dropout`: LayerNorm(dropout(Y) + X)."""
+    return addnorm.ln(dropout(Y, addnorm.dropout.p, addnorm.training) + X)
+
+
+def _embed(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
+           rows: torch.Tensor) -> torch.Tensor:
+    """``encoder.embed(tokens, segments)`` at the real tokens only: (N, H), ``rows`` being
+    their places among the B x T positions."""
+    T = tokens.shape[1]
+    X = (encoder.token_embedding(tokens.reshape(-1)[rows])
+         + encoder.segment_embedding(segments.reshape(-1)[rows])
+         + encoder.pos_embedding[0].index_select(0, rows % T))  # index_add backward
+    if encoder.config.embedding_norm:
+        X = dropout(encoder.embedding_ln(X), encoder.embedding_dropout.p, encoder.training)
+    return X
+
+
+def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
+                    valid_lens: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """What ``encoder(tokens, segments, valid_lens)`` gives at the real tokens, as (N, H) rows
+    (sequence 0's tokens first, in order), and the row where each sequence starts, (B,).
+
+    Every layer but attention works token by token, so it runs on the N real tokens only
+    instead of all B x T positions (a third of them padding in random mini-batches of the
+    shipped corpus). Attention needs each sequence's tokens side by side: its queries, keys and
+    values are scattered into (B, nh, T, hs), zero at the padding, which the key mask hides, and
+    its output is gathered back. The values equal the padded encoder's to float rounding; with
+    dropout on, the masks are drawn for the real tokens only (and by :func:`dropout`), so they
+    differ from the padded encoder's draws.
+    """
+    check_instance("encoder", encoder, BERTEncoder, "a bertlib BERTEncoder (model.encoder)")
+    cfg = encoder.config
+    check_inputs_on_device(encoder.pos_embedding.device, tokens=tokens, segments=segments,
+                           valid_lens=valid_lens)
+    check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
+    B, T = tokens.shape
+    H = cfg.num_hiddens
+    if valid_lens is None:
+        valid_lens = torch.full((B,), T, device=tokens.device)
+    mask = key_padding_mask(valid_lens, T)  # (B, T)
+    rows = mask.reshape(-1).nonzero().squeeze(1)  # (N,) real positions among the B * T
+    X = _embed(encoder, tokens, segments, rows)  # (N, H)
+    for blk in encoder.blks:
+        attention = blk.attention
+        q, k, v = (_heads(W(X), rows, B, T, attention.num_heads)
+                   for W in (attention.W_q, attention.W_k, attention.W_v))
+        out = _attention(q, k, v, mask[:, None, None, :],
+                         attention.dropout if attention.training else 0.0)  # (B, nh, T, hs)
+        out = out.transpose(1, 2).reshape(B * T, H).index_select(0, rows)  # (N, H)
+        Y = _addnorm(blk.addnorm1, X, attention.W_o(out))
+        X = _addnorm(blk.addnorm2, Y, blk.ffn(Y))
+    return X, valid_lens.cumsum(0) - valid_lens
+
+
+def fast_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, mlm_weights,
+              mlm_labels, nsp_labels) -> BERTLoss:
+    """The same losses (and gradients) as :func:`chapter_loss`, computed faster.
+
+    The encoder runs on the real tokens only (:func:`unpadded_encode`); only the K slots with a
+    non-zero weight go through the MLM head (the padded slots are about a third of the B x P in
+    the chapter's setting), and the cross-entropy over V classes is fused with the output layer
+    (:func:`linear_cross_entropy`). With dropout on, the masks are drawn for the real tokens, so
+    the losses equal the chapter's in distribution, not draw for draw. A loss that would be NaN
+    or infinite (the model's weights, or the hidden states they give, are not finite) raises
+    :class:`~bertlib.support.checks.NonFiniteError`, as ``chapter_loss`` does.
+    """
+    X, starts = unpadded_encode(model.encoder, tokens, segments, valid_lens)  # (N, H), (B,)
+    B, T = tokens.shape
+    if valid_lens is None:
+        check_pred_positions(pred_positions, B, T)
+    else:  # what the model checks in chapter_loss, which passes it pred_positions
+        check_positions_in_text(pred_positions, valid_lens)
+    *body, out = model.mlm.mlp
+    check_targets(mlm_labels, mlm_weights, nsp_labels, tuple(pred_positions.shape),
+                  out.weight.shape[0])
+    nsp_Y_hat = model.nsp(model.hidden(X.index_select(0, starts)))  # <cls> opens each sequence
+    real = mlm_weights > 0  # (B, P)
+    hidden = X.index_select(0, (starts[:, None] + pred_positions)[real])  # (K, H)
+    for layer in body:
+        hidden = layer(hidden)
+    mlm = linear_cross_entropy(hidden, out.weight, out.bias, mlm_labels[real], mlm_weights[real])
+    check_all_finite("nsp_Y_hat", nsp_Y_hat)
+    nsp = F.cross_entropy(nsp_Y_hat, nsp_labels.long())
+    return BERTLoss(mlm, nsp, mlm + nsp)

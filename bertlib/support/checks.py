@@ -1,0 +1,403 @@
+"""Early, readable input checks.
+
+Every public entry point validates its arguments here first, so a mistake is reported as a
+``ValueError`` that names the argument, the offending value and what is allowed, instead of an
+index error from deep inside torch. The messages are English, like Python's and PyTorch's; the
+few a learner meets in the notebooks and widgets (a sequence longer than ``max_len``, a tensor
+of the wrong width) are raised as :class:`InputError`, which also speaks the reader's language.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import numbers
+import os
+import re
+import string
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from bertlib.support.i18n import STRINGS, text
+
+
+class InputError(ValueError):
+    """A refused input whose message exists in every language of ``strings.json`` ("errors").
+
+    ``str(err)`` is the English message, as for every other ``ValueError`` here;
+    :meth:`message` gives it in the reader's language, which is what the notebooks print and
+    the widgets show.
+    """
+
+    def __init__(self, key: str, **params) -> None:
+        super().__init__(text(key, "en", **params))
+        self.key, self.params = key, params
+
+    def message(self, lang: str | None = None) -> str:
+        """The message in ``lang`` (None: the language set by ``set_language``)."""
+        return text(self.key, lang, **self.params)
+
+
+def error_message(err: ValueError, lang: str | None = None) -> str:
+    """``"ValueError: ..."``, as Python would print it, in ``lang`` when the message is one of
+    ``strings.json``'s errors (an :class:`InputError`, or the same English text raised by code
+    that does not import bertlib, such as ``model.py``); any other error's own message."""
+    if isinstance(err, InputError):
+        return f"ValueError: {err.message(lang)}"
+    for key, pattern in _error_patterns().items():
+        if (found := pattern.fullmatch(str(err))) is not None:
+            return f"ValueError: {text(key, lang, **found.groupdict())}"
+    return f"ValueError: {err}"
+
+
+@functools.cache
+def _error_patterns() -> dict[str, re.Pattern]:
+    """Each error of ``strings.json`` as a pattern of its English text, fields as groups."""
+    patterns = {}
+    for key, texts in STRINGS.items():
+        if not key.startswith("error_"):
+            continue
+        regex, seen = "", set()
+        for literal, field, _, _ in string.Formatter().parse(texts["en"]):
+            regex += re.escape(literal)
+            if field is not None:
+                regex += f"(?P={field})" if field in seen else f"(?P<{field}>.+?)"
+                seen.add(field)
+        patterns[key] = re.compile(regex, re.DOTALL)
+    return patterns
+
+
+def check_positive_int(name: str, value: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+
+
+def check_dropout(name: str, value: float) -> None:
+    if not _is_real(value) or not 0.0 <= value < 1.0:
+        raise ValueError(f"{name} must be a number in [0, 1); got {value!r}")
+
+
+def check_positive_float(name: str, value: float) -> None:
+    if not _is_real(value) or not 0.0 < value < math.inf:
+        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+
+
+def check_bool(name: str, value: bool) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
+
+
+def check_choice(name: str, value, allowed) -> None:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValueError(f"{name} must be one of {sorted(allowed)}; got {value!r}")
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_tokens(name: str, tokens) -> None:
+    """A list of token strings, not a text: a string is iterable too, and would silently be
+    taken apart into characters."""
+    if isinstance(tokens, str):
+        raise ValueError(f"{name} must be a list of token strings, not a text: tokenize it "
+                         f"first (tokenizer.tokenize(text) or text.split()); got {tokens!r}")
+    if not isinstance(tokens, Sequence) or not all(isinstance(t, str) for t in tokens):
+        raise ValueError(f"{name} must be a list of token strings; got {tokens!r}")
+
+
+def check_sentences(name: str, paragraphs) -> None:
+    """Paragraphs as lists of tokenized sentences (lists of token strings)."""
+    if isinstance(paragraphs, str) or not isinstance(paragraphs, Sequence):
+        raise ValueError(f"{name} must be a list of paragraphs; got {type(paragraphs).__name__}")
+    for p, paragraph in enumerate(paragraphs):
+        if isinstance(paragraph, str) or not isinstance(paragraph, Sequence):
+            raise ValueError(f"{name}[{p}] must be a paragraph, a list of tokenized sentences; "
+                             f"got {paragraph!r:.60}")
+        for s, sentence in enumerate(paragraph):
+            check_tokens(f"{name}[{p}][{s}]", sentence)
+
+
+# The integer dtypes torch takes as indices (embedding rows, gathers): uint8 and bool index as
+# masks, int16 and int8 are refused by nn.Embedding.
+INDEX_DTYPES = (torch.int64, torch.int32)
+
+
+def check_integer_dtype(name: str, t: torch.Tensor,
+                        allowed: tuple[torch.dtype, ...] = INDEX_DTYPES) -> None:
+    if t.dtype not in allowed:
+        names = " or ".join(str(d) for d in allowed)
+        raise ValueError(f"{name} must hold integers of dtype {names}; got dtype {t.dtype}")
+
+
+def check_finite(name: str, t: torch.Tensor) -> None:
+    check_floating_dtype(name, t)
+    if not bool(torch.isfinite(t).all()):
+        raise ValueError(f"{name} must be finite; it holds NaN or infinite values")
+
+
+def check_divisible(num_hiddens: int, num_heads: int) -> None:
+    if num_hiddens % num_heads:
+        raise ValueError(
+            f"num_hiddens must be divisible by num_heads so each head gets an equal slice; "
+            f"got num_hiddens={num_hiddens}, num_heads={num_heads}"
+        )
+
+
+def check_ndim(name: str, t: torch.Tensor, ndim: int, shape_doc: str) -> None:
+    if not isinstance(t, torch.Tensor):
+        raise ValueError(f"{name} must be a torch.Tensor of shape {shape_doc}; got {type(t)}")
+    if t.dim() != ndim:
+        raise ValueError(f"{name} must have shape {shape_doc}; got shape {tuple(t.shape)}")
+
+
+def check_features(name: str, t: torch.Tensor, size: int, what: str) -> None:
+    if t.shape[-1] != size:
+        raise InputError("error_features", name=name, what=what, size=size,
+                         shape=tuple(t.shape))
+    check_floating_dtype(name, t)
+
+
+def check_floating_dtype(name: str, t: torch.Tensor) -> None:
+    if not t.dtype.is_floating_point:
+        raise ValueError(f"{name} must hold floating-point numbers; got dtype {t.dtype}")
+
+
+def check_range(name: str, t: torch.Tensor, low: int, high: int, allowed: str) -> None:
+    """Require ``low <= t <= high`` element-wise; report the first offending entry."""
+    if t.numel() == 0:
+        return
+    bad = (t < low) | (t > high)
+    if bool(bad.any()):
+        idx = tuple(int(i) for i in bad.nonzero()[0])
+        value = t[idx].item()
+        where = f" at index {idx}" if t.dim() else ""
+        raise ValueError(f"{name} must be {allowed}; got {value}{where}")
+
+
+def check_token_inputs(
+    tokens: torch.Tensor,
+    segments: torch.Tensor,
+    valid_lens: torch.Tensor | None,
+    vocab_size: int,
+    max_len: int,
+) -> None:
+    """Validate the three inputs of a BERT forward pass.
+
+    tokens, segments: ``(batch, seq_len)`` integer ids; valid_lens: ``(batch,)`` or None.
+    """
+    check_ndim("tokens", tokens, 2, "(batch, seq_len)")
+    check_ndim("segments", segments, 2, "(batch, seq_len)")
+    if tokens.shape != segments.shape:
+        raise InputError("error_segments_shape", tokens=tuple(tokens.shape),
+                         segments=tuple(segments.shape))
+    if tokens.shape[0] == 0:
+        raise ValueError(f"tokens holds no sequence (shape {tuple(tokens.shape)}); give at least "
+                         "one")
+    seq_len = tokens.shape[1]
+    if seq_len == 0:
+        # BERT reads its answer off the first position (<cls>): an empty sequence has none.
+        raise ValueError(
+            f"tokens has seq_len 0 (shape {tuple(tokens.shape)}); every sequence needs at "
+            "least one token, <cls>"
+        )
+    if seq_len > max_len:
+        raise InputError("error_too_long", seq_len=seq_len, max_len=max_len)
+    check_integer_dtype("tokens", tokens)
+    check_integer_dtype("segments", segments)
+    check_range("tokens", tokens, 0, vocab_size - 1, f"token ids in [0, {vocab_size - 1}]")
+    check_range("segments", segments, 0, 1, "0 (sentence A) or 1 (sentence B)")
+    if valid_lens is not None:
+        check_ndim("valid_lens", valid_lens, 1, "(batch,)")
+        check_integer_dtype("valid_lens", valid_lens)
+        if valid_lens.shape[0] != tokens.shape[0]:
+            raise ValueError(
+                f"valid_lens must have one entry per sequence (batch={tokens.shape[0]}); "
+                f"got {valid_lens.shape[0]} entries"
+            )
+        check_range("valid_lens", valid_lens, 1, seq_len, f"in [1, seq_len={seq_len}]")
+
+
+def check_pred_positions(pred_positions: torch.Tensor, batch: int, seq_len: int) -> None:
+    check_ndim("pred_positions", pred_positions, 2, "(batch, num_preds)")
+    check_integer_dtype("pred_positions", pred_positions)
+    if pred_positions.shape[0] != batch:
+        raise ValueError(
+            f"pred_positions must have one row per sequence (batch={batch}); "
+            f"got {pred_positions.shape[0]} rows"
+        )
+    check_range("pred_positions", pred_positions, 0, seq_len - 1, f"in [0, {seq_len - 1}]")
+
+
+def check_positions_in_text(pred_positions: torch.Tensor, valid_lens: torch.Tensor) -> None:
+    """Prediction positions must point at real tokens, not at padding."""
+    check_pred_positions(pred_positions, valid_lens.shape[0], int(valid_lens.max()))
+    outside = pred_positions >= valid_lens[:, None]
+    if bool(outside.any()):
+        row, col = (int(i) for i in outside.nonzero()[0])
+        raise ValueError(f"pred_positions must point at real tokens, in [0, valid_lens[i] - 1]; "
+                         f"got {int(pred_positions[row, col])} in sequence {row}, whose "
+                         f"valid_lens is {int(valid_lens[row])}")
+
+
+SEED_MAX = 2**63 - 1
+
+
+def check_seed(name: str, value: int) -> None:
+    """A seed is an integer in [0, 2**63 - 1]: a float would be cut to another seed silently."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or not 0 <= value <= SEED_MAX:
+        raise ValueError(f"{name} must be an integer in [0, 2**63 - 1]; got {value!r:.80}")
+
+
+def check_instance(name: str, value, cls: type | tuple[type, ...], what: str) -> None:
+    """``value`` must be a ``cls``; ``what`` says what that is (and how to get one)."""
+    if not isinstance(value, cls):
+        raise ValueError(f"{name} must be {what}; got {type(value).__name__} {value!r:.80}")
+
+
+def check_int_in(name: str, value: int, low: int, high: int | None = None,
+                 why: str = "") -> None:
+    """An integer (not a bool, not a float) in ``[low, high]`` (no upper bound when None);
+    ``why`` explains the bound in the message."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low
+            or (high is not None and value > high)):
+        allowed = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"{name} must be an integer {allowed}{why}; got {value!r:.80}")
+
+
+def check_str(name: str, value: str) -> None:
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be a string; got {type(value).__name__} {value!r:.80}")
+
+
+def number_array(name: str, value) -> np.ndarray:
+    """``value`` (array-like or tensor, even one that requires grad) as a numpy array of numbers.
+
+    Bools, strings and ragged nestings are refused: numpy would take them as numbers or as
+    objects and fail later with a message that names nothing. Floating arrays keep their dtype
+    (a figure draws float32 exactly as before); others become float64.
+    """
+    if isinstance(value, torch.Tensor):
+        value = value.detach().cpu()
+        value = (value.float() if value.dtype == torch.bfloat16 else value).numpy()
+    try:
+        array = np.asarray(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a rectangular array of numbers; got "
+                         f"{value!r:.80}") from None
+    if array.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold numbers (not bools, strings or objects); got "
+                         f"dtype {array.dtype}: {value!r:.80}")
+    return array if array.dtype.kind == "f" else array.astype(float)
+
+
+def check_path(name: str, value) -> None:
+    """A file system path: a ``str`` or ``os.PathLike`` (a ``pathlib.Path``)."""
+    if not isinstance(value, (str, os.PathLike)):
+        raise ValueError(f"{name} must be a path (str or pathlib.Path); got {value!r:.80}")
+
+
+def check_sized(name: str, value, what: str) -> None:
+    """A list, tuple, range, tensor or array (anything whose length is known): an iterator or
+    generator could be endless, and reading it whole would hang or exhaust memory."""
+    if isinstance(value, (str, bytes)) or not isinstance(
+            value, (Sequence, torch.Tensor, np.ndarray)):
+        raise ValueError(f"{name} must be {what}; got {value!r:.80} (an iterator, generator "
+                         "or set is refused: it could be endless or unordered; pass a list)")
+
+
+class NonFiniteError(ValueError):
+    """Values that must be finite hold NaN or an infinity (in training: a run that diverged)."""
+
+
+def _nan_or_posinf(t: torch.Tensor) -> bool:
+    """Logits may hold -inf, a class that is never the answer (padding, for a span's start),
+    but never NaN or +inf."""
+    return bool((t.isnan() | t.isposinf()).any())
+
+
+def check_logits(name: str, t: torch.Tensor) -> None:
+    """Floating-point logits or scores without NaN or +inf (see :func:`_nan_or_posinf`)."""
+    check_floating_dtype(name, t)
+    if _nan_or_posinf(t):
+        raise NonFiniteError(f"{name} must not hold NaN or +inf (-inf marks a class that is "
+                             "never the answer)")
+
+
+def check_all_finite(name: str, t: torch.Tensor) -> None:
+    """Floating-point values without NaN or infinity; :class:`NonFiniteError` otherwise."""
+    check_floating_dtype(name, t)
+    if not bool(torch.isfinite(t).all()):
+        raise NonFiniteError(f"{name} must be finite; it holds NaN or infinite values")
+
+
+def check_layer_input(name: str, X: torch.Tensor, ndim: int, shape_doc: str,
+                      layer: torch.nn.Linear, what: str) -> None:
+    """``X`` of shape ``shape_doc``, ready for ``layer``: its width, dtype and device, finite.
+
+    A float64 or float16 X is refused rather than converted: its dtype says how precise the
+    caller wants the numbers, and a float32 model cannot honour that."""
+    check_ndim(name, X, ndim, shape_doc)
+    check_features(name, X, layer.in_features, what)
+    if X.dtype != layer.weight.dtype:
+        raise ValueError(f"{name} must have the model's dtype {layer.weight.dtype}; got dtype "
+                         f"{X.dtype} (convert it with .to({layer.weight.dtype}))")
+    check_on_device(name, X, layer.weight.device)
+    check_all_finite(name, X)
+
+
+def check_on_device(name: str, t: torch.Tensor | None, device: torch.device) -> None:
+    """``t`` (when not None) on the model's ``device``: torch would only say that two tensors
+    are on different devices, from deep inside."""
+    if t is not None and t.device != device:
+        raise ValueError(f"{name} must be on the model's device {device}; got a tensor on "
+                         f"{t.device} (move it with .to({str(device)!r}))")
+
+
+def check_inputs_on_device(device: torch.device, **inputs) -> None:
+    """The tensors of ``inputs`` on ``device``, before their values are read (meta has none)."""
+    for name, t in inputs.items():
+        check_on_device(name, t if isinstance(t, torch.Tensor) else None, device)
+
+
+def check_vocab_fits(name: str, num_tokens: int, vocab_size: int) -> None:
+    """A vocabulary of ``num_tokens`` for a model of ``vocab_size``: another one would turn
+    text into ids the model never learnt, or refuse them deep inside its embedding."""
+    if num_tokens != vocab_size:
+        raise ValueError(f"{name} has {num_tokens} tokens but the model's vocab_size is "
+                         f"{vocab_size}; give the model the tokenizer it was trained with")
+
+
+def check_top_k(k: int, vocab_size: int) -> None:
+    """``k`` guesses among a vocabulary of ``vocab_size`` tokens: in [1, vocab_size]."""
+    check_int_in("k", k, 1, vocab_size, " (at most the vocabulary size)")
+
+
+def check_targets(mlm_labels: torch.Tensor, mlm_weights: torch.Tensor,
+                  nsp_labels: torch.Tensor, slots: tuple[int, int], vocab_size: int) -> None:
+    """The targets of a pretraining loss, for ``slots = (B, P)`` prediction slots and
+    ``vocab_size`` classes: labels are class ids (int32 or int64), weights finite, non-negative
+    and not all zero (the MLM loss is a mean over the weighted slots)."""
+    check_ndim("mlm_labels", mlm_labels, 2, "(B, P)")
+    check_ndim("mlm_weights", mlm_weights, 2, "(B, P)")
+    check_ndim("nsp_labels", nsp_labels, 1, "(B,)")
+    if mlm_labels.shape != slots or mlm_weights.shape != slots:
+        raise ValueError(
+            "mlm_Y_hat (B, P, V), mlm_labels (B, P) and mlm_weights (B, P) must agree on B and "
+            f"P = {slots}; got mlm_labels {tuple(mlm_labels.shape)}, mlm_weights "
+            f"{tuple(mlm_weights.shape)}")
+    if nsp_labels.shape[0] != slots[0]:
+        raise ValueError(f"nsp_labels must hold one label per sequence (B = {slots[0]}); got "
+                         f"shape {tuple(nsp_labels.shape)}")
+    for name, labels, high in (("mlm_labels", mlm_labels, vocab_size - 1),
+                               ("nsp_labels", nsp_labels, 1)):
+        check_integer_dtype(name, labels)
+        check_range(name, labels, 0, high, f"class ids in [0, {high}]")
+    check_finite("mlm_weights", mlm_weights)
+    check_range("mlm_weights", mlm_weights, 0, math.inf, "weights >= 0")
+    if not bool((mlm_weights > 0).any()):
+        raise ValueError("mlm_weights are all 0: there is no real prediction slot to compute "
+                         "the MLM loss over")

@@ -1,0 +1,140 @@
+"""Pretraining corpora as paragraphs of sentences: the shipped bilingual corpus and WikiText-2.
+
+A paragraph is a list of sentences. ``read_*`` functions return sentences as strings;
+``tokenize_paragraphs`` turns them into the token lists that ``make_nsp_pairs`` expects.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from bertlib.assets import SMALL_CORPUS_DIR
+from bertlib.support.checks import check_path, check_seed
+from bertlib.support.files import checked_path, read_text
+from bertlib.support.i18n import CORPUS_LANGUAGES
+from bertlib.support.rng import make_generator
+from bertlib.text.vocab import check_word_tokens
+
+# WikiText-2's largest file has 11 MB, the shipped corpus 0.45 MB. Reading a corpus, tokenizing
+# it (tokenize_paragraphs) and making its pretraining data (make_pretrain_data, max_len=64,
+# as the CLI does) peaks at 54 bytes of memory per byte of an English + Chinese file and 60 per
+# byte of a Chinese one (benchmarks/bench_corpus_memory.py: /usr/bin/time on 2-10 MB files of
+# the shipped sentences, over the 0.24 GB that Python, torch and the tokenizer take first; 72
+# per byte before the tokens shared their strings). 64 MiB x 60 + 0.24 GB stays within 4 GiB;
+# the 256 MB allowed before needed ~17 GB. WikiText-103 (540 MB) needs a streaming reader.
+CORPUS_MAX_BYTES = 64 << 20
+
+
+def read_paragraphs(path: str | Path) -> list[list[str]]:
+    """A text file with one sentence per line and a blank line between paragraphs."""
+    text = read_text(checked_path("path", path, CORPUS_MAX_BYTES))
+    blocks = (block.strip() for block in text.split("\n\n"))
+    return [[s.strip() for s in block.splitlines() if s.strip()] for block in blocks if block]
+
+
+def read_folder(directory: str | Path) -> list[list[str]]:
+    """Every ``*.txt`` file of ``directory``, read by :func:`read_paragraphs`, in name order:
+    within one file's limit in all, since they make one corpus in memory."""
+    check_path("directory", directory)
+    files = sorted(Path(directory).glob("*.txt"))
+    total = sum(f.stat().st_size for f in files if f.is_file())  # links are checked on reading
+    if not files or total > CORPUS_MAX_BYTES:
+        raise ValueError(f"corpus folder {str(directory)!r} must hold *.txt files of at most "
+                         f"{CORPUS_MAX_BYTES:,} bytes in all; it holds {total:,} bytes in "
+                         f"{len(files)} files")
+    return [p for f in files for p in read_paragraphs(f)]
+
+
+def read_wikitext(path: str | Path) -> list[list[list[str]]]:
+    """WikiText-2's raw ``wiki.*.tokens`` file, read the way the chapter does.
+
+    Each line is a paragraph; `` = Heading = `` lines are titles and are skipped. The text is
+    lower-cased, split into sentences on `` . `` and into words on spaces (WikiText is already
+    tokenized). As in d2l, only paragraphs with at least two sentences are kept, since NSP needs
+    a sentence and its successor. Returns paragraphs of tokenized sentences; unlike d2l it does
+    not shuffle them (``make_nsp_pairs`` draws its own randomness).
+    """
+    path = checked_path("path", path, CORPUS_MAX_BYTES)  # a readable file of a sane size
+    paragraphs = []
+    for line in read_text(path).splitlines():
+        line = line.strip().lower()
+        if not line or (line.startswith("= ") and line.endswith(" =")):
+            continue
+        sentences = [s.split() for s in line.split(" . ")]
+        sentences = [s for s in sentences if s]
+        if len(sentences) >= 2:
+            paragraphs.append(sentences)
+    return paragraphs
+
+
+@dataclass
+class CorpusSplit:
+    """Paragraphs (sentence strings) with their language, split into training and held-out."""
+
+    train: list[list[str]]
+    train_langs: list[str]
+    held_out: list[list[str]]
+    held_out_langs: list[str]
+
+
+def load_small_corpus(directory: str | Path = SMALL_CORPUS_DIR, *, held_out: float = 0.1,
+                      seed: int = 0) -> CorpusSplit:
+    """The shipped English + Chinese corpus, split by paragraph into training and held-out.
+
+    The same fraction of each language's paragraphs, chosen by a permutation seeded with
+    ``seed``, is held out, so the split is fixed for a given seed.
+    """
+    check_path("directory", directory)
+    if isinstance(held_out, bool) or not isinstance(held_out, numbers.Real) or not (
+            0.0 <= held_out < 1.0):
+        raise ValueError(f"held_out must be a fraction in [0, 1); got {held_out!r:.80}")
+    check_seed("seed", seed)
+    g = make_generator(seed=seed)
+    split = CorpusSplit([], [], [], [])
+    for lang in CORPUS_LANGUAGES:
+        paragraphs = read_paragraphs(Path(directory) / f"{lang}.txt")
+        order = torch.randperm(len(paragraphs), generator=g).tolist()
+        n_held = round(held_out * len(paragraphs))
+        for rank, i in enumerate(order):
+            target, langs = ((split.held_out, split.held_out_langs) if rank < n_held
+                             else (split.train, split.train_langs))
+            target.append(paragraphs[i])
+            langs.append(lang)
+    return split
+
+
+def tokenize_paragraphs(paragraphs: Sequence[Sequence[str]],
+                        tokenize: Callable[[str], list[str]]) -> list[list[list[str]]]:
+    """Apply ``tokenize`` (e.g. ``WordPieceTokenizer.tokenize``) to every sentence.
+
+    ``paragraphs`` is a list of paragraphs, each a list of sentence strings (as
+    :func:`load_small_corpus` gives them); ``tokenize`` must return a list of token strings.
+    """
+    if not callable(tokenize):
+        raise ValueError(f"tokenize must be a function from a sentence to its tokens, e.g. "
+                         f"tokenizer.tokenize; got {tokenize!r:.80}")
+    if isinstance(paragraphs, str) or not isinstance(paragraphs, Sequence):
+        raise ValueError(f"paragraphs must be a list of paragraphs, each a list of sentence "
+                         f"strings; got {paragraphs!r:.80}")
+    for p, paragraph in enumerate(paragraphs):
+        if (isinstance(paragraph, str) or not isinstance(paragraph, Sequence)
+                or not all(isinstance(s, str) for s in paragraph)):
+            raise ValueError(f"paragraphs[{p}] must be a paragraph, a list of sentence strings "
+                             f"(a list of sentences is one paragraph: wrap it in a list); got "
+                             f"{paragraph!r:.80}")
+    # Every token a string object of its own (~55 bytes) would cost more than the text itself:
+    # the tokens share one object per spelling instead, as an interned vocabulary would.
+    shared: dict[str, str] = {}
+    tokenized = []
+    for p, paragraph in enumerate(paragraphs):
+        tokenized.append([])
+        for s, sentence in enumerate(paragraph):
+            tokens = tokenize(sentence)
+            check_word_tokens(f"tokenize(paragraphs[{p}][{s}])", tokens)
+            tokenized[-1].append([shared.setdefault(t, t) for t in tokens])
+    return tokenized

@@ -1,0 +1,217 @@
+"""A vocabulary: tokens to ids and back, with BERT's reserved tokens."""
+
+from __future__ import annotations
+
+import collections
+import numbers
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields
+
+import numpy as np
+import torch
+
+from bertlib.support.checks import (
+    check_positive_int,
+    check_sentences,
+    check_sized,
+    check_str,
+    check_tokens,
+)
+
+
+@dataclass(frozen=True)
+class SpecialTokens:
+    """The spelling of BERT's reserved tokens. The chapter writes ``<cls>``; Hugging Face
+    checkpoints write ``[CLS]``."""
+
+    pad: str = "<pad>"
+    unk: str = "<unk>"
+    cls: str = "<cls>"
+    sep: str = "<sep>"
+    mask: str = "<mask>"
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if not isinstance(value, str) or value.split() != [value]:  # one token
+                raise ValueError(f"SpecialTokens.{field.name} must be a non-empty string "
+                                 f"without spaces; got {value!r:.80}")
+        if len(set(self.as_list())) < len(self.as_list()):
+            raise ValueError(f"SpecialTokens must be five different strings; got {self.as_list()}")
+
+    def as_list(self) -> list[str]:
+        return [self.pad, self.unk, self.cls, self.sep, self.mask]
+
+
+HF_SPECIAL_TOKENS = SpecialTokens("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+class Vocab:
+    """Maps tokens to ids and back. Unknown tokens map to ``<unk>``.
+
+    ``Vocab(tokens, min_freq)`` counts a corpus (a flat or nested list of tokens) and gives ids
+    0-4 to ``<pad> <unk> <cls> <sep> <mask>``, then the other tokens by falling frequency.
+    ``Vocab.from_list`` keeps a given id order, e.g. a checkpoint's ``vocab.txt``.
+    """
+
+    def __init__(self, tokens: Sequence = (), min_freq: int = 1,
+                 specials: SpecialTokens = SpecialTokens()):
+        check_positive_int("min_freq", min_freq)
+        _check_specials(specials)
+        counter = collections.Counter(_flatten("tokens", tokens))
+        reserved = specials.as_list()
+        ordered = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
+        words = [tok for tok, freq in ordered if freq >= min_freq and tok not in reserved]
+        self._init(reserved + words, specials)
+
+    @classmethod
+    def from_list(cls, idx_to_token: Sequence[str],
+                  specials: SpecialTokens = SpecialTokens()) -> Vocab:
+        check_word_tokens("idx_to_token", idx_to_token)
+        _check_specials(specials)
+        vocab = cls.__new__(cls)
+        vocab._init(list(idx_to_token), specials)
+        return vocab
+
+    def _init(self, idx_to_token: list[str], specials: SpecialTokens) -> None:
+        self.token_to_idx = {tok: i for i, tok in enumerate(idx_to_token)}
+        if len(self.token_to_idx) != len(idx_to_token):
+            dup = collections.Counter(idx_to_token).most_common(1)[0][0]
+            raise ValueError(f"vocabulary tokens must be unique; {dup!r} appears twice")
+        missing = [t for t in specials.as_list() if t not in self.token_to_idx]
+        if missing:
+            raise ValueError(f"vocabulary lacks the reserved tokens {missing}")
+        self.idx_to_token = idx_to_token
+        self.specials = specials
+        self.pad_id, self.unk_id, self.cls_id, self.sep_id, self.mask_id = (
+            self.token_to_idx[t] for t in specials.as_list()
+        )
+        # Tokens that mark structure rather than words: never masked, never a random draw.
+        self.structural_ids = frozenset({self.pad_id, self.cls_id, self.sep_id, self.mask_id})
+        reserved = {self.unk_id, *self.structural_ids}
+        # Ordinary words: what MLM's "replace with a random token" draws from.
+        self.word_ids = [i for i in range(len(idx_to_token)) if i not in reserved]
+
+    def __len__(self) -> int:
+        return len(self.idx_to_token)
+
+    def __getitem__(self, tokens: str | Sequence[str]) -> int | list[int]:
+        """The id of a token (``<unk>``'s when unknown), or the ids of a list of tokens."""
+        if isinstance(tokens, str):
+            return self.token_to_idx.get(tokens, self.unk_id)
+        check_tokens("vocab[...]", tokens)
+        return [self.token_to_idx.get(t, self.unk_id) for t in tokens]
+
+    def to_tokens(self, indices: int | Sequence[int]) -> str | list[str]:
+        """The token of an id, or the tokens of a list or 1-d tensor of ids. An id is an int,
+        a numpy integer or a 0-d integer tensor; not a float, which would be truncated."""
+        index = _as_id(indices)
+        if index is not None:
+            if not 0 <= index < len(self):
+                raise ValueError(f"token id must be in [0, {len(self) - 1}]; got {index}")
+            return self.idx_to_token[index]
+        check_sized("indices", indices, "an integer token id or a list of them")
+        if getattr(indices, "ndim", 1) != 1:  # a 2-d tensor or array holds rows, not ids
+            raise ValueError(f"indices must be an integer token id or a list of them, 1-d; got "
+                             f"shape {tuple(indices.shape)}")
+        ids = []
+        for i, value in enumerate(indices):
+            index = _as_id(value)
+            if index is None:
+                raise ValueError(f"indices[{i}] must be an integer token id; got {value!r:.80}")
+            ids.append(index)
+        return [self.to_tokens(index) for index in ids]
+
+
+def _as_id(value) -> int | None:
+    """``value`` as a token id when it is an integer (Python, numpy, or a 0-d integer tensor);
+    None otherwise. A bool is not an id, though Python counts it as an int."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if (isinstance(value, torch.Tensor) and value.dim() == 0 and value.dtype != torch.bool
+            and not value.dtype.is_floating_point and not value.dtype.is_complex):
+        return int(value)
+    return None
+
+
+def _check_specials(specials: SpecialTokens) -> None:
+    if not isinstance(specials, SpecialTokens):
+        raise ValueError(f"specials must be a SpecialTokens (e.g. bertlib.HF_SPECIAL_TOKENS); "
+                         f"got {specials!r:.80}")
+
+
+# Tokens, sentences, paragraphs, documents, corpora: deeper nesting is a mistake (or a list
+# that holds itself, which would never end).
+MAX_NESTING = 5
+
+
+def _flatten(name: str, tokens: Sequence, depth: int = 1) -> Iterator[str]:
+    """The token strings of a flat or nested list. A text (a str where a list belongs), an
+    iterator or a token holding whitespace (a sentence) is refused: it would become characters,
+    might never end, or would become one token."""
+    if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence):
+        raise ValueError(f"{name} must be a list of token strings (or of lists of them), not a "
+                         f"text, an iterator or a set: tokenize it first, pass list(...); got "
+                         f"{tokens!r:.80}")
+    if depth > MAX_NESTING:
+        raise ValueError(f"{name} is nested more than {MAX_NESTING} lists deep; tokens must be "
+                         "a list of token strings, or of lists of them (sentences, paragraphs)")
+    if all(isinstance(t, str) for t in tokens):
+        check_word_tokens(name, tokens)
+        yield from tokens
+        return
+    for i, t in enumerate(tokens):
+        if isinstance(t, str):
+            check_word_token(f"{name}[{i}]", t)
+            yield t
+        else:
+            yield from _flatten(f"{name}[{i}]", t, depth + 1)
+
+
+def check_word_token(name: str, token: str) -> None:
+    """One token: a non-empty string without whitespace (str.split's: spaces, tabs, newlines,
+    U+3000...). A sentence or an empty string where a token belongs would become one unknown
+    token; ``Vocab``, ``get_tokens_and_segments`` and the data functions refuse both."""
+    check_str(name, token)
+    if token.split() != [token]:
+        raise ValueError(f"{name} must be one token, non-empty and without spaces: split the "
+                         f"text first; got {token!r:.80}")
+
+
+def check_word_tokens(name: str, tokens) -> None:
+    """A list of tokens that :func:`check_word_token` accepts."""
+    check_tokens(name, tokens)
+    # Joined and split again, a list comes back unchanged exactly when no token is empty or
+    # holds whitespace: the common case at C speed.
+    if " ".join(tokens).split() != list(tokens):
+        i = next(i for i, t in enumerate(tokens) if t.split() != [t])
+        check_word_token(f"{name}[{i}]", tokens[i])
+
+
+def check_word_paragraphs(name: str, paragraphs) -> None:
+    """Paragraphs of tokenized sentences (:func:`check_sentences`), each token non-empty and
+    without spaces (:func:`check_word_token`)."""
+    check_sentences(name, paragraphs)
+    for p, paragraph in enumerate(paragraphs):
+        for s, sentence in enumerate(paragraph):
+            check_word_tokens(f"{name}[{p}][{s}]", sentence)
+
+
+def check_int_list(name: str, values) -> None:
+    """A 1-d list, tensor or array of integers: a bool is not an id (torch would read True as
+    1), a float would be cut, and None or a nested list would fail deep inside torch."""
+    if isinstance(values, (torch.Tensor, np.ndarray)):
+        integer = (np.issubdtype(values.dtype, np.integer) if isinstance(values, np.ndarray)
+                   else values.dtype in (torch.int64, torch.int32, torch.int16, torch.int8,
+                                         torch.uint8))
+        if values.ndim != 1 or not integer:
+            raise ValueError(f"{name} must be a 1-d list of integers; got {values.dtype} of "
+                             f"shape {tuple(values.shape)}")
+        return
+    check_sized(name, values, "a list of integers")
+    if not set(map(type, values)) <= {int}:  # the common case at C speed; numpy ints below
+        bad = next(((i, v) for i, v in enumerate(values) if isinstance(v, bool)
+                    or not isinstance(v, numbers.Integral)), None)
+        if bad is not None:
+            raise ValueError(f"{name} must hold integers; got {bad[1]!r:.80} at position "
+                             f"{bad[0]} (a bool or a float is no id)")

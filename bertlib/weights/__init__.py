@@ -1,0 +1,2 @@
+"""Saving and loading weights: bertlib's own checkpoints and real BERT checkpoints.
+"""

@@ -1,0 +1,293 @@
+"""bertlib's own checkpoint format: ``config.json`` plus ``model.safetensors`` (never pickle).
+
+Loading treats a checkpoint as untrusted input: only regular files are read, the config must be
+small, and the weights file's header must match the config before anything is allocated.
+Saving replaces each file whole, and a save stopped between the two files leaves a checkpoint
+that loads as the new one (see :func:`save_pretrained`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import secrets
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save_file, save_model
+
+from bertlib.model import BERTConfig, BERTModel
+from bertlib.support.checks import check_path
+from bertlib.support.files import atomic_write, atomic_write_folder, checked_file, read_json
+from bertlib.support.rng import own_global_rng
+
+CONFIG_FILE = "config.json"
+CONFIG_MAX_BYTES = 1 << 20  # a config is a few hundred bytes; anything near this is not one
+WEIGHTS_FILE = "model.safetensors"
+EMBEDDED_CONFIG, EMBEDDED_ID = "bertlib_config", "bertlib_save_id"  # the weights' metadata
+FORMAT = "bertlib"
+FLOAT_DTYPES = frozenset({"F16", "BF16", "F32", "F64"})
+OPTIMIZER_FILE = "optimizer.safetensors"  # a resumable run's Adam state...
+STATE_FILE = "trainer.json"  # ... and its own (the step, the arguments)
+STATE_MAX_BYTES = 1 << 20  # a trainer.json is a few hundred bytes
+ADAM_STATE = ("exp_avg", "exp_avg_sq", "step")  # what Adam keeps per parameter
+LIST_MAX = 5  # names shown per list in an error message; a hostile file may differ in millions
+
+
+def save_pretrained(model: BERTModel, directory: str | Path, **metadata) -> None:
+    """Write the model's config (plus any JSON-able ``metadata``) and weights to ``directory``.
+
+    Everything is checked before anything is created: a model that :func:`load_pretrained`
+    would refuse (NaN weights, a config over 1 MB) is not written. Each file is replaced whole
+    (:func:`bertlib.support.files.atomic_write`), the weights first, carrying the config and an id of
+    this save: a save killed between the two files leaves new weights beside the old
+    ``config.json``, whose id differs, and :func:`load_pretrained` then reads the config the
+    weights carry. A reader finds the old checkpoint or the new one, never a mix.
+    """
+    if not isinstance(model, BERTModel):
+        raise ValueError(f"model must be a bertlib BERTModel; got {model!r:.80}")
+    check_path("directory", directory)
+    save_id = secrets.token_hex(8)  # from the system's entropy, not torch's or random's
+    record = {"format": FORMAT, "save_id": save_id, "config": model.config.to_dict(),
+              "metadata": metadata}
+    try:  # strict JSON: NaN and infinity are not JSON, other readers refuse them
+        text = json.dumps(record, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    except (TypeError, ValueError, RecursionError) as err:
+        raise ValueError(f"metadata must be JSON: str, finite numbers, bool, None, lists and "
+                         f"dicts of them; {err!s:.200}") from None
+    if json.loads(text) != record:  # {1: x} would come back as {"1": x}, a tuple as a list
+        raise ValueError(f"metadata must be JSON: dict keys must be strings, sequences lists; "
+                         f"got {metadata!r:.200}")
+    if len(text.encode()) > CONFIG_MAX_BYTES:
+        raise ValueError(f"metadata must fit a config.json of at most {CONFIG_MAX_BYTES:,} "
+                         f"bytes (load_pretrained reads no more); it takes "
+                         f"{len(text.encode()):,}")
+    check_finite_weights(model)
+    directory = Path(directory)
+    embedded = {EMBEDDED_CONFIG: text, EMBEDDED_ID: save_id}
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        # save_model, unlike save_file, copes with the tied MLM decoder (a shared tensor).
+        atomic_write(directory / WEIGHTS_FILE,
+                     lambda tmp: save_model(model, str(tmp), metadata=embedded))
+        atomic_write(directory / CONFIG_FILE, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    except (OSError, SafetensorError) as err:  # a file where the folder should be, no room...
+        raise ValueError(f"cannot save into {str(directory)!r}: {err}") from None
+
+
+def read_config(directory: str | Path) -> dict:
+    """The parsed ``config.json`` of a bertlib checkpoint (a small regular file)."""
+    path = checked_file(directory, CONFIG_FILE, CONFIG_MAX_BYTES)
+    return checked_config(read_json(path), str(path))
+
+
+def checked_config(config: dict, where: str) -> dict:
+    """``config`` (parsed from ``where``) when it is a bertlib config with its sizes."""
+    if config.get("format") != FORMAT:
+        raise ValueError(f"{where} is not a bertlib config (for Hugging Face checkpoints use "
+                         "bertlib.load_hf_model)")
+    if not isinstance(config.get("config"), dict):
+        raise ValueError(f"{where} must hold the model's sizes under \"config\"")
+    return config
+
+
+def saved_config(config: dict, weights: Path, embedded: dict[str, str]) -> dict:
+    """The config that belongs to the weights: ``config.json``'s, unless the weights file
+    carries the config of another save (a save stopped before it replaced ``config.json``)."""
+    if EMBEDDED_CONFIG not in embedded or embedded.get(EMBEDDED_ID) == config.get("save_id"):
+        return config  # one save wrote both (or the weights predate embedded configs)
+    where = f"{weights}'s embedded config"
+    try:
+        return checked_config(json.loads(embedded[EMBEDDED_CONFIG]), where)
+    except (json.JSONDecodeError, RecursionError, AttributeError) as err:
+        raise ValueError(f"{where} must be a JSON object; {err!s:.200}") from None
+
+
+def config_from(config: dict) -> BERTConfig:
+    """The :class:`BERTConfig` of a parsed ``config.json``; ValueError for unknown or missing
+    keys (and, from BERTConfig itself, for bad values)."""
+    fields = {f.name for f in dataclasses.fields(BERTConfig)}
+    unknown = sorted(set(config["config"]) - fields)
+    if unknown:
+        raise ValueError(f"config.json has keys BERTConfig does not know: {unknown}; known: "
+                         f"{sorted(fields)}")
+    try:
+        return BERTConfig(**config["config"])
+    except TypeError as err:  # a required size is missing
+        raise ValueError(f"config.json lacks a size: {err}") from None
+
+
+def header_shapes(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
+    """Each tensor's shape and dtype (``"F32"``, ...) from a safetensors header; no tensor data
+    is read, and the library checks that the header fits the file."""
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            return opened_shapes(f)
+    except (SafetensorError, OSError) as err:
+        raise ValueError(f"{path} is not a safetensors file that fits its header: {err}") from None
+
+
+def opened_shapes(f) -> dict[str, tuple[tuple[int, ...], str]]:
+    """:func:`header_shapes` of a file opened with ``safe_open``."""
+    names = f.keys()  # a method of safe_open, which is not a mapping
+    return {name: (tuple(f.get_slice(name).get_shape()), f.get_slice(name).get_dtype())
+            for name in names}
+
+
+def expected_shapes(config: BERTConfig) -> tuple[dict[str, tuple[int, ...]], list[set[str]]]:
+    """The state-dict shapes of ``BERTModel.from_config(config)``, and the groups of names that
+    share one tensor (a tied MLM decoder), worked out from the sizes alone: nothing is built, so
+    a hostile config costs nothing (tests/weights/test_checkpoint.py checks them against a real model).
+    """
+    V, H, F, L = config.vocab_size, config.num_hiddens, config.ffn_num_hiddens, config.max_len
+    shapes = {"encoder.pos_embedding": (1, L, H), "encoder.token_embedding.weight": (V, H),
+              "encoder.segment_embedding.weight": (2, H)}
+    if config.embedding_norm:
+        shapes |= {"encoder.embedding_ln.weight": (H,), "encoder.embedding_ln.bias": (H,)}
+    block = {f"attention.W_{x}.{kind}": shape for x in "qkvo"
+             for kind, shape in (("weight", (H, H)), ("bias", (H,)))}
+    block |= {"addnorm1.ln.weight": (H,), "addnorm1.ln.bias": (H,),
+              "ffn.dense1.weight": (F, H), "ffn.dense1.bias": (F,),
+              "ffn.dense2.weight": (H, F), "ffn.dense2.bias": (H,),
+              "addnorm2.ln.weight": (H,), "addnorm2.ln.bias": (H,)}
+    for i in range(config.num_blks):
+        shapes |= {f"encoder.blks.{i}.{name}": shape for name, shape in block.items()}
+    shapes |= {"hidden.0.weight": (H, H), "hidden.0.bias": (H,),
+               "mlm.mlp.0.weight": (H, H), "mlm.mlp.0.bias": (H,),
+               "mlm.mlp.2.weight": (H,), "mlm.mlp.2.bias": (H,),
+               "mlm.mlp.3.weight": (V, H), "mlm.mlp.3.bias": (V,),
+               "nsp.output.weight": (2, H), "nsp.output.bias": (2,)}
+    tied = {"encoder.token_embedding.weight", "mlm.mlp.3.weight"}
+    return shapes, [tied] if config.tie_mlm_decoder else []
+
+
+def some(names: list[str]) -> str:
+    """The first few of ``names`` and how many there are: a message stays short."""
+    more = f" and {len(names) - LIST_MAX:,} more" if len(names) > LIST_MAX else ""
+    return f"{names[:LIST_MAX]}{more}"
+
+
+def check_block_count(path: Path, names, prefix: str, num_blks: int, key: str) -> None:
+    """The blocks a weights file holds (``{prefix}{i}.``) are 0 .. num_blks - 1: checked before
+    any per-block name is listed, since a hostile config may ask for millions of blocks."""
+    pattern = re.compile(re.escape(prefix) + r"(\d+)\.")
+    found = {int(m.group(1)) for name in names if (m := pattern.match(name))}
+    if found != set(range(len(found))) or len(found) != num_blks:
+        held = (f"{len(found):,} encoder blocks (numbered up to {max(found)})" if found
+                else "no encoder block")
+        raise ValueError(f"{path} holds {held}; its config asks for {key}={num_blks:,}, "
+                         f"numbered 0 to {num_blks - 1}")
+
+
+def check_weights_file(path: Path, found: dict[str, tuple[tuple[int, ...], str]],
+                       config: BERTConfig) -> None:
+    """Every tensor a model of ``config`` needs, with its shape and a floating-point dtype,
+    in the header ``found`` (:func:`header_shapes`) of ``path``, before anything is allocated;
+    ValueError naming each difference."""
+    check_block_count(path, found, "encoder.blks.", config.num_blks, "num_blks")
+    shapes, tied = expected_shapes(config)
+    stored_once = {name for group in tied for name in group if group & set(found)}
+    missing = [name for name in shapes if name not in found and name not in stored_once]
+    unexpected = sorted(set(found) - set(shapes))
+    wrong = [f"{name}: expected {shapes[name]}, found {shape}"
+             for name, (shape, _) in found.items() if name in shapes and shape != shapes[name]]
+    wrong += [f"{name}: dtype {dtype}, not floating point" for name, (_, dtype) in found.items()
+              if dtype not in FLOAT_DTYPES]
+    if missing or unexpected or wrong:
+        raise ValueError(f"{path} does not match its config.json: missing tensors "
+                         f"{some(missing)}; unexpected tensors {some(unexpected)}; mismatched "
+                         f"{some(wrong)}")
+
+
+def check_finite_weights(model: BERTModel) -> None:
+    """No NaN or infinite weight: it would silently turn every output into NaN."""
+    for name, tensor in model.state_dict().items():
+        if tensor.is_meta:  # no values at all: isfinite would fail inside torch
+            raise ValueError(f"checkpoint tensor {name} is on the meta device: it holds no "
+                             "values (load or initialise the model's weights first)")
+        if not torch.isfinite(tensor).all():
+            raise ValueError(f"checkpoint tensor {name} holds NaN or infinite values")
+
+
+def load_pretrained(directory: str | Path) -> BERTModel:
+    """The model saved by :func:`save_pretrained`, in eval mode.
+
+    The config and the weights file's header are checked against each other before the model
+    is built, so a hostile or broken checkpoint costs no more than reading its header. The
+    header and the tensors come from one open file: a save that replaces the file meanwhile
+    does not mix two checkpoints.
+    """
+    config = read_config(directory)
+    weights = checked_file(directory, WEIGHTS_FILE, None)
+    try:
+        with safe_open(str(weights), framework="pt") as f:
+            config = config_from(saved_config(config, weights, f.metadata() or {}))
+            check_weights_file(weights, opened_shapes(f), config)
+            names = f.keys()  # a method of safe_open, which is not a mapping
+            state = {name: f.get_tensor(name) for name in names}
+    except (SafetensorError, OSError) as err:
+        raise ValueError(f"{weights} is not a safetensors file that fits its header: "
+                         f"{err}") from None
+    with own_global_rng():  # the initial weights, overwritten next, draw from the global RNG
+        model = BERTModel.from_config(config)
+    model.load_state_dict(state, strict=False)  # every name was checked; a tied one stored once
+    check_finite_weights(model)
+    return model.eval()
+
+
+def save_training_state(directory: Path, model: BERTModel, optimizer: torch.optim.Optimizer,
+                        state: dict) -> None:
+    """A run to resume: the model, Adam's per-parameter state (``optimizer.safetensors``) and
+    the JSON ``state`` (``trainer.json``), swapped in whole: a save killed at any moment leaves
+    the previous folder or this one (:func:`bertlib.support.files.atomic_write_folder`)."""
+    tensors = {f"{i}.{k}": v.contiguous() for i, s in optimizer.state_dict()["state"].items()
+               for k, v in s.items()}
+    text = json.dumps(state, indent=1)
+
+    def write(folder: Path) -> None:
+        save_pretrained(model, folder)
+        atomic_write(folder / OPTIMIZER_FILE, lambda tmp: save_file(tensors, str(tmp)))
+        atomic_write(folder / STATE_FILE, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+    atomic_write_folder(directory, write)
+
+
+def load_training_state(directory: Path) -> tuple[BERTModel, dict, dict]:
+    """The model (in training mode), Adam's state (``{index: {name: tensor}}``, for the
+    optimizer ``make_optimizer`` builds over it) and the JSON state saved by
+    :func:`save_training_state`, every file checked as untrusted input."""
+    state = read_json(checked_file(directory, STATE_FILE, STATE_MAX_BYTES))
+    model = load_pretrained(directory).train()
+    return model, read_adam_state(directory, list(model.parameters())), state
+
+
+def read_adam_state(directory: Path, params: list[torch.Tensor]) -> dict:
+    """Adam's state for ``params`` from ``optimizer.safetensors``: every tensor's name and shape
+    checked against its parameter from the header, and its values finite floats (a negative
+    second moment would turn the next update into NaN)."""
+    path = checked_file(directory, OPTIMIZER_FILE, None)
+    state: dict[int, dict[str, torch.Tensor]] = {}
+    try:
+        with safe_open(str(path), framework="pt") as f:
+            for key, (shape, _) in opened_shapes(f).items():
+                i, _, name = key.partition(".")
+                if not i.isdigit() or int(i) >= len(params) or name not in ADAM_STATE:
+                    raise ValueError(f"{path}: {key!r} is not <parameter index>.<one of "
+                                     f"{list(ADAM_STATE)}> for the model's {len(params)} "
+                                     "parameters")
+                want = () if name == "step" else tuple(params[int(i)].shape)
+                if shape != want:
+                    raise ValueError(f"{path}: {key} has shape {shape}; parameter {i} "
+                                     f"{'' if want else 'step '}needs {want}")
+                state.setdefault(int(i), {})[name] = f.get_tensor(key)
+    except (SafetensorError, OSError) as err:
+        raise ValueError(f"{path} is not a safetensors file that fits its header: {err}") from None
+    for i, entry in state.items():
+        values = [entry.get(name) for name in ADAM_STATE]
+        if any(v is None or not v.is_floating_point() or not torch.isfinite(v).all()
+               for v in values) or bool((entry["exp_avg_sq"] < 0).any()):
+            raise ValueError(f"{path}: parameter {i} needs {list(ADAM_STATE)}, finite floats "
+                             "(exp_avg_sq >= 0)")
+    return state
