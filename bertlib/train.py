@@ -17,9 +17,8 @@ from torch.utils.data import DataLoader
 from bertlib.batches import make_loader, trim_padding
 from bertlib.data import PretrainBatch, check_batch, check_nonempty_batch
 from bertlib.inputs import check_device, check_weights_loaded, eval_mode, model_device
-from bertlib.loss import BERTLoss
+from bertlib.loss import BERTLoss, chapter_loss
 from bertlib.model import BERTConfig, BERTModel
-from bertlib.scale.fast import fast_loss
 from bertlib.support.checks import (
     NonFiniteError,
     check_all_finite,
@@ -37,7 +36,7 @@ LossFn = Callable[..., BERTLoss]
 
 
 def train_step(model: BERTModel, optimizer: torch.optim.Optimizer,
-               batch: Sequence[torch.Tensor], loss_fn: LossFn = fast_loss) -> BERTLoss:
+               batch: Sequence[torch.Tensor], loss_fn: LossFn = chapter_loss) -> BERTLoss:
     """One optimisation step on the seven batch tensors; returns the (detached) losses.
 
     A loss that is NaN or infinite raises :class:`~bertlib.support.checks.NonFiniteError` before
@@ -215,7 +214,7 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
 def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_size: int = 128,
                lr: float = 1e-3, seed: int = 0, progress: bool = True,
                callback: Callable[[TrainHistory], None] | None = None,
-               loss_fn: LossFn = fast_loss, group_by_length: bool = False,
+               loss_fn: LossFn = chapter_loss, group_by_length: bool = False,
                device: torch.device | str | None = None) -> TrainHistory:
     """Train ``model`` with Adam for ``num_steps`` mini-batches (cycling over ``data``).
 

@@ -35,6 +35,7 @@ from bertlib.analysis.snapshots import (
 from bertlib.assets import METRICS_FILE, SMALL_BERT_DIR
 from bertlib.data import make_pretrain_data
 from bertlib.model import BERTConfig
+from bertlib.scale.fast import fast_loss
 from bertlib.text.corpus import load_small_corpus, tokenize_paragraphs
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.train import evaluate_pretraining, init_model, train_bert
@@ -98,7 +99,8 @@ def train(r: dict, train_data, vocab_size: int, snapshot_steps=()):
     recorder = SnapshotRecorder(model, snapshot_steps) if snapshot_steps else None
     history = train_bert(model, train_data, num_steps=r["num_steps"],
                          batch_size=r["batch_size"], lr=r["lr"], seed=r["train_seed"],
-                         group_by_length=r["group_by_length"], callback=recorder)
+                         group_by_length=r["group_by_length"], loss_fn=fast_loss,
+                         callback=recorder)
     return model, history, recorder.snapshots if recorder else {}
 
 

@@ -565,7 +565,7 @@ show_source(train_step)
 
 # %%
 optimizer = torch.optim.Adam(model.parameters(), lr=5e-3)
-before = train_step(model, optimizer, batch)  # the losses before the update
+before = train_step(model, optimizer, batch, fast_loss)  # the losses before the update
 with_grad = sum(p.grad is not None for p in model.parameters())
 print(tr("parameter tensors with a gradient: {count} of {total}",
          count=with_grad, total=len(list(model.parameters()))))
@@ -638,7 +638,7 @@ def after_each_step(history):
 
 
 history = train_bert(model, train_pairs, num_steps=300, batch_size=128, lr=3e-3, seed=0,
-                     callback=after_each_step)
+                     loss_fn=fast_loss, callback=after_each_step)
 for name, losses in ((tr("MLM"), history.mlm), (tr("NSP"), history.nsp)):
     print(tr("{name}: mean of steps 1-25 {first:.2f}, of steps 276-300 {last:.2f}",
              name=name, first=sum(losses[:25]) / 25, last=sum(losses[-25:]) / 25))
