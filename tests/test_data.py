@@ -2,7 +2,7 @@ import math
 
 import pytest
 import torch
-from test_vocab import within  # a hang fails its test, not the run
+from helpers import within  # a hang fails its test, not the run
 
 from bertlib import (
     HF_SPECIAL_TOKENS,

@@ -65,11 +65,14 @@ import bertlib.train
 import bertlib.viz
 import bertlib.viz.listing
 import bertlib.weights.hf
-from bertlib import assets, checks, corpus, data, i18n, inputs, tasks
+from bertlib import assets, data, inputs
 from bertlib.analysis.snapshots import load_snapshots
 from bertlib.assets import load_small_bert
+from bertlib.finetuning import tasks
 from bertlib.finetuning.finetune import BERTClassifier, BERTTagger
 from bertlib.model import BERTConfig, BERTModel
+from bertlib.support import checks, i18n
+from bertlib.text import corpus
 from bertlib.train import init_model
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,8 +5,8 @@ import itertools
 
 import pytest
 import torch
+from helpers import every_crash
 from safetensors.torch import save_file
-from test_files import every_crash
 
 import bertlib.analysis.snapshots as snapshots_module
 from bertlib.analysis.snapshots import (

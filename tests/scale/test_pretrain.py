@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 import torch
+from helpers import every_crash
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
-from test_files import every_crash
 
 import bertlib.scale.pretrain as pretrain_module
 import bertlib.weights.checkpoint

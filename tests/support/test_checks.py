@@ -16,12 +16,12 @@ from bertlib import (
     MultiHeadAttention,
     NextSentencePred,
     bert_loss,
-    checks,
     get_tokens_and_segments,
     make_nsp_pairs,
     make_pretrain_data,
     mask_tokens,
 )
+from bertlib.support import checks
 from bertlib.support.checks import check_int_in, check_seed, check_str, number_array
 from bertlib.support.files import checked_file, checked_path, read_json, read_text
 

@@ -1,10 +1,9 @@
-import contextlib
 import itertools
-import signal
 
 import numpy as np
 import pytest
 import torch
+from helpers import within
 
 from bertlib import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
 
@@ -114,20 +113,6 @@ def test_to_tokens_takes_numpy_and_torch_integers():
 def test_getitem_takes_tokens_only(key):
     with pytest.raises(ValueError, match=r"vocab\[...\] must be a list of token strings"):
         Vocab(WORDS)[key]
-
-
-@contextlib.contextmanager
-def within(seconds: int):
-    """Fail a call that hangs (an endless iterator read whole) instead of the whole run."""
-    def stop(*_):
-        raise TimeoutError(f"still running after {seconds} s")
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.mark.parametrize(("call", "message"), [

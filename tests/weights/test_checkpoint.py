@@ -7,8 +7,8 @@ import time
 
 import pytest
 import torch
+from helpers import every_crash
 from safetensors.torch import save_file, save_model
-from test_files import every_crash
 
 from bertlib import BERTConfig, BERTModel
 from bertlib.assets import load_small_bert
