@@ -13,7 +13,6 @@ from bertlib import (
 )
 from bertlib.inputs import (
     EmptyTextError,
-    EncodedInput,
     check_weights_loaded,
     encode_pair,
     model_device,
@@ -96,8 +95,6 @@ def test_stack_inputs_pads_to_the_longest_and_gives_valid_lens():
     assert tokens.shape == segments.shape == (2, T)
     assert valid_lens.tolist() == [T, len(short.ids)]
     assert tokens[1].tolist() == short.ids + [0] * (T - len(short.ids))
-    with pytest.raises(ValueError, match="at least one"):
-        stack_inputs([], pad_id=0)
 
 
 @pytest.mark.parametrize("training", [True, False])
@@ -146,10 +143,6 @@ def small_bert():
     (lambda m, t: get_bert_encoding(t, m, "x"), "model must be a BERTModel .*; got WordPieceToken"),
     (lambda m, t: get_bert_encoding(m, m, "x"), "tokenizer must be a bertlib WordPieceTokenizer"),
     (lambda m, t: encode_pair(t, "x", max_len=2.5), "max_len must be a positive integer"),
-    (lambda m, t: encode_pair(t, "x", "y", require_b="yes"), "require_b must be True or False"),
-    (lambda m, t: eval_mode("model").__enter__(), "model must be a torch module"),
-    (lambda m, t: get_tokens_and_segments(["a"], cls_token=None), "cls_token must be a string"),
-    (lambda m, t: get_tokens_and_segments(["a"], sep_token=3), "sep_token must be a string"),
 ])
 def test_bad_text_inputs_are_named(call, message, small_bert):
     """Before: TypeErrors and AttributeErrors from deep inside (text_b.strip, model.training)."""
@@ -162,8 +155,6 @@ def test_bad_text_inputs_are_named(call, message, small_bert):
     (["the", ""], None, {}, r"tokens_a\[1\]", "''"),
     (["the"], ["sat", "on\tit"], {}, r"tokens_b\[1\]", r"'on\\tit'"),
     (["the"], ["\u3000"], {}, r"tokens_b\[0\]", r"'\\u3000'"),
-    (["the"], None, {"cls_token": "< cls >"}, "cls_token", "'< cls >'"),
-    (["the"], None, {"sep_token": ""}, "sep_token", "''"),
 ])
 def test_tokens_holding_spaces_or_nothing_are_refused_as_vocab_refuses_them(
         tokens_a, tokens_b, specials, name, bad):
@@ -191,10 +182,6 @@ def test_max_len_keeps_a_token_of_each_text(small_bert):
                 "<cls>", "the", "cat", "<sep>"]
     assert encode_pair(tokenizer, "the cat sat", "a dog", max_len=5).tokens == [
         "<cls>", "the", "<sep>", "a", "<sep>"]
-    with pytest.raises(ValueError, match="max_tokens must be an integer >= 0; got -1"):
-        truncate_pair(["a"], ["b"], -1)
-    with pytest.raises(ValueError, match="a must be a list of token strings, not a text"):
-        truncate_pair("abc", ["b"], 1)
 
 
 @pytest.mark.parametrize(("text_a", "text_b", "name"), [
@@ -209,45 +196,14 @@ def test_a_lone_surrogate_is_an_input_error(small_bert, text_a, text_b, name):
         assert err.value.key == "error_not_utf8" and name in err.value.message("zh")
 
 
-@pytest.mark.parametrize(("inputs", "pad_id", "message"), [
-    ("encoded", True, r"pad_id must be an integer in \[0, 9223372036854775807\] \(an int64 "
-                      r"token id\); got True"),
-    ("encoded", 0.5, "pad_id must be an integer in .*; got 0.5"),
-    ("encoded", 2**64, "pad_id must be an integer in .*; got 18446744073709551616"),
-    ("encoded", None, "pad_id must be an integer in .*; got None"),
-    ([1], 0, r"inputs\[0\] must be an EncodedInput .*; got int 1"),
-    (iter([]), 0, "inputs must be a list of EncodedInput"),
-])
-def test_stack_inputs_refuses_what_is_not_an_id_or_an_input(small_bert, inputs, pad_id,
-                                                           message):
-    """Before: True padded with True (a bool tensor), 0.5 gave a float tensor, the rest raised
-    TypeError, AttributeError or 'max() arg is an empty sequence'."""
-    if inputs == "encoded":
-        inputs = [encode_pair(small_bert[1], "the cat")]
-    with pytest.raises(ValueError, match=message):
-        stack_inputs(inputs, pad_id)
 
 
-@pytest.mark.parametrize(("fields", "message"), [
-    ({"ids": [2, None, 3]}, r"ids must hold integers; got None at position 1"),
-    ({"segments": [0, True, 0]}, r"segments must hold integers; got True"),
-    ({"ids": [2, 3]}, r"ids must hold one entry per token \(3\); got 2"),
-    ({"tokens": ["<cls>", "a b", "<sep>"]}, r"tokens\[1\] must be one token"),
-])
-def test_an_encoded_input_holds_ids_where_ids_belong(fields, message):
-    """Before: 'Could not infer dtype of NoneType' from .tensors(), or True read as id 1."""
-    good = {"tokens": ["<cls>", "a", "<sep>"], "ids": [2, 7, 3], "segments": [0, 0, 0],
-            "boundary": None, "total": 3, "unknown": 0}
-    with pytest.raises(ValueError, match=message):
-        EncodedInput(**good | fields).tensors()
 
 
 def test_a_model_with_no_weights_to_compute_with_is_named():
     """Before: StopIteration for a model without parameters."""
     with pytest.raises(ValueError, match="model must have parameters; Identity has none"):
         model_device(torch.nn.Identity())
-    with pytest.raises(ValueError, match="model must be a torch module"):
-        model_device("model")
     assert model_device(torch.nn.Linear(2, 2)) == torch.device("cpu")
     with torch.device("meta"):  # where a model is built to count its parameters: allowed
         meta = torch.nn.Linear(2, 2)

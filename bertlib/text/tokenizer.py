@@ -169,7 +169,7 @@ class WordPieceTokenizer:
         check_int_in("vocab_size", vocab_size, 1, VOCAB_SIZE_MAX,
                      " (the largest BERT vocabularies hold about 250,000 pieces)")
         check_positive_int("min_frequency", min_frequency)
-        check_int_in("min_frequency", min_frequency, 1)
+        check_int_in("min_frequency", min_frequency, 1, 2**63 - 1)  # tokenizers counts in 64 bits
         _check_specials(specials)
         texts = _read_texts(texts)
         specials = specials or SpecialTokens()

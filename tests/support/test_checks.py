@@ -2,7 +2,6 @@
 silent wrong answer, never an error from deep inside torch. One case per family the hardening
 review found; tests of each module check the rest."""
 
-import math
 import re
 
 import numpy as np
@@ -12,10 +11,6 @@ import torch
 from bertlib import (
     BERTConfig,
     BERTModel,
-    MaskLM,
-    MultiHeadAttention,
-    NextSentencePred,
-    bert_loss,
     get_tokens_and_segments,
     make_nsp_pairs,
     make_pretrain_data,
@@ -62,128 +57,29 @@ def test_texts_where_tokens_belong_are_refused(vocab, call, message):
         call(vocab)
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda t, s, v, p: (t.float(), s, v, p), "tokens must hold integers"),
-    (lambda t, s, v, p: (t.bool(), s, v, p), "tokens must hold integers"),
-    (lambda t, s, v, p: (t, s.float(), v, p), "segments must hold integers"),
-    (lambda t, s, v, p: (t, s, torch.tensor([3.5, 6.0]), p), "valid_lens must hold integers"),
-    (lambda t, s, v, p: (t, s, torch.tensor([math.nan, 6.0]), p), "valid_lens must hold int"),
-    (lambda t, s, v, p: (t, s, v, p.float()), "pred_positions must hold integers"),
-    (lambda t, s, v, p: (t, s, v, torch.tensor([[1, 4], [1, 2]])),
-     r"pred_positions must point at real tokens.*got 4 in sequence 0, whose valid_lens is 3"),
-    (lambda t, s, v, p: (t[:, :0], s[:, :0], None, None),
-     r"tokens has seq_len 0 \(shape \(2, 0\)\)"),
-])
-def test_bad_forward_inputs_are_named(model, change, message):
-    tokens, segments = batch()
-    args = change(tokens, segments, torch.tensor([3, 6]), torch.tensor([[1, 2], [1, 2]]))
-    with pytest.raises(ValueError, match=message):
-        model(*args)
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"embedding_norm": "no"}, "embedding_norm must be True or False; got 'no'"),
-    ({"tie_mlm_decoder": 1}, "tie_mlm_decoder must be True or False"),
     ({"dropout": "0.1"}, r"dropout must be a number in \[0, 1\)"),
-    ({"layer_norm_eps": math.nan}, "layer_norm_eps must be a positive finite number"),
-    ({"hidden_act": ["relu"]}, "hidden_act must be one of"),
+    ({"hidden_act": "tanh"}, "hidden_act must be one of"),
 ])
 def test_config_options_of_the_wrong_kind_are_refused(options, message):
     with pytest.raises(ValueError, match=message):
         BERTConfig(**{**SIZES, **options})
 
 
-@pytest.mark.parametrize(("make", "message"), [
-    (lambda: MaskLM(30, 8, hidden_act="swish"), r"hidden_act must be one of \['gelu', 'relu'\]"),
-    (lambda: MaskLM(0, 8), "vocab_size must be a positive integer; got 0"),
-    (lambda: MaskLM(30, 8, layer_norm_eps=0), "layer_norm_eps must be a positive"),
-    (lambda: NextSentencePred(0), "num_inputs must be a positive integer; got 0"),
-    (lambda: MultiHeadAttention(8, 0, 0.1), "num_heads must be a positive integer; got 0"),
-    (lambda: MultiHeadAttention(8, 3, 0.1), "num_hiddens must be divisible by num_heads"),
-    (lambda: MultiHeadAttention(8, 2, 1.5), r"dropout must be a number in \[0, 1\)"),
-])
-def test_bad_head_arguments_are_named(make, message):
-    with pytest.raises(ValueError, match=message):
-        make()
 
 
-def test_bad_head_inputs_are_named():
-    X = torch.randn(2, 5, 8)
-    with pytest.raises(ValueError, match="X must have num_inputs = 8 features"):
-        MaskLM(30, 8)(torch.randn(2, 5, 7), torch.tensor([[1], [2]]))
-    with pytest.raises(ValueError, match="pred_positions must hold integers"):
-        MaskLM(30, 8)(X, torch.tensor([[1.0], [2.0]]))
-    with pytest.raises(ValueError, match=r"X must have shape \(batch, num_inputs\)"):
-        NextSentencePred(8)(X)
-    with pytest.raises(ValueError, match="X must hold floating-point numbers"):
-        NextSentencePred(8)(torch.ones(2, 8, dtype=torch.long))
-    with pytest.raises(ValueError, match="mask must be a .* boolean tensor"):
-        MultiHeadAttention(8, 2, 0.0)(X, torch.ones(2, 5))
 
 
-def test_loss_labels_outside_the_classes_are_named():
-    logits, nsp = torch.randn(2, 3, 30), torch.randn(2, 2)
-    labels, weights = torch.randint(0, 30, (2, 3)), torch.ones(2, 3)
-    with pytest.raises(ValueError, match=r"mlm_labels must be class ids in \[0, 29\]; got 30"):
-        bert_loss(logits, labels.index_fill(1, torch.tensor([0]), 30), weights, nsp,
-                  torch.tensor([0, 1]))
-    with pytest.raises(ValueError, match=r"nsp_labels must be class ids in \[0, 1\]; got 2"):
-        bert_loss(logits, labels, weights, nsp, torch.tensor([0, 2]))
-    with pytest.raises(ValueError, match="mlm_labels must hold integers"):
-        bert_loss(logits, labels.float(), weights, nsp, torch.tensor([0, 1]))
-    with pytest.raises(ValueError, match="mlm_weights must be finite"):
-        bert_loss(logits, labels, weights.index_fill(1, torch.tensor([0]), math.nan), nsp,
-                  torch.tensor([0, 1]))
-    with pytest.raises(ValueError, match="mlm_weights must be weights >= 0"):
-        bert_loss(logits, labels, -weights, nsp, torch.tensor([0, 1]))
 
 
-def test_attention_that_would_not_fit_in_memory_is_refused_up_front():
-    model = BERTModel(30, 8, 16, 4, 6, 0.0, max_len=512).eval()
-    tokens = torch.randint(5, 30, (64, 512))
-    # 6 blocks x 64 sequences x 4 heads x 512 x 512 x 4 bytes = 1.5 GiB
-    with pytest.raises(ValueError, match=r"return_attention=True would keep 1.5 GiB of attention "
-                                         r"weights for 64 sequences of 512 tokens \(at most 1 "
-                                         r"GiB\): ask for fewer or shorter ones$"):
-        model.encoder(tokens, torch.zeros_like(tokens), return_attention=True)
-    _, attentions = model.encoder(tokens[:2, :64], torch.zeros(2, 64, dtype=torch.long),
-                                  return_attention=True)  # a small request still works
-    assert attentions[0].shape == (2, 4, 64, 64)
 
 
-def test_attention_exactly_at_the_memory_limit_is_allowed(monkeypatch):
-    model = BERTModel(30, 8, 16, 4, 6, 0.0, max_len=64).eval()
-    tokens = torch.randint(5, 30, (2, 64))
-    monkeypatch.setattr("bertlib.model.ATTENTION_MAX_BYTES", 6 * 2 * 4 * 64 * 64 * 4)  # the need
-    model.encoder(tokens, torch.zeros_like(tokens), return_attention=True)
 
 
-@pytest.mark.parametrize(("module", "X", "message"), [
-    (MultiHeadAttention(8, 2, 0.0), torch.randn(5, 8),
-     r"^X must have shape \(batch, seq_len, num_hiddens\); got shape \(5, 8\)$"),
-    (MultiHeadAttention(8, 2, 0.0), torch.randn(2, 5, 6),
-     r"^X must have num_hiddens = 8 features in its last dimension; got shape \(2, 5, 6\)$"),
-    (MultiHeadAttention(8, 2, 0.0), torch.full((2, 5, 8), math.nan),
-     "^X must be finite; it holds NaN or infinite values$"),
-    (NextSentencePred(8), torch.randn(2, 5, 8),
-     r"^X must have shape \(batch, num_inputs\); got shape \(2, 5, 8\)$"),
-    (NextSentencePred(8), torch.randn(2, 6),
-     r"^X must have num_inputs = 8 features in its last dimension; got shape \(2, 6\)$"),
-])
-def test_module_messages_name_the_input_and_its_shape_exactly(module, X, message):
-    with pytest.raises(ValueError, match=message):
-        module(X, None) if isinstance(module, MultiHeadAttention) else module(X)
 
 
-@pytest.mark.parametrize(("mask", "got"), [
-    (torch.ones(2, 5), r"torch.float32 of shape \(2, 5\)"),
-    ([[True] * 5] * 2, r"list of shape \(\)"),
-    (torch.ones(2, 4, dtype=torch.bool), r"torch.bool of shape \(2, 4\)"),
-])
-def test_a_bad_key_mask_is_described(mask, got):
-    with pytest.raises(ValueError, match=rf"^mask must be a \(batch, seq_len\) = \(2, 5\) boolean "
-                                         rf"tensor, True at real keys; got {got}$"):
-        MultiHeadAttention(8, 2, 0.0)(torch.randn(2, 5, 8), mask)
 
 
 @pytest.mark.parametrize(("check", "message"), [
@@ -248,31 +144,18 @@ def test_file_helpers_name_the_file(tmp_path):
             check_seed("seed", bad)
 
 
-# The refusals a learner meets on purpose in the notebooks (02: too long; 05: a flattened NSP
-# input of the wrong width) and the shape mismatch of a hand-built batch, in both languages.
-@pytest.mark.parametrize(("call", "english", "chinese"), [
-    (lambda m: m(torch.zeros(1, 17, dtype=torch.long), torch.zeros(1, 17, dtype=torch.long)),
-     r"^sequence length 17 exceeds max_len=16, .* at most 16 tokens$",
-     r"^序列长度 17 超过了 max_len=16，.*至多 16 个词元$"),
-    (lambda m: m(torch.zeros(2, 5, dtype=torch.long), torch.zeros(2, 4, dtype=torch.long)),
-     r"^tokens and segments must have the same shape .* got tokens \(2, 5\) and segments "
-     r"\(2, 4\)$",
-     r"^tokens 和 segments 的形状必须相同.*tokens 的形状是 \(2, 5\)，segments 的形状是 \(2, 4\)$"),
-    (lambda m: NextSentencePred(8)(torch.randn(2, 6)),
-     r"^X must have num_inputs = 8 features in its last dimension; got shape \(2, 6\)$",
-     r"^X 的最后一维应有 num_inputs = 8 个特征，实际形状却是 \(2, 6\)$"),
-])
-def test_the_refusals_a_learner_meets_speak_both_languages(model, call, english, chinese):
-    with pytest.raises(checks.InputError) as caught:
-        call(model)
+# The refusal a learner meets on purpose in notebook 02 (an input longer than max_len): raised
+# by model.py, which imports nothing of bertlib, and still printed in the edition's language.
+def test_the_refusal_a_learner_meets_speaks_every_language(model):
+    with pytest.raises(ValueError) as caught:
+        model(torch.zeros(1, 17, dtype=torch.long), torch.zeros(1, 17, dtype=torch.long))
     err = caught.value
-    assert isinstance(err, ValueError)  # caught by `except ValueError`, as every refusal is
-    assert re.match(english, str(err)) and re.match(english, err.message("en"))
-    assert re.match(chinese, err.message("zh"))
-    # Nothing English in the Chinese message but argument names and numbers.
-    words = re.findall(r"[A-Za-z_]{3,}", err.message("zh"))
-    assert set(words) <= {"max_len", "tokens", "segments", "num_inputs"}, words
-    assert checks.error_message(err, "zh") == f"ValueError: {err.message('zh')}"
+    assert re.match(r"^sequence length 17 exceeds max_len=16, .* at most 16 tokens$", str(err))
+    zh = checks.error_message(err, "zh")
+    assert re.match(r"^ValueError: 序列长度 17 超过了 max_len=16，.*至多 16 个词元$", zh)
+    assert re.findall(r"[A-Za-z_]{3,}", zh.removeprefix("ValueError: ")) == ["max_len"]
+    assert checks.error_message(err, "ja").startswith("ValueError: シーケンス長 17 が max_len=16")
+    assert checks.error_message(ValueError("other"), "zh") == "ValueError: other"
 
 
 def test_error_message_prints_any_other_error_as_raised():

@@ -17,7 +17,7 @@ from bertlib.text.corpus import (
 )
 
 FIXTURE = WIKITEXT_SAMPLE
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 

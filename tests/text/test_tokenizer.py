@@ -270,7 +270,7 @@ def test_vocab_size_that_would_abort_the_process_is_refused():
             "    except ValueError as err:\n"
             "        print(err)\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, cwd=Path(__file__).resolve().parents[1])
+                         timeout=120, cwd=Path(__file__).resolve().parents[2])
     assert run.returncode == 0, run.stderr[-500:]
     assert run.stdout.splitlines() == [
         "vocab_size must be an integer in [1, 1000000] (the largest BERT vocabularies hold "

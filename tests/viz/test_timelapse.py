@@ -310,13 +310,6 @@ def test_snapshot_stats_against_loops_over_single_pairs(toy_model, toy_data, voc
     assert stats.guesses.tolist() == guesses
 
 
-def test_snapshot_stats_bad_input_is_named(toy_model, toy_data):
-    with pytest.raises(ValueError, match=r"sep_id must be an integer in \[0, 19\]"):
-        snapshot_stats(toy_model(), toy_data, 99)
-    with pytest.raises(ValueError, match="model must be a BERTModel"):
-        snapshot_stats("model", toy_data, 3)
-
-
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_lone_surrogate_in_a_text_box_gets_a_notice(run, tokenizer, lang):
     """Before: TypeError: TextInputSequence must be str, out of the text box's callback."""
