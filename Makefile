@@ -1,4 +1,5 @@
-# The project's interface: `make lab` to open the notebooks, `make test` to run every check.
+# The project's interface: `make lab` to open the notebooks, `make test` to run every check
+# (each notebook run once, in the browser test), `make test-all` to add strict nbval.
 # Both create .venv on first use and install the pinned versions from constraints.txt.
 
 PYTHON ?= python3
@@ -7,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PIP    := $(BIN)/python -m pip
 
-.PHONY: setup lab test lint format browser notebooks corpus tasks pretrain-small pretrain-in-class bench \
+.PHONY: setup lab test test-all lint format browser notebooks corpus tasks pretrain-small pretrain-in-class bench \
         bench-attention bench-pretrain bench-widgets bench-corpus-memory mutation probe
 
 setup: $(STAMP)
@@ -30,12 +31,18 @@ format: setup
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# nbval re-runs every notebook of both editions and compares each output with the committed
+# nbval re-runs every notebook of the three editions and compares each output with the committed
 # one (strict, not --nbval-lax); the sanitize file says which machine-specific output it masks.
-# It runs copies in a fresh folder outside the repository, named after neither language, so each
+# It runs copies in a fresh folder outside the repository, named after no language, so each
 # kernel starts where a class's kernel would (a home folder, /content on Colab): a notebook that
 # needs the repository's layout or guesses its language from the folder fails there.
+# `make test` leaves nbval to `make test-all`: its browser test runs each notebook once, the same
+# way, and compares the outputs as strict nbval does (tests/e2e/nbval_compare.py).
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with $(CURDIR)/notebooks/sanitize.cfg
+
+# $(call stage,NAME,COMMAND): runs COMMAND and prints "stage NAME: N s", passing or failing.
+stage = echo '+ $(2)'; start=$$(date +%s); $(2); status=$$?; \
+	echo "stage $(1): $$(($$(date +%s) - start)) s"; exit $$status
 
 # The JupyterLab end-to-end test drives Debian's chromium (Playwright's own browser download
 # does not work everywhere); installed with apt-get when missing.
@@ -46,17 +53,27 @@ browser:
 # in another order than with AVX2, and over hundreds of training steps the last printed digits
 # drift (seen: 0.199 against 0.194 in notebook 09). The committed outputs are computed with
 # AVX2 code paths, which every x86-64 CI machine has; `make notebooks` and strict nbval pin them.
-test notebooks: export ATEN_CPU_CAPABILITY := avx2
-test notebooks: export MKL_CBWR := AVX2
-test notebooks: export ONEDNN_MAX_CPU_ISA := AVX2
+test test-all notebooks: export ATEN_CPU_CAPABILITY := avx2
+test test-all notebooks: export MKL_CBWR := AVX2
+test test-all notebooks: export ONEDNN_MAX_CPU_ISA := AVX2
 
-test: setup lint browser
-	$(BIN)/python tools/notebooks.py --check
-	$(BIN)/python -m pytest tests
-	elsewhere=$$(mktemp -d) && cp -r notebooks/en "$$elsewhere/edition-1" && \
-	cp -r notebooks/zh "$$elsewhere/edition-2" && cp -r notebooks/ja "$$elsewhere/edition-3" && \
+# Each stage prints its time. The unit tests (everything but tests/e2e) list their 25 slowest;
+# the browser test runs every notebook of the three editions in JupyterLab, compares its outputs
+# with the committed ones as strict nbval does, then checks the page and drives the widgets.
+test:
+	@$(call stage,setup,$(MAKE) --no-print-directory setup browser)
+	@$(call stage,ruff,$(BIN)/ruff check .)
+	@$(call stage,notebooks --check,$(BIN)/python tools/notebooks.py --check)
+	@$(call stage,unit tests,$(BIN)/python -m pytest tests --ignore=tests/e2e --durations=25)
+	@$(call stage,browser test,$(BIN)/python -m pytest tests/e2e)
+
+# `make test`, then strict nbval: every notebook run a second time, by nbval's own kernel client.
+test-all: test
+	@$(call stage,nbval,elsewhere=$$(mktemp -d) && \
+	cp -r notebooks/en "$$elsewhere/edition-1" && cp -r notebooks/zh "$$elsewhere/edition-2" && \
+	cp -r notebooks/ja "$$elsewhere/edition-3" && \
 	$(BIN)/python -m pytest -p no:cacheprovider --rootdir "$$elsewhere" "$$elsewhere" $(NBVAL); \
-	status=$$?; rm -rf "$$elsewhere"; exit $$status
+	status=$$?; rm -rf "$$elsewhere"; (exit $$status))
 
 # Rebuild both editions of every notebook from notebooks/src and save them with their outputs
 # (NAMES=03_encoder to rebuild some). Prints each notebook's execution time.

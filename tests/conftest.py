@@ -11,6 +11,12 @@ from bertlib.weights.hf import minilm_directory
 
 TOY_MAX_LEN = 16  # the toy corpus' pairs are padded to this
 
+# One torch thread in the test process. The tests' tensors are tiny: a second thread only adds
+# its hand-offs, and on a busy 2-core machine two threads fighting over small matrices make a
+# test several times slower (test_fast's dropout means: 15 s with two threads, 1.6 s with one).
+# Subprocesses (kernels, torchrun, a fresh install) keep torch's default.
+torch.set_num_threads(1)
+
 
 @pytest.fixture(autouse=True)
 def english_by_default():

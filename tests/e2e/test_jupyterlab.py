@@ -1,8 +1,17 @@
-"""End-to-end: every notebook of both editions, run in JupyterLab in headless Chromium.
+"""End-to-end: every notebook of the three editions, run in JupyterLab in headless Chromium.
 
-nbval checks the kernel side; this checks what a student sees: no error or warning output, no
-JavaScript error, every widget rendered and reacting to its controls, and (Chinese edition)
-Chinese markdown drawn with the CJK font the project ships, not tofu boxes.
+Each notebook runs once per `make test`, here. Right after its run-all, before any widget is
+touched, every code cell's outputs are compared with the committed notebook's as strict nbval
+compares them (tests/e2e/nbval_compare.py: nbval's own functions, the sanitize rules of
+notebooks/sanitize.cfg); a mismatch names the notebook and nbval's cell number and shows the
+committed output against this run's, both sanitized. As for nbval in `make test-all`, the lab
+serves copies of the editions in a temporary folder outside the repository, named edition-1,
+edition-2 and edition-3, after no language, and each kernel starts in its notebook's folder: a
+notebook that needs the repository's layout or guesses its language from its folder fails.
+
+Then what a student sees: no error or warning output, no JavaScript error, every widget
+rendered and reacting to its controls, and (Chinese and Japanese editions) CJK markdown drawn
+with the CJK font the project ships, not tofu boxes.
 
 Every widget's wording (control labels, tooltips, dropdown options, tables, status lines) is in
 the edition's language: no Han characters in English, no English words in Chinese; the tokens
@@ -56,7 +65,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+import nbformat
 import pytest
+from nbval_compare import mismatches
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator, Page, sync_playwright
 
@@ -67,6 +78,8 @@ from bertlib.viz.timelapse import TOKEN_GID
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK_ROOT = REPO / "notebooks"
 EDITIONS = ("en", "zh", "ja")
+# The folders the lab serves the editions from: named after no language (see the docstring).
+LAB_FOLDERS = {"en": "edition-1", "zh": "edition-2", "ja": "edition-3"}
 ARTIFACTS = REPO / "test-artifacts" / "e2e"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -177,6 +190,11 @@ RUN_FINISHED = with_helpers("""
   const settled = !!kernel && ['idle', 'dead'].includes(kernel.status);
   return window.e2eRunAll !== undefined && (!busy || kernel.status === 'dead') && settled;
 }
+""")
+# Each code cell's outputs as nbformat JSON, from the notebook model (what a save would write).
+OUTPUTS = with_helpers("""
+(path) => findNotebook(path).content.widgets
+  .filter((cell) => cell.model.type === 'code').map((cell) => cell.model.outputs.toJSON())
 """)
 NOT_EXECUTED = with_helpers("""
 (path) => findNotebook(path).content.widgets
@@ -696,6 +714,18 @@ class Lab:
         return json.loads(body) if body else None
 
 
+def lab_path(notebook: str) -> str:
+    """Where the lab serves a notebook ("en/03_encoder.ipynb"): "edition-1/03_encoder.ipynb"."""
+    lang, name = notebook.split("/")
+    return f"{LAB_FOLDERS[lang]}/{name}"
+
+
+def in_repo(path: str) -> str:
+    """The notebook the lab serves at ``path``, as the repository's notebooks/ names it."""
+    folder, name = path.split("/")
+    return f"{dict(map(reversed, LAB_FOLDERS.items()))[folder]}/{name}"
+
+
 def free_port() -> int:
     """A port nobody listens on right now."""
     with socket.socket() as sock:
@@ -721,10 +751,13 @@ def write_settings(settings_dir: Path) -> None:
 
 @pytest.fixture(scope="session")
 def lab(tmp_path_factory: pytest.TempPathFactory):
-    """JupyterLab on 127.0.0.1 with a random token, serving a temporary copy of notebooks/."""
+    """JupyterLab on 127.0.0.1 with a random token, serving temporary copies of the editions,
+    each in a folder named after no language (LAB_FOLDERS)."""
     tmp = tmp_path_factory.mktemp("jupyterlab")
     root = tmp / "notebooks"
-    shutil.copytree(NOTEBOOK_ROOT, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    for lang, folder in LAB_FOLDERS.items():
+        shutil.copytree(NOTEBOOK_ROOT / lang, root / folder,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     write_settings(tmp / "settings")
     port, token = free_port(), secrets.token_hex(24)
     # Config, data, runtime and IPython dirs in temp, so no user state leaks in or out.
@@ -1305,7 +1338,7 @@ def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str],
     kind in it changes what it shows; then the attention and masking widgets driven by their
     labels. Returns the problems and which of "attention", "evidence" (its evidence view) and
     "fill-mask" (a masking widget with the model's guesses) were driven."""
-    lang = notebook.split("/")[0]
+    lang = in_repo(notebook).split("/")[0]
     with contextlib.suppress(PlaywrightError):  # the checks below name what is missing
         page.wait_for_function(WIDGETS_SETTLED, arg=notebook, timeout=RUN_TIMEOUT_MS)
     widgets = page.evaluate(WIDGET_OUTPUTS, notebook)
@@ -1411,7 +1444,7 @@ def problems_on_page(page: Page, notebook: str, theme: str, widget: int | None =
     problems = []
     for check in SCREEN_CHECKS:
         problems += page.evaluate(check, [notebook, widget] if check is TALL_WIDGETS else widget)
-    name = notebook.removesuffix(".ipynb")
+    name = in_repo(notebook).removesuffix(".ipynb")
     return [f"{name}, {theme} theme: {problem}" for problem in problems]
 
 
@@ -1494,13 +1527,15 @@ def save_screenshot(page: Page, notebook: str) -> None:
     page.set_viewport_size({"width": VIEWPORT["width"],
                             "height": max(VIEWPORT["height"], min(int(height), 16_000))})
     page.evaluate(IMAGES_READY)  # laid out and drawn at the new size
-    page.screenshot(path=ARTIFACTS / notebook.replace("/", "_").replace(".ipynb", ".png"))
+    page.screenshot(path=ARTIFACTS / in_repo(notebook).replace("/", "_").replace(".ipynb", ".png"))
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS or ["<no notebooks>"])
 def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
-    """Runs all cells of one notebook in the browser and checks what the page shows."""
+    """Runs all cells of one notebook in the browser, compares the outputs with the committed
+    ones as strict nbval does, and checks what the page shows."""
     assert notebook in NOTEBOOKS, f"no notebooks in {NOTEBOOK_ROOT}/{EDITIONS}"
+    path = lab_path(notebook)  # in the lab; ``notebook`` names it in failures
     page = browser.new_page()
     page_errors: list[str] = []
     kernel_errors: list[str] = []
@@ -1521,19 +1556,22 @@ def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
     log_start = lab.log.stat().st_size
     try:
         # ?reset: start from an empty workspace, so earlier notebooks are not reopened.
-        page.goto(f"{lab.url}/lab/tree/{notebook}?reset&token={lab.token}")
-        page.wait_for_function(KERNEL_READY, arg=notebook, timeout=120_000, polling=250)
+        page.goto(f"{lab.url}/lab/tree/{path}?reset&token={lab.token}")
+        page.wait_for_function(KERNEL_READY, arg=path, timeout=120_000, polling=250)
         set_theme(page, "light")  # an earlier test's dark theme may be in the saved settings
         # The figures as saved, what a learner sees before running anything.
         saved = [f"{notebook.removesuffix('.ipynb')}, as saved: {problem}"
                  for problem in page.evaluate(FIGURE_REPRS, None)]
-        page.evaluate(START_RUN_ALL, notebook)
-        page.wait_for_function(RUN_FINISHED, arg=notebook, timeout=RUN_TIMEOUT_MS, polling=250)
-        status = page.evaluate(KERNEL_STATUS, notebook)
+        page.evaluate(START_RUN_ALL, path)
+        page.wait_for_function(RUN_FINISHED, arg=path, timeout=RUN_TIMEOUT_MS, polling=250)
+        status = page.evaluate(KERNEL_STATUS, path)
         assert status == "idle", f"{notebook}: the kernel is {status} after running all cells"
-        problems = saved + problems_in_outputs(page, notebook)
-        problems += problems_on_screen(page, notebook)
-        widget_problems, driven = problems_in_widgets(page, notebook, lab)
+        # What nbval checks, on the outputs as the run left them, before any widget is touched.
+        committed = nbformat.read(NOTEBOOK_ROOT / notebook, as_version=4)
+        problems = mismatches(notebook, committed, page.evaluate(OUTPUTS, path))
+        problems += saved + problems_in_outputs(page, path)
+        problems += problems_on_screen(page, path)
+        widget_problems, driven = problems_in_widgets(page, path, lab)
         problems += widget_problems
         problems += [f"no {kind} widget to drive (see MUST_DRIVE)"
                      for kind in sorted(MUST_DRIVE.get(Path(notebook).stem, set()) - driven)]
@@ -1550,7 +1588,7 @@ def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
         assert not problems, f"{notebook}:\n- " + "\n- ".join(problems)
     finally:
         try:
-            save_screenshot(page, notebook)
+            save_screenshot(page, path)
         finally:
             page.close()
             for session in lab.api("GET", "/api/sessions"):

@@ -354,9 +354,19 @@ def test_no_figure_grows_past_the_largest_size():
     for shape, name in (((25, 1), "num_blks"), ((1, 65), "num_heads")):
         with pytest.raises(ValueError, match=f"{name} must be an integer in"):
             viz.ModelViewPlot(*shape)
-    largest = viz.ModelViewPlot(24, 64)
-    largest._layout(512)  # the largest allowed input's layout, without drawing its heatmaps
-    assert max(largest.figure.get_size_inches()) <= style.MAX_INCHES
+    # The largest allowed grid's layout for the largest allowed input, without drawing its
+    # heatmaps: _layout sizes the figure from the grid's shape and the token count alone, so a
+    # one-thumbnail plot told it has 24 x 64 is sized as ModelViewPlot(24, 64) would be (whose
+    # 1,536 axes take matplotlib half a minute to make).
+    smallest = viz.ModelViewPlot(1, 1)
+    smallest._layout(512)
+    small = smallest.figure.get_size_inches().copy()
+    largest = viz.ModelViewPlot(1, 1)
+    largest.shape = (24, 64)
+    largest._layout(512)
+    size = largest.figure.get_size_inches()
+    assert (size >= small).all() and (size > small).any()  # the shape did count
+    assert max(size) <= style.MAX_INCHES
     start = time.monotonic()
     with pytest.raises(ValueError, match=r"at most 200 rows and columns.*got 1000x1000"):
         viz.plot_similarity(np.eye(1000), tokens[:1000], tokens[:1000])
