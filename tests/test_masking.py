@@ -234,7 +234,8 @@ def test_bad_words_are_named(vocab, words, message):
 
 @pytest.mark.parametrize(("vocab", "kwargs", "message"), [
     (None, {"seed": 0}, "vocab must be a bertlib.text.vocab.Vocab; got NoneType"),
-    ([f"w{i}" for i in range(9)], {"seed": 0}, "vocab must be a bertlib.text.vocab.Vocab; got list"),
+    ([f"w{i}" for i in range(9)], {"seed": 0},
+     "vocab must be a bertlib.text.vocab.Vocab; got list"),
     ("big", {"generator": "g"}, "generator must be a torch.Generator; got str 'g'"),
     ("big", {"seed": 1.9}, r"seed must be an integer in \[0, 2\*\*63 - 1\]; got 1.9"),
     ("big", {"seed": "7"}, "seed must be an integer"),

@@ -165,7 +165,8 @@ def test_set_up_cell_sets_the_language_and_explains_a_missing_bertlib():
         exec(tool.setup_cell(lang), scope)
         assert get_language() == lang
         set_language(None)
-        broken = tool.setup_cell(lang).replace("from bertlib.support.i18n", "from bertlib_missing.i18n")
+        broken = tool.setup_cell(lang).replace("from bertlib.support.i18n",
+                                               "from bertlib_missing.i18n")
         with pytest.raises(SystemExit, match="make lab") as err:
             exec(broken, {})
         assert "bertlib" in str(err.value) and "Traceback" not in str(err.value)
@@ -387,7 +388,8 @@ def _spelt_and_printed(nb) -> tuple[set[str], set[str]]:
     return _words(spelt + names), labels
 
 
-# A row's label ends at a colon or a wide gap (spaces, or U+3000 that bertlib.support.i18n.table pads
+# A row's label ends at a colon or a wide gap (spaces, or U+3000 that bertlib.support.i18n.table
+# pads
 # Chinese with).
 LABEL_END = re.compile(r"：[\s\u3000]*|:[\s\u3000]+|[\s\u3000]{2,}")
 

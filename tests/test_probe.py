@@ -191,9 +191,11 @@ def test_a_type_check_error_naming_the_argument_is_ok_and_any_other_is_raw():
 def test_the_cases_cover_every_public_module():
     modules = {c.module for c in probe_cases.CASES}
     for name in ("bertlib", "bertlib.viz", "bertlib.weights.checkpoint", "bertlib.scale.pretrain",
-                 "bertlib.finetuning.tasks", "bertlib.finetuning.finetune", "bertlib.analysis.fill_mask", "bertlib.classroom.exercises",
-                 "bertlib.classroom.implement", "bertlib.analysis.evidence", "bertlib.analysis.timelapse", "bertlib.analysis.snapshots",
-                 "bertlib.text.words", "bertlib.text.corpus", "bertlib.weights.hf", "bertlib.text.tokenizer",
+                 "bertlib.finetuning.tasks", "bertlib.finetuning.finetune",
+                 "bertlib.analysis.fill_mask", "bertlib.classroom.exercises",
+                 "bertlib.classroom.implement", "bertlib.analysis.evidence",
+                 "bertlib.analysis.timelapse", "bertlib.analysis.snapshots", "bertlib.text.words",
+                 "bertlib.text.corpus", "bertlib.weights.hf", "bertlib.text.tokenizer",
                  "bertlib.text.vocab", "bertlib.data", "bertlib.batches", "bertlib.loss",
                  "bertlib.scale.fast", "bertlib.train", "bertlib.model", "bertlib.inputs",
                  "bertlib.masking", "bertlib.support.i18n"):

@@ -8,7 +8,8 @@ three editions, ``notebooks/en/NN_name.ipynb``, ``notebooks/zh/NN_name.ipynb`` a
 ``notebooks/ja/NN_name.ipynb``, runs them headlessly (kernel ``python3``) and saves them with
 their outputs.
 
-Printed and drawn text goes through ``bertlib.support.i18n.tr("English text", ...)``. Its translations sit
+Printed and drawn text goes through ``bertlib.support.i18n.tr("English text", ...)``. Its
+translations sit
 in the source's strings cells, ``# %% [raw] strings="zh"`` and ``# %% [raw] strings="ja"``, at
 the end: pairs of lines, the English text and its translation, each a JSON string, pairs
 separated by a blank line. Those cells are in no edition; this script collects every source's into
@@ -16,7 +17,8 @@ separated by a blank line. Those cells are in no edition; this script collects e
 table and an author edits prose and printed text in one file.
 
 Each edition gets one generated code cell after its title, the only code that differs between
-the editions: it sets bertlib's language to the edition's (``bertlib.support.i18n.set_language``), so an
+the editions: it sets bertlib's language to the edition's (``bertlib.support.i18n.set_language``),
+so an
 edition speaks its language wherever its kernel runs, and it says in one line what to run when
 bertlib is not installed in the kernel. ``--check`` verifies it like every other cell.
 

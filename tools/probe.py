@@ -11,7 +11,8 @@ per case. The child caps its address space (``RLIMIT_AS``: what it already maps 
 ``--mem-gib``), moves into a fresh empty folder, notes the process state, runs the case and
 reports one outcome through a pipe:
 
-    ok      refused with a ValueError (``bertlib.support.checks.InputError`` included) whose message names
+    ok      refused with a ValueError (``bertlib.support.checks.InputError`` included) whose
+    message names
             the argument or the value, or with jaxtyping's TypeCheckError naming the argument
             (a tensor's shape or dtype, checked by the signature); for a widget or an exercise
             checker, what a case defines as handled (a notice on screen, a verdict printed)

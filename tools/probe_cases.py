@@ -66,14 +66,18 @@ import bertlib.viz
 import bertlib.viz.listing
 import bertlib.weights.hf
 from bertlib import assets, data, inputs
+from bertlib.analysis import evidence as _evidence
+from bertlib.analysis import snapshots as _snapshots
 from bertlib.analysis.snapshots import load_snapshots
 from bertlib.assets import load_small_bert
+from bertlib.finetuning import finetune as _finetune
 from bertlib.finetuning import tasks
 from bertlib.finetuning.finetune import BERTClassifier, BERTTagger
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.support import checks, i18n
 from bertlib.text import corpus
 from bertlib.train import init_model
+from bertlib.weights import hf as _hf
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -1033,22 +1037,22 @@ def _eval_classes(F):
 
 # A learner who tries max_answer_len=0.
 refuse(FT, "best_span(max_answer_len=0)", "max_answer_len",
-       lambda F: bertlib.finetuning.finetune.best_span(torch.zeros(2, 2, 6), torch.ones(2, 6).bool(), 0))
+       lambda F: _finetune.best_span(torch.zeros(2, 2, 6), torch.ones(2, 6).bool(), 0))
 # A learner who scores the question answerer on the topic data.
 refuse(FT, "span_accuracy(topic data)", ("data", "labels", "span"),
-       lambda F: bertlib.finetuning.finetune.span_accuracy(F.qa, F.topic))
+       lambda F: _finetune.span_accuracy(F.qa, F.topic))
 # A learner who writes -1 for "train every block".
 refuse(FT, "freeze_layers(trainable_blocks=-1)", "trainable_blocks",
-       lambda F: bertlib.finetuning.finetune.freeze_layers(F.watch(copy.deepcopy(F.clf)), trainable_blocks=-1))
+       lambda F: _finetune.freeze_layers(F.watch(copy.deepcopy(F.clf)), trainable_blocks=-1))
 # A learner who asks for more trainable blocks than the model has.
 refuse(FT, "freeze_layers(trainable_blocks=99)", ("trainable_blocks", "99"),
-       lambda F: bertlib.finetuning.finetune.freeze_layers(F.watch(copy.deepcopy(F.clf)), trainable_blocks=99))
+       lambda F: _finetune.freeze_layers(F.watch(copy.deepcopy(F.clf)), trainable_blocks=99))
 # A learner who numbers the classes from 1.
 refuse(FT, "task_loss(label 3 of 3 classes)", "labels",
-       lambda F: bertlib.finetuning.finetune.task_loss(torch.zeros(4, 3), torch.tensor([0, 1, 3, 0])))
+       lambda F: _finetune.task_loss(torch.zeros(4, 3), torch.tensor([0, 1, 3, 0])))
 # A learner who builds labels with torch.tensor of floats.
 refuse(FT, "task_loss(float labels)", "labels",
-       lambda F: bertlib.finetuning.finetune.task_loss(torch.zeros(4, 3), torch.tensor([0.0, 1, 2, 0])))
+       lambda F: _finetune.task_loss(torch.zeros(4, 3), torch.tensor([0.0, 1, 2, 0])))
 
 
 # ================================================================ bertlib.finetuning.tasks
@@ -1188,7 +1192,7 @@ refuse(EV, "heads_switched_off(keep of the wrong shape)", "keep",
 def effects(positions, targets):
     def run(F):
         tokens, segments = (t[:1] for t in ev_inputs(F)[:2])
-        return bertlib.analysis.evidence.head_effects(F.model, tokens, segments, torch.tensor(positions),
+        return _evidence.head_effects(F.model, tokens, segments, torch.tensor(positions),
                                              torch.tensor(targets))
     return run
 
@@ -1212,7 +1216,8 @@ refuse(EV, "attention_on_neighbours(position past T)", "pred_positions",
            torch.full((2, 1, 2, 4, 4), 0.25), torch.tensor([[9], [1]]), torch.ones(2, 1)))
 
 
-# ================================================================ bertlib.analysis.timelapse, snapshots
+# ================================================================ bertlib.analysis.timelapse,
+# snapshots
 TL = "bertlib.analysis.timelapse"
 SN = "bertlib.analysis.snapshots"
 
@@ -1240,7 +1245,7 @@ refuse(TL, "snapshot_outputs(vocab of another size)", "vocab",
        outputs(vocab=lambda F: bertlib.Vocab(["a"])))
 # A user saving snapshots into an output folder not created yet.
 refuse(SN, "save_snapshots(into a missing folder)", ("path", "missing"),
-       lambda F: bertlib.analysis.snapshots.save_snapshots(F.snapshots, here("missing") / "s.safetensors"))
+       lambda F: _snapshots.save_snapshots(F.snapshots, here("missing") / "s.safetensors"))
 # A learner with a typo in the folder's name.
 refuse(SN, "load_snapshots(missing folder)", ("directory", "nowhere", "snapshots"),
        lambda F: bertlib.analysis.snapshots.load_snapshots(here("nowhere")))
@@ -1269,8 +1274,8 @@ refuse(SN, "load_snapshots(header claims 10**15 bytes)", ("snapshots.safetensors
 def _snap_killed(F):
     path = here("snapshots.safetensors")
     small = bertlib.analysis.snapshots.Snapshots({0: F.tiny.state_dict()}, [1.0], [1.0])
-    bertlib.analysis.snapshots.save_snapshots(small, path)
-    killed_while(lambda: bertlib.analysis.snapshots.save_snapshots(F.snapshots, path), limit=100_000)
+    _snapshots.save_snapshots(small, path)
+    killed_while(lambda: _snapshots.save_snapshots(F.snapshots, path), limit=100_000)
     got = bertlib.analysis.snapshots.load_snapshots(Path.cwd())
     return OK(f"reads back {len(got.weights)} snapshots")
 
@@ -1431,7 +1436,7 @@ refuse(HF, "load_hf_model(truncated weights)", ("model.safetensors", "truncated"
        lambda F: bertlib.load_hf_model(hf_dir(lambda f: (
            (f / "model.safetensors").unlink(),
            (f / "model.safetensors").write_bytes(
-               (bertlib.weights.hf.minilm_directory() / "model.safetensors").read_bytes()[:20000])))))
+               (_hf.minilm_directory() / "model.safetensors").read_bytes()[:20000])))))
 # A user whose config.json download was cut off.
 refuse(HF, "load_hf_model(broken config.json)", ("config.json", "json"),
        lambda F: bertlib.load_hf_model(hf_dir(lambda f: (f / "config.json").write_text("{,"))))
@@ -1603,7 +1608,7 @@ WIDGETS: dict[str, Callable] = {
     "NSPWidget": lambda F: _viz().NSPWidget(F.model, F.tok),
     "TimeLapseWidget": lambda F: _viz().TimeLapseWidget(F.model, F.tok, F.snapshots),
     "FineTuneWidget": lambda F: _viz().FineTuneWidget(
-        {"tiny": _viz().ScoredClassifier(F.clf, F.tok, {"en": bertlib.finetuning.finetune.Accuracy(3, 10)})},
+        {"tiny": _viz().ScoredClassifier(F.clf, F.tok, {"en": _finetune.Accuracy(3, 10)})},
         F.tagger, F.tok,
         tasks.class_names("topic")),
 }

@@ -69,7 +69,8 @@ class Snapshots:
 
 def save_snapshots(snapshots: Snapshots, path: str | Path) -> None:
     """Write the snapshots to one safetensors file, names ``"<step>/<name>"``, the losses as its
-    metadata. The file is replaced whole (:func:`bertlib.support.files.atomic_write`): ``path`` holds
+    metadata. The file is replaced whole (:func:`bertlib.support.files.atomic_write`): ``path``
+    holds
     either the old complete file or the new complete one, never a part."""
     check_path("path", path)
     tensors = {f"{step}/{name}": value.to(torch.float16).contiguous()

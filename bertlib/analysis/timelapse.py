@@ -1,7 +1,8 @@
 """Watching a model learn: what every snapshot of a training run does with one sentence pair, and
 what its attention heads and guesses do on many pairs.
 
-:func:`snapshot_outputs` runs each snapshot (see :mod:`bertlib.analysis.snapshots`) on one pair with some
+:func:`snapshot_outputs` runs each snapshot (see :mod:`bertlib.analysis.snapshots`) on one pair
+with some
 of its tokens masked: its attention weights, its guesses at the masked positions and P(IsNext),
 for :class:`bertlib.viz.TimeLapseWidget`. :func:`snapshot_stats` measures one model on a set of
 pairs: where its heads look (the previous token, the next one, ``<sep>``, the other sentence)

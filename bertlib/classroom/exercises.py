@@ -4,7 +4,8 @@ the learner writes a function are in :mod:`bertlib.classroom.implement`.)
 
 One :class:`Exercise` record per exercise holds how its answer is computed (with bertlib itself,
 on PyTorch's ``meta`` device where a model is built: true if the model code changes); its hint,
-in every language, is ``ex_hint_<key>`` in ``strings.json``. ``tests/classroom/test_exercises.py`` checks
+in every language, is ``ex_hint_<key>`` in ``strings.json``. ``tests/classroom/test_exercises.py``
+checks
 the answers against counts by hand.
 """
 

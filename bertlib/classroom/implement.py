@@ -6,7 +6,8 @@ bertlib's own is refused: it would pass without teaching anything. Hints come in
 request (``hint=1``, ``2``, ...), the full recipe last.
 
 One :class:`~bertlib.classroom.implement_cases.Implementation` record per exercise
-(:mod:`bertlib.classroom.implement_cases`) holds bertlib's function, the functions whose use gives the
+(:mod:`bertlib.classroom.implement_cases`) holds bertlib's function, the functions whose use
+gives the
 answer away and the cases; the staged hints are in ``strings.json``.
 ``tests/classroom/test_implement.py`` checks, for every
 exercise, that one written by hand passes, that bertlib's own is refused, and that typical wrong

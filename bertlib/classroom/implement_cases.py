@@ -1,6 +1,7 @@
 """The implement-it exercises' records: for each, bertlib's own function, the cases it is
 compared on (fixed token lists, or tensors drawn from fixed seeds, in notebook order) and the
-functions whose use gives the answer away. :mod:`bertlib.classroom.implement` runs the comparison; the
+functions whose use gives the answer away. :mod:`bertlib.classroom.implement` runs the comparison;
+the
 staged hints are ``impl_hint_<key>_<stage>`` in ``strings.json``.
 """
 

@@ -31,7 +31,8 @@ def check_labels(labels: torch.Tensor, output_shape: tuple[int, ...]) -> None:
 def check_data(data: TaskData) -> None:
     """The door of fine-tuning, prediction and scoring: task data with at least one example
     (``select`` of a language it lacks gives none)."""
-    check_instance("data", data, TaskData, "a bertlib.finetuning.tasks.TaskData (topic_data() gives one)")
+    check_instance("data", data, TaskData,
+                   "a bertlib.finetuning.tasks.TaskData (topic_data() gives one)")
     if len(data) == 0:
         raise ValueError("data must hold at least one example; got an empty TaskData")
 

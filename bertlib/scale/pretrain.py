@@ -155,7 +155,8 @@ def slice_loss(model: torch.nn.Module, batch: list[torch.Tensor],
 def save_checkpoint(directory: Path, model: BERTModel, optimizer: torch.optim.Optimizer,
                     step: int, args: RunArgs) -> None:
     """Model, Adam state, step and arguments, swapped in whole
-    (:func:`bertlib.weights.checkpoint.save_training_state`); a full disk is a ValueError saying so."""
+    (:func:`bertlib.weights.checkpoint.save_training_state`); a full disk is a ValueError
+    saying so."""
     try:
         save_training_state(directory, model, optimizer, {"step": step, "args": asdict(args)})
     except (OSError, SafetensorError) as err:

@@ -153,13 +153,6 @@ def check_ndim(name: str, t: torch.Tensor, ndim: int, shape_doc: str) -> None:
         raise ValueError(f"{name} must have shape {shape_doc}; got shape {tuple(t.shape)}")
 
 
-def check_features(name: str, t: torch.Tensor, size: int, what: str) -> None:
-    if t.shape[-1] != size:
-        raise InputError("error_features", name=name, what=what, size=size,
-                         shape=tuple(t.shape))
-    check_floating_dtype(name, t)
-
-
 def check_floating_dtype(name: str, t: torch.Tensor) -> None:
     if not t.dtype.is_floating_point:
         raise ValueError(f"{name} must hold floating-point numbers; got dtype {t.dtype}")
@@ -313,40 +306,11 @@ class NonFiniteError(ValueError):
     """Values that must be finite hold NaN or an infinity (in training: a run that diverged)."""
 
 
-def _nan_or_posinf(t: torch.Tensor) -> bool:
-    """Logits may hold -inf, a class that is never the answer (padding, for a span's start),
-    but never NaN or +inf."""
-    return bool((t.isnan() | t.isposinf()).any())
-
-
-def check_logits(name: str, t: torch.Tensor) -> None:
-    """Floating-point logits or scores without NaN or +inf (see :func:`_nan_or_posinf`)."""
-    check_floating_dtype(name, t)
-    if _nan_or_posinf(t):
-        raise NonFiniteError(f"{name} must not hold NaN or +inf (-inf marks a class that is "
-                             "never the answer)")
-
-
 def check_all_finite(name: str, t: torch.Tensor) -> None:
     """Floating-point values without NaN or infinity; :class:`NonFiniteError` otherwise."""
     check_floating_dtype(name, t)
     if not bool(torch.isfinite(t).all()):
         raise NonFiniteError(f"{name} must be finite; it holds NaN or infinite values")
-
-
-def check_layer_input(name: str, X: torch.Tensor, ndim: int, shape_doc: str,
-                      layer: torch.nn.Linear, what: str) -> None:
-    """``X`` of shape ``shape_doc``, ready for ``layer``: its width, dtype and device, finite.
-
-    A float64 or float16 X is refused rather than converted: its dtype says how precise the
-    caller wants the numbers, and a float32 model cannot honour that."""
-    check_ndim(name, X, ndim, shape_doc)
-    check_features(name, X, layer.in_features, what)
-    if X.dtype != layer.weight.dtype:
-        raise ValueError(f"{name} must have the model's dtype {layer.weight.dtype}; got dtype "
-                         f"{X.dtype} (convert it with .to({layer.weight.dtype}))")
-    check_on_device(name, X, layer.weight.device)
-    check_all_finite(name, X)
 
 
 def check_on_device(name: str, t: torch.Tensor | None, device: torch.device) -> None:

@@ -111,7 +111,8 @@ TARGETS_STYLE = "font-size:14px;line-height:20px;color:var(--jp-content-font-col
 def targets_table_html(tokens: list[str], masked: MaskedTokens, shown: list[str], lang: str,
                        guesses: Sequence[Guess] | None = None) -> str:
     """Each position chosen for prediction: the original token, what the model sees, and how
-    it was corrupted; with ``guesses`` (from :func:`bertlib.analysis.fill_mask.fill_mask`), the model's
+    it was corrupted; with ``guesses`` (from :func:`bertlib.analysis.fill_mask.fill_mask`), the
+    model's
     top tokens there, the original in bold."""
     lang = resolve_language(lang)
     keys = ["position", "target_original", "target_input", "fate"]

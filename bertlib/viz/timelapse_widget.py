@@ -39,8 +39,8 @@ def _as_snapshots(snapshots: Snapshots | SnapshotRecorder,
                              f"{type(history).__name__}")
         return Snapshots(dict(sorted(snapshots.snapshots.items())), history.mlm, history.nsp)
     if not isinstance(snapshots, Snapshots):
-        raise ValueError(f"snapshots must be Snapshots (bertlib.analysis.snapshots.load_snapshots) or a "
-                         f"SnapshotRecorder; got {type(snapshots).__name__}")
+        raise ValueError("snapshots must be Snapshots (bertlib.analysis.snapshots.load_snapshots) "
+                         f"or a SnapshotRecorder; got {type(snapshots).__name__}")
     if history is not None:
         raise ValueError("history is only for a SnapshotRecorder: Snapshots carry their run's "
                          "losses")
@@ -72,10 +72,12 @@ class TimeLapseWidget(ModelWidget):
     token to mask in each sentence.
 
     ``snapshots``: :class:`~bertlib.analysis.snapshots.Snapshots` (``load_snapshots()``: the shipped
-    run's) or a :class:`~bertlib.analysis.snapshots.SnapshotRecorder` that ``train_bert`` called, with
+    run's) or a :class:`~bertlib.analysis.snapshots.SnapshotRecorder` that ``train_bert`` called,
+    with
     the ``history`` that train_bert returned. ``model`` gives the architecture; its own
     weights are neither used nor changed. ``.outputs`` keeps what every snapshot made of the
-    pair (:class:`bertlib.analysis.timelapse.SnapshotOutputs`) and ``.frame`` what is drawn, so tests
+    pair (:class:`bertlib.analysis.timelapse.SnapshotOutputs`) and ``.frame`` what is drawn, so
+    tests
     can drive the widget without a browser.
     """
 

@@ -41,7 +41,8 @@ def save_pretrained(model: BERTModel, directory: str | Path, **metadata) -> None
 
     Everything is checked before anything is created: a model that :func:`load_pretrained`
     would refuse (NaN weights, a config over 1 MB) is not written. Each file is replaced whole
-    (:func:`bertlib.support.files.atomic_write`), the weights first, carrying the config and an id of
+    (:func:`bertlib.support.files.atomic_write`), the weights first, carrying the config and an
+    id of
     this save: a save killed between the two files leaves new weights beside the old
     ``config.json``, whose id differs, and :func:`load_pretrained` then reads the config the
     weights carry. A reader finds the old checkpoint or the new one, never a mix.
@@ -139,7 +140,8 @@ def opened_shapes(f) -> dict[str, tuple[tuple[int, ...], str]]:
 def expected_shapes(config: BERTConfig) -> tuple[dict[str, tuple[int, ...]], list[set[str]]]:
     """The state-dict shapes of ``BERTModel.from_config(config)``, and the groups of names that
     share one tensor (a tied MLM decoder), worked out from the sizes alone: nothing is built, so
-    a hostile config costs nothing (tests/weights/test_checkpoint.py checks them against a real model).
+    a hostile config costs nothing (tests/weights/test_checkpoint.py checks them against a real
+    model).
     """
     V, H, F, L = config.vocab_size, config.num_hiddens, config.ffn_num_hiddens, config.max_len
     shapes = {"encoder.pos_embedding": (1, L, H), "encoder.token_embedding.weight": (V, H),

@@ -736,7 +736,8 @@ for kind, rows in ((tr("Chinese"), chinese), (tr("non-Chinese"), ~chinese)):
 # “球”，“球队”里的“队”就不难猜。中文 BERT-wwm 模型（Cui 等人，2019）改为掩蔽**整个词**，词由分词工具
 # 切出（他们用的是 LTP，我们用 `jieba`）。原始 BERT 后来发布的版本对 WordPiece 子词也这样做：一个词
 # 的各个 `##` 子词一起掩蔽。`mask_tokens(..., words=...)` 接收每个词元所属的词（`<cls>`、`<sep>`
-# 为 `None`）；`bertlib.text.words.word_ids` 根据文本算出这一信息：`##` 子词归入前面的词，汉字按 jieba 切
+# 为 `None`）；`bertlib.text.words.word_ids` 根据文本算出这一信息：`##` 子词归入前面的词，汉字按
+# jieba 切
 # 出的词归并。整词按随机顺序选取，只要还放得进同样的预算（词元总数的 15%）就选入，与原始的数据脚本一
 # 致；选中的每个词元仍各自按 80/10/10 处理。
 
@@ -749,7 +750,8 @@ for kind, rows in ((tr("Chinese"), chinese), (tr("non-Chinese"), ~chinese)):
 # マスクし、単語は単語分割器で求めます（彼らは LTP を使い、ここでは `jieba` を使います）。オリジナル
 # の BERT も、後のリリースで WordPiece について同じことをしています。1 つの単語の `##` サブワードを
 # まとめてマスクするのです。`mask_tokens(..., words=...)` は各トークンが属する単語を受け取ります
-# （`<cls>`/`<sep>` は `None`）。`bertlib.text.words.word_ids` は、`##` サブワードを前の部分とまとめ、
+# （`<cls>`/`<sep>` は `None`）。`bertlib.text.words.word_ids` は、`##` サブワードを前の部分とまと
+# め、
 # jieba が見つけた単語ごとに漢字をまとめて、テキストからそれを計算します。オリジナルのデータ作成スク
 # リプトと同じように、単語全体をランダムな順序で引き、トークンの 15% という同じ予算に収まる限り選ん
 # でいきます。選ばれた各トークンは、やはりそれぞれ 80/10/10 で扱われます。

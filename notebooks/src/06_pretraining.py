@@ -1196,7 +1196,8 @@ print("fast_loss:", tr("forward + backward: {gflop:.2f} GFLOP",
 # the chapter's step, for the same losses to the last digit. `fast_loss` goes further, to 0.49:
 # inside the trimmed batch the shorter pairs are still padded, and every layer but attention
 # works token by token, so it runs those layers on the real tokens only and pads them just for
-# attention (`bertlib.scale.fast.unpadded_encode`), and it runs the MLM head only on the K real slots.
+# attention (`bertlib.scale.fast.unpadded_encode`), and it runs the MLM head only on the K real
+# slots.
 #
 # A random mini-batch still pads every pair to the longest one it happens to hold. **Grouping
 # by length** goes further, as Hugging Face's `group_by_length` does: `LengthGroupedSampler`
@@ -1222,7 +1223,8 @@ print("fast_loss:", tr("forward + backward: {gflop:.2f} GFLOP",
 # 算量は 1.01 GFLOP から 0.67 GFLOP に減り、損失は最後の桁まで同じです。`fast_loss` はさらに 0.49 ま
 # で減らします。切り詰めたバッチの中でも短いペアにはまだパディングがあり、アテンション以外の層はすべ
 # てトークンごとに計算するので、それらの層は実在するトークンだけで計算し、アテンションのときだけパ
-# ディングを補うのです（`bertlib.scale.fast.unpadded_encode`）。マスク言語モデルの出力層も K 個の実在する
+# ディングを補うのです（`bertlib.scale.fast.unpadded_encode`）。マスク言語モデルの出力層も K 個の実
+# 在する
 # 予測位置だけで計算します。
 #
 # ランダムに組んだミニバッチでは、各ペアをそのバッチにたまたま含まれる最も長いペアまでパディングしな
@@ -1497,7 +1499,8 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #    尾的 `.` 和 `14 @.@ 5` 又变成了什么样？
 # 5. ★★ **词表大小。** 本章只保留至少出现 5 次的词（`min_freq=5`）。用英文训练句子构建单词词表：
 #    `Vocab([s.lower().split() for p, lang in zip(split.train, split.train_langs) if lang == "en"
-#    for s in p], min_freq=k)`（`from bertlib.text.vocab import Vocab`），k 取 1、2、5。每个词表保留了多
+#    for s in p], min_freq=k)`（`from bertlib.text.vocab import Vocab`），k 取 1、2、5。每个词表保
+#    留了多
 #    少个词？与 WordPiece 词表（它还覆盖中文）的 `len(vocab)` 相比如何？不在单词词表中的词会怎样？不
 #    在 WordPiece 词表中的词又会怎样？
 # 6. ★★ 无论在这里还是在本章中，掩蔽语言模型的损失都远高于下一句预测的损失。这说明掩蔽语言模型学到

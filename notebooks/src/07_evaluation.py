@@ -141,7 +141,8 @@ print(tr("the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} 
 #
 # An accuracy measured on a few hundred pairs is itself a random quantity: another draw of pairs
 # and masks would give a slightly different number. So every figure below comes with a 95%
-# Wilson confidence interval, from `Accuracy(hits, n)` in `bertlib.finetuning.finetune` (notebook 09 uses it
+# Wilson confidence interval, from `Accuracy(hits, n)` in `bertlib.finetuning.finetune` (notebook
+# 09 uses it
 # for fine-tuning too). Unlike value ± 1.96 standard errors it stays inside [0, 1].
 
 # %% [markdown] lang="zh"
@@ -165,7 +166,8 @@ print(tr("the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} 
 # デルでは常に最も頻度の高いトークンを答える場合（一定の答えで到達できる最高の値）です。
 #
 # 数百組のペアで測った正解率は、それ自体が確率的な量です。ペアとマスクを引き直せば、少し違う数字にな
-# るでしょう。そこで下の数字にはすべて、`bertlib.finetuning.finetune` の `Accuracy(hits, n)` による 95% の
+# るでしょう。そこで下の数字にはすべて、`bertlib.finetuning.finetune` の `Accuracy(hits, n)` による
+# 95% の
 # Wilson 信頼区間を付けます（ノートブック 09 のファインチューニングでも使います）。値 ± 1.96 × 標準
 # 誤差とは違って、この区間は [0, 1] の外に出ません。
 

@@ -469,7 +469,8 @@ print(tr("{a} − {b}:", a=MODELS["pretrained"], b=MODELS["random"]),
 # weights gets 0.189 and 0.234. Chance is 1/12. In Chinese the intervals do not overlap: with
 # the same labels, the same steps and the same seed, pretraining adds 0.110 to the accuracy. In
 # English it adds next to nothing in this run (0.005), far less than the width of the
-# intervals. (`tests/finetuning/test_finetune.py` repeats the comparison on every test run, with three
+# intervals. (`tests/finetuning/test_finetune.py` repeats the comparison on every test run, with
+# three
 # seeds and both languages pooled.)
 #
 # The bag of words is a humbling baseline. It does clearly better than the pretrained small
@@ -487,7 +488,8 @@ print(tr("{a} − {b}:", a=MODELS["pretrained"], b=MODELS["random"]),
 # 从预训练的权重出发微调，小 BERT 在英文留出句子上的准确率为 0.194，在中文留出句子上为 0.343；从随机
 # 权重出发微调的同一个架构则为 0.189 和 0.234。随机猜测的准确率是 1/12。在中文上，两个置信区间互不重
 # 叠：在标签、训练步数和随机种子都相同的情况下，预训练让准确率提高了 0.110。在英文上，这次运行中预训
-# 练几乎没有带来提升（0.005），远小于置信区间的宽度。（`tests/finetuning/test_finetune.py` 每次运行测试时都会用
+# 练几乎没有带来提升（0.005），远小于置信区间的宽度。（`tests/finetuning/test_finetune.py` 每次运行
+# 测试时都会用
 # 三个随机种子、把两种语言合在一起重复这个比较。）
 #
 # 词袋基线则给人泼了一盆冷水：它在两种语言上都明显好于预训练的小 BERT（英文 0.324，中文 0.593）。话
@@ -503,7 +505,8 @@ print(tr("{a} − {b}:", a=MODELS["pretrained"], b=MODELS["random"]),
 # 国語の文の 0.343 に正解します。ランダムな重みからファインチューニングした同じ構造は 0.189 と 0.234
 # です。チャンスレベルは 1/12 です。中国語では区間が重なりません。同じラベル、同じステップ数、同じ乱
 # 数シードで、事前学習は正解率を 0.110 上げています。英語では、この実行ではほとんど上がっていません
-# （0.005）。区間の幅よりずっと小さな差です（`tests/finetuning/test_finetune.py` は、テストを実行するたびに、3
+# （0.005）。区間の幅よりずっと小さな差です（`tests/finetuning/test_finetune.py` は、テストを実行す
+# るたびに、3
 # つの乱数シードと両言語を合わせてこの比較を繰り返しています）。
 #
 # Bag-of-Words モデルは、思い上がりをいさめてくれるベースラインです。どちらの言語でも、事前学習済み

@@ -206,7 +206,8 @@ def test_fine_tune_checks_its_arguments(toy_model):
         fine_tune(clf, data, num_steps=0)
     with pytest.raises(ValueError, match=r"lr must be a number in \(0, 10\] .*; got -1"):
         fine_tune(clf, data, num_steps=1, lr=-1)
-    with pytest.raises(ValueError, match="data must be a bertlib.finetuning.tasks.TaskData .*; got tuple"):
+    with pytest.raises(ValueError,
+                       match="data must be a bertlib.finetuning.tasks.TaskData .*; got tuple"):
         fine_tune(clf, data.tensors(), num_steps=1)
 
 

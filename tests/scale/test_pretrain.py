@@ -378,7 +378,8 @@ def test_ctrl_c_says_in_one_line_where_the_last_checkpoint_is(texts, tmp_path, m
         pretrain_module.main(command(args))
     assert stop.type is SystemExit and stop.value.code == 130  # 128 + SIGINT, as shells say
     checkpoint = tmp_path / "run" / "checkpoint"
-    assert capsys.readouterr().err == (f"python -m bertlib.scale.pretrain: stopped; the last checkpoint "
+    assert capsys.readouterr().err == (f"python -m bertlib.scale.pretrain: stopped; the last "
+                                       f"checkpoint "
                                        f"is '{checkpoint}': run the same command to resume\n")
     assert json.loads((checkpoint / "trainer.json").read_text())["step"] == 1
 
@@ -393,7 +394,8 @@ def test_a_full_disk_while_saving_a_checkpoint_is_one_line(texts, tmp_path, monk
         raise full
 
     monkeypatch.setattr(bertlib.weights.checkpoint, "save_file", save_file)
-    with pytest.raises(SystemExit, match=r"^python -m bertlib.scale.pretrain: error: cannot save the "
+    with pytest.raises(SystemExit, match=r"^python -m bertlib.scale.pretrain: error: cannot "
+                                         r"save the "
                                          r"checkpoint of step 1 into '.*checkpoint' \(the last "
                                          r"one saved stays\): .*No space left on device\W*$"):
         pretrain_module.main(command(fast_args(texts, tmp_path / "run")))
@@ -417,7 +419,8 @@ def test_a_second_run_on_the_same_out_is_refused_while_the_first_runs(texts, tmp
     (out / "checkpoint.partial").mkdir(parents=True)  # the first run's save under way
     first = os.open(out / ".lock", os.O_RDWR | os.O_CREAT)
     fcntl.flock(first, fcntl.LOCK_EX)  # as the first run holds it
-    with pytest.raises(SystemExit, match=r"^python -m bertlib.scale.pretrain: error: another run is "
+    with pytest.raises(SystemExit, match=r"^python -m bertlib.scale.pretrain: error: another "
+                                         r"run is "
                                          rf"using the folder '{re.escape(str(out))}'"):
         pretrain_module.main(command(args))
     assert (out / "checkpoint.partial").is_dir()

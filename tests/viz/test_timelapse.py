@@ -1,6 +1,7 @@
 """The time-lapse widget: what it draws at a step is what that snapshot's weights compute, the
 losses are marked at the step, the controls move the step, every label is in the widget's
-language, and bad input is refused; and the held-out statistics of bertlib.analysis.timelapse against
+language, and bad input is refused; and the held-out statistics of bertlib.analysis.timelapse
+against
 loops written out by hand."""
 
 import html
