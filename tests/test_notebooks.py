@@ -502,12 +502,15 @@ def test_the_chinese_output_check_lines_up_columns_for_a_browser_too():
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_every_listing_on_the_page_is_free_of_input_checks(path):
-    """What a learner reads under show_source(...): the idea, with one line where the checks
-    stand (bertlib keeps them, tests/viz/test_listing.py proves the listing is the real code)."""
+def test_every_listing_on_the_page_holds_at_most_its_door(path):
+    """What a learner reads under show_source(...) is the plain source (tests/viz/test_listing.py
+    proves it is the real code): the idea, and at most the one check at the door, in a line or
+    two; no raise, no guard of an inner layer."""
     for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
         if cell.cell_type == "code" and "show_source(" in cell.source:
             shown = _stdout(cell)
             assert shown.strip(), f"cell {index} lists nothing"
-            guard = re.search(r"\braise\b|\bcheck_\w+\(|_check\w*\(|MAX_BYTES|checked_path", shown)
-            assert guard is None, f"cell {index}: {shown[guard.start() - 80:guard.end() + 40]}"
+            assert not re.search(r"\braise\b", shown), f"cell {index} raises: {shown[:200]}"
+            guards = [line for line in shown.splitlines()
+                      if re.search(r"\bcheck_\w+\(|_check\w*\(|checked_path", line)]
+            assert len(guards) <= 2, f"cell {index}: {guards}"
