@@ -84,6 +84,8 @@ def get_next_sentence(
 ) -> tuple[Sentence, Sentence, int]:
     """Keep the true next sentence with probability 0.5; otherwise swap in a random sentence
     from a *different* paragraph, so a NotNext pair is never accidentally consecutive."""
+    check_instance("g", g, torch.Generator, "a torch.Generator (None would draw from torch's "
+                   "global one)")
     if torch.rand(1, generator=g).item() < 0.5:
         return sentence, next_sentence, IS_NEXT
     other = _randint(len(paragraphs) - 1, g)

@@ -341,9 +341,6 @@ def test_sizes_that_cannot_fit_are_refused_before_allocating(vocab, call, messag
 def test_get_next_sentence_never_draws_from_the_global_generator():
     """Before: g=None drew from torch's global generator, changing the caller's random state."""
     state = torch.get_rng_state()
-    for g, paragraph_idx, message in [(None, 0, "g must be a torch.Generator"),
-                                      (torch.Generator(), 2, "paragraph_idx must be an integer "
-                                                             r"in \[0, 1\]; got 2")]:
-        with pytest.raises(ValueError, match=message):
-            get_next_sentence(["a"], ["b"], _PARAS, paragraph_idx, g)
+    with pytest.raises(ValueError, match="g must be a torch.Generator"):
+        get_next_sentence(["a"], ["b"], _PARAS, 0, None)
     assert torch.equal(torch.get_rng_state(), state)
