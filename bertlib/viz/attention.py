@@ -251,7 +251,7 @@ class AllHeadsPlot(LiveFigure):
 
 
 @checked
-def plot_all_heads(weights: Float[np.ndarray | Tensor, "nh T T"], tokens: Sequence[str],
+def plot_all_heads(weights: Float[np.ndarray | Tensor, "nh T T"], tokens: Sequence,
                    layer: int, lang: str | None = None) -> Figure:
     """Every head of one layer plus their mean. weights: (num_heads, T, T)."""
     weights = number_array("weights", weights)

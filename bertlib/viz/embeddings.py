@@ -21,7 +21,7 @@ from bertlib.viz.style import MIN_FONT, PAGE_WIDTH, ROW, label_size
 class EmbeddingParts:
     """The three embeddings of each token and the encoder's input; arrays are (T, H)."""
 
-    tokens: list[str]
+    tokens: list  # of str; a typed list[str] would make beartype sample with Python's random
     token: Float[np.ndarray, "T H"]
     segment: Float[np.ndarray, "T H"]
     position: Float[np.ndarray, "T H"]

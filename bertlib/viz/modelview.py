@@ -194,7 +194,7 @@ class ModelViewPlot(LiveFigure):
 
 
 @checked
-def plot_model_view(attentions: Float[np.ndarray | Tensor, "L nh T T"], tokens: Sequence[str],
+def plot_model_view(attentions: Float[np.ndarray | Tensor, "L nh T T"], tokens: Sequence,
                     layer: int = 0, head: int = 0, lang: str | None = None) -> Figure:
     """Every layer and head of one input's attention, and the chosen one with its tokens.
     attentions: (num_blks, num_heads, T, T)."""
