@@ -286,7 +286,7 @@ def _train(args: RunArgs, ddp: torch.nn.Module, model: BERTModel,
         # Dropout draws depend on the step and process only, so a resumed run draws as the
         # uninterrupted one would have (on the global generator, which pretrain forks and
         # gives back as it was).
-        torch.manual_seed(args.seed * 1_000_003 + step * 1009 + rank)
+        torch.manual_seed(args.seed * 1_000_003 + step * 1009 + rank)  # process-state: fork_rng
         loss = slice_loss(ddp, batch, data.mlm_weights[rows].sum().to(device), world)
         losses = torch.stack([loss.mlm.detach(), loss.nsp.detach()])
         if world > 1:  # before the update, so that every process stops at the same step
@@ -380,7 +380,7 @@ def main(argv: list[str] | None = None) -> None:
     where the last checkpoint is (exit status 130), not as a traceback."""
     args, threads = parse_command(argv)
     if threads is not None:
-        torch.set_num_threads(threads)
+        torch.set_num_threads(threads)  # process-state: opted into with --threads
     try:
         pretrain(args)
     except (ValueError, OSError) as err:

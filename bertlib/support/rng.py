@@ -37,5 +37,5 @@ def own_global_rng(seed: int | None = None) -> Iterator[None]:
     gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
     with torch.random.fork_rng(devices=gpus):
         if seed is not None:
-            torch.manual_seed(int(seed))
+            torch.manual_seed(int(seed))  # process-state: inside fork_rng, undone after
         yield
