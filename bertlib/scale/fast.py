@@ -11,16 +11,19 @@ N = real (unpadded) tokens in the batch, P = prediction slots per sequence, K = 
 prediction slots in the batch, V = vocabulary size.
 """
 
-from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
+from jaxtyping import Float, Int
+from torch import Tensor
 
 from bertlib.loss import BERTLoss
 from bertlib.model import (
     AddNorm,
     BERTEncoder,
     BERTModel,
+    check_token_inputs,
+    checked,
     key_padding_mask,
 )
 from bertlib.support.checks import (
@@ -28,17 +31,10 @@ from bertlib.support.checks import (
     check_all_finite,
     check_bool,
     check_dropout,
-    check_finite,
     check_inputs_on_device,
-    check_instance,
-    check_integer_dtype,
-    check_ndim,
-    check_on_device,
     check_positions_in_text,
     check_pred_positions,
-    check_range,
     check_targets,
-    check_token_inputs,
 )
 
 
@@ -77,30 +73,15 @@ class _LinearCrossEntropy(torch.autograd.Function):
         return dX, dW, db, None, None
 
 
-def linear_cross_entropy(X: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
-                         labels: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+@checked
+def linear_cross_entropy(X: Float[Tensor, "K H"], W: Float[Tensor, "V H"], b: Float[Tensor, " V"],
+                         labels: Int[Tensor, " K"], weights: Float[Tensor, " K"]) -> Tensor:
     """Same value and gradients as ``sum(w * cross_entropy(X @ W.T + b, labels)) / sum(w)``.
 
-    X: (K, H); W: (V, H); b: (V,), all of one dtype; labels: (K,) class ids; weights: (K,),
-    >= 0 and not all 0. A result that is NaN or infinite raises
+    labels are class ids in [0, V-1]; weights are >= 0 and not all 0 (``fast_loss`` checks both
+    at its door). A result that is NaN or infinite raises
     :class:`~bertlib.support.checks.NonFiniteError`.
     """
-    for name, t, ndim, doc in (("X", X, 2, "(K, H)"), ("W", W, 2, "(V, H)"), ("b", b, 1, "(V,)"),
-                               ("labels", labels, 1, "(K,)"), ("weights", weights, 1, "(K,)")):
-        check_ndim(name, t, ndim, doc)
-        check_on_device(name, t, W.device)
-    if not (X.dtype == W.dtype == b.dtype and X.shape[1] == W.shape[1]
-            and b.shape[0] == W.shape[0] and labels.shape == weights.shape == X.shape[:1]):
-        raise ValueError(f"X (K, H), W (V, H), b (V,), labels and weights (K,) must agree in "
-                         f"shape and in dtype; got X {tuple(X.shape)} {X.dtype}, W "
-                         f"{tuple(W.shape)} {W.dtype}, b {tuple(b.shape)} {b.dtype}, labels "
-                         f"{tuple(labels.shape)}, weights {tuple(weights.shape)}")
-    check_integer_dtype("labels", labels)
-    check_range("labels", labels, 0, W.shape[0] - 1, f"class ids in [0, {W.shape[0] - 1}]")
-    check_finite("weights", weights)
-    if not bool((weights >= 0).all() & (weights > 0).any()):
-        raise ValueError("weights must be >= 0 and not all 0 (the loss is their weighted "
-                         f"mean); got {weights.tolist()!r:.80}")
     return _LinearCrossEntropy.apply(X, W, b, labels.long(), weights.to(X.dtype))
 
 
@@ -170,8 +151,9 @@ def _embed(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
     return X
 
 
-def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
-                    valid_lens: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+@checked
+def unpadded_encode(encoder: BERTEncoder, tokens: Int[Tensor, "B T"], segments: Int[Tensor, "B T"],
+                    valid_lens: Int[Tensor, " B"] | None) -> tuple:
     """What ``encoder(tokens, segments, valid_lens)`` gives at the real tokens, as (N, H) rows
     (sequence 0's tokens first, in order), and the row where each sequence starts, (B,).
 
@@ -183,11 +165,10 @@ def unpadded_encode(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.
     dropout on, the masks are drawn for the real tokens only (and by :func:`dropout`), so they
     differ from the padded encoder's draws.
     """
-    check_instance("encoder", encoder, BERTEncoder, "a bertlib BERTEncoder (model.encoder)")
     cfg = encoder.config
     check_inputs_on_device(encoder.pos_embedding.device, tokens=tokens, segments=segments,
                            valid_lens=valid_lens)
-    check_token_inputs(tokens, segments, valid_lens, cfg.vocab_size, cfg.max_len)
+    check_token_inputs(tokens, segments, valid_lens, cfg)  # the encoder's own door
     B, T = tokens.shape
     H = cfg.num_hiddens
     if valid_lens is None:

@@ -170,49 +170,6 @@ def check_range(name: str, t: torch.Tensor, low: int, high: int, allowed: str) -
         raise ValueError(f"{name} must be {allowed}; got {value}{where}")
 
 
-def check_token_inputs(
-    tokens: torch.Tensor,
-    segments: torch.Tensor,
-    valid_lens: torch.Tensor | None,
-    vocab_size: int,
-    max_len: int,
-) -> None:
-    """Validate the three inputs of a BERT forward pass.
-
-    tokens, segments: ``(batch, seq_len)`` integer ids; valid_lens: ``(batch,)`` or None.
-    """
-    check_ndim("tokens", tokens, 2, "(batch, seq_len)")
-    check_ndim("segments", segments, 2, "(batch, seq_len)")
-    if tokens.shape != segments.shape:
-        raise InputError("error_segments_shape", tokens=tuple(tokens.shape),
-                         segments=tuple(segments.shape))
-    if tokens.shape[0] == 0:
-        raise ValueError(f"tokens holds no sequence (shape {tuple(tokens.shape)}); give at least "
-                         "one")
-    seq_len = tokens.shape[1]
-    if seq_len == 0:
-        # BERT reads its answer off the first position (<cls>): an empty sequence has none.
-        raise ValueError(
-            f"tokens has seq_len 0 (shape {tuple(tokens.shape)}); every sequence needs at "
-            "least one token, <cls>"
-        )
-    if seq_len > max_len:
-        raise InputError("error_too_long", seq_len=seq_len, max_len=max_len)
-    check_integer_dtype("tokens", tokens)
-    check_integer_dtype("segments", segments)
-    check_range("tokens", tokens, 0, vocab_size - 1, f"token ids in [0, {vocab_size - 1}]")
-    check_range("segments", segments, 0, 1, "0 (sentence A) or 1 (sentence B)")
-    if valid_lens is not None:
-        check_ndim("valid_lens", valid_lens, 1, "(batch,)")
-        check_integer_dtype("valid_lens", valid_lens)
-        if valid_lens.shape[0] != tokens.shape[0]:
-            raise ValueError(
-                f"valid_lens must have one entry per sequence (batch={tokens.shape[0]}); "
-                f"got {valid_lens.shape[0]} entries"
-            )
-        check_range("valid_lens", valid_lens, 1, seq_len, f"in [1, seq_len={seq_len}]")
-
-
 def check_pred_positions(pred_positions: torch.Tensor, batch: int, seq_len: int) -> None:
     check_ndim("pred_positions", pred_positions, 2, "(batch, num_preds)")
     check_integer_dtype("pred_positions", pred_positions)
