@@ -60,12 +60,14 @@ test test-all notebooks: export ONEDNN_MAX_CPU_ISA := AVX2
 # Each stage prints its time. The unit tests (everything but tests/e2e) list their 25 slowest;
 # the browser test runs every notebook of the three editions in JupyterLab, compares its outputs
 # with the committed ones as strict nbval does, then checks the page and drives the widgets.
+# Both spread their tests over pytest-xdist workers (the browser test: two, each with its own
+# JupyterLab and Chromium, so one notebook's kernel runs while the other's page is measured).
 test:
 	@$(call stage,setup,$(MAKE) --no-print-directory setup browser)
 	@$(call stage,ruff,$(BIN)/ruff check .)
 	@$(call stage,notebooks --check,$(BIN)/python tools/notebooks.py --check)
-	@$(call stage,unit tests,$(BIN)/python -m pytest tests --ignore=tests/e2e --durations=25)
-	@$(call stage,browser test,$(BIN)/python -m pytest tests/e2e)
+	@$(call stage,unit tests,$(BIN)/python -m pytest tests --ignore=tests/e2e --durations=25 -n auto --dist worksteal)
+	@$(call stage,browser test,$(BIN)/python -m pytest tests/e2e -n 2 --dist worksteal)
 
 # `make test`, then strict nbval: every notebook run a second time, by nbval's own kernel client.
 test-all: test

@@ -813,7 +813,9 @@ def lab(tmp_path_factory: pytest.TempPathFactory):
             os.killpg(server.pid, 9)
             server.wait()
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / log.name).write_text(log.read_text().replace(token, "<token>"))
+        # One log per pytest-xdist worker (gw0, gw1, ...).
+        name = f"jupyter-server-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}.log"
+        (ARTIFACTS / name).write_text(log.read_text().replace(token, "<token>"))
 
 
 def fontconfig_file(tmp: Path, font: Path) -> Path:
