@@ -445,7 +445,7 @@
 # * **Larger text** for the back row: *Settings → Theme → Increase Code Font Size* and
 #   *Increase Content Font Size* (repeat as needed). No extension such as RISE is required.
 # * **Pacing:** the cells are short on purpose; run them one at a time with Shift+Enter and
-#   discuss each printed shape before moving on. Plan on about 15–25 minutes for each of 02–05.
+#   discuss each printed shape before moving on.
 # * **Live changes:** every cell can be edited and re-run; a seed at the top of a cell makes its
 #   numbers repeatable, so students can follow along on their own machines.
 # * **Several languages in one room:** open the same notebook from `en/`, `zh/` and `ja/`; the
@@ -462,7 +462,7 @@
 # * **更大的字号**，方便后排学生：*Settings → Theme → Increase Code Font Size* 以及 *Increase
 #   Content Font Size*（可重复点击）。不需要安装 RISE 之类的扩展。
 # * **节奏：** 单元格刻意写得很短；用 Shift+Enter 逐个运行，每打印出一个形状，先讨论清楚再往下
-#   走。笔记本 02–05 在课堂上每个大约需要 15–25 分钟。
+#   走。
 # * **现场修改：** 每个单元格都可以修改后重新运行；单元格开头设定了随机种子，数字可以复现，学生
 #   可以在自己的电脑上跟着操作。
 # * **多语课堂：** 分别从 `en/`、`zh/` 和 `ja/` 打开同一个笔记本；代码和打印出的数字完全相同，
@@ -478,7 +478,7 @@
 # * **後ろの席にも見える大きな文字：** *Settings → Theme → Increase Code Font Size* と *Increase
 #   Content Font Size*（必要なだけ繰り返します）。RISE などの拡張機能は要りません。
 # * **進め方：** セルはわざと短くしてあります。Shift+Enter で 1 つずつ実行し、形状が表示されるたびに
-#   話し合ってから先へ進んでください。02〜05 はそれぞれ 15〜25 分ほどを見込んでください。
+#   話し合ってから先へ進んでください。
 # * **その場で書き換える：** どのセルも書き換えて実行し直せます。セルの先頭で乱数シードを設定してい
 #   るので数値は再現でき、学生は自分のマシンで同じ結果を追えます。
 # * **複数の言語が混じる教室：** 同じノートブックを `en/`、`zh/`、`ja/` から開いてください。コードと

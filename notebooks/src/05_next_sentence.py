@@ -571,8 +571,8 @@ for name, model in [(tr("pretrained:"), pretrained), (tr("random weights:"), ran
 # Every pretrained head keeps most of each token's attention inside its own sentence, 91.5% to
 # 94.8% against 50.7% for even spreading, while with random weights three heads stay near the
 # even share (49.1% to 53.2%) and one leans inwards (61.2%). But the locality baseline decides
-# what that means: a query that looks only at the tokens within 3 to 5 positions keeps 94.3% to
-# 90.9% in its own sentence, one that looks only at its two neighbours 97.8%. The pretrained
+# what that means: a query that looks only at its two neighbours keeps 97.8% in its own sentence,
+# one that looks at the tokens within 3 positions 94.3%, within 5 positions 90.9%. The pretrained
 # heads keep no more than locality alone gives, and notebook 03 shows what they are: heads that
 # look at the previous or the next token. So these shares show that pretraining made attention
 # local; they do not show that each sentence is summarised apart from the other, nor how `<cls>`
@@ -581,19 +581,19 @@ for name, model in [(tr("pretrained:"), pretrained), (tr("random weights:"), ran
 # %% [markdown] lang="zh"
 # 预训练过的每个头都把每个词元的大部分注意力留在它所在的句子内：91.5% 到 94.8%，而平均分配只有
 # 50.7%；换成随机权重，有三个头接近平均分配的份额（49.1% 到 53.2%），一个头偏向本句（61.2%）。但这些
-# 数字说明什么，要由“只看附近”这条基线来判断：只看前后 3 到 5 个位置的查询，留在本句的份额就有 94.3%
-# 到 90.9%；只看左右两个邻居的查询，更是有 97.8%。预训练过的头留在本句的份额并不比单凭“只看附近”得到
-# 的多，而笔记本 03 也表明了它们是什么样的头：关注前一个或后一个词元的头。所以，这些份额说明的是预训
-# 练让注意力变得局部化了；它们既不能说明每个句子被单独概括，也说明不了 `<cls>` 怎样比较两个句子。
-# （练习 6 测量 `<cls>` 自己分给句子 B 的注意力。）
+# 数字说明什么，要由“只看附近”这条基线来判断：只看左右两个邻居的查询，留在本句的份额就有 97.8%；
+# 只看前后 3 个位置的查询有 94.3%，只看前后 5 个位置的也有 90.9%。预训练过的头留在本句的份额并不比单
+# 凭“只看附近”得到的多，而笔记本 03 也表明了它们是什么样的头：关注前一个或后一个词元的头。所以，这些
+# 份额说明的是预训练让注意力变得局部化了；它们既不能说明每个句子被单独概括，也说明不了 `<cls>` 怎样
+# 比较两个句子。（练习 6 测量 `<cls>` 自己分给句子 B 的注意力。）
 
 # %% [markdown] lang="ja"
 # 事前学習済みのヘッドはどれも、各トークンのアテンションの大半を自分の文の中にとどめています。その割
 # 合は 91.5% から 94.8% で、均等に配った場合の 50.7% を大きく上回ります。重みがランダムなら、3 つの
 # ヘッドは均等な割合の近く（49.1% から 53.2%）にとどまり、1 つが自分の文に寄っています（61.2%）。し
-# かし、これが何を意味するかは「近くだけを見る」ベースラインしだいです。前後 3 から 5 個の位置だけを
-# 見るクエリでも、自分の文にとどまる割合は 94.3% から 90.9% になり、両隣の 2 つだけを見るクエリなら
-# 97.8% にもなります。事前学習済みのヘッドがとどめている割合は、近くを見るだけで得られる割合を超えて
+# かし、これが何を意味するかは「近くだけを見る」ベースラインしだいです。両隣の 2 つだけを見るクエリ
+# でも、自分の文にとどまる割合は 97.8% になり、前後 3 個の位置までを見るクエリなら 94.3%、5 個までな
+# ら 90.9% です。事前学習済みのヘッドがとどめている割合は、近くを見るだけで得られる割合を超えて
 # いません。実際、ノートブック 03 で見たとおり、これらは直前または直後のトークンを見るヘッドです。つ
 # まり、この割合から分かるのは、事前学習によってアテンションが局所的になったということです。それぞれ
 # の文が別々に要約されていることも、`<cls>` が 2 つの文をどう比べているかも、ここからは分かりません

@@ -28,7 +28,7 @@
 #    the examples into tensors, and cut them into mini-batches with a `DataLoader`;
 # 3. add the MLM and NSP losses into the single number that pretraining minimises, and write
 #    the weighted MLM loss yourself;
-# 4. take one pretraining step, then watch `train_bert` pretrain a small BERT for half a minute,
+# 4. take one pretraining step, then watch `train_bert` pretrain a small BERT for under a minute,
 #    until it tells IsNext from NotNext on held-out pairs better than chance;
 # 5. put the shipped small BERT's full run next to the original BERT's four days;
 # 6. watch a run of the shipped recipe learn, snapshot by snapshot: its attention, its guesses
@@ -54,8 +54,8 @@
 #    `DataLoader` 把它们切分成小批量；
 # 3. 把掩蔽语言模型的损失和下一句预测的损失相加，得到预训练要最小化的总损失，并亲手实现加权的掩蔽语
 #    言模型损失；
-# 4. 执行一步预训练，再看 `train_bert` 用半分钟预训练一个小 BERT，直到它在留出的句子对上区分“是下
-#    一句”和“不是下一句”时胜过随机猜测；
+# 4. 执行一步预训练，再看 `train_bert` 用不到一分钟预训练一个小 BERT，直到它在留出的句子对上区分“是
+#    下一句”和“不是下一句”时胜过随机猜测；
 # 5. 把项目自带的小 BERT 的完整训练与原始 BERT 四天的训练放在一起比较；
 # 6. 借助一个个快照，看着按自带模型的训练配置进行的一次训练如何学习：它的注意力、它对被掩蔽词元的预
 #    测和它的下一句预测，以及这些在留出数据上各自何时发生变化；
@@ -80,9 +80,9 @@
 #    ディングしてテンソルにし、`DataLoader` でミニバッチに切り分けます。
 # 3. マスク言語モデルの損失と次文予測の損失を足し合わせて、事前学習で最小化する 1 つの数にします。重
 #    み付きのマスク言語モデルの損失は自分で書いてみます。
-# 4. 事前学習を 1 ステップ実行し、続いて `train_bert` が小さな BERT を 30 秒ほど事前学習する様子を見
-#    ます。ホールドアウトのペアで「次の文」と「次の文ではない」をチャンスレベルより上手に見分けられ
-#    るようになるまでです。
+# 4. 事前学習を 1 ステップ実行し、続いて `train_bert` が小さな BERT を 1 分足らず事前学習する様子を
+#    見ます。ホールドアウトのペアで「次の文」と「次の文ではない」をチャンスレベルより上手に見分けら
+#    れるようになるまでです。
 # 5. プロジェクト付属の小さな BERT の学習全体を、元の BERT の 4 日間の学習と並べて比べます。
 # 6. 付属モデルの学習設定による学習が、スナップショットを追うごとに学んでいく様子を見ます。アテン
 #    ション、マスクされたトークンの予測、次文予測の答え、そしてそれぞれがホールドアウトのペアでいつ
@@ -470,7 +470,7 @@ show_source(bert_loss, region="loss")
 # d2l-en issue #2582).
 #
 # We build a model smaller than the shipped one (H = 64 instead of 128) so that the live run
-# below takes under half a minute, and compute the loss of one batch of 32 pairs. Before
+# below takes under a minute, and compute the loss of one batch of 32 pairs. Before
 # training, the model is close to guessing uniformly: about $\ln V$ for MLM and $\ln 2$ for NSP.
 
 # %% [markdown] lang="zh"
@@ -479,7 +479,7 @@ show_source(bert_loss, region="loss")
 # 掩蔽语言模型的部分：得到的只是一个数，权重乘上去再除掉，正好相互抵消，于是填充位置和真实位置一样计
 # 入损失（见笔记本 04 和 d2l-en issue #2582）。
 #
-# 我们构建一个比自带模型更小的模型（H = 64，而不是 128），好让下面的现场训练不到半分钟就能完成，然后
+# 我们构建一个比自带模型更小的模型（H = 64，而不是 128），好让下面的现场训练不到一分钟就能完成，然后
 # 计算一个批量（32 个句子对）的损失。训练之前，模型的预测接近均匀猜测：掩蔽语言模型的损失约为
 # $\ln V$，下一句预测的损失约为 $\ln 2$。
 
@@ -490,7 +490,7 @@ show_source(bert_loss, region="loss")
 # が 1 つの数になり、重みを掛けても割っても打ち消し合うだけなので、パディングした位置も実在する位置
 # と同じだけ損失に数えられてしまいます（ノートブック 04、d2l-en issue #2582）。
 #
-# 下のその場での学習が 30 秒以内に終わるように、付属モデルより小さなモデル（H = 128 ではなく 64）を
+# 下のその場での学習が 1 分以内に終わるように、付属モデルより小さなモデル（H = 128 ではなく 64）を
 # 作り、32 組のペアからなるバッチ 1 つの損失を計算します。学習前のモデルは一様な推測に近く、損失はマ
 # スク言語モデルで約 $\ln V$、次文予測で約 $\ln 2$ になります。
 
@@ -587,8 +587,8 @@ print(tr("after:  ") + tr("MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}",
 # order) is seeded, so you get the same losses as printed here. The model is the small one
 # above, without dropout: over a run this short dropout only slows learning, and drawing its
 # random masks is a sizeable part of a step on a CPU. It trains on every training paragraph,
-# paired and masked once (the first lines below), 300 steps of 128 pairs, which takes under half
-# a minute on one thread. Then we ask it about pairs from the held-out paragraphs, which it has
+# paired and masked once (the first lines below), 300 steps of 128 pairs, which takes under a
+# minute on one thread. Then we ask it about pairs from the held-out paragraphs, which it has
 # never seen:
 
 # %% [markdown] lang="zh"
@@ -600,7 +600,7 @@ print(tr("after:  ") + tr("MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}",
 # 有随机抽样（初始权重、批量顺序）都设定了随机种子，所以你得到的损失与这里打印的相同。模型就是上面那
 # 个小模型，但不用 dropout（暂退法）：训练时间这么短，dropout 只会拖慢学习，而且在 CPU 上为它抽取随
 # 机掩码，在每一步的用时中占了不小的比重。下面的前几行把全部训练段落构造成句子对并掩蔽一次，模型在这
-# 些句子对上训练 300 步，每步 128 个句子对，在一个线程上不到半分钟。然后用留出段落中的句子对来考考
+# 些句子对上训练 300 步，每步 128 个句子对，在一个线程上不到一分钟。然后用留出段落中的句子对来考考
 # 它，这些句子对它从未见过：
 
 # %% [markdown] lang="ja"
@@ -614,7 +614,7 @@ print(tr("after:  ") + tr("MLM {mlm:.3f}  NSP {nsp:.3f}  total {total:.3f}",
 # てあるので、ここに表示されているのと同じ損失が得られます。モデルは上の小さなモデルで、ドロップアウ
 # トは使いません。これほど短い学習では、ドロップアウトは学習を遅くするだけで、そのランダムなマスクを
 # 引く処理が CPU では 1 ステップの時間のかなりの部分を占めるからです。下の最初の数行で学習用の段落を
-# すべてペアにして 1 回マスクをかけ、128 組ずつ 300 ステップ学習させます。1 スレッドで 30 秒もかかり
+# すべてペアにして 1 回マスクをかけ、128 組ずつ 300 ステップ学習させます。1 スレッドで 1 分もかかり
 # ません。その後、モデルが一度も見ていないホールドアウトの段落のペアについて尋ねてみます。
 
 # %%
@@ -653,31 +653,31 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
          acc=scores["mlm_accuracy"], baseline=scores["mlm_majority_baseline"]))
 
 # %% [markdown] lang="en"
-# In 300 steps the MLM loss falls from 6.39 to 3.59 and the NSP loss from 0.70 to 0.61 (means of
+# In 300 steps the MLM loss falls from 6.39 to 3.59 and the NSP loss from 0.70 to 0.60 (means of
 # the first and the last 25 steps; each point of the plot comes from a single mini-batch, hence
-# the noise). On the 753 held-out pairs the model now tells IsNext from NotNext 0.583 of the
-# time, and the 95% interval [0.547, 0.618] lies above chance: after half a minute it has begun
-# to relate the two sentences. It fills in 0.232 of the masked tokens, against 0.041 for always
+# the noise). On the 753 held-out pairs the model now tells IsNext from NotNext 0.632 of the
+# time, and the 95% interval [0.597, 0.666] lies above chance: in under a minute it has begun
+# to relate the two sentences. It fills in 0.233 of the masked tokens, against 0.041 for always
 # guessing the most frequent token. The shipped model does far better (0.785 and 0.762, printed
 # in "Going further" below, whose last part shows what it takes to get there).
 
 # %% [markdown] lang="zh"
-# 在这 300 步里，掩蔽语言模型的损失从 6.39 降到 3.59，下一句预测的损失从 0.70 降到 0.61（分别是最前
+# 在这 300 步里，掩蔽语言模型的损失从 6.39 降到 3.59，下一句预测的损失从 0.70 降到 0.60（分别是最前
 # 和最后 25 步的平均值；图中每个点只来自一个小批量，所以曲线有噪声）。在 753 个留出的句子对上，模型
-# 区分“是下一句”和“不是下一句”的准确率已经达到 0.583，95% 置信区间 [0.547, 0.618] 高于随机猜测：训练
-# 半分钟之后，它已经开始把两个句子联系起来了。对于被掩蔽的词元，它能填对 0.232，而总猜最常见的词元只
+# 区分“是下一句”和“不是下一句”的准确率已经达到 0.632，95% 置信区间 [0.597, 0.666] 高于随机猜测：训练
+# 不到一分钟，它已经开始把两个句子联系起来了。对于被掩蔽的词元，它能填对 0.233，而总猜最常见的词元只
 # 能填对 0.041。自带模型要好得多（0.785 和 0.762，见下文“更进一步”中打印的结果；那里的最后一小节会
 # 说明怎样才能达到这个水平）。
 
 # %% [markdown] lang="ja"
 # 300 ステップのあいだに、マスク言語モデルの損失は 6.39 から 3.59 に、次文予測の損失は 0.70 から
-# 0.61 に下がりました（最初と最後の 25 ステップの平均。グラフの各点は 1 つのミニバッチだけから計算し
+# 0.60 に下がりました（最初と最後の 25 ステップの平均。グラフの各点は 1 つのミニバッチだけから計算し
 # ているので、ばらつきがあります）。753 組のホールドアウトのペアで、モデルが「次の文」と「次の文では
-# ない」を正しく見分ける割合は 0.583 になり、95% 信頼区間 [0.547, 0.618] はチャンスレベルを上回って
-# います。30 秒の学習で、2 つの文を関連づけ始めたのです。マスクされたトークンは 0.232 を正しく埋めら
-# れ、常に最も頻度の高いトークンを答える場合の 0.041 を上回ります。付属モデルはずっと優秀です（0.785
-# と 0.762。下の「さらに先へ」で表示します。その最後の部分では、そこに到達するには何が必要かを示しま
-# す）。
+# ない」を正しく見分ける割合は 0.632 になり、95% 信頼区間 [0.597, 0.666] はチャンスレベルを上回って
+# います。1 分足らずの学習で、2 つの文を関連づけ始めたのです。マスクされたトークンは 0.233 を正しく
+# 埋められ、常に最も頻度の高いトークンを答える場合の 0.041 を上回ります。付属モデルはずっと優秀です
+# （0.785 と 0.762。下の「さらに先へ」で表示します。その最後の部分では、そこに到達するには何が必要か
+# を示します）。
 
 # %% [markdown] lang="en"
 # ## From 13 minutes to four days
@@ -1054,27 +1054,27 @@ print(tr("your run at step 300: {frequent:.3f} of the top guesses among the 10 m
 
 # %% [markdown] lang="en"
 # Your 300 steps took the model about as far as the rerun's first 300: held-out MLM accuracy
-# 0.232 (printed after the live run) against 0.211. It is still in the frequent-token phase, if
-# less deep in it: 0.506 of its top guesses are frequent tokens (the rerun's snapshot: 0.721),
-# and layer 0 puts 0.083 on the previous token (0.077). Play its time-lapse: the neighbours have
-# barely begun to light up. The in-class recipe at the end of this notebook trains 900 steps;
-# record its snapshots the same way to see whether its heads take the rerun's path.
+# 0.233 (printed after the live run) against 0.211. It is still in the frequent-token phase, if
+# less deep in it: 0.503 of its top guesses are frequent tokens (the rerun's snapshot: 0.721),
+# and layer 0 puts 0.071 on the previous token (the rerun's: 0.077). Play its time-lapse: the
+# neighbours have barely begun to light up. The in-class recipe at the end of this notebook trains
+# 900 steps; record its snapshots the same way to see whether its heads take the rerun's path.
 
 # %% [markdown] lang="zh"
 # 你训练的 300 步让模型走到了与重跑的前 300 步差不多的地方：留出数据上掩蔽语言模型的准确率为
-# 0.232（打印在现场训练之后），重跑在第 300 步为 0.211。它仍处在猜常见词元的阶段，只是程度浅一些：首
-# 选预测中有 0.506 是常见词元（重跑的快照为 0.721），层 0 放在前一个词元上的权重为 0.083（0.077）。
-# 播放它的延时回放：相邻词元才刚刚开始变亮。本笔记本最后的课堂训练配置要训练 900 步；用同样的方法记
-# 录它的快照，就能看看它的头是否也走上了重跑的这条路。
+# 0.233（打印在现场训练之后），重跑在第 300 步为 0.211。它仍处在猜常见词元的阶段，只是程度浅一些：首
+# 选预测中有 0.503 是常见词元（重跑的快照为 0.721），层 0 放在前一个词元上的权重为 0.071（重跑为
+# 0.077）。播放它的延时回放：相邻词元才刚刚开始变亮。本笔记本最后的课堂训练配置要训练 900 步；用同样
+# 的方法记录它的快照，就能看看它的头是否也走上了重跑的这条路。
 
 # %% [markdown] lang="ja"
 # あなたの 300 ステップで、モデルは再実行の最初の 300 ステップとほぼ同じところまで進みました。ホール
-# ドアウトデータでのマスク言語モデルの正解率は 0.232（その場での学習の後に表示）で、再実行では 0.211
-# です。まだ頻度の高いトークンを答える段階にいますが、その度合いは浅めです。第一候補の 0.506 が頻度
-# の高いトークンで（再実行のスナップショットでは 0.721）、層 0 が直前のトークンに置く重みは 0.083
-# （0.077）です。タイムラプスを再生してみましょう。隣のトークンはようやく明るくなり始めたところで
-# す。このノートブックの最後にある授業用の学習設定は 900 ステップ学習します。同じ方法でスナップ
-# ショットを記録すれば、そのヘッドも再実行と同じ道をたどるかどうかを確かめられます。
+# ドアウトデータでのマスク言語モデルの正解率は 0.233（その場での学習の後に表示）で、再実行では 0.211
+# です。まだ頻度の高いトークンを答える段階にいますが、その度合いは浅めです。第一候補の 0.503 が頻度
+# の高いトークンで（再実行のスナップショットでは 0.721）、層 0 が直前のトークンに置く重みは 0.071
+# （再実行では 0.077）です。タイムラプスを再生してみましょう。隣のトークンはようやく明るくなり始めた
+# ところです。このノートブックの最後にある授業用の学習設定は 900 ステップ学習します。同じ方法でスナ
+# ップショットを記録すれば、そのヘッドも再実行と同じ道をたどるかどうかを確かめられます。
 
 # %% [markdown] lang="en"
 # ## Going further
@@ -1300,7 +1300,7 @@ print(table(rows))
 # %% [markdown] lang="en"
 # ### The shipped model's quality, in class
 #
-# A class can watch more than half a minute. `scripts/pretrain_small.py --in-class` times a
+# A class can watch for longer than a minute. `scripts/pretrain_small.py --in-class` times a
 # recipe for that: the shipped model's sizes, tokenizer, training paragraphs and held-out pairs,
 # but no dropout, a learning rate of 2e-3 and 900 steps instead of 1000, on both cores. It times
 # everything from the tokenized corpus to the held-out figures, once with random mini-batches
@@ -1309,7 +1309,7 @@ print(table(rows))
 # %% [markdown] lang="zh"
 # ### 在课堂上达到自带模型的水平
 #
-# 一堂课的时间远不止半分钟。`scripts/pretrain_small.py --in-class` 为此给出一套课堂训练配置并计时：
+# 一堂课的时间远不止一分钟。`scripts/pretrain_small.py --in-class` 为此给出一套课堂训练配置并计时：
 # 模型尺寸、分词器、训练段落和留出的句子对都与自带模型相同，但不用 dropout，学习率为 2e-3，训练 900
 # 步而不是 1000 步，并用上两个核。计时从分好词的语料开始，一直到得出留出数据上的结果为止；随机组成小
 # 批量和按长度分组各跑一次，两次的结果都记录在自带的 `metrics.json` 中：
@@ -1317,7 +1317,7 @@ print(table(rows))
 # %% [markdown] lang="ja"
 # ### 授業の中で付属モデルの質に届く
 #
-# 授業では 30 秒よりもっと長く見ていられます。`scripts/pretrain_small.py --in-class` は、そのための
+# 授業では 1 分よりもっと長く見ていられます。`scripts/pretrain_small.py --in-class` は、そのための
 # 学習設定の時間を計ります。付属モデルと同じサイズ、トークナイザ、学習用の段落、ホールドアウトのペア
 # を使いますが、ドロップアウトはなく、学習率は 2e-3、ステップ数は 1000 ではなく 900 で、2 つのコアを
 # 使います。トークン化したコーパスからホールドアウトデータでの結果が出るまでをすべて計り、ランダムな
@@ -1629,8 +1629,8 @@ check_exercise("06_small_bert_params", answer)
 # "grouped by length:"
 # "按长度分组："
 #
-# "padding after trimming {padding:.1%}; the larger language makes up {majority:.0%} of a mini-batch on average"
-# "截短后填充占 {padding:.1%}；小批量中较多的那种语言平均占 {majority:.0%}"
+# "padding after trimming {padding:.1%}; the larger language makes up {majority:.0%} of a mini-batch
+# on average" "截短后填充占 {padding:.1%}；小批量中较多的那种语言平均占 {majority:.0%}"
 #
 # "English pairs:"
 # "英文句子对："
@@ -1641,8 +1641,9 @@ check_exercise("06_small_bert_params", answer)
 # "mean length {mean:.1f} tokens, 10th to 90th percentile {low} to {high}"
 # "平均长度 {mean:.1f} 个词元，第 10 到第 90 百分位数为 {low} 到 {high}"
 #
-# "NSP loss (recorded every {every} steps): mean over steps {a}-{b} {early:.2f}, over steps {c}-{d} {late:.2f}"
-# "下一句预测损失（每 {every} 步记录一次）：第 {a}–{b} 步平均 {early:.2f}，第 {c}–{d} 步平均 {late:.2f}"
+# "NSP loss (recorded every {every} steps): mean over steps {a}-{b} {early:.2f}, over steps {c}-{d}
+# {late:.2f}" "下一句预测损失（每 {every} 步记录一次）：第 {a}–{b} 步平均 {early:.2f}，第 {c}–{d} 步
+# 平均 {late:.2f}"
 #
 # "BERT paper:"
 # "BERT 论文："
@@ -1653,8 +1654,9 @@ check_exercise("06_small_bert_params", answer)
 # "model"
 # "模型"
 #
-# "BERT-base 12 blocks, H = 768, 12 heads: 110M parameters; BERT-large 24 blocks, H = 1024, 16 heads: 340M parameters"
-# "BERT-base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；BERT-large：24 个编码器块，H = 1024，16 个头，3.4 亿个参数"
+# "BERT-base 12 blocks, H = 768, 12 heads: 110M parameters; BERT-large 24 blocks, H = 1024, 16
+# heads: 340M parameters" "BERT-base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；BERT-large：24
+# 个编码器块，H = 1024，16 个头，3.4 亿个参数"
 #
 # "{blocks} blocks, H = {h}, {heads} heads: parameters, see exercise 2"
 # "{blocks} 个编码器块，H = {h}，{heads} 个头：参数个数见练习 2"
@@ -1713,11 +1715,12 @@ check_exercise("06_small_bert_params", answer)
 # "{minutes} minutes on one CPU thread"
 # "在一个 CPU 线程上训练 {minutes} 分钟"
 #
-# "in-class recipe: lr {lr:g}, dropout {dropout:g}, {steps} steps of {batch} pairs, {threads} threads"
-# "课堂训练配置：学习率 {lr:g}，dropout {dropout:g}，{steps} 步，每步 {batch} 个句子对，{threads} 个线程"
+# "in-class recipe: lr {lr:g}, dropout {dropout:g}, {steps} steps of {batch} pairs, {threads}
+# threads" "课堂训练配置：学习率 {lr:g}，dropout {dropout:g}，{steps} 步，每步 {batch} 个句子对，
+# {threads} 个线程"
 #
-# "NSP {nsp:.3f}  MLM {mlm:.3f}  {pairs:.0f} pairs/s; seconds: data {data:.1f}, training {training:.1f}, evaluation {evaluation:.1f}, total {total:.1f}"
-# "下一句预测 {nsp:.3f}  掩蔽语言模型 {mlm:.3f}  每秒 {pairs:.0f} 个句子对；用时（秒）：构造数据 {data:.1f}，训练 {training:.1f}，评估 {evaluation:.1f}，共 {total:.1f}"
+# "NSP {nsp:.3f}  MLM {mlm:.3f}  {pairs:.0f} pairs/s; seconds: data {data:.1f}, training
+# {training:.1f}, evaluation {evaluation:.1f}, total {total:.1f}" "下一句预测 {nsp:.3f}  掩蔽语言模型 {mlm:.3f}  每秒 {pairs:.0f} 个句子对；用时（秒）：构造数据 {data:.1f}，训练 {training:.1f}，评估 {evaluation:.1f}，共 {total:.1f}"
 #
 # "NSP {nsp:.3f}  MLM {mlm:.3f}  ({steps} steps, {minutes:.1f} min on {threads} thread)"
 # "下一句预测 {nsp:.3f}  掩蔽语言模型 {mlm:.3f}（{steps} 步，在 {threads} 个线程上用时 {minutes:.1f} 分钟）"

@@ -296,7 +296,7 @@ fill_mask("医生让他多喝水，好好休息。", "水")
 # the morning", but after "On Sunday, Lucy bought a" the model's guesses are spread thin and
 # make little sense (everything, train, digging, …), and for the station it is fairly sure of
 # *list* (0.65); and the corpus says 多休息，多喝水, so in the reordered sentence the model
-# guesses 息 (from 休息, rest) for 水. A model trained for 13 minutes on about 8,000 template
+# guesses 息 (from 休息, rest) for 水. A model trained for 13 minutes on a corpus of template
 # sentences knows its corpus, not English or Chinese.
 
 # %% [markdown] lang="zh"
@@ -305,8 +305,8 @@ fill_mask("医生让他多喝水，好好休息。", "水")
 # 句子不再符合模板，模型就猜错了。语料库中的原句是“bought a ticket at the station early in the
 # morning”，但在“On Sunday, Lucy bought a”之后，模型的猜测很分散，也说不通（everything、train、
 # digging……）；在 station 的位置上，它倒是相当肯定地猜了 list（0.65）。语料库中说的是“多休息，多喝
-# 水”，所以在调换了顺序的句子里，模型为“水”猜的是“息”（来自“休息”）。这个模型只在大约 8,000 个模板句
-# 子上训练了 13 分钟，它熟悉的是自己的语料库，而不是英语或汉语。
+# 水”，所以在调换了顺序的句子里，模型为“水”猜的是“息”（来自“休息”）。这个模型只在由模板句子组成的语
+# 料库上训练了 13 分钟，它熟悉的是自己的语料库，而不是英语或汉语。
 
 # %% [markdown] lang="ja"
 # コーパスの文では、モデルは自信を持って正しく答えます。新しい文で正しく答えられるのは、マスクのまわ
@@ -316,8 +316,8 @@ fill_mask("医生让他多喝水，好好休息。", "水")
 # the morning" ですが、"On Sunday, Lucy bought a" の後ではモデルの予測は薄く散らばり、ほとんど意味を
 # なしません（everything、train、digging、…）。station の位置では *list* をかなり確信しています
 # （0.65）。またコーパスでは 多休息，多喝水 の順なので、語順を変えた文では 水 の位置に 息（休息、休
-# む）を予測します。8,000 文ほどのテンプレートの文で 13 分学習したモデルが知っているのは、自分のコー
-# パスであって、英語や中国語ではないのです。
+# む）を予測します。テンプレートの文からなるコーパスで 13 分学習したモデルが知っているのは、自分のコ
+# ーパスであって、英語や中国語ではないのです。
 
 # %% [markdown] lang="en"
 # ## BERT representations: `get_bert_encoding`
@@ -481,7 +481,7 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
 # look most at their neighbours (L1H0 0.77, L0H0 0.45) are the two whose loss hurts MLM most
 # (0.762 → 0.559 and 0.584); the two that spread their attention (0.25, 0.20) cost less (0.667,
 # 0.666), and every interval lies far below the intact model's. For NSP the picture says less:
-# switching off any one head costs only 0.04 to 0.055, and each interval overlaps the intact
+# switching off any one head leaves 0.730 to 0.744 of 0.785, and each interval overlaps the intact
 # model's [0.754, 0.813]; a whole layer costs more (0.639 and 0.671). What one head does,
 # another partly does too. On the neighbours of masked tokens the norm-based shares are almost
 # the raw ones, but elsewhere a weight and its norm-based share differ by as much as 0.263 (the
@@ -497,10 +497,11 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
 # 在这里，对掩蔽词元的猜测而言，注意力图和检验的结论是一致的。被掩蔽词元最关注相邻词元的两个头
 # （L1H0 0.77，L0H0 0.45），正是关掉后对掩蔽语言模型伤害最大的两个（0.762 → 0.559 和 0.584）；注意
 # 力比较分散的两个头（0.25、0.20）关掉后损失较小（0.667、0.666），而且所有置信区间都远低于完整模型
-# 的区间。对下一句预测，注意力图能说明的就少了：关掉任何一个头只损失 0.04 到 0.055，每个置信区间都与
-# 完整模型的 [0.754, 0.813] 重叠；关掉一整层的损失则大得多（0.639 和 0.671）。一个头做的事，别的头也
-# 能部分地做。在被掩蔽词元的相邻词元上，按范数加权的比例与原始权重几乎相同；但在别处，一个权重与它按
-# 范数加权的比例最多相差 0.263（最后一行）：值向量的大小确实有影响，“证据”视图会显示是在哪里。
+# 的区间。对下一句预测，注意力图能说明的就少了：关掉任何一个头，准确率仍有 0.730 到 0.744（完整模型
+# 为 0.785），每个置信区间都与完整模型的 [0.754, 0.813] 重叠；关掉一整层的损失则大得多（0.639 和
+# 0.671）。一个头做的事，别的头也能部分地做。在被掩蔽词元的相邻词元上，按范数加权的比例与原始权重几
+# 乎相同；但在别处，一个权重与它按范数加权的比例最多相差 0.263（最后一行）：值向量的大小确实有影响，
+# “证据”视图会显示是在哪里。
 #
 # 留出数据上的平均值掩盖了单个输入的情况。小部件的“证据”视图针对屏幕上的句子对，用一次批量的前向传播
 # 把每个头都关掉一次，并在注意力图旁边画出一个网格，显示关掉每个头的代价：你选定的掩蔽位置上原词元的
@@ -512,12 +513,12 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
 # したトークンが隣を最もよく見る 2 つのヘッド（L1H0 0.77、L0H0 0.45）は、切ったときにマスク言語モデ
 # ルが最も大きく落ちる 2 つです（0.762 → 0.559 と 0.584）。アテンションを広く配る 2 つ（0.25、0.20）
 # は損失が小さく（0.667、0.666）、どの区間も元のモデルの区間よりずっと下にあります。次文予測について
-# は、図から分かることはもっと少なくなります。どれか 1 つのヘッドを切っても 0.04 から 0.055 しか下が
-# らず、どの区間も元のモデルの [0.754, 0.813] と重なります。層全体を切ると、もっと下がります（0.639
-# と 0.671）。1 つのヘッドがしていることは、ほかのヘッドもある程度しているのです。マスクしたトークン
-# の隣については、ノルムに基づく割合は生の重みとほぼ同じですが、ほかの場所では重みとノルムに基づく割
-# 合が最大 0.263 も違います（最後の行）。バリューベクトルの大きさが効いているのです。それがどこかは
-# 「根拠」ビューで見られます。
+# は、図から分かることはもっと少なくなります。どれか 1 つのヘッドを切っても、正解率は 0.785 から
+# 0.730〜0.744 に下がるだけで、どの区間も元のモデルの [0.754, 0.813] と重なります。層全体を切ると、
+# もっと下がります（0.639 と 0.671）。1 つのヘッドがしていることは、ほかのヘッドもある程度しているの
+# です。マスクしたトークンの隣については、ノルムに基づく割合は生の重みとほぼ同じですが、ほかの場所で
+# は重みとノルムに基づく割合が最大 0.263 も違います（最後の行）。バリューベクトルの大きさが効いてい
+# るのです。それがどこかは「根拠」ビューで見られます。
 #
 # ホールドアウトデータでの平均は、個々の入力を覆い隠します。ウィジェットの「根拠」ビューは、画面上の
 # ペアについてすべてのヘッドを 1 回のバッチ化した順伝播で切り、それぞれが何を失わせるかをアテンショ
@@ -870,8 +871,9 @@ answer = None  # your answer to exercise 4: a percentage, a whole number
 check_exercise("07_replication", answer)
 
 # %% [raw] strings="zh"
-# "the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} training paragraphs with {sentences:,} sentences"
-# "自带的小 BERT：在 {paragraphs} 个训练段落（{sentences:,} 个句子）上训练了 {steps} 步，用时 {minutes} 分钟"
+# "the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} training paragraphs with
+# {sentences:,} sentences" "自带的小 BERT：在 {paragraphs} 个训练段落（{sentences:,} 个句子）上训练
+# 了 {steps} 步，用时 {minutes} 分钟"
 #
 # "held out: pairs {pairs}  MLM slots {slots}"
 # "留出数据：{pairs} 个句子对，{slots} 个掩蔽语言模型的预测位置"
@@ -964,8 +966,9 @@ check_exercise("07_replication", answer)
 # "原始权重与按范数加权的比例之间的最大差距：{gap:.3f}"
 
 # %% [raw] strings="ja"
-# "the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} training paragraphs with {sentences:,} sentences"
-# "付属の小さな BERT：{paragraphs} 個の学習用の段落（{sentences:,} 文）で {steps} ステップ、{minutes} 分"
+# "the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} training paragraphs with
+# {sentences:,} sentences" "付属の小さな BERT：{paragraphs} 個の学習用の段落（{sentences:,} 文）で
+# {steps} ステップ、{minutes} 分"
 #
 # "held out: pairs {pairs}  MLM slots {slots}"
 # "ホールドアウト：ペア {pairs} 組、マスク言語モデルの予測位置 {slots} 個"

@@ -835,9 +835,9 @@ print_results(["pretrained", "frozen"])
 # about where the model trained from random weights stands (0.189), in Chinese about halfway
 # between it (0.234) and full fine-tuning (0.343). The pretrained `<cls>` vector was shaped for
 # next sentence prediction, and without adapting the encoder, it seems, the layers on top can
-# read little of the topic from it. Full fine-tuning is ahead in both languages, by 0.026 in
-# English and 0.060 in Chinese, but in both the intervals overlap: one run on this data cannot
-# say how much it is worth. The trade-off also shifts with the model's size: with a
+# read little of the topic from it. Full fine-tuning is ahead in both languages (0.194 against
+# 0.168 in English, 0.343 against 0.283 in Chinese), but in both the intervals overlap: one run on
+# this data cannot say how much it is worth. The trade-off also shifts with the model's size: with a
 # large pretrained encoder and little time or memory, training only the top blocks is common
 # (we do so with MiniLM below).
 #
@@ -852,10 +852,10 @@ print_results(["pretrained", "frozen"])
 # 冻结之后，编码器的 482,432 个参数既不需要梯度，也不需要优化器状态，每一步都更快。但留出数据上的
 # 准确率降到了 0.168（英文）和 0.283（中文）：英文与从随机权重开始训练的模型（0.189）相差无几，
 # 中文则大约在它（0.234）和微调全部参数（0.343）的中间。预训练得到的 `<cls>` 向量是为下一句预测
-# 塑造的，看来编码器不做调整，上面的层就很难从中读出话题。微调全部参数在两种语言上都领先（英文高
-# 0.026，中文高 0.060），但两种语言的置信区间都有重叠：仅凭这份数据上的一次运行，说不清微调全部参数
-# 到底值多少。这种取舍也会随模型的大小而变化：当预训练的编码器很大、时间或内存又有限时，常见的做法
-# 是只训练最上面几个块（下面对 MiniLM 就是这样做的）。
+# 塑造的，看来编码器不做调整，上面的层就很难从中读出话题。微调全部参数在两种语言上都领先（英文
+# 0.194 对 0.168，中文 0.343 对 0.283），但两种语言的置信区间都有重叠：仅凭这份数据上的一次运行，说
+# 不清微调全部参数到底值多少。这种取舍也会随模型的大小而变化：当预训练的编码器很大、时间或内存又有限
+# 时，常见的做法是只训练最上面几个块（下面对 MiniLM 就是这样做的）。
 #
 # ## 真实的 BERT：MiniLM
 #
@@ -869,11 +869,11 @@ print_results(["pretrained", "frozen"])
 # す。英語ではランダムな重みから学習させたモデル（0.189）とほぼ同じ位置で、中国語ではそれ（0.234）と
 # 完全なファインチューニング（0.343）のほぼ中間です。事前学習済みの `<cls>` ベクトルは次文予測のため
 # に形づくられたもので、エンコーダを適応させなければ、その上の層はそこから話題をほとんど読み取れない
-# ようです。完全なファインチューニングはどちらの言語でも上回っていて、その差は英語で 0.026、中国語で
-# 0.060 ですが、どちらでも区間が重なっています。このデータでの 1 回の実行では、それにどれだけの価値
-# があるかは言えません。この損得はモデルの大きさによっても変わります。大きな事前学習済みのエンコーダ
-# で、時間やメモリが少ないときは、上のブロックだけを学習させるのが一般的です（下の MiniLM でもそうし
-# ます）。
+# ようです。完全なファインチューニングはどちらの言語でも上回っていて、英語では 0.194 対 0.168、中国
+# 語では 0.343 対 0.283 ですが、どちらでも区間が重なっています。このデータでの 1 回の実行では、それ
+# にどれだけの価値があるかは言えません。この損得はモデルの大きさによっても変わります。大きな事前学習
+# 済みのエンコーダで、時間やメモリが少ないときは、上のブロックだけを学習させるのが一般的です（下の
+# MiniLM でもそうします）。
 #
 # ## 本物の BERT：MiniLM
 #
