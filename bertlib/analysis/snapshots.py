@@ -22,7 +22,6 @@ from safetensors.torch import save_file
 
 from bertlib.assets import SMALL_BERT_DIR
 from bertlib.model import BERTModel
-from bertlib.support.checks import check_path, check_sized
 from bertlib.support.files import atomic_write, checked_file
 
 SNAPSHOTS_FILE = "snapshots.safetensors"
@@ -37,11 +36,6 @@ class SnapshotRecorder:
     is one of ``steps`` (0, the weights before training, is taken at once)."""
 
     def __init__(self, model: BERTModel, steps: Sequence[int]):
-        check_sized("steps", steps, "a list of training steps, integers >= 0")
-        steps = sorted(set(steps))
-        if not steps or any(isinstance(s, bool) or not isinstance(s, int) or s < 0
-                            for s in steps):
-            raise ValueError(f"steps must be training steps, integers >= 0; got {steps!r:.80}")
         self.model, self.steps = model, frozenset(steps)
         self.snapshots: dict[int, dict[str, torch.Tensor]] = {}
         if 0 in self.steps:
@@ -72,7 +66,6 @@ def save_snapshots(snapshots: Snapshots, path: str | Path) -> None:
     metadata. The file is replaced whole (:func:`bertlib.support.files.atomic_write`): ``path``
     holds
     either the old complete file or the new complete one, never a part."""
-    check_path("path", path)
     tensors = {f"{step}/{name}": value.to(torch.float16).contiguous()
                for step, state in snapshots.weights.items() for name, value in state.items()}
     losses = {"mlm_loss": json.dumps(snapshots.mlm_loss),
