@@ -22,6 +22,7 @@ from safetensors.torch import save_file
 
 from bertlib.assets import SMALL_BERT_DIR
 from bertlib.model import BERTModel
+from bertlib.support.checks import check_sized
 from bertlib.support.files import atomic_write, checked_file
 
 SNAPSHOTS_FILE = "snapshots.safetensors"
@@ -36,6 +37,7 @@ class SnapshotRecorder:
     is one of ``steps`` (0, the weights before training, is taken at once)."""
 
     def __init__(self, model: BERTModel, steps: Sequence[int]):
+        check_sized("steps", steps, "a list of training steps, integers >= 0")
         self.model, self.steps = model, frozenset(steps)
         self.snapshots: dict[int, dict[str, torch.Tensor]] = {}
         if 0 in self.steps:
@@ -76,15 +78,6 @@ def save_snapshots(snapshots: Snapshots, path: str | Path) -> None:
         raise ValueError(f"cannot save the snapshots to {str(path)!r}: {err}") from None
 
 
-def check_losses(losses, name: str) -> None:
-    """A run's losses: a list of finite numbers, one per step."""
-    if not isinstance(losses, list) or not all(
-            isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
-            for x in losses):
-        raise ValueError(f"{name} must be a list of finite numbers, one per step; got "
-                         f"{losses!r:.80}")
-
-
 def load_snapshots(directory: str | Path = SMALL_BERT_DIR) -> Snapshots:
     """The snapshots in ``directory``'s ``snapshots.safetensors``, as float32 (load one into a
     model with ``model.load_state_dict``)."""
@@ -104,6 +97,10 @@ def load_snapshots(directory: str | Path = SMALL_BERT_DIR) -> Snapshots:
         raise ValueError(f"{path} is not a safetensors file: {err}") from None
     except (KeyError, json.JSONDecodeError, RecursionError) as err:
         raise ValueError(f"{path} lacks the run's losses in its metadata: {err!r:.200}") from None
-    check_losses(mlm, f"{path}'s mlm_loss")
-    check_losses(nsp, f"{path}'s nsp_loss")
+    for name, losses in (("mlm_loss", mlm), ("nsp_loss", nsp)):
+        if not isinstance(losses, list) or not all(
+                isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+                for x in losses):
+            raise ValueError(f"{path}'s {name} must be a list of finite numbers, one per step; "
+                             f"got {losses!r:.80}")
     return Snapshots(dict(sorted(weights.items())), mlm, nsp)

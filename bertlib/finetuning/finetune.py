@@ -12,6 +12,7 @@ Shapes: B = batch, T = sequence length, H = num_hiddens, C = classes (or tags).
 import copy
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import torch
@@ -222,16 +223,20 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
     return history
 
 
+def _outputs(model: nn.Module, data: TaskData, batch_size: int) -> Iterator[tuple[list, Tensor]]:
+    """Each batch of ``data`` in order, and ``model``'s outputs for it (on its device), in eval
+    mode."""
+    check_data(data)  # make_loader checks batch_size
+    device = model_device(model)
+    with eval_mode(model):
+        for batch in make_loader(data, batch_size, seed=0, shuffle=False):
+            yield batch, model(*(t.to(device) for t in batch[:3]))
+
+
 def predict(model: nn.Module, data: TaskData, batch_size: int = 256) -> torch.Tensor:
     """The most probable class of every example (N,), or tag of every token (N, T), in eval
     mode, on the CPU."""
-    check_data(data)
-    device, out = model_device(model), []  # make_loader checks batch_size
-    with eval_mode(model):
-        for batch in make_loader(data, batch_size, seed=0, shuffle=False):
-            tokens, segments, valid_lens, _ = (t.to(device) for t in batch)
-            out.append(model(tokens, segments, valid_lens).argmax(-1).cpu())
-    return torch.cat(out)
+    return torch.cat([Y_hat.argmax(-1).cpu() for _, Y_hat in _outputs(model, data, batch_size)])
 
 
 @dataclass(frozen=True)
@@ -290,15 +295,11 @@ def predict_spans(model: nn.Module, data: TaskData, max_answer_len: int = 8,
     """The answer span ``model`` finds for each question of ``data`` (N, 2): its first and
     last token, chosen by :func:`best_span` among the text's tokens (segment B, not its
     ``<sep>``), in eval mode, on the CPU."""
-    check_data(data)  # best_span checks max_answer_len, make_loader batch_size
-    device, out = model_device(model), []
-    with eval_mode(model):
-        for tokens, segments, valid_lens, _ in make_loader(data, batch_size, seed=0,
-                                                           shuffle=False):
-            scores = model(tokens.to(device), segments.to(device), valid_lens.to(device))
-            positions = torch.arange(tokens.shape[1])
-            in_text = (segments == 1) & (positions < valid_lens[:, None] - 1)  # B, not its <sep>
-            out.append(best_span(scores.cpu(), in_text, max_answer_len))
+    out = []  # best_span checks max_answer_len
+    for (tokens, segments, valid_lens, _), scores in _outputs(model, data, batch_size):
+        positions = torch.arange(tokens.shape[1])
+        in_text = (segments == 1) & (positions < valid_lens[:, None] - 1)  # B, not its <sep>
+        out.append(best_span(scores.cpu(), in_text, max_answer_len))
     return torch.cat(out)
 
 

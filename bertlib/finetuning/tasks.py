@@ -29,7 +29,7 @@ import torch
 
 from bertlib.assets import TASKS_DIR
 from bertlib.inputs import EncodedInput, encode_pair, stack_inputs
-from bertlib.support.checks import check_choice, check_int_in, check_path
+from bertlib.support.checks import check_choice, check_int_in
 from bertlib.support.files import checked_file, read_text
 from bertlib.support.i18n import CORPUS_LANGUAGES, text
 from bertlib.support.rng import make_generator
@@ -88,7 +88,6 @@ def _check_spans(spans, length: int) -> None:
 def load_task_sentences(directory: str | Path = TASKS_DIR) -> list[TaskSentence]:
     """Every sentence of the sets in ``directory`` (``en.jsonl``, ``zh.jsonl``: UTF-8, one
     JSON object per line), English first, in file order."""
-    check_path("directory", directory)
     sentences = []
     for lang in CORPUS_LANGUAGES:
         path = checked_file(directory, f"{lang}.jsonl", TASK_FILE_MAX_BYTES)
@@ -184,7 +183,7 @@ def _check_builder_args(sentences: Sequence[TaskSentence], max_len: int,
                         shortest: int) -> None:
     """What every builder takes: a list of sentences (not a text), and a ``max_len`` of at
     least ``shortest`` tokens (room for the special tokens and a token of each text)."""
-    if isinstance(sentences, str) or not sentences:
+    if isinstance(sentences, str) or not isinstance(sentences, Sequence) or not sentences:
         raise ValueError(f"sentences must hold at least one sentence, a list of TaskSentence "
                          f"(load_task_sentences() gives them); got {sentences!r:.80}")
     check_int_in("max_len", max_len, shortest, None,

@@ -1,6 +1,7 @@
 """Snapshots during training: the weights a recorder keeps are those of a run stopped at that
 step, and a file written with them reads back whole, or not at all."""
 
+import itertools
 
 import pytest
 import torch
@@ -64,7 +65,10 @@ def test_a_save_that_fails_leaves_the_old_file_whole(tmp_path, toy_model, monkey
     assert [p.name for p in tmp_path.iterdir()] == [SNAPSHOTS_FILE]  # no partial file left
 
 
-def test_a_file_that_is_not_safetensors_is_refused(tmp_path):
+def test_endless_steps_and_other_files_are_refused(tmp_path, toy_model):
+    for steps in (itertools.count(), iter([0, 1]), {0, 1}):  # could be endless, or unordered
+        with pytest.raises(ValueError, match="steps must be a list of training steps"):
+            SnapshotRecorder(toy_model(), steps)
     (tmp_path / SNAPSHOTS_FILE).write_bytes(b"not safetensors")
     with pytest.raises(ValueError, match="is not a safetensors file"):
         load_snapshots(tmp_path)
