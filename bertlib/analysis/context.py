@@ -16,7 +16,6 @@ from torch import Tensor
 
 from bertlib.inputs import encode_pair, eval_mode, model_device, stack_inputs
 from bertlib.model import BERTModel, checked
-from bertlib.support.checks import check_instance
 from bertlib.text.tokenizer import WordPieceTokenizer, check_text
 
 # (sentence, word) pairs for the notebooks' demonstrations.
@@ -43,15 +42,11 @@ def find_word(tokenizer: WordPieceTokenizer, sentence: str, word: str,
               occurrence: int = 0) -> tuple[list[str], int]:
     """The WordPiece tokens of ``sentence`` and the index of the first piece of ``word``
     (its ``occurrence``-th appearance, counting from 0), both without ``[CLS]``."""
-    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
-                   "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
     check_text("sentence", sentence)
     check_text("word", word)
     encoding = tokenizer.backend.encode(sentence, add_special_tokens=False)
     tokens, word_ids = encoding.tokens, encoding.word_ids
     pieces = tokenizer.tokenize(word)
-    if not pieces:
-        raise ValueError(f"word must contain at least one token; got {word!r}")
     n = len(pieces)
 
     def is_boundary(i: int) -> bool:  # a new pre-tokenized word starts at token i
@@ -69,14 +64,6 @@ def word_vectors(model: BERTModel, tokenizer: WordPieceTokenizer,
                  occurrences: Sequence[tuple[str, str]], *,
                  contextual: bool = True) -> torch.Tensor:
     """One vector per ``(sentence, word)`` pair: (N, H)."""
-    if isinstance(occurrences, str) or not isinstance(occurrences, Sequence) or not occurrences:
-        raise ValueError(f"occurrences must be a list of at least one (sentence, word) pair; "
-                         f"got {occurrences!r:.80}")
-    for i, pair in enumerate(occurrences):
-        # A single pair given instead of a list shows up here: its items are strings.
-        if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
-            raise ValueError(f"occurrences[{i}] must be a (sentence, word) pair; got "
-                             f"{pair!r:.80}")
     starts = [find_word(tokenizer, sentence, word)[1] for sentence, word in occurrences]
     inputs = [encode_pair(tokenizer, sentence) for sentence, _ in occurrences]
     device = model_device(model)

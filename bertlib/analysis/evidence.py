@@ -52,9 +52,6 @@ def heads_switched_off(model: BERTModel | BERTEncoder, keep: torch.Tensor) -> It
         def switch_off(module, args):
             (heads,) = args  # (B, T, H): the heads' outputs side by side, W_o's input
             B, T, H = heads.shape
-            if keep.shape[0] not in (1, B):
-                raise ValueError(f"keep must have one row per example ({B}) or be (layers, "
-                                 f"heads); got shape {tuple(keep.shape)}")
             k = keep[:, layer].to(heads)  # (B or 1, nh)
             kept = heads.view(B, T, cfg.num_heads, -1) * k[:, None, :, None]  # (B, T, nh, hs)
             return (kept.view(B, T, H),)  # W_o's new input

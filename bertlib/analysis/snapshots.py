@@ -22,7 +22,7 @@ from safetensors.torch import save_file
 
 from bertlib.assets import SMALL_BERT_DIR
 from bertlib.model import BERTModel
-from bertlib.support.checks import check_path, check_sized
+from bertlib.support.checks import check_sized
 from bertlib.support.files import atomic_write, checked_file
 
 SNAPSHOTS_FILE = "snapshots.safetensors"
@@ -38,10 +38,6 @@ class SnapshotRecorder:
 
     def __init__(self, model: BERTModel, steps: Sequence[int]):
         check_sized("steps", steps, "a list of training steps, integers >= 0")
-        steps = sorted(set(steps))
-        if not steps or any(isinstance(s, bool) or not isinstance(s, int) or s < 0
-                            for s in steps):
-            raise ValueError(f"steps must be training steps, integers >= 0; got {steps!r:.80}")
         self.model, self.steps = model, frozenset(steps)
         self.snapshots: dict[int, dict[str, torch.Tensor]] = {}
         if 0 in self.steps:
@@ -72,7 +68,6 @@ def save_snapshots(snapshots: Snapshots, path: str | Path) -> None:
     metadata. The file is replaced whole (:func:`bertlib.support.files.atomic_write`): ``path``
     holds
     either the old complete file or the new complete one, never a part."""
-    check_path("path", path)
     tensors = {f"{step}/{name}": value.to(torch.float16).contiguous()
                for step, state in snapshots.weights.items() for name, value in state.items()}
     losses = {"mlm_loss": json.dumps(snapshots.mlm_loss),
@@ -81,15 +76,6 @@ def save_snapshots(snapshots: Snapshots, path: str | Path) -> None:
         atomic_write(path, lambda tmp: save_file(tensors, tmp, metadata=losses))
     except (OSError, SafetensorError) as err:
         raise ValueError(f"cannot save the snapshots to {str(path)!r}: {err}") from None
-
-
-def check_losses(losses, name: str) -> None:
-    """A run's losses: a list of finite numbers, one per step."""
-    if not isinstance(losses, list) or not all(
-            isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
-            for x in losses):
-        raise ValueError(f"{name} must be a list of finite numbers, one per step; got "
-                         f"{losses!r:.80}")
 
 
 def load_snapshots(directory: str | Path = SMALL_BERT_DIR) -> Snapshots:
@@ -111,6 +97,10 @@ def load_snapshots(directory: str | Path = SMALL_BERT_DIR) -> Snapshots:
         raise ValueError(f"{path} is not a safetensors file: {err}") from None
     except (KeyError, json.JSONDecodeError, RecursionError) as err:
         raise ValueError(f"{path} lacks the run's losses in its metadata: {err!r:.200}") from None
-    check_losses(mlm, f"{path}'s mlm_loss")
-    check_losses(nsp, f"{path}'s nsp_loss")
+    for name, losses in (("mlm_loss", mlm), ("nsp_loss", nsp)):
+        if not isinstance(losses, list) or not all(
+                isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
+                for x in losses):
+            raise ValueError(f"{path}'s {name} must be a list of finite numbers, one per step; "
+                             f"got {losses!r:.80}")
     return Snapshots(dict(sorted(weights.items())), mlm, nsp)

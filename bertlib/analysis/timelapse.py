@@ -26,7 +26,7 @@ from bertlib.batches import make_loader, trim_padding
 from bertlib.data import PretrainBatch, check_nonempty_batch
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.model import BERTModel, key_padding_mask
-from bertlib.support.checks import check_instance, check_int_in, check_top_k, check_vocab_fits
+from bertlib.support.checks import check_int_in, check_top_k, check_vocab_fits
 from bertlib.text.vocab import Vocab
 
 StateDict = Mapping[str, torch.Tensor]
@@ -56,19 +56,11 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
     """Run ``model`` with each snapshot's weights (``{step: state_dict}``) on ``enc`` with
     ``<mask>`` at ``positions``: one forward pass per snapshot, the model's own weights
     untouched (``torch.func.functional_call``), in eval mode, on the model's device."""
-    check_instance("vocab", vocab, Vocab, "a bertlib Vocab (tokenizer.vocab)")
     check_vocab_fits("vocab", len(vocab), model.config.vocab_size)
     check_top_k(k, len(vocab))
     _check_snapshots(weights, model.state_dict().keys())
-    if isinstance(positions, str) or not isinstance(positions, Sequence) or not positions \
-            or len(set(positions)) != len(positions):
-        raise ValueError(f"positions must be distinct token indices, at least one; got "
-                         f"{positions!r:.80}")
     for pos in positions:
         check_int_in("positions[i]", pos, 0, len(enc.ids) - 1, " (a token index)")
-        if enc.ids[pos] in vocab.structural_ids:
-            raise ValueError(f"positions must be tokens of the text, not {enc.tokens[pos]!r} "
-                             f"at {pos}")
     positions = tuple(sorted(positions))
     masked = list(enc.ids)
     for pos in positions:

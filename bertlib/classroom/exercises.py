@@ -2,11 +2,10 @@
 gives a hint when it is not, without ever printing the expected answer. (The exercises in which
 the learner writes a function are in :mod:`bertlib.classroom.implement`.)
 
-One :class:`Exercise` record per exercise holds how its answer is computed (with bertlib itself,
-on PyTorch's ``meta`` device where a model is built: true if the model code changes); its hint,
-in every language, is ``ex_hint_<key>`` in ``strings.json``. ``tests/classroom/test_exercises.py``
-checks
-the answers against counts by hand.
+:data:`EXERCISES` holds how each answer is computed (with bertlib itself, on PyTorch's ``meta``
+device where a model is built: true if the model code changes); each hint, which never gives the
+answer away, is ``ex_hint_<key>`` in ``strings.json``, in every language.
+``tests/classroom/test_exercises.py`` checks the answers against counts by hand.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import torch
 
@@ -32,6 +30,7 @@ from bertlib.model import (
     MultiHeadAttention,
     TransformerEncoderBlock,
 )
+from bertlib.support.checks import check_choice
 from bertlib.support.i18n import fill, resolve_language, text
 from bertlib.support.rng import own_global_rng
 from bertlib.text.vocab import Vocab
@@ -99,14 +98,11 @@ def _padding_changes() -> int:
     return _changed_positions(_demo_encoder(), padded, junk, torch.tensor([8, 5]))
 
 
-def _num_preds(num_words: int) -> Callable[[], int]:
-    """04: prediction positions chosen in ``<cls>`` + ``num_words`` words + ``<sep>``."""
-    def answer() -> int:
-        words = [f"w{i}" for i in range(num_words)]
-        vocab = Vocab([words])
-        ids = [vocab.cls_id, *vocab[words], vocab.sep_id]
-        return len(mask_tokens(ids, vocab, seed=0).positions)
-    return answer
+def _num_preds() -> int:
+    """04: prediction positions chosen in ``<cls>`` + 126 words + ``<sep>``."""
+    words = [f"w{i}" for i in range(126)]
+    vocab = Vocab([words])
+    return len(mask_tokens([vocab.cls_id, *vocab[words], vocab.sep_id], vocab, seed=0).positions)
 
 
 def _nsp_pairs() -> int:
@@ -226,38 +222,25 @@ def _frozen_trainable() -> int:
     return freeze_layers(_topic_classifier(), trainable_blocks=1)
 
 
-@dataclass(frozen=True)
-class Exercise:
-    """A checked exercise: how its answer is computed. Its hint, which never gives the answer
-    away, is ``ex_hint_<key>`` in ``strings.json``, in every language."""
-
-    answer: Callable[[], int]
-
-
-# In notebook order.
-EXERCISES: dict[str, Exercise] = {
-    "01_gpt_context": Exercise(_gpt_context),
-    "02_embedding_params": Exercise(_embedding_params),
-    "03_block_params": Exercise(_block_params),
-    "03_more_heads": Exercise(_attention_numbers),
-    "03_word_order": Exercise(_word_order),
-    "03_padding_changes": Exercise(_padding_changes),
-    "04_num_preds": Exercise(_num_preds(126)),
-    "05_nsp_pairs": Exercise(_nsp_pairs),
-    "05_nsp_head_params": Exercise(_nsp_head_params),
-    "06_mlm_logits": Exercise(_mlm_logits),
-    "06_small_bert_params": Exercise(_small_bert_params),
-    "07_halve_width": Exercise(_halve_width),
-    "07_replication": Exercise(_replication),
-    "08_mlm_head_params": Exercise(_mlm_head_params),
-    "09_tagger_fewer": Exercise(_tagger_fewer),
-    "09_frozen_trainable": Exercise(_frozen_trainable),
+# In notebook order: how each answer is computed.
+EXERCISES: dict[str, Callable[[], int]] = {
+    "01_gpt_context": _gpt_context,
+    "02_embedding_params": _embedding_params,
+    "03_block_params": _block_params,
+    "03_more_heads": _attention_numbers,
+    "03_word_order": _word_order,
+    "03_padding_changes": _padding_changes,
+    "04_num_preds": _num_preds,
+    "05_nsp_pairs": _nsp_pairs,
+    "05_nsp_head_params": _nsp_head_params,
+    "06_mlm_logits": _mlm_logits,
+    "06_small_bert_params": _small_bert_params,
+    "07_halve_width": _halve_width,
+    "07_replication": _replication,
+    "08_mlm_head_params": _mlm_head_params,
+    "09_tagger_fewer": _tagger_fewer,
+    "09_frozen_trainable": _frozen_trainable,
 }
-
-
-def _check_key(key: str) -> None:
-    if not isinstance(key, str) or key not in EXERCISES:
-        raise ValueError(f"unknown exercise {key!r}; known: {list(EXERCISES)}")
 
 
 def _as_number(answer) -> int | float | None:
@@ -277,20 +260,19 @@ def _as_number(answer) -> int | float | None:
 def is_correct(key: str, answer) -> bool:
     """Whether ``answer`` (a Python or NumPy number, or a one-number tensor or array) is the
     expected answer of exercise ``key``."""
-    _check_key(key)
-    return (number := _as_number(answer)) is not None and number == EXERCISES[key].answer()
+    check_choice("key", key, EXERCISES)
+    return (number := _as_number(answer)) is not None and number == EXERCISES[key]()
 
 
 def check_exercise(key: str, answer, lang: str | None = None) -> None:
     """Print ✓ when ``answer`` is right, × and a hint when it is a wrong number, what to give
     when it is no number (a text, a list, a meta tensor); never the expected answer."""
-    _check_key(key)
     lang = resolve_language(lang)
-    if answer is None:
+    if is_correct(key, answer):
+        print(text("ex_correct", lang))
+    elif answer is None:
         print(fill(text("ex_missing", lang)))
     elif _as_number(answer) is None:
         print(fill(text("ex_not_number", lang, got=type(answer).__name__)))
-    elif is_correct(key, answer):
-        print(text("ex_correct", lang))
     else:
         print(fill(text("ex_wrong", lang, hint=text(f"ex_hint_{key}", lang))))

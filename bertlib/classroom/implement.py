@@ -5,13 +5,11 @@ length, shape, dtype, or the first value that differs, with its index). A functi
 bertlib's own is refused: it would pass without teaching anything. Hints come in stages, on
 request (``hint=1``, ``2``, ...), the full recipe last.
 
-One :class:`~bertlib.classroom.implement_cases.Implementation` record per exercise
-(:mod:`bertlib.classroom.implement_cases`) holds bertlib's function, the functions whose use
-gives the
-answer away and the cases; the staged hints are in ``strings.json``.
-``tests/classroom/test_implement.py`` checks, for every
-exercise, that one written by hand passes, that bertlib's own is refused, and that typical wrong
-versions fail on the case meant to catch them.
+One :class:`~bertlib.classroom.implement_cases.Implementation` record per exercise holds
+bertlib's function, the functions whose use gives the answer away and the cases; the staged
+hints are in ``strings.json``. ``tests/classroom/test_implement.py`` checks, for every exercise,
+that one written by hand passes, that bertlib's own is refused, and that typical wrong versions
+fail on the case meant to catch them.
 
 Whatever the learner's function does, the check ends in a verdict: an error of any kind
 (``sys.exit`` too, or one whose message cannot be printed) is reported. A loop that never ends
@@ -29,6 +27,7 @@ from collections.abc import Callable
 import torch
 
 from bertlib.classroom.implement_cases import IMPLEMENTATIONS
+from bertlib.support.checks import check_choice
 from bertlib.support.i18n import STRINGS, fill, resolve_language, text
 
 
@@ -101,16 +100,6 @@ def _difference(expected, got, where: str, lang: str) -> str | None:
 
 
 # ---------------------------------------------------------------- running the learner's code
-def _refused(called, lang: str) -> str:
-    """The refusal of a call of ``called``: bertlib's own function, or a compiled library's
-    method (which has a ``__self__``)."""
-    owner = getattr(called, "__self__", None)
-    if owner is None:
-        return text("ex_impl_reference", lang, name=called.__qualname__)
-    return text("ex_impl_library", lang, name=called.__qualname__,
-                library=type(owner).__module__.split(".")[0])
-
-
 def _run_watching(function: Callable, args: tuple, forbidden: tuple[Callable | type, ...],
                   ) -> tuple[object, Callable | None, BaseException | None]:
     """``function(*args)`` as ``(result, called, error)``: the first of ``forbidden`` it
@@ -162,7 +151,7 @@ def implementation_problem(key: str, function: Callable,
     own function (refused), or the first case that failed and how (an error, a wrong type,
     length, shape, dtype, or the first value that differs and its index).
     """
-    _check_key(key)
+    check_choice("key", key, IMPLEMENTATIONS)
     if not callable(function):
         raise ValueError(f"function must be a function; got {type(function).__name__}")
     lang = resolve_language(lang)
@@ -173,14 +162,19 @@ def implementation_problem(key: str, function: Callable,
         # copies: the cases stay intact
         got, called, error = _run_watching(function, copy.deepcopy(args), exercise.forbidden)
         if called is not None:  # refused first: a failure after it is not the lesson
-            return _refused(called, lang)
+            owner = getattr(called, "__self__", None)  # a compiled library's method has one
+            if owner is None:
+                return text("ex_impl_reference", lang, name=called.__qualname__)
+            return text("ex_impl_library", lang, name=called.__qualname__,
+                        library=type(owner).__module__.split(".")[0])
         if isinstance(error, NotImplementedError):
             return text("ex_impl_missing", lang)
         if error is not None:  # its message is the learner's code too: it may fail or hang
             shown, _, failed = _run_watching(_error_text, (error,), ())
             return text("ex_impl_raised", lang, case=case,
                         error=type(error).__name__ if failed else shown)
-        problem, _, error = _run_watching(_compared, (expected, got, lang), ())
+        problem, _, error = _run_watching(
+            _difference, (expected, got, text("ex_impl_result", lang), lang), ())
         if error is not None:  # a result that fails when read, e.g. a list whose len() raises
             problem = text("ex_impl_type", lang, where=text("ex_impl_result", lang),
                            expected=_describe(expected), got=type(got).__name__)
@@ -189,24 +183,13 @@ def implementation_problem(key: str, function: Callable,
     return None
 
 
-def _compared(expected, got, lang: str) -> str | None:
-    """How the learner's result ``got`` differs from ``expected``, in ``lang``."""
-    return _difference(expected, got, text("ex_impl_result", lang), lang)
-
-
 def hints(key: str, lang: str | None = None) -> list[str]:
     """Exercise ``key``'s hints in ``lang``, in the order a learner asks for them: the first
     points the way, the last is the full recipe."""
-    _check_key(key)
     found = []
     while f"impl_hint_{key}_{len(found) + 1}" in STRINGS:
         found.append(text(f"impl_hint_{key}_{len(found) + 1}", lang))
     return found
-
-
-def _check_key(key: str) -> None:
-    if not isinstance(key, str) or key not in IMPLEMENTATIONS:
-        raise ValueError(f"unknown exercise {key!r}; known: {list(IMPLEMENTATIONS)}")
 
 
 def check_implementation(key: str, function: Callable, lang: str | None = None, *,
@@ -214,10 +197,10 @@ def check_implementation(key: str, function: Callable, lang: str | None = None, 
     """Print ✓ when ``function`` agrees with bertlib's own on every case of exercise ``key``,
     else the first case that failed and how; with ``hint=k``, also the k-th hint (1 points the
     way, the last gives the full recipe)."""
+    problem = implementation_problem(key, function, lang)  # checks key and function
     staged = hints(key, lang)
     if isinstance(hint, bool) or not isinstance(hint, int) or not 0 <= hint <= len(staged):
         raise ValueError(f"hint must be an int from 0 (none) to {len(staged)}; got {hint!r:.40}")
-    problem = implementation_problem(key, function, lang)
     count = len(IMPLEMENTATIONS[key].cases())
     print(fill(problem or text("ex_impl_correct", lang, count=count)))
     if hint:

@@ -1,8 +1,7 @@
 """The implement-it exercises' records: for each, bertlib's own function, the cases it is
 compared on (fixed token lists, or tensors drawn from fixed seeds, in notebook order) and the
-functions whose use gives the answer away. :mod:`bertlib.classroom.implement` runs the comparison;
-the
-staged hints are ``impl_hint_<key>_<stage>`` in ``strings.json``.
+functions whose use gives the answer away. :mod:`bertlib.classroom.implement` runs the
+comparison; the staged hints are ``impl_hint_<key>_<stage>`` in ``strings.json``.
 """
 
 from __future__ import annotations
@@ -32,32 +31,33 @@ Case = tuple[dict[str, str], tuple]  # (the case's name per language, the functi
 class Implementation:
     """An implement-it exercise: bertlib's own function, the cases it is compared on, and the
     functions whose use gives the answer away (a class stands for every method of its
-    instances, those of a compiled library such as ``tokenizers`` included). Its hints, in
-    stages and the full recipe last, are ``impl_hint_<key>_<stage>`` in ``strings.json``."""
+    instances, those of a compiled library such as ``tokenizers`` included)."""
 
     reference: Callable
     cases: Callable[[], list[Case]]
     forbidden: tuple[Callable | type, ...]
 
 
+def _named(*rows: tuple[str, str, str, tuple]) -> list[Case]:
+    """The cases of rows ``(English name, Chinese name, Japanese name, arguments)``."""
+    return [({"en": en, "zh": zh, "ja": ja}, args) for en, zh, ja, args in rows]
+
+
 # ---------------------------------------------------------------- the cases, in notebook order
 def _tokens_and_segments_cases() -> list[Case]:
     """02: ``<cls> A <sep> [B <sep>]``; fixed token lists, no draw."""
-    return [
-        ({"en": "one text (tokens_b is None)", "zh": "单个文本（tokens_b 为 None）",
-                                               "ja": "テキストが 1 つ（tokens_b は None）"},
-         (["this", "movie", "is", "great"], None)),
-        ({"en": "a pair of texts", "zh": "一个文本对", "ja": "テキストのペア"},
+    return _named(
+        ("one text (tokens_b is None)", "单个文本（tokens_b 为 None）",
+         "テキストが 1 つ（tokens_b は None）", (["this", "movie", "is", "great"], None)),
+        ("a pair of texts", "一个文本对", "テキストのペア",
          (["the", "cat", "sat"], ["it", "was", "warm"])),
-        ({"en": "a pair of Chinese texts", "zh": "一对中文文本", "ja": "中国語のテキストのペア"},
+        ("a pair of Chinese texts", "一对中文文本", "中国語のテキストのペア",
          (["我", "去", "银", "行"], ["存", "钱"])),
-        ({"en": "one token in each text", "zh": "每个文本只有一个词元",
-                                          "ja": "各テキストにトークンが 1 つだけ"},
+        ("one token in each text", "每个文本只有一个词元", "各テキストにトークンが 1 つだけ",
          (["hi"], ["yo"])),
-        ({"en": "an empty sentence B ([], not None)", "zh": "空的句子 B（是 []，不是 None）",
-                                                      "ja": "空の文 B（None ではなく []）"},
-         (["hello"], [])),
-    ]
+        ("an empty sentence B ([], not None)", "空的句子 B（是 []，不是 None）",
+         "空の文 B（None ではなく []）", (["hello"], [])),
+    )
 
 
 def wordpiece(word: str, pieces: set[str]) -> list[str]:
@@ -72,35 +72,29 @@ def _wordpiece_cases() -> list[Case]:
     """02: words over the shipped small BERT's vocabulary, then small made-up vocabularies
     that tell greedy longest match from its look-alikes."""
     shipped = set(WordPieceTokenizer.from_directory(SMALL_BERT_DIR).vocab.idx_to_token)
-    return [
-        ({"en": "visited, with the shipped vocabulary", "zh": "visited，项目自带的词表",
-                                                        "ja": "visited、同梱の語彙で"},
-         ("visited", shipped)),
-        ({"en": "unbelievable, with the shipped vocabulary",
-          "zh": "unbelievable，项目自带的词表", "ja": "unbelievable、同梱の語彙で"},
-         ("unbelievable", shipped)),
-        ({"en": "a Chinese character the vocabulary holds (球)", "zh": "词表中有的汉字（球）",
-                                                                "ja": "語彙にある漢字（球）"},
-         ("球", shipped)),
-        ({"en": "a Chinese character it does not hold (咖)", "zh": "词表中没有的汉字（咖）",
-                                                            "ja": "語彙にない漢字（咖）"},
-         ("咖", shipped)),
-        ({"en": "zanzibar: no piece starts with z", "zh": "zanzibar：没有以 z 开头的子词",
-                                                    "ja": "zanzibar：z で始まるサブワードがない"},
-         ("zanzibar", shipped)),
-        ({"en": "hugs over {h, hu, hug, ##u, ##g, ##s}: the longest piece first",
-          "zh": "词表 {h, hu, hug, ##u, ##g, ##s} 上的 hugs：先取最长的子词",
-          "ja": "語彙 {h, hu, hug, ##u, ##g, ##s} での hugs：最長のサブワードから"},
+    return _named(
+        ("visited, with the shipped vocabulary", "visited，项目自带的词表",
+         "visited、同梱の語彙で", ("visited", shipped)),
+        ("unbelievable, with the shipped vocabulary", "unbelievable，项目自带的词表",
+         "unbelievable、同梱の語彙で", ("unbelievable", shipped)),
+        ("a Chinese character the vocabulary holds (球)", "词表中有的汉字（球）",
+         "語彙にある漢字（球）", ("球", shipped)),
+        ("a Chinese character it does not hold (咖)", "词表中没有的汉字（咖）",
+         "語彙にない漢字（咖）", ("咖", shipped)),
+        ("zanzibar: no piece starts with z", "zanzibar：没有以 z 开头的子词",
+         "zanzibar：z で始まるサブワードがない", ("zanzibar", shipped)),
+        ("hugs over {h, hu, hug, ##u, ##g, ##s}: the longest piece first",
+         "词表 {h, hu, hug, ##u, ##g, ##s} 上的 hugs：先取最长的子词",
+         "語彙 {h, hu, hug, ##u, ##g, ##s} での hugs：最長のサブワードから",
          ("hugs", {"h", "hu", "hug", "##u", "##g", "##s"})),
-        ({"en": "abcd over {a, ab, ##bc, ##d}: no going back",
-          "zh": "词表 {a, ab, ##bc, ##d} 上的 abcd：不回头重试",
-          "ja": "語彙 {a, ab, ##bc, ##d} での abcd：後戻りしない"},
-         ("abcd", {"a", "ab", "##bc", "##d"})),
-        ({"en": "unable over {un, able}: a piece inside a word needs ##",
-          "zh": "词表 {un, able} 上的 unable：词内部的子词需要 ##",
-          "ja": "語彙 {un, able} での unable：語の内部のサブワードには ## が必要"},
+        ("abcd over {a, ab, ##bc, ##d}: no going back",
+         "词表 {a, ab, ##bc, ##d} 上的 abcd：不回头重试",
+         "語彙 {a, ab, ##bc, ##d} での abcd：後戻りしない", ("abcd", {"a", "ab", "##bc", "##d"})),
+        ("unable over {un, able}: a piece inside a word needs ##",
+         "词表 {un, able} 上的 unable：词内部的子词需要 ##",
+         "語彙 {un, able} での unable：語の内部のサブワードには ## が必要",
          ("unable", {"un", "able"})),
-    ]
+    )
 
 
 def _attention_weights(attention: MultiHeadAttention, X: torch.Tensor,
@@ -118,24 +112,20 @@ def _attention_cases() -> list[Case]:
         X = torch.randn(B, T, 8, generator=make_generator(seed=seed))
         return attention, X, None if valid_lens is None else torch.tensor(valid_lens)
 
-    return [
-        ({"en": "two sequences, no padding", "zh": "两个序列，没有填充",
-                                             "ja": "系列が 2 つ、パディングなし"},
+    return _named(
+        ("two sequences, no padding", "两个序列，没有填充", "系列が 2 つ、パディングなし",
          case(0, 2, 5, [5, 5])),
-        ({"en": "no valid_lens (nothing is masked)", "zh": "没有 valid_lens（不做任何掩蔽）",
-                                                     "ja": "valid_lens なし（何もマスクしない）"},
-         case(1, 2, 5, None)),
-        ({"en": "the second sequence padded (5 real tokens of 8)",
-          "zh": "第二个序列有填充（8 个位置中 5 个是真实词元）",
-          "ja": "2 つ目の系列にパディングあり（8 位置のうち実トークンは 5 つ）"},
-         case(2, 2, 8, [8, 5])),
-        ({"en": "a sequence of one real token", "zh": "只有一个真实词元的序列",
-                                                "ja": "実トークンが 1 つだけの系列"},
+        ("no valid_lens (nothing is masked)", "没有 valid_lens（不做任何掩蔽）",
+         "valid_lens なし（何もマスクしない）", case(1, 2, 5, None)),
+        ("the second sequence padded (5 real tokens of 8)",
+         "第二个序列有填充（8 个位置中 5 个是真实词元）",
+         "2 つ目の系列にパディングあり（8 位置のうち実トークンは 5 つ）", case(2, 2, 8, [8, 5])),
+        ("a sequence of one real token", "只有一个真实词元的序列", "実トークンが 1 つだけの系列",
          case(3, 2, 6, [1, 4])),
-        ({"en": "four heads, three sequences of lengths 2, 7 and 4",
-          "zh": "四个头，三个长度分别为 2、7、4 的序列",
-          "ja": "ヘッドが 4 つ、長さ 2、7、4 の系列が 3 つ"}, case(4, 4, 7, [2, 7, 4])),
-    ]
+        ("four heads, three sequences of lengths 2, 7 and 4",
+         "四个头，三个长度分别为 2、7、4 的序列", "ヘッドが 4 つ、長さ 2、7、4 の系列が 3 つ",
+         case(4, 4, 7, [2, 7, 4])),
+    )
 
 
 def _labels(lengths: list[int], T: int, C: int, g: torch.Generator) -> torch.Tensor:
@@ -154,24 +144,21 @@ def _tagging_loss_cases() -> list[Case]:
     single = _labels([6], 6, C, g)
     one_token = torch.full((2, 5), IGNORE)
     one_token[1, 2] = 3
-    return [
-        ({"en": "one sentence, no padding", "zh": "一个句子，没有填充",
-                                            "ja": "文が 1 つ、パディングなし"},
+    return _named(
+        ("one sentence, no padding", "一个句子，没有填充", "文が 1 つ、パディングなし",
          (torch.randn(1, 6, C, generator=g), single)),
-        ({"en": "two sentences, the second padded", "zh": "两个句子，第二个有填充",
-                                                    "ja": "文が 2 つ、2 つ目にパディングあり"},
+        ("two sentences, the second padded", "两个句子，第二个有填充",
+         "文が 2 つ、2 つ目にパディングあり",
          (torch.randn(2, 8, C, generator=g), _labels([8, 5], 8, C, g))),
-        ({"en": "three sentences of very different lengths", "zh": "三个长度相差很大的句子",
-                                                             "ja": "長さが大きく異なる 3 つの文"},
+        ("three sentences of very different lengths", "三个长度相差很大的句子",
+         "長さが大きく異なる 3 つの文",
          (torch.randn(3, 12, C, generator=g), _labels([4, 7, 12], 12, C, g))),
-        ({"en": "a single labelled token in the batch", "zh": "整个批量中只有一个带标签的词元",
-                                                        "ja": "バッチ全体でラベル付きのトークン"
-                                                              "が 1 つだけ"},
+        ("a single labelled token in the batch", "整个批量中只有一个带标签的词元",
+         "バッチ全体でラベル付きのトークンが 1 つだけ",
          (torch.randn(2, 5, C, generator=g), one_token)),
-        ({"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）",
-                                             "ja": "大きなロジット（最大 1000）"},
+        ("large logits (up to 1000)", "很大的 logits（可达 1000）", "大きなロジット（最大 1000）",
          (1000 * torch.randn(2, 8, C, generator=g), _labels([8, 6], 8, C, g))),
-    ]
+    )
 
 
 def _gather_cases() -> list[Case]:
@@ -181,22 +168,18 @@ def _gather_cases() -> list[Case]:
     def X(B: int, T: int, H: int) -> torch.Tensor:
         return torch.randn(B, T, H, generator=g)
 
-    return [
-        ({"en": "one sequence", "zh": "一个序列",
-                                "ja": "系列が 1 つ"}, (X(1, 6, 4), torch.tensor([[1, 4, 2]]))),
-        ({"en": "two sequences, two positions each", "zh": "两个序列，各有两个预测位置",
-                                                     "ja": "系列が 2 つ、それぞれ予測位置が 2 "
-                                                           "つ"},
-         (X(2, 5, 3), torch.tensor([[1, 3], [4, 2]]))),
-        ({"en": "padded slots (position 0) and a position repeated",
-          "zh": "有填充的预测位置（位置 0），还有一个重复的位置",
-          "ja": "パディングされた予測位置（位置 0）と、繰り返される位置"},
+    return _named(
+        ("one sequence", "一个序列", "系列が 1 つ", (X(1, 6, 4), torch.tensor([[1, 4, 2]]))),
+        ("two sequences, two positions each", "两个序列，各有两个预测位置",
+         "系列が 2 つ、それぞれ予測位置が 2 つ", (X(2, 5, 3), torch.tensor([[1, 3], [4, 2]]))),
+        ("padded slots (position 0) and a position repeated",
+         "有填充的预测位置（位置 0），还有一个重复的位置",
+         "パディングされた予測位置（位置 0）と、繰り返される位置",
          (X(3, 7, 2), torch.tensor([[2, 5, 1, 3], [6, 6, 0, 0], [1, 0, 0, 0]]))),
-        ({"en": "four sequences, one position each", "zh": "四个序列，各有一个预测位置",
-                                                     "ja": "系列が 4 つ、それぞれ予測位置が 1 "
-                                                           "つ"},
+        ("four sequences, one position each", "四个序列，各有一个预测位置",
+         "系列が 4 つ、それぞれ予測位置が 1 つ",
          (X(4, 9, 5), torch.randint(9, (4, 1), generator=g))),
-    ]
+    )
 
 
 def nsp_pairs(paragraphs: list[list[list[str]]], max_len: int,
@@ -217,28 +200,23 @@ def _paragraphs(lengths: list[int], words: int, name: str) -> list[list[list[str
 def _nsp_pair_cases() -> list[Case]:
     """05: the NSP pair builder; the sentences of a paragraph have one length, so a pair fits
     ``max_len`` or not by its paragraph and its partner's."""
-    return [
-        ({"en": "three paragraphs of 4 sentences", "zh": "三个段落，各有 4 个句子",
-                                                   "ja": "4 文の段落が 3 つ"},
+    return _named(
+        ("three paragraphs of 4 sentences", "三个段落，各有 4 个句子", "4 文の段落が 3 つ",
          (_paragraphs([4, 4, 4], 2, "s"), 16, 0)),
-        ({"en": "paragraphs of 4, 1 and 5 sentences (one gives no pair)",
-          "zh": "段落分别有 4、1、5 个句子（其中一个段落构不成句子对）",
-          "ja": "4 文、1 文、5 文の段落（1 つはペアを作れない）"},
-         (_paragraphs([4, 1, 5], 3, "t"), 16, 1)),
-        ({"en": "every pair exactly max_len tokens long: all kept",
-          "zh": "每个句子对恰好 max_len 个词元：全部保留",
-          "ja": "どのペアもちょうど max_len トークン：すべて残る"},
-         (_paragraphs([3, 3], 3, "u"), 9, 2)),
+        ("paragraphs of 4, 1 and 5 sentences (one gives no pair)",
+         "段落分别有 4、1、5 个句子（其中一个段落构不成句子对）",
+         "4 文、1 文、5 文の段落（1 つはペアを作れない）", (_paragraphs([4, 1, 5], 3, "t"), 16, 1)),
+        ("every pair exactly max_len tokens long: all kept",
+         "每个句子对恰好 max_len 个词元：全部保留",
+         "どのペアもちょうど max_len トークン：すべて残る", (_paragraphs([3, 3], 3, "u"), 9, 2)),
         # The pairs within the first two paragraphs are one token too long and dropped; a
         # partner from the third is short enough (with none left, bertlib refuses the data).
-        ({"en": "pairs one token longer than max_len: dropped",
-          "zh": "比 max_len 多一个词元的句子对：丢弃",
-          "ja": "max_len より 1 トークン長いペア：捨てられる"},
+        ("pairs one token longer than max_len: dropped", "比 max_len 多一个词元的句子对：丢弃",
+         "max_len より 1 トークン長いペア：捨てられる",
          (_paragraphs([3, 3], 3, "v") + _paragraphs([2], 1, "w"), 8, 3)),
-        ({"en": "six paragraphs, another seed", "zh": "六个段落，换一个种子",
-                                                "ja": "段落が 6 つ、別のシード"},
+        ("six paragraphs, another seed", "六个段落，换一个种子", "段落が 6 つ、別のシード",
          (_paragraphs([2, 5, 3, 2, 4, 6], 2, "w"), 12, 4)),
-    ]
+    )
 
 
 def _best_span_cases() -> list[Case]:
@@ -263,27 +241,20 @@ def _best_span_cases() -> list[Case]:
     ragged = text(3, 12, 4, 10)
     ragged[1, 9:] = False  # a shorter text in a padded batch
     ragged[2, 6:] = False
-    return [
-        ({"en": "one question, every position allowed", "zh": "一个问题，每个位置都可以",
-                                                        "ja": "質問が 1 つ、どの位置も使える"},
-         (scores(1, 6), text(1, 6, 0, 5), 6)),
-        ({"en": "the best start comes after the best end", "zh": "最好的起点在最好的终点之后",
-                                                           "ja": "最良の開始位置が最良の終了位"
-                                                                 "置より後ろにある"},
-         (backwards, text(1, 8, 0, 7), 8)),
-        ({"en": "the best scores are outside the text", "zh": "最高的分数落在文本之外",
-                                                        "ja": "最高のスコアがテキストの外にある"},
-         (outside, text(2, 9, 3, 8), 6)),
-        ({"en": "answers of at most 3 tokens", "zh": "答案最多 3 个词元",
-                                               "ja": "答えは最大 3 トークン"},
+    return _named(
+        ("one question, every position allowed", "一个问题，每个位置都可以",
+         "質問が 1 つ、どの位置も使える", (scores(1, 6), text(1, 6, 0, 5), 6)),
+        ("the best start comes after the best end", "最好的起点在最好的终点之后",
+         "最良の開始位置が最良の終了位置より後ろにある", (backwards, text(1, 8, 0, 7), 8)),
+        ("the best scores are outside the text", "最高的分数落在文本之外",
+         "最高のスコアがテキストの外にある", (outside, text(2, 9, 3, 8), 6)),
+        ("answers of at most 3 tokens", "答案最多 3 个词元", "答えは最大 3 トークン",
          (long, text(1, 10, 0, 9), 3)),
-        ({"en": "answers of exactly 1 token", "zh": "答案恰好 1 个词元",
-                                              "ja": "答えはちょうど 1 トークン"},
+        ("answers of exactly 1 token", "答案恰好 1 个词元", "答えはちょうど 1 トークン",
          (scores(2, 7), text(2, 7, 2, 6), 1)),
-        ({"en": "three texts of different lengths", "zh": "三个长度不同的文本",
-                                                    "ja": "長さの異なる 3 つのテキスト"},
+        ("three texts of different lengths", "三个长度不同的文本", "長さの異なる 3 つのテキスト",
          (scores(3, 12), ragged, 4)),
-    ]
+    )
 
 
 def _mlm_loss(mlm_Y_hat: torch.Tensor, mlm_Y: torch.Tensor,
@@ -310,22 +281,19 @@ def _mlm_loss_cases() -> list[Case]:
     """06: the weighted MLM loss; every case is drawn from a fixed seed."""
     g = make_generator(seed=0)
     V = 7
-    return [
-        ({"en": "one sequence, every slot real", "zh": "一个序列，每个预测位置都是真实的",
-                                                 "ja": "系列が 1 つ、予測位置はすべて実トークン"},
+    return _named(
+        ("one sequence, every slot real", "一个序列，每个预测位置都是真实的",
+         "系列が 1 つ、予測位置はすべて実トークン",
          (torch.randn(1, 4, V, generator=g), *_slots([4], 4, V, g))),
-        ({"en": "two sequences, the second with padded slots",
-          "zh": "两个序列，第二个有填充的预测位置",
-          "ja": "系列が 2 つ、2 つ目にパディングされた予測位置あり"},
+        ("two sequences, the second with padded slots", "两个序列，第二个有填充的预测位置",
+         "系列が 2 つ、2 つ目にパディングされた予測位置あり",
          (torch.randn(2, 5, V, generator=g), *_slots([5, 2], 5, V, g))),
-        ({"en": "three sequences, one with a single real slot",
-          "zh": "三个序列，其中一个只有一个真实的预测位置",
-          "ja": "系列が 3 つ、そのうち 1 つは実際の予測位置が 1 つだけ"},
+        ("three sequences, one with a single real slot", "三个序列，其中一个只有一个真实的预测位置",
+         "系列が 3 つ、そのうち 1 つは実際の予測位置が 1 つだけ",
          (torch.randn(3, 6, V, generator=g), *_slots([1, 6, 3], 6, V, g))),
-        ({"en": "large logits (up to 1000)", "zh": "很大的 logits（可达 1000）",
-                                             "ja": "大きなロジット（最大 1000）"},
+        ("large logits (up to 1000)", "很大的 logits（可达 1000）", "大きなロジット（最大 1000）",
          (1000 * torch.randn(2, 4, V, generator=g), *_slots([4, 3], 4, V, g))),
-    ]
+    )
 
 
 IMPLEMENTATIONS: dict[str, Implementation] = {

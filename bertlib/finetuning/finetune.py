@@ -12,6 +12,7 @@ Shapes: B = batch, T = sequence length, H = num_hiddens, C = classes (or tags).
 import copy
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import torch
@@ -20,25 +21,20 @@ from jaxtyping import Bool, Float, Int
 from torch import Tensor, nn
 
 from bertlib.batches import make_loader
-from bertlib.finetuning.taskfit import check_data, check_fits
 from bertlib.finetuning.tasks import IGNORE, TaskData
 from bertlib.inputs import eval_mode, model_device
 from bertlib.model import BERTModel, checked
-from bertlib.support.checks import check_all_finite, check_int_in, check_positive_int
+from bertlib.support.checks import check_all_finite, check_int_in, check_positive_int, check_range
 from bertlib.support.i18n import text
 from bertlib.support.rng import own_global_rng
 from bertlib.train import check_lr, default_device, run_steps
-
-
-def _check_num_classes(num_classes: int, name: str = "num_classes") -> None:
-    check_int_in(name, num_classes, 2, None, " (a choice needs two classes)")
 
 
 def _new_linear(bert: BERTModel, num_outputs: int, seed: int,
                 name: str = "num_classes") -> nn.Linear:
     """A freshly initialised output layer on ``bert``'s outputs, on its device and in its dtype,
     whose weights depend only on ``seed``: the one place the heads' sizes are checked."""
-    _check_num_classes(num_outputs, name)
+    check_int_in(name, num_outputs, 2, None, " (a choice needs two classes)")
     like = bert.encoder.token_embedding.weight
     with own_global_rng(seed):
         return nn.Linear(bert.config.num_hiddens, num_outputs).to(like.device, like.dtype)
@@ -108,7 +104,6 @@ class BagOfWords(nn.Module):
 
     def __init__(self, vocab_size: int, num_classes: int, *, seed: int = 0):
         super().__init__()
-        _check_num_classes(num_classes)
         with own_global_rng(seed):
             self.weights = nn.Embedding(vocab_size, num_classes)  # one row per vocabulary entry
         self.bias = nn.Parameter(torch.zeros(num_classes))
@@ -118,13 +113,6 @@ class BagOfWords(nn.Module):
                 valid_lens: Int[Tensor, " B"] | None = None) -> Float[Tensor, "B C"]:
         """valid_lens: None for no padding. ``segments`` is accepted for a uniform call and
         ignored."""
-        allowed = {"tokens": (0, self.weights.num_embeddings - 1),
-                   "valid_lens": (1, tokens.shape[1])}
-        for name, ids in (("tokens", tokens), ("valid_lens", valid_lens)):
-            low, high = allowed[name]
-            if ids is not None and ((ids < low) | (ids > high)).any():
-                raise ValueError(f"{name} must be in [{low}, {high}]; got "
-                                 f"{int(ids[(ids < low) | (ids > high)][0])}")
         B, T = tokens.shape
         if valid_lens is None:
             valid_lens = torch.full((B,), T, device=tokens.device)
@@ -159,6 +147,31 @@ def freeze_layers(model: BERTClassifier | BERTTagger, *, trainable_blocks: int) 
     for p in model.parameters():
         p.requires_grad_(p not in encoder or p in trainable)
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def check_data(data: TaskData) -> None:
+    """The door of fine-tuning, prediction and scoring: task data with at least one example
+    (``select`` of a language it lacks gives none)."""
+    if len(data) == 0:
+        raise ValueError("data must hold at least one example; got an empty TaskData")
+
+
+def check_fits(model: nn.Module, data: TaskData) -> torch.Size:
+    """Non-empty data whose labels are among the model's outputs: a classifier with 2 outputs
+    trained on 12 topics would run, and learn nothing about 10 of them. Returns the shape of
+    the outputs for all of ``data``, (N, C) or (N, T, C), found from one forward pass on its
+    first example (in eval mode, on the model's device) before anything is trained or scored."""
+    check_data(data)
+    with eval_mode(model):
+        Y_hat = model(*(t[:1].to(model_device(model)) for t in data.tensors()[:3]))
+    shape = torch.Size((len(data), *Y_hat.shape[1:]))
+    if data.labels.shape != shape[:-1]:
+        raise ValueError(f"labels must have shape {tuple(shape[:-1])} (the outputs' without "
+                         f"their last dimension); got {tuple(data.labels.shape)}")
+    C = shape[-1]
+    check_range("labels", data.labels[data.labels != IGNORE], 0, C - 1,
+                f"class ids in [0, {C - 1}] (the model has {C} outputs) or IGNORE")
+    return shape
 
 
 @dataclass
@@ -210,16 +223,20 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
     return history
 
 
+def _outputs(model: nn.Module, data: TaskData, batch_size: int) -> Iterator[tuple[list, Tensor]]:
+    """Each batch of ``data`` in order, and ``model``'s outputs for it (on its device), in eval
+    mode."""
+    check_data(data)  # make_loader checks batch_size
+    device = model_device(model)
+    with eval_mode(model):
+        for batch in make_loader(data, batch_size, seed=0, shuffle=False):
+            yield batch, model(*(t.to(device) for t in batch[:3]))
+
+
 def predict(model: nn.Module, data: TaskData, batch_size: int = 256) -> torch.Tensor:
     """The most probable class of every example (N,), or tag of every token (N, T), in eval
     mode, on the CPU."""
-    check_data(data)
-    device, out = model_device(model), []  # make_loader checks batch_size
-    with eval_mode(model):
-        for batch in make_loader(data, batch_size, seed=0, shuffle=False):
-            tokens, segments, valid_lens, _ = (t.to(device) for t in batch)
-            out.append(model(tokens, segments, valid_lens).argmax(-1).cpu())
-    return torch.cat(out)
+    return torch.cat([Y_hat.argmax(-1).cpu() for _, Y_hat in _outputs(model, data, batch_size)])
 
 
 @dataclass(frozen=True)
@@ -263,8 +280,6 @@ def best_span(scores: Float[Tensor, "B 2 T"], allowed: Bool[Tensor, "B T"],
     an answer may use (the text's tokens). Returns (B, 2) long: i and j of each example.
     """
     check_positive_int("max_answer_len", max_answer_len)
-    if not bool(allowed.any(1).all()):  # argmax over nothing would answer (0, 0)
-        raise ValueError("allowed must allow at least one position per row")
     T = scores.shape[2]
     both = scores[:, 0, :, None] + scores[:, 1, None, :]  # (B, T, T): span from i to j
     i = torch.arange(T, device=scores.device)
@@ -280,23 +295,17 @@ def predict_spans(model: nn.Module, data: TaskData, max_answer_len: int = 8,
     """The answer span ``model`` finds for each question of ``data`` (N, 2): its first and
     last token, chosen by :func:`best_span` among the text's tokens (segment B, not its
     ``<sep>``), in eval mode, on the CPU."""
-    check_data(data)
-    check_positive_int("max_answer_len", max_answer_len)
-    device, out = model_device(model), []  # make_loader checks batch_size
-    with eval_mode(model):
-        for tokens, segments, valid_lens, _ in make_loader(data, batch_size, seed=0,
-                                                           shuffle=False):
-            scores = model(tokens.to(device), segments.to(device), valid_lens.to(device))
-            positions = torch.arange(tokens.shape[1])
-            in_text = (segments == 1) & (positions < valid_lens[:, None] - 1)  # B, not its <sep>
-            out.append(best_span(scores.cpu(), in_text, max_answer_len))
+    out = []  # best_span checks max_answer_len
+    for (tokens, segments, valid_lens, _), scores in _outputs(model, data, batch_size):
+        positions = torch.arange(tokens.shape[1])
+        in_text = (segments == 1) & (positions < valid_lens[:, None] - 1)  # B, not its <sep>
+        out.append(best_span(scores.cpu(), in_text, max_answer_len))
     return torch.cat(out)
 
 
 def span_accuracy(model: nn.Module, data: TaskData, max_answer_len: int = 8) -> Accuracy:
     """The share of ``data``'s questions whose answer ``model`` finds exactly: first and last
     token right (the exact match of SQuAD, counted in tokens)."""
-    check_data(data)  # before data.labels is read
     if data.labels.shape != (len(data), 2):
         raise ValueError(f"data.labels must be answer spans, shape {(len(data), 2)} (from "
                          f"span_data()); got {tuple(data.labels.shape)}")
@@ -317,7 +326,6 @@ def evaluate_task(model: nn.Module, data: TaskData, num_classes: int,
                   batch_size: int = 256) -> TaskScore:
     """Accuracy of ``model`` on ``data``, overall and per class, ``IGNORE`` positions left out.
     ``num_classes`` must be the model's number of outputs, and every label one of them."""
-    _check_num_classes(num_classes)
     if (outputs := check_fits(model, data)[-1]) != num_classes:
         raise ValueError(f"num_classes must be the model's number of outputs, {outputs}; got "
                          f"{num_classes}")

@@ -29,14 +29,7 @@ import torch
 
 from bertlib.assets import TASKS_DIR
 from bertlib.inputs import EncodedInput, encode_pair, stack_inputs
-from bertlib.support.checks import (
-    check_choice,
-    check_instance,
-    check_int_in,
-    check_path,
-    check_positive_int,
-    check_str,
-)
+from bertlib.support.checks import check_choice, check_int_in
 from bertlib.support.files import checked_file, read_text
 from bertlib.support.i18n import CORPUS_LANGUAGES, text
 from bertlib.support.rng import make_generator
@@ -74,8 +67,7 @@ class TaskSentence:
         check_text("text", self.text)
         check_int_in("topic", self.topic, 0, NUM_TOPICS - 1)
         check_int_in("story", self.story, 0)
-        check_str("template", self.template)
-        if not re.fullmatch(r"\d+\.\d+\.\d+", self.template):
+        if not isinstance(self.template, str) or not re.fullmatch(r"\d+\.\d+\.\d+", self.template):
             raise ValueError(f'template must be "topic.step.wording", three integers; got '
                              f"{self.template!r:.80}")
         _check_spans(self.spans, len(self.text))
@@ -96,7 +88,6 @@ def _check_spans(spans, length: int) -> None:
 def load_task_sentences(directory: str | Path = TASKS_DIR) -> list[TaskSentence]:
     """Every sentence of the sets in ``directory`` (``en.jsonl``, ``zh.jsonl``: UTF-8, one
     JSON object per line), English first, in file order."""
-    check_path("directory", directory)
     sentences = []
     for lang in CORPUS_LANGUAGES:
         path = checked_file(directory, f"{lang}.jsonl", TASK_FILE_MAX_BYTES)
@@ -121,15 +112,6 @@ def _read_sentence(line: str, lang: str, where: str) -> TaskSentence:
         raise ValueError(f"{where}: {err}") from None
     except RecursionError:  # "[[[[..." nested deeper than Python's stack
         raise ValueError(f"{where}: JSON nested too deep") from None
-
-
-def _check_sentences(sentences: Sequence[TaskSentence]) -> None:
-    if isinstance(sentences, str) or not isinstance(sentences, Sequence) or not sentences:
-        raise ValueError(f"sentences must hold at least one sentence, a list of TaskSentence "
-                         f"(load_task_sentences() gives them); got {sentences!r:.80}")
-    for i, s in enumerate(sentences):
-        check_instance(f"sentences[{i}]", s, TaskSentence,
-                       "a TaskSentence (load_task_sentences() gives them)")
 
 
 def class_names(task: str, lang: str | None = None) -> list[str]:
@@ -159,14 +141,9 @@ def split_by_template(sentences: Sequence[TaskSentence], *, held_out_steps: int 
     measures how well a model generalises to new sentences, not how well it remembers
     templates with other names filled in.
     """
-    _check_sentences(sentences)
-    check_positive_int("held_out_steps", held_out_steps)
     steps: dict[tuple[str, int], set[int]] = {}
     for s in sentences:
         steps.setdefault((s.lang, s.topic), set()).add(int(s.template.split(".")[1]))
-    if held_out_steps >= min(len(v) for v in steps.values()):
-        raise ValueError(f"held_out_steps must be below the number of steps per story "
-                         f"({min(len(v) for v in steps.values())}); got {held_out_steps}")
     g = make_generator(seed=seed)
     held = set()
     for (lang, topic), found in sorted(steps.items()):
@@ -198,18 +175,17 @@ class TaskData:
 
     def select(self, lang: str) -> TaskData:
         """The examples in one language."""
-        check_choice("lang", lang, CORPUS_LANGUAGES)
         rows = torch.tensor([x == lang for x in self.langs])
         return TaskData(*(t[rows] for t in self.tensors()), [lang] * int(rows.sum()))
 
 
-def _check_builder_args(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
-                        max_len: int, shortest: int) -> None:
-    """What every builder takes: sentences, a tokenizer, and a ``max_len`` of at least
-    ``shortest`` tokens (room for the special tokens and a token of each text)."""
-    _check_sentences(sentences)
-    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
-                   "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
+def _check_builder_args(sentences: Sequence[TaskSentence], max_len: int,
+                        shortest: int) -> None:
+    """What every builder takes: a list of sentences (not a text), and a ``max_len`` of at
+    least ``shortest`` tokens (room for the special tokens and a token of each text)."""
+    if isinstance(sentences, str) or not isinstance(sentences, Sequence) or not sentences:
+        raise ValueError(f"sentences must hold at least one sentence, a list of TaskSentence "
+                         f"(load_task_sentences() gives them); got {sentences!r:.80}")
     check_int_in("max_len", max_len, shortest, None,
                  " (room for the special tokens and a token of each text)")
 
@@ -224,7 +200,7 @@ def _batch(inputs: list[EncodedInput], labels: torch.Tensor, langs: list[str],
 def topic_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
                max_len: int) -> TaskData:
     """``<cls> sentence <sep>`` labelled with its story's topic (0 to 11)."""
-    _check_builder_args(sentences, tokenizer, max_len, MIN_LEN_ONE)
+    _check_builder_args(sentences, max_len, MIN_LEN_ONE)
     inputs = [encode_pair(tokenizer, s.text, max_len=max_len) for s in sentences]
     return _batch(inputs, torch.tensor([s.topic for s in sentences]),
                   [s.lang for s in sentences], tokenizer)
@@ -238,7 +214,7 @@ def pair_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, 
     from ``sentences`` only, so pairs made from held-out sentences use held-out templates only.
     The wrong partner is a sentence in the same language from a story of another topic.
     """
-    _check_builder_args(sentences, tokenizer, max_len, MIN_LEN_PAIR)
+    _check_builder_args(sentences, max_len, MIN_LEN_PAIR)
     g = make_generator(seed=seed)
     stories: dict[tuple[str, int], list[int]] = {}
     topics: dict[tuple[str, int], list[int]] = {}
@@ -290,7 +266,7 @@ def tagging_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenize
                  max_len: int) -> TaskData:
     """``<cls> sentence <sep>`` with one tag per token; ``<cls>``, ``<sep>`` and padding get
     ``IGNORE``, so that no loss and no accuracy is computed there."""
-    _check_builder_args(sentences, tokenizer, max_len, MIN_LEN_ONE)
+    _check_builder_args(sentences, max_len, MIN_LEN_ONE)
     inputs = [encode_pair(tokenizer, s.text, max_len=max_len) for s in sentences]
     T = max(len(x.ids) for x in inputs) if inputs else 0
     labels = torch.full((len(inputs), T), IGNORE)
@@ -309,7 +285,7 @@ def span_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, 
     A sentence that holds a kind twice would make its question ambiguous, and an answer cut
     off by ``max_len`` could not be found: neither gives an example.
     """
-    _check_builder_args(sentences, tokenizer, max_len, MIN_LEN_PAIR)
+    _check_builder_args(sentences, max_len, MIN_LEN_PAIR)
     if isinstance(kinds, str) or not kinds or not set(kinds) <= set(TAGS[1:]):
         raise ValueError(f"kinds must be a list of some of {list(TAGS[1:])}; got {kinds!r:.80}")
     inputs, labels, langs = [], [], []

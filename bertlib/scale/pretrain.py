@@ -41,8 +41,6 @@ from bertlib.model import BERTConfig, BERTModel
 from bertlib.support.checks import (
     check_divisible,
     check_dropout,
-    check_instance,
-    check_int_in,
     check_positive_int,
     check_seed,
     check_str,
@@ -60,7 +58,6 @@ from bertlib.weights.checkpoint import (
 
 CHECKPOINT_DIR = "checkpoint"
 TOKENIZER_FILE = "tokenizer.json"
-MAX_THREADS = 1024
 
 
 @dataclass(frozen=True)
@@ -85,27 +82,18 @@ class RunArgs:
     log_every: int = 50
 
 
-def check_text(name: str, value: str) -> None:
-    check_str(name, value)
-    if not value:
-        raise ValueError(f"{name} must not be empty")
-
-
-# How each field of RunArgs is checked: by pretrain, and by the command line flag by flag.
-FIELD_CHECKS: dict[str, Callable[[str, object], None]] = {
-    "corpus": check_text, "out": check_text, "lr": check_lr, "dropout": check_dropout,
-    "seed": check_seed,
-    **{name: check_positive_int for name in (
-        "steps", "batch_size", "max_len", "vocab_size", "num_hiddens", "ffn_num_hiddens",
-        "num_heads", "num_blks", "rounds", "save_every", "log_every")},
-}
-
-
 def check_run_args(args: RunArgs) -> None:
     """Every field of ``args`` valid, before anything is read or written."""
-    check_instance("args", args, RunArgs, "a RunArgs")
-    for name, check in FIELD_CHECKS.items():
-        check(name, getattr(args, name))
+    for name in ("corpus", "out"):
+        check_str(name, getattr(args, name))
+        if not getattr(args, name):
+            raise ValueError(f"{name} must not be empty")
+    check_lr("lr", args.lr)
+    check_dropout("dropout", args.dropout)
+    check_seed("seed", args.seed)
+    for name in ("steps", "batch_size", "max_len", "vocab_size", "num_hiddens", "ffn_num_hiddens",
+                 "num_heads", "num_blks", "rounds", "save_every", "log_every"):
+        check_positive_int(name, getattr(args, name))
     check_divisible(args.num_hiddens, args.num_heads)
 
 
@@ -113,7 +101,6 @@ def read_corpus(corpus: str) -> list[list[str]]:
     """Paragraphs of sentence strings: the shipped corpus' training split ("small"), a
     WikiText raw file (``*.tokens``), or every ``*.txt`` file of a folder (one sentence per
     line, a blank line between paragraphs)."""
-    check_text("corpus", corpus)
     if corpus == "small":
         return load_small_corpus().train
     path = Path(corpus)
@@ -220,8 +207,6 @@ def pretrain(args: RunArgs, *, on_step: Callable[[int, float, float], None] | No
     A step whose loss or gradients are not finite raises ValueError naming it, before it
     changes any weight; the last checkpoint stays as it was."""
     check_run_args(args)
-    if on_step is not None and not callable(on_step):
-        raise ValueError(f"on_step must be a function or None; got {on_step!r:.80}")
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
@@ -322,63 +307,32 @@ def all_finite(params) -> bool:
     return not grads or bool(torch.stack([torch.isfinite(g).all() for g in grads]).all())
 
 
-def flag_type(name: str, kind: type, check: Callable[[str, object], None]
-              ) -> Callable[[str], object]:
-    """An argparse ``type`` that reads ``kind`` and checks it with ``check`` (as
-    :func:`pretrain` would), so that argparse's usage error names a bad flag."""
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be {kind.__name__}; "
-                                             f"got {text!r}") from None
-        try:
-            check(name, value)
-        except ValueError as err:
-            raise argparse.ArgumentTypeError(str(err)) from None
-        return value
-    return parse
-
-
-def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m bertlib.scale.pretrain",
-                                     description=__doc__.splitlines()[0])
+def parse_args(argv: list[str] | None = None) -> tuple[RunArgs, int | None]:
+    """The run and the ``--threads`` the command line asks for (only :func:`main` sets them); a
+    bad flag ends the process with argparse's usage error naming it."""
+    cli = argparse.ArgumentParser(prog="python -m bertlib.scale.pretrain",
+                                  description=__doc__.splitlines()[0])
     for name, default in asdict(RunArgs(corpus="", out="")).items():
-        flag = "--" + name.replace("_", "-")
-        if name in ("corpus", "out"):
-            parser.add_argument(flag, required=True, type=flag_type(name, str, check_text))
-        else:
-            parser.add_argument(flag, type=flag_type(name, type(default), FIELD_CHECKS[name]),
-                                default=default)
-    threads = flag_type("threads", int, lambda name, n: check_int_in(name, n, 1, MAX_THREADS))
-    parser.add_argument("--threads", type=threads, default=None,
-                        help="torch threads per process (default: torch's choice)")
-    return parser
-
-
-def parse_command(argv: list[str] | None = None) -> tuple[RunArgs, int | None]:
-    """The run and the ``--threads`` the command line asks for; a bad flag, or flags that do
-    not go together, end the process with argparse's usage error naming them."""
-    cli = make_parser()
+        cli.add_argument("--" + name.replace("_", "-"), type=type(default), default=default,
+                         required=name in ("corpus", "out"))
+    cli.add_argument("--threads", type=int, default=None,
+                     help="torch threads per process (default: torch's choice)")
     ns = vars(cli.parse_args(argv))
     threads = ns.pop("threads")
     try:
-        check_run_args(RunArgs(**ns))  # what no single flag shows: num_hiddens % num_heads
+        check_run_args(RunArgs(**ns))
+        if threads is not None:
+            check_positive_int("threads", threads)
     except ValueError as err:
         cli.error(str(err))
     return RunArgs(**ns), threads
-
-
-def parse_args(argv: list[str] | None = None) -> RunArgs:
-    """The run the command line asks for (``--threads`` aside: only :func:`main` uses it)."""
-    return parse_command(argv)[0]
 
 
 def main(argv: list[str] | None = None) -> None:
     """The command: set torch's threads if asked (the process is the command's own), then
     pretrain; a refusal or a failed write is printed as one line (exit status 1), Ctrl-C as
     where the last checkpoint is (exit status 130), not as a traceback."""
-    args, threads = parse_command(argv)
+    args, threads = parse_args(argv)
     if threads is not None:
         torch.set_num_threads(threads)  # process-state: opted into with --threads
     try:

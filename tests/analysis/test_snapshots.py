@@ -65,10 +65,7 @@ def test_a_save_that_fails_leaves_the_old_file_whole(tmp_path, toy_model, monkey
     assert [p.name for p in tmp_path.iterdir()] == [SNAPSHOTS_FILE]  # no partial file left
 
 
-def test_bad_steps_and_files_are_refused(tmp_path, toy_model):
-    for steps in ([], [-1], [1.5], [True]):
-        with pytest.raises(ValueError, match="steps must be training steps"):
-            SnapshotRecorder(toy_model(), steps)
+def test_endless_steps_and_other_files_are_refused(tmp_path, toy_model):
     for steps in (itertools.count(), iter([0, 1]), {0, 1}):  # could be endless, or unordered
         with pytest.raises(ValueError, match="steps must be a list of training steps"):
             SnapshotRecorder(toy_model(), steps)

@@ -115,8 +115,6 @@ def test_bag_of_words_is_the_mean_of_the_real_tokens_rows():
     torch.testing.assert_close(Y, expected)
     # Word order plays no part.
     torch.testing.assert_close(bow(tokens[:, [0, 3, 2, 1, 4]], tokens, valid_lens), Y)
-    with pytest.raises(ValueError, match=r"tokens must be in \[0, 9\]; got 10"):
-        bow(torch.tensor([[10]]), torch.zeros(1, 1, dtype=torch.long))
 
 
 def test_task_loss_is_the_mean_over_labelled_positions():
@@ -206,9 +204,6 @@ def test_fine_tune_checks_its_arguments(toy_model):
         fine_tune(clf, data, num_steps=0)
     with pytest.raises(ValueError, match=r"lr must be a number in \(0, 10\] .*; got -1"):
         fine_tune(clf, data, num_steps=1, lr=-1)
-    with pytest.raises(ValueError,
-                       match="data must be a bertlib.finetuning.tasks.TaskData .*; got tuple"):
-        fine_tune(clf, data.tensors(), num_steps=1)
 
 
 class Fixed(nn.Module):
@@ -322,7 +317,6 @@ def test_best_span_is_the_best_valid_pair_found_by_trying_all():
 @pytest.mark.parametrize("args, message", [
     ((torch.zeros(2, 3, 4), torch.ones(2, 4, dtype=torch.bool), 2), "parameter 'scores'"),
     ((torch.zeros(2, 2, 4), torch.ones(2, 5, dtype=torch.bool), 2), "parameter 'allowed'"),
-    ((torch.zeros(1, 2, 4), torch.zeros(1, 4, dtype=torch.bool), 2), "at least one position"),
     ((torch.zeros(1, 2, 4), torch.ones(1, 4), 2), "parameter 'allowed'"),
     ((torch.zeros(1, 2, 4), torch.ones(1, 4, dtype=torch.bool), 0), "max_answer_len must be"),
 ])
@@ -408,22 +402,7 @@ def test_a_loss_that_turns_non_finite_stops_training_and_keeps_the_weights(toy_m
         assert bool(torch.isfinite(value).all()), name
 
 
-@pytest.mark.parametrize(("valid_lens", "message"), [
-    (torch.tensor([1.5]), "parameter 'valid_lens'"),
-    (torch.tensor([0]), r"valid_lens must be in \[1, 2\]; got 0"),  # gave NaN
-    (torch.tensor([5]), r"valid_lens must be in \[1, 2\]; got 5"),
-    (torch.tensor([1, 2, 2]), "parameter 'valid_lens'"),
-])
-def test_bag_of_words_checks_its_lengths(valid_lens, message):
-    tokens = torch.tensor([[1, 2]])
-    with pytest.raises((ValueError, TypeCheckError), match=message):
-        BagOfWords(10, 2)(tokens, torch.zeros_like(tokens), valid_lens)
-
-
 def test_prediction_and_scores_check_their_input(toy_model):
-    clf = BERTClassifier(toy_model(), 2)
-    with pytest.raises(ValueError, match="data must be a bertlib.finetuning.tasks.TaskData"):
-        predict(clf, toy_task(20).tensors())
     with pytest.raises(ValueError, match=r"hits must be an integer in \[0, 3\] .*; got 5"):
         Accuracy(5, 3)
     with pytest.raises(ValueError, match=r"hits must be an integer in \[0, 3\] .*; got 1.5"):

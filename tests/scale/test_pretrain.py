@@ -129,7 +129,7 @@ def test_the_global_batch_must_split_evenly_and_the_caller_rng_is_kept(tmp_path,
 
 def test_the_command_line_gives_every_argument():
     args = parse_args(["--corpus", "small", "--out", "o", "--steps", "7", "--lr", "0.01"])
-    assert args == RunArgs(corpus="small", out="o", steps=7, lr=0.01)
+    assert args == (RunArgs(corpus="small", out="o", steps=7, lr=0.01), None)
 
 
 @pytest.fixture
@@ -298,17 +298,17 @@ def test_training_that_turns_nan_stops_before_the_update(texts, tmp_path, monkey
 
 
 @pytest.mark.parametrize(("flags", "message"), [
-    (["--threads", "0"], "argument --threads: threads must be an integer in"),
-    (["--lr", "-1"], r"argument --lr: lr must be a number in \(0, 10\]"),
-    (["--lr", "1e6"], r"argument --lr: lr must be a number in \(0, 10\] .*got 1000000.0"),
-    (["--lr", "nan"], r"argument --lr: lr must be a number in \(0, 10\] .*got nan"),
-    (["--dropout", "-0.1"], r"argument --dropout: dropout must be a number in \[0, 1\)"),
-    (["--seed", "-1"], r"argument --seed: seed must be an integer in \[0, 2\*\*63 - 1\]"),
-    (["--vocab-size", "0"], "argument --vocab-size: vocab_size must be a positive integer"),
-    (["--steps", "0"], "argument --steps: steps must be a positive integer"),
-    (["--batch-size", "two"], "argument --batch-size: batch_size must be int; got 'two'"),
+    (["--threads", "0"], "error: threads must be a positive integer; got 0"),
+    (["--lr", "-1"], r"error: lr must be a number in \(0, 10\]"),
+    (["--lr", "1e6"], r"error: lr must be a number in \(0, 10\] .*got 1000000.0"),
+    (["--lr", "nan"], r"error: lr must be a number in \(0, 10\] .*got nan"),
+    (["--dropout", "-0.1"], r"error: dropout must be a number in \[0, 1\)"),
+    (["--seed", "-1"], r"error: seed must be an integer in \[0, 2\*\*63 - 1\]"),
+    (["--vocab-size", "0"], "error: vocab_size must be a positive integer"),
+    (["--steps", "0"], "error: steps must be a positive integer"),
+    (["--batch-size", "two"], "argument --batch-size: invalid int value: 'two'"),
     (["--num-heads", "3"], "num_hiddens must be divisible by num_heads"),
-    (["--out", ""], "argument --out: out must not be empty"),
+    (["--out", ""], "error: out must not be empty"),
 ])
 def test_bad_flags_are_named_by_the_command_line(flags, message, capsys):
     with pytest.raises(SystemExit) as exit_:
