@@ -28,7 +28,7 @@ from bertlib.support.checks import (
     check_str,
 )
 from bertlib.support.files import atomic_write, checked_path, read_text
-from bertlib.text.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
+from bertlib.text.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab, check_specials
 
 TOKENIZER_MAX_BYTES = 64 << 20  # BERT's tokenizer.json is under 1 MB, multilingual ones ~10 MB
 # The largest BERT vocabularies hold ~120,000 pieces (multilingual BERT), XLM-R's 250,002.
@@ -103,12 +103,6 @@ def _read_texts(texts: Iterable[str]) -> list[str]:
     return kept
 
 
-def _check_specials(specials: SpecialTokens | None) -> None:
-    if specials is not None and not isinstance(specials, SpecialTokens):
-        raise ValueError(f"specials must be a SpecialTokens (e.g. bertlib.HF_SPECIAL_TOKENS) or "
-                         f"None; got {specials!r:.80}")
-
-
 class WordPieceTokenizer:
     """Text -> WordPiece tokens -> ids, with the vocabulary as a :class:`Vocab`."""
 
@@ -117,7 +111,8 @@ class WordPieceTokenizer:
         if not isinstance(backend, Tokenizer):
             raise ValueError(f"backend must be a tokenizers.Tokenizer; got {backend!r:.80} (to "
                              "load a file use WordPieceTokenizer.from_file or from_directory)")
-        _check_specials(specials)
+        if specials is not None:
+            check_specials(specials)
         try:
             backend = Tokenizer.from_str(backend.to_str())
         except Exception as err:  # e.g. a custom Python pre-tokenizer, which cannot be saved
@@ -165,12 +160,11 @@ class WordPieceTokenizer:
         refused with the count. The same texts always give the same vocabulary, in the same
         order. ``texts`` may be a generator; it is read up to ``TRAIN_MAX_CHARS`` characters.
         """
-        check_positive_int("vocab_size", vocab_size)
         check_int_in("vocab_size", vocab_size, 1, VOCAB_SIZE_MAX,
                      " (the largest BERT vocabularies hold about 250,000 pieces)")
         check_positive_int("min_frequency", min_frequency)
-        check_int_in("min_frequency", min_frequency, 1, 2**63 - 1)  # tokenizers counts in 64 bits
-        _check_specials(specials)
+        if specials is not None:
+            check_specials(specials)
         texts = _read_texts(texts)
         specials = specials or SpecialTokens()
         backend = _bert_backend(models.WordPiece(unk_token=specials.unk))
@@ -220,11 +214,10 @@ class WordPieceTokenizer:
         checkpoint's ``vocab.txt`` defines it; ``tokens`` must hold the reserved tokens."""
         if isinstance(tokens, str) or not isinstance(tokens, Sequence):
             raise ValueError(f"tokens must be a list of token strings; got {tokens!r:.80}")
-        bad = next((i for i, t in enumerate(tokens) if not isinstance(t, str) or not t), None)
-        if bad is not None:
-            raise ValueError(f"tokens[{bad}] must be a non-empty str; got {tokens[bad]!r:.80}")
         for i, token in enumerate(tokens):
             check_text(f"tokens[{i}]", token)
+            if not token:
+                raise ValueError(f"tokens[{i}] must be a non-empty str; got ''")
         check_bool("lowercase", lowercase)
         vocab: dict[str, int] = {}
         for i, token in enumerate(tokens):
@@ -245,7 +238,6 @@ class WordPieceTokenizer:
         shift every later id, so it is refused.
         """
         path = checked_path("path", path, TOKENIZER_MAX_BYTES)
-        check_bool("lowercase", lowercase)
         try:
             return cls.from_tokens(_vocab_lines(read_text(path)), lowercase)
         except ValueError as err:  # duplicates, reserved tokens missing: say which file
