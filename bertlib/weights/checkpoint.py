@@ -8,10 +8,12 @@ that loads as the new one (see :func:`save_pretrained`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 import torch
@@ -111,26 +113,28 @@ def config_from(config: dict) -> BERTConfig:
         raise ValueError(f"config.json lacks a size: {err}") from None
 
 
-def header_shapes(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
-    """Each tensor's shape and dtype (``"F32"``, ...) from a safetensors header; no tensor data
-    is read, and the library checks that the header fits the file."""
+@contextlib.contextmanager
+def opened(path: Path) -> Iterator:
+    """``safe_open(path)``, which checks that the header fits the file; a broken file is a
+    ValueError naming it."""
     try:
         with safe_open(str(path), framework="pt") as f:
-            return opened_shapes(f)
+            yield f
     except (SafetensorError, OSError) as err:
         raise ValueError(f"{path} is not a safetensors file that fits its header: {err}") from None
 
 
-def opened_shapes(f) -> dict[str, tuple[tuple[int, ...], str]]:
-    """:func:`header_shapes` of a file opened with ``safe_open``."""
+def header_shapes(f) -> dict[str, tuple[tuple[int, ...], bool]]:
+    """Each tensor's shape, and whether it is floating-point, from the header of a file that
+    :func:`opened` opened: no tensor data is read."""
     names = f.keys()  # a method of safe_open, which is not a mapping
-    return {name: (tuple(f.get_slice(name).get_shape()), f.get_slice(name).get_dtype())
-            for name in names}
+    return {name: (tuple(f.get_slice(name).get_shape()), f.get_slice(name).get_dtype()
+                   in FLOAT_DTYPES) for name in names}
 
 
-def expected_shapes(config: BERTConfig) -> tuple[dict[str, tuple[int, ...]], list[set[str]]]:
-    """The state-dict shapes of ``BERTModel.from_config(config)``, and the groups of names that
-    share one tensor (a tied MLM decoder), worked out from the sizes alone: nothing is built, so
+def expected_shapes(config: BERTConfig) -> tuple[dict[str, tuple[int, ...]], set[str]]:
+    """The state-dict shapes of ``BERTModel.from_config(config)``, and the names that share one
+    tensor (a tied MLM decoder: stored once), worked out from the sizes alone: nothing is built, so
     a hostile config costs nothing (tests/weights/test_checkpoint.py checks them against a real
     model).
     """
@@ -153,7 +157,7 @@ def expected_shapes(config: BERTConfig) -> tuple[dict[str, tuple[int, ...]], lis
                "mlm.mlp.3.weight": (V, H), "mlm.mlp.3.bias": (V,),
                "nsp.output.weight": (2, H), "nsp.output.bias": (2,)}
     tied = {"encoder.token_embedding.weight", "mlm.mlp.3.weight"}
-    return shapes, [tied] if config.tie_mlm_decoder else []
+    return shapes, tied if config.tie_mlm_decoder else set()
 
 
 def some(names: list[str]) -> str:
@@ -174,20 +178,17 @@ def check_block_count(path: Path, names, prefix: str, num_blks: int, key: str) -
                          f"numbered 0 to {num_blks - 1}")
 
 
-def check_weights_file(path: Path, found: dict[str, tuple[tuple[int, ...], str]],
-                       config: BERTConfig) -> None:
-    """Every tensor a model of ``config`` needs, with its shape and a floating-point dtype,
-    in the header ``found`` (:func:`header_shapes`) of ``path``, before anything is allocated;
-    ValueError naming each difference."""
-    check_block_count(path, found, "encoder.blks.", config.num_blks, "num_blks")
-    shapes, tied = expected_shapes(config)
-    stored_once = {name for group in tied for name in group if group & set(found)}
-    missing = [name for name in shapes if name not in found and name not in stored_once]
-    unexpected = sorted(set(found) - set(shapes))
-    wrong = [f"{name}: expected {shapes[name]}, found {shape}"
-             for name, (shape, _) in found.items() if name in shapes and shape != shapes[name]]
-    wrong += [f"{name}: dtype {dtype}, not floating point" for name, (_, dtype) in found.items()
-              if dtype not in FLOAT_DTYPES]
+def check_shapes(path: Path, found: dict[str, tuple[tuple[int, ...], bool]],
+                 expected: dict[str, tuple[int, ...]], optional: set[str] = frozenset()) -> None:
+    """The tensors ``found`` in ``path`` (name: shape, is floating-point) are ``expected``'s
+    (name: shape; those in ``optional`` may be missing), all floating-point, before anything
+    is allocated; ValueError naming each difference."""
+    missing = [name for name in expected if name not in found and name not in optional]
+    unexpected = sorted(set(found) - set(expected))
+    wrong = [f"{name}: expected {expected[name]}, found {shape}" for name, (shape, _)
+             in found.items() if name in expected and shape != expected[name]]
+    wrong += [f"{name}: not floating point" for name, (_, is_float) in found.items()
+              if not is_float]
     if missing or unexpected or wrong:
         raise ValueError(f"{path} does not match its config.json: missing tensors "
                          f"{some(missing)}; unexpected tensors {some(unexpected)}; mismatched "
@@ -211,15 +212,13 @@ def load_pretrained(directory: str | Path) -> BERTModel:
     """
     config = read_config(directory)
     weights = checked_file(directory, WEIGHTS_FILE, None)
-    try:
-        with safe_open(str(weights), framework="pt") as f:
-            config = config_from(saved_config(config, weights, f.metadata() or {}))
-            check_weights_file(weights, opened_shapes(f), config)
-            names = f.keys()  # a method of safe_open, which is not a mapping
-            state = {name: f.get_tensor(name) for name in names}
-    except (SafetensorError, OSError) as err:
-        raise ValueError(f"{weights} is not a safetensors file that fits its header: "
-                         f"{err}") from None
+    with opened(weights) as f:
+        config = config_from(saved_config(config, weights, f.metadata() or {}))
+        found = header_shapes(f)
+        check_block_count(weights, found, "encoder.blks.", config.num_blks, "num_blks")
+        shapes, tied = expected_shapes(config)
+        check_shapes(weights, found, shapes, tied if tied & set(found) else set())
+        state = {name: f.get_tensor(name) for name in found}
     with own_global_rng():  # the initial weights, overwritten next, draw from the global RNG
         model = BERTModel.from_config(config)
     model.load_state_dict(state, strict=False)  # every name was checked; a tied one stored once
@@ -259,21 +258,18 @@ def read_adam_state(directory: Path, params: list[torch.Tensor]) -> dict:
     second moment would turn the next update into NaN)."""
     path = checked_file(directory, OPTIMIZER_FILE, None)
     state: dict[int, dict[str, torch.Tensor]] = {}
-    try:
-        with safe_open(str(path), framework="pt") as f:
-            for key, (shape, _) in opened_shapes(f).items():
-                i, _, name = key.partition(".")
-                if not i.isdigit() or int(i) >= len(params) or name not in ADAM_STATE:
-                    raise ValueError(f"{path}: {key!r} is not <parameter index>.<one of "
-                                     f"{list(ADAM_STATE)}> for the model's {len(params)} "
-                                     "parameters")
-                want = () if name == "step" else tuple(params[int(i)].shape)
-                if shape != want:
-                    raise ValueError(f"{path}: {key} has shape {shape}; parameter {i} "
-                                     f"{'' if want else 'step '}needs {want}")
-                state.setdefault(int(i), {})[name] = f.get_tensor(key)
-    except (SafetensorError, OSError) as err:
-        raise ValueError(f"{path} is not a safetensors file that fits its header: {err}") from None
+    with opened(path) as f:
+        for key, (shape, _) in header_shapes(f).items():
+            i, _, name = key.partition(".")
+            if not i.isdigit() or int(i) >= len(params) or name not in ADAM_STATE:
+                raise ValueError(f"{path}: {key!r} is not <parameter index>.<one of "
+                                 f"{list(ADAM_STATE)}> for the model's {len(params)} "
+                                 "parameters")
+            want = () if name == "step" else tuple(params[int(i)].shape)
+            if shape != want:
+                raise ValueError(f"{path}: {key} has shape {shape}; parameter {i} "
+                                 f"{'' if want else 'step '}needs {want}")
+            state.setdefault(int(i), {})[name] = f.get_tensor(key)
     for i, entry in state.items():
         values = [entry.get(name) for name in ADAM_STATE]
         if any(v is None or not v.is_floating_point() or not torch.isfinite(v).all()

@@ -40,12 +40,12 @@ from bertlib.support.rng import own_global_rng
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.weights.checkpoint import (
     CONFIG_MAX_BYTES,
-    FLOAT_DTYPES,
     check_block_count,
     check_finite_weights,
+    check_shapes,
     expected_shapes,
     header_shapes,
-    some,
+    opened,
 )
 
 # Defaults of transformers' BertConfig, for keys an older config.json leaves out.
@@ -225,30 +225,14 @@ def check_tensors(found: dict[str, tuple[tuple[int, ...], bool]], config: BERTCo
     a model is built; the block count comes first, as a config may ask for millions of blocks.
     """
     check_block_count(path, found, "encoder.layer.", config.num_blks, "num_hidden_layers")
-    expected, _ = expected_shapes(config)
+    shapes, _ = expected_shapes(config)
     table = name_table(config)
-    missing, mismatched, untrained = [], [], []
-    for part, names in table.items():
-        present = [hf for hf in names if hf in found]
-        if part in OPTIONAL_PARTS and not present:
-            untrained.append(part)
-            continue
-        missing += [hf for hf in names if hf not in found]
-        for hf in present:
-            want = expected[names[hf]]
-            if names[hf] == "encoder.pos_embedding":
-                want = want[1:]
-            if found[hf][0] != want:
-                mismatched.append(f"{hf}: expected {want}, found {found[hf][0]}")
-    mismatched += [f"{hf}: not floating point" for hf, (_, is_float) in found.items()
-                   if not is_float]
-    known = {hf for names in table.values() for hf in names}
-    unexpected = sorted(set(found) - known)
-    if missing or unexpected or mismatched:
-        raise ValueError(f"{path} does not match its config.json: missing tensors "
-                         f"{some(missing)}; unexpected tensors {some(unexpected)}; mismatched "
-                         f"{some(mismatched)}")
-    return tuple(untrained)
+    untrained = tuple(part for part in OPTIONAL_PARTS if not set(table[part]) & set(found))
+    expected = {hf: shapes[ours][1:] if ours == "encoder.pos_embedding" else shapes[ours]
+                for part, names in table.items() if part not in untrained
+                for hf, ours in names.items()}
+    check_shapes(path, found, expected)
+    return untrained
 
 
 def _to_bertlib(name: str, tensor: torch.Tensor) -> torch.Tensor:
@@ -285,9 +269,8 @@ def load_hf_model(directory: str | Path) -> BERTModel:
     config = config_from_hf(read_json(config_path), str(config_path))
     path = weights_file(directory)
     if path.suffix == ".safetensors":
-        header = _renamed({name: (shape, dtype in FLOAT_DTYPES)
-                           for name, (shape, dtype) in header_shapes(path).items()})
-        check_tensors(_normalised(header, config), config, path)
+        with opened(path) as f:
+            check_tensors(_normalised(_renamed(header_shapes(f)), config), config, path)
     state = _normalised(read_state_dict(path), config)
     untrained = check_tensors({name: (tuple(t.shape), t.dtype in TORCH_FLOAT_DTYPES)
                                for name, t in state.items()}, config, path)

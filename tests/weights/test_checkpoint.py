@@ -149,7 +149,7 @@ def test_expected_shapes_are_those_of_a_real_model(options):
     assert shapes == {name: tuple(t.shape) for name, t in model.state_dict().items()}
     assert list(shapes) == list(model.state_dict())
     shared = model.mlm.mlp[-1].weight is model.encoder.token_embedding.weight
-    assert tied == ([{"encoder.token_embedding.weight", "mlm.mlp.3.weight"}] if shared else [])
+    assert tied == ({"encoder.token_embedding.weight", "mlm.mlp.3.weight"} if shared else set())
 
 
 def test_a_config_with_many_blocks_is_refused_at_once(saved):
