@@ -8,10 +8,9 @@ usual choice is jieba.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import jieba
 
@@ -19,25 +18,17 @@ from bertlib.support.checks import check_instance
 from bertlib.text.tokenizer import WordPieceTokenizer, check_text
 
 
-@contextlib.contextmanager
-def _quiet_jieba() -> Iterator[None]:
-    """jieba logs "Building prefix dict..." to stderr when it loads its dictionary; quiet it
-    for the call only, and leave its logger as it was."""
-    logger = jieba.default_logger
+@functools.cache
+def _segmenter() -> jieba.Tokenizer:
+    """One private jieba dictionary for bertlib, loaded on first use (about a second); jieba's
+    "Building prefix dict..." log is quieted meanwhile, and its logger left as it was."""
+    segmenter, logger = jieba.Tokenizer(), jieba.default_logger
     level = logger.level
     logger.setLevel(logging.WARNING)
     try:
-        yield
+        segmenter.initialize()
     finally:
         logger.setLevel(level)
-
-
-@functools.cache
-def _segmenter() -> jieba.Tokenizer:
-    # One private jieba dictionary for bertlib, loaded on first use (about a second).
-    segmenter = jieba.Tokenizer()
-    with _quiet_jieba():
-        segmenter.initialize()
     return segmenter
 
 

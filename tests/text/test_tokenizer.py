@@ -204,8 +204,6 @@ def test_bad_vocab_txt_is_named(tmp_path, content, message):
     (tmp_path / "vocab.txt").write_bytes(content)
     with pytest.raises(ValueError, match=message):
         WordPieceTokenizer.from_directory(tmp_path)
-    with pytest.raises(ValueError, match="lowercase must be True or False; got 'no'"):
-        WordPieceTokenizer.from_vocab_txt(tmp_path / "vocab.txt", lowercase="no")
 
 
 def test_a_fifo_or_a_symlink_loop_is_refused(tmp_path):
@@ -226,6 +224,8 @@ def test_from_tokens_is_bert_s_tokenizer_over_a_list_of_pieces(tmp_path):
     assert listed.vocab.idx_to_token == from_file.vocab.idx_to_token
     assert listed.tokenize("Hugs hug") == ["hug", "##s", "hug"]
     assert listed.tokenize("hgu") == ["h", "##g", "##u"] and listed.tokenize("x") == ["[UNK]"]
+    with pytest.raises(ValueError, match="lowercase must be True or False; got 'no'"):
+        WordPieceTokenizer.from_vocab_txt(tmp_path / "vocab.txt", lowercase="no")
     for bad, message in [("hug", "tokens must be a list"), (["[PAD]", 3], r"tokens\[1\] must be"),
                          (["[PAD]", ""], r"tokens\[1\] must be a non-empty str")]:
         with pytest.raises(ValueError, match=message):
