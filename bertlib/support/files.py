@@ -1,14 +1,9 @@
 """How is a file read safely, and written so that a crash leaves the old file or the new one?
 
-A file is untrusted input: :func:`checked_file` and :func:`checked_path` let through only a
-regular file of bounded size (a named pipe would block a read forever, a link to ``/dev/zero``
-never ends), and :func:`read_text` and :func:`read_json` report a file that is not UTF-8 text or
-JSON by its name.
-
-:func:`atomic_write` lets a writer fill a temporary file beside the target, makes it durable
-and renames it over the target in one step (``os.replace`` is atomic on one file system): a
-process killed at any moment leaves ``path`` as it was or as the writer finished it.
-:func:`atomic_write_folder` does the same for a folder of files that belong together.
+A file read is untrusted input: :func:`checked_file` lets through only a regular file of
+bounded size (a named pipe would block a read forever, a link to ``/dev/zero`` never ends).
+:func:`atomic_write` and :func:`atomic_write_folder` write beside the target and rename over it
+(``os.replace`` is atomic on one file system): a crash leaves the old file or the new one.
 """
 
 from __future__ import annotations
@@ -38,12 +33,10 @@ class ReadOnlyFileError(PermissionError):
 def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
     """Replace ``path`` by what ``write(tmp)`` writes to ``tmp``, all at once.
 
-    ``tmp`` is a new empty file in ``path``'s folder (so the rename stays on one disk) with
-    ``path``'s suffix (writers that choose a format by the extension still work) and a short
-    name, so any name the folder allows for ``path`` is written. It is flushed to disk before
-    the rename, and the folder after it; if anything raises, ``tmp`` is removed and the error
-    raised again. A read-only file at ``path`` (mode 0444, which even root would override) is
-    a :class:`ReadOnlyFileError` before anything is written.
+    ``tmp``, in ``path``'s folder with ``path``'s suffix and a short name, is flushed to disk
+    before the rename, and the folder after it; if anything raises, ``tmp`` is removed. A
+    read-only file at ``path`` (mode 0444, which root would override) is a
+    :class:`ReadOnlyFileError` before anything is written.
     """
     path = Path(path)
     try:
@@ -94,14 +87,10 @@ def aside(folder: Path) -> Path:
 def atomic_write_folder(folder: str | Path, write: Callable[[Path], None]) -> None:
     """Replace ``folder`` by what ``write(tmp)`` writes into the new empty folder ``tmp``.
 
-    ``tmp`` (``folder`` + ``.partial``) is filled whole (``write`` should write each file with
-    :func:`atomic_write`, which makes it durable), then two renames swap it in: the old folder
-    to ``.old``, ``tmp`` to ``folder``. Killed at any moment, this leaves ``folder`` complete
-    (old or new) or, between the renames, ``.old`` complete: :func:`complete_folder` finds it,
-    and the next call puts it back before it starts.
-
-    A ``folder`` that is a symbolic link (to scratch space, say) stays one: the folder it
-    points to is swapped, beside itself (a rename never crosses file systems).
+    ``tmp`` (``folder.partial``, each file written by :func:`atomic_write`) is swapped in by
+    two renames: the old folder to ``.old``, ``tmp`` to ``folder``. Killed between them, this
+    leaves ``.old`` complete: :func:`complete_folder` finds it, and the next call puts it back.
+    A ``folder`` that is a symbolic link stays one: the folder it points to is swapped.
     """
     folder = linked(Path(folder))
     old, tmp = aside(folder), folder.with_name(folder.name + ".partial")

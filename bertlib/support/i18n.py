@@ -1,16 +1,10 @@
 """Every user-facing string of bertlib's figures, widgets and messages, in English, Simplified
 Chinese and Japanese.
 
-bertlib's own strings live in ``strings.json`` beside this module (a table, kept as data) and are
-looked up by key with :func:`text`. The notebooks print English text through :func:`tr`, whose
-translations each notebook's source keeps in its strings cell (collected into
-``notebook_strings.json`` by ``tools/notebooks.py``).
-
+bertlib's own strings live in ``strings.json`` and are looked up by key with :func:`text`; the
+notebooks print English text through :func:`tr`, translated in each notebook's strings cell.
 Every function that shows text takes ``lang=``; without it, the language set by
-:func:`set_language` is used ("en" until then). The notebooks come in two editions,
-``notebooks/en`` and ``notebooks/zh``, with identical code but for one generated set-up cell that
-calls ``set_language`` with the edition's language, so an edition speaks its language wherever
-its kernel runs (and ``notebooks/ja``, the Japanese edition, the same way).
+:func:`set_language` is used ("en" until then): each edition's first code cell sets its own.
 """
 
 from __future__ import annotations
@@ -47,9 +41,7 @@ def set_language(lang: str | None) -> None:
     The notebooks' first code cell calls it with the edition's language.
     """
     global _language
-    if lang is not None:
-        _check(lang)
-    _language = lang
+    _language = lang if lang is None else resolve_language(lang)
 
 
 def get_language() -> str:
@@ -65,16 +57,12 @@ def corpus_language(lang: str | None = None) -> str:
     return lang if lang in CORPUS_LANGUAGES else "en"
 
 
-def _check(lang: str) -> None:
-    if lang not in LANGUAGES:
-        raise ValueError(f"lang must be one of {list(LANGUAGES)} or None; got {lang!r}")
-
-
 def resolve_language(lang: str | None) -> str:
     """``lang`` itself when valid, :func:`get_language` when None."""
     if lang is None:
         return get_language()
-    _check(lang)
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {list(LANGUAGES)} or None; got {lang!r}")
     return lang
 
 

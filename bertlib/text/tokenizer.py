@@ -114,11 +114,7 @@ class WordPieceTokenizer:
                              "load a file use WordPieceTokenizer.from_file or from_directory)")
         if specials is not None:
             check_specials(specials)
-        try:
-            backend = Tokenizer.from_str(backend.to_str())
-        except Exception as err:  # e.g. a custom Python pre-tokenizer, which cannot be saved
-            raise ValueError(f"backend cannot be copied (bertlib changes its truncation, "
-                             f"padding and special-token settings, on a copy): {err}") from None
+        backend = Tokenizer.from_str(backend.to_str())
         model = type(backend.model).__name__
         if model != "WordPiece":
             raise ValueError(f"the tokenizer's model must be WordPiece (BERT's); got {model}")

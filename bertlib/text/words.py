@@ -1,9 +1,8 @@
 """Which tokens make one word? The grouping that whole-word masking masks together.
 
-WordPiece already knows half of it: ``##ing`` continues the word before it. Chinese is the other
-half: BERT cuts Chinese text into single characters, so a word such as 车票 ("ticket") is two
-tokens that WordPiece does not join. Chinese BERT-wwm takes the words from a segmenter; the
-usual choice is jieba.
+WordPiece knows half of it (``##ing`` continues the word before it); BERT cuts Chinese into
+single characters, whose words (车票, "ticket") come from a segmenter, as in Chinese BERT-wwm:
+jieba.
 """
 
 from __future__ import annotations

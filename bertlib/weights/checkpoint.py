@@ -33,7 +33,6 @@ FORMAT = "bertlib"
 FLOAT_DTYPES = frozenset({"F16", "BF16", "F32", "F64"})
 OPTIMIZER_FILE = "optimizer.safetensors"  # a resumable run's Adam state...
 STATE_FILE = "trainer.json"  # ... and its own (the step, the arguments)
-STATE_MAX_BYTES = 1 << 20  # a trainer.json is a few hundred bytes
 ADAM_STATE = ("exp_avg", "exp_avg_sq", "step")  # what Adam keeps per parameter
 LIST_MAX = 5  # names shown per list in an error message; a hostile file may differ in millions
 
@@ -247,7 +246,7 @@ def load_training_state(directory: Path) -> tuple[BERTModel, dict, dict]:
     """The model (in training mode), Adam's state (``{index: {name: tensor}}``, for the
     optimizer ``make_optimizer`` builds over it) and the JSON state saved by
     :func:`save_training_state`, every file checked as untrusted input."""
-    state = read_json(checked_file(directory, STATE_FILE, STATE_MAX_BYTES))
+    state = read_json(checked_file(directory, STATE_FILE, CONFIG_MAX_BYTES))
     model = load_pretrained(directory).train()
     return model, read_adam_state(directory, list(model.parameters())), state
 

@@ -35,7 +35,7 @@ from bertlib.support.checks import (
     check_path,
     check_positive_float,
 )
-from bertlib.support.files import checked_file, checked_path, read_json
+from bertlib.support.files import checked_file, read_json
 from bertlib.support.rng import own_global_rng
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.weights.checkpoint import (
@@ -126,8 +126,6 @@ def _require(c: dict, key: str, allowed: str | int, why: str, source: str) -> No
 def config_from_hf(hf: dict, source: str = "config.json") -> BERTConfig:
     """The :class:`BERTConfig` of a Hugging Face BERT ``config.json`` (as a dict; ``source``
     names the file in messages). Every key is checked under its Hugging Face name."""
-    if not isinstance(hf, dict):
-        raise ValueError(f"{source} must hold a JSON object; got {hf!r:.80}")
     c = HF_DEFAULTS | hf
     _require(c, "model_type", "bert", "", source)
     for key in HF_FLAGS:
@@ -180,7 +178,6 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
     ``pytorch_model.bin`` is read with ``weights_only=True`` (tensors, never pickled code) and,
     in torch's zip format, memory-mapped: nothing is copied before the shapes are checked.
     """
-    path = checked_path("path", path, None)  # a regular file: never a pipe or a device
     if path.suffix == ".safetensors":
         return _renamed(load_file(path))
     try:
