@@ -108,18 +108,6 @@ def check_tokens(name: str, tokens) -> None:
         raise ValueError(f"{name} must be a list of token strings; got {tokens!r}")
 
 
-def check_sentences(name: str, paragraphs) -> None:
-    """Paragraphs as lists of tokenized sentences (lists of token strings)."""
-    if isinstance(paragraphs, str) or not isinstance(paragraphs, Sequence):
-        raise ValueError(f"{name} must be a list of paragraphs; got {type(paragraphs).__name__}")
-    for p, paragraph in enumerate(paragraphs):
-        if isinstance(paragraph, str) or not isinstance(paragraph, Sequence):
-            raise ValueError(f"{name}[{p}] must be a paragraph, a list of tokenized sentences; "
-                             f"got {paragraph!r:.60}")
-        for s, sentence in enumerate(paragraph):
-            check_tokens(f"{name}[{p}][{s}]", sentence)
-
-
 # The integer dtypes torch takes as indices (embedding rows, gathers): uint8 and bool index as
 # masks, int16 and int8 are refused by nn.Embedding.
 INDEX_DTYPES = (torch.int64, torch.int32)
@@ -132,10 +120,12 @@ def check_integer_dtype(name: str, t: torch.Tensor,
         raise ValueError(f"{name} must hold integers of dtype {names}; got dtype {t.dtype}")
 
 
-def check_finite(name: str, t: torch.Tensor) -> None:
-    check_floating_dtype(name, t)
+def check_finite(name: str, t: torch.Tensor, error: type[ValueError] = ValueError) -> None:
+    """Floating-point values without NaN or infinity; ``error`` otherwise."""
+    if not t.dtype.is_floating_point:
+        raise ValueError(f"{name} must hold floating-point numbers; got dtype {t.dtype}")
     if not bool(torch.isfinite(t).all()):
-        raise ValueError(f"{name} must be finite; it holds NaN or infinite values")
+        raise error(f"{name} must be finite; it holds NaN or infinite values")
 
 
 def check_divisible(num_hiddens: int, num_heads: int) -> None:
@@ -151,11 +141,6 @@ def check_ndim(name: str, t: torch.Tensor, ndim: int, shape_doc: str) -> None:
         raise ValueError(f"{name} must be a torch.Tensor of shape {shape_doc}; got {type(t)}")
     if t.dim() != ndim:
         raise ValueError(f"{name} must have shape {shape_doc}; got shape {tuple(t.shape)}")
-
-
-def check_floating_dtype(name: str, t: torch.Tensor) -> None:
-    if not t.dtype.is_floating_point:
-        raise ValueError(f"{name} must hold floating-point numbers; got dtype {t.dtype}")
 
 
 def check_range(name: str, t: torch.Tensor, low: int, high: int, allowed: str) -> None:
@@ -264,24 +249,18 @@ class NonFiniteError(ValueError):
 
 
 def check_all_finite(name: str, t: torch.Tensor) -> None:
-    """Floating-point values without NaN or infinity; :class:`NonFiniteError` otherwise."""
-    check_floating_dtype(name, t)
-    if not bool(torch.isfinite(t).all()):
-        raise NonFiniteError(f"{name} must be finite; it holds NaN or infinite values")
-
-
-def check_on_device(name: str, t: torch.Tensor | None, device: torch.device) -> None:
-    """``t`` (when not None) on the model's ``device``: torch would only say that two tensors
-    are on different devices, from deep inside."""
-    if t is not None and t.device != device:
-        raise ValueError(f"{name} must be on the model's device {device}; got a tensor on "
-                         f"{t.device} (move it with .to({str(device)!r}))")
+    """:func:`check_finite`, raising :class:`NonFiniteError` (a run that diverged)."""
+    check_finite(name, t, NonFiniteError)
 
 
 def check_inputs_on_device(device: torch.device, **inputs) -> None:
-    """The tensors of ``inputs`` on ``device``, before their values are read (meta has none)."""
+    """The tensors of ``inputs`` on the model's ``device``, before their values are read (meta
+    has none): torch would only say that two tensors are on different devices, from deep
+    inside."""
     for name, t in inputs.items():
-        check_on_device(name, t if isinstance(t, torch.Tensor) else None, device)
+        if isinstance(t, torch.Tensor) and t.device != device:
+            raise ValueError(f"{name} must be on the model's device {device}; got a tensor on "
+                             f"{t.device} (move it with .to({str(device)!r}))")
 
 
 def check_vocab_fits(name: str, num_tokens: int, vocab_size: int) -> None:

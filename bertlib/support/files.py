@@ -1,14 +1,9 @@
 """How is a file read safely, and written so that a crash leaves the old file or the new one?
 
-A file is untrusted input: :func:`checked_file` and :func:`checked_path` let through only a
-regular file of bounded size (a named pipe would block a read forever, a link to ``/dev/zero``
-never ends), and :func:`read_text` and :func:`read_json` report a file that is not UTF-8 text or
-JSON by its name.
-
-:func:`atomic_write` lets a writer fill a temporary file beside the target, makes it durable
-and renames it over the target in one step (``os.replace`` is atomic on one file system): a
-process killed at any moment leaves ``path`` as it was or as the writer finished it.
-:func:`atomic_write_folder` does the same for a folder of files that belong together.
+A file read is untrusted input: :func:`checked_file` lets through only a regular file of
+bounded size (a named pipe would block a read forever, a link to ``/dev/zero`` never ends).
+:func:`atomic_write` and :func:`atomic_write_folder` write beside the target and rename over it
+(``os.replace`` is atomic on one file system): a crash leaves the old file or the new one.
 """
 
 from __future__ import annotations
@@ -30,8 +25,6 @@ try:
 except ImportError:  # Windows: folders are not locked
     fcntl = None
 
-LOCK_FILE = ".lock"
-
 
 class ReadOnlyFileError(PermissionError):
     """A read-only file, which :func:`atomic_write` does not replace (as an editor would not)."""
@@ -40,19 +33,12 @@ class ReadOnlyFileError(PermissionError):
 def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
     """Replace ``path`` by what ``write(tmp)`` writes to ``tmp``, all at once.
 
-    ``tmp`` is a new empty file in ``path``'s folder (so the rename stays on one disk) with
-    ``path``'s suffix (writers that choose a format by the extension still work), and a short
-    name: any name the folder allows for ``path`` is written. The file is flushed to disk
-    before the rename, and the folder after it where the system allows; if ``write`` (or
-    anything after it) raises, ``tmp`` is removed and the error raised again. A name longer
-    than the file system allows, or a read-only file at ``path`` (mode 0444: no write bit,
-    which even root would override), is an OSError before anything is written.
+    ``tmp``, in ``path``'s folder with ``path``'s suffix and a short name, is flushed to disk
+    before the rename, and the folder after it; if anything raises, ``tmp`` is removed. A
+    read-only file at ``path`` (mode 0444, which root would override) is a
+    :class:`ReadOnlyFileError` before anything is written.
     """
     path = Path(path)
-    size, limit = len(os.fsencode(path.name)), name_max(path.parent)
-    if size > limit:
-        raise OSError(errno.ENAMETOOLONG, f"the file name has {size} bytes; the file system "
-                      f"allows at most {limit}", str(path))
     try:
         mode = path.stat().st_mode
     except OSError:  # nothing there yet (a missing folder is said when tmp is created)
@@ -82,27 +68,15 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
     sync_folder(path.parent)
 
 
-def name_max(folder: Path) -> int:
-    """The longest file name, in bytes, that ``folder``'s file system allows (255 where the
-    system does not say)."""
-    try:
-        return os.pathconf(folder, "PC_NAME_MAX")
-    except (AttributeError, OSError, ValueError):  # no pathconf (Windows), no such folder...
-        return 255
-
-
 def sync_folder(folder: str | Path) -> None:
-    """Make the renames in ``folder`` durable; a no-op where folders cannot be opened (Windows)."""
-    try:
+    """Make the renames in ``folder`` durable, where the system allows (not on Windows, nor
+    where a file system refuses fsync on a folder: the rename itself is done)."""
+    with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # some file systems refuse fsync on a folder; the rename itself is done
-        pass
-    finally:
-        os.close(fd)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def aside(folder: Path) -> Path:
@@ -113,14 +87,10 @@ def aside(folder: Path) -> Path:
 def atomic_write_folder(folder: str | Path, write: Callable[[Path], None]) -> None:
     """Replace ``folder`` by what ``write(tmp)`` writes into the new empty folder ``tmp``.
 
-    ``tmp`` (``folder`` + ``.partial``) is filled whole (``write`` should write each file with
-    :func:`atomic_write`, which makes it durable), then two renames swap it in: the old folder
-    to ``.old``, ``tmp`` to ``folder``. Killed at any moment, this leaves ``folder`` complete
-    (old or new) or, between the renames, ``.old`` complete: :func:`complete_folder` finds it,
-    and the next call puts it back before it starts.
-
-    A ``folder`` that is a symbolic link (to scratch space, say) stays one: the folder it
-    points to is swapped, beside itself (a rename never crosses file systems).
+    ``tmp`` (``folder.partial``, each file written by :func:`atomic_write`) is swapped in by
+    two renames: the old folder to ``.old``, ``tmp`` to ``folder``. Killed between them, this
+    leaves ``.old`` complete: :func:`complete_folder` finds it, and the next call puts it back.
+    A ``folder`` that is a symbolic link stays one: the folder it points to is swapped.
     """
     folder = linked(Path(folder))
     old, tmp = aside(folder), folder.with_name(folder.name + ".partial")
@@ -166,7 +136,7 @@ def locked(name: str, folder: Path) -> Iterator[None]:
     lets go however the process ends); ValueError naming ``name`` if another holds it, or if
     ``folder`` cannot be written."""
     try:
-        fd = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o666)
     except OSError as err:  # a read-only folder...
         raise ValueError(f"{name} must be a folder bertlib can write to; got {str(folder)!r}: "
                          f"{err.strerror}") from None
@@ -183,19 +153,15 @@ def locked(name: str, folder: Path) -> Iterator[None]:
 
 
 def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Path:
-    """``directory / name`` when it is a regular file of at most ``max_bytes`` (None: any size).
-
-    A checkpoint is untrusted input: a name that is a FIFO would block a read forever, and a
-    link to a device such as ``/dev/zero`` never ends, so only regular files are read, and a
-    file meant to be small must be small.
-    """
+    """``directory / name`` when it is a regular file of at most ``max_bytes`` (None: any
+    size); links are followed, since what matters is what would be read."""
     check_path("directory", directory)
     directory = Path(directory)
     if not directory.is_dir():
         raise ValueError(f"directory must be an existing folder; got {str(directory)!r}")
     path = directory / name
     try:
-        info = path.stat()  # follows links: what matters is what would be read
+        info = path.stat()
     except FileNotFoundError:
         raise ValueError(f"{directory} has no {name}") from None
     except OSError as err:  # a loop of symbolic links, a name too long, no permission...
@@ -207,39 +173,6 @@ def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Pat
         raise ValueError(f"{path} has {info.st_size:,} bytes; a {name} may have at most "
                          f"{max_bytes:,}")
     return path
-
-
-def read_json(path: Path) -> dict:
-    """A JSON object from a file that :func:`checked_file` let through: strict JSON, as
-    bertlib writes it (``NaN`` and ``Infinity``, which Python's reader takes, are no JSON
-    numbers: a size or setting read as NaN would pass every ``>`` check), each key of an
-    object given once."""
-    try:
-        value = json.loads(read_text(path), parse_constant=_not_json,
-                           object_pairs_hook=_unique_keys)
-    except ValueError as err:  # json.JSONDecodeError, _not_json or _unique_keys
-        raise ValueError(f"{path} must hold JSON; {err}") from None
-    except RecursionError:  # "[[[[..." nested deeper than Python's stack
-        raise ValueError(f"{path} must hold JSON nested at most ~1000 levels deep") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{path} must hold a JSON object; got {type(value).__name__}")
-    return value
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
-    """An object whose keys differ: of ``{"layers": 2, "layers": 12}`` Python's reader keeps
-    the last silently, other readers the first."""
-    value = dict(pairs)
-    if len(value) < len(pairs):
-        seen: set[str] = set()
-        key = next(k for k, _ in pairs if k in seen or seen.add(k))
-        raise ValueError(f"the key {key!r} appears twice in one object (each key must be "
-                         "given once)")
-    return value
-
-
-def _not_json(constant: str):
-    raise ValueError(f"{constant} is not a JSON number")
 
 
 def checked_path(name: str, path, max_bytes: int | None) -> Path:
@@ -259,3 +192,34 @@ def read_text(path: Path) -> str:
         raise ValueError(f"{path} must be UTF-8 text; {err}") from None
     except OSError as err:
         raise ValueError(f"{path} cannot be read: {err.strerror}") from None
+
+
+def read_json(path: Path) -> dict:
+    """A JSON object from a file that :func:`checked_file` let through: strict JSON, as
+    bertlib writes it (``NaN`` and ``Infinity``, which Python's reader takes, would pass every
+    ``>`` check as a size), each key of an object given once (of ``{"layers": 2, "layers":
+    12}`` Python's reader keeps the last silently, other readers the first)."""
+    try:
+        value = json.loads(read_text(path), parse_constant=_not_json,
+                           object_pairs_hook=_unique_keys)
+    except ValueError as err:  # json.JSONDecodeError, _not_json or _unique_keys
+        raise ValueError(f"{path} must hold JSON; {err}") from None
+    except RecursionError:  # "[[[[..." nested deeper than Python's stack
+        raise ValueError(f"{path} must hold JSON nested at most ~1000 levels deep") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{path} must hold a JSON object; got {type(value).__name__}")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"the key {key!r} appears twice in one object (each key must be "
+                         "given once)")
+    return value
+
+
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not a JSON number")

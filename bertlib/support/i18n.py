@@ -1,25 +1,17 @@
 """Every user-facing string of bertlib's figures, widgets and messages, in English, Simplified
 Chinese and Japanese.
 
-bertlib's own strings live in ``strings.json`` beside this module (a table, kept as data) and are
-looked up by key with :func:`text`. The notebooks print English text through :func:`tr`, whose
-translations each notebook's source keeps in its strings cell (collected into
-``notebook_strings.json`` by ``tools/notebooks.py``).
-
+bertlib's own strings live in ``strings.json`` and are looked up by key with :func:`text`; the
+notebooks print English text through :func:`tr`, translated in each notebook's strings cell.
 Every function that shows text takes ``lang=``; without it, the language set by
-:func:`set_language` is used ("en" until then). The notebooks come in two editions,
-``notebooks/en`` and ``notebooks/zh``, with identical code but for one generated set-up cell that
-calls ``set_language`` with the edition's language, so an edition speaks its language wherever
-its kernel runs (and ``notebooks/ja``, the Japanese edition, the same way).
+:func:`set_language` is used ("en" until then): each edition's first code cell sets its own.
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import re
-import string
 import unicodedata
 from collections.abc import Iterable, Sequence
 from importlib import resources
@@ -49,9 +41,7 @@ def set_language(lang: str | None) -> None:
     The notebooks' first code cell calls it with the edition's language.
     """
     global _language
-    if lang is not None:
-        _check(lang)
-    _language = lang
+    _language = lang if lang is None else resolve_language(lang)
 
 
 def get_language() -> str:
@@ -67,30 +57,19 @@ def corpus_language(lang: str | None = None) -> str:
     return lang if lang in CORPUS_LANGUAGES else "en"
 
 
-def _check(lang: str) -> None:
-    if lang not in LANGUAGES:
-        raise ValueError(f"lang must be one of {list(LANGUAGES)} or None; got {lang!r}")
-
-
 def resolve_language(lang: str | None) -> str:
     """``lang`` itself when valid, :func:`get_language` when None."""
     if lang is None:
         return get_language()
-    _check(lang)
+    if lang not in LANGUAGES:
+        raise ValueError(f"lang must be one of {list(LANGUAGES)} or None; got {lang!r}")
     return lang
 
 
 def text(key: str, lang: str | None = None, **fmt) -> str:
     """bertlib's own string ``key`` (``strings.json``) in ``lang``, with ``{placeholders}``
     filled from ``fmt``."""
-    lang = resolve_language(lang)
-    if not isinstance(key, str) or key not in STRINGS:
-        raise ValueError(f"unknown text key {key!r:.80}; known keys: {sorted(STRINGS)}")
-    texts = STRINGS[key]
-    if not isinstance(texts.get(lang), str):
-        raise ValueError(f"text {key!r} has no {lang!r} string; strings.json gives "
-                         f"{texts!r:.80}")
-    return _format(texts[lang], fmt, f"text {key!r}")
+    return STRINGS[key][resolve_language(lang)].format(**fmt)
 
 
 @functools.cache
@@ -108,47 +87,14 @@ def tr(message: str, /, lang: str | None = None, **fmt) -> str:
     prose (``tools/notebooks.py`` collects them into ``notebook_strings.json``). A text that has
     none, such as one a learner has just edited, is shown as written.
     """
-    if not isinstance(message, str):
-        raise ValueError(f"message must be a str; got {type(message).__name__} {message!r:.80}")
     lang = resolve_language(lang)
     template = message if lang == "en" else _notebook_strings().get(lang, {}).get(message, message)
-    return _format(template, fmt, f"tr({message!r:.60})")
-
-
-def _format(template: str, fmt: dict, what: str) -> str:
-    # "{n:,}" and "{x.y}" need the field n and x.
-    fields = sorted({re.match(r"[^.[]*", name).group() for _, name, _, _ in
-                     string.Formatter().parse(template) if name})
-    if not fields:
-        return template
-    missing = [name for name in fields if name not in fmt]
-    if missing:
-        # Unfilled, the template would show "{hint}" to the learner.
-        raise ValueError(f"{what} needs the fields {fields}; {missing} not given")
     return template.format(**fmt)
 
 
-TABLE_MAX_ROWS = 100_000  # far more than a page shows: an endless generator is refused, not read
-
-
-def _table_rows(rows: Iterable[Sequence[object]]) -> list[list[str]]:
-    """``rows`` read (at most TABLE_MAX_ROWS of them) as lists of cell strings. A generator
-    is fine (the notebooks pass them); a string is not a list of rows."""
-    if isinstance(rows, (str, bytes)) or not isinstance(rows, Iterable):
-        raise ValueError(f"rows must be a list of rows, each a list of cells; got {rows!r:.80}")
-    read = list(itertools.islice(rows, TABLE_MAX_ROWS + 1))
-    if len(read) > TABLE_MAX_ROWS:
-        raise ValueError(f"rows must hold at most {TABLE_MAX_ROWS:,} rows; got more (an "
-                         "endless iterator?)")
-    for row in read:
-        if isinstance(row, (str, bytes)) or not isinstance(row, Iterable):
-            raise ValueError(f"rows must be a list of rows, each a list of cells; got "
-                             f"the row {row!r:.80}")
-    return [[str(cell) for cell in row] for row in read]
-
-
 def table(rows: Iterable[Sequence[object]], gap: int = 2) -> str:
-    """``rows`` of cells as lines whose columns line up wherever the text is shown.
+    """``rows`` of cells (a generator too) as lines whose columns line up wherever the text is
+    shown.
 
     A Chinese character is two columns wide in a terminal, but in a browser it is as wide as
     its font makes it, which is not twice a Latin letter. So each cell is padded to the column's
@@ -156,9 +102,7 @@ def table(rows: Iterable[Sequence[object]], gap: int = 2) -> str:
     either) and to its most other characters with spaces: every cell of a column then holds the
     same number of each kind, and the columns line up in both. ``gap`` spaces separate them.
     """
-    rows = _table_rows(rows)
-    if isinstance(gap, bool) or not isinstance(gap, int) or gap < 0:
-        raise ValueError(f"gap must be an int >= 0; got {gap!r:.80}")
+    rows = [[str(cell) for cell in row] for row in rows]
     columns = max(map(len, rows), default=0)
     wide = [max((_wide(row[i]) for row in rows if i < len(row)), default=0)
             for i in range(columns)]
@@ -197,11 +141,6 @@ def fill(message: str, width: int = PAGE_COLUMNS) -> str:
     JupyterLab wraps a long printed line wherever it reaches the edge, even inside a word
     ("<cls" on one line, ">" on the next); a line that is short enough is never wrapped.
     """
-    if not isinstance(message, str):
-        raise ValueError(f"message must be a string; got {type(message).__name__} "
-                         f"{message!r:.80}")
-    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
-        raise ValueError(f"width must be an int >= 1 (columns); got {width!r:.80}")
     lines = []
     for paragraph in message.split("\n"):
         # Unbreakable units, each with the space before it ("" where two Chinese characters

@@ -1,10 +1,9 @@
 """The training loops' progress bar, which leaves its finished state in a saved notebook.
 
-tqdm's notebook bar is a widget: the saved notebook keeps only what the bar said when it was
-first shown (``0%|``), and a reader on GitHub or nbviewer sees that. This bar shows itself
-through a display handle instead and, when it closes, replaces that output with its final
-state: the live widget for JupyterLab, and for everyone else a line of text and a picture
-saying 100%, the time it took and the last losses. Outside a notebook it is tqdm's text bar.
+tqdm's notebook bar is a widget, of which a saved notebook keeps only its first state (``0%|``).
+This bar shows itself through a display handle and, when it closes, replaces that output with
+its final state: the widget, and for GitHub or nbviewer a line of text and a picture of it.
+Outside a notebook it is tqdm's text bar.
 """
 
 from __future__ import annotations

@@ -14,19 +14,15 @@ from pathlib import Path
 import torch
 
 from bertlib.assets import SMALL_CORPUS_DIR
-from bertlib.support.checks import check_path, check_seed
+from bertlib.support.checks import check_path
 from bertlib.support.files import checked_path, read_text
 from bertlib.support.i18n import CORPUS_LANGUAGES
 from bertlib.support.rng import make_generator
 from bertlib.text.vocab import check_word_tokens
 
-# WikiText-2's largest file has 11 MB, the shipped corpus 0.45 MB. Reading a corpus, tokenizing
-# it (tokenize_paragraphs) and making its pretraining data (make_pretrain_data, max_len=64,
-# as the CLI does) peaks at 54 bytes of memory per byte of an English + Chinese file and 60 per
-# byte of a Chinese one (benchmarks/bench_corpus_memory.py: /usr/bin/time on 2-10 MB files of
-# the shipped sentences, over the 0.24 GB that Python, torch and the tokenizer take first; 72
-# per byte before the tokens shared their strings). 64 MiB x 60 + 0.24 GB stays within 4 GiB;
-# the 256 MB allowed before needed ~17 GB. WikiText-103 (540 MB) needs a streaming reader.
+# WikiText-2's largest file has 11 MB, the shipped corpus 0.45 MB. Reading, tokenizing and
+# making pretraining data (max_len=64, as the CLI does) peaks at 60 bytes of memory per byte of
+# text (benchmarks/bench_corpus_memory.py): 64 MiB x 60 + 0.24 GB stays within 4 GiB.
 CORPUS_MAX_BYTES = 64 << 20
 
 
@@ -59,9 +55,8 @@ def read_wikitext(path: str | Path) -> list[list[list[str]]]:
     a sentence and its successor. Returns paragraphs of tokenized sentences; unlike d2l it does
     not shuffle them (``make_nsp_pairs`` draws its own randomness).
     """
-    path = checked_path("path", path, CORPUS_MAX_BYTES)  # a readable file of a sane size
     paragraphs = []
-    for line in read_text(path).splitlines():
+    for line in read_text(checked_path("path", path, CORPUS_MAX_BYTES)).splitlines():
         line = line.strip().lower()
         if not line or (line.startswith("= ") and line.endswith(" =")):
             continue
@@ -93,7 +88,6 @@ def load_small_corpus(directory: str | Path = SMALL_CORPUS_DIR, *, held_out: flo
     if isinstance(held_out, bool) or not isinstance(held_out, numbers.Real) or not (
             0.0 <= held_out < 1.0):
         raise ValueError(f"held_out must be a fraction in [0, 1); got {held_out!r:.80}")
-    check_seed("seed", seed)
     g = make_generator(seed=seed)
     split = CorpusSplit([], [], [], [])
     for lang in CORPUS_LANGUAGES:
@@ -115,9 +109,6 @@ def tokenize_paragraphs(paragraphs: Sequence[Sequence[str]],
     ``paragraphs`` is a list of paragraphs, each a list of sentence strings (as
     :func:`load_small_corpus` gives them); ``tokenize`` must return a list of token strings.
     """
-    if not callable(tokenize):
-        raise ValueError(f"tokenize must be a function from a sentence to its tokens, e.g. "
-                         f"tokenizer.tokenize; got {tokenize!r:.80}")
     if isinstance(paragraphs, str) or not isinstance(paragraphs, Sequence):
         raise ValueError(f"paragraphs must be a list of paragraphs, each a list of sentence "
                          f"strings; got {paragraphs!r:.80}")

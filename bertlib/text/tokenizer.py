@@ -28,15 +28,14 @@ from bertlib.support.checks import (
     check_str,
 )
 from bertlib.support.files import atomic_write, checked_path, read_text
-from bertlib.text.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab
+from bertlib.text.vocab import HF_SPECIAL_TOKENS, SpecialTokens, Vocab, check_specials
 
 TOKENIZER_MAX_BYTES = 64 << 20  # BERT's tokenizer.json is under 1 MB, multilingual ones ~10 MB
-# The largest BERT vocabularies hold ~120,000 pieces (multilingual BERT), XLM-R's 250,002.
-# tokenizers reserves a hash map of vocab_size entries (~73 bytes each) before it trains, so
-# vocab_size=10**12 would abort the process asking for 73 TB.
+# tokenizers reserves a hash map of vocab_size entries (~73 bytes each) before it trains:
+# vocab_size=10**12 would abort the process asking for 73 TB. XLM-R has 250,002 pieces.
 VOCAB_SIZE_MAX = 1_000_000
-# What train reads from an iterator of texts, in characters: the corpus reader's limit
-# (bertlib.text.corpus.CORPUS_MAX_BYTES, 64 MiB), so that an endless generator is refused there.
+# What train reads from an iterator of texts, in characters (the corpus limit): an endless
+# generator is refused there.
 TRAIN_MAX_CHARS = 64 << 20
 # What the tokenizers library strips from the end of a vocab.txt line (Rust's trim_end: Unicode
 # White_Space, the "\r" of a Windows line end among it; Python's isspace adds U+001C-U+001F).
@@ -103,44 +102,24 @@ def _read_texts(texts: Iterable[str]) -> list[str]:
     return kept
 
 
-def _check_specials(specials: SpecialTokens | None) -> None:
-    if specials is not None and not isinstance(specials, SpecialTokens):
-        raise ValueError(f"specials must be a SpecialTokens (e.g. bertlib.HF_SPECIAL_TOKENS) or "
-                         f"None; got {specials!r:.80}")
-
-
 class WordPieceTokenizer:
     """Text -> WordPiece tokens -> ids, with the vocabulary as a :class:`Vocab`."""
 
     def __init__(self, backend: Tokenizer, specials: SpecialTokens | None = None):
-        """Wrap a copy of ``backend``: the caller's tokenizer keeps its own settings."""
+        """Wrap a copy of ``backend``: the caller's tokenizer keeps its own settings (bertlib
+        switches off truncation and padding, and types a "<mask>" or "[CLS]" in a text as
+        text). Its model must be WordPiece: a BPE or Unigram vocabulary cuts words unlike BERT."""
         if not isinstance(backend, Tokenizer):
             raise ValueError(f"backend must be a tokenizers.Tokenizer; got {backend!r:.80} (to "
                              "load a file use WordPieceTokenizer.from_file or from_directory)")
-        _check_specials(specials)
-        try:
-            backend = Tokenizer.from_str(backend.to_str())
-        except Exception as err:  # e.g. a custom Python pre-tokenizer, which cannot be saved
-            raise ValueError(f"backend cannot be copied (bertlib changes its truncation, "
-                             f"padding and special-token settings, on a copy): {err}") from None
-        self._own(backend, specials)
-
-    @classmethod
-    def _wrap(cls, backend: Tokenizer, specials: SpecialTokens | None = None
-              ) -> WordPieceTokenizer:
-        """A tokenizer around ``backend`` itself, which bertlib made and nobody else holds."""
-        tokenizer = cls.__new__(cls)
-        tokenizer._own(backend, specials)
-        return tokenizer
-
-    def _own(self, backend: Tokenizer, specials: SpecialTokens | None) -> None:
+        if specials is not None:
+            check_specials(specials)
+        backend = Tokenizer.from_str(backend.to_str())
         model = type(backend.model).__name__
-        if model != "WordPiece":  # a BPE or Unigram vocabulary would cut words unlike BERT
+        if model != "WordPiece":
             raise ValueError(f"the tokenizer's model must be WordPiece (BERT's); got {model}")
-        # Checkpoints may switch on truncation/padding; bertlib handles both itself.
         backend.no_truncation()
         backend.no_padding()
-        # A "<mask>" or "[CLS]" typed into a text is text, not the special token.
         backend.encode_special_tokens = True
         self.backend = backend
         size = backend.get_vocab_size(with_added_tokens=True)
@@ -165,12 +144,11 @@ class WordPieceTokenizer:
         refused with the count. The same texts always give the same vocabulary, in the same
         order. ``texts`` may be a generator; it is read up to ``TRAIN_MAX_CHARS`` characters.
         """
-        check_positive_int("vocab_size", vocab_size)
         check_int_in("vocab_size", vocab_size, 1, VOCAB_SIZE_MAX,
                      " (the largest BERT vocabularies hold about 250,000 pieces)")
         check_positive_int("min_frequency", min_frequency)
-        check_int_in("min_frequency", min_frequency, 1, 2**63 - 1)  # tokenizers counts in 64 bits
-        _check_specials(specials)
+        if specials is not None:
+            check_specials(specials)
         texts = _read_texts(texts)
         specials = specials or SpecialTokens()
         backend = _bert_backend(models.WordPiece(unk_token=specials.unk))
@@ -198,7 +176,7 @@ class WordPieceTokenizer:
         # Rebuilt from the learned vocabulary so that only the real specials stay special.
         trained = _bert_backend(models.WordPiece(backend.get_vocab(), unk_token=specials.unk))
         trained.add_special_tokens(specials.as_list())
-        return cls._wrap(trained, specials)
+        return cls(trained, specials)
 
     @classmethod
     def from_file(cls, path: str | Path) -> WordPieceTokenizer:
@@ -210,7 +188,7 @@ class WordPieceTokenizer:
             raise ValueError(f"{path} is not a tokenizer.json the tokenizers library can read: "
                              f"{err}") from None
         try:
-            return cls._wrap(backend)
+            return cls(backend)
         except ValueError as err:  # e.g. reserved tokens missing: say which file lacks them
             raise ValueError(f"{path}: {err}") from None
 
@@ -220,32 +198,26 @@ class WordPieceTokenizer:
         checkpoint's ``vocab.txt`` defines it; ``tokens`` must hold the reserved tokens."""
         if isinstance(tokens, str) or not isinstance(tokens, Sequence):
             raise ValueError(f"tokens must be a list of token strings; got {tokens!r:.80}")
-        bad = next((i for i, t in enumerate(tokens) if not isinstance(t, str) or not t), None)
-        if bad is not None:
-            raise ValueError(f"tokens[{bad}] must be a non-empty str; got {tokens[bad]!r:.80}")
-        for i, token in enumerate(tokens):
-            check_text(f"tokens[{i}]", token)
         check_bool("lowercase", lowercase)
         vocab: dict[str, int] = {}
         for i, token in enumerate(tokens):
+            check_text(f"tokens[{i}]", token)
+            if not token:
+                raise ValueError(f"tokens[{i}] must be a non-empty str; got ''")
             if token in vocab:  # a second id would shift every later one
                 raise ValueError(f"tokens holds {token!r} twice, at indices {vocab[token]} and "
                                  f"{i} (lines {vocab[token] + 1} and {i + 1} of a vocab.txt); "
                                  "each token must have one id")
             vocab[token] = i
         specials = _spelling(vocab)
-        return cls._wrap(_bert_backend(models.WordPiece(vocab, unk_token=specials.unk),
-                                       lowercase), specials)
+        return cls(_bert_backend(models.WordPiece(vocab, unk_token=specials.unk), lowercase),
+                   specials)
 
     @classmethod
     def from_vocab_txt(cls, path: str | Path, lowercase: bool = True) -> WordPieceTokenizer:
-        """Build BERT's tokenizer from a checkpoint's ``vocab.txt`` (one token per line).
-
-        The id of a token is its line number, as in Hugging Face; a token on two lines would
-        shift every later id, so it is refused.
-        """
+        """BERT's tokenizer over a checkpoint's ``vocab.txt``: a token's id is its line number,
+        as in Hugging Face (see :meth:`from_tokens`)."""
         path = checked_path("path", path, TOKENIZER_MAX_BYTES)
-        check_bool("lowercase", lowercase)
         try:
             return cls.from_tokens(_vocab_lines(read_text(path)), lowercase)
         except ValueError as err:  # duplicates, reserved tokens missing: say which file

@@ -12,7 +12,6 @@ import torch
 
 from bertlib.support.checks import (
     check_positive_int,
-    check_sentences,
     check_sized,
     check_str,
     check_tokens,
@@ -57,7 +56,7 @@ class Vocab:
     def __init__(self, tokens: Sequence = (), min_freq: int = 1,
                  specials: SpecialTokens = SpecialTokens()):
         check_positive_int("min_freq", min_freq)
-        _check_specials(specials)
+        check_specials(specials)
         counter = collections.Counter(_flatten("tokens", tokens))
         reserved = specials.as_list()
         ordered = sorted(counter.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -68,7 +67,7 @@ class Vocab:
     def from_list(cls, idx_to_token: Sequence[str],
                   specials: SpecialTokens = SpecialTokens()) -> Vocab:
         check_word_tokens("idx_to_token", idx_to_token)
-        _check_specials(specials)
+        check_specials(specials)
         vocab = cls.__new__(cls)
         vocab._init(list(idx_to_token), specials)
         return vocab
@@ -114,13 +113,12 @@ class Vocab:
         if getattr(indices, "ndim", 1) != 1:  # a 2-d tensor or array holds rows, not ids
             raise ValueError(f"indices must be an integer token id or a list of them, 1-d; got "
                              f"shape {tuple(indices.shape)}")
-        ids = []
+        tokens = []
         for i, value in enumerate(indices):
-            index = _as_id(value)
-            if index is None:
+            if _as_id(value) is None:
                 raise ValueError(f"indices[{i}] must be an integer token id; got {value!r:.80}")
-            ids.append(index)
-        return [self.to_tokens(index) for index in ids]
+            tokens.append(self.to_tokens(value))
+        return tokens
 
 
 def _as_id(value) -> int | None:
@@ -134,18 +132,13 @@ def _as_id(value) -> int | None:
     return None
 
 
-def _check_specials(specials: SpecialTokens) -> None:
+def check_specials(specials: SpecialTokens) -> None:
     if not isinstance(specials, SpecialTokens):
         raise ValueError(f"specials must be a SpecialTokens (e.g. bertlib.HF_SPECIAL_TOKENS); "
                          f"got {specials!r:.80}")
 
 
-# Tokens, sentences, paragraphs, documents, corpora: deeper nesting is a mistake (or a list
-# that holds itself, which would never end).
-MAX_NESTING = 5
-
-
-def _flatten(name: str, tokens: Sequence, depth: int = 1) -> Iterator[str]:
+def _flatten(name: str, tokens: Sequence) -> Iterator[str]:
     """The token strings of a flat or nested list. A text (a str where a list belongs), an
     iterator or a token holding whitespace (a sentence) is refused: it would become characters,
     might never end, or would become one token."""
@@ -153,9 +146,6 @@ def _flatten(name: str, tokens: Sequence, depth: int = 1) -> Iterator[str]:
         raise ValueError(f"{name} must be a list of token strings (or of lists of them), not a "
                          f"text, an iterator or a set: tokenize it first, pass list(...); got "
                          f"{tokens!r:.80}")
-    if depth > MAX_NESTING:
-        raise ValueError(f"{name} is nested more than {MAX_NESTING} lists deep; tokens must be "
-                         "a list of token strings, or of lists of them (sentences, paragraphs)")
     if all(isinstance(t, str) for t in tokens):
         check_word_tokens(name, tokens)
         yield from tokens
@@ -165,7 +155,7 @@ def _flatten(name: str, tokens: Sequence, depth: int = 1) -> Iterator[str]:
             check_word_token(f"{name}[{i}]", t)
             yield t
         else:
-            yield from _flatten(f"{name}[{i}]", t, depth + 1)
+            yield from _flatten(f"{name}[{i}]", t)
 
 
 def check_word_token(name: str, token: str) -> None:
@@ -189,10 +179,14 @@ def check_word_tokens(name: str, tokens) -> None:
 
 
 def check_word_paragraphs(name: str, paragraphs) -> None:
-    """Paragraphs of tokenized sentences (:func:`check_sentences`), each token non-empty and
-    without spaces (:func:`check_word_token`)."""
-    check_sentences(name, paragraphs)
+    """Paragraphs as lists of tokenized sentences, each token non-empty and without spaces
+    (:func:`check_word_token`)."""
+    if isinstance(paragraphs, str) or not isinstance(paragraphs, Sequence):
+        raise ValueError(f"{name} must be a list of paragraphs; got {type(paragraphs).__name__}")
     for p, paragraph in enumerate(paragraphs):
+        if isinstance(paragraph, str) or not isinstance(paragraph, Sequence):
+            raise ValueError(f"{name}[{p}] must be a paragraph, a list of tokenized sentences; "
+                             f"got {paragraph!r:.60}")
         for s, sentence in enumerate(paragraph):
             check_word_tokens(f"{name}[{p}][{s}]", sentence)
 

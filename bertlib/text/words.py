@@ -1,17 +1,15 @@
 """Which tokens make one word? The grouping that whole-word masking masks together.
 
-WordPiece already knows half of it: ``##ing`` continues the word before it. Chinese is the other
-half: BERT cuts Chinese text into single characters, so a word such as 车票 ("ticket") is two
-tokens that WordPiece does not join. Chinese BERT-wwm takes the words from a segmenter; the
-usual choice is jieba.
+WordPiece knows half of it (``##ing`` continues the word before it); BERT cuts Chinese into
+single characters, whose words (车票, "ticket") come from a segmenter, as in Chinese BERT-wwm:
+jieba.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import jieba
 
@@ -19,25 +17,17 @@ from bertlib.support.checks import check_instance
 from bertlib.text.tokenizer import WordPieceTokenizer, check_text
 
 
-@contextlib.contextmanager
-def _quiet_jieba() -> Iterator[None]:
-    """jieba logs "Building prefix dict..." to stderr when it loads its dictionary; quiet it
-    for the call only, and leave its logger as it was."""
-    logger = jieba.default_logger
+@functools.cache
+def _segmenter() -> jieba.Tokenizer:
+    """One private jieba dictionary for bertlib, loaded on first use (about a second); jieba's
+    "Building prefix dict..." log is quieted meanwhile, and its logger left as it was."""
+    segmenter, logger = jieba.Tokenizer(), jieba.default_logger
     level = logger.level
     logger.setLevel(logging.WARNING)
     try:
-        yield
+        segmenter.initialize()
     finally:
         logger.setLevel(level)
-
-
-@functools.cache
-def _segmenter() -> jieba.Tokenizer:
-    # One private jieba dictionary for bertlib, loaded on first use (about a second).
-    segmenter = jieba.Tokenizer()
-    with _quiet_jieba():
-        segmenter.initialize()
     return segmenter
 
 

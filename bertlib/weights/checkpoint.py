@@ -8,10 +8,12 @@ that loads as the new one (see :func:`save_pretrained`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
 import secrets
+from collections.abc import Iterator
 from pathlib import Path
 
 import torch
@@ -31,7 +33,6 @@ FORMAT = "bertlib"
 FLOAT_DTYPES = frozenset({"F16", "BF16", "F32", "F64"})
 OPTIMIZER_FILE = "optimizer.safetensors"  # a resumable run's Adam state...
 STATE_FILE = "trainer.json"  # ... and its own (the step, the arguments)
-STATE_MAX_BYTES = 1 << 20  # a trainer.json is a few hundred bytes
 ADAM_STATE = ("exp_avg", "exp_avg_sq", "step")  # what Adam keeps per parameter
 LIST_MAX = 5  # names shown per list in an error message; a hostile file may differ in millions
 
@@ -39,13 +40,11 @@ LIST_MAX = 5  # names shown per list in an error message; a hostile file may dif
 def save_pretrained(model: BERTModel, directory: str | Path, **metadata) -> None:
     """Write the model's config (plus any JSON-able ``metadata``) and weights to ``directory``.
 
-    Everything is checked before anything is created: a model that :func:`load_pretrained`
-    would refuse (NaN weights, a config over 1 MB) is not written. Each file is replaced whole
-    (:func:`bertlib.support.files.atomic_write`), the weights first, carrying the config and an
-    id of
-    this save: a save killed between the two files leaves new weights beside the old
-    ``config.json``, whose id differs, and :func:`load_pretrained` then reads the config the
-    weights carry. A reader finds the old checkpoint or the new one, never a mix.
+    A model that :func:`load_pretrained` would refuse (NaN weights) is not written. Each file
+    is replaced whole (:func:`bertlib.support.files.atomic_write`), the weights first, carrying
+    the config and an id of this save: a save killed between the two files leaves new weights
+    beside the old ``config.json``, whose id differs, and :func:`load_pretrained` then reads
+    the config the weights carry. A reader finds the old checkpoint or the new one, never a mix.
     """
     if not isinstance(model, BERTModel):
         raise ValueError(f"model must be a bertlib BERTModel; got {model!r:.80}")
@@ -58,13 +57,6 @@ def save_pretrained(model: BERTModel, directory: str | Path, **metadata) -> None
     except (TypeError, ValueError, RecursionError) as err:
         raise ValueError(f"metadata must be JSON: str, finite numbers, bool, None, lists and "
                          f"dicts of them; {err!s:.200}") from None
-    if json.loads(text) != record:  # {1: x} would come back as {"1": x}, a tuple as a list
-        raise ValueError(f"metadata must be JSON: dict keys must be strings, sequences lists; "
-                         f"got {metadata!r:.200}")
-    if len(text.encode()) > CONFIG_MAX_BYTES:
-        raise ValueError(f"metadata must fit a config.json of at most {CONFIG_MAX_BYTES:,} "
-                         f"bytes (load_pretrained reads no more); it takes "
-                         f"{len(text.encode()):,}")
     check_finite_weights(model)
     directory = Path(directory)
     embedded = {EMBEDDED_CONFIG: text, EMBEDDED_ID: save_id}
@@ -120,26 +112,28 @@ def config_from(config: dict) -> BERTConfig:
         raise ValueError(f"config.json lacks a size: {err}") from None
 
 
-def header_shapes(path: Path) -> dict[str, tuple[tuple[int, ...], str]]:
-    """Each tensor's shape and dtype (``"F32"``, ...) from a safetensors header; no tensor data
-    is read, and the library checks that the header fits the file."""
+@contextlib.contextmanager
+def opened(path: Path) -> Iterator:
+    """``safe_open(path)``, which checks that the header fits the file; a broken file is a
+    ValueError naming it."""
     try:
         with safe_open(str(path), framework="pt") as f:
-            return opened_shapes(f)
+            yield f
     except (SafetensorError, OSError) as err:
         raise ValueError(f"{path} is not a safetensors file that fits its header: {err}") from None
 
 
-def opened_shapes(f) -> dict[str, tuple[tuple[int, ...], str]]:
-    """:func:`header_shapes` of a file opened with ``safe_open``."""
+def header_shapes(f) -> dict[str, tuple[tuple[int, ...], bool]]:
+    """Each tensor's shape, and whether it is floating-point, from the header of a file that
+    :func:`opened` opened: no tensor data is read."""
     names = f.keys()  # a method of safe_open, which is not a mapping
-    return {name: (tuple(f.get_slice(name).get_shape()), f.get_slice(name).get_dtype())
-            for name in names}
+    return {name: (tuple(f.get_slice(name).get_shape()), f.get_slice(name).get_dtype()
+                   in FLOAT_DTYPES) for name in names}
 
 
-def expected_shapes(config: BERTConfig) -> tuple[dict[str, tuple[int, ...]], list[set[str]]]:
-    """The state-dict shapes of ``BERTModel.from_config(config)``, and the groups of names that
-    share one tensor (a tied MLM decoder), worked out from the sizes alone: nothing is built, so
+def expected_shapes(config: BERTConfig) -> tuple[dict[str, tuple[int, ...]], set[str]]:
+    """The state-dict shapes of ``BERTModel.from_config(config)``, and the names that share one
+    tensor (a tied MLM decoder: stored once), worked out from the sizes alone: nothing is built, so
     a hostile config costs nothing (tests/weights/test_checkpoint.py checks them against a real
     model).
     """
@@ -162,7 +156,7 @@ def expected_shapes(config: BERTConfig) -> tuple[dict[str, tuple[int, ...]], lis
                "mlm.mlp.3.weight": (V, H), "mlm.mlp.3.bias": (V,),
                "nsp.output.weight": (2, H), "nsp.output.bias": (2,)}
     tied = {"encoder.token_embedding.weight", "mlm.mlp.3.weight"}
-    return shapes, [tied] if config.tie_mlm_decoder else []
+    return shapes, tied if config.tie_mlm_decoder else set()
 
 
 def some(names: list[str]) -> str:
@@ -183,20 +177,17 @@ def check_block_count(path: Path, names, prefix: str, num_blks: int, key: str) -
                          f"numbered 0 to {num_blks - 1}")
 
 
-def check_weights_file(path: Path, found: dict[str, tuple[tuple[int, ...], str]],
-                       config: BERTConfig) -> None:
-    """Every tensor a model of ``config`` needs, with its shape and a floating-point dtype,
-    in the header ``found`` (:func:`header_shapes`) of ``path``, before anything is allocated;
-    ValueError naming each difference."""
-    check_block_count(path, found, "encoder.blks.", config.num_blks, "num_blks")
-    shapes, tied = expected_shapes(config)
-    stored_once = {name for group in tied for name in group if group & set(found)}
-    missing = [name for name in shapes if name not in found and name not in stored_once]
-    unexpected = sorted(set(found) - set(shapes))
-    wrong = [f"{name}: expected {shapes[name]}, found {shape}"
-             for name, (shape, _) in found.items() if name in shapes and shape != shapes[name]]
-    wrong += [f"{name}: dtype {dtype}, not floating point" for name, (_, dtype) in found.items()
-              if dtype not in FLOAT_DTYPES]
+def check_shapes(path: Path, found: dict[str, tuple[tuple[int, ...], bool]],
+                 expected: dict[str, tuple[int, ...]], optional: set[str] = frozenset()) -> None:
+    """The tensors ``found`` in ``path`` (name: shape, is floating-point) are ``expected``'s
+    (name: shape; those in ``optional`` may be missing), all floating-point, before anything
+    is allocated; ValueError naming each difference."""
+    missing = [name for name in expected if name not in found and name not in optional]
+    unexpected = sorted(set(found) - set(expected))
+    wrong = [f"{name}: expected {expected[name]}, found {shape}" for name, (shape, _)
+             in found.items() if name in expected and shape != expected[name]]
+    wrong += [f"{name}: not floating point" for name, (_, is_float) in found.items()
+              if not is_float]
     if missing or unexpected or wrong:
         raise ValueError(f"{path} does not match its config.json: missing tensors "
                          f"{some(missing)}; unexpected tensors {some(unexpected)}; mismatched "
@@ -206,9 +197,6 @@ def check_weights_file(path: Path, found: dict[str, tuple[tuple[int, ...], str]]
 def check_finite_weights(model: BERTModel) -> None:
     """No NaN or infinite weight: it would silently turn every output into NaN."""
     for name, tensor in model.state_dict().items():
-        if tensor.is_meta:  # no values at all: isfinite would fail inside torch
-            raise ValueError(f"checkpoint tensor {name} is on the meta device: it holds no "
-                             "values (load or initialise the model's weights first)")
         if not torch.isfinite(tensor).all():
             raise ValueError(f"checkpoint tensor {name} holds NaN or infinite values")
 
@@ -223,15 +211,13 @@ def load_pretrained(directory: str | Path) -> BERTModel:
     """
     config = read_config(directory)
     weights = checked_file(directory, WEIGHTS_FILE, None)
-    try:
-        with safe_open(str(weights), framework="pt") as f:
-            config = config_from(saved_config(config, weights, f.metadata() or {}))
-            check_weights_file(weights, opened_shapes(f), config)
-            names = f.keys()  # a method of safe_open, which is not a mapping
-            state = {name: f.get_tensor(name) for name in names}
-    except (SafetensorError, OSError) as err:
-        raise ValueError(f"{weights} is not a safetensors file that fits its header: "
-                         f"{err}") from None
+    with opened(weights) as f:
+        config = config_from(saved_config(config, weights, f.metadata() or {}))
+        found = header_shapes(f)
+        check_block_count(weights, found, "encoder.blks.", config.num_blks, "num_blks")
+        shapes, tied = expected_shapes(config)
+        check_shapes(weights, found, shapes, tied if tied & set(found) else set())
+        state = {name: f.get_tensor(name) for name in found}
     with own_global_rng():  # the initial weights, overwritten next, draw from the global RNG
         model = BERTModel.from_config(config)
     model.load_state_dict(state, strict=False)  # every name was checked; a tied one stored once
@@ -260,7 +246,7 @@ def load_training_state(directory: Path) -> tuple[BERTModel, dict, dict]:
     """The model (in training mode), Adam's state (``{index: {name: tensor}}``, for the
     optimizer ``make_optimizer`` builds over it) and the JSON state saved by
     :func:`save_training_state`, every file checked as untrusted input."""
-    state = read_json(checked_file(directory, STATE_FILE, STATE_MAX_BYTES))
+    state = read_json(checked_file(directory, STATE_FILE, CONFIG_MAX_BYTES))
     model = load_pretrained(directory).train()
     return model, read_adam_state(directory, list(model.parameters())), state
 
@@ -271,21 +257,18 @@ def read_adam_state(directory: Path, params: list[torch.Tensor]) -> dict:
     second moment would turn the next update into NaN)."""
     path = checked_file(directory, OPTIMIZER_FILE, None)
     state: dict[int, dict[str, torch.Tensor]] = {}
-    try:
-        with safe_open(str(path), framework="pt") as f:
-            for key, (shape, _) in opened_shapes(f).items():
-                i, _, name = key.partition(".")
-                if not i.isdigit() or int(i) >= len(params) or name not in ADAM_STATE:
-                    raise ValueError(f"{path}: {key!r} is not <parameter index>.<one of "
-                                     f"{list(ADAM_STATE)}> for the model's {len(params)} "
-                                     "parameters")
-                want = () if name == "step" else tuple(params[int(i)].shape)
-                if shape != want:
-                    raise ValueError(f"{path}: {key} has shape {shape}; parameter {i} "
-                                     f"{'' if want else 'step '}needs {want}")
-                state.setdefault(int(i), {})[name] = f.get_tensor(key)
-    except (SafetensorError, OSError) as err:
-        raise ValueError(f"{path} is not a safetensors file that fits its header: {err}") from None
+    with opened(path) as f:
+        for key, (shape, _) in header_shapes(f).items():
+            i, _, name = key.partition(".")
+            if not i.isdigit() or int(i) >= len(params) or name not in ADAM_STATE:
+                raise ValueError(f"{path}: {key!r} is not <parameter index>.<one of "
+                                 f"{list(ADAM_STATE)}> for the model's {len(params)} "
+                                 "parameters")
+            want = () if name == "step" else tuple(params[int(i)].shape)
+            if shape != want:
+                raise ValueError(f"{path}: {key} has shape {shape}; parameter {i} "
+                                 f"{'' if want else 'step '}needs {want}")
+            state.setdefault(int(i), {})[name] = f.get_tensor(key)
     for i, entry in state.items():
         values = [entry.get(name) for name in ADAM_STATE]
         if any(v is None or not v.is_floating_point() or not torch.isfinite(v).all()

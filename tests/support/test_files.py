@@ -50,9 +50,8 @@ def test_any_name_the_folder_allows_is_written_and_a_read_only_file_is_kept(tmp_
     longest = tmp_path / ("a" * (limit - len(".json")) + ".json")
     atomic_write(longest, lambda tmp: tmp.write_text("{}"))  # tmp's name must fit too
     assert longest.read_text() == "{}"
-    with pytest.raises(OSError, match=f"the file name has {limit + 1} bytes; the file system "
-                                      f"allows at most {limit}") as refused:
-        atomic_write(longest.with_name("a" + longest.name), lambda tmp: None)
+    with pytest.raises(OSError) as refused:  # a name too long: the rename says so
+        atomic_write(longest.with_name("a" + longest.name), lambda tmp: tmp.write_text("{}"))
     assert refused.value.errno == errno.ENAMETOOLONG
     longest.chmod(0o444)  # root could replace it: the mode says it is not to be
     with pytest.raises(PermissionError, match="the file is read-only"):

@@ -1,4 +1,3 @@
-import itertools
 import re
 import string
 import unicodedata
@@ -61,11 +60,6 @@ def test_bad_language_is_rejected_listing_the_allowed_ones(lang):
         i18n.text("layer", lang)
 
 
-def test_unknown_key_is_a_value_error():
-    with pytest.raises(ValueError, match="unknown text key 'no_such_key'"):
-        i18n.text("no_such_key", "en")
-
-
 def test_tr_gives_a_notebook_text_in_the_edition_language():
     """The catalog that tools/notebooks.py writes from the sources' strings cells."""
     english = "“{word}” in MiniLM (real weights)"
@@ -82,22 +76,6 @@ def test_every_notebook_translation_keeps_the_placeholders_and_is_chinese():
     for english, zh in i18n._notebook_strings()["zh"].items():
         assert placeholders(zh) == placeholders(english), english
         assert zh != english or not re.search("[a-z]{3}", english), english
-
-
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: i18n.text("ex_wrong", "en", foo=1), r"text 'ex_wrong' needs the fields \['hint'\]"),
-    (lambda: i18n.text("ex_wrong"), r"needs the fields \['hint'\]; \['hint'\] not given"),
-    (lambda: i18n.text(["weight"]), r"unknown text key \['weight'\]"),
-    (lambda: i18n.tr("{n} pairs"), r"tr\('\{n\} pairs'\) needs the fields \['n'\]"),
-    (lambda: i18n.tr(3), "message must be a str; got int 3"),
-    (lambda: i18n.tr("x", "fr"), "lang must be one of"),
-    (lambda: i18n.table([["x"]], gap=-1), "gap must be an int >= 0; got -1"),
-    (lambda: i18n.table([["x"]], gap=2.5), "gap must be an int >= 0; got 2.5"),
-])
-def test_bad_text_requests_are_named(call, message):
-    """Before: KeyError, TypeError, or the unformatted '{hint}' shown to the learner."""
-    with pytest.raises(ValueError, match=message):
-        call()
 
 
 def test_a_field_with_a_format_spec_is_filled():
@@ -178,15 +156,5 @@ def test_an_edition_takes_its_examples_from_the_corpus_in_its_language_or_englis
         i18n.corpus_language("fr")
 
 
-def test_table_and_fill_refuse_what_they_cannot_lay_out():
-    for rows in ("abc", ["ab", "cd"], 5):  # a string is not a list of rows, nor of cells
-        with pytest.raises(ValueError, match="rows must be a list of rows"):
-            table(rows)
-    with pytest.raises(ValueError, match="rows must hold at most 100,000 rows"):
-        table([i] for i in itertools.count())  # endless: refused, not read forever
-    assert table([a, b] for a, b in [("x", "1"), ("yy", "2")]) == "x   1\nyy  2"  # a generator
-    for width in (0, -3, 2.5, True):
-        with pytest.raises(ValueError, match=rf"width must be an int >= 1.*got {width!r}"):
-            fill("some words here", width=width)
-    with pytest.raises(ValueError, match="message must be a string; got NoneType None"):
-        fill(None)
+def test_a_table_reads_a_generator_of_rows():
+    assert table([a, b] for a, b in [("x", "1"), ("yy", "2")]) == "x   1\nyy  2"

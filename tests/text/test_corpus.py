@@ -165,7 +165,6 @@ def split_words(sentence: str) -> list[str]:
     (["sentence one", "sentence two"], split_words,
      r"paragraphs\[0\] must be a paragraph, a list of sentence strings"),
     ([["a b", 3]], split_words, r"paragraphs\[0\] must be a paragraph"),
-    ([["a b"]], "not callable", "tokenize must be a function"),
     ([["a b"]], lambda s: "x y", r"tokenize\(paragraphs\[0\]\[0\]\) must be a list of token "
                                  "strings, not a text"),
     ([["a b"]], lambda s: [1], r"tokenize\(paragraphs\[0\]\[0\]\) must be a list of token"),

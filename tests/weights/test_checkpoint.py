@@ -149,7 +149,7 @@ def test_expected_shapes_are_those_of_a_real_model(options):
     assert shapes == {name: tuple(t.shape) for name, t in model.state_dict().items()}
     assert list(shapes) == list(model.state_dict())
     shared = model.mlm.mlp[-1].weight is model.encoder.token_embedding.weight
-    assert tied == ([{"encoder.token_embedding.weight", "mlm.mlp.3.weight"}] if shared else [])
+    assert tied == ({"encoder.token_embedding.weight", "mlm.mlp.3.weight"} if shared else set())
 
 
 def test_a_config_with_many_blocks_is_refused_at_once(saved):
@@ -291,31 +291,12 @@ def test_weights_that_carry_another_saves_config_load_with_it(saved):
         load_pretrained(saved)
 
 
-@pytest.mark.parametrize(("metadata", "message"), [
-    ({"note": {1: "a"}}, "dict keys must be strings"),  # was saved as {"1": "a"}
-    ({"note": (1, 2)}, "sequences lists"),  # was saved as [1, 2]
-    ({"note": "x" * (1 << 20)}, "fit a config.json of at most 1,048,576 bytes"),  # unloadable
-])
-def test_metadata_that_would_not_come_back_as_given_is_refused(tmp_path, metadata, message):
-    with pytest.raises(ValueError, match=message):
-        save_pretrained(BERTModel.from_config(BERTConfig(**SIZES)), tmp_path / "out", **metadata)
-    assert not (tmp_path / "out").exists()
-
-
 def test_deeply_nested_metadata_is_a_value_error(tmp_path):
     deep: list = []
     for _ in range(100_000):
         deep = [deep]
     with pytest.raises(ValueError, match="metadata must be JSON"):
         save_pretrained(BERTModel.from_config(BERTConfig(**SIZES)), tmp_path, note=deep)
-
-
-def test_a_model_on_the_meta_device_is_refused(tmp_path):
-    with torch.device("meta"):
-        model = BERTModel.from_config(BERTConfig(**SIZES))
-    with pytest.raises(ValueError, match="encoder.pos_embedding is on the meta device"):
-        save_pretrained(model, tmp_path / "out")
-    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("keep", [0.99, 0.5, 0.01])
