@@ -5,18 +5,20 @@ the key mask, the softmax, and the weighted sum of the values."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import matplotlib
 import numpy as np
 import torch
+from jaxtyping import Float
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory, offset_copy
+from torch import Tensor
 
-from bertlib.model import MultiHeadAttention
-from bertlib.support.checks import check_int_in
+from bertlib.model import MultiHeadAttention, checked
 from bertlib.support.i18n import text
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, pin_labels, spines
 from bertlib.viz.live import LiveFigure
@@ -35,9 +37,6 @@ REAL, PADDED = "#56B4E9", "#BBBBBB"  # score bars of real and padded keys
 PAD_SHADE = "#F6DADA"  # the rows of padded keys
 # Values and the output on one diverging scale; padded keys' values (weight 0) drawn grey.
 VALUE_CMAP = matplotlib.colormaps["PuOr_r"].with_extremes(bad="#E4E4E4")
-# query_key_steps takes temperatures from √d/SPAN to SPAN·√d: past the ends at which the weights
-# stop changing (all on one key, or spread evenly), with scores far from overflowing.
-SPAN = 64
 
 
 @dataclass(frozen=True)
@@ -61,16 +60,14 @@ class QueryKeySteps:
     temperature: float
 
 
-def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list[str],
-                    head: int, query: int, valid_len: int | None = None,
-                    temperature: float | None = None) -> QueryKeySteps:
+@checked
+def query_key_steps(attention: MultiHeadAttention, X: Float[Tensor, "T H"], tokens: Sequence,
+                    head: int, query: int, valid_len=None, temperature=None) -> QueryKeySteps:
     """The steps of ``attention``'s head ``head`` for position ``query`` of one sequence.
 
-    X: (T, num_hiddens), the input of the block that ``attention`` belongs to (what the block
-    below gave it); ``valid_len``: the real length, the keys after it are padding (None: none);
-    ``temperature``: τ, what the dot products q·k are divided by before the softmax. None is the
-    model's own √d (d: the head size), and gives its attention; 1 leaves q·k unscaled; a larger
-    τ flattens the weights, a smaller one sharpens them.
+    X: the input of the block that ``attention`` belongs to; ``valid_len``: the real length,
+    the keys after it are padding (None: none); ``temperature``: τ, what q·k is divided by
+    before the softmax (None: the model's own √d, d the head size; 1: unscaled).
     """
     T, H = X.shape
     nh = attention.num_heads
@@ -85,12 +82,6 @@ def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list
         raise ValueError(f"query must be a token index in [0, {T - 1}]; got {query!r}")
     if len(tokens) != T:
         raise ValueError(f"tokens must name the {T} positions of X; got {len(tokens)}")
-    if valid_len is not None:
-        check_int_in("valid_len", valid_len, 1, T, " (the real tokens; a query needs a key)")
-    if temperature is not None and not root / SPAN <= temperature <= SPAN * root:
-        raise ValueError(f"temperature must be a number in [{root / SPAN:g}, {SPAN * root:g}] "
-                         f"(√d/{SPAN} to {SPAN}·√d for heads of size d = {d}; √d = {root:g} is "
-                         f"the model's own, 1 no scaling); got {temperature!r}")
     tau = root if temperature is None else float(temperature)
     heads = slice(head * d, (head + 1) * d)  # the columns of this head (see _split_heads)
     with torch.no_grad():
