@@ -38,9 +38,7 @@ from bertlib.viz.style import (
 
 GRID_HEIGHT = 5.0  # inches: all heads of a layer and the widget's controls fit a 720-pixel window
 
-# One panel per head (and the mean): BERT-large has 16 heads; 64 panels already fill 17 rows,
-# and laying out thousands would take minutes.
-MAX_HEADS = 64
+MAX_HEADS = 64  # one panel each, and the mean: BERT-large has 16; thousands take minutes
 ROW_SUM_TOLERANCE = 1e-3  # float32 softmax rows of a few hundred keys sum to 1 within 1e-5
 
 
@@ -54,10 +52,8 @@ def check_weights(weights: np.ndarray) -> None:
 
 @dataclass(frozen=True)
 class AttentionView:
-    """What one attention heatmap shows: (T, T) weights, rows = queries, columns = keys.
-
-    boundary: index of the first sentence-B token among ``tokens``, or None without B.
-    """
+    """What one attention heatmap shows: (T, T) weights, rows = queries, columns = keys;
+    boundary: the index of the first sentence-B token, or None."""
 
     weights: np.ndarray
     tokens: list[str]

@@ -1,11 +1,7 @@
-"""ipywidgets front ends for the figures of :mod:`bertlib.viz`: the input representation,
-masking and NSP widgets.
-
-Each widget displays itself in a notebook (its ``.ui``), exposes its controls as attributes and
-keeps the data behind what it draws (``.encoded``, ``.masked``, ``.tally``, ``.probabilities``,
-the plots), so tests drive it without a browser. Figures are PNG bytes in an
-``ipywidgets.Image``: no JavaScript beyond ipywidgets' own, so they work offline. Models run in
-eval mode without gradients, once per text; their own mode is restored after.
+"""The input representation, masking and NSP widgets. Like every widget here, each shows its
+``.ui``, exposes its controls and keeps the data behind what it draws (``.encoded``, the
+plots...), so tests drive it without a browser; figures are PNGs in ipywidgets' own Image (no
+other JavaScript: offline); models run once per text, in eval mode, their mode restored after.
 """
 
 from __future__ import annotations
