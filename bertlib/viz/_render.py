@@ -1,14 +1,8 @@
-"""Private rendering machinery that keeps the widgets under 100 ms per redraw.
-
-A reader of a figure never needs this module: the figures in :mod:`bertlib.viz` are ordinary
-matplotlib artists, and everything here only changes *how fast* they reach the screen
-(benchmarks/README.md has the measurements that keep each piece):
-
-* :class:`Blitter` redraws only the artists that change, over cached backgrounds;
-* :class:`TokenLabels` and :class:`StampedText` draw token names, and :func:`draw_stamped` the
-  animated titles and notes, as pre-rendered stamps instead of text laid out again on every
-  draw; :class:`NumberText` draws columns of numbers from stamps of their characters;
-* :func:`encode_png` turns the canvas into PNG bytes faster than Pillow for these figures.
+"""Private rendering machinery that keeps the widgets under 100 ms per redraw; it changes only
+how fast the figures' ordinary matplotlib artists reach the screen (benchmarks/README.md has
+the measurements that keep each piece): :class:`Blitter` redraws only what changes, over
+cached backgrounds; :class:`StampedText`, :class:`TokenLabels` and :class:`NumberText` paste
+pre-rendered text; :func:`encode_png` is faster than Pillow for these figures.
 """
 
 from __future__ import annotations
@@ -40,13 +34,9 @@ def _png_chunk(tag: bytes, data: bytes) -> bytes:
 
 
 def encode_png(rgba: np.ndarray, dpi: float | None = None) -> bytes:
-    """An (h, w, 4) uint8 RGBA array as an RGB PNG, alpha dropped (figures are opaque); with
-    ``dpi``, the file says its resolution (a slide program then places it at its size in inches).
-
-    Written by hand because it is the widgets' fixed cost on every redraw: no per-row filter
-    and zlib at level 1 take about half of Pillow's time for these flat-coloured figures, and
-    give smaller files.
-    """
+    """An (h, w, 4) uint8 RGBA array as an RGB PNG (figures are opaque); with ``dpi``, the file
+    says its resolution. By hand, the widgets' fixed cost per redraw: no row filter and zlib
+    level 1 take half of Pillow's time for these flat-coloured figures."""
     h, w = rgba.shape[:2]
     rows = np.empty((h, 1 + 3 * w), dtype=np.uint8)
     rows[:, 0] = 0  # filter type "None" for every row
@@ -66,18 +56,12 @@ def canvas_png(canvas: FigureCanvasAgg, dpi: float | None = None) -> bytes:
 class Blitter:
     """Redraws only a figure's changing ("animated") artists over cached backgrounds.
 
-    Three layers. The background (everything not animated) is drawn in full only after
-    :meth:`invalidate` (the owner changed something in it) or at a figure size (pixels and dpi)
-    not drawn since: the last few sizes' backgrounds are kept, so a text that moves the figure
-    back and forth between two sizes redraws in full only the first time at each. Artists
-    animated with ``with_tokens=True`` (token labels and their marks)
-    change only with the text: they are drawn onto a second cached image after
-    :meth:`tokens_changed`. The other animated artists (images, bars, titles) are drawn on every
-    update. Text is what makes a figure slow to draw, so changing a head or a seed renders no
-    text but a changed title (stamped, see :func:`draw_stamped`), and new text costs no full
-    redraw. Within a layer, artists are drawn in
-    z-order, as a full draw would (an image first, then the lines and frame over it); so the
-    token layer must hold only artists that nothing animated overlaps.
+    Three layers: the background (all not animated), drawn in full only after
+    :meth:`invalidate` or at a size (pixels, dpi) not among the last few drawn; the token layer
+    (artists animated ``with_tokens=True``: labels, marks), drawn onto a second cached image
+    after :meth:`tokens_changed`; the other animated artists, drawn on every update. Within a
+    layer artists are drawn in z-order, as a full draw would, so the token layer must hold only
+    artists that nothing animated overlaps.
     """
 
     def __init__(self, fig: Figure):
@@ -86,8 +70,6 @@ class Blitter:
         self.token_artists: list = []
         self.stamps: dict = {}  # rendered texts of this figure, see StampedText
         self._background = None
-        # Backgrounds by (width, height, dpi): the owner's layout is a function of the size,
-        # anything else it changes in the background it reports through invalidate().
         self._backgrounds: dict[tuple, object] = {}
         self._with_tokens = None
 
@@ -112,8 +94,7 @@ class Blitter:
         self._with_tokens = None
 
     def save(self, fname, **kwargs) -> None:
-        """``figure.savefig(fname, **kwargs)`` with every artist in it: savefig leaves animated
-        artists out, so they are still for the call and animated again after."""
+        """``figure.savefig(fname, **kwargs)`` with the animated artists in it."""
         animated = self.artists + self.token_artists
         for artist in animated:
             artist.set_animated(False)
@@ -127,11 +108,8 @@ class Blitter:
             self.invalidate()
 
     def still(self) -> Figure:
-        """The figure with nothing animated, for a one-shot figure that is shown once.
-
-        savefig and a notebook's inline display leave out animated figure-level artists (a
-        colour bar's axes, a suptitle), so the ``plot_*`` functions return this.
-        """
+        """The figure with nothing animated (savefig and inline display would leave out an
+        animated colour bar or suptitle), for the ``plot_*`` functions."""
         for artist in self.artists + self.token_artists:
             artist.set_animated(False)
         self.artists, self.token_artists = [], []
@@ -150,8 +128,8 @@ class Blitter:
                 self.figure.draw_artist(artist)
 
     def png(self, dpi: float | None = None) -> bytes:
-        """The figure as PNG bytes, redrawing only what changed since the last call; with
-        ``dpi``, at that resolution, for a saved figure (the file says so)."""
+        """The figure as PNG bytes, redrawing only what changed; with ``dpi``, at that
+        resolution, for a saved figure."""
         canvas = self.figure.canvas
         if dpi is not None:  # over the background kept for that size, then back
             shown = self.figure.dpi
@@ -176,7 +154,6 @@ class Blitter:
         return canvas_png(canvas)
 
     def _background_now(self):
-        """The background at the figure's size (pixels and dpi), drawn in full if not kept."""
         canvas = self.figure.canvas
         size = (*canvas.get_width_height(physical=True), self.figure.dpi)
         background = self._backgrounds.get(size)
@@ -190,14 +167,9 @@ class Blitter:
 
 
 class StampedText(Text):
-    """A Text that renders each string (in a font, angle, colour, dpi) once, then stamps it.
-
-    Laying out and rendering the glyphs costs about 1 ms per label, most of a widget's redraw
-    when 64 tokens label two axes; a new sentence mostly reuses the tokens of the last one. The
-    first draw of a string renders it whole on a transparent canvas of its own size and keeps
-    the pixels and their offset from the text's anchor; later draws paste them there, clipped
-    as the text would be (to within half a pixel of where a fresh render would put the
-    glyphs). Other renderers (PDF, SVG) draw normally.
+    """A Text that renders each string (in a font, angle, colour, dpi) once, then pastes the
+    pixels (within half a pixel of a fresh render): rendering costs ~1 ms a label, and a new
+    sentence mostly reuses the last one's tokens. Other renderers (PDF, SVG) draw normally.
     """
 
     MAX_STAMPS = 4096  # per figure; then the cache starts again (a stamp is a few kB)
@@ -215,10 +187,9 @@ class StampedText(Text):
 
 def draw_stamped(text: Text, renderer: RendererAgg, stamps: dict, *,
                  same_subpixel: bool = False) -> None:
-    """Draw ``text`` on an Agg renderer from its stamp in ``stamps``, rendering the stamp the
-    first time the string is drawn in that font, angle, colour, alignment and dpi (and, with
-    ``same_subpixel``, at that fraction of a pixel: then a stamp lands exactly where a fresh
-    rendering would)."""
+    """Draw ``text`` on an Agg renderer from its stamp in ``stamps``, rendered the first time in
+    that font, angle, colour, alignment and dpi (with ``same_subpixel``, at that fraction of a
+    pixel too: then exactly where a fresh rendering would land)."""
     if not text.get_visible() or not text.get_text():
         return
     at = text.get_transform().transform(text.get_unitless_position())
@@ -260,13 +231,10 @@ def _render_alone(text: Text, renderer: RendererAgg, x: int, y: int,
 
 
 class NumberText(Text):
-    """A number (a score, a weight) drawn from stamps of its characters, on its baseline.
-
-    Numbers change on every update and nearly every string is new, so whole-string stamps
-    (:class:`StampedText`) would render each afresh, about 1 ms: the 140 numbers of a 64-token
-    query would take the whole 100 ms. Their characters repeat: each is rendered once per font,
-    colour and dpi, and pasted at the font's advance widths (digits have no kerning), to the
-    nearest pixel. Unrotated; other renderers (PDF, SVG) draw it as an ordinary text.
+    """A number drawn from stamps of its characters (each rendered once per font, colour and
+    dpi, pasted at the font's advance widths to the nearest pixel), on its baseline: numbers
+    change on every update, and whole-string stamps would cost ~1 ms each. Unrotated; other
+    renderers (PDF, SVG) draw an ordinary text.
     """
 
     def __init__(self, *args, stamps: dict, **kwargs):
@@ -294,8 +262,6 @@ class NumberText(Text):
         self.stale = False
 
     def _glyph(self, char: str, prop, color, renderer: RendererAgg) -> tuple[tuple, float]:
-        """The stamp of ``char`` (pixels and offset from its origin) and its advance, in
-        pixels; rendered the first time."""
         key = ("glyph", char, prop, color, renderer.dpi)
         glyph = self._stamps.get(key)
         if glyph is None:
@@ -313,15 +279,9 @@ class NumberText(Text):
 
 
 class TokenLabels:
-    """Token names and tick marks beside an axes, exactly where matplotlib would put its ticks.
-
-    Ticks are what makes a redraw slow: on every draw matplotlib lays out and measures each
-    label again and draws each mark as its own line. Here the axis has no ticks; the marks are
-    one line of tick-shaped markers and the labels are :class:`StampedText` with the tick
-    labels' transform, alignment, font and colour. Both are animated (see :class:`Blitter`), so
-    new tokens, even a new number of them, leave the background alone. The texts are kept in a
-    pool: a longer input adds texts, a shorter one hides the rest. Read the shown tokens from
-    :attr:`tokens`.
+    """Token names and tick marks beside an axes, exactly where matplotlib puts its ticks, but
+    fast: one line of tick-shaped markers and a pool of :class:`StampedText` labels, animated
+    in the token layer. :attr:`tokens` holds the tokens shown.
     """
 
     def __init__(self, ax, blitter: Blitter, axis: str, rotation: float = 0.0):
@@ -380,17 +340,49 @@ def bar_verts(heights) -> list:
             for i, h in enumerate(heights)]
 
 
+def hbar_verts(widths, half: float = 0.4) -> list:
+    """Corners of horizontal bars ``2 * half`` thick at y = 0, 1, ..., from x = 0."""
+    return [[(0, j - half), (w, j - half), (w, j + half), (0, j + half)]
+            for j, w in enumerate(widths)]
+
+
+def heatmap(ax):
+    """An image in ``ax`` for attention weights, filled by :func:`show_square`."""
+    return ax.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0, aspect="auto",
+                     interpolation="nearest")
+
+
+def show_square(image, data: np.ndarray, vmax: float, *, limits: bool = False) -> None:
+    """(T, T) ``data`` in ``image`` on the scale [0, vmax]; with ``limits``, its axes fit it."""
+    T = len(data)
+    image.set_data(data)
+    image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
+    image.set_clim(0, vmax)
+    if limits:
+        image.axes.set_xlim(-0.5, T - 0.5)
+        image.axes.set_ylim(T - 0.5, -0.5)
+
+
+def mark_boundary(boundary: int | None, across=(), down=()) -> None:
+    """Lines before token ``boundary`` (None: hidden): ``across`` horizontal, ``down``
+    vertical."""
+    for line in (*across, *down):
+        line.set_visible(boundary is not None)
+    if boundary is not None:
+        for line in across:
+            line.set_ydata([boundary - 0.5] * 2)
+        for line in down:
+            line.set_xdata([boundary - 0.5] * 2)
+
+
 def spines(axes) -> list:
     """The frames of ``axes``, to be animated along with images drawn inside them."""
     return [spine for ax in axes for spine in ax.spines.values()]
 
 
 def pin_labels(ax, x_label: float | None = None, y_label: float | None = None) -> None:
-    """Fix the axis labels at the given axes coordinates and the title just above the axes.
-
-    Left to itself, matplotlib places them by measuring every tick label on each draw, which
-    costs more than drawing them for 64 tokens.
-    """
+    """Fix the axis labels at the given axes coordinates and the title just above the axes
+    (matplotlib would measure every tick label on each draw to place them)."""
     if x_label is not None:
         ax.xaxis.set_label_coords(0.5, x_label)
     if y_label is not None:

@@ -1,8 +1,9 @@
 """Private plumbing shared by the widgets: text boxes, the status line, errors shown in the
-reader's language, and running the model for one short input."""
+reader's language, saving, and the static picture beside the live widget."""
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 import re
@@ -21,6 +22,7 @@ from bertlib.support.i18n import resolve_language, text
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.viz._render import encode_png
 from bertlib.viz.live import SAVE_DPI, SAVE_FORMATS, LiveFigure, SaveError
+from bertlib.viz.modelview import MEAN_HEAD
 
 # Two consecutive sentences of one story in the shipped corpus (bertlib/assets/small_corpus), per
 # language: the small pretrained model knows their words, and its NSP head tells their order
@@ -34,17 +36,14 @@ DEFAULT_TEXTS = {
 DEFAULT_TEXTS["ja"] = DEFAULT_TEXTS["en"]
 
 
-# The status line's boxes carry their own background and text colour, so they read the same in
-# JupyterLab's light theme (page white) and its dark one (page #111111, text white): plain
-# orange #8A5300 text reached only 2.98:1 on the dark page, red #B00020 2.58:1. Text on its box,
-# by WCAG 2's contrast ratio (AA: 4.5:1 for text this size): notices #5C3B00 on #FFF3D6 9.15:1,
-# errors #8B0000 on #FDE8E8 8.53:1. The border is decoration, not text.
+# The status line's boxes carry their own colours, so they read the same in JupyterLab's light
+# and dark themes (WCAG 2 contrast, AA asks 4.5:1): notices #5C3B00 on #FFF3D6 9.15:1, errors
+# #8B0000 on #FDE8E8 8.53:1.
 NOTICE_STYLE = {"background": "#FFF3D6", "color": "#5C3B00", "border": "#E69F00"}
 ERROR_STYLE = {"background": "#FDE8E8", "color": "#8B0000", "border": "#B00020"}
 
 
-# Half of a character that UTF-16 writes in two units: a browser can send one alone (a paste
-# cut in the middle of an emoji), and no tokenizer takes it as text.
+# Half of a UTF-16 pair, which a browser can send alone (a paste cut inside an emoji).
 SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -53,22 +52,17 @@ class InputNotice(ValueError):
     figure on screen to save)."""
 
 
+# A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
+WRAP = {"flex_flow": "row wrap"}
+
+
 def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer) -> None:
-    if not isinstance(model, BERTModel):
-        raise ValueError(f"model must be a bertlib BERTModel; got {type(model).__name__}")
-    check_tokenizer(tokenizer)
     if model.config.vocab_size != len(tokenizer.vocab):
         raise ValueError(
             f"model.config.vocab_size={model.config.vocab_size} must equal "
             f"len(tokenizer.vocab)={len(tokenizer.vocab)}: use the tokenizer the model was "
             "trained with"
         )
-
-
-def check_tokenizer(tokenizer: WordPieceTokenizer) -> None:
-    if not isinstance(tokenizer, WordPieceTokenizer):
-        raise ValueError("tokenizer must be a bertlib WordPieceTokenizer; got "
-                         f"{type(tokenizer).__name__}")
 
 
 def text_box(key: str, value: str, lang: str) -> widgets.Text:
@@ -78,17 +72,15 @@ def text_box(key: str, value: str, lang: str) -> widgets.Text:
 
 
 def text_row(box_a: widgets.Text, box_b: widgets.Text) -> widgets.HBox:
-    """Sentence A and sentence B side by side: one row fewer above the figure, which then fits
-    a projector's window with its controls."""
+    """Sentence A and B side by side: the figure and its controls fit a projector's window."""
     for box in (box_a, box_b):
         box.layout.width = "50%"
     return widgets.HBox([box_a, box_b], layout=widgets.Layout(width="98%"))
 
 
 class FigureView(widgets.Box):
-    """A figure's PNG at the size it was drawn, so its text is as large as it was drawn; a
-    figure wider than the notebook (a long input) scrolls sideways, its scrollbar right under
-    it. ``value`` is the PNG, as for an ``ipywidgets.Image``."""
+    """A figure's PNG (``value``) at the size it was drawn, so its text is too; a figure wider
+    than the notebook scrolls sideways, its scrollbar right under it."""
 
     def __init__(self):
         self.image = widgets.Image(format="png", layout=widgets.Layout(
@@ -114,18 +106,16 @@ class Widget:
     empty_text = "empty_text"  # the key of what an empty sentence A is answered with
 
     def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
-        """The figures the widget can show, by name, the main one first: each with the output
-        whose visibility says whether the figure is on screen now."""
-        raise NotImplementedError
+        """The figures by name, the main one first, each with the output that shows it."""
+        return {self.name: (self.plot, self.image)}
 
     def _hidden(self, figure: str) -> str:
         """Why ``figure`` is not on screen, in the reader's language."""
         return text("save_hidden", self.lang)
 
     def shown_figure(self, figure: str | None = None) -> LiveFigure:
-        """The figure on screen now: the main one, or the one named ``figure`` (the masking
-        widget's ``"tally"``). One that is not on screen is refused with an
-        :class:`InputNotice` (a ValueError) saying why, in the reader's language."""
+        """The figure on screen now: the main one, or the one named ``figure``; one not on
+        screen is refused with an :class:`InputNotice` saying why."""
         figures = self._figures()
         name = next(iter(figures)) if figure is None else figure
         if name not in figures:
@@ -137,24 +127,20 @@ class Widget:
 
     def save(self, path: str | Path | None = None, *, dpi: int = SAVE_DPI,
              figure: str | None = None) -> Path:
-        """Save a figure on screen (see :meth:`shown_figure`) as PNG, SVG or PDF, by
-        ``path``'s suffix (default ``<name>.png``, or ``<name>-<figure>.png``, in the current
-        folder); returns the path."""
+        """Save a figure on screen (see :meth:`shown_figure`) as PNG, SVG or PDF, by ``path``'s
+        suffix (default ``<name>.png`` or ``<name>-<figure>.png``); returns the path."""
         with self._lock:
             plot = self.shown_figure(figure)
             return plot.save(f"{self._stem(figure)}.png" if path is None else path, dpi=dpi)
 
     def _stem(self, figure: str | None) -> str:
-        """A saved figure's file name without its suffix: the main one's is the widget's."""
         main = next(iter(self._figures()))
         return self.name if figure in (None, main) else f"{self.name}-{figure}"
 
     def _save_controls(self, figure: str | None = None) -> widgets.HBox:
         """One button per format, each saving the figure (the main one, or ``figure``) into
-        the current folder (the notebook's, in JupyterLab) and saying where; the main one's
-        buttons are :attr:`save_buttons`."""
-        # width auto: as wide as the label, never cut to "Save P…" (ipywidgets' buttons are 148
-        # px by default, with an ellipsis).
+        the current folder and saying where; the main one's are :attr:`save_buttons`."""
+        # As wide as the label, never cut to "Save P…" (ipywidgets' default is 148 px).
         buttons = {fmt: widgets.Button(description=text("save_as", self.lang, fmt=fmt.upper()),
                                        icon="download", layout=widgets.Layout(width="auto"),
                                        tooltip=text("save_tooltip", self.lang, fmt=fmt.upper()))
@@ -167,8 +153,7 @@ class Widget:
         return widgets.HBox(list(buttons.values()))
 
     def _save_as(self, path: str, figure: str | None) -> list[str]:
-        """Save, and say so below the notices on screen (unknown words, truncation), which
-        still hold; an earlier "saved" line gives way to this one."""
+        """Save, and say so under the notices on screen, in place of an earlier "saved"."""
         try:
             saved = text("saved", self.lang, path=self.save(path, figure=figure))
         except SaveError as err:  # said as it is, not as an input that cannot be shown
@@ -183,15 +168,23 @@ class Widget:
         self.message = ""
         self._notices_shown: list[str] = []  # the notices on screen (none while an error is)
         self._saved = ""  # the last "saved" line
-        # JupyterLab may send a widget's messages to more than one kernel thread (its comms
-        # over subshells), so two callbacks can run at once: a slider's redraw while Save SVG
-        # has the figure's canvas swapped for an SVG one. Each runs under this lock; re-entrant,
-        # because a callback that sets a control runs that control's callback inside it.
+        # JupyterLab may run two callbacks at once on two kernel threads (a redraw while Save
+        # SVG has swapped the canvas): each runs under this lock, re-entrant because a
+        # callback that sets a control runs that control's callback inside it.
         self._lock = threading.RLock()
+        self._busy = False  # while controls are reset: their events draw nothing
+
+    @contextlib.contextmanager
+    def _quiet(self):
+        """Set controls without their callbacks redrawing."""
+        self._busy = True
+        try:
+            yield
+        finally:
+            self._busy = False
 
     def _text_boxes(self, text_a: str | None,
                     text_b: str | None) -> tuple[widgets.Text, widgets.Text]:
-        """The sentence A and B boxes, holding the given texts or the language's defaults."""
         for name, value in (("text_a", text_a), ("text_b", text_b)):
             if value is not None:
                 check_str(name, value)
@@ -201,9 +194,8 @@ class Widget:
 
     def _encode(self, tokenizer: WordPieceTokenizer, max_len: int, *, require_b: bool = False,
                 unknown: str = "unknown") -> tuple[EncodedInput, list[str]]:
-        """The two text boxes through :func:`bertlib.inputs.encode_pair`, and notices about
-        truncation and unknown words in the reader's language (``unknown``: the key of the
-        latter, for a tokenizer whose pieces the widget does not show)."""
+        """The two text boxes through :func:`bertlib.inputs.encode_pair`, and notices of
+        truncation and of unknown words (``unknown``: the key of the latter)."""
         for box in (self.text_a, self.text_b):
             if (half := SURROGATE.search(box.value)) is not None:
                 raise InputNotice(text("lone_surrogate", self.lang, box=box.description,
@@ -224,9 +216,8 @@ class Widget:
         return enc, notices
 
     def _repr_mimebundle_(self, **kwargs):
-        # The live widget, and beside it a picture of what it shows now: JupyterLab draws the
-        # widget; GitHub, nbviewer, nbconvert and a notebook opened before running it, the
-        # picture.
+        # Beside the live widget a picture of it, for GitHub, nbviewer, nbconvert and a
+        # notebook opened before it runs.
         bundle = self.ui._repr_mimebundle_(**kwargs)
         picture = self.picture()
         if picture is not None:
@@ -260,8 +251,8 @@ class Widget:
             for m in messages)
 
     def _guarded(self, action: Callable[[], list[str]], outputs: list[widgets.Widget]) -> None:
-        """Run ``action`` (which returns notices) under the widget's lock; on ValueError hide
-        ``outputs`` and show the message, never a traceback."""
+        """Run ``action`` (it returns notices) under the lock; on ValueError hide ``outputs``
+        and show the message, never a traceback."""
         with self._lock:
             try:
                 notices = action()
@@ -283,7 +274,8 @@ class Widget:
 
 
 class ModelWidget(Widget):
-    """A widget that runs ``model`` on the sentence pair typed in its two text boxes."""
+    """A widget that runs ``model`` on the sentence pair typed in its two text boxes, again
+    (:meth:`refresh`) whenever one changes."""
 
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer, lang: str | None,
                  text_a: str | None, text_b: str | None):
@@ -291,3 +283,20 @@ class ModelWidget(Widget):
         check_model_and_tokenizer(model, tokenizer)
         self.model, self.tokenizer = model, tokenizer
         self.text_a, self.text_b = self._text_boxes(text_a, text_b)
+        for box in (self.text_a, self.text_b):
+            box.observe(lambda _: self.refresh(), names="value")
+
+    def refresh(self) -> None:
+        raise NotImplementedError
+
+    def _layer_head(self, widths: tuple[str, str]) -> tuple[widgets.Dropdown, widgets.Dropdown]:
+        """The layer and head choices (the head's last: the mean of heads)."""
+        cfg = self.model.config
+        layer = widgets.Dropdown(options=list(range(cfg.num_blks)), value=0,
+                                 description=text("layer", self.lang),
+                                 layout=widgets.Layout(width=widths[0]))
+        head = widgets.Dropdown(
+            options=[*((str(h), h) for h in range(cfg.num_heads)),
+                     (text("mean_heads", self.lang), MEAN_HEAD)],
+            value=0, description=text("head", self.lang), layout=widgets.Layout(width=widths[1]))
+        return layer, head

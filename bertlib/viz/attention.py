@@ -16,15 +16,29 @@ from torch import Tensor
 from bertlib.model import checked
 from bertlib.support.checks import check_int_in, check_tokens, number_array
 from bertlib.support.i18n import text
-from bertlib.viz._render import TokenLabels, bar_verts, pin_labels, spines
+from bertlib.viz._render import (
+    TokenLabels,
+    hbar_verts,
+    heatmap,
+    mark_boundary,
+    pin_labels,
+    show_square,
+    spines,
+)
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, ROW, label_size, literal
+from bertlib.viz.style import (
+    BOUNDARY_COLOR,
+    MIN_FONT,
+    PAGE_WIDTH,
+    ROW,
+    label_size,
+    literal,
+    token_font,
+)
 
 GRID_HEIGHT = 5.0  # inches: all heads of a layer and the widget's controls fit a 720-pixel window
 
-# One panel per head (and the mean): BERT-large has 16 heads; 64 panels already fill 17 rows,
-# and laying out thousands would take minutes.
-MAX_HEADS = 64
+MAX_HEADS = 64  # one panel each, and the mean: BERT-large has 16; thousands take minutes
 ROW_SUM_TOLERANCE = 1e-3  # float32 softmax rows of a few hundred keys sum to 1 within 1e-5
 
 
@@ -38,10 +52,8 @@ def check_weights(weights: np.ndarray) -> None:
 
 @dataclass(frozen=True)
 class AttentionView:
-    """What one attention heatmap shows: (T, T) weights, rows = queries, columns = keys.
-
-    boundary: index of the first sentence-B token among ``tokens``, or None without B.
-    """
+    """What one attention heatmap shows: (T, T) weights, rows = queries, columns = keys;
+    boundary: the index of the first sentence-B token, or None."""
 
     weights: np.ndarray
     tokens: list[str]
@@ -62,8 +74,7 @@ class AttentionPlot(LiveFigure):
         self.ax_map = self.figure.add_axes((0, 0, 1, 1))
         self.ax_row = self.figure.add_axes((0, 0, 1, 1))
         self.cax = self.figure.add_axes((0, 0, 1, 1))
-        self.image = self.ax_map.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0,
-                                        interpolation="nearest", aspect="auto")
+        self.image = heatmap(self.ax_map)
         self.colorbar = self.figure.colorbar(self.image, cax=self.cax)
         self.colorbar.set_label(text("weight", self.lang))
         line = {"color": BOUNDARY_COLOR, "linewidth": 2}
@@ -93,12 +104,9 @@ class AttentionPlot(LiveFigure):
         self._length: int | None = None
 
     def _layout(self, T: int) -> None:
-        """Size and place everything for T tokens; the background is redrawn only when the
-        figure's size changes."""
-        # Inches of heatmap, in steps of 8 tokens (a new size redraws the whole figure): about
-        # a line of legible text per token, so that the default pair (27 tokens) and the
-        # controls fit a projector's window; a longer input makes the figure wider than the
-        # page, and the widget scrolls.
+        """Size and place everything for T tokens."""
+        # A line of legible text per token, in steps of 8 (a new size redraws everything): the
+        # default pair and the controls fit a projector's window; a long input scrolls.
         side = max(2.5, ROW * 8 * math.ceil(T / 8))
         left, below, top = 1.0, 0.9, 0.4
         colorbar, bar_labels, bars = 1.0, 0.8, 1.7
@@ -122,29 +130,17 @@ class AttentionPlot(LiveFigure):
         weights, T = view.weights, len(view.tokens)
         if self._length != T:
             self._layout(T)
-        side = self.ax_map.get_position().height * self.figure.get_figheight()
-        size = max(MIN_FONT, min(label_size(T), math.floor(0.9 * 72 * side / T)))
+        size = token_font(T, self.ax_map.get_position().height * self.figure.get_figheight())
         for labels in (self.query_labels, self.key_labels, self.bar_labels):
             labels.set(view.tokens, size)
         vmax = float(weights.max()) or 1.0
-        self.image.set_data(weights)
-        self.image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
-        self.image.set_clim(0, vmax)
-        row = weights[view.query]
-        self.row_values = row
-        # Horizontal bars: each vertical bar's corners with x and y swapped.
-        self.bars.set_verts([[(y, x) for x, y in bar] for bar in bar_verts(row)])
+        show_square(self.image, weights, vmax)
+        self.row_values = row = weights[view.query]
+        self.bars.set_verts(hbar_verts(row))
         self.ax_row.set_xlim(0, vmax * 1.05)
         self.peak.set_text(text("row_peak", self.lang, value=row.max()))
         self.highlight.set_y(view.query - 0.5)
-        has_boundary = view.boundary is not None
-        for line in (self.hline, self.vline, self.row_vline):
-            line.set_visible(has_boundary)
-        if has_boundary:
-            edge = view.boundary - 0.5
-            self.hline.set_ydata([edge, edge])
-            self.vline.set_xdata([edge, edge])
-            self.row_vline.set_ydata([edge, edge])
+        mark_boundary(view.boundary, (self.hline, self.row_vline), (self.vline,))
         self.ax_map.set_title(literal(view.title), y=1.0, pad=6)
         self.ax_row.set_title(text("attends_title", self.lang,
                                    token=literal(view.tokens[view.query])),
@@ -163,9 +159,6 @@ def plot_attention(view: AttentionView, lang: str | None = None) -> Figure:
                          f"{weights.shape}")
     check_weights(weights)
     check_int_in("query", view.query, 0, T - 1, " (a token index)")
-    if view.boundary is not None:
-        check_int_in("boundary", view.boundary, 1, T - 1,
-                     " (the index of the first sentence-B token), or None")
     return AttentionPlot(lang).once(replace(view, weights=weights))
 
 
@@ -205,8 +198,7 @@ class AllHeadsPlot(LiveFigure):
         for ax in self.axes[self.num_panels:]:
             ax.set_visible(False)
         self.axes = self.axes[: self.num_panels]
-        self.images = [ax.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0, aspect="auto",
-                                 interpolation="nearest") for ax in self.axes]
+        self.images = [heatmap(ax) for ax in self.axes]
         for i, ax in enumerate(self.axes):
             is_mean = i == num_heads
             ax.set_xticks([])  # the outer panels get TokenLabels below
@@ -243,9 +235,7 @@ class AllHeadsPlot(LiveFigure):
             labels.set(tokens if labelled else [], fontsize)
         vmax = float(max(p.max() for p in panels)) or 1.0
         for im, data in zip(self.images, panels, strict=True):
-            im.set_data(data)
-            im.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
-            im.set_clim(0, vmax)
+            show_square(im, data, vmax)
         self.suptitle.set_text(text("all_heads_title", self.lang, layer=layer))
         return self.figure
 

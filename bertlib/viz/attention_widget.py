@@ -1,9 +1,5 @@
-"""The attention widget: one head with a query's row, all heads of a layer, every layer and
-head at once, one query step by step over a padded input, at a temperature of the reader's
-choosing, and the evidence: one head's weights read three ways beside what switching each head
-off changes. The model runs once per text (the evidence view: once more per text and choice of
-masked tokens); every other control only re-slices what it returned (see
-:mod:`bertlib.viz.widgets` for what all widgets share)."""
+"""The attention widget and its five views. The model runs once per text (the evidence view:
+once more per choice of masked tokens); every other control only re-slices what it returned."""
 
 from __future__ import annotations
 
@@ -18,17 +14,15 @@ from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.model import BERTModel, key_padding_mask
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
-from bertlib.viz._widget import FigureView, InputNotice, ModelWidget, text_row
+from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, text_row
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.evidence import Evidence, EvidencePlot, collect_evidence
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.modelview import MEAN_HEAD, ModelViewPlot
+from bertlib.viz.modelview import MEAN_HEAD, ModelViewPlot, head_name
 from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps, temperature_stops
 
 MAX_PADDING = 8  # <pad> keys the step-by-step view can add: enough to see the mask at work
 PADDING = 3  # its default: a single pair has no padding, and then the mask would be all 0s
-# A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
-ROW = {"flex_flow": "row wrap"}
 
 
 class AttentionWidget(ModelWidget):
@@ -43,13 +37,7 @@ class AttentionWidget(ModelWidget):
                  text_b: str | None = None):
         super().__init__(model, tokenizer, lang, text_a, text_b)
         cfg, lang = model.config, self.lang
-        self.layer = widgets.Dropdown(options=list(range(cfg.num_blks)), value=0,
-                                      description=text("layer", lang),
-                                      layout=widgets.Layout(width="150px"))
-        self.head = widgets.Dropdown(
-            options=[*((str(h), h) for h in range(cfg.num_heads)),
-                     (text("mean_heads", lang), MEAN_HEAD)],
-            value=0, description=text("head", lang), layout=widgets.Layout(width="190px"))
+        self.layer, self.head = self._layer_head(("150px", "190px"))
         self.view = widgets.ToggleButtons(
             options=[(text("view_one", lang), "one"), (text("view_all", lang), "all"),
                      (text("view_model", lang), "model"),
@@ -60,22 +48,17 @@ class AttentionWidget(ModelWidget):
             tooltips=[text(key, lang) for key in ("view_one_tip", "view_all_tip",
                                                   "view_model_tip", "view_query_key_tip",
                                                   "view_evidence_tip")],
-            # Each button as wide as its label: ipywidgets' default 148 px cut "all layers and
-            # heads" and "one query, step by step" short, with an ellipsis. A flex row: the
-            # label beside the buttons, not on a line of its own above them.
+            # Each button as wide as its label (ipywidgets' 148 px cut them short); a flex row
+            # puts the label beside the buttons.
             style={"button_width": "auto"},
             layout=widgets.Layout(display="flex", flex_flow="row wrap", align_items="center"))
-        # Beside the view buttons; the layer, head and query share the next row, and the
-        # step-by-step view's own padding and temperature a third: the figure is made short
-        # enough for the three to fit above it in the notebook's visible area.
         self.hide_specials = widgets.Checkbox(value=False, indent=False,
                                               description=text("hide_specials", lang),
                                               layout=widgets.Layout(width="auto"))
         self.query = widgets.Dropdown(description=text("query_token", lang),
                                       style={"description_width": "initial"},
                                       layout=widgets.Layout(width="240px"))
-        # Never narrower than 240 px, a track of about 130 px for 9 values: squeezed beside the
-        # view buttons its track was 8 px wide, and any drag jumped to an end.
+        # At least 240 px: squeezed, its track was 8 px wide and any drag jumped to an end.
         self.padding = widgets.IntSlider(value=PADDING, min=0, max=MAX_PADDING,
                                          description=text("padding", lang),
                                          tooltip=text("padding_tooltip", lang),
@@ -83,9 +66,8 @@ class AttentionWidget(ModelWidget):
                                          style={"description_width": "initial"},
                                          layout=widgets.Layout(width="250px",
                                                                min_width="240px"))
-        # τ, what the step-by-step view divides q·k by: 1 (unscaled) to 4·√d in steps of √2,
-        # starting at the model's own √d, which its label marks. Each readout fits the slider's
-        # narrowest readout box, so the track never changes length under a dragging hand.
+        # τ, what q·k is divided by, starting at the model's own √d, which its label marks;
+        # each readout fits the narrowest readout box, so the track never changes length.
         head_size = cfg.num_hiddens // cfg.num_heads
         root = math.sqrt(head_size)  # exactly one of the stops
         self.temperature = widgets.SelectionSlider(
@@ -94,7 +76,7 @@ class AttentionWidget(ModelWidget):
             value=root, description=text("temperature", lang),
             tooltip=text("temperature_tooltip", lang), style={"description_width": "initial"},
             layout=widgets.Layout(width="330px", min_width="280px"))
-        self.steps_controls = widgets.HBox([self.padding, self.temperature], layout=ROW)
+        self.steps_controls = widgets.HBox([self.padding, self.temperature], layout=WRAP)
         # The evidence view's: the content tokens the model reads as <mask> (see _compute).
         self.masked = widgets.SelectMultiple(description=text("masked_tokens", lang), rows=3,
                                              tooltip=text("masked_tokens_tooltip", lang),
@@ -123,10 +105,6 @@ class AttentionWidget(ModelWidget):
         self.shown: np.ndarray | None = None  # indices of the tokens on screen
         self.current: AttentionView | None = None
         self._notices: list[str] = []  # about the current text, kept across redraws
-        self._busy = False  # set while controls are reset, so their events don't redraw
-
-        for box in (self.text_a, self.text_b):
-            box.observe(lambda _: self.refresh(), names="value")
         self.hide_specials.observe(lambda _: self._guarded(self._select, self._outputs()),
                                    names="value")
         self.masked.observe(lambda _: self._on_masked(), names="value")
@@ -135,8 +113,8 @@ class AttentionWidget(ModelWidget):
             control.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
             text_row(self.text_a, self.text_b),
-            widgets.HBox([self.view, self.hide_specials], layout=ROW),
-            widgets.HBox([self.layer, self.head, self.query, self.masked], layout=ROW),
+            widgets.HBox([self.view, self.hide_specials], layout=WRAP),
+            widgets.HBox([self.layer, self.head, self.query, self.masked], layout=WRAP),
             self.steps_controls, self.status, self.image, self.grid_image, self.model_image,
             self.steps_image, self.evidence_image, self._save_controls(),
         ])
@@ -179,11 +157,8 @@ class AttentionWidget(ModelWidget):
                 attentions.append(weights[0, :, :T, :T])
         self.encoded, self._notices = enc, notices
         self.attentions = torch.stack(attentions).cpu().numpy()
-        self._busy = True  # a shorter room moves the slider: one redraw, below
-        try:
+        with self._quiet():  # a shorter room moves the slider: one redraw, below
             self.padding.max = room
-        finally:
-            self._busy = False
         self.shown = None  # a new text: the query starts again at the first token
         self._mask_options()
         return self._select()
@@ -201,12 +176,9 @@ class AttentionWidget(ModelWidget):
             keep = list(range(len(enc.ids)))
         previous = None if self.shown is None else int(self.shown[self.query.value])
         self.shown = np.asarray(keep)
-        self._busy = True
-        try:
+        with self._quiet():
             self.query.options = [(f"{i}: {enc.tokens[i]}", n) for n, i in enumerate(keep)]
             self.query.value = keep.index(previous) if previous in keep else 0
-        finally:
-            self._busy = False
         return self._redraw()
 
     def _on_control(self) -> None:
@@ -241,16 +213,11 @@ class AttentionWidget(ModelWidget):
             return self._notices
         head = self.head.value
         weights = layer_weights.mean(axis=0) if head == MEAN_HEAD else layer_weights[head]
-        head_label = (text("mean_heads", self.lang) if head == MEAN_HEAD
-                      else text("head_name", self.lang, head=head))
-        boundary = None
-        if enc.boundary is not None:
-            boundary = int(np.searchsorted(keep, enc.boundary))
-        hiding = len(keep) < len(enc.ids)
+        boundary = None if enc.boundary is None else int(np.searchsorted(keep, enc.boundary))
         self.current = AttentionView(
             weights=weights, tokens=tokens, boundary=boundary, query=self.query.value,
-            title=text("attention_title", self.lang, layer=self.layer.value, head=head_label),
-            note=text("rows_not_renormalised", self.lang) if hiding else "")
+            title=text("attention_title", self.lang, layer=self.layer.value,
+                       head=head_name(head, self.lang)), note=self._hiding_note())
         self.plot.update(self.current)
         self.image.value = self.plot.png()
         return self._notices
@@ -279,12 +246,9 @@ class AttentionWidget(ModelWidget):
         vocab, enc = self.tokenizer.vocab, self.encoded
         content = [i for i, t in enumerate(enc.ids) if t not in vocab.structural_ids]
         kept = [p for p in self.masked.value if p in content] or content[:1]
-        self._busy = True
-        try:
+        with self._quiet():
             self.masked.options = [(f"{i}: {enc.tokens[i]}", i) for i in content]
             self.masked.value = tuple(kept)
-        finally:
-            self._busy = False
         self.evidence = None
 
     def _on_masked(self) -> None:
@@ -299,9 +263,11 @@ class AttentionWidget(ModelWidget):
             vocab = self.tokenizer.vocab
             self.evidence = collect_evidence(self.model, self.encoded, self.masked.value,
                                              vocab.mask_id, vocab.specials.mask)
-        hiding = len(self.shown) < len(self.encoded.ids)
         self.evidence_plot.update(self.evidence.select(self.shown), self.layer.value,
-                                  self.head.value,
-                                  text("rows_not_renormalised", self.lang) if hiding else "")
+                                  self.head.value, self._hiding_note())
         self.evidence_image.value = self.evidence_plot.png()
         return self._notices
+
+    def _hiding_note(self) -> str:
+        hiding = len(self.shown) < len(self.encoded.ids)
+        return text("rows_not_renormalised", self.lang) if hiding else ""

@@ -13,7 +13,7 @@ from bertlib.model import checked
 from bertlib.support.i18n import text
 from bertlib.viz._render import TokenLabels, pin_labels, spines
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import MIN_FONT, PAGE_WIDTH, ROW, label_size
+from bertlib.viz.style import PAGE_WIDTH, ROW, token_font
 
 
 @checked
@@ -33,11 +33,7 @@ class EmbeddingParts:
 
 
 class EmbeddingPlot(LiveFigure):
-    """Four (T, H) heatmaps side by side, rows labelled with the tokens, one colour scale.
-
-    Only the images, the token labels and the colour bar change with the text; the rest is a
-    background redrawn only when the figure's height changes (in steps of 8 tokens).
-    """
+    """Four (T, H) heatmaps side by side, rows labelled with the tokens, one colour scale."""
 
     def __init__(self, lang: str | None = None):
         super().__init__(PAGE_WIDTH, 4, lang)
@@ -58,8 +54,7 @@ class EmbeddingPlot(LiveFigure):
 
     def update(self, parts: EmbeddingParts) -> Figure:
         T, H = parts.token.shape
-        # A line of legible text per token, in steps of 8 tokens: within a step only the
-        # (animated) images and labels change and the background is kept; a new height redraws
+        # A line of legible text per token, in steps of 8 tokens: a new height redraws
         # everything (~110 ms at 64 tokens against ~65 ms, see benchmarks/README.md).
         rows = ROW * 8 * math.ceil(T / 8)
         height = max(2.5, rows + 0.95)  # the title above, the axis and its label below
@@ -70,8 +65,7 @@ class EmbeddingPlot(LiveFigure):
                 pin_labels(ax, x_label=-0.4 / ((1 - 0.95 / height) * height))
         for ax in self.axes:
             ax.set_ylim(T - 0.5, -0.5)
-        self.token_labels.set(parts.tokens, max(MIN_FONT, min(label_size(T),
-                                                              math.floor(0.9 * 72 * rows / T))))
+        self.token_labels.set(parts.tokens, token_font(T, rows))
         keys = ["emb_token", "emb_segment", "emb_position",
                 "emb_sum_norm" if parts.normalised else "emb_sum"]
         limit = max(float(np.abs(p).max()) for p in parts.panels()) or 1.0

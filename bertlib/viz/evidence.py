@@ -20,10 +20,10 @@ from bertlib.inputs import EncodedInput, model_device
 from bertlib.model import BERTModel
 from bertlib.support.checks import check_int_in
 from bertlib.support.i18n import text
-from bertlib.viz._render import NumberText, TokenLabels, spines
+from bertlib.viz._render import NumberText, TokenLabels, heatmap, mark_boundary, show_square, spines
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.modelview import MEAN_HEAD
-from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, label_size, literal
+from bertlib.viz.modelview import MEAN_HEAD, head_name
+from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal, token_font
 
 # Inches: query labels | three maps with gaps | colour bar; under the maps their keys, then the
 # two grids. The figure and its controls fit a 720-pixel window (default pairs: 23 and 29
@@ -43,14 +43,11 @@ LIMIT = 0.05  # the grids' colour scale reaches at least ±0.05: small changes s
 class Evidence:
     """What the evidence view shows for one input with some of its tokens masked.
 
-    tokens: the T tokens the model reads (``<mask>`` at the masked positions); masked: their
-    positions; originals: the tokens they held; boundary: the first sentence-B index or None.
-    weights, norms: (L, nh, T, T) the raw and the norm-based weights, each norm row scaled to
-    sum to 1; rollout: (L, T, T) the rollout up to each layer. token_change: (L, nh) the change
-    in P(original token), averaged over the masked positions, when head (l, h) is switched off,
-    against token_prob with every head on; is_next_change and is_next likewise for P(IsNext).
-    Where a change cannot be measured it is None, and ``*_notice`` holds the strings.json key
-    that says why.
+    tokens: what the model reads (``<mask>`` at ``masked``); originals: the masked tokens;
+    weights, norms: (L, nh, T, T) raw and norm-based (rows summing to 1); rollout: (L, T, T).
+    token_change: (L, nh) the change in P(original token), averaged over the masked positions,
+    with head (l, h) switched off, against token_prob; is_next_change and is_next likewise.
+    A change that cannot be measured is None, and ``*_notice`` the strings.json key saying why.
     """
 
     tokens: list[str]
@@ -68,8 +65,7 @@ class Evidence:
     is_next_notice: str = ""
 
     def select(self, keep: Sequence[int]) -> Evidence:
-        """The same evidence for the tokens at ``keep`` only (the masked ones among them):
-        the maps lose the other rows and columns, which are not scaled again."""
+        """The same evidence for the tokens at ``keep`` only (rows not scaled again)."""
         keep = list(keep)
         boundary = None if self.boundary is None else int(np.searchsorted(keep, self.boundary))
         return replace(self, tokens=[self.tokens[i] for i in keep],
@@ -80,18 +76,16 @@ class Evidence:
 
 
 def untrained_outputs(model: BERTModel) -> tuple[bool, bool]:
-    """Whether the model's MLM and NSP output layers were left untrained: a Hugging Face
-    checkpoint without them (MiniLM's) lists them in ``untrained_heads``, and NSP reads the
-    pooler."""
+    """Whether the model's MLM and NSP output layers are untrained (listed in
+    ``untrained_heads`` by a Hugging Face checkpoint without them; NSP reads the pooler)."""
     missing = set(getattr(model, "untrained_heads", ()))
     return "mlm" in missing, bool({"nsp", "pooler"} & missing)
 
 
 def collect_evidence(model: BERTModel, enc: EncodedInput, masked: Sequence[int],
                      mask_id: int, mask_token: str) -> Evidence:
-    """Mask the tokens of ``enc`` at ``masked`` (ids: ``mask_id``, shown as ``mask_token``) and
-    run the model twice: once for every layer's raw and norm-based weights, once for every
-    head switched off in turn (:func:`bertlib.analysis.evidence.head_effects`, one batched pass)."""
+    """Mask the tokens of ``enc`` at ``masked`` and run the model for every layer's raw and
+    norm-based weights, then with each head switched off in turn (one batched pass)."""
     masked = sorted(masked)
     ids = list(enc.ids)
     for p in masked:
@@ -132,8 +126,7 @@ def signed(value: float) -> str:
 
 def shown_labels(tokens: Sequence[str], first: Sequence[int], step: int) -> list[str]:
     """``tokens`` with every label closer than ``step`` positions to one already kept left
-    blank, the positions ``first`` kept first (the masked tokens, the sentences' ends): labels
-    that fit, and those that matter most always."""
+    blank, those at ``first`` kept first (the masked tokens, the sentences' ends)."""
     kept: list[int] = []
     for i in [*first, *range(len(tokens))]:
         if all(abs(i - k) >= step for k in kept):
@@ -142,12 +135,10 @@ def shown_labels(tokens: Sequence[str], first: Sequence[int], step: int) -> list
 
 
 class EvidencePlot(LiveFigure):
-    """Three token x token maps of the chosen head (or the mean of its layer's heads), on one
-    colour scale: its weights, its norm-based weights and the rollout up to its layer, the
-    masked tokens' rows outlined; under them, the layer x head grids of the change in
-    P(original token) and in P(IsNext) when each head is switched off, on a diverging scale
-    centred on 0 with the numbers written in, the chosen head outlined. A grid that cannot be
-    measured gives way to a notice."""
+    """Three token x token maps of the chosen head (or its layer's mean) on one colour scale
+    (raw, norm-based, rollout), the masked rows outlined; under them, layer x head grids of the
+    change in P(original token) and in P(IsNext) with each head switched off, numbers written
+    in, the chosen head outlined, or a notice where it cannot be measured."""
 
     def __init__(self, num_blks: int, num_heads: int, lang: str | None = None):
         self.shape = (num_blks, num_heads)
@@ -163,8 +154,7 @@ class EvidencePlot(LiveFigure):
 
         self.maps = [fig.add_axes(box(LEFT + k * (SIDE + GAP), TOP, SIDE, SIDE))
                      for k in range(3)]
-        self.images = [ax.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0, aspect="auto",
-                                 interpolation="nearest") for ax in self.maps]
+        self.images = [heatmap(ax) for ax in self.maps]
         self.cax = fig.add_axes(box(PAGE_WIDTH - COLORBAR + 0.08, TOP, 0.12, SIDE))
         self.colorbar = fig.colorbar(self.images[0], cax=self.cax)
         self.colorbar.set_label(text("ev_weight", lang))
@@ -238,8 +228,7 @@ class EvidencePlot(LiveFigure):
         self._drawn: tuple | None = None  # what the token layer shows
 
     def update(self, evidence: Evidence, layer: int, head: int, note: str = "") -> Figure:
-        """Draw ``evidence`` for head ``head`` of layer ``layer`` (head -1: the mean of the
-        layer's heads), with ``note`` at the bottom."""
+        """Draw ``evidence`` for ``head`` (or MEAN_HEAD) of ``layer``, ``note`` at the bottom."""
         T = len(evidence.tokens)
         if head == MEAN_HEAD:
             maps = [evidence.weights[layer].mean(0), evidence.norms[layer].mean(0)]
@@ -248,25 +237,14 @@ class EvidencePlot(LiveFigure):
         maps.append(evidence.rollout[layer])
         vmax = float(max(m.max() for m in maps)) or 1.0
         for image, data in zip(self.images, maps, strict=True):
-            image.set_data(data)
-            image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
-            image.set_clim(0, vmax)
-            image.axes.set_xlim(-0.5, T - 0.5)
-            image.axes.set_ylim(T - 0.5, -0.5)
+            show_square(image, data, vmax, limits=True)
         rows = [[(-0.5, p - 0.5), (T - 0.5, p - 0.5), (T - 0.5, p + 0.5), (-0.5, p + 0.5)]
                 for p in evidence.masked]
-        for collection, lines in zip(self.rows, self.boundaries, strict=True):
+        for collection, (across, down) in zip(self.rows, self.boundaries, strict=True):
             collection.set_verts(rows)
-            for line in lines:
-                line.set_visible(evidence.boundary is not None)
-            if evidence.boundary is not None:
-                edge = evidence.boundary - 0.5
-                lines[0].set_ydata([edge, edge])
-                lines[1].set_xdata([edge, edge])
-        head_label = (text("mean_heads", self.lang) if head == MEAN_HEAD
-                      else text("head_name", self.lang, head=head))
+            mark_boundary(evidence.boundary, (across,), (down,))
         self.maps[0].title.set_text(text("ev_raw_title", self.lang, layer=layer,
-                                         head=head_label))
+                                         head=head_name(head, self.lang)))
         self.maps[1].title.set_text(text("ev_norm_title", self.lang))
         self.maps[2].title.set_text(text("ev_rollout_title", self.lang, layer=layer))
         self._labels(evidence, note)
@@ -280,12 +258,10 @@ class EvidencePlot(LiveFigure):
         """The token layer: token labels (those that fit), the grids, their titles, the note;
         drawn again only when one of them changes."""
         T = len(evidence.tokens)
-        # Points per token along an axis. Labels as large as the one-head view's where they
-        # fit; at the smallest size, every token's label while they are at least 0.9 of it
-        # apart (glyphs fill about 0.9 of their size: the ink of neighbours does not touch),
-        # else every second, third, ... token's.
-        spacing = 72 * SIDE / T
-        size = float(max(MIN_FONT, min(label_size(T), math.floor(0.9 * spacing))))
+        # Labels as large as the one-head view's where they fit; at the smallest, every token's
+        # while 0.9 of it apart (the ink of neighbours does not touch), else every second...
+        spacing = 72 * SIDE / T  # points per token
+        size = token_font(T, SIDE)
         ends = [0, T - 1] if evidence.boundary is None else [0, evidence.boundary - 1, T - 1]
         labels = shown_labels(evidence.tokens, [*evidence.masked, *ends],
                               math.ceil(0.9 * size / spacing))

@@ -1,7 +1,6 @@
 """A fine-tuned classifier and tagger at work: type a sentence, see the class probabilities and
-one tag per token (as HTML tables, which answer at typing speed; the same as a figure to save),
-with how often the classifier is right on held-out sentences; pick another classifier to
-compare."""
+one tag per token (HTML tables, at typing speed; a figure to save), with how often the
+classifier is right on held-out sentences; pick another classifier to compare."""
 
 from __future__ import annotations
 
@@ -23,8 +22,8 @@ from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.support.checks import check_str, check_tokens
 from bertlib.support.i18n import CORPUS_LANGUAGES, fill, text
 from bertlib.text.tokenizer import WordPieceTokenizer
-from bertlib.viz._render import NumberText, StampedText, TokenLabels, spines
-from bertlib.viz._widget import Widget, check_tokenizer, text_box
+from bertlib.viz._render import NumberText, StampedText, TokenLabels, hbar_verts, spines
+from bertlib.viz._widget import Widget, text_box
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import PAGE_WIDTH, literal
 
@@ -42,9 +41,8 @@ TAG_TEXT_COLOR = "#000000"  # on every tag colour (see tags_html)
 @dataclass(frozen=True)
 class ScoredClassifier:
     """A fine-tuned classifier as :class:`FineTuneWidget` offers it: the tokenizer it reads,
-    and its held-out accuracy per language (``{"en": Accuracy, ...}``, from
-    :func:`bertlib.evaluate_task`; a language it was not evaluated on is left out), which the
-    widget shows beside its probabilities."""
+    and its held-out accuracy per language it was evaluated on (``{"en": Accuracy, ...}``,
+    from :func:`bertlib.evaluate_task`)."""
 
     classifier: BERTClassifier
     tokenizer: WordPieceTokenizer
@@ -54,7 +52,6 @@ class ScoredClassifier:
         if not isinstance(self.classifier, BERTClassifier):
             raise ValueError(f"classifier must be a BERTClassifier; got "
                              f"{type(self.classifier).__name__}")
-        check_tokenizer(self.tokenizer)
         vocab_size = self.classifier.encoder.config.vocab_size
         if vocab_size != len(self.tokenizer.vocab):
             raise ValueError(f"classifier's vocab_size={vocab_size} must equal "
@@ -89,9 +86,8 @@ def accuracy_text(accuracy: Mapping[str, Accuracy], num_classes: int, lang: str)
 
 
 def accuracy_html(accuracy: str) -> str:
-    """The accuracy line, marked off from the outputs of the sentence below it."""
-    # The theme's text colour (16.1:1 on white, 18.9:1 on JupyterLab Dark's #111111); the
-    # border is decoration.
+    """The accuracy line, in the theme's text colour (16.1:1 on white, 18.9:1 on JupyterLab
+    Dark's #111111), marked off from the outputs below it."""
     return (f"<div style='font-size:14px;line-height:1.4;color:var(--jp-content-font-color1);"
             f"border-left:4px solid {BAR_COLOR};padding:2px 8px;margin:2px 0;"
             f"white-space:normal'>{html.escape(accuracy)}</div>")
@@ -99,10 +95,8 @@ def accuracy_html(accuracy: str) -> str:
 
 def probabilities_html(names: Sequence[str], probabilities: np.ndarray, lang: str) -> str:
     """Each class with its probability as a number and a bar, most probable first."""
-    # No background of its own: the text is the theme's (rgba(0,0,0,.87) on white 16.1:1,
-    # white on JupyterLab Dark's #111111 18.9:1), and the bars, #0072B2, stand out 5.2:1 and
-    # 3.6:1 (WCAG asks 3:1 of a graphic). line-height: rows 20 px high, not the widget's 28,
-    # so that the tags below still fit a projector's screen.
+    # The theme's text colour; the bars stand out 5.2:1 on white and 3.6:1 on JupyterLab Dark
+    # (WCAG asks 3:1 of a graphic). Rows 20 px high, not 28: the tags still fit a projector.
     rows = "".join(
         f"<tr><td style='padding:1px 8px;white-space:nowrap'>{html.escape(names[i])}</td>"
         f"<td style='padding:1px 8px;text-align:right'>{probabilities[i]:.3f}</td>"
@@ -118,9 +112,8 @@ def probabilities_html(names: Sequence[str], probabilities: np.ndarray, lang: st
 
 def tags_html(tokens: Sequence[str], tags: Sequence[int], lang: str) -> str:
     """The tokens as chips coloured by their tag, with a legend."""
-    # Each chip sets its own text colour on its own background, whatever the theme's text
-    # colour (white in JupyterLab Dark, 1.1:1 on "other"'s #F2F2F2): black on #F2F2F2 is
-    # 18.8:1, on #56B4E9 9.1:1, on #E69F00 9.3:1, on #009E73 6.1:1 (WCAG AA: 4.5:1).
+    # Each chip sets its own text colour, whatever the theme's: black on #F2F2F2 is 18.8:1, on
+    # #56B4E9 9.1:1, on #E69F00 9.3:1, on #009E73 6.1:1 (WCAG AA: 4.5:1).
     chips = "".join(
         f"<span style='background:{TAG_COLORS[TAGS[t]]};color:{TAG_TEXT_COLOR};"
         f"padding:2px 5px;margin:1px;display:inline-block;border-radius:3px' "
@@ -144,8 +137,8 @@ ACCURACY_COLUMNS = 100
 
 class FineTunePlot(LiveFigure):
     """What :class:`FineTuneWidget` shows, as a figure to save: the classifier's name and
-    accuracy line, the class probabilities as bars with their numbers, most probable first, and
-    the tokens as chips in their tag's colour."""
+    accuracy, the class probabilities as bars, most probable first, and the tokens as chips in
+    their tag's colour."""
 
     def __init__(self, class_names: Sequence[str], lang: str | None = None):
         self.num_classes = len(class_names)
@@ -199,8 +192,8 @@ class FineTunePlot(LiveFigure):
 
     def update(self, probabilities: np.ndarray, tokens: Sequence[str], tags: Sequence[int],
                *, heading: str = "", accuracy: str = "") -> Figure:
-        """probabilities: (C,), one per class; tokens: the tokens tagged, and their tag ids;
-        heading: the classifier's name; accuracy: its accuracy line (:func:`accuracy_text`)."""
+        """probabilities: (C,); tokens and their tag ids; heading: the classifier's name;
+        accuracy: its accuracy line (:func:`accuracy_text`)."""
         rows = max(1, math.ceil(len(tokens) / CHIP_COLUMNS))
         if rows != self._rows:
             self._layout(rows)
@@ -208,8 +201,7 @@ class FineTunePlot(LiveFigure):
         self.accuracy.set_text(literal(fill(accuracy, ACCURACY_COLUMNS)))
         order = np.argsort(-probabilities, kind="stable")
         self.class_labels.set([self.class_names[i] for i in order], 11)
-        self.bars.set_verts([[(0, j - 0.35), (p, j - 0.35), (p, j + 0.35), (0, j + 0.35)]
-                             for j, p in enumerate(probabilities[order])])
+        self.bars.set_verts(hbar_verts(probabilities[order], 0.35))
         for t, p in zip(self.numbers, probabilities[order], strict=True):
             t.set_text(f"{p:.3f}")
         cells = [(i % CHIP_COLUMNS, i // CHIP_COLUMNS) for i in range(len(tokens))]
@@ -232,15 +224,11 @@ class FineTunePlot(LiveFigure):
 class FineTuneWidget(Widget):
     """A sentence -> a classifier's probabilities for each class and the tagger's tags.
 
-    ``classifiers`` maps names (shown on buttons, so in the reader's language) to
-    :class:`ScoredClassifier` values, the first one shown first; each reads the sentence with
-    its own tokenizer, and the widget says how often it is right on held-out sentences and what
-    chance would give. The tagger reads it with ``tokenizer``, whichever classifier is picked.
-
-    ``.probabilities`` (C,) and ``.tags`` (one tag id per token of ``tokenizer`` between
-    ``<cls>`` and ``<sep>``) keep what is shown, ``.choice.value`` the classifier's name, so
-    tests can drive the widget without a browser; ``.plot`` holds the same as a figure, which
-    its buttons and :meth:`save` save.
+    ``classifiers`` maps names (shown on buttons, in the reader's language) to
+    :class:`ScoredClassifier` values, the first shown first; each reads the sentence with its
+    own tokenizer, the tagger with ``tokenizer``. ``.probabilities`` (C,), ``.tags`` (one per
+    token between ``<cls>`` and ``<sep>``) and ``.choice.value`` keep what is shown; ``.plot``
+    the same as a figure, which :meth:`save` saves.
     """
 
     name = "fine-tuning"
@@ -255,7 +243,6 @@ class FineTuneWidget(Widget):
             raise ValueError(f"classifiers must map names to "
                              f"ScoredClassifier(classifier, tokenizer, accuracy); got "
                              f"{classifiers!r:.200}")
-        check_tokenizer(tokenizer)
         check_tokens("class_names", class_names)
         if not isinstance(tagger, BERTTagger):
             raise ValueError(f"tagger must be a BERTTagger; got {type(tagger).__name__}")

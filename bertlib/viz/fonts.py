@@ -1,10 +1,8 @@
 """A CJK font for matplotlib, so Chinese and Japanese labels render instead of empty boxes.
 
-The font is Noto Sans CJK (SIL Open Font License 1.1), installed from PyPI as the
-``noto-cjk-sans-otc`` wheel, or found where Debian's ``fonts-noto-cjk`` puts it. The file is an
-OpenType collection; matplotlib registers each face. A figure in Japanese uses the Japanese face
-and every other figure the Simplified Chinese one: the two draw many of the same characters with
-different glyph forms (直, 骨, 写...), and a Chinese form looks wrong to a Japanese reader.
+Noto Sans CJK (SIL Open Font License 1.1), from PyPI's ``noto-cjk-sans-otc`` wheel or Debian's
+``fonts-noto-cjk``: an OpenType collection. Japanese figures use its Japanese face, every other
+figure the Simplified Chinese one (the two draw 直, 骨, 写... with different glyph forms).
 """
 
 from __future__ import annotations
@@ -16,16 +14,13 @@ from pathlib import Path
 
 
 def _not_a_cache_folder_notice(record: logging.LogRecord) -> bool:
-    """False for what matplotlib logs when it cannot use its config or cache folder ("mkdir -p
-    failed...", "Matplotlib created a temporary cache directory...")."""
+    """False for matplotlib's notices that it made a temporary config or cache folder."""
     return record.funcName != "_get_config_or_cache_dir"
 
 
-# bertlib.viz imports matplotlib here first. On a locked-down machine (HOME or MPLCONFIGDIR not
-# writable: a lab's shared account) matplotlib logs while it is imported that it made a
-# temporary cache folder instead, a warning in a notebook's first output cell about nothing
-# the learner can do. Only that is held back, only during this import: matplotlib's logging
-# is left as it was.
+# bertlib.viz imports matplotlib here first. With HOME or MPLCONFIGDIR not writable (a lab's
+# shared account) matplotlib warns on import about a temporary cache folder, which the learner
+# can do nothing about: only that is held back, only during this import.
 logging.getLogger("matplotlib").addFilter(_not_a_cache_folder_notice)
 try:
     from matplotlib import font_manager  # finds the cache folder, as matplotlib does
@@ -63,35 +58,10 @@ def cjk_family(lang: str) -> str:
     return CJK_FAMILIES.get(lang, CJK_FAMILY)
 
 
-def cjk_face_index(path: Path | None = None, family: str = CJK_FAMILY) -> int:
-    """Index of the ``family`` face inside the collection."""
-    from fontTools.ttLib import TTCollection
-
-    path = cjk_font_path() if path is None else path
-    collection = TTCollection(str(path), lazy=True)
-    for index, face in enumerate(collection.fonts):
-        if face["name"].getDebugName(1) == family:
-            return index
-    raise ValueError(f"{path} holds no face named {family!r}")
-
-
-def cjk_codepoints(family: str = CJK_FAMILY) -> frozenset[int]:
-    """Every code point the ``family`` face can draw (its cmap)."""
-    from fontTools.ttLib import TTFont
-
-    path = cjk_font_path()
-    face = TTFont(str(path), fontNumber=cjk_face_index(path, family), lazy=True)
-    return frozenset(face.getBestCmap())
-
-
 @functools.cache
 def use_cjk_font() -> bool:
-    """Register the CJK font with matplotlib's font manager, once.
-
-    Registering adds a font matplotlib can find; it changes no setting (``rcParams`` stay the
-    user's). Returns False (with one warning) when no CJK font is installed, so English
-    figures still work.
-    """
+    """Register the CJK font with matplotlib's font manager, once (no ``rcParams`` change);
+    False, with one warning, when none is installed: English figures still work."""
     try:
         path = cjk_font_path()
     except FileNotFoundError as err:
@@ -102,15 +72,12 @@ def use_cjk_font() -> bool:
 
 
 def add_cjk_fallback(artist: Artist) -> None:
-    """Append the CJK face to the font family of every text in ``artist`` that lacks it: the
-    face its figure was made for (``cjk_family`` of :func:`bertlib.viz.style.new_figure`'s
-    figures), else the Simplified Chinese one.
+    """Append the CJK face (its figure's ``cjk_family``, else Simplified Chinese) to the font
+    family of every text in ``artist`` that lacks one: Latin keeps its family.
 
-    Latin text keeps its family; characters it lacks fall back to the CJK face. Done per text
-    just before it is drawn (see :class:`bertlib.viz.style.CJKFigure`) rather than through
-    ``rcParams["font.family"]``, which would change every figure of the process; a text
-    keeps the family it had when created, so this also covers texts added later by the user
-    and tick labels matplotlib creates while drawing.
+    Done per text just before it is drawn (:class:`bertlib.viz.style.CJKFigure`), not through
+    ``rcParams``, which would change every figure of the process; so it also covers texts the
+    user adds and tick labels made while drawing.
     """
     if not use_cjk_font():
         return

@@ -1,9 +1,6 @@
-"""Library code on screen: a whole function or class, or one marked region of it.
-
-A region is the lines between ``# <listing: NAME>`` and ``# </listing>`` inside the object's
-source. Markers, not matched lines of code, so reformatting the code never moves what a
-notebook shows; an unknown name is an error, never an empty listing.
-What is printed is always read from the code that runs (``inspect.getsource``), never a copy.
+"""Library code on screen, read from the code that runs: a whole function or class, or the
+lines between ``# <listing: NAME>`` and ``# </listing>`` in it (markers: reformatting never
+moves what a notebook shows; an unknown name is an error, never an empty listing).
 """
 
 from __future__ import annotations

@@ -14,10 +14,8 @@ from bertlib.viz._render import Blitter
 from bertlib.viz.style import new_figure
 
 SAVE_FORMATS = ("png", "svg", "pdf")
-# A saved PNG's resolution: 870 to 1,100 pixels across the widgets' 7- to 9.2-inch figures
-# (wider for long inputs), enough for a slide, and saved within the widgets' 100 ms (at 150 dpi
-# the input representation of 64 tokens took 100 ms, at the old 300 dpi 390 ms); dpi=300 for
-# print.
+# A saved PNG's resolution: 870 to 1,100 pixels across the widgets' figures, enough for a
+# slide, saved within the widgets' 100 ms (300 dpi took 390 ms); dpi=300 for print.
 SAVE_DPI = 120
 # Why a file could not be written, said in the reader's language where it is a common reason.
 SAVE_REASONS = {errno.EACCES: "save_no_permission", errno.EPERM: "save_no_permission",
@@ -28,8 +26,7 @@ SAVE_REASONS = {errno.EACCES: "save_no_permission", errno.EPERM: "save_no_permis
 
 
 class SaveError(InputError):
-    """A figure that could not be written: where and why (an unwritable folder, a folder of
-    that name, a full disk), in every language; the file there before is left as it was."""
+    """A figure that could not be written: where and why, in every language."""
 
     def __init__(self, path: Path, err: OSError) -> None:
         self.reason = ("save_read_only" if isinstance(err, ReadOnlyFileError)
@@ -45,12 +42,9 @@ class SaveError(InputError):
 
 
 class LiveFigure:
-    """A figure built once and then changed in place by :meth:`update`.
-
-    A subclass builds its axes and artists in ``__init__`` and changes only their data in
-    ``update(...)``, which returns :attr:`figure`. A widget shows :meth:`png`; a notebook that
-    wants the picture once calls :meth:`once` (what the ``plot_*`` functions do). Artists that
-    change are registered with ``self.blitter.animate`` so that a redraw skips the rest.
+    """A figure built once in ``__init__`` and changed in place by ``update(...)``, which
+    returns :attr:`figure`; artists that change are registered with ``self.blitter.animate``.
+    A widget shows :meth:`png`; the ``plot_*`` functions call :meth:`once`.
     """
 
     def __init__(self, width: float, height: float, lang: str | None = None):
@@ -66,13 +60,9 @@ class LiveFigure:
         return self.blitter.png()
 
     def save(self, path: str | Path, *, dpi: int = SAVE_DPI) -> Path:
-        """The current picture as a PNG, SVG or PDF file (by ``path``'s suffix); text stays
-        text in SVG and PDF. ``dpi`` sets a PNG's resolution (120: enough for a slide; 300
-        for print), and that of the heatmaps inside an SVG or PDF.
-
-        The file is written beside its place and moved there whole, so an interrupted save
-        leaves the old file as it was; one that cannot be written raises :class:`SaveError`
-        (a ValueError) saying why."""
+        """The current picture as a PNG, SVG or PDF file (by ``path``'s suffix; text stays text
+        in SVG and PDF) at ``dpi``, written whole or not at all; :class:`SaveError` says why a
+        file cannot be written."""
         check_path("path", path)
         path = Path(path)
         fmt = path.suffix.lower().lstrip(".")
@@ -98,10 +88,6 @@ class LiveFigure:
         return path
 
     def once(self, *args, **kwargs) -> Figure:
-        """``update(...)``, then the figure as a plain matplotlib Figure to show or save once.
-
-        savefig and a notebook's inline display leave out animated figure-level artists (a
-        colour bar's axes, a suptitle), so nothing stays animated.
-        """
+        """``update(...)``, then the figure with nothing animated, to show or save once."""
         self.update(*args, **kwargs)
         return self.blitter.still()

@@ -38,12 +38,8 @@ EXPECTED_FATE_FRACTIONS = {Fate.MASK: 0.8, Fate.RANDOM: 0.1, Fate.KEEP: 0.1}
 
 
 class ChipsPlot(LiveFigure):
-    """Tokens as grey chips; a selected chip gets an outline and a band in its fate's colour
-    saying what the model sees instead.
-
-    Only the outlines, bands and texts are redrawn (stamped texts, and only the selected
-    outlines and bands), so a resample costs little; the grey chips themselves are background,
-    redrawn only when their number changes.
+    """Tokens as grey chips (background); a selected chip gets an outline and a band in its
+    fate's colour saying what the model sees instead (animated, so a resample costs little).
     """
 
     def __init__(self, lang: str | None = None):
@@ -65,7 +61,6 @@ class ChipsPlot(LiveFigure):
         self.fates: list[Fate | None] = []
 
     def _layout(self, n: int) -> None:
-        """Build ``n`` chips; their token texts are filled in by :meth:`update`."""
         for artist in self.ax.patches[:] + self.ax.texts[:]:
             artist.remove()
         self.blitter.forget(*self.top_texts, *self.outlines, *self.bands, *self.bottom_texts)
@@ -94,16 +89,15 @@ class ChipsPlot(LiveFigure):
             self.bottom_texts.append(self.ax.add_artist(StampedText(
                 x + 0.45, y + 0.62, "", ha="center", va="center", fontsize=10,
                 stamps=self.blitter.stamps)))
-        # All animated and in the order of a full draw (chip by chip, then by z-order): a long
-        # token's text lies over its chip's outline. Stamped, the texts cost little.
+        # In the order of a full draw: a long token's text lies over its chip's outline.
         self.blitter.animate(*(artist for chip in zip(self.top_texts, self.bands, self.outlines,
                                                        self.bottom_texts, strict=True)
                                for artist in chip))
 
     def update(self, tokens: Sequence[str], shown: Sequence[str], fates: Sequence[Fate | None],
                title: str = "") -> Figure:
-        """tokens: the original sequence; shown: what the model sees; fates: one per token,
-        None for positions not selected."""
+        """tokens: the original sequence; shown: what the model sees; fates: None where not
+        selected."""
         if len(tokens) != len(self.top_texts):
             self._layout(len(tokens))
         for top, tok in zip(self.top_texts, tokens, strict=True):
@@ -140,12 +134,9 @@ def plot_mask_chips(tokens: Sequence[str], shown: Sequence[str],
 
 @dataclass(frozen=True)
 class MaskTally:
-    """Counts over ``samples`` masking draws of one sequence.
-
-    selection_counts: (T,) how often each position was selected; fate_counts: (samples, 3)
-    cumulative counts of MASK/RANDOM/KEEP after each draw; selected/candidates: positions chosen
-    per draw out of the maskable ones.
-    """
+    """Counts over ``samples`` masking draws of one sequence: selection_counts (T,) per
+    position; fate_counts (samples, 3), cumulative MASK/RANDOM/KEEP counts after each draw;
+    selected of candidates, the positions chosen per draw."""
 
     tokens: list[str]
     selection_counts: np.ndarray
@@ -163,7 +154,6 @@ class MaskTally:
 
     @property
     def fate_fractions(self) -> np.ndarray:
-        """(samples, 3): running fraction of each fate among the tokens selected so far."""
         return self.fate_counts / self.fate_counts.sum(axis=1, keepdims=True)
 
 
@@ -187,12 +177,7 @@ def tally_masks(enc: EncodedInput, vocab: Vocab, mask_ratio: float, samples: int
 
 class TallyPlot(LiveFigure):
     """How often each position was selected over many masking draws, and the running shares
-    of the three fates, each with its expected value as a dashed line.
-
-    Redrawn in place: the bars, curves, expected selection rate, legend and token labels are
-    animated; the background changes only with the number of draws (the log-scaled x axis) or
-    the selection axis's range, which moves in steps of 0.1.
-    """
+    of the three fates, each with its expected value as a dashed line."""
 
     def __init__(self, lang: str | None = None):
         super().__init__(PAGE_WIDTH, 4.2, lang)

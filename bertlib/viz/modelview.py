@@ -1,5 +1,5 @@
 """Every layer and head at once: one attention thumbnail per head, layers as rows, and the
-chosen one enlarged beneath them with its tokens."""
+chosen one enlarged beside them with its tokens."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ from torch import Tensor
 from bertlib.model import checked
 from bertlib.support.checks import check_int_in, check_tokens, number_array
 from bertlib.support.i18n import text
-from bertlib.viz._render import TokenLabels, pin_labels, spines
+from bertlib.viz._render import TokenLabels, heatmap, pin_labels, show_square, spines
 from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import MAX_INCHES, MIN_FONT, PAGE_WIDTH, ROW, label_size, literal
+from bertlib.viz.style import MAX_INCHES, MIN_FONT, PAGE_WIDTH, ROW, literal, token_font
 
 THUMB, MIN_THUMB = 1.4, 0.2  # inches per thumbnail when there is room, and at the least
 LEFT, TOP = 0.9, 0.8  # inches for the row labels, and for the title and the column labels
@@ -33,6 +33,12 @@ MEAN_HEAD = -1  # the head that stands for the mean over heads
 MAX_BLKS, MAX_HEADS, MAX_TOKENS = 24, 64, 512
 
 
+def head_name(head: int, lang: str) -> str:
+    """"head 3", or the mean of heads for :data:`MEAN_HEAD`, in ``lang``."""
+    return (text("mean_heads", lang) if head == MEAN_HEAD
+            else text("head_name", lang, head=head))
+
+
 def detail_side(T: int) -> float:
     """Inches of the enlarged heatmap for T tokens, as in the one-head view, in steps of 8."""
     return max(2.5, ROW * 8 * math.ceil(T / 8))
@@ -40,10 +46,9 @@ def detail_side(T: int) -> float:
 
 class ModelViewPlot(LiveFigure):
     """A (num_blks x num_heads) grid of heatmaps of one input's attention, each on its own
-    colour scale (a head that spreads its attention would otherwise look empty), rows named by
-    layer and columns by head; the chosen layer and head (or the layer's mean) is outlined and
-    drawn again on the right, large, with its tokens and a colour bar. The grid takes the
-    page's width that the large heatmap leaves."""
+    colour scale (a head that spreads its attention would otherwise look empty); the chosen
+    layer and head (or the layer's mean) outlined and drawn again on the right, large, with its
+    tokens and a colour bar."""
 
     def __init__(self, num_blks: int, num_heads: int, lang: str | None = None):
         check_int_in("num_blks", num_blks, 1, MAX_BLKS, " (one row of thumbnails each)")
@@ -59,8 +64,7 @@ class ModelViewPlot(LiveFigure):
             for ax in row:
                 ax.set_xticks([])
                 ax.set_yticks([])
-                self.images.append(ax.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0,
-                                             aspect="auto", interpolation="nearest"))
+                self.images.append(heatmap(ax))
         self.row_labels = [fig.text(0, 0, text("layer_name", self.lang, layer=layer),
                                     ha="right", va="center", fontsize=LABEL_SIZE)
                            for layer in range(num_blks)]
@@ -71,8 +75,7 @@ class ModelViewPlot(LiveFigure):
         self.outline = fig.add_artist(Rectangle((0, 0), 1, 1, fill=False, edgecolor="#E69F00",
                                                 linewidth=3, transform=fig.dpi_scale_trans))
         self.ax_detail = fig.add_axes((0, 0, 1, 1))
-        self.detail = self.ax_detail.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0,
-                                            aspect="auto", interpolation="nearest")
+        self.detail = heatmap(self.ax_detail)
         self.cax = fig.add_axes((0, 0, 1, 1))
         self.colorbar = fig.colorbar(self.detail, cax=self.cax)
         self.colorbar.set_label(text("weight", self.lang))
@@ -96,9 +99,8 @@ class ModelViewPlot(LiveFigure):
         return self.shape[1] * self.side + (self.shape[1] - 1) * self.gap
 
     def _fit_column_labels(self) -> None:
-        """"head 0", "head 1", ... above the columns, in the largest size from LABEL_SIZE down
-        to MIN_FONT at which the longest fits its column; below that, the numbers alone and
-        "head" once, left of them."""
+        """"head 0", "head 1", ... above the columns, as large as fits (LABEL_SIZE down to
+        MIN_FONT); below that, the numbers alone and "head" once, left of them."""
         renderer = self.figure.canvas.get_renderer()
         for h, label in enumerate(self.column_labels):
             label.set_text(text("head_name", self.lang, head=h))
@@ -115,12 +117,10 @@ class ModelViewPlot(LiveFigure):
         self.head_label.set_visible(True)
 
     def _layout(self, T: int) -> None:
-        """Size the figure for T tokens (a detail :func:`detail_side` inches square beside the
-        grid), and place everything, in inches from the top left."""
+        """Size the figure for T tokens and place everything, in inches from the top left."""
         num_blks, num_heads = self.shape
         side = detail_side(T)
-        # The grid takes the width the page leaves; at least MIN_THUMB a thumbnail, where a
-        # layer's name still fits beside its row (a long input's figure then scrolls).
+        # The grid takes the width the page leaves, at least MIN_THUMB a thumbnail.
         room = PAGE_WIDTH - LEFT - DETAIL_LEFT - side - DETAIL_RIGHT
         self.side = max(MIN_THUMB, min(THUMB, room / (1.08 * num_heads - 0.08),
                                        MAX_GRID_HEIGHT / (1.08 * num_blks - 0.08)))
@@ -157,8 +157,8 @@ class ModelViewPlot(LiveFigure):
 
     def update(self, attentions: np.ndarray, tokens: list[str], layer: int = 0,
                head: int = 0) -> Figure:
-        """attentions: (num_blks, num_heads, T, T); tokens: the T tokens; ``layer`` and
-        ``head`` choose the thumbnail drawn large (head -1: the mean over the layer's heads)."""
+        """attentions: (num_blks, num_heads, T, T); ``layer`` and ``head`` (MEAN_HEAD: the
+        layer's mean) choose the thumbnail drawn large."""
         T = attentions.shape[-1]
         if detail_side(T) != self._side:
             self._layout(T)
@@ -169,28 +169,20 @@ class ModelViewPlot(LiveFigure):
             self.blitter.tokens_changed()
         picked = attentions[layer].mean(axis=0) if head == MEAN_HEAD else attentions[layer, head]
         self._show(self.detail, picked)
-        size = max(MIN_FONT, min(label_size(T), math.floor(0.9 * 72 * self._side / T)))
         for labels in (self.query_labels, self.key_labels):
-            labels.set(tokens, size)
+            labels.set(tokens, token_font(T, self._side))
         first, last = (0, self.shape[1] - 1) if head == MEAN_HEAD else (head, head)
         step, pad = self.side + self.gap, self.gap / 2
         self.outline.set_bounds(LEFT + first * step - pad,
                                 self._height - TOP - layer * step - self.side - pad,
                                 (last - first) * step + self.side + 2 * pad, self.side + 2 * pad)
-        head_label = (text("mean_heads", self.lang) if head == MEAN_HEAD
-                      else text("head_name", self.lang, head=head))
         self.ax_detail.set_title(literal(text("attention_title", self.lang, layer=layer,
-                                              head=head_label)), y=1.0, pad=6)
+                                              head=head_name(head, self.lang))), y=1.0, pad=6)
         return self.figure
 
     @staticmethod
     def _show(image, weights: np.ndarray) -> None:
-        T = len(weights)
-        image.set_data(weights)
-        image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
-        image.axes.set_xlim(-0.5, T - 0.5)
-        image.axes.set_ylim(T - 0.5, -0.5)
-        image.set_clim(0, float(weights.max()) or 1.0)
+        show_square(image, weights, float(weights.max()) or 1.0, limits=True)
 
 
 @checked

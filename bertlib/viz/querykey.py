@@ -1,54 +1,46 @@
-"""How one query's attention comes about, step by step, on real inputs: the scaled dot products
-q·k/τ with every key (τ = √d, the model's own scale, unless another temperature is asked for),
-the key mask, the softmax, and the weighted sum of the values."""
+"""How one query's attention comes about, step by step, on real inputs: the scores q·k/τ with
+every key (τ = √d unless another temperature is asked for), the key mask, the softmax, and the
+weighted sum of the values."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import matplotlib
 import numpy as np
 import torch
+from jaxtyping import Float
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.transforms import blended_transform_factory, offset_copy
+from torch import Tensor
 
-from bertlib.model import MultiHeadAttention
-from bertlib.support.checks import check_int_in
+from bertlib.model import MultiHeadAttention, checked
 from bertlib.support.i18n import text
-from bertlib.viz._render import NumberText, StampedText, TokenLabels, pin_labels, spines
+from bertlib.viz._render import NumberText, StampedText, TokenLabels, hbar_verts, pin_labels, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal
 
-# Inches across: key labels | scores and their numbers | mask | weights and their numbers |
-# the values, a colour bar. Rows are keys, so every number and token reads horizontally.
+# Inches across: key labels | scores, numbers | mask | weights, numbers | values | colour bar.
 WIDTH, LEFT, BARS, NUMBERS, MASK, VALUES = PAGE_WIDTH, 1.45, 1.4, 0.6, 0.8, 1.9
-# The title and the formula share the top line, and the output's axis label sits beside its
-# tick labels: the view, with its three rows of controls, then fits the notebook's visible area.
+# The title and the formula share the top line: the view and its controls fit the screen.
 TOP, BOTTOM, MARGIN = 0.55, 0.7, 0.12
-# Below MIN_FONT (style.py) the numbers and token labels are left out.
 FORMULA = (r"$w_j = \mathrm{softmax}_j\,(\mathbf{q}\cdot\mathbf{k}_j/\tau + m_j)$"
            r"$\qquad \mathbf{o} = \Sigma_j\, w_j\,\mathbf{v}_j$")
 REAL, PADDED = "#56B4E9", "#BBBBBB"  # score bars of real and padded keys
 PAD_SHADE = "#F6DADA"  # the rows of padded keys
 # Values and the output on one diverging scale; padded keys' values (weight 0) drawn grey.
 VALUE_CMAP = matplotlib.colormaps["PuOr_r"].with_extremes(bad="#E4E4E4")
-# query_key_steps takes temperatures from √d/SPAN to SPAN·√d: past the ends at which the weights
-# stop changing (all on one key, or spread evenly), with scores far from overflowing.
-SPAN = 64
 
 
 @dataclass(frozen=True)
 class QueryKeySteps:
-    """One head's attention for one query, in the order notebook 03 writes it.
-
-    tokens: the T keys, padding included; scores: (T,) q·k_j/τ; mask: (T,) True for real
-    keys; weights: (T,) the softmax of the scores with -inf at the padded keys (so exactly 0
-    there); values: (T, d) the v_j; output: (d,) Σ_j weights_j v_j, the head's output for the
-    query; temperature: τ, what the dot products are divided by (√d in the model).
-    """
+    """One head's attention for one query, in the order notebook 03 writes it: the T keys'
+    tokens (padding included), scores q·k_j/τ, mask (True for real keys), weights (exactly 0
+    at padded keys), values (T, d) and the output Σ_j w_j v_j (d,)."""
 
     tokens: list[str]
     query: int
@@ -61,16 +53,14 @@ class QueryKeySteps:
     temperature: float
 
 
-def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list[str],
-                    head: int, query: int, valid_len: int | None = None,
-                    temperature: float | None = None) -> QueryKeySteps:
+@checked
+def query_key_steps(attention: MultiHeadAttention, X: Float[Tensor, "T H"], tokens: Sequence,
+                    head: int, query: int, valid_len=None, temperature=None) -> QueryKeySteps:
     """The steps of ``attention``'s head ``head`` for position ``query`` of one sequence.
 
-    X: (T, num_hiddens), the input of the block that ``attention`` belongs to (what the block
-    below gave it); ``valid_len``: the real length, the keys after it are padding (None: none);
-    ``temperature``: τ, what the dot products q·k are divided by before the softmax. None is the
-    model's own √d (d: the head size), and gives its attention; 1 leaves q·k unscaled; a larger
-    τ flattens the weights, a smaller one sharpens them.
+    X: the input of the block that ``attention`` belongs to; ``valid_len``: the real length,
+    the keys after it are padding (None: none); ``temperature``: τ, what q·k is divided by
+    before the softmax (None: the model's own √d, d the head size; 1: unscaled).
     """
     T, H = X.shape
     nh = attention.num_heads
@@ -85,12 +75,6 @@ def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list
         raise ValueError(f"query must be a token index in [0, {T - 1}]; got {query!r}")
     if len(tokens) != T:
         raise ValueError(f"tokens must name the {T} positions of X; got {len(tokens)}")
-    if valid_len is not None:
-        check_int_in("valid_len", valid_len, 1, T, " (the real tokens; a query needs a key)")
-    if temperature is not None and not root / SPAN <= temperature <= SPAN * root:
-        raise ValueError(f"temperature must be a number in [{root / SPAN:g}, {SPAN * root:g}] "
-                         f"(√d/{SPAN} to {SPAN}·√d for heads of size d = {d}; √d = {root:g} is "
-                         f"the model's own, 1 no scaling); got {temperature!r}")
     tau = root if temperature is None else float(temperature)
     heads = slice(head * d, (head + 1) * d)  # the columns of this head (see _split_heads)
     with torch.no_grad():
@@ -106,9 +90,8 @@ def query_key_steps(attention: MultiHeadAttention, X: torch.Tensor, tokens: list
 
 
 def temperature_stops(head_size: int) -> list[float]:
-    """The temperatures τ the step-by-step view offers for heads of ``head_size`` numbers: from
-    1 (the dot products unscaled) to 4·√d in steps of √2, with √d itself (the model's own)
-    exactly among them, whatever d is."""
+    """The temperatures τ offered for heads of ``head_size``: 1 (unscaled) to 4·√d in steps
+    of √2, with the model's own √d exactly among them."""
     root = math.sqrt(head_size)
     top = math.floor(2 * math.log2(4 * root) + 1e-9)  # 2^(top/2) is 4·√d, or just under it
     # A stop within a fourth of an octave of √d would sit beside it: √d takes its place.
@@ -133,9 +116,8 @@ def number(value: float, digits: int) -> str:
 
 
 class QueryKeyPlot(LiveFigure):
-    """One row per key: its token, the score q·k/√d, the mask, the softmax weight (each a
-    bar and its number) and the key's value vector; under the values, the head's output
-    o = Σ w v on the same colour scale (a weighted average of the rows above it)."""
+    """One row per key: its token, score, mask, weight (bars with numbers) and value vector;
+    under the values, the head's output o = Σ w v on the same colour scale."""
 
     def __init__(self, lang: str | None = None):
         super().__init__(WIDTH, 8, lang)
@@ -194,10 +176,9 @@ class QueryKeyPlot(LiveFigure):
         self._mask: list[bool] = []
 
     def _layout(self, rows: int) -> None:
-        """Size the figure for ``rows`` keys (in steps of 2: a new size redraws everything) and
-        place the columns. A row gets 0.117 inches, a line of MIN_FONT numbers (and Chinese
-        characters, which fill their line), up to 111 keys; more share the 13 inches of the
-        tallest figure, and their numbers are left out."""
+        """Size the figure for ``rows`` keys (in steps of 2) and place the columns: 0.117
+        inches a row, a line of MIN_FONT text, up to 111 keys; more share 13 inches, unnumbered.
+        """
         body = float(np.clip(0.117 * rows, 2.5, 13.0))
         height = TOP + body + BOTTOM
         self.figure.set_size_inches(WIDTH, height)
@@ -230,8 +211,8 @@ class QueryKeyPlot(LiveFigure):
         self.blitter.invalidate()
 
     def _pool(self, pool: list, n: int, ax, x: float, **kwargs) -> None:
-        """Grow ``pool`` to ``n`` texts at axes fraction ``x`` of row 0, 1, ... of ``ax``,
-        their baselines a third of the font below each row's centre."""
+        """Show ``n`` texts of ``pool`` (grown as needed) at axes fraction ``x`` of rows 0, 1, ...
+        of ``ax``, baselines a third of the font below each row's centre."""
         size = self.fontsize
         transform = offset_copy(blended_transform_factory(ax.transAxes, ax.transData),
                                 self.figure, y=-0.35 * size, units="points")
@@ -247,7 +228,6 @@ class QueryKeyPlot(LiveFigure):
             t.set_visible(i < n)
 
     def update(self, steps: QueryKeySteps, layer: int, note: str = "") -> Figure:
-        """Draw ``steps`` (of a head of block ``layer``), with ``note`` at the bottom."""
         T, d = len(steps.tokens), len(steps.output)
         rows = 2 * math.ceil(T / 2)
         if rows != self.rows:
@@ -297,22 +277,16 @@ class QueryKeyPlot(LiveFigure):
 
     def _bars(self, steps: QueryKeySteps) -> None:
         """Horizontal bars from 0: the scores (padded keys grey) and the weights."""
-        def verts(widths):
-            return [[(0, j - 0.4), (w, j - 0.4), (w, j + 0.4), (0, j + 0.4)]
-                    for j, w in enumerate(widths)]
-
         low, high = min(float(steps.scores.min()), 0.0), max(float(steps.scores.max()), 0.0)
         pad = 0.06 * (high - low or 1.0)
         self.ax_scores.set_xlim(low - pad, high + pad)
-        self.score_bars.set_verts(verts(steps.scores))
+        self.score_bars.set_verts(hbar_verts(steps.scores))
         self.score_bars.set_facecolors([REAL if real else PADDED for real in steps.mask])
         self.ax_weights.set_xlim(0, 1.06 * (float(steps.weights.max()) or 1.0))
-        self.weight_bars.set_verts(verts(steps.weights))
+        self.weight_bars.set_verts(hbar_verts(steps.weights))
 
     def _values(self, steps: QueryKeySteps) -> None:
-        """The value vectors (padded keys grey: their weight is 0) and the output, on one
-        symmetric scale: the output is a weighted average of the real keys' values, so it
-        stays within their range."""
+        """The value vectors (padded keys grey) and the output, on one symmetric scale."""
         T, d = steps.values.shape
         values = np.where(steps.mask[:, None], steps.values, np.nan)
         limit = float(np.nanmax(np.abs(values))) or 1.0

@@ -6,6 +6,7 @@ Okabe-Ito colours throughout: distinguishable with the common forms of colour bl
 from __future__ import annotations
 
 import io
+import math
 import re
 
 import numpy as np
@@ -38,18 +39,13 @@ BOUNDARY_COLOR = "#D55E00"  # the line between sentence A and sentence B
 
 
 class CJKFigure(Figure):
-    """A Figure whose texts fall back to the CJK font for characters their font lacks, set
-    on each text as it is drawn: a whole draw (canvas.draw, savefig, a notebook's display)
-    or one artist at a time (:class:`bertlib.viz._render.Blitter`).
-
-    It draws itself as a PNG wherever a notebook shows it. A plain Figure has a picture only
-    where pyplot's inline backend registered one (a kernel that imported pyplot); elsewhere
-    (nbclient, a kernel that never imported pyplot) it prints ``<Figure size ...>``.
+    """A Figure whose texts fall back to the CJK font, set on each text as it is drawn (a whole
+    draw or the Blitter's one artist at a time), and which shows itself as a PNG in any kernel
+    (a plain Figure only where pyplot's inline backend registered one).
     """
 
     def set_size_inches(self, w, h=None, forward=True) -> None:
-        """Refused past :data:`MAX_INCHES` a side: a figure laid out for its input (a model view
-        of many layers or tokens) could otherwise grow to need gigabytes to draw."""
+        """Refused past :data:`MAX_INCHES` a side (gigabytes to draw)."""
         width, height = (w, h) if h is not None else w
         if not (0 < width <= MAX_INCHES and 0 < height <= MAX_INCHES):
             raise ValueError(f"this input needs a figure of {width:.1f} x {height:.1f} inches; "
@@ -68,8 +64,7 @@ class CJKFigure(Figure):
         super().draw(renderer)
 
     def draw_artist(self, a) -> None:
-        # A blitted redraw draws ~200 artists one by one; most (spines, bars, images) hold no
-        # text, and searching each for texts cost more than the fallback itself.
+        # Most of a blitted redraw's ~200 artists hold no text: searching them cost more.
         if isinstance(a, Text) or a.get_children():
             add_cjk_fallback(a)
         super().draw_artist(a)
@@ -89,10 +84,15 @@ def new_figure(width: float, height: float, lang: str | None = None) -> Figure:
 
 
 def label_size(n: int) -> float:
-    """Tick-label font size that stays legible for short inputs and fits long ones, never
-    under :data:`MIN_FONT`; whole points, so that a few tokens more or less keep the same size
-    (and the stamped labels)."""
+    """Token-label font size for ``n`` tokens, in whole points from 12 down to :data:`MIN_FONT`
+    (a few tokens more or less keep the size, and the stamped labels)."""
     return float(np.clip(round(14 - n / 6), MIN_FONT, 12))
+
+
+def token_font(n: int, inches: float) -> float:
+    """:func:`label_size`, made smaller to fit ``n`` labels along ``inches``, never under
+    :data:`MIN_FONT`."""
+    return float(max(MIN_FONT, min(label_size(n), math.floor(0.9 * 72 * inches / n))))
 
 
 # Characters no figure can draw (a lone surrogate stops matplotlib's text layout) or no SVG can

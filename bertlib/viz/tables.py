@@ -12,32 +12,25 @@ from bertlib.masking import MaskedTokens
 from bertlib.support.i18n import resolve_language, text
 from bertlib.viz.style import FATE_KEYS, SEGMENT_COLORS
 
-# The token table wraps its tokens into lines that fit JupyterLab's output area: 848 px on a
-# 1280 px screen with the file browser open (a classroom projector). Each token is a block of
-# its position, the token and its segment; each line starts with the three row names.
-TABLE_WIDTH = 800  # px a line may take: the output area less the widget's margins, with room
+# The token table wraps its tokens into lines that fit JupyterLab's output area (848 px on a
+# 1280 px screen with the file browser open); each line starts with the three row names.
+TABLE_WIDTH = 800  # px a line may take: the output area less the widget's margins
 TOKEN_PX, SMALL_PX = 15, 13  # font sizes of the token, and of its position and segment
 BLOCK_PADDING, BLOCK_GAP = 6, 3  # px: each side of a token's text, and between tokens
 BLOCK_MIN = 24  # px: the least text width :func:`token_lines` counts a token (a safe margin)
-# Dark text on the light segment colours, whatever the theme's text colour (white in JupyterLab
-# Dark): #1A1A1A on #D6EAF8 is 14.1:1, on #FDEBD0 14.9:1; the unknown token's #B00020 5.9:1 and
-# 6.3:1 (WCAG AA asks 4.5:1).
+# Dark text on the segment colours, whatever the theme's: 14.1:1 and 14.9:1; the unknown
+# token's red 5.9:1 and 6.3:1 (WCAG AA asks 4.5:1).
 TABLE_TEXT_COLOR = "#1A1A1A"
 UNK_COLOR = "#B00020"
 _ROWS = (("position", SMALL_PX, 18), ("token", TOKEN_PX, 22), ("segment", SMALL_PX, 18))
 
 
 def text_width(s: str, px: float, *, bold: bool = False) -> float:
-    """A generous estimate of ``s``'s width in pixels at a font size of ``px``: a wide (CJK)
-    character 1 em, m/w/M/W/@/% 1 em, any other 0.65 em (0.75 bold); sans-serif fonts draw
-    most characters narrower, so a line estimated to fit does fit."""
-    total = 0.0
-    for ch in s:
-        if unicodedata.east_asian_width(ch) in "WF" or ch in "mwMW@%":
-            total += 1.0
-        else:
-            total += 0.75 if bold else 0.65
-    return total * px
+    """A generous estimate of ``s``'s width in pixels at a font size of ``px`` (a wide CJK
+    character or m/w/M/W/@/% 1 em, any other 0.65 em, 0.75 bold), so a line that fits does."""
+    narrow = 0.75 if bold else 0.65
+    return px * sum(1.0 if unicodedata.east_asian_width(ch) in "WF" or ch in "mwMW@%"
+                    else narrow for ch in s)
 
 
 def _block_width(token: str, position: int) -> float:

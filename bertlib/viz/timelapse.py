@@ -1,8 +1,6 @@
-"""The time-lapse as a figure: one training step's frame of a sentence pair, that is one head's
-attention map, the guesses at the masked tokens, P(IsNext), and the run's losses with the step
-marked (:class:`TimeLapsePlot`; :mod:`bertlib.viz.timelapse_widget` moves it through the
-steps)."""
-
+"""The time-lapse as a figure: one training step's frame of a sentence pair (one head's
+attention map, the guesses at the masked tokens, P(IsNext), the run's losses with the step
+marked); :mod:`bertlib.viz.timelapse_widget` moves it through the steps."""
 
 from __future__ import annotations
 
@@ -19,9 +17,19 @@ from matplotlib.transforms import offset_copy
 
 from bertlib.analysis.fill_mask import Guess
 from bertlib.support.i18n import text
-from bertlib.viz._render import NumberText, StampedText, TokenLabels, pin_labels, spines
+from bertlib.viz._render import (
+    NumberText,
+    StampedText,
+    TokenLabels,
+    hbar_verts,
+    heatmap,
+    mark_boundary,
+    pin_labels,
+    show_square,
+    spines,
+)
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, ROW, label_size, literal
+from bertlib.viz.style import BOUNDARY_COLOR, ROW, literal, token_font
 
 MAX_MASKED = 2  # one masked token in sentence A, one in B: two guess panels at most
 TOP_K = 3  # guesses shown per masked token
@@ -32,13 +40,9 @@ TOKEN_GID = "token"  # marks the guessed tokens in a saved SVG: vocabulary items
 
 @dataclass(frozen=True)
 class TimeLapseFrame:
-    """What the figure shows at one training step.
-
-    weights: (T, T) attention weights of the head shown, rows = queries; tokens: what the model
-    reads (``<mask>`` where masked); boundary: index of the first sentence-B token, or None;
-    vmax: the top of the colour scale (the same for every step, so steps compare); guesses: the
-    top tokens at each masked position, with ``original_probabilities`` the probability of the
-    token that was there; is_next: P(IsNext).
+    """What the figure shows at one training step: weights (T, T) of the head shown; tokens
+    (``<mask>`` where masked); vmax, the top of the colour scale (one for every step, so steps
+    compare); the guesses at each masked position, with the original token's probability.
     """
 
     step: int
@@ -64,8 +68,7 @@ class TimeLapsePlot(LiveFigure):
         fig, lang = self.figure, self.lang
         self.ax_map = fig.add_axes((0, 0, 1, 1))
         self.cax = fig.add_axes((0, 0, 1, 1))
-        self.image = self.ax_map.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0,
-                                        interpolation="nearest", aspect="auto")
+        self.image = heatmap(self.ax_map)
         self.colorbar = fig.colorbar(self.image, cax=self.cax)
         self.colorbar.set_label(text("weight", lang))
         line = {"color": BOUNDARY_COLOR, "linewidth": 2}
@@ -139,8 +142,7 @@ class TimeLapsePlot(LiveFigure):
         self._layout_for: tuple[int, int] | None = None
 
     def set_losses(self, mlm: Sequence[float], nsp: Sequence[float]) -> None:
-        """The run's losses, one per step (index s - 1 for step s), drawn once, under the
-        marker."""
+        """The run's losses, one per step (index s - 1 for step s), drawn once."""
         mlm, nsp = np.asarray(mlm), np.asarray(nsp)
         steps = np.arange(1, len(mlm) + 1)
         self.loss_lines["mlm"].set_data(steps, mlm)
@@ -158,11 +160,8 @@ class TimeLapsePlot(LiveFigure):
         self.blitter.invalidate()  # the curves are part of the background
 
     def _layout(self, T: int, masked: int) -> None:
-        """Size and place everything for T tokens and ``masked`` guess panels; the background
-        is redrawn only when the figure's size changes."""
-        # The heatmap as in the attention widget (a line per token, in steps of 8), but never
-        # smaller than the column beside it needs; the default pair and the controls fit a
-        # projector's window.
+        """Size and place everything for T tokens and ``masked`` guess panels."""
+        # As in the attention widget, but never smaller than the column beside it needs.
         side = max(3.3, ROW * 8 * math.ceil(T / 8))
         left, below, top = 1.0, 0.9, 0.4
         colorbar, labels, bars, numbers = 1.0, 0.8, 1.75, 0.45
@@ -205,28 +204,18 @@ class TimeLapsePlot(LiveFigure):
         weights, T, masked = frame.weights, len(frame.tokens), len(frame.guesses)
         if self._layout_for != (T, masked):
             self._layout(T, masked)
-        side = self.ax_map.get_position().height * self.figure.get_figheight()
-        size = max(MIN_FONT, min(label_size(T), math.floor(0.9 * 72 * side / T)))
+        size = token_font(T, self.ax_map.get_position().height * self.figure.get_figheight())
         self.query_labels.set(frame.tokens, size)
         self.key_labels.set(frame.tokens, size)
-        self.image.set_data(weights)
-        self.image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
-        self.image.set_clim(0, frame.vmax)
-        has_boundary = frame.boundary is not None
-        for line in (self.hline, self.vline):
-            line.set_visible(has_boundary)
-        if has_boundary:
-            edge = frame.boundary - 0.5
-            self.hline.set_ydata([edge, edge])
-            self.vline.set_xdata([edge, edge])
+        show_square(self.image, weights, frame.vmax)
+        mark_boundary(frame.boundary, (self.hline,), (self.vline,))
         self.ax_map.set_title(literal(frame.title), y=1.0, pad=6)
         self.step_title.set_text(text("tl_title", self.lang, step=frame.step,
                                       last=frame.last_step))
         for i, (guess, p) in enumerate(zip(frame.guesses, frame.original_probabilities,
                                            strict=True)):
             self._draw_guess(i, guess, float(p))
-        self.nsp_bar.set_verts([[(0, -0.3), (frame.is_next, -0.3), (frame.is_next, 0.3),
-                                 (0, 0.3)]])
+        self.nsp_bar.set_verts(hbar_verts([frame.is_next], 0.3))
         self.nsp_title.set_text(text("tl_nsp_title", self.lang, p=frame.is_next))
         self.marker.set_xdata([frame.step, frame.step])
         if frame.step == 0:  # before training: no loss yet
@@ -239,8 +228,7 @@ class TimeLapsePlot(LiveFigure):
     def _draw_guess(self, i: int, guess: Guess, original: float) -> None:
         """Panel i: the top guesses as bars, the original token's green."""
         shown = len(guess.tokens)
-        self.guess_bars[i].set_verts([[(0, j - 0.35), (p, j - 0.35), (p, j + 0.35),
-                                       (0, j + 0.35)] for j, p in enumerate(guess.probabilities)])
+        self.guess_bars[i].set_verts(hbar_verts(guess.probabilities, 0.35))
         self.guess_bars[i].set_facecolors([RIGHT_COLOR if t == guess.original else GUESS_COLOR
                                            for t in guess.tokens])
         for j, (token, number) in enumerate(zip(self.guess_tokens[i], self.guess_numbers[i],

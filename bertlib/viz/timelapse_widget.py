@@ -1,8 +1,6 @@
 """A model that learns before your eyes: one sentence pair through the snapshots of a training
-run. A step slider (and a play button) shows, for the step chosen, one head's attention map, the
-guesses at the masked tokens, P(IsNext) and the losses with the step marked. Every snapshot runs
-once per text (or choice of masked tokens); the step, layer and head controls only re-slice
-what they returned (see :mod:`bertlib.viz.widgets` for what all widgets share)."""
+run, a step slider and a play button over them. Every snapshot runs once per text (or choice
+of masked tokens); the step, layer and head controls only re-slice what they returned."""
 
 from __future__ import annotations
 
@@ -12,12 +10,11 @@ from bertlib.analysis.snapshots import SnapshotRecorder, Snapshots
 from bertlib.analysis.timelapse import SnapshotOutputs, snapshot_outputs
 from bertlib.inputs import EncodedInput, model_device
 from bertlib.model import BERTModel
-from bertlib.support.checks import check_int_in
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.train import TrainHistory
-from bertlib.viz._widget import FigureView, InputNotice, ModelWidget, text_row
-from bertlib.viz.modelview import MEAN_HEAD
+from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, text_row
+from bertlib.viz.modelview import MEAN_HEAD, head_name
 from bertlib.viz.timelapse import TOP_K, TimeLapseFrame, TimeLapsePlot
 
 # The tokens first masked in DEFAULT_TEXTS' pair, one per sentence: words the shipped snapshots
@@ -25,8 +22,6 @@ from bertlib.viz.timelapse import TOP_K, TimeLapseFrame, TimeLapsePlot
 DEFAULT_MASKED = {"en": ("scored", "whistle"), "zh": ("喜", "赛")}
 DEFAULT_MASKED["ja"] = DEFAULT_MASKED["en"]  # the Japanese edition's texts are DEFAULT_TEXTS["en"]
 PLAY_INTERVAL_MS = 1000  # a second per snapshot: time to look before the next one
-# A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
-WRAP = {"flex_flow": "row wrap"}
 
 
 def _as_snapshots(snapshots: Snapshots | SnapshotRecorder,
@@ -49,14 +44,12 @@ def _as_snapshots(snapshots: Snapshots | SnapshotRecorder,
 
 
 def _check_snapshots(snapshots: Snapshots, model: BERTModel) -> None:
-    """Every snapshot is a state_dict of ``model``'s architecture, at a step the losses cover."""
+    """Every snapshot is a state_dict of ``model``'s architecture."""
     if not snapshots.weights:
         raise ValueError("snapshots must hold at least one snapshot; a SnapshotRecorder takes "
                          "them as train_bert reaches its steps")
     shapes = {name: tuple(v.shape) for name, v in model.state_dict().items()}
     for step, state in snapshots.weights.items():
-        check_int_in("snapshot step", step, 0, len(snapshots.mlm_loss),
-                     f" (the losses cover steps 1 to {len(snapshots.mlm_loss)})")
         got = {name: tuple(v.shape) for name, v in state.items()}
         if got != shapes:
             wrong = sorted(set(got) ^ set(shapes)) or sorted(
@@ -67,18 +60,13 @@ def _check_snapshots(snapshots: Snapshots, model: BERTModel) -> None:
 
 
 class TimeLapseWidget(ModelWidget):
-    """A sentence pair through the snapshots of a training run: a training-step slider (and a
-    play button) over the snapshots' steps, the layer and head of the attention map, and a
-    token to mask in each sentence.
+    """A sentence pair through the snapshots of a training run: a step slider and a play
+    button, the layer and head of the attention map, and a token to mask in each sentence.
 
-    ``snapshots``: :class:`~bertlib.analysis.snapshots.Snapshots` (``load_snapshots()``: the shipped
-    run's) or a :class:`~bertlib.analysis.snapshots.SnapshotRecorder` that ``train_bert`` called,
-    with
-    the ``history`` that train_bert returned. ``model`` gives the architecture; its own
-    weights are neither used nor changed. ``.outputs`` keeps what every snapshot made of the
-    pair (:class:`bertlib.analysis.timelapse.SnapshotOutputs`) and ``.frame`` what is drawn, so
-    tests
-    can drive the widget without a browser.
+    ``snapshots``: :class:`~bertlib.analysis.snapshots.Snapshots` (``load_snapshots()``) or a
+    :class:`~bertlib.analysis.snapshots.SnapshotRecorder` that ``train_bert`` called, with the
+    ``history`` it returned. ``model`` gives the architecture; its weights are not used.
+    ``.outputs`` keeps what every snapshot made of the pair, ``.frame`` what is drawn.
     """
 
     name = "time-lapse"
@@ -95,7 +83,7 @@ class TimeLapseWidget(ModelWidget):
                         for step, state in run.weights.items()}
         self.steps = list(self.weights)
         self.last_step = len(run.mlm_loss)
-        cfg, lang = model.config, self.lang
+        lang = self.lang
         self.step = widgets.SelectionSlider(
             options=[(str(s), s) for s in self.steps], value=self.steps[-1],
             description=text("tl_step", lang), style={"description_width": "initial"},
@@ -104,13 +92,7 @@ class TimeLapseWidget(ModelWidget):
                                  interval=PLAY_INTERVAL_MS, show_repeat=False,
                                  layout=widgets.Layout(width="auto"))
         widgets.link((self.play, "value"), (self.step, "index"))
-        self.layer = widgets.Dropdown(options=list(range(cfg.num_blks)), value=0,
-                                      description=text("layer", lang),
-                                      layout=widgets.Layout(width="130px"))
-        self.head = widgets.Dropdown(
-            options=[*((str(h), h) for h in range(cfg.num_heads)),
-                     (text("mean_heads", lang), MEAN_HEAD)],
-            value=0, description=text("head", lang), layout=widgets.Layout(width="180px"))
+        self.layer, self.head = self._layer_head(("130px", "180px"))
         self.mask_a, self.mask_b = (
             widgets.Dropdown(description=text(key, lang), style={"description_width": "initial"},
                              layout=widgets.Layout(width="205px"))
@@ -122,10 +104,6 @@ class TimeLapseWidget(ModelWidget):
         self.outputs: SnapshotOutputs | None = None
         self.frame: TimeLapseFrame | None = None
         self._notices: list[str] = []  # about the current text, kept across redraws
-        self._busy = False  # set while the mask choices are refilled: one run for them all
-
-        for box in (self.text_a, self.text_b):
-            box.observe(lambda _: self.refresh(), names="value")
         for control in (self.mask_a, self.mask_b):
             control.observe(lambda _: self._on_mask(), names="value")
         for control in (self.step, self.layer, self.head):
@@ -138,9 +116,6 @@ class TimeLapseWidget(ModelWidget):
         ])
         self.refresh()
 
-    def _figures(self) -> dict:
-        return {self.name: (self.plot, self.image)}
-
     def refresh(self) -> None:
         """A new text: choose the masked tokens afresh, run every snapshot and redraw."""
         self._guarded(self._new_text, [self.image])
@@ -152,8 +127,7 @@ class TimeLapseWidget(ModelWidget):
         self.encoded = enc
         structural = self.tokenizer.vocab.structural_ids
         default = DEFAULT_MASKED[self.lang]
-        self._busy = True
-        try:
+        with self._quiet():  # one run for both choices
             for segment, box in enumerate((self.mask_a, self.mask_b)):
                 candidates = [i for i, (t, s) in enumerate(zip(enc.ids, enc.segments,
                                                                strict=True))
@@ -164,8 +138,6 @@ class TimeLapseWidget(ModelWidget):
                 # else its middle token.
                 chosen = [i for i in candidates if enc.tokens[i] == default[segment]]
                 box.value = (chosen or [candidates[len(candidates) // 2]])[0]
-        finally:
-            self._busy = False
         return self._run()
 
     def _on_mask(self) -> None:
@@ -193,12 +165,10 @@ class TimeLapseWidget(ModelWidget):
         s = self.steps.index(self.step.value)
         run = out.attentions[:, layer]  # (S, nh, T, T)
         run = run.mean(axis=1) if head == MEAN_HEAD else run[:, head]
-        head_label = (text("mean_heads", self.lang) if head == MEAN_HEAD
-                      else text("head_name", self.lang, head=head))
         self.frame = TimeLapseFrame(
             step=self.step.value, last_step=self.last_step, weights=run[s],
             tokens=out.tokens, boundary=self.encoded.boundary, vmax=float(run.max()),
-            title=text("attention_title", self.lang, layer=layer, head=head_label),
+            title=text("attention_title", self.lang, layer=layer, head=head_name(head, self.lang)),
             guesses=out.guesses[s], original_probabilities=out.original_probabilities[s],
             is_next=float(out.is_next[s]))
         self.plot.update(self.frame)

@@ -11,19 +11,14 @@ from bertlib.viz.style import new_figure
 
 
 class LossPlot:
-    """A matplotlib figure of the MLM and NSP losses, redrawn in place while training.
-
-    ``train_bert(..., callback=LossPlot().update)``; in a notebook the figure appears once and
-    is updated every ``every`` steps and after the last one. Its labels are in ``lang``
-    (default: the notebook's language, see :func:`bertlib.support.i18n.set_language`).
-    """
+    """The MLM and NSP losses, redrawn in place every ``every`` steps and after the last:
+    ``train_bert(..., callback=LossPlot().update)``."""
 
     def __init__(self, every: int = 10, lang: str | None = None):
         check_positive_int("every", every)
         self.every = every
         self.lang = resolve_language(lang)
-        # Not a pyplot figure: it is shown only through the display handle, not again at the
-        # end of the cell.
+        # Not pyplot's: shown only through the display handle, not again at the cell's end.
         self.fig = new_figure(5, 3, self.lang)
         self.ax = self.fig.add_subplot()
         self.lines = {name: self.ax.plot([], [], label=text(f"train_{name}_loss", self.lang))[0]

@@ -1,14 +1,7 @@
-"""ipywidgets front ends for the figures of :mod:`bertlib.viz`.
-
-Each widget is displayable directly in a notebook (it delegates to its ``.ui`` container),
-exposes its controls as attributes, and keeps the data behind what it draws (``.encoded``,
-``.attentions``, ``.masked``, ``.tally``, ``.probabilities``, the plot objects and their
-artists) so tests can drive it without a browser. Figures are sent as PNG bytes to
-``ipywidgets.Image``: no JavaScript beyond ipywidgets' own, so they work offline.
-
-Models run in eval mode under ``torch.no_grad()`` (the model's own mode is restored after);
-model outputs are computed once per text change, and the layer/head/query controls only
-re-slice them.
+"""The input representation, masking and NSP widgets. Like every widget here, each shows its
+``.ui``, exposes its controls and keeps the data behind what it draws (``.encoded``, the
+plots...), so tests drive it without a browser; figures are PNGs in ipywidgets' own Image (no
+other JavaScript: offline); models run once per text, in eval mode, their mode restored after.
 """
 
 from __future__ import annotations
@@ -26,11 +19,11 @@ from bertlib.support.checks import check_int_in, check_positive_int
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.viz._widget import (
+    WRAP,
     FigureView,
     ModelWidget,
     Widget,
     check_model_and_tokenizer,
-    check_tokenizer,
     text_row,
 )
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot
@@ -59,14 +52,9 @@ class InputRepresentationWidget(ModelWidget):
         self.plot = EmbeddingPlot(self.lang)
         self.encoded: EncodedInput | None = None
         self.parts: EmbeddingParts | None = None
-        for box in (self.text_a, self.text_b):
-            box.observe(lambda _: self.refresh(), names="value")
         self.ui = widgets.VBox([text_row(self.text_a, self.text_b), self.status, self.table,
                                 self.image, self._save_controls()])
         self.refresh()
-
-    def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
-        return {self.name: (self.plot, self.image)}
 
     def refresh(self) -> None:
         self._guarded(self._draw, [self.table, self.image])
@@ -101,7 +89,6 @@ class MaskingWidget(Widget):
                  *, max_len: int = MASKING_MAX_LEN, text_a: str | None = None,
                  text_b: str | None = None, model: BERTModel | None = None, top_k: int = 5):
         super().__init__(lang)
-        check_tokenizer(tokenizer)
         # Refused here, in the caller's hands, not later as a message inside the widget.
         check_replacement_words(tokenizer.vocab)
         check_int_in("max_len", max_len, 5, MASKING_LONGEST,
@@ -157,11 +144,9 @@ class MaskingWidget(Widget):
         self.tally_save = self._save_controls("tally")  # shown with the tally
         self.ui = widgets.VBox([
             text_row(self.text_a, self.text_b),
-            widgets.HBox([self.mask_ratio, self.seed, self.resample],
-                         layout=widgets.Layout(flex_flow="row wrap")),
+            widgets.HBox([self.mask_ratio, self.seed, self.resample], layout=WRAP),
             self.status, self.image, self._save_controls(), self.targets,
-            widgets.HBox([self.num_samples, self.tally_button],
-                         layout=widgets.Layout(flex_flow="row wrap")), self.tally_note,
+            widgets.HBox([self.num_samples, self.tally_button], layout=WRAP), self.tally_note,
             self.tally_image, self.tally_save,
         ])
         for w in (self.tally_image, self.tally_save):
@@ -237,27 +222,18 @@ class NSPWidget(ModelWidget):
         self.plot = NSPPlot(self.lang)
         self.encoded: EncodedInput | None = None
         self.probabilities: np.ndarray | None = None  # (P(NotNext), P(IsNext))
-        self._busy = False
-        for box in (self.text_a, self.text_b):
-            box.observe(lambda _: self.refresh(), names="value")
         self.swap.on_click(lambda _: self._swap())
         self.ui = widgets.VBox([text_row(self.text_a, self.text_b), self.swap, self.status,
                                 self.table, self.image, self._save_controls()])
         self.refresh()
-
-    def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
-        return {self.name: (self.plot, self.image)}
 
     @property
     def is_next_probability(self) -> float | None:
         return None if self.probabilities is None else float(self.probabilities[1])
 
     def _swap(self) -> None:
-        self._busy = True  # one redraw for the pair, not one per text box
-        try:
+        with self._quiet():  # one redraw for the pair, not one per text box
             self.text_a.value, self.text_b.value = self.text_b.value, self.text_a.value
-        finally:
-            self._busy = False
         self.refresh()
 
     def refresh(self) -> None:

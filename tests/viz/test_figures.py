@@ -240,9 +240,6 @@ def view(**changes) -> Figure:
     (lambda: view(query=1.5), r"query must be an integer in \[0, 2\] \(a token index\)"),
     (lambda: view(query=True), r"query must be an integer in \[0, 2\] \(a token index\); got True"),
     (lambda: view(query="0"), r"query must be an integer in \[0, 2\]"),
-    (lambda: view(boundary=1.5), r"boundary must be an integer in \[1, 2\]"),
-    (lambda: view(boundary="1"), r"boundary must be an integer in \[1, 2\]"),
-    (lambda: view(boundary=7), r"boundary must be an integer in \[1, 2\]"),
     # all heads: a sane number of heads, a layer index
     (lambda: viz.AllHeadsPlot(-1), r"num_heads must be an integer in \[1, 64\]"),
     (lambda: viz.AllHeadsPlot(0), r"num_heads must be an integer in \[1, 64\]"),

@@ -18,6 +18,23 @@ from bertlib.viz import fonts
 ZH_TOKENS = ["[CLS]", "起", "重", "机", "在", "飞", "[SEP]", "银", "行", "[SEP]"]
 
 
+def cjk_face_index(family: str = fonts.CJK_FAMILY) -> int:
+    """Index of the ``family`` face inside the font collection."""
+    from fontTools.ttLib import TTCollection
+
+    collection = TTCollection(str(fonts.cjk_font_path()), lazy=True)
+    return next(i for i, face in enumerate(collection.fonts)
+                if face["name"].getDebugName(1) == family)
+
+
+def cjk_codepoints(family: str = fonts.CJK_FAMILY) -> frozenset[int]:
+    """Every code point the ``family`` face can draw (its cmap)."""
+    from fontTools.ttLib import TTFont
+
+    face = TTFont(str(fonts.cjk_font_path()), fontNumber=cjk_face_index(family), lazy=True)
+    return frozenset(face.getBestCmap())
+
+
 def literal_text(template: str) -> str:
     return "".join(lit for lit, _, _, _ in string.Formatter().parse(template))
 
@@ -28,7 +45,7 @@ def test_font_file_is_a_collection_with_the_simplified_chinese_face():
     from fontTools.ttLib import TTCollection
 
     names = [f["name"].getDebugName(1) for f in TTCollection(str(path), lazy=True).fonts]
-    assert names[fonts.cjk_face_index()] == fonts.CJK_FAMILY
+    assert names[cjk_face_index()] == fonts.CJK_FAMILY
 
 
 def test_matplotlib_resolves_the_family_to_that_face():
@@ -36,7 +53,7 @@ def test_matplotlib_resolves_the_family_to_that_face():
     found = font_manager.findfont(font_manager.FontProperties(family=fonts.CJK_FAMILY),
                                   fallback_to_default=False)
     assert str(found.path) == str(fonts.cjk_font_path())
-    assert found.face_index == fonts.cjk_face_index()
+    assert found.face_index == cjk_face_index()
 
 
 def test_cjk_font_is_a_fallback_after_the_default_family():
@@ -79,7 +96,7 @@ def test_matplotlib_is_imported_quietly_on_a_locked_down_machine(tmp_path):
 
 
 def test_every_chinese_string_is_covered_by_the_font():
-    covered = fonts.cjk_codepoints()
+    covered = cjk_codepoints()
     used = {ch for entry in STRINGS.values() for ch in literal_text(entry["zh"])}
     missing = sorted(ch for ch in used if not ch.isspace() and ord(ch) not in covered)
     assert missing == []
@@ -150,7 +167,7 @@ def test_a_japanese_figure_uses_the_japanese_face_and_its_glyph_forms():
 
 
 def test_every_japanese_string_is_covered_by_the_japanese_face():
-    covered = fonts.cjk_codepoints(fonts.cjk_family("ja"))
+    covered = cjk_codepoints(fonts.cjk_family("ja"))
     used = {ch for entry in STRINGS.values() for ch in literal_text(entry.get("ja", ""))}
     missing = sorted(ch for ch in used if not ch.isspace() and ord(ch) not in covered)
     assert missing == []

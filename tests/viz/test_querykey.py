@@ -2,7 +2,6 @@
 
 import itertools
 import math
-import re
 import threading
 
 import numpy as np
@@ -168,12 +167,6 @@ def test_the_temperature_stops_run_from_no_scaling_past_the_model_own(d):
     ({"head": 2}, r"head must be in \[0, 1\]; got 2"),
     ({"query": 10}, r"query must be a token index in \[0, 9\]; got 10"),
     ({"tokens": ["a"]}, "tokens must name the 10 positions of X; got 1"),
-    ({"valid_len": 0}, r"valid_len must be an integer in \[1, 10\]"),
-    ({"valid_len": 11}, r"valid_len must be an integer in \[1, 10\]"),
-    *(({"temperature": bad}, r"temperature must be a number in \[0\.0441942, 181\.019\] "
-       r"\(√d/64 to 64·√d for heads of size d = 8; √d = 2\.82843 is the model's own, 1 no "
-       rf"scaling\); got {re.escape(repr(bad))}$")
-      for bad in (0, -1.0, 0.04, 182, math.nan, math.inf)),
     *(({"X": torch.zeros(10, 16, dtype=dtype)},
        rf"X must have the model's dtype, torch.float32; got {dtype}")
       for dtype in (torch.float64, torch.float16)),
