@@ -57,15 +57,9 @@ def get_next_sentence(
     return sentence, paragraph[_randint(len(paragraph), g)], NOT_NEXT
 
 
-def make_nsp_pairs(
-    paragraphs: Sequence[Paragraph],
-    max_len: int,
-    *,
-    overflow: str = "truncate",
-    specials: SpecialTokens | None = None,
-    generator: torch.Generator | None = None,
-    seed: int | None = None,
-) -> NSPPairs:
+def make_nsp_pairs(paragraphs: Sequence[Paragraph], max_len: int, *, overflow: str = "truncate",
+                   specials: SpecialTokens | None = None, generator: torch.Generator | None = None,
+                   seed: int | None = None) -> NSPPairs:
     """One pair per consecutive sentence pair of every paragraph, half of them IsNext.
 
     ``paragraphs``: a list of paragraphs, each a list of tokenized sentences. A pair longer than
@@ -103,15 +97,13 @@ def make_nsp_pairs(
             result.pairs.append(NSPPair(tokens, segments, is_next))
     # </listing>
     if not result.pairs:  # say why
+        why = "every pair of consecutive sentences holds an empty sentence"
+        if all(len(paragraph) < 2 for paragraph in paragraphs):
+            why = ("every paragraph has one sentence, and a pair needs two consecutive sentences "
+                   "of one paragraph (is the text split into paragraphs by blank lines?)")
         if result.dropped:
             why = (f"all {result.dropped} pairs are longer than max_len and overflow='drop'; "
                    "raise max_len or use overflow='truncate'")
-        elif all(len(paragraph) < 2 for paragraph in paragraphs):
-            why = ("every paragraph has one sentence, and a pair needs two consecutive "
-                   "sentences of one paragraph (is the text split into paragraphs by blank "
-                   "lines?)")
-        else:
-            why = "every pair of consecutive sentences holds an empty sentence"
         raise ValueError(f"paragraphs give no NSP pair: {why}")
     return result
 
@@ -127,10 +119,9 @@ class PretrainExample:
     is_next: int
 
 
-def make_pretrain_examples(
-    pairs: NSPPairs | Sequence[NSPPair], vocab: Vocab, *, mask_ratio: float = 0.15,
-    generator: torch.Generator | None = None, seed: int | None = None,
-) -> list[PretrainExample]:
+def make_pretrain_examples(pairs: NSPPairs | Sequence[NSPPair], vocab: Vocab, *,
+                           mask_ratio: float = 0.15, generator: torch.Generator | None = None,
+                           seed: int | None = None) -> list[PretrainExample]:
     """Apply MLM masking to every NSP pair (``pairs``: the result of :func:`make_nsp_pairs` or
     its ``.pairs``)."""
     pairs = pairs.pairs if isinstance(pairs, NSPPairs) else pairs
@@ -138,9 +129,8 @@ def make_pretrain_examples(
     examples = []
     for pair in pairs:
         m = mask_tokens(vocab[pair.tokens], vocab, mask_ratio=mask_ratio, generator=g)
-        examples.append(
-            PretrainExample(m.masked_ids, pair.segments, m.positions, m.labels, pair.is_next)
-        )
+        examples.append(PretrainExample(m.masked_ids, pair.segments, m.positions, m.labels,
+                                        pair.is_next))
     return examples
 
 
@@ -174,10 +164,8 @@ def padded_bytes(num_examples: int, max_len: int, max_preds: int) -> int:
     return num_examples * (16 * max_len + 20 * max_preds + 16 + 8 * max_len + 56)
 
 
-def pad_bert_inputs(
-    examples: Sequence[PretrainExample], max_len: int, vocab: Vocab,
-    max_preds: int | None = None,
-) -> PretrainBatch:
+def pad_bert_inputs(examples: Sequence[PretrainExample], max_len: int, vocab: Vocab,
+                    max_preds: int | None = None) -> PretrainBatch:
     """Pad every example to ``max_len`` tokens and ``max_preds`` prediction slots
     (default ``round(0.15 * max_len)``)."""
     check_positive_int("max_len", max_len)
@@ -216,11 +204,9 @@ def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_
 
     ``rounds`` > 1 repeats pairing and masking with fresh draws, so that the same sentence is
     seen with different partners and different masked positions ("dynamic masking"). Pairs
-    longer than ``max_len`` are truncated.
-
-    ``groups`` (one label per paragraph, such as its language) draws each NotNext partner from
-    a paragraph of the same group. In a bilingual corpus a partner in the other language would
-    let NSP be solved by telling the languages apart.
+    longer than ``max_len`` are truncated. ``groups`` (one label per paragraph, such as its
+    language) draws each NotNext partner from a paragraph of the same group: in a bilingual
+    corpus a partner in the other language would let NSP be solved by telling languages apart.
     """
     check_positive_int("rounds", rounds)
     check_word_paragraphs("paragraphs", paragraphs)

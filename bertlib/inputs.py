@@ -22,13 +22,8 @@ from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.text.vocab import check_word_tokens
 
 
-def get_tokens_and_segments(
-    tokens_a: list[str],
-    tokens_b: list[str] | None = None,
-    *,
-    cls_token: str = "<cls>",
-    sep_token: str = "<sep>",
-) -> tuple[list[str], list[int]]:
+def get_tokens_and_segments(tokens_a: list[str], tokens_b: list[str] | None = None, *,
+                            cls_token: str = "<cls>", sep_token: str = "<sep>") -> tuple:
     """Build BERT's input sequence: ``<cls> A <sep>`` or ``<cls> A <sep> B <sep>``.
 
     Returns the tokens and their segment ids (0 for ``<cls>``, A and its ``<sep>``; 1 for B and

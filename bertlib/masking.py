@@ -53,15 +53,9 @@ def _take_words(groups: list[list[int]], order: list[int], budget: int) -> list[
     return chosen or groups[order[0]]
 
 
-def mask_tokens(
-    token_ids: Sequence[int],
-    vocab: Vocab,
-    *,
-    mask_ratio: float = 0.15,
-    generator: torch.Generator | None = None,
-    seed: int | None = None,
-    words: Sequence[int | None] | None = None,
-) -> MaskedTokens:
+def mask_tokens(token_ids: Sequence[int], vocab: Vocab, *, mask_ratio: float = 0.15,
+                generator: torch.Generator | None = None, seed: int | None = None,
+                words: Sequence[int | None] | None = None) -> MaskedTokens:
     """Choose ``max(1, round(mask_ratio * n))`` positions, ``n`` the length of the sequence
     with its ``<cls>`` and ``<sep>`` (padding is not part of it), as the chapter and the original
     BERT do; ``round`` sends halves to the even number (4.5 -> 4). The positions are drawn

@@ -59,15 +59,10 @@ def check_lr(name: str, value: float) -> None:
 
 
 def make_optimizer(model: nn.Module, lr: float) -> torch.optim.Adam:
-    """Adam at learning rate ``lr`` over ``model``'s trainable parameters (those that require a
-    gradient), as pretraining and fine-tuning use it.
-
-    ``fused=True`` updates every parameter in one kernel: the same update to float rounding, 4
-    times as quick for the shipped model on a CPU (benchmarks/README.md). The first optimizer of
-    a process, of any kind, imports ``torch._inductor``, which sets the environment variable
-    ``TORCHINDUCTOR_CACHE_DIR`` and adds a warnings filter: PyTorch's doing, not bertlib's
-    (tests/test_train.py measures it).
-    """
+    """Adam (``fused``: one kernel for every parameter, the same update) at learning rate ``lr``
+    over ``model``'s trainable parameters. The first optimizer of a process, of any kind, imports
+    ``torch._inductor``, which sets ``TORCHINDUCTOR_CACHE_DIR`` and adds a warnings filter:
+    PyTorch's doing, not bertlib's (tests/test_train.py measures it)."""
     check_lr("lr", lr)
     return torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr, fused=True)
 
@@ -102,13 +97,10 @@ def available_devices() -> list[str]:
 
 
 def default_device(device: torch.device | str | int | None = None) -> torch.device:
-    """``device`` (a name such as 'cuda:1', a torch.device or a GPU index) when one is given and
-    this machine has it (torch would take 'cuda' without a GPU and fail at the first tensor),
-    else the first GPU when there is one, else the CPU.
-
-    The chapter's ``try_all_gpus`` spreads a batch over every GPU with ``nn.DataParallel``;
-    bertlib trains on one device (for several, see ``torch.distributed``).
-    """
+    """``device`` (a name such as 'cuda:1', a torch.device or a GPU index) if this machine has
+    it (torch would take 'cuda' without a GPU and fail at the first tensor); without one, the
+    first GPU, else the CPU. (The chapter's ``try_all_gpus`` spreads a batch over every GPU;
+    bertlib trains on one device: for several, see ``torch.distributed``.)"""
     if device is None:
         return torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
     index = isinstance(device, numbers.Integral) and not isinstance(device, bool)
@@ -126,8 +118,7 @@ def default_device(device: torch.device | str | int | None = None) -> torch.devi
 
 class DivergedError(ValueError):
     """Training stopped at step ``step``, whose loss or gradients are NaN or infinite, before
-    that step changed a weight (a ``ValueError``, like every refusal of bertlib: the usual
-    cause is an argument, a learning rate too large for the model)."""
+    that step changed a weight (a ``ValueError``: the usual cause is too large a learning rate)."""
 
     def __init__(self, message: str, step: int) -> None:
         super().__init__(message)
@@ -144,20 +135,14 @@ def _refuse_non_finite(grads: Sequence[torch.Tensor | None]) -> None:
 def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
               step: Callable[[list[torch.Tensor]], dict[str, str]], *, seed: int,
               device: torch.device, desc: str, progress: bool, lang: str | None = None) -> None:
-    """The training loop that pretraining and fine-tuning share: ``num_steps`` mini-batches
-    from ``loader`` (cycling over it), each moved to ``device`` and given to ``step(batch)``,
-    which takes one optimisation step and returns the progress bar's postfix, its names in
-    ``lang``. The model is in training mode during the loop and in eval mode after it, or in the
-    caller's mode if the loop stops with an error.
+    """The loop that pretraining and fine-tuning share: ``num_steps`` mini-batches from
+    ``loader`` (cycling over it), each moved to ``device`` and given to ``step(batch)``, which
+    takes one optimisation step and returns the progress bar's postfix (names in ``lang``). The
+    model trains during the loop and is in eval mode after it (in the caller's mode after an
+    error). ``seed`` fixes the dropout draws; the caller's global random state is kept.
 
-    ``seed`` fixes the dropout draws, which come from torch's global generator; the caller's
-    global random state is left as it was.
-
-    A step whose loss or gradients are NaN or infinite (``step``'s loss check, and a hook that
-    sees every gradient at the end of the backward pass, raise
-    :class:`~bertlib.support.checks.NonFiniteError`) stops the loop with a
-    :class:`DivergedError` that names the step, before that step's ``optimizer.step()``: the
-    model keeps the weights of the step before it.
+    A NaN or infinite loss (``step``'s check) or gradient (a hook on the backward pass) stops
+    the loop with a :class:`DivergedError` naming the step, before its ``optimizer.step()``.
     """
     params = [p for p in model.parameters() if p.requires_grad]
     hook = torch.autograd.graph.register_multi_grad_hook(params, _refuse_non_finite)
@@ -194,29 +179,20 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
                callback: Callable[[TrainHistory], None] | None = None,
                loss_fn: LossFn = chapter_loss, group_by_length: bool = False,
                device: torch.device | str | None = None) -> TrainHistory:
-    """Train ``model`` with Adam for ``num_steps`` mini-batches (cycling over ``data``).
+    """Train ``model`` with Adam for ``num_steps`` mini-batches (cycling over ``data``) on
+    ``device`` (default: :func:`default_device`), where the model stays.
 
-    The model moves to ``device`` (default: :func:`default_device`) and stays there; each
-    batch follows it.
-
-    ``seed`` fixes both the batch order and the dropout draws, so the same model, data and
-    seed give the same losses; torch's global random state is left as it was.
-
-    Each mini-batch is padded only to its longest pair (:func:`~bertlib.batches.trim_padding`),
-    not to ``max_len``. With ``group_by_length`` a mini-batch holds pairs of similar length
-    (:class:`~bertlib.batches.LengthGroupedSampler`), so it is padded even less; it is off by
-    default because where length goes with something else (in the shipped corpus, with the
+    ``seed`` fixes the batch order and the dropout draws; torch's global random state is kept.
+    Each mini-batch is padded only to its longest pair (:func:`~bertlib.batches.trim_padding`).
+    With ``group_by_length`` a mini-batch holds pairs of similar length, padded even less; it is
+    off by default because where length goes with something else (in the shipped corpus, the
     language) such batches learn more slowly per step (notebook 06 measures it).
-    ``callback(history)`` runs after every step (e.g. ``bertlib.viz.LossPlot().update``). The
-    progress bar shows the MLM and NSP losses and pairs/s.
-
-    A step whose loss or gradients are NaN or infinite raises :class:`DivergedError`, naming
-    the step, before that step changes a weight (:func:`run_steps`).
+    ``callback(history)`` runs after every step (e.g. ``bertlib.viz.LossPlot().update``). A NaN
+    or infinite loss or gradient raises :class:`DivergedError` before its step changes a weight.
     """
     check_instance("model", model, BERTModel, "a BERTModel")  # not load_small_bert()'s pair
     check_nonempty_batch(data)  # the values: the model's forward and the loss check them
     check_positive_int("num_steps", num_steps)
-    check_lr("lr", lr)
     device = default_device(device)
     loader = make_loader(data, batch_size, seed=seed,  # checks batch_size and seed
                          lengths=data.valid_lens if group_by_length else None)
