@@ -65,13 +65,12 @@ class LengthGroupedSampler(Sampler[list[int]]):
 def make_loader(data: Tensors, batch_size: int, *, seed: int, shuffle: bool = True,
                 lengths: torch.Tensor | None = None) -> DataLoader:
     """Mini-batches of ``data.tensors()`` (the seven PretrainBatch tensors, say), shuffled by a
-    generator seeded with ``seed`` (so two loaders with the same seed give the same batches).
-
-    With ``lengths`` (one per example, such as ``data.valid_lens``) each mini-batch holds
-    shuffled examples of similar length (:class:`LengthGroupedSampler`), which is what makes
-    :func:`trim_padding` pay.
-    """
+    generator seeded with ``seed`` (the same seed, the same batches). With ``lengths`` (one per
+    example, such as ``data.valid_lens``) each mini-batch holds shuffled examples of similar
+    length (:class:`LengthGroupedSampler`), which is what makes :func:`trim_padding` pay."""
     check_positive_int("batch_size", batch_size)
+    if len(data.tensors()[0]) == 0:  # a held-out split that came out empty, say
+        raise ValueError(f"data must hold at least one example; got an empty {type(data).__name__}")
     # A DataLoader draws a seed for its workers on every pass, from torch's global generator
     # unless it is given one: with a sampler, the sampler's own draws are not enough.
     if lengths is not None:

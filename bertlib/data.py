@@ -75,8 +75,7 @@ def make_nsp_pairs(paragraphs: Sequence[Paragraph], max_len: int, *, overflow: s
     if len(paragraphs) < 2 or not all(paragraphs):  # a NotNext partner comes from another one
         raise ValueError("paragraphs must hold at least 2 paragraphs, each with a sentence, so "
                          "that NotNext pairs can take a sentence from another one; got "
-                         f"{len(paragraphs)} paragraphs of {[len(p) for p in paragraphs][:20]} "
-                         "sentences")
+                         f"{len(paragraphs)} paragraphs of {[len(p) for p in paragraphs][:20]}")
     g = make_generator(generator, seed)
     specials = specials or SpecialTokens()
     result = NSPPairs()
@@ -174,11 +173,18 @@ def pad_bert_inputs(examples: Sequence[PretrainExample], max_len: int, vocab: Vo
     check_memory(f"padding {len(examples):,} examples to max_len={max_len:,} and "
                  f"max_preds={max_preds:,}", padded_bytes(len(examples), max_len, max_preds),
                  DATA_MAX_BYTES, "use fewer examples or a smaller max_len")
-    for i, ex in enumerate(examples):
+    if not examples:  # say so, rather than give tensors of no shape
+        raise ValueError("examples must hold at least one PretrainExample; got an empty list")
+    for i, ex in enumerate(examples):  # a learner's hand-made example is named
         if len(ex.token_ids) > max_len or len(ex.pred_positions) > max_preds:
             raise ValueError(f"example {i} has {len(ex.token_ids)} tokens and "
                              f"{len(ex.pred_positions)} prediction positions; max_len is "
                              f"{max_len} and max_preds is {max_preds}")
+        if len(ex.mlm_labels) != len(ex.pred_positions) or \
+                not all(0 <= p < len(ex.token_ids) for p in ex.pred_positions):
+            raise ValueError(f"example {i}'s pred_positions must point at its "
+                             f"{len(ex.token_ids)} tokens, with one of mlm_labels each; got "
+                             f"pred_positions {ex.pred_positions}, mlm_labels {ex.mlm_labels}")
     # <listing: padding>
     def pad(values: list, width: int, fill=0) -> list:
         return list(values) + [fill] * (width - len(values))

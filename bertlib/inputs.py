@@ -1,15 +1,14 @@
 """From text to what the model reads: ``<cls> A <sep> B <sep>``, segment ids, tensors.
 
-One path serves everything that feeds text to a model (the widgets, the context-sensitivity
-tables, ``get_bert_encoding``): :func:`encode_pair` tokenizes, truncates and adds the special
-tokens; :meth:`EncodedInput.tensors` and :func:`stack_inputs` turn the result into a batch.
-
-Shapes: B = batch, T = sequence length, H = num_hiddens.
+One path serves everything that feeds text to a model: :func:`encode_pair` tokenizes,
+truncates and adds the special tokens; :meth:`EncodedInput.tensors` and :func:`stack_inputs`
+turn the result into a batch. Shapes: B = batch, T = sequence length, H = num_hiddens.
 """
 
 from __future__ import annotations
 
 import contextlib
+import numbers
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -77,6 +76,7 @@ class EncodedInput:
 
     def tensors(self, device: torch.device | str | None = None) -> tuple:
         """A batch of one on ``device`` (default: the CPU): tokens and segments, each (1, T)."""
+        device = None if device is None else check_device("device", device)
         return (torch.tensor([self.ids], device=device),
                 torch.tensor([self.segments], device=device))
 
@@ -124,6 +124,29 @@ def stack_inputs(inputs: Sequence[EncodedInput], pad_id: int) -> tuple:
     return tokens, segments, torch.tensor([len(x.ids) for x in inputs])
 
 
+def available_devices() -> list[str]:
+    """The devices this machine has: 'cpu', then 'cuda:0', 'cuda:1', ... and 'mps'."""
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    mps = torch.backends.mps.is_available()
+    return ["cpu", *(f"cuda:{i}" for i in range(gpus)), *(["mps"] if mps else [])]
+
+
+def check_device(name: str, value) -> torch.device:
+    """``value`` (a name such as 'cuda:1', a torch.device or a GPU index) as a device this
+    machine has: torch would take 'cuda' without a GPU and fail only at the first tensor."""
+    index = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    try:
+        device = torch.device(f"cuda:{value}" if index else value)
+    except (RuntimeError, TypeError):  # 'banana', 'cuda:x', -1, 1.5
+        device = None
+    aliases = {"cpu:0": "cpu", "cuda": "cuda:0", "mps:0": "mps"}  # "cuda": the current GPU
+    available = available_devices()
+    if device is None or aliases.get(str(device), str(device)) not in available:
+        raise ValueError(f"{name} must be a device this machine has, one of {available} (a "
+                         f"name, a torch.device or a GPU index); got {value!r:.80}")
+    return device
+
+
 def model_device(model: nn.Module) -> torch.device:
     """Where the model's parameters live; its inputs must go there too."""
     return next(model.parameters()).device
@@ -158,7 +181,6 @@ def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: s
     check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
     check_instance("tokenizer", tokenizer, WordPieceTokenizer,
                    "a bertlib WordPieceTokenizer (load_small_bert() gives one with its model)")
-    # Another vocabulary would give ids the model never learnt.
     check_vocab_fits("tokenizer", len(tokenizer.vocab), model.config.vocab_size)
     encoded = encode_pair(tokenizer, text_a, text_b)
     with eval_mode(model):

@@ -57,16 +57,14 @@ def mask_tokens(token_ids: Sequence[int], vocab: Vocab, *, mask_ratio: float = 0
                 generator: torch.Generator | None = None, seed: int | None = None,
                 words: Sequence[int | None] | None = None) -> MaskedTokens:
     """Choose ``max(1, round(mask_ratio * n))`` positions, ``n`` the length of the sequence
-    with its ``<cls>`` and ``<sep>`` (padding is not part of it), as the chapter and the original
-    BERT do; ``round`` sends halves to the even number (4.5 -> 4). The positions are drawn
-    uniformly at random among the maskable ones (everything but ``<pad> <cls> <sep> <mask>``),
-    all of them when there are fewer. Each is corrupted to ``<mask>`` with probability 0.8, to
-    a random word with 0.1, and left unchanged with 0.1.
+    with its ``<cls>`` and ``<sep>`` (not its padding), as the chapter and the original BERT do
+    (``round`` sends halves to the even number), uniformly among the maskable ones (all but
+    ``<pad> <cls> <sep> <mask>``), all of them when there are fewer. Each is corrupted to
+    ``<mask>`` with probability 0.8, to a random word with 0.1, and left unchanged with 0.1.
 
-    Whole-word masking: with ``words``, the word each token belongs to (None for the special
-    tokens; :func:`bertlib.text.words.word_ids` gives them), whole words are chosen, in random
-    order, as long as they fit in that budget, as the original BERT's data script does; the
-    pieces of a chosen word are then corrupted one by one.
+    Whole-word masking: with ``words``, the word of each token (None for the special tokens;
+    :func:`bertlib.text.words.word_ids` gives them), whole words are chosen in random order while
+    they fit in that budget, as the original BERT's data script does.
     """
     check_replacement_words(vocab)
     if not isinstance(mask_ratio, (int, float)) or not 0.0 < mask_ratio <= 1.0:

@@ -16,7 +16,7 @@ from torch.utils.data import DataLoader
 
 from bertlib.batches import make_loader, trim_padding
 from bertlib.data import PretrainBatch, check_nonempty_batch
-from bertlib.inputs import eval_mode, model_device
+from bertlib.inputs import check_device, eval_mode, model_device
 from bertlib.loss import BERTLoss, chapter_loss
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.support.checks import (
@@ -52,17 +52,15 @@ LR_MAX = 10.0
 
 def check_lr(name: str, value: float) -> None:
     """A learning rate in (0, LR_MAX]: what every optimizer bertlib makes takes."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not real or not 0.0 < value <= LR_MAX:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= LR_MAX:
         raise ValueError(f"{name} must be a number in (0, {LR_MAX:g}] (Adam's usual range is "
                          f"1e-5 to 1e-2); got {value!r:.80}")
 
 
 def make_optimizer(model: nn.Module, lr: float) -> torch.optim.Adam:
-    """Adam (``fused``: one kernel for every parameter, the same update) at learning rate ``lr``
-    over ``model``'s trainable parameters. The first optimizer of a process, of any kind, imports
-    ``torch._inductor``, which sets ``TORCHINDUCTOR_CACHE_DIR`` and adds a warnings filter:
-    PyTorch's doing, not bertlib's (tests/test_train.py measures it)."""
+    """Adam (``fused``: one kernel for all parameters) at ``lr`` over the trainable parameters.
+    The first optimizer of a process, of any kind, imports ``torch._inductor``, which sets
+    ``TORCHINDUCTOR_CACHE_DIR`` and adds a warnings filter (tests/test_train.py measures it)."""
     check_lr("lr", lr)
     return torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr, fused=True)
 
@@ -89,31 +87,13 @@ class TrainHistory:
         return self.pairs / self.seconds if self.seconds else 0.0
 
 
-def available_devices() -> list[str]:
-    """The devices this machine has: 'cpu', then 'cuda:0', 'cuda:1', ... and 'mps'."""
-    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
-    mps = torch.backends.mps.is_available()
-    return ["cpu", *(f"cuda:{i}" for i in range(gpus)), *(["mps"] if mps else [])]
-
-
 def default_device(device: torch.device | str | int | None = None) -> torch.device:
-    """``device`` (a name such as 'cuda:1', a torch.device or a GPU index) if this machine has
-    it (torch would take 'cuda' without a GPU and fail at the first tensor); without one, the
-    first GPU, else the CPU. (The chapter's ``try_all_gpus`` spreads a batch over every GPU;
-    bertlib trains on one device: for several, see ``torch.distributed``.)"""
-    if device is None:
-        return torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
-    index = isinstance(device, numbers.Integral) and not isinstance(device, bool)
-    try:
-        found = torch.device(f"cuda:{device}" if index else device)
-    except (RuntimeError, TypeError):  # 'banana', 'cuda:x', -1, 1.5
-        found = None
-    aliases = {"cpu:0": "cpu", "cuda": "cuda:0", "mps:0": "mps"}  # "cuda": the current GPU
-    available = available_devices()
-    if found is None or aliases.get(str(found), str(found)) not in available:
-        raise ValueError(f"device must be a device this machine has, one of {available} (a "
-                         f"name, a torch.device or a GPU index); got {device!r:.80}")
-    return found
+    """``device`` if this machine has it (:func:`~bertlib.inputs.check_device`), else the first
+    GPU when there is one, else the CPU. (The chapter's ``try_all_gpus`` spreads a batch over
+    every GPU; bertlib trains on one device: for several, see ``torch.distributed``.)"""
+    if device is not None:
+        return check_device("device", device)
+    return torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
 
 
 class DivergedError(ValueError):
@@ -245,14 +225,9 @@ def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
     n_slots, n_pairs = len(real_labels), len(data)
     pairs_by_label = data.nsp_labels.bincount(minlength=2)
     not_next, is_next = (nsp_hits.double() / pairs_by_label.clamp_min(1)).tolist()
-    return {
-        "pairs": n_pairs,
-        "mlm_slots": n_slots,
-        "nsp_accuracy": int(nsp_hits.sum()) / n_pairs,
-        "nsp_accuracy_is_next": is_next,
-        "nsp_accuracy_not_next": not_next,
-        "nsp_chance": 0.5,
-        "nsp_majority_baseline": int(pairs_by_label.max()) / n_pairs,
-        "mlm_accuracy": mlm_hits / n_slots,
-        "mlm_majority_baseline": int(real_labels.bincount().max()) / n_slots,
-    }
+    return {"pairs": n_pairs, "mlm_slots": n_slots,
+            "nsp_accuracy": int(nsp_hits.sum()) / n_pairs,
+            "nsp_accuracy_is_next": is_next, "nsp_accuracy_not_next": not_next,
+            "nsp_chance": 0.5, "nsp_majority_baseline": int(pairs_by_label.max()) / n_pairs,
+            "mlm_accuracy": mlm_hits / n_slots,
+            "mlm_majority_baseline": int(real_labels.bincount().max()) / n_slots}

@@ -123,9 +123,12 @@ def test_a_batch_with_no_prediction_keeps_one_slot(toy_data):
     assert trim_padding(batch)[3].shape == (4, 1)
 
 
-def test_a_bad_batch_size_is_named(toy_data):
+def test_a_bad_batch_size_or_empty_data_is_named(toy_data):
     with pytest.raises(ValueError, match="^batch_size must be a positive integer; got 0"):
         make_loader(toy_data, 0, seed=0)
+    with pytest.raises(ValueError, match="^data must hold at least one example; got an empty "
+                                         "PretrainBatch$"):  # before: "num_samples ... 0"
+        make_loader(toy_data[:0], 2, seed=0)
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"shuffle": False}, {"lengths": "valid_lens"}])

@@ -185,7 +185,7 @@ _EX = {"token_ids": [2, 5, 3], "segments": [0, 0, 0], "pred_positions": [1],
 
 @pytest.mark.parametrize(("call", "message"), [
     (lambda v: make_nsp_pairs([[["a"], ["b"]], []], 16, seed=0),
-     r"each with a sentence, .*; got 2 paragraphs of \[2, 0\] sentences"),
+     r"each with a sentence, .*; got 2 paragraphs of \[2, 0\]"),
     (lambda v: make_nsp_pairs(_PARAS, float("nan"), seed=0), "max_len must be an integer >= 5"),
     (lambda v: make_nsp_pairs(_PARAS, 4, seed=0), r"max_len must be an integer >= 5 \(<cls> a "),
     (lambda v: make_nsp_pairs(_PARAS, 16, seed=1.5), "seed must be an integer"),
@@ -194,6 +194,12 @@ _EX = {"token_ids": [2, 5, 3], "segments": [0, 0, 0], "pred_positions": [1],
     (lambda v: pad_bert_inputs([], 16, v, max_preds=-2), r"max_preds must be an integer in \[1"),
     (lambda v: pad_bert_inputs([PretrainExample(**_EX)], 16, v, max_preds=0),
      r"max_preds must be an integer in \[1, 16\]"),
+    (lambda v: pad_bert_inputs([], 16, v), "examples must hold at least one PretrainExample; "
+                                           "got an empty list"),
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX | {"pred_positions": [4]})], 16, v),
+     r"example 0's pred_positions must point at its 3 tokens, .*got pred_positions \[4\]"),
+    (lambda v: pad_bert_inputs([PretrainExample(**_EX | {"mlm_labels": [6, 7]})], 16, v),
+     r"with one of mlm_labels each; got pred_positions \[1\], mlm_labels \[6, 7\]"),
     (lambda v: make_pretrain_data(_PARAS, v, 16, seed=0.5), "seed must be an integer"),
     (lambda v: make_pretrain_data(_PARAS, v, 16, seed=0, rounds=0), "rounds must be a positive"),
 ])

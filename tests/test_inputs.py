@@ -189,6 +189,19 @@ def test_a_lone_surrogate_is_an_input_error(small_bert, text_a, text_b, name):
         assert err.value.key == "error_not_utf8" and name in err.value.message("zh")
 
 
+@pytest.mark.parametrize("device", ["banana", "cuda", "mps", 0, True, "meta"])
+def test_encoded_inputs_go_only_to_a_device_this_machine_has(device, small_bert, monkeypatch):
+    """Before: torch's errors ("Expected one of cpu, cuda, ...", "Torch not compiled with
+    CUDA enabled")."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    encoded = encode_pair(small_bert[1], "the train")
+    with pytest.raises(ValueError, match=r"^device must be a device this machine has, one of "
+                                         r"\['cpu'\]"):
+        encoded.tensors(device)
+    assert [t.device.type for t in encoded.tensors("cpu")] == ["cpu", "cpu"]
+
+
 def test_get_bert_encoding_wants_the_tokenizer_the_model_was_trained_with(small_bert):
     """Before: "tokens must be token ids in [0, 49]; got 606", which names neither."""
     _, tokenizer = small_bert

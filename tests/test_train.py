@@ -16,12 +16,12 @@ from bertlib import eval_mode, evaluate_pretraining, get_bert_encoding, load_sma
 from bertlib.batches import make_loader, trim_padding
 from bertlib.finetuning.finetune import BagOfWords, BERTClassifier, fine_tune
 from bertlib.finetuning.tasks import TaskData
+from bertlib.inputs import available_devices
 from bertlib.loss import chapter_loss
 from bertlib.scale.fast import fast_loss
 from bertlib.support.i18n import set_language, text
 from bertlib.train import (
     DivergedError,
-    available_devices,
     default_device,
     init_model,
     make_optimizer,
