@@ -1,7 +1,7 @@
 """Mini-batches: the loader over padded pretraining data, batches grouped by length, and
 dynamic padding (each mini-batch cut down to its longest pair).
 
-Shapes: B = mini-batch, T = max_len, P = prediction slots per pair.
+Shapes: B = mini-batch, T = max_len, P = prediction slots per pair, N = examples.
 """
 
 from __future__ import annotations
@@ -11,9 +11,12 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 import torch
+from jaxtyping import Int
+from torch import Tensor
 from torch.utils.data import DataLoader, Sampler, TensorDataset
 
-from bertlib.support.checks import check_bool, check_integer_dtype, check_positive_int, check_range
+from bertlib.model import checked
+from bertlib.support.checks import check_positive_int
 from bertlib.support.rng import make_generator
 
 
@@ -34,17 +37,11 @@ class LengthGroupedSampler(Sampler[list[int]]):
     the order of the batches stay random. The last batch of a chunk may be smaller.
     """
 
-    def __init__(self, lengths: torch.Tensor, batch_size: int, *, seed: int,
+    @checked
+    def __init__(self, lengths: Int[Tensor, " N"], batch_size: int, *, seed: int,
                  chunk_batches: int = 50):
         check_positive_int("batch_size", batch_size)
         check_positive_int("chunk_batches", chunk_batches)
-        if not isinstance(lengths, torch.Tensor) or lengths.ndim != 1:
-            raise ValueError(f"lengths must be a 1-D tensor, one length per example; got "
-                             f"{lengths!r:.80}")
-        check_integer_dtype("lengths", lengths)  # a length counts tokens
-        if lengths.numel() and int(lengths.min()) < 1:
-            raise ValueError(f"lengths must be positive integers (tokens per example); got "
-                             f"{int(lengths.min())} in {lengths.tolist()!r:.80}")
         self.lengths = lengths
         self.batch_size = batch_size
         self.chunk = batch_size * chunk_batches
@@ -68,57 +65,21 @@ class LengthGroupedSampler(Sampler[list[int]]):
 def make_loader(data: Tensors, batch_size: int, *, seed: int, shuffle: bool = True,
                 lengths: torch.Tensor | None = None) -> DataLoader:
     """Mini-batches of ``data.tensors()`` (the seven PretrainBatch tensors, say), shuffled by a
-    generator seeded with ``seed`` (so two loaders with the same seed give the same batches).
-
-    With ``lengths`` (one per example, such as ``data.valid_lens``) each mini-batch holds
-    examples of similar length (:class:`LengthGroupedSampler`), which is what makes
-    :func:`trim_padding` pay.
-    """
-    if not callable(getattr(data, "tensors", None)):
-        raise ValueError("data must be a PretrainBatch or task data (an object whose tensors() "
-                         f"gives equally long tensors); got {type(data).__name__}")
-    tensors = data.tensors()
-    parts = [tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
-             for t in (tensors if isinstance(tensors, Sequence) else [tensors])]
-    if not isinstance(tensors, Sequence) or not all(isinstance(p, tuple) and p for p in parts) \
-            or len({p[0] for p in parts}) > 1:
-        raise ValueError(f"data.tensors() must give tensors of one length, a row per example; "
-                         f"got {parts!r:.120}")
-    if not tensors or len(tensors[0]) == 0:
-        raise ValueError("data must hold at least one example; got an empty "
-                         f"{type(data).__name__}")
+    generator seeded with ``seed`` (the same seed, the same batches). With ``lengths`` (one per
+    example, such as ``data.valid_lens``) each mini-batch holds shuffled examples of similar
+    length (:class:`LengthGroupedSampler`), which is what makes :func:`trim_padding` pay."""
     check_positive_int("batch_size", batch_size)
-    check_bool("shuffle", shuffle)
+    if len(data.tensors()[0]) == 0:  # a held-out split that came out empty, say
+        raise ValueError(f"data must hold at least one example; got an empty {type(data).__name__}")
+    # A DataLoader draws a seed for its workers on every pass, from torch's global generator
+    # unless it is given one: with a sampler, the sampler's own draws are not enough.
     if lengths is not None:
-        if not shuffle:
-            raise ValueError("lengths groups shuffled examples; with shuffle=False leave it None")
-        if not isinstance(lengths, torch.Tensor) or lengths.shape != (len(tensors[0]),):
-            raise ValueError(f"lengths must be a tensor of {len(tensors[0])} lengths, one per "
-                             f"example; got {lengths!r:.80}")
-        sampler = LengthGroupedSampler(lengths, batch_size, seed=seed)
-        # A DataLoader draws a seed for its workers on every pass, from torch's global
-        # generator unless it is given one: the sampler's own draws are not enough.
-        return DataLoader(TensorDataset(*tensors), batch_sampler=sampler,
-                          generator=make_generator(seed=seed))
+        return DataLoader(TensorDataset(*data.tensors()), generator=make_generator(seed=seed),
+                          batch_sampler=LengthGroupedSampler(lengths, batch_size, seed=seed))
     # <listing: loader>
-    return DataLoader(TensorDataset(*tensors), batch_size=batch_size, shuffle=shuffle,
+    return DataLoader(TensorDataset(*data.tensors()), batch_size=batch_size, shuffle=shuffle,
                       generator=make_generator(seed=seed))
     # </listing>
-
-
-def _check_mini_batch(batch: Sequence[torch.Tensor]) -> None:
-    """Seven tensors, as :func:`trim_padding` cuts them, each valid length within T: cut to a
-    longer one, the tokens would keep padding the loss counts as real."""
-    seven = isinstance(batch, list | tuple) and len(batch) == 7
-    if not seven or not all(isinstance(t, torch.Tensor) for t in batch):
-        got = [getattr(t, "shape", t) for t in batch] if isinstance(batch, list | tuple) \
-            else batch
-        raise ValueError("batch must be a mini-batch's seven tensors (tokens, segments, "
-                         "valid_lens, pred_positions, mlm_weights, mlm_labels, nsp_labels); "
-                         f"got {type(batch).__name__} {got!r:.80}")
-    T = batch[0].shape[-1] if batch[0].ndim else 0
-    check_integer_dtype("valid_lens", batch[2])
-    check_range("valid_lens", batch[2], 1, T, f"in [1, T={T}] (T: the tokens' length)")
 
 
 def trim_padding(batch: Sequence[torch.Tensor]) -> list[torch.Tensor]:
@@ -132,7 +93,6 @@ def trim_padding(batch: Sequence[torch.Tensor]) -> list[torch.Tensor]:
     The losses do not change: what is cut is padding, which attention masks out and the MLM loss
     weighs 0, and the positions kept keep their position embeddings. Only the work shrinks.
     """
-    _check_mini_batch(batch)
     tokens, segments, valid_lens, pred_positions, weights, labels, nsp_labels = batch
     # <listing: trim>
     T = int(valid_lens.max())

@@ -1,10 +1,8 @@
 """From text to what the model reads: ``<cls> A <sep> B <sep>``, segment ids, tensors.
 
-One path serves everything that feeds text to a model (the widgets, the context-sensitivity
-tables, ``get_bert_encoding``): :func:`encode_pair` tokenizes, truncates and adds the special
-tokens; :meth:`EncodedInput.tensors` and :func:`stack_inputs` turn the result into a batch.
-
-Shapes: B = batch, T = sequence length, H = num_hiddens.
+One path serves everything that feeds text to a model: :func:`encode_pair` tokenizes,
+truncates and adds the special tokens; :meth:`EncodedInput.tensors` and :func:`stack_inputs`
+turn the result into a batch. Shapes: B = batch, T = sequence length, H = num_hiddens.
 """
 
 from __future__ import annotations
@@ -18,29 +16,19 @@ import torch
 from torch import nn
 
 from bertlib.model import BERTModel
-from bertlib.support.checks import (
-    check_instance,
-    check_int_in,
-    check_positive_int,
-    check_vocab_fits,
-)
+from bertlib.support.checks import check_instance, check_int_in, check_vocab_fits
 from bertlib.text.tokenizer import WordPieceTokenizer
-from bertlib.text.vocab import check_int_list, check_word_tokens
+from bertlib.text.vocab import check_word_tokens
 
 
-def get_tokens_and_segments(
-    tokens_a: list[str],
-    tokens_b: list[str] | None = None,
-    *,
-    cls_token: str = "<cls>",
-    sep_token: str = "<sep>",
-) -> tuple[list[str], list[int]]:
+def get_tokens_and_segments(tokens_a: list[str], tokens_b: list[str] | None = None, *,
+                            cls_token: str = "<cls>", sep_token: str = "<sep>") -> tuple:
     """Build BERT's input sequence: ``<cls> A <sep>`` or ``<cls> A <sep> B <sep>``.
 
     Returns the tokens and their segment ids (0 for ``<cls>``, A and its ``<sep>``; 1 for B and
     its ``<sep>``).
     """
-    check_word_tokens("tokens_a", tokens_a)  # a str where a list belongs is named here
+    check_word_tokens("tokens_a", tokens_a)  # a text where a list belongs is named here
     if tokens_b is not None:
         check_word_tokens("tokens_b", tokens_b)
     tokens = [cls_token, *tokens_a, sep_token]
@@ -86,11 +74,9 @@ class EncodedInput:
     def truncated(self) -> bool:
         return self.total > len(self.tokens)
 
-    def tensors(self, device: torch.device | str | None = None
-                ) -> tuple[torch.Tensor, torch.Tensor]:
+    def tensors(self, device: torch.device | str | None = None) -> tuple:
         """A batch of one on ``device`` (default: the CPU): tokens and segments, each (1, T)."""
-        if device is not None:
-            device = check_device("device", device)
+        device = None if device is None else check_device("device", device)
         return (torch.tensor([self.ids], device=device),
                 torch.tensor([self.segments], device=device))
 
@@ -104,13 +90,10 @@ def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None =
     :class:`EmptyTextError` when A (or a required B) gives no token, and an
     :class:`~bertlib.support.checks.InputError` for text that is not valid Unicode.
     """
-    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
-                   "a bertlib WordPieceTokenizer (load_small_bert() gives one)")
     a = tokenizer.encode(text_a, "text_a").tokens
     b = tokenizer.encode(text_b, "text_b").tokens if text_b is not None else None
     b = b or None  # a blank B is no B
     if max_len is not None:  # <cls> a <sep>, or <cls> a <sep> b <sep>: a token of each text
-        check_positive_int("max_len", max_len)
         check_int_in("max_len", max_len, 3 if b is None else 5,
                      why=" (<cls>, <sep> and a token of each text)")
     if not a:
@@ -130,8 +113,7 @@ def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None =
                         len(a) + 2 if b else None, total, tokens.count(specials.unk))
 
 
-def stack_inputs(inputs: Sequence[EncodedInput],
-                 pad_id: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def stack_inputs(inputs: Sequence[EncodedInput], pad_id: int) -> tuple:
     """Several inputs as one padded batch: tokens and segments (B, T), valid_lens (B,)."""
     T = max(len(x.ids) for x in inputs)
     tokens = torch.full((len(inputs), T), pad_id)
@@ -150,19 +132,16 @@ def available_devices() -> list[str]:
 
 
 def check_device(name: str, value) -> torch.device:
-    """``value`` (a torch.device, a name such as 'cpu', 'cuda', 'cuda:1' or 'mps', or a GPU
-    index) as a torch.device that this machine has; a ValueError naming the ones it has
-    otherwise (torch would accept 'cuda' without a GPU and fail at the first tensor)."""
-    available = available_devices()
+    """``value`` (a name such as 'cuda:1', a torch.device or a GPU index) as a device this
+    machine has: torch would take 'cuda' without a GPU and fail only at the first tensor."""
     index = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    device = None
-    if isinstance(value, (str, torch.device)) or index:
-        with contextlib.suppress(RuntimeError, ValueError):  # 'banana', 'cuda:x', -1
-            device = torch.device(f"cuda:{value}" if index else value)
-    # the same devices by other names; "cuda" is the current GPU
-    aliases = {"cpu:0", *(["cuda"] if "cuda:0" in available else []),
-               *(["mps:0"] if "mps" in available else [])}
-    if device is None or str(device) not in {*available, *aliases}:
+    try:
+        device = torch.device(f"cuda:{value}" if index else value)
+    except (RuntimeError, TypeError):  # 'banana', 'cuda:x', -1, 1.5
+        device = None
+    aliases = {"cpu:0": "cpu", "cuda": "cuda:0", "mps:0": "mps"}  # "cuda": the current GPU
+    available = available_devices()
+    if device is None or aliases.get(str(device), str(device)) not in available:
         raise ValueError(f"{name} must be a device this machine has, one of {available} (a "
                          f"name, a torch.device or a GPU index); got {value!r:.80}")
     return device
@@ -170,23 +149,7 @@ def check_device(name: str, value) -> torch.device:
 
 def model_device(model: nn.Module) -> torch.device:
     """Where the model's parameters live; its inputs must go there too."""
-    first = next(model.parameters(), None)
-    if first is None:
-        raise ValueError(f"model must have parameters; {type(model).__name__} has none")
-    return first.device
-
-
-def check_weights_loaded(model: nn.Module) -> None:
-    """Refuse a model any of whose weights are on the ``meta`` device: shapes without values
-    (``with torch.device("meta")`` builds such a model to count or plan, not to compute)."""
-    check_instance("model", model, nn.Module, "a torch module such as a BERTModel")
-    meta = [name for name, p in model.named_parameters() if p.is_meta]
-    if meta:
-        raise ValueError(f"model's weights are on the meta device ({len(meta)} of them, "
-                         f"{meta[0]} first): they have shapes but no values, so there is "
-                         "nothing to compute or train with. Load or initialise them first "
-                         "(init_model(config, seed), or model.to_empty(device='cpu') and a "
-                         "checkpoint)")
+    return next(model.parameters()).device
 
 
 @contextlib.contextmanager
@@ -207,16 +170,6 @@ def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
             m.training = training
 
 
-def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer) -> None:
-    """A model with its weights, and the tokenizer it was trained with: another vocabulary
-    would give ids the model never learnt, refused only deep inside its embedding."""
-    check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
-    check_weights_loaded(model)
-    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
-                   "a bertlib WordPieceTokenizer (load_small_bert() gives one with its model)")
-    check_vocab_fits("tokenizer", len(tokenizer.vocab), model.config.vocab_size)
-
-
 def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: str,
                       text_b: str | None = None) -> torch.Tensor:
     """BERT's representation of ``<cls> a <sep>`` or ``<cls> a <sep> b <sep>``: (1, T, H).
@@ -225,18 +178,11 @@ def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: s
     the network in training mode, so dropout stays on and the same text gets a slightly
     different encoding on every call; here it is deterministic.
     """
-    check_model_and_tokenizer(model, tokenizer)
+    check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
+                   "a bertlib WordPieceTokenizer (load_small_bert() gives one with its model)")
+    check_vocab_fits("tokenizer", len(tokenizer.vocab), model.config.vocab_size)
     encoded = encode_pair(tokenizer, text_a, text_b)
     with eval_mode(model):
         encoded_X, _, _ = model(*encoded.tensors(model_device(model)))
     return encoded_X
-
-
-def check_segment_ids(name: str, values) -> None:
-    """A 1-d list of segment ids, each 0 (sentence A) or 1 (sentence B): the segment embedding
-    has two rows, and a pair built by hand could hold anything."""
-    check_int_list(name, values)
-    bad = [int(s) for s in values if int(s) not in (0, 1)]
-    if bad:
-        raise ValueError(f"{name} must hold 0 (sentence A) or 1 (sentence B); got {bad[0]} in "
-                         f"{list(values)!r:.80}")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -33,24 +32,6 @@ class MaskedTokens:
     num_candidates: int  # the maskable positions the choice was made from
 
 
-def _token_ids(token_ids) -> list[int]:
-    """``token_ids`` as a list of Python ints: a 1-D integer tensor or a sequence of integers
-    (not a text, which would be taken apart into characters; not bools or floats)."""
-    if isinstance(token_ids, torch.Tensor):
-        if token_ids.dim() != 1 or token_ids.dtype.is_floating_point or \
-                token_ids.dtype == torch.bool:
-            raise ValueError(f"token_ids must be a 1-D tensor of integer ids; got "
-                             f"{token_ids.dtype} of shape {tuple(token_ids.shape)}")
-        return token_ids.tolist()
-    # type(t) is int first: the Integral check alone costs a microsecond per token.
-    if isinstance(token_ids, str) or not isinstance(token_ids, Sequence) or not all(
-            type(t) is int or (isinstance(t, numbers.Integral) and not isinstance(t, bool))
-            for t in token_ids):
-        raise ValueError(f"token_ids must be a list of integer ids (vocab[tokens]); got "
-                         f"{token_ids!r:.80}")
-    return [int(t) for t in token_ids]
-
-
 def check_replacement_words(vocab: Vocab) -> None:
     """The 10% random replacements are drawn from the vocabulary's ordinary words: refuse a
     vocabulary that has none (one of special tokens only)."""
@@ -58,24 +39,6 @@ def check_replacement_words(vocab: Vocab) -> None:
     if not vocab.word_ids:
         raise ValueError("vocab has no ordinary words to draw the 10% random replacements from; "
                          f"it holds only {vocab.to_tokens(list(range(len(vocab))))}")
-
-
-def _word_groups(candidates: list[int], words, length: int) -> list[list[int]]:
-    """The maskable positions grouped by word: one position per group without ``words``."""
-    if words is None:
-        return [[i] for i in candidates]
-    if isinstance(words, (str, torch.Tensor)) or not isinstance(words, Sequence) \
-            or len(words) != length:
-        raise ValueError(f"words must be a list of {length} word indices, one per token; got "
-                         f"{words!r:.80}")
-    groups: dict[int, list[int]] = {}
-    for i in candidates:
-        w = words[i]
-        if isinstance(w, bool) or not isinstance(w, numbers.Integral):
-            raise ValueError(f"words[{i}] must be the integer index of the word token {i} "
-                             f"belongs to (None only for special tokens); got {w!r}")
-        groups.setdefault(int(w), []).append(i)
-    return list(groups.values())
 
 
 def _take_words(groups: list[list[int]], order: list[int], budget: int) -> list[int]:
@@ -90,37 +53,27 @@ def _take_words(groups: list[list[int]], order: list[int], budget: int) -> list[
     return chosen or groups[order[0]]
 
 
-def mask_tokens(
-    token_ids: Sequence[int],
-    vocab: Vocab,
-    *,
-    mask_ratio: float = 0.15,
-    generator: torch.Generator | None = None,
-    seed: int | None = None,
-    words: Sequence[int | None] | None = None,
-) -> MaskedTokens:
+def mask_tokens(token_ids: Sequence[int], vocab: Vocab, *, mask_ratio: float = 0.15,
+                generator: torch.Generator | None = None, seed: int | None = None,
+                words: Sequence[int | None] | None = None) -> MaskedTokens:
     """Choose ``max(1, round(mask_ratio * n))`` positions, ``n`` the length of the sequence
-    with its ``<cls>`` and ``<sep>`` (padding is not part of it), as the chapter and the original
-    BERT do; ``round`` sends halves to the even number (4.5 -> 4). The positions are drawn
-    uniformly at random among the maskable ones (everything but ``<pad> <cls> <sep> <mask>``),
-    all of them when there are fewer. Each is corrupted to ``<mask>`` with probability 0.8, to
-    a random word with 0.1, and left unchanged with 0.1.
+    with its ``<cls>`` and ``<sep>`` (not its padding), as the chapter and the original BERT do
+    (``round`` sends halves to the even number), uniformly among the maskable ones (all but
+    ``<pad> <cls> <sep> <mask>``), all of them when there are fewer. Each is corrupted to
+    ``<mask>`` with probability 0.8, to a random word with 0.1, and left unchanged with 0.1.
 
-    Whole-word masking: with ``words``, the word each token belongs to (None for the special
-    tokens; :func:`bertlib.text.words.word_ids` gives them), whole words are chosen, in random
-    order, as long as they fit in that budget, as the original BERT's data script does; the
-    pieces of a chosen word are then corrupted one by one.
+    Whole-word masking: with ``words``, the word of each token (None for the special tokens;
+    :func:`bertlib.text.words.word_ids` gives them), whole words are chosen in random order while
+    they fit in that budget, as the original BERT's data script does.
     """
-    if isinstance(mask_ratio, bool) or not isinstance(mask_ratio, numbers.Real) \
-            or not 0.0 < mask_ratio <= 1.0:
+    check_replacement_words(vocab)
+    if not isinstance(mask_ratio, (int, float)) or not 0.0 < mask_ratio <= 1.0:
         raise ValueError(f"mask_ratio must be in (0, 1]; got {mask_ratio!r}")
-    check_instance("vocab", vocab, Vocab, "a bertlib.text.vocab.Vocab")
-    g = make_generator(generator, seed)
-    ids = _token_ids(token_ids)
-    vocab_size = len(vocab)
-    bad = [t for t in ids if not 0 <= t < vocab_size]
+    ids = token_ids.tolist() if isinstance(token_ids, torch.Tensor) else list(token_ids)
+    bad = [t for t in ids if type(t) is not int or not 0 <= t < len(vocab)]  # a bool is no id
     if bad:
-        raise ValueError(f"token_ids must be in [0, {vocab_size - 1}]; got {bad[0]}")
+        raise ValueError(f"token_ids must be a list of integer ids in [0, {len(vocab) - 1}] "
+                         f"(vocab[tokens]); got {bad[0]!r} in {token_ids!r:.80}")
     candidates = [i for i, t in enumerate(ids) if t not in vocab.structural_ids]
     if not candidates:
         raise ValueError(
@@ -128,8 +81,14 @@ def mask_tokens(
             f"{[vocab.to_tokens(i) for i in sorted(vocab.structural_ids)]}); got "
             f"{f'{ids!r:.80}' if ids else 'an empty sequence'}"
         )
-    check_replacement_words(vocab)
-    groups = _word_groups(candidates, words, len(ids))
+    if words is not None and len(words) != len(ids):
+        raise ValueError(f"words must give the word of each of the {len(ids)} tokens; got "
+                         f"{words!r:.80}")
+    g = make_generator(generator, seed)
+    by_word: dict[int, list[int]] = {}  # the maskable positions by word (each alone without)
+    for i in candidates:
+        by_word.setdefault(i if words is None else words[i], []).append(i)
+    groups = list(by_word.values())
     # <listing: recipe>
     length = len(ids) - ids.count(vocab.pad_id)  # <cls> and <sep> count, padding does not
     num_preds = max(1, round(mask_ratio * length))  # all candidates, if there are fewer

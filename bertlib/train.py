@@ -15,18 +15,15 @@ from torch import nn
 from torch.utils.data import DataLoader
 
 from bertlib.batches import make_loader, trim_padding
-from bertlib.data import PretrainBatch, check_batch, check_nonempty_batch
-from bertlib.inputs import check_device, check_weights_loaded, eval_mode, model_device
+from bertlib.data import PretrainBatch, check_nonempty_batch
+from bertlib.inputs import check_device, eval_mode, model_device
 from bertlib.loss import BERTLoss, chapter_loss
 from bertlib.model import BERTConfig, BERTModel
 from bertlib.support.checks import (
     NonFiniteError,
     check_all_finite,
-    check_bool,
     check_instance,
     check_positive_int,
-    check_seed,
-    check_targets,
 )
 from bertlib.support.i18n import text
 from bertlib.support.progress import ProgressBar
@@ -55,41 +52,22 @@ LR_MAX = 10.0
 
 def check_lr(name: str, value: float) -> None:
     """A learning rate in (0, LR_MAX]: what every optimizer bertlib makes takes."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not real or not 0.0 < value <= LR_MAX:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= LR_MAX:
         raise ValueError(f"{name} must be a number in (0, {LR_MAX:g}] (Adam's usual range is "
                          f"1e-5 to 1e-2); got {value!r:.80}")
 
 
 def make_optimizer(model: nn.Module, lr: float) -> torch.optim.Adam:
-    """Adam at learning rate ``lr`` (in (0, 10], :func:`check_lr`) over
-    ``model``'s trainable parameters (those that require a gradient), as pretraining and
-    fine-tuning use it.
-
-    ``fused=True`` updates every parameter in one kernel instead of a dozen small operations
-    per parameter tensor: the same update to float rounding, and for the shipped model's size
-    on 2 CPU cores 0.4 instead of 1.6 ms per step (benchmarks/README.md).
-
-    The first optimizer a process makes, of any kind, fused or not, imports ``torch._dynamo``
-    and ``torch._inductor`` (``Optimizer.add_param_group`` is wrapped by
-    ``torch._disable_dynamo``), which sets the environment variable
-    ``TORCHINDUCTOR_CACHE_DIR`` and adds a warnings filter for SymPy's deprecation warnings.
-    That is PyTorch's doing, for every torch optimizer; bertlib cannot avoid it while it uses
-    ``torch.optim`` (tests/test_train.py measures it).
-    """
-    check_instance("model", model, nn.Module, "a torch module such as a BERTModel")
+    """Adam (``fused``: one kernel for all parameters) at ``lr`` over the trainable parameters.
+    The first optimizer of a process, of any kind, imports ``torch._inductor``, which sets
+    ``TORCHINDUCTOR_CACHE_DIR`` and adds a warnings filter (tests/test_train.py measures it)."""
     check_lr("lr", lr)
-    params = [p for p in model.parameters() if p.requires_grad]
-    if not params:
-        raise ValueError("model has no trainable parameter: every one is frozen")
-    return torch.optim.Adam(params, lr=lr, fused=True)
+    return torch.optim.Adam([p for p in model.parameters() if p.requires_grad], lr=lr, fused=True)
 
 
 def init_model(config: BERTConfig, seed: int) -> BERTModel:
     """A fresh model whose initial weights depend only on ``seed`` (torch's global random
     state is left as it was)."""
-    check_instance("config", config, BERTConfig, "a BERTConfig")
-    check_seed("seed", seed)
     with own_global_rng(seed):
         return BERTModel.from_config(config)
 
@@ -110,12 +88,9 @@ class TrainHistory:
 
 
 def default_device(device: torch.device | str | int | None = None) -> torch.device:
-    """``device`` when one is given (checked: a device this machine has, see
-    :func:`~bertlib.inputs.check_device`), else the first GPU when there is one, else the CPU.
-
-    The chapter's ``try_all_gpus`` spreads a batch over every GPU with ``nn.DataParallel``;
-    bertlib trains on one device (for several, see ``torch.distributed``).
-    """
+    """``device`` if this machine has it (:func:`~bertlib.inputs.check_device`), else the first
+    GPU when there is one, else the CPU. (The chapter's ``try_all_gpus`` spreads a batch over
+    every GPU; bertlib trains on one device: for several, see ``torch.distributed``.)"""
     if device is not None:
         return check_device("device", device)
     return torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
@@ -123,8 +98,7 @@ def default_device(device: torch.device | str | int | None = None) -> torch.devi
 
 class DivergedError(ValueError):
     """Training stopped at step ``step``, whose loss or gradients are NaN or infinite, before
-    that step changed a weight (a ``ValueError``, like every refusal of bertlib: the usual
-    cause is an argument, a learning rate too large for the model)."""
+    that step changed a weight (a ``ValueError``: the usual cause is too large a learning rate)."""
 
     def __init__(self, message: str, step: int) -> None:
         super().__init__(message)
@@ -132,56 +106,26 @@ class DivergedError(ValueError):
 
 
 def _refuse_non_finite(grads: Sequence[torch.Tensor | None]) -> None:
-    """A backward hook: raise before the optimizer can apply a NaN or infinite gradient.
-
-    A NaN or an infinity makes the sum of a tensor's entries NaN or infinite, and one sum per
-    tensor is 14 times as quick as ``isfinite().all()`` (0.3 instead of 3.8 ms for the shipped
-    model on a busy CPU). The sums are in float32 at least: only a run that has diverged has
-    gradients whose float32 sum overflows (entries of 1e32 and more)."""
-    sums = [g.sum(dtype=torch.promote_types(g.dtype, torch.float32)) for g in grads
-            if g is not None]
-    if sums and not bool(torch.stack(sums).sum().isfinite()):
+    """A backward hook: raise before the optimizer can apply a NaN or infinite gradient."""
+    finite = [g.isfinite().all() for g in grads if g is not None]
+    if finite and not bool(torch.stack(finite).all()):
         raise NonFiniteError("a gradient holds NaN or infinite values")
-
-
-def _check_model_and_data(model: BERTModel, data: PretrainBatch) -> None:
-    """A BERTModel and non-empty data whose ids it can read and whose MLM/NSP labels are in
-    range with at least one real prediction slot: one vectorised pass over the data."""
-    check_instance("model", model, BERTModel, "a BERTModel")
-    check_weights_loaded(model)
-    check_nonempty_batch(data)
-    check_batch(data, model.config.vocab_size)
-    check_targets(data.mlm_labels, data.mlm_weights, data.nsp_labels,
-                  tuple(data.pred_positions.shape), model.config.vocab_size)
-    longest, max_len = int(data.valid_lens.max()), model.config.max_len
-    if longest > max_len:  # checked here, before the model is moved or put in training mode
-        raise ValueError(f"data (padded to max_len={data.tokens.shape[1]}) holds a pair of "
-                         f"{longest} tokens; the model's max_len={max_len} learned position "
-                         f"embeddings cannot read it: build the data with max_len <= {max_len} "
-                         "or the model with a larger max_len")
 
 
 def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
               step: Callable[[list[torch.Tensor]], dict[str, str]], *, seed: int,
               device: torch.device, desc: str, progress: bool, lang: str | None = None) -> None:
-    """The training loop that pretraining and fine-tuning share: ``num_steps`` mini-batches
-    from ``loader`` (cycling over it), each moved to ``device`` and given to
-    ``step(batch)``, which takes one optimisation step and returns the progress bar's
-    postfix, its names in ``lang``. The model is in training mode during the loop and in eval
-    mode after it, or in the caller's mode if the loop stops with an error.
+    """The loop that pretraining and fine-tuning share: ``num_steps`` mini-batches from
+    ``loader`` (cycling over it), each moved to ``device`` and given to ``step(batch)``, which
+    takes one optimisation step and returns the progress bar's postfix (names in ``lang``). The
+    model trains during the loop and is in eval mode after it (in the caller's mode after an
+    error). ``seed`` fixes the dropout draws; the caller's global random state is kept.
 
-    ``seed`` fixes the dropout draws, which come from torch's global generator; the caller's
-    global random state is left as it was.
-
-    A step whose loss, hidden states or gradients are NaN or infinite stops the loop with a
-    :class:`DivergedError` that names the step. It is raised before that step's
-    ``optimizer.step()``, so the model keeps the weights of the step before it: the forward
-    checks raise :class:`~bertlib.support.checks.NonFiniteError`, and so does a hook that sees every
-    gradient at the end of the backward pass.
+    A NaN or infinite loss (``step``'s check) or gradient (a hook on the backward pass) stops
+    the loop with a :class:`DivergedError` naming the step, before its ``optimizer.step()``.
     """
     params = [p for p in model.parameters() if p.requires_grad]
-    hook = torch.autograd.graph.register_multi_grad_hook(params, _refuse_non_finite) \
-        if params else None
+    hook = torch.autograd.graph.register_multi_grad_hook(params, _refuse_non_finite)
     bar = ProgressBar(total=num_steps, disable=not progress, desc=desc,
                       unit=text("progress_unit", lang))
     done, caller_mode, finished = 0, model.training, False
@@ -205,8 +149,7 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
                         break
         finished = True
     finally:
-        if hook is not None:
-            hook.remove()
+        hook.remove()
         bar.close()
         model.train(caller_mode and not finished)  # a run that fails leaves the caller's mode
 
@@ -216,36 +159,20 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
                callback: Callable[[TrainHistory], None] | None = None,
                loss_fn: LossFn = chapter_loss, group_by_length: bool = False,
                device: torch.device | str | None = None) -> TrainHistory:
-    """Train ``model`` with Adam for ``num_steps`` mini-batches (cycling over ``data``).
+    """Train ``model`` with Adam for ``num_steps`` mini-batches (cycling over ``data``) on
+    ``device`` (default: :func:`default_device`), where the model stays.
 
-    The model moves to ``device`` (default: :func:`default_device`) and stays there; each
-    batch follows it.
-
-    ``seed`` fixes both the batch order and the dropout draws, so the same model, data and
-    seed give the same losses; torch's global random state is left as it was.
-
-    Each mini-batch is padded only to its longest pair (:func:`~bertlib.batches.trim_padding`),
-    not to ``max_len``. With ``group_by_length`` a mini-batch holds pairs of similar length
-    (:class:`~bertlib.batches.LengthGroupedSampler`), so it is padded even less; it is off by
-    default because where length goes with something else (in the shipped corpus, with the
+    ``seed`` fixes the batch order and the dropout draws; torch's global random state is kept.
+    Each mini-batch is padded only to its longest pair (:func:`~bertlib.batches.trim_padding`).
+    With ``group_by_length`` a mini-batch holds pairs of similar length, padded even less; it is
+    off by default because where length goes with something else (in the shipped corpus, the
     language) such batches learn more slowly per step (notebook 06 measures it).
-    ``callback(history)`` runs after every step (e.g. ``bertlib.viz.LossPlot().update``). The
-    progress bar shows the MLM and NSP losses and pairs/s.
-
-    A step whose loss or gradients are NaN or infinite raises :class:`DivergedError`, naming
-    the step, before that step changes a weight (:func:`run_steps`).
+    ``callback(history)`` runs after every step (e.g. ``bertlib.viz.LossPlot().update``). A NaN
+    or infinite loss or gradient raises :class:`DivergedError` before its step changes a weight.
     """
-    _check_model_and_data(model, data)
+    check_instance("model", model, BERTModel, "a BERTModel")  # not load_small_bert()'s pair
+    check_nonempty_batch(data)  # the values: the model's forward and the loss check them
     check_positive_int("num_steps", num_steps)
-    check_lr("lr", lr)
-    check_bool("progress", progress)
-    check_bool("group_by_length", group_by_length)
-    if callback is not None and not callable(callback):
-        raise ValueError(f"callback must be a function of the history, or None; got "
-                         f"{callback!r:.80}")
-    if not callable(loss_fn):
-        raise ValueError(f"loss_fn must be a function such as fast_loss or chapter_loss; got "
-                         f"{loss_fn!r:.80}")
     device = default_device(device)
     loader = make_loader(data, batch_size, seed=seed,  # checks batch_size and seed
                          lengths=data.valid_lens if group_by_length else None)
@@ -280,8 +207,8 @@ def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
     ``data`` itself (the best any constant guess can do); ``nsp_majority_baseline`` likewise.
     The NSP accuracy is also given per class: a head that favours one answer shows it there.
     """
-    _check_model_and_data(model, data)
-    check_positive_int("batch_size", batch_size)
+    check_instance("model", model, BERTModel, "a BERTModel")  # not load_small_bert()'s pair
+    check_nonempty_batch(data)  # the values: the model's forward and the loss check them
     mlm_hits = 0
     nsp_hits = torch.zeros(2, dtype=torch.long)  # right answers per label [NotNext, IsNext]
     device = model_device(model)
@@ -298,14 +225,9 @@ def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
     n_slots, n_pairs = len(real_labels), len(data)
     pairs_by_label = data.nsp_labels.bincount(minlength=2)
     not_next, is_next = (nsp_hits.double() / pairs_by_label.clamp_min(1)).tolist()
-    return {
-        "pairs": n_pairs,
-        "mlm_slots": n_slots,
-        "nsp_accuracy": int(nsp_hits.sum()) / n_pairs,
-        "nsp_accuracy_is_next": is_next,
-        "nsp_accuracy_not_next": not_next,
-        "nsp_chance": 0.5,
-        "nsp_majority_baseline": int(pairs_by_label.max()) / n_pairs,
-        "mlm_accuracy": mlm_hits / n_slots,
-        "mlm_majority_baseline": int(real_labels.bincount().max()) / n_slots,
-    }
+    return {"pairs": n_pairs, "mlm_slots": n_slots,
+            "nsp_accuracy": int(nsp_hits.sum()) / n_pairs,
+            "nsp_accuracy_is_next": is_next, "nsp_accuracy_not_next": not_next,
+            "nsp_chance": 0.5, "nsp_majority_baseline": int(pairs_by_label.max()) / n_pairs,
+            "mlm_accuracy": mlm_hits / n_slots,
+            "mlm_majority_baseline": int(real_labels.bincount().max()) / n_slots}

@@ -4,6 +4,7 @@ from collections import Counter
 
 import pytest
 import torch
+from jaxtyping import TypeCheckError
 
 from bertlib.batches import LengthGroupedSampler, make_loader, trim_padding
 from bertlib.loss import chapter_loss
@@ -66,23 +67,13 @@ def test_a_chunk_is_fifty_batches_by_default():
 
 
 def test_length_grouped_batches_check_their_arguments():
-    with pytest.raises(ValueError, match="^lengths must be a 1-D tensor"):
-        LengthGroupedSampler([3, 4], 2, seed=0)
+    for lengths in ([3, 4], torch.tensor([1.5, 2.0]), torch.tensor([[3, 4]])):
+        with pytest.raises(TypeCheckError, match="parameter 'lengths'"):
+            LengthGroupedSampler(lengths, 2, seed=0)
     with pytest.raises(ValueError, match="^batch_size must be"):
         LengthGroupedSampler(_lengths(4), 0, seed=0)
     with pytest.raises(ValueError, match="^chunk_batches must be"):
         LengthGroupedSampler(_lengths(4), 2, seed=0, chunk_batches=0)
-
-
-@pytest.mark.parametrize(("lengths", "message"), [
-    (torch.tensor([1.5, 2.0]), "^lengths must hold integers .*got dtype torch.float32"),
-    (torch.tensor([-1, 3]), r"^lengths must be positive integers .*got -1 in \[-1, 3\]"),
-    (torch.tensor([3, 0]), r"^lengths must be positive integers .*got 0 in \[3, 0\]"),
-])
-def test_length_grouped_batches_refuse_lengths_that_are_not_token_counts(lengths, message):
-    """Before: accepted, and sorted as if they were lengths."""
-    with pytest.raises(ValueError, match=message):
-        LengthGroupedSampler(lengths, 2, seed=0)
 
 
 def test_loader_with_lengths_groups_the_batches(toy_data):
@@ -94,11 +85,6 @@ def test_loader_with_lengths_groups_the_batches(toy_data):
     spread = [int(b[2].max() - b[2].min()) for b in batches]
     assert sum(spread) < sum(int(b[2].max() - b[2].min())
                              for b in make_loader(toy_data, 8, seed=0))
-    with pytest.raises(ValueError, match="^lengths must be a tensor of"):
-        make_loader(toy_data, 8, seed=0, lengths=toy_data.valid_lens[1:])
-    with pytest.raises(ValueError, match="^lengths groups shuffled examples; with shuffle=False "
-                                         "leave it None$"):
-        make_loader(toy_data, 8, seed=0, shuffle=False, lengths=toy_data.valid_lens)
 
 
 def test_trimmed_batches_cut_only_padding(toy_data):
@@ -137,19 +123,12 @@ def test_a_batch_with_no_prediction_keeps_one_slot(toy_data):
     assert trim_padding(batch)[3].shape == (4, 1)
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda d: make_loader([torch.zeros(2)], 2, seed=0),
-     r"^data must be a PretrainBatch or task data \(an object whose tensors\(\) gives equally "
-     r"long tensors\); got list$"),
-    (lambda d: make_loader(d[:0], 2, seed=0),
-     "^data must hold at least one example; got an empty PretrainBatch$"),
-    (lambda d: make_loader(d, 2, seed=0, shuffle="False"),
-     "shuffle must be True or False; got 'False'"),
-])
-def test_bad_loader_arguments_are_named(call, message, toy_data):
-    """Before: raw torch errors, and shuffle='False' shuffled."""
-    with pytest.raises(ValueError, match=message):
-        call(toy_data)
+def test_a_bad_batch_size_or_empty_data_is_named(toy_data):
+    with pytest.raises(ValueError, match="^batch_size must be a positive integer; got 0"):
+        make_loader(toy_data, 0, seed=0)
+    with pytest.raises(ValueError, match="^data must hold at least one example; got an empty "
+                                         "PretrainBatch$"):  # before: "num_samples ... 0"
+        make_loader(toy_data[:0], 2, seed=0)
 
 
 @pytest.mark.parametrize("kwargs", [{}, {"shuffle": False}, {"lengths": "valid_lens"}])
@@ -165,41 +144,3 @@ def test_iterating_a_loader_leaves_the_global_random_state_alone(kwargs, toy_dat
     again = make_loader(toy_data, 8, seed=3, **kwargs)
     torch.manual_seed(123)  # another global state: the same batches
     assert [batch[0].tolist() for batch in again] == first
-
-
-class _Tensors:
-    def __init__(self, *tensors):
-        self.parts = tensors
-
-    def tensors(self):
-        return self.parts
-
-
-@pytest.mark.parametrize(("data", "got"), [
-    (_Tensors(torch.arange(5), torch.arange(4)), r"\[\(5,\), \(4,\)\]"),  # Size mismatch
-    (_Tensors(torch.arange(5), None), r"\[\(5,\), 'NoneType'\]"),
-    (_Tensors(torch.tensor(3)), r"\[\(\)\]"),  # len() of a 0-d tensor
-    (_Tensors([1, 2, 3]), r"\['list'\]"),
-])
-def test_data_whose_tensors_do_not_line_up_is_named(data, got):
-    """Before: "Size mismatch between tensors", AttributeError or TypeError from torch."""
-    with pytest.raises(ValueError, match=r"^data.tensors\(\) must give tensors of one length, "
-                                         rf"a row per example; got {got}$"):
-        make_loader(data, 2, seed=0)
-
-
-@pytest.mark.parametrize("batch", [[torch.zeros(2, 3)] * 3, "abcdefg", 5, (1,) * 7])
-def test_trim_padding_names_a_batch_that_is_not_seven_tensors(batch):
-    """Before: "not enough values to unpack (expected 7, got 3)", or AttributeErrors."""
-    with pytest.raises(ValueError, match="^batch must be a mini-batch's seven tensors"):
-        trim_padding(batch)
-
-
-def test_trim_padding_refuses_valid_lengths_past_the_tokens(toy_data):
-    """Before: accepted; the batch came back untrimmed with valid lengths past its tokens."""
-    batch = list(toy_data[:4].tensors())
-    T = batch[0].shape[1]
-    batch[2] = torch.tensor([2, T + 1, 3, 4])
-    with pytest.raises(ValueError, match=rf"^valid_lens must be in \[1, T={T}\] .*got {T + 1} "
-                                         r"at index \(1,\)"):
-        trim_padding(batch)

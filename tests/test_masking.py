@@ -139,7 +139,8 @@ def test_bad_masking_input(vocab):
         mask_tokens([vocab["cat"]], vocab)
     with pytest.raises(ValueError, match=r"mask_ratio must be in \(0, 1\]"):
         mask_tokens([vocab["cat"]], vocab, seed=0, mask_ratio=0)
-    with pytest.raises(ValueError, match=r"token_ids must be in \[0, "):
+    with pytest.raises(ValueError, match=r"token_ids must be a list of integer ids in \[0, 19\] "
+                                         r"\(vocab\[tokens\]\); got 20 in \[20\]"):
         mask_tokens([len(vocab)], vocab, seed=0)
 
 
@@ -219,16 +220,10 @@ def test_a_word_longer_than_the_budget_is_predicted_whole(vocab):
     assert out.positions == [1, 2, 3, 4, 5]
 
 
-@pytest.mark.parametrize(("words", "message"), [
-    ("0 1 2", r"words must be a list of 4 word indices"),
-    ([None, 0, 1], r"words must be a list of 4 word indices"),
-    ([None, 0, 1.0, None], r"words\[2\] must be the integer index"),
-    ([None, 0, None, None], r"words\[2\] must be the integer index"),
-    ([None, True, 1, None], r"words\[1\] must be the integer index"),
-])
-def test_bad_words_are_named(vocab, words, message):
+@pytest.mark.parametrize("words", ["0 1 2", [None, 0, 1]])
+def test_words_for_another_sequence_are_named(vocab, words):
     ids = [vocab.cls_id, vocab["cat"], vocab["sat"], vocab.sep_id]
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(ValueError, match="words must give the word of each of the 4 tokens"):
         mask_tokens(ids, vocab, seed=0, words=words)
 
 

@@ -43,7 +43,7 @@ def batch(T=6, B=2):
     (lambda vocab: mask_tokens([5, 6.5, 7], vocab, seed=0), "token_ids must be a list of integer"),
     (lambda vocab: mask_tokens([5, True, 7], vocab, seed=0), "token_ids must be a list of intege"),
     (lambda vocab: mask_tokens(torch.tensor([5.0, 6.0]), vocab, seed=0),
-     "token_ids must be a 1-D tensor of integer ids"),
+     "token_ids must be a list of integer ids .*got 5.0 in tensor"),
     (lambda vocab: mask_tokens([5, 6, 7], vocab, mask_ratio="0.15", seed=0), "mask_ratio must"),
     (lambda vocab: make_nsp_pairs(["the cat sat . it ran", "a dog"], 16, seed=0),
      r"paragraphs\[0\] must be a paragraph, a list of tokenized sentences"),
