@@ -1629,8 +1629,8 @@ check_exercise("06_small_bert_params", answer)
 # "grouped by length:"
 # "按长度分组："
 #
-# "padding after trimming {padding:.1%}; the larger language makes up {majority:.0%} of a mini-batch
-# on average" "截短后填充占 {padding:.1%}；小批量中较多的那种语言平均占 {majority:.0%}"
+# "padding after trimming {padding:.1%}; the larger language makes up {majority:.0%} of a mini-batch on average"
+# "截短后填充占 {padding:.1%}；小批量中较多的那种语言平均占 {majority:.0%}"
 #
 # "English pairs:"
 # "英文句子对："
@@ -1641,9 +1641,8 @@ check_exercise("06_small_bert_params", answer)
 # "mean length {mean:.1f} tokens, 10th to 90th percentile {low} to {high}"
 # "平均长度 {mean:.1f} 个词元，第 10 到第 90 百分位数为 {low} 到 {high}"
 #
-# "NSP loss (recorded every {every} steps): mean over steps {a}-{b} {early:.2f}, over steps {c}-{d}
-# {late:.2f}" "下一句预测损失（每 {every} 步记录一次）：第 {a}–{b} 步平均 {early:.2f}，第 {c}–{d} 步
-# 平均 {late:.2f}"
+# "NSP loss (recorded every {every} steps): mean over steps {a}-{b} {early:.2f}, over steps {c}-{d} {late:.2f}"
+# "下一句预测损失（每 {every} 步记录一次）：第 {a}–{b} 步平均 {early:.2f}，第 {c}–{d} 步平均 {late:.2f}"
 #
 # "BERT paper:"
 # "BERT 论文："
@@ -1654,9 +1653,8 @@ check_exercise("06_small_bert_params", answer)
 # "model"
 # "模型"
 #
-# "BERT-base 12 blocks, H = 768, 12 heads: 110M parameters; BERT-large 24 blocks, H = 1024, 16
-# heads: 340M parameters" "BERT-base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；BERT-large：24
-# 个编码器块，H = 1024，16 个头，3.4 亿个参数"
+# "BERT-base 12 blocks, H = 768, 12 heads: 110M parameters; BERT-large 24 blocks, H = 1024, 16 heads: 340M parameters"
+# "BERT-base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；BERT-large：24 个编码器块，H = 1024，16 个头，3.4 亿个参数"
 #
 # "{blocks} blocks, H = {h}, {heads} heads: parameters, see exercise 2"
 # "{blocks} 个编码器块，H = {h}，{heads} 个头：参数个数见练习 2"
@@ -1715,12 +1713,11 @@ check_exercise("06_small_bert_params", answer)
 # "{minutes} minutes on one CPU thread"
 # "在一个 CPU 线程上训练 {minutes} 分钟"
 #
-# "in-class recipe: lr {lr:g}, dropout {dropout:g}, {steps} steps of {batch} pairs, {threads}
-# threads" "课堂训练配置：学习率 {lr:g}，dropout {dropout:g}，{steps} 步，每步 {batch} 个句子对，
-# {threads} 个线程"
+# "in-class recipe: lr {lr:g}, dropout {dropout:g}, {steps} steps of {batch} pairs, {threads} threads"
+# "课堂训练配置：学习率 {lr:g}，dropout {dropout:g}，{steps} 步，每步 {batch} 个句子对，{threads} 个线程"
 #
-# "NSP {nsp:.3f}  MLM {mlm:.3f}  {pairs:.0f} pairs/s; seconds: data {data:.1f}, training
-# {training:.1f}, evaluation {evaluation:.1f}, total {total:.1f}" "下一句预测 {nsp:.3f}  掩蔽语言模型 {mlm:.3f}  每秒 {pairs:.0f} 个句子对；用时（秒）：构造数据 {data:.1f}，训练 {training:.1f}，评估 {evaluation:.1f}，共 {total:.1f}"
+# "NSP {nsp:.3f}  MLM {mlm:.3f}  {pairs:.0f} pairs/s; seconds: data {data:.1f}, training {training:.1f}, evaluation {evaluation:.1f}, total {total:.1f}"
+# "下一句预测 {nsp:.3f}  掩蔽语言模型 {mlm:.3f}  每秒 {pairs:.0f} 个句子对；用时（秒）：构造数据 {data:.1f}，训练 {training:.1f}，评估 {evaluation:.1f}，共 {total:.1f}"
 #
 # "NSP {nsp:.3f}  MLM {mlm:.3f}  ({steps} steps, {minutes:.1f} min on {threads} thread)"
 # "下一句预测 {nsp:.3f}  掩蔽语言模型 {mlm:.3f}（{steps} 步，在 {threads} 个线程上用时 {minutes:.1f} 分钟）"

@@ -871,9 +871,8 @@ answer = None  # your answer to exercise 4: a percentage, a whole number
 check_exercise("07_replication", answer)
 
 # %% [raw] strings="zh"
-# "the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} training paragraphs with
-# {sentences:,} sentences" "自带的小 BERT：在 {paragraphs} 个训练段落（{sentences:,} 个句子）上训练
-# 了 {steps} 步，用时 {minutes} 分钟"
+# "the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} training paragraphs with {sentences:,} sentences"
+# "自带的小 BERT：在 {paragraphs} 个训练段落（{sentences:,} 个句子）上训练了 {steps} 步，用时 {minutes} 分钟"
 #
 # "held out: pairs {pairs}  MLM slots {slots}"
 # "留出数据：{pairs} 个句子对，{slots} 个掩蔽语言模型的预测位置"
@@ -966,9 +965,8 @@ check_exercise("07_replication", answer)
 # "原始权重与按范数加权的比例之间的最大差距：{gap:.3f}"
 
 # %% [raw] strings="ja"
-# "the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} training paragraphs with
-# {sentences:,} sentences" "付属の小さな BERT：{paragraphs} 個の学習用の段落（{sentences:,} 文）で
-# {steps} ステップ、{minutes} 分"
+# "the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} training paragraphs with {sentences:,} sentences"
+# "付属の小さな BERT：{paragraphs} 個の学習用の段落（{sentences:,} 文）で {steps} ステップ、{minutes} 分"
 #
 # "held out: pairs {pairs}  MLM slots {slots}"
 # "ホールドアウト：ペア {pairs} 組、マスク言語モデルの予測位置 {slots} 個"
