@@ -7,7 +7,6 @@ import numbers
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 
-import numpy as np
 import torch
 
 from bertlib.support.checks import (
@@ -190,22 +189,3 @@ def check_word_paragraphs(name: str, paragraphs) -> None:
         for s, sentence in enumerate(paragraph):
             check_word_tokens(f"{name}[{p}][{s}]", sentence)
 
-
-def check_int_list(name: str, values) -> None:
-    """A 1-d list, tensor or array of integers: a bool is not an id (torch would read True as
-    1), a float would be cut, and None or a nested list would fail deep inside torch."""
-    if isinstance(values, (torch.Tensor, np.ndarray)):
-        integer = (np.issubdtype(values.dtype, np.integer) if isinstance(values, np.ndarray)
-                   else values.dtype in (torch.int64, torch.int32, torch.int16, torch.int8,
-                                         torch.uint8))
-        if values.ndim != 1 or not integer:
-            raise ValueError(f"{name} must be a 1-d list of integers; got {values.dtype} of "
-                             f"shape {tuple(values.shape)}")
-        return
-    check_sized(name, values, "a list of integers")
-    if not set(map(type, values)) <= {int}:  # the common case at C speed; numpy ints below
-        bad = next(((i, v) for i, v in enumerate(values) if isinstance(v, bool)
-                    or not isinstance(v, numbers.Integral)), None)
-        if bad is not None:
-            raise ValueError(f"{name} must hold integers; got {bad[1]!r:.80} at position "
-                             f"{bad[0]} (a bool or a float is no id)")
