@@ -34,7 +34,7 @@ NUMBER = re.compile(
 )
 SCALES = {"million": 1e6, "M": 1e6, "billion": 1e9, "B": 1e9, "万": 1e4, "亿": 1e8, "億": 1e8}
 # Link targets, and inline code (`max_len=64`: code the page shows, not a claim of the prose).
-NOT_PROSE = re.compile(r"\]\([^)]*\)|https?://\S+|`[^`\n]*`")
+NOT_PROSE = re.compile(r"\]\([^)]*\)|https?://\S+|`[^`]*`")
 IN_OUTPUT = re.compile(r"[-−]?\d{1,3}(?:,\d{3})+(?:\.\d+)?|[-−]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
 
 

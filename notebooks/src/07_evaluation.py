@@ -18,7 +18,7 @@
 # *[中文版](../zh/07_evaluation.ipynb) · [日本語](../ja/07_evaluation.ipynb) ·
 # [Index](00_index.ipynb)*
 #
-# Notebook 06 pretrained a small model for half a minute and showed the full run of the small
+# Notebook 06 pretrained a small model for under a minute and showed the full run of the small
 # BERT that ships with `bertlib`. What did that model learn? This notebook measures it, and
 # asks what the numbers mean. It loads the shipped model (`load_small_bert`), not the one that
 # notebook 06 trained: every notebook runs on its own from a fresh kernel, and the short run
@@ -39,10 +39,10 @@
 # [English](../en/07_evaluation.ipynb) · [日本語](../ja/07_evaluation.ipynb) ·
 # [目录](00_index.ipynb)
 #
-# 笔记本 06 用半分钟预训练了一个小模型，还展示了项目自带的小 BERT（随 `bertlib` 一起提供）的完整训练
-# 过程。这个模型到底学到了什么？本笔记本就来测一测，并追问这些数字意味着什么。我们加载的是自带模型
-# （`load_small_bert`），而不是笔记本 06 训练的那个：每个笔记本都在一个新的内核中独立运行，况且那次
-# 短暂的训练学到的远不如自带模型。
+# 笔记本 06 用不到一分钟预训练了一个小模型，还展示了项目自带的小 BERT（随 `bertlib` 一起提供）的完整
+# 训练过程。这个模型到底学到了什么？本笔记本就来测一测，并追问这些数字意味着什么。我们加载的是自带模
+# 型（`load_small_bert`），而不是笔记本 06 训练的那个：每个笔记本都在一个新的内核中独立运行，况且那
+# 次短暂的训练学到的远不如自带模型。
 #
 # 你将会：
 # 1. 在留出的段落上测量下一句预测和掩蔽语言模型的准确率，每个数字都附上 95% 置信区间，并与基线比较；
@@ -56,11 +56,11 @@
 # *[English](../en/07_evaluation.ipynb) · [中文](../zh/07_evaluation.ipynb) ·
 # [目次](00_index.ipynb)*
 #
-# ノートブック 06 では、小さなモデルを 30 秒ほど事前学習し、`bertlib` に付属する小さな BERT の学習全
-# 体を見ました。そのモデルは何を学んだのでしょうか。このノートブックではそれを測り、その数字が何を意
-# 味するのかを考えます。読み込むのは付属モデル（`load_small_bert`）で、ノートブック 06 で学習させた
-# モデルではありません。どのノートブックも新しいカーネルで単独で動くようにしてあり、また、06 の短い
-# 学習で学べたことは付属モデルよりずっと少ないからです。
+# ノートブック 06 では、小さなモデルを 1 分足らず事前学習し、`bertlib` に付属する小さな BERT の学
+# 習全体を見ました。そのモデルは何を学んだのでしょうか。このノートブックではそれを測り、その数字が何
+# を意味するのかを考えます。読み込むのは付属モデル（`load_small_bert`）で、ノートブック 06 で学習さ
+# せたモデルではありません。どのノートブックも新しいカーネルで単独で動くようにしてあり、また、06 の
+# 短い学習で学べたことは付属モデルよりずっと少ないからです。
 #
 # このノートブックでは、次のことを行います。
 # 1. ホールドアウトの段落で次文予測とマスク言語モデルの正解率を測り、それぞれに 95% 信頼区間を付け
@@ -784,7 +784,7 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #    max_len=64, seed=0)`), train notebook 06's small model on them (`init_model(BERTConfig(
 #    vocab_size=len(vocab), num_hiddens=64, ffn_num_hiddens=128, num_heads=2, num_blks=2,
 #    dropout=0.0, max_len=64), seed=0)`, `train_bert(..., num_steps=300, batch_size=128,
-#    lr=3e-3, seed=0)`, half a minute), and split its NSP accuracy on `mixed` with
+#    lr=3e-3, seed=0)`, under a minute), and split its NSP accuracy on `mixed` with
 #    `accuracy_by_kind`. Does the shortcut appear? Repeat with `groups=split.train_langs` and
 #    compare the two models, and their NSP losses.
 # 2. ★★ Restrict the held-out MLM accuracy to sentences that do not occur in the training
@@ -814,7 +814,7 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #    tokenizer.tokenize), vocab, max_len=64, seed=0)`），用它们训练笔记本 06 中的小模型
 #    （`init_model(BERTConfig(vocab_size=len(vocab), num_hiddens=64, ffn_num_hiddens=128,
 #    num_heads=2, num_blks=2, dropout=0.0, max_len=64), seed=0)`，`train_bert(..., num_steps=300,
-#    batch_size=128, lr=3e-3, seed=0)`，约半分钟），再用 `accuracy_by_kind` 按句子对的类型拆分它在
+#    batch_size=128, lr=3e-3, seed=0)`，不到一分钟），再用 `accuracy_by_kind` 按句子对的类型拆分它在
 #    `mixed` 上的下一句预测准确率。捷径出现了吗？传入 `groups=split.train_langs` 再做一遍，比较两个
 #    模型以及它们的下一句预测损失。
 # 2. ★★ 只在没有出现在训练段落中的句子上计算留出数据的掩蔽语言模型准确率（只用这些句子构造留出数据，
@@ -840,8 +840,8 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #    （`make_pretrain_data(tokenize_paragraphs(split.train, tokenizer.tokenize), vocab, max_len=64,
 #    seed=0)`）作り、ノートブック 06 の小さなモデル（`init_model(BERTConfig( vocab_size=len(vocab),
 #    num_hiddens=64, ffn_num_hiddens=128, num_heads=2, num_blks=2, dropout=0.0, max_len=64),
-#    seed=0)`）を学習させ（`train_bert(..., num_steps=300, batch_size=128, lr=3e-3, seed=0)`、30
-#    秒ほど）、`mixed` での次文予測の正解率を `accuracy_by_kind` で分けます。近道は現れるでしょう
+#    seed=0)`）を学習させ（`train_bert(..., num_steps=300, batch_size=128, lr=3e-3, seed=0)`、1
+#    分足らず）、`mixed` での次文予測の正解率を `accuracy_by_kind` で分けます。近道は現れるでしょう
 #    か。`groups=split.train_langs` を付けて繰り返し、2 つのモデルとその次文予測の損失を比べましょ
 #    う。
 # 2. ★★ ホールドアウトデータでのマスク言語モデルの正解率を、学習用の段落に現れない文だけに絞ってくだ
