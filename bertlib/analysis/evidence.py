@@ -19,6 +19,7 @@ from torch import Tensor
 from bertlib.data import IS_NEXT
 from bertlib.inputs import eval_mode
 from bertlib.model import BERTEncoder, BERTModel, checked
+from bertlib.support.checks import check_range
 
 
 def _encoder(model: BERTModel | BERTEncoder) -> BERTEncoder:
@@ -73,6 +74,9 @@ def head_effects(model: BERTModel, tokens: Int[Tensor, "1 T"], segments: Int[Ten
                  ) -> HeadEffects:
     """Each head switched off in turn, for one (masked) input, ``targets`` the original tokens
     at ``pred_positions``: all L * nh ablations and the whole model in one batched pass."""
+    T, V = tokens.shape[1], model.config.vocab_size
+    check_range("pred_positions", pred_positions, 0, T - 1, f"in [0, {T - 1}]")
+    check_range("targets", targets, 0, V - 1, f"token ids in [0, {V - 1}]")
     L, nh = model.config.num_blks, model.config.num_heads
     keep = torch.ones(1 + L * nh, L, nh)
     keep[1:].view(L * nh, L * nh).fill_diagonal_(0)  # copy 1 + l * nh + h: head (l, h) off
@@ -133,6 +137,7 @@ def attention_on_neighbours(weights: Float[Tensor, "B L nh T T"],
     """(L, nh): the mean over real prediction slots (``mlm_weights`` > 0) of the weights a
     masked token gives the tokens just before and after it (real ones: <cls>, <sep> at ends)."""
     B, T = weights.shape[0], weights.shape[-1]
+    check_range("pred_positions", pred_positions, 0, T - 1, f"in [0, {T - 1}]")
     batch = torch.arange(B)[:, None].expand_as(pred_positions)  # (B, P)
     rows = weights[batch, :, :, pred_positions]  # (B, P, L, nh, T): each slot's query row
 
