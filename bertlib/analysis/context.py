@@ -1,9 +1,6 @@
-"""Context sensitivity: the same word gets a different BERT vector in every sentence.
-
-A word's vector is the encoder output (``encoded_X``) at the word's first WordPiece, computed in
-eval mode for the sentence ``[CLS] sentence [SEP]``. With ``contextual=False`` it is the word's
-row of the token embedding matrix instead, which is the same in every sentence.
-"""
+"""Context sensitivity: the same word gets a different BERT vector in every sentence: the
+encoder's output at its first WordPiece, in eval mode (``contextual=False``: its row of the
+token embeddings, the same in every sentence)."""
 
 from __future__ import annotations
 
@@ -40,8 +37,7 @@ class SimilarityTable:
 
 def find_word(tokenizer: WordPieceTokenizer, sentence: str, word: str,
               occurrence: int = 0) -> tuple[list[str], int]:
-    """The WordPiece tokens of ``sentence`` and the index of the first piece of ``word``
-    (its ``occurrence``-th appearance, counting from 0), both without ``[CLS]``."""
+    """The tokens of ``sentence`` and where ``word``'s ``occurrence``-th (from 0) starts."""
     check_text("sentence", sentence)
     check_text("word", word)
     encoding = tokenizer.backend.encode(sentence, add_special_tokens=False)
@@ -89,8 +85,6 @@ def cosine_similarity_matrix(vectors: Float[Tensor, "N H"]) -> Float[Tensor, "N 
 def similarity_table(model: BERTModel, tokenizer: WordPieceTokenizer,
                      occurrences: Sequence[tuple[str, str]], *,
                      contextual: bool = True) -> SimilarityTable:
-    """Cosine similarities between the vectors of ``(sentence, word)`` pairs, labelled by
-    sentence (ready for ``bertlib.viz.plot_similarity(table.matrix, table.labels,
-    table.labels)``)."""
+    """Cosine similarities of ``(sentence, word)`` vectors, labelled by sentence."""
     vectors = word_vectors(model, tokenizer, occurrences, contextual=contextual)
     return SimilarityTable(cosine_similarity_matrix(vectors), [s for s, _ in occurrences])

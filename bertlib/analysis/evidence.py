@@ -1,15 +1,7 @@
-"""Attention next to evidence: what a head does to the model's answers, not only where it looks.
-
-Attention weights say where a head looks, not what it changes. Three tools put them to a test:
-
-* **switching heads off** (:func:`heads_switched_off`, :func:`head_effects`): the head's output,
-  before ``W_o``, is zeroed, as in the BERT paper's ablations and TransformerLens's hooks; the
-  change in the model's answers is the head's effect;
-* **norm-based weights** (:func:`attention_norms`, Kobayashi et al., 2020): a weight times the
-  norm of the vector it mixes in, ``‖α_ij f(x_j)‖``, since a large weight on a tiny vector moves
-  nothing;
-* **attention rollout** (:func:`attention_rollout`, Abnar & Zuidema, 2020): the weights of all
-  layers multiplied through, the residual path counted as half of each layer.
+"""Attention next to evidence: what a head does to the model's answers, not only where it looks:
+switching heads off (their output before ``W_o`` zeroed, as in the BERT paper's ablations),
+norm-based weights (Kobayashi et al., 2020: a large weight on a tiny vector moves nothing) and
+attention rollout (Abnar & Zuidema, 2020: all layers multiplied, the residual path as half).
 
 Shapes: B = batch, L = layers (blocks), nh = heads, T = tokens, hs = head size, P = positions.
 """
@@ -27,6 +19,7 @@ from torch import Tensor
 from bertlib.data import IS_NEXT
 from bertlib.inputs import eval_mode
 from bertlib.model import BERTEncoder, BERTModel, checked
+from bertlib.support.checks import check_range
 
 
 def _encoder(model: BERTModel | BERTEncoder) -> BERTEncoder:
@@ -35,10 +28,8 @@ def _encoder(model: BERTModel | BERTEncoder) -> BERTEncoder:
 
 @contextmanager
 def heads_switched_off(model: BERTModel | BERTEncoder, keep: torch.Tensor) -> Iterator[None]:
-    """Inside the block, head h of layer l passes nothing on for example b where
-    ``keep[b, l, h]`` is 0: its output is zeroed before ``W_o``, so the layer's attention
-    output loses exactly that head's part. ``keep``: (B, L, nh), or (L, nh) for every example;
-    1 keeps a head. The model is left as it was afterwards."""
+    """Inside the block, head h of layer l passes nothing on (its output zeroed before ``W_o``)
+    for example b where ``keep[b, l, h]`` is 0; ``keep``: (B, L, nh) or (L, nh)."""
     encoder = _encoder(model)
     cfg = encoder.config
     if not isinstance(keep, torch.Tensor) or keep.shape[-2:] != (cfg.num_blks, cfg.num_heads) \
@@ -68,12 +59,8 @@ def heads_switched_off(model: BERTModel | BERTEncoder, keep: torch.Tensor) -> It
 
 @dataclass(frozen=True)
 class HeadEffects:
-    """The model's answers for one input with every head switched off in turn.
-
-    token_prob: (L, nh, P) the probability of the original token at each chosen position with
-    head (l, h) off, against base_token_prob (P,) with every head on; is_next: (L, nh) P(IsNext)
-    with the head off, against base_is_next.
-    """
+    """The answers for one input with each head off in turn: token_prob (L, nh, P), the original
+    tokens' probabilities, and is_next (L, nh), P(IsNext); the base_ ones with every head on."""
 
     token_prob: torch.Tensor
     base_token_prob: torch.Tensor
@@ -85,12 +72,11 @@ class HeadEffects:
 def head_effects(model: BERTModel, tokens: Int[Tensor, "1 T"], segments: Int[Tensor, "1 T"],
                  pred_positions: Int[Tensor, " P"], targets: Shaped[Tensor, " P"]
                  ) -> HeadEffects:
-    """Switch off each head of ``model`` in turn and read its answers, for one input.
-
-    tokens, segments: (1, T), the input as the model reads it (the chosen positions masked);
-    pred_positions: (P,) positions to read the MLM head at; targets: (P,) the original token
-    ids there. All L * nh ablations and the unchanged model run as one batched forward pass.
-    """
+    """Each head switched off in turn, for one (masked) input, ``targets`` the original tokens
+    at ``pred_positions``: all L * nh ablations and the whole model in one batched pass."""
+    T, V = tokens.shape[1], model.config.vocab_size
+    check_range("pred_positions", pred_positions, 0, T - 1, f"in [0, {T - 1}]")
+    check_range("targets", targets, 0, V - 1, f"token ids in [0, {V - 1}]")
     L, nh = model.config.num_blks, model.config.num_heads
     keep = torch.ones(1 + L * nh, L, nh)
     keep[1:].view(L * nh, L * nh).fill_diagonal_(0)  # copy 1 + l * nh + h: head (l, h) off
@@ -108,12 +94,8 @@ def head_effects(model: BERTModel, tokens: Int[Tensor, "1 T"], segments: Int[Ten
 def attention_norms(model: BERTModel | BERTEncoder, tokens: torch.Tensor,
                     segments: torch.Tensor, valid_lens: torch.Tensor | None = None
                     ) -> tuple[torch.Tensor, torch.Tensor]:
-    """The weights and the norm-based weights of every layer and head (Kobayashi et al.):
-    ``‖α_ij f_h(x_j)‖``, where ``f_h(x_j)`` is token j's value vector in head h carried through
-    head h's part of ``W_o``: what query i actually receives from key j.
-
-    Returns (weights, norms), each (B, L, nh, T, T).
-    """
+    """(weights, norms), each (B, L, nh, T, T): ``‖α_ij f_h(x_j)‖``, ``f_h(x_j)`` being token j's
+    value vector through head h's part of ``W_o``, what query i receives from key j."""
     encoder = _encoder(model)
     inputs = []  # each block's input X (B, T, H), recorded on the way up
     handles = [blk.register_forward_pre_hook(lambda module, args: inputs.append(args[0]))
@@ -137,11 +119,8 @@ def attention_norms(model: BERTModel | BERTEncoder, tokens: torch.Tensor,
 
 @checked
 def attention_rollout(weights: Float[Tensor, "B L nh T T"]) -> Float[Tensor, "B L T T"]:
-    """Attention rollout (Abnar & Zuidema): how much each token's input reaches each position
-    after every layer, the heads averaged and the residual path counted as half of each layer.
-
-    weights: (B, L, nh, T, T). Returns (B, L, T, T): row i of layer l sums to 1 over the inputs.
-    """
+    """How much each input reaches each position after every layer (B, L, T, T), heads averaged,
+    the residual path as half of each layer: row i sums to 1."""
     T = weights.shape[-1]
     A = 0.5 * weights.mean(2) + 0.5 * torch.eye(T, dtype=weights.dtype)  # (B, L, T, T)
     A = A / A.sum(-1, keepdim=True)
@@ -155,14 +134,10 @@ def attention_rollout(weights: Float[Tensor, "B L nh T T"]) -> Float[Tensor, "B 
 def attention_on_neighbours(weights: Float[Tensor, "B L nh T T"],
                             pred_positions: Int[Tensor, "B P"],
                             mlm_weights: Float[Tensor, "B P"]) -> Float[Tensor, "L nh"]:
-    """How much a masked token looks at the tokens just before and after it: the mean, over
-    the real prediction slots, of the two weights its query gives them, per layer and head.
-
-    weights: (B, L, nh, T, T); pred_positions, mlm_weights: (B, P), a slot real where its
-    weight is not 0 (its neighbours are real tokens: <cls> comes before, <sep> after). Returns
-    (L, nh).
-    """
+    """(L, nh): the mean over real prediction slots (``mlm_weights`` > 0) of the weights a
+    masked token gives the tokens just before and after it (real ones: <cls>, <sep> at ends)."""
     B, T = weights.shape[0], weights.shape[-1]
+    check_range("pred_positions", pred_positions, 0, T - 1, f"in [0, {T - 1}]")
     batch = torch.arange(B)[:, None].expand_as(pred_positions)  # (B, P)
     rows = weights[batch, :, :, pred_positions]  # (B, P, L, nh, T): each slot's query row
 

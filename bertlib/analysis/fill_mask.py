@@ -9,7 +9,7 @@ import torch
 from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.masking import MaskedTokens
 from bertlib.model import BERTModel
-from bertlib.support.checks import check_instance, check_top_k, check_vocab_fits
+from bertlib.support.checks import check_instance, check_int_in, check_top_k, check_vocab_fits
 from bertlib.text.vocab import Vocab
 
 
@@ -38,6 +38,8 @@ def fill_mask(model: BERTModel, vocab: Vocab, enc: EncodedInput, masked: MaskedT
     if len(masked.masked_ids) != len(enc.ids):
         raise ValueError(f"masked has {len(masked.masked_ids)} tokens but enc has "
                          f"{len(enc.ids)}: mask the ids of this enc")
+    for pos in masked.positions:
+        check_int_in("masked.positions[i]", pos, 0, len(enc.ids) - 1, " (a token index)")
     if not masked.positions:  # nothing was masked (a text of unknown tokens): nothing to guess
         return []
     device = model_device(model)

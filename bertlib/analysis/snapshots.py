@@ -1,11 +1,6 @@
-"""Snapshots of a model's weights during training, for watching a model learn.
-
-:class:`SnapshotRecorder` is a ``train_bert`` callback that keeps a copy of the weights at
-chosen steps; :func:`save_snapshots` writes them, with the run's losses, to one safetensors file
-(fp16 halves its size, and a picture of attention or a guess needs no more precision), and
-:func:`load_snapshots` reads them back. ``scripts/pretrain_small.py`` writes the snapshots of
-its run beside the model it trains.
-"""
+"""Snapshots of a model's weights during training, for watching a model learn: taken by a
+``train_bert`` callback, saved with the run's losses to one safetensors file in fp16 (half the
+size; a picture needs no more precision), as ``scripts/pretrain_small.py`` does."""
 
 from __future__ import annotations
 
@@ -64,10 +59,7 @@ class Snapshots:
 
 
 def save_snapshots(snapshots: Snapshots, path: str | Path) -> None:
-    """Write the snapshots to one safetensors file, names ``"<step>/<name>"``, the losses as its
-    metadata. The file is replaced whole (:func:`bertlib.support.files.atomic_write`): ``path``
-    holds
-    either the old complete file or the new complete one, never a part."""
+    """Write the snapshots (``"<step>/<name>"``, the losses as metadata), the file whole."""
     tensors = {f"{step}/{name}": value.to(torch.float16).contiguous()
                for step, state in snapshots.weights.items() for name, value in state.items()}
     losses = {"mlm_loss": json.dumps(snapshots.mlm_loss),
@@ -79,8 +71,7 @@ def save_snapshots(snapshots: Snapshots, path: str | Path) -> None:
 
 
 def load_snapshots(directory: str | Path = SMALL_BERT_DIR) -> Snapshots:
-    """The snapshots in ``directory``'s ``snapshots.safetensors``, as float32 (load one into a
-    model with ``model.load_state_dict``)."""
+    """The snapshots in ``directory``'s ``snapshots.safetensors``, as float32."""
     path = checked_file(directory, SNAPSHOTS_FILE, SNAPSHOTS_MAX_BYTES)
     weights: dict[int, dict[str, torch.Tensor]] = {}
     try:

@@ -1,12 +1,6 @@
-"""Watching a model learn: what every snapshot of a training run does with one sentence pair, and
-what its attention heads and guesses do on many pairs.
-
-:func:`snapshot_outputs` runs each snapshot (see :mod:`bertlib.analysis.snapshots`) on one pair
-with some
-of its tokens masked: its attention weights, its guesses at the masked positions and P(IsNext),
-for :class:`bertlib.viz.TimeLapseWidget`. :func:`snapshot_stats` measures one model on a set of
-pairs: where its heads look (the previous token, the next one, ``<sep>``, the other sentence)
-and which tokens it guesses at the masked slots.
+"""Watching a model learn: each snapshot's attention, guesses and P(IsNext) on one masked pair
+(:func:`snapshot_outputs`, for :class:`bertlib.viz.TimeLapseWidget`), and where one model's
+heads look and what it guesses on many pairs (:func:`snapshot_stats`).
 
 Shapes: S = snapshots, L = layers (blocks), nh = heads, T = tokens, P = masked positions,
 k = guesses per position, K = real prediction slots of a data set.
@@ -34,13 +28,8 @@ StateDict = Mapping[str, torch.Tensor]
 
 @dataclass(frozen=True)
 class SnapshotOutputs:
-    """What each snapshot makes of one pair, in step order.
-
-    tokens: what the model reads, ``<mask>`` at the masked positions; attentions:
-    (S, L, nh, T, T); guesses[s][p]: snapshot s's top k tokens at masked position p;
-    original_probabilities: (S, P), the probability of the token that was there; is_next: (S,),
-    P(IsNext).
-    """
+    """What each snapshot makes of one pair, in step order: attentions (S, L, nh, T, T),
+    guesses[s][p] at masked position p, original_probabilities (S, P), is_next (S,)."""
 
     steps: tuple[int, ...]
     tokens: list[str]
@@ -53,9 +42,8 @@ class SnapshotOutputs:
 
 def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: EncodedInput,
                      positions: Sequence[int], vocab: Vocab, k: int = 3) -> SnapshotOutputs:
-    """Run ``model`` with each snapshot's weights (``{step: state_dict}``) on ``enc`` with
-    ``<mask>`` at ``positions``: one forward pass per snapshot, the model's own weights
-    untouched (``torch.func.functional_call``), in eval mode, on the model's device."""
+    """``model`` with each snapshot's weights, ``{step: state_dict}``, on ``enc`` masked at
+    ``positions``, in eval mode; its own weights untouched (``functional_call``)."""
     check_vocab_fits("vocab", len(vocab), model.config.vocab_size)
     check_top_k(k, len(vocab))
     _check_snapshots(weights, model.state_dict().keys())
@@ -94,8 +82,7 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
 
 
 def _check_snapshots(weights: Mapping[int, StateDict], names) -> None:
-    """``{step: state_dict}``, at least one, each with exactly the model's tensor ``names``: a
-    missing name would silently keep the model's weight."""
+    """At least one snapshot, each with exactly ``names`` (a missing one keeps the model's)."""
     if not isinstance(weights, Mapping) or not weights:
         raise ValueError(f"weights must hold at least one snapshot, {{step: state_dict}}; got "
                          f"{weights!r:.80}")
@@ -108,14 +95,9 @@ def _check_snapshots(weights: Mapping[int, StateDict], names) -> None:
 
 @dataclass(frozen=True)
 class SnapshotStats:
-    """Where one model's heads look on a set of pairs, and what it guesses.
-
-    Each share is an (L, nh) tensor, the mean over every real token of every pair (as query) of
-    the attention weight it puts on: the token before it (``previous``; tokens with one), the
-    token after it (``next``; tokens with one), the ``<sep>`` tokens (``sep``), the tokens of
-    the other sentence (``other_segment``). ``guesses``: (K,) the top guess at each real
-    prediction slot, in the data's order (slots with ``mlm_weights > 0``, row by row).
-    """
+    """Where a model's heads look on a set of pairs: each (L, nh), the mean over real queries of
+    the weight on the token before, the token after, ``<sep>`` and the other sentence; and its
+    top ``guesses`` (K,) at the real prediction slots, in the data's order."""
 
     previous: torch.Tensor
     next: torch.Tensor
@@ -126,8 +108,7 @@ class SnapshotStats:
 
 def snapshot_stats(model: BERTModel, data: PretrainBatch, sep_id: int,
                    batch_size: int = 256) -> SnapshotStats:
-    """:class:`SnapshotStats` of ``model`` (eval mode) on ``data``, ``batch_size`` pairs per
-    forward pass."""
+    """:class:`SnapshotStats` of ``model`` (eval mode) on ``data``, ``batch_size`` pairs a pass."""
     check_nonempty_batch(data)  # make_loader checks batch_size
     cfg = model.config
     sums = torch.zeros(4, cfg.num_blks, cfg.num_heads, dtype=torch.float64)

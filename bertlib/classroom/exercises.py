@@ -1,12 +1,7 @@
-"""Self-check exercises: ``check_exercise(key, answer)`` says whether an answer is right and
-gives a hint when it is not, without ever printing the expected answer. (The exercises in which
-the learner writes a function are in :mod:`bertlib.classroom.implement`.)
-
-:data:`EXERCISES` holds how each answer is computed (with bertlib itself, on PyTorch's ``meta``
-device where a model is built: true if the model code changes); each hint, which never gives the
-answer away, is ``ex_hint_<key>`` in ``strings.json``, in every language.
-``tests/classroom/test_exercises.py`` checks the answers against counts by hand.
-"""
+"""Self-check exercises: ``check_exercise(key, answer)`` says whether an answer is right, with a
+hint (``ex_hint_<key>`` in ``strings.json``) when not, never the answer. :data:`EXERCISES`
+computes each answer with bertlib itself (models on the ``meta`` device), so it stays true when
+the model code changes; the tests check them against counts by hand."""
 
 from __future__ import annotations
 
@@ -244,8 +239,7 @@ EXERCISES: dict[str, Callable[[], int]] = {
 
 
 def _as_number(answer) -> int | float | None:
-    """``answer`` as a Python number when it is one: a Python or NumPy number, or a tensor or
-    array of any shape holding one number; else None (a bool, a text, a list, a meta tensor)."""
+    """``answer`` as a Python number (a number, or a tensor or array holding one), else None."""
     try:
         if ((isinstance(answer, torch.Tensor) and answer.numel() == 1)
                 or (getattr(answer, "size", None) == 1 and hasattr(answer, "item"))):
@@ -258,15 +252,14 @@ def _as_number(answer) -> int | float | None:
 
 
 def is_correct(key: str, answer) -> bool:
-    """Whether ``answer`` (a Python or NumPy number, or a one-number tensor or array) is the
-    expected answer of exercise ``key``."""
+    """Whether ``answer`` (a number, or a one-number tensor or array) is exercise ``key``'s."""
     check_choice("key", key, EXERCISES)
     return (number := _as_number(answer)) is not None and number == EXERCISES[key]()
 
 
 def check_exercise(key: str, answer, lang: str | None = None) -> None:
     """Print ✓ when ``answer`` is right, × and a hint when it is a wrong number, what to give
-    when it is no number (a text, a list, a meta tensor); never the expected answer."""
+    when it is no number; never the expected answer."""
     lang = resolve_language(lang)
     if is_correct(key, answer):
         print(text("ex_correct", lang))

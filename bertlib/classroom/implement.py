@@ -1,19 +1,8 @@
-"""Implement-it exercises: the learner writes one of the chapter's functions, and
-``check_implementation(key, function)`` runs it against bertlib's own on several cases, edge cases
-included, and says in the notebook's language which case failed and how (an error, a wrong type,
-length, shape, dtype, or the first value that differs, with its index). A function that calls
-bertlib's own is refused: it would pass without teaching anything. Hints come in stages, on
-request (``hint=1``, ``2``, ...), the full recipe last.
-
-One :class:`~bertlib.classroom.implement_cases.Implementation` record per exercise holds
-bertlib's function, the functions whose use gives the answer away and the cases; the staged
-hints are in ``strings.json``. ``tests/classroom/test_implement.py`` checks, for every exercise,
-that one written by hand passes, that bertlib's own is refused, and that typical wrong versions
-fail on the case meant to catch them.
-
-Whatever the learner's function does, the check ends in a verdict: an error of any kind
-(``sys.exit`` too, or one whose message cannot be printed) is reported. A loop that never ends
-is stopped the way any cell is, with Jupyter's Interrupt button.
+"""Implement-it exercises: ``check_implementation(key, function)`` runs a learner's version of
+one of the chapter's functions against bertlib's own on the cases of
+:mod:`bertlib.classroom.implement_cases` and says, in the notebook's language, which case failed
+and how. Calling bertlib's own is refused (it would teach nothing); hints come in stages. Any
+error ends in a verdict (``sys.exit`` too); an endless loop is stopped with Interrupt.
 """
 
 from __future__ import annotations
@@ -33,8 +22,7 @@ from bertlib.support.i18n import STRINGS, fill, resolve_language, text
 
 # ---------------------------------------------------------------- comparing two results
 def _describe(x) -> str:
-    """A short, language-neutral description of a result: its type and size, and where it is
-    not an ordinary tensor, its layout (sparse) or its device (meta: no values)."""
+    """A result's type and size, language-neutral (and a tensor's layout or meta device)."""
     if isinstance(x, torch.Tensor):
         unusual = "" if x.layout == torch.strided else f", layout={x.layout}"
         unusual += ", device=meta" if x.is_meta else ""
@@ -62,13 +50,11 @@ def _same_kind(expected, got) -> bool:
 def _difference(expected, got, where: str, lang: str) -> str | None:
     """How ``got`` differs from ``expected`` (``where`` names the part, e.g. ``the result[1]``),
     in ``lang``; None when they agree."""
-    if not _same_kind(expected, got):
+    if not _same_kind(expected, got) or (isinstance(expected, (list, tuple))
+                                         and len(got) != len(expected)):
         return text("ex_impl_type", lang, where=where, expected=_describe(expected),
                     got=_describe(got))
     if isinstance(expected, (list, tuple)):
-        if len(got) != len(expected):
-            return text("ex_impl_type", lang, where=where, expected=_describe(expected),
-                        got=_describe(got))
         for i, (e, g) in enumerate(zip(expected, got, strict=True)):
             if (problem := _difference(e, g, f"{where}[{i}]", lang)) is not None:
                 return problem
@@ -102,10 +88,8 @@ def _difference(expected, got, where: str, lang: str) -> str | None:
 # ---------------------------------------------------------------- running the learner's code
 def _run_watching(function: Callable, args: tuple, forbidden: tuple[Callable | type, ...],
                   ) -> tuple[object, Callable | None, BaseException | None]:
-    """``function(*args)`` as ``(result, called, error)``: the first of ``forbidden`` it
-    called, directly or deep inside (None if none), and whatever it raised (None if nothing),
-    ``SystemExit`` included: only ``KeyboardInterrupt`` (the reader's stop button) goes on.
-    The process's profiler is put back as it was afterwards."""
+    """``function(*args)`` as ``(result, called, error)``: the first of ``forbidden`` it called
+    at any depth, and what it raised (SystemExit too; only KeyboardInterrupt goes on)."""
     classes = tuple(f for f in forbidden if isinstance(f, type))
     codes = {getattr(f, "__code__", None): f for f in forbidden if f not in classes}
     methods = (getattr(m, "__func__", m) for c in classes for m in vars(c).values())  # unwrap
@@ -136,8 +120,7 @@ def _run_watching(function: Callable, args: tuple, forbidden: tuple[Callable | t
 
 
 def _error_text(err: BaseException) -> str:
-    """``"Type: message"``, cut to a line or two, with characters that cannot be printed (a
-    lone surrogate) escaped."""
+    """``"Type: message"``, cut to a line or two, unprintable characters escaped."""
     message = str(err).encode("utf-8", "backslashreplace").decode("utf-8")
     shown = f"{type(err).__name__}: {message}" if message else type(err).__name__
     return shown if len(shown) <= 300 else shown[:299] + "…"
@@ -145,12 +128,8 @@ def _error_text(err: BaseException) -> str:
 
 def implementation_problem(key: str, function: Callable,
                            lang: str | None = None) -> str | None:
-    """Run ``function`` on every case of exercise ``key`` and compare it with bertlib's own.
-
-    Returns None when every case passes, else what is wrong, in ``lang``: a call of bertlib's
-    own function (refused), or the first case that failed and how (an error, a wrong type,
-    length, shape, dtype, or the first value that differs and its index).
-    """
+    """None when ``function`` agrees with bertlib's own on every case of exercise ``key``, else
+    what is wrong, in ``lang``: a call of bertlib's own, or the first case that failed and how."""
     check_choice("key", key, IMPLEMENTATIONS)
     if not callable(function):
         raise ValueError(f"function must be a function; got {type(function).__name__}")
@@ -184,8 +163,7 @@ def implementation_problem(key: str, function: Callable,
 
 
 def hints(key: str, lang: str | None = None) -> list[str]:
-    """Exercise ``key``'s hints in ``lang``, in the order a learner asks for them: the first
-    points the way, the last is the full recipe."""
+    """Exercise ``key``'s hints in ``lang``, the first pointing the way, the last the recipe."""
     found = []
     while f"impl_hint_{key}_{len(found) + 1}" in STRINGS:
         found.append(text(f"impl_hint_{key}_{len(found) + 1}", lang))
@@ -194,9 +172,7 @@ def hints(key: str, lang: str | None = None) -> list[str]:
 
 def check_implementation(key: str, function: Callable, lang: str | None = None, *,
                          hint: int = 0) -> None:
-    """Print ✓ when ``function`` agrees with bertlib's own on every case of exercise ``key``,
-    else the first case that failed and how; with ``hint=k``, also the k-th hint (1 points the
-    way, the last gives the full recipe)."""
+    """Print ✓ or what :func:`implementation_problem` finds; with ``hint=k``, the k-th hint."""
     problem = implementation_problem(key, function, lang)  # checks key and function
     staged = hints(key, lang)
     if isinstance(hint, bool) or not isinstance(hint, int) or not 0 <= hint <= len(staged):

@@ -1,8 +1,5 @@
-"""The implement-it exercises' records: for each, bertlib's own function, the cases it is
-compared on (fixed token lists, or tensors drawn from fixed seeds, in notebook order) and the
-functions whose use gives the answer away. :mod:`bertlib.classroom.implement` runs the
-comparison; the staged hints are ``impl_hint_<key>_<stage>`` in ``strings.json``.
-"""
+"""The implement-it exercises: bertlib's own function, the cases (fixed, or drawn from fixed
+seeds) and what gives the answer away; hints are ``impl_hint_<key>_<stage>`` in strings.json."""
 
 from __future__ import annotations
 

@@ -1,14 +1,10 @@
 """Speed tricks for pretraining, kept out of the teaching path: same numbers, less time.
+:func:`fast_loss` (``train_bert``'s default) is :func:`bertlib.loss.chapter_loss` on the real
+tokens and prediction slots only, with the output layer fused into the cross-entropy;
+:func:`dropout` draws a quarter of ``F.dropout``'s random numbers.
 
-* :func:`fast_loss` computes what :func:`bertlib.loss.chapter_loss` computes, but runs the
-  encoder's token-wise layers on the real tokens only (:func:`unpadded_encode`), the MLM head
-  only on the real prediction slots, and fuses the output layer with the cross-entropy
-  (:func:`linear_cross_entropy`). ``train_bert`` uses it by default.
-* :func:`dropout` draws its masks from a quarter of the random numbers ``F.dropout`` uses.
-
-Shapes: B = batch, T = sequence length, H = num_hiddens, nh = heads, hs = H // nh,
-N = real (unpadded) tokens in the batch, P = prediction slots per sequence, K = real
-prediction slots in the batch, V = vocabulary size.
+Shapes: B = batch, T = sequence length, H = num_hiddens, nh = heads, hs = H // nh, N = real
+tokens in the batch, P = prediction slots per sequence, K = real slots, V = vocabulary size.
 """
 
 
@@ -76,12 +72,8 @@ class _LinearCrossEntropy(torch.autograd.Function):
 @checked
 def linear_cross_entropy(X: Float[Tensor, "K H"], W: Float[Tensor, "V H"], b: Float[Tensor, " V"],
                          labels: Int[Tensor, " K"], weights: Float[Tensor, " K"]) -> Tensor:
-    """Same value and gradients as ``sum(w * cross_entropy(X @ W.T + b, labels)) / sum(w)``.
-
-    labels are class ids in [0, V-1]; weights are >= 0 and not all 0 (``fast_loss`` checks both
-    at its door). A result that is NaN or infinite raises
-    :class:`~bertlib.support.checks.NonFiniteError`.
-    """
+    """``sum(w * cross_entropy(X @ W.T + b, labels)) / sum(w)`` and its gradients (the targets
+    checked by ``fast_loss``); a result that is not finite raises NonFiniteError."""
     return _LinearCrossEntropy.apply(X, W, b, labels.long(), weights.to(X.dtype))
 
 
@@ -98,14 +90,9 @@ _LANE_LEVELS = 2**16
 
 
 def dropout(X: torch.Tensor, p: float, training: bool = True) -> torch.Tensor:
-    """``F.dropout(X, p, training)`` in distribution, with fewer random bits.
-
-    On a CPU, torch's generator makes one 32-bit number (or more) per element, one at a time:
-    drawing the masks was a fifth of a pretraining step. Here one 64-bit draw decides four
-    elements (four 16-bit lanes), which makes the mask about three times as cheap. On other
-    devices the masks come from a parallel generator and ``F.dropout`` is used as it is.
-    ``p`` must be in [0, 1) (checked before anything is drawn) and ``training`` a bool.
-    """
+    """``F.dropout(X, p, training)`` in distribution. On a CPU torch draws 32 bits per element,
+    one at a time (a fifth of a pretraining step); one 64-bit draw for four elements makes the
+    mask about three times as cheap. Other devices draw in parallel: ``F.dropout`` itself."""
     check_dropout("p", p)
     check_bool("training", training)
     if not training or p == 0.0 or X.device.type != "cpu":
@@ -120,12 +107,9 @@ def dropout(X: torch.Tensor, p: float, training: bool = True) -> torch.Tensor:
 
 def _attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor,
                p: float) -> torch.Tensor:
-    """softmax(q k^T / sqrt(hs), padded keys masked) v, with dropout ``p`` on the weights.
-
-    q, k, v: (B, nh, T, hs); mask: (B, 1, 1, T), True at real keys. Without dropout the fused
-    kernel; with it, the same steps written out, so that the weights' dropout is ours
-    (PyTorch's fused kernel takes this path on a CPU anyway when dropout is on).
-    """
+    """softmax(q k^T / sqrt(hs), padded keys masked) v, dropout ``p`` on the weights; mask:
+    (B, 1, 1, T). On a CPU with dropout, written out so that :func:`dropout` draws (torch's
+    fused kernel takes the same path there)."""
     if p == 0.0 or q.device.type != "cpu":
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
     scores = (q @ k.transpose(-2, -1)).mul_(q.shape[-1] ** -0.5)  # (B, nh, T, T)
@@ -140,8 +124,7 @@ def _addnorm(addnorm: AddNorm, X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor
 
 def _embed(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
            rows: torch.Tensor) -> torch.Tensor:
-    """``encoder.embed(tokens, segments)`` at the real tokens only: (N, H), ``rows`` being
-    their places among the B x T positions."""
+    """``encoder.embed(tokens, segments)`` at the real tokens, at ``rows`` of the B x T: (N, H)."""
     T = tokens.shape[1]
     X = (encoder.token_embedding(tokens.reshape(-1)[rows])
          + encoder.segment_embedding(segments.reshape(-1)[rows])
@@ -154,17 +137,10 @@ def _embed(encoder: BERTEncoder, tokens: torch.Tensor, segments: torch.Tensor,
 @checked
 def unpadded_encode(encoder: BERTEncoder, tokens: Int[Tensor, "B T"], segments: Int[Tensor, "B T"],
                     valid_lens: Int[Tensor, " B"] | None) -> tuple:
-    """What ``encoder(tokens, segments, valid_lens)`` gives at the real tokens, as (N, H) rows
-    (sequence 0's tokens first, in order), and the row where each sequence starts, (B,).
-
-    Every layer but attention works token by token, so it runs on the N real tokens only
-    instead of all B x T positions (a third of them padding in random mini-batches of the
-    shipped corpus). Attention needs each sequence's tokens side by side: its queries, keys and
-    values are scattered into (B, nh, T, hs), zero at the padding, which the key mask hides, and
-    its output is gathered back. The values equal the padded encoder's to float rounding; with
-    dropout on, the masks are drawn for the real tokens only (and by :func:`dropout`), so they
-    differ from the padded encoder's draws.
-    """
+    """``encoder(tokens, segments, valid_lens)`` at the real tokens, (N, H) in order, and the row
+    where each sequence starts, (B,). Token-wise layers skip the padding (a third of the
+    shipped corpus' batches); attention scatters to (B, nh, T, hs) and gathers back. Equal to
+    the padded encoder's to rounding, though dropout draws other masks."""
     cfg = encoder.config
     check_inputs_on_device(encoder.pos_embedding.device, tokens=tokens, segments=segments,
                            valid_lens=valid_lens)
@@ -190,16 +166,9 @@ def unpadded_encode(encoder: BERTEncoder, tokens: Int[Tensor, "B T"], segments: 
 
 def fast_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, mlm_weights,
               mlm_labels, nsp_labels) -> BERTLoss:
-    """The same losses (and gradients) as :func:`chapter_loss`, computed faster.
-
-    The encoder runs on the real tokens only (:func:`unpadded_encode`); only the K slots with a
-    non-zero weight go through the MLM head (the padded slots are about a third of the B x P in
-    the chapter's setting), and the cross-entropy over V classes is fused with the output layer
-    (:func:`linear_cross_entropy`). With dropout on, the masks are drawn for the real tokens, so
-    the losses equal the chapter's in distribution, not draw for draw. A loss that would be NaN
-    or infinite (the model's weights, or the hidden states they give, are not finite) raises
-    :class:`~bertlib.support.checks.NonFiniteError`, as ``chapter_loss`` does.
-    """
+    """:func:`chapter_loss`'s losses and gradients, faster: the encoder on the real tokens, the
+    MLM head on the K real slots (a third of the B x P are padding), the output layer fused
+    with the cross-entropy. Equal in distribution with dropout on; NonFiniteError as there."""
     X, starts = unpadded_encode(model.encoder, tokens, segments, valid_lens)  # (N, H), (B,)
     B, T = tokens.shape
     if valid_lens is None:

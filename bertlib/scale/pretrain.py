@@ -5,15 +5,10 @@
     torchrun --nnodes=2 --node_rank=0 --nproc_per_node=8 --master_addr=HOST --master_port=29500 \\
         -m bertlib.scale.pretrain --corpus data/ --out runs/big                    # on each node
 
-Under ``torchrun`` every process trains a replica wrapped in PyTorch's
-``DistributedDataParallel`` (NCCL on GPUs, gloo on CPUs). All processes draw the same global
-batch of ``--batch-size`` pairs and each takes its own slice, so N processes compute the same
-update as one process with that batch: the MLM loss of each slice is scaled by the slice's share
-of the batch's real prediction slots, and DDP averages the gradients.
-
-The run writes ``--out``/checkpoint (model and Adam state in safetensors, the step in JSON)
-every ``--save-every`` steps; started again with the same arguments, it resumes from there and
-gives the same weights as a run that was never interrupted.
+Under ``torchrun`` each process trains a ``DistributedDataParallel`` replica on its slice of
+the same global batch, its MLM loss scaled by the slice's share of the real slots: N processes
+make one process's update. Every ``--save-every`` steps ``--out``/checkpoint is written; run
+again with the same arguments, it resumes to the same weights as an uninterrupted run.
 """
 
 from __future__ import annotations
@@ -83,7 +78,6 @@ class RunArgs:
 
 
 def check_run_args(args: RunArgs) -> None:
-    """Every field of ``args`` valid, before anything is read or written."""
     for name in ("corpus", "out"):
         check_str(name, getattr(args, name))
         if not getattr(args, name):
@@ -113,9 +107,8 @@ def read_corpus(corpus: str) -> list[list[str]]:
 
 
 def global_batches(n: int, batch_size: int, seed: int, start: int) -> Iterator[torch.Tensor]:
-    """The indices of the global batches from step ``start`` on: epoch ``e`` visits the ``n``
-    pairs in a permutation seeded by ``(seed, e)`` and drops its last incomplete batch, so the
-    batch of any step can be found again on resuming."""
+    """The global batches' indices from step ``start`` on, each epoch a permutation seeded by
+    ``(seed, epoch)`` less its incomplete last batch: a resumed run finds any step's batch."""
     per_epoch = n // batch_size
     if per_epoch == 0:
         raise ValueError(f"batch_size={batch_size} exceeds the {n} training pairs")
@@ -129,9 +122,8 @@ def global_batches(n: int, batch_size: int, seed: int, start: int) -> Iterator[t
 
 def slice_loss(model: torch.nn.Module, batch: list[torch.Tensor],
                batch_weight: torch.Tensor, world: int) -> BERTLoss:
-    """The chapter's loss on one process's slice, scaled so that the average over ``world``
-    slices (what DDP does to the gradients) is the loss of the whole batch: the MLM mean is
-    over the batch's ``batch_weight`` real slots, not the slice's."""
+    """The chapter's loss on one slice, the MLM mean taken over the batch's ``batch_weight``
+    real slots, so that DDP's average over ``world`` slices is the whole batch's loss."""
     tokens, segments, valid_lens, pred_positions, weights, labels, nsp_labels = batch
     _, mlm_Y_hat, nsp_Y_hat = model(tokens, segments, valid_lens, pred_positions)
     loss = bert_loss(mlm_Y_hat, labels, weights, nsp_Y_hat, nsp_labels)
@@ -141,9 +133,7 @@ def slice_loss(model: torch.nn.Module, batch: list[torch.Tensor],
 
 def save_checkpoint(directory: Path, model: BERTModel, optimizer: torch.optim.Optimizer,
                     step: int, args: RunArgs) -> None:
-    """Model, Adam state, step and arguments, swapped in whole
-    (:func:`bertlib.weights.checkpoint.save_training_state`); a full disk is a ValueError
-    saying so."""
+    """Model, Adam state, step and arguments, swapped in whole; a full disk is a ValueError."""
     try:
         save_training_state(directory, model, optimizer, {"step": step, "args": asdict(args)})
     except (OSError, SafetensorError) as err:
@@ -152,8 +142,7 @@ def save_checkpoint(directory: Path, model: BERTModel, optimizer: torch.optim.Op
 
 
 def load_checkpoint(directory: Path, args: RunArgs) -> tuple[BERTModel, dict, int]:
-    """The model, Adam's per-parameter state and the step saved by :func:`save_checkpoint`,
-    refused unless it was made with ``args``."""
+    """The model, Adam's state and the step of a checkpoint made with ``args`` (else refused)."""
     model, adam_state, saved = load_training_state(directory)
     step, saved_args = saved.get("step"), saved.get("args")
     if not isinstance(saved_args, dict) or isinstance(step, bool) or not isinstance(step, int) \
@@ -171,9 +160,8 @@ def load_checkpoint(directory: Path, args: RunArgs) -> tuple[BERTModel, dict, in
 
 def build_tokenizer(args: RunArgs, paragraphs: list[list[str]], out: Path,
                     rank: int) -> WordPieceTokenizer:
-    """The shipped tokenizer for the shipped corpus; otherwise one trained on the corpus by
-    the first process and read by the others. Written whole or not at all: a run killed while
-    writing it leaves no part of a file that every rerun would refuse."""
+    """The shipped tokenizer for the shipped corpus, else one the first process trains; written
+    whole, so a run killed meanwhile leaves no part of a file every rerun would refuse."""
     path = out / TOKENIZER_FILE
     if rank == 0 and not os.path.lexists(path):
         if args.corpus == "small":
@@ -187,25 +175,11 @@ def build_tokenizer(args: RunArgs, paragraphs: list[list[str]], out: Path,
     return WordPieceTokenizer.from_file(path)
 
 
-def make_out(out: str) -> Path:
-    """The output folder, created if need be."""
-    path = Path(out)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as err:  # a file of that name, no permission...
-        raise ValueError(f"out must be a folder bertlib can create or write to; got {out!r}: "
-                         f"{err.strerror}") from None
-    return path
-
-
 def pretrain(args: RunArgs, *, on_step: Callable[[int, float, float], None] | None = None
              ) -> torch.nn.Module:
-    """Run (or resume) the pretraining described by ``args`` in this process; under
-    ``torchrun`` as one of several. ``on_step(step, mlm, nsp)`` runs after every step with the
-    whole batch's losses. Returns the trained model (unwrapped).
-
-    A step whose loss or gradients are not finite raises ValueError naming it, before it
-    changes any weight; the last checkpoint stays as it was."""
+    """Run or resume ``args``'s pretraining (under ``torchrun``, one process of several),
+    ``on_step(step, mlm, nsp)`` after each step; returns the model. A step whose loss or
+    gradients are not finite raises ValueError before it changes any weight."""
     check_run_args(args)
     world = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
@@ -217,7 +191,12 @@ def pretrain(args: RunArgs, *, on_step: Callable[[int, float, float], None] | No
     device = torch.device(f"cuda:{local_rank}" if cuda else "cpu")
     if world > 1 and not dist.is_initialized():
         dist.init_process_group("nccl" if cuda else "gloo")
-    out = make_out(args.out)
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:  # a file of that name, no permission...
+        raise ValueError(f"out must be a folder bertlib can create or write to; got "
+                         f"{args.out!r}: {err.strerror}") from None
     # A second run on out would take this one's checkpoint.partial for a stale leftover.
     with locked("out", out) if rank == 0 else contextlib.nullcontext():
         paragraphs = read_corpus(args.corpus)
@@ -258,7 +237,6 @@ def _train(args: RunArgs, ddp: torch.nn.Module, model: BERTModel,
            optimizer: torch.optim.Optimizer, data: PretrainBatch, start: int, world: int,
            rank: int, device: torch.device,
            on_step: Callable[[int, float, float], None] | None) -> None:
-    """Steps ``start + 1`` to ``args.steps``, with checkpoints and progress lines."""
     checkpoint = Path(args.out) / CHECKPOINT_DIR
     per_process = args.batch_size // world
     batches = global_batches(len(data), args.batch_size, args.seed, start)
@@ -281,7 +259,8 @@ def _train(args: RunArgs, ddp: torch.nn.Module, model: BERTModel,
         optimizer.zero_grad(set_to_none=True)
         if math.isfinite(mlm + nsp):
             loss.total.backward()  # DDP averages the gradients: every process sees the same
-        if not (math.isfinite(mlm + nsp) and all_finite(model.parameters())):
+        finite = [p.grad.isfinite().all() for p in model.parameters() if p.grad is not None]
+        if not (math.isfinite(mlm + nsp) and bool(torch.stack(finite).all())):  # one sync
             raise ValueError(f"step {step}: the loss or its gradients are not finite (mlm "
                              f"{mlm}, nsp {nsp}); stopped before updating the weights, which "
                              f"are those after step {step - 1} (try a smaller --lr than "
@@ -301,15 +280,8 @@ def _train(args: RunArgs, ddp: torch.nn.Module, model: BERTModel,
                 dist.barrier()
 
 
-def all_finite(params) -> bool:
-    """Whether every gradient of ``params`` is finite (one synchronisation for all)."""
-    grads = [p.grad for p in params if p.grad is not None]
-    return not grads or bool(torch.stack([torch.isfinite(g).all() for g in grads]).all())
-
-
 def parse_args(argv: list[str] | None = None) -> tuple[RunArgs, int | None]:
-    """The run and the ``--threads`` the command line asks for (only :func:`main` sets them); a
-    bad flag ends the process with argparse's usage error naming it."""
+    """The run and the ``--threads`` the command line asks for; argparse's error for a bad flag."""
     cli = argparse.ArgumentParser(prog="python -m bertlib.scale.pretrain",
                                   description=__doc__.splitlines()[0])
     for name, default in asdict(RunArgs(corpus="", out="")).items():
@@ -329,9 +301,8 @@ def parse_args(argv: list[str] | None = None) -> tuple[RunArgs, int | None]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The command: set torch's threads if asked (the process is the command's own), then
-    pretrain; a refusal or a failed write is printed as one line (exit status 1), Ctrl-C as
-    where the last checkpoint is (exit status 130), not as a traceback."""
+    """The command: a refusal or failed write is one line (status 1), Ctrl-C where the last
+    checkpoint is (status 130), never a traceback."""
     args, threads = parse_args(argv)
     if threads is not None:
         torch.set_num_threads(threads)  # process-state: opted into with --threads

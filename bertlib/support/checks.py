@@ -1,11 +1,6 @@
-"""Early, readable input checks.
-
-Every public entry point validates its arguments here first, so a mistake is reported as a
-``ValueError`` that names the argument, the offending value and what is allowed, instead of an
-index error from deep inside torch. The messages are English, like Python's and PyTorch's; the
-few a learner meets in the notebooks and widgets (a sequence longer than ``max_len``, a tensor
-of the wrong width) are raised as :class:`InputError`, which also speaks the reader's language.
-"""
+"""Early input checks: a ``ValueError`` naming the argument, the value and what is allowed,
+instead of an error from deep inside torch. English, like Python's; those a learner meets in
+the notebooks are :class:`InputError`, which also speaks the reader's language."""
 
 from __future__ import annotations
 
@@ -24,12 +19,8 @@ from bertlib.support.i18n import STRINGS, text
 
 
 class InputError(ValueError):
-    """A refused input whose message exists in every language of ``strings.json`` ("errors").
-
-    ``str(err)`` is the English message, as for every other ``ValueError`` here;
-    :meth:`message` gives it in the reader's language, which is what the notebooks print and
-    the widgets show.
-    """
+    """A refused input whose message is in ``strings.json``: ``str(err)`` is English,
+    :meth:`message` the reader's language (what notebooks and widgets show)."""
 
     def __init__(self, key: str, **params) -> None:
         super().__init__(text(key, "en", **params))
@@ -41,9 +32,8 @@ class InputError(ValueError):
 
 
 def error_message(err: ValueError, lang: str | None = None) -> str:
-    """``"ValueError: ..."``, as Python would print it, in ``lang`` when the message is one of
-    ``strings.json``'s errors (an :class:`InputError`, or the same English text raised by code
-    that does not import bertlib, such as ``model.py``); any other error's own message."""
+    """``"ValueError: ..."`` in ``lang`` when the message is one of ``strings.json``'s errors
+    (an :class:`InputError`, or its English text raised by ``model.py``), else as it is."""
     if isinstance(err, InputError):
         return f"ValueError: {err.message(lang)}"
     for key, pattern in _error_patterns().items():
@@ -99,8 +89,7 @@ def _is_real(value) -> bool:
 
 
 def check_tokens(name: str, tokens) -> None:
-    """A list of token strings, not a text: a string is iterable too, and would silently be
-    taken apart into characters."""
+    """A list of token strings, not a text (which would be taken apart into characters)."""
     if isinstance(tokens, str):
         raise ValueError(f"{name} must be a list of token strings, not a text: tokenize it "
                          f"first (tokenizer.tokenize(text) or text.split()); got {tokens!r}")
@@ -108,20 +97,15 @@ def check_tokens(name: str, tokens) -> None:
         raise ValueError(f"{name} must be a list of token strings; got {tokens!r}")
 
 
-# The integer dtypes torch takes as indices (embedding rows, gathers): uint8 and bool index as
-# masks, int16 and int8 are refused by nn.Embedding.
-INDEX_DTYPES = (torch.int64, torch.int32)
-
-
-def check_integer_dtype(name: str, t: torch.Tensor,
-                        allowed: tuple[torch.dtype, ...] = INDEX_DTYPES) -> None:
-    if t.dtype not in allowed:
-        names = " or ".join(str(d) for d in allowed)
-        raise ValueError(f"{name} must hold integers of dtype {names}; got dtype {t.dtype}")
+def check_integer_dtype(name: str, t: torch.Tensor) -> None:
+    """The dtypes torch takes as indices: uint8 and bool index as masks, nn.Embedding refuses
+    int16 and int8."""
+    if t.dtype not in (torch.int64, torch.int32):
+        raise ValueError(f"{name} must hold integers of dtype torch.int64 or torch.int32; got "
+                         f"dtype {t.dtype}")
 
 
 def check_finite(name: str, t: torch.Tensor, error: type[ValueError] = ValueError) -> None:
-    """Floating-point values without NaN or infinity; ``error`` otherwise."""
     if not t.dtype.is_floating_point:
         raise ValueError(f"{name} must hold floating-point numbers; got dtype {t.dtype}")
     if not bool(torch.isfinite(t).all()):
@@ -144,7 +128,7 @@ def check_ndim(name: str, t: torch.Tensor, ndim: int, shape_doc: str) -> None:
 
 
 def check_range(name: str, t: torch.Tensor, low: int, high: int, allowed: str) -> None:
-    """Require ``low <= t <= high`` element-wise; report the first offending entry."""
+    """``low <= t <= high`` element-wise; the first offending entry reported."""
     if t.numel() == 0:
         return
     bad = (t < low) | (t > high)
@@ -177,13 +161,10 @@ def check_positions_in_text(pred_positions: torch.Tensor, valid_lens: torch.Tens
                          f"valid_lens is {int(valid_lens[row])}")
 
 
-SEED_MAX = 2**63 - 1
-
-
 def check_seed(name: str, value: int) -> None:
-    """A seed is an integer in [0, 2**63 - 1]: a float would be cut to another seed silently."""
+    """An integer in [0, 2**63 - 1]: a float would be cut to another seed silently."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-            or not 0 <= value <= SEED_MAX:
+            or not 0 <= value <= 2**63 - 1:
         raise ValueError(f"{name} must be an integer in [0, 2**63 - 1]; got {value!r:.80}")
 
 
@@ -195,8 +176,7 @@ def check_instance(name: str, value, cls: type | tuple[type, ...], what: str) ->
 
 def check_int_in(name: str, value: int, low: int, high: int | None = None,
                  why: str = "") -> None:
-    """An integer (not a bool, not a float) in ``[low, high]`` (no upper bound when None);
-    ``why`` explains the bound in the message."""
+    """An integer (not a bool) in ``[low, high]`` (None: no bound); ``why`` explains it."""
     if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low
             or (high is not None and value > high)):
         allowed = f"in [{low}, {high}]" if high is not None else f">= {low}"
@@ -209,12 +189,8 @@ def check_str(name: str, value: str) -> None:
 
 
 def number_array(name: str, value) -> np.ndarray:
-    """``value`` (array-like or tensor, even one that requires grad) as a numpy array of numbers.
-
-    Bools, strings and ragged nestings are refused: numpy would take them as numbers or as
-    objects and fail later with a message that names nothing. Floating arrays keep their dtype
-    (a figure draws float32 exactly as before); others become float64.
-    """
+    """``value`` (array-like or tensor) as a numpy array of numbers, floats keeping their dtype:
+    bools, strings and ragged nestings are refused (numpy would fail later, naming nothing)."""
     if isinstance(value, torch.Tensor):
         value = value.detach().cpu()
         value = (value.float() if value.dtype == torch.bfloat16 else value).numpy()
@@ -236,8 +212,7 @@ def check_path(name: str, value) -> None:
 
 
 def check_sized(name: str, value, what: str) -> None:
-    """A list, tuple, range, tensor or array (anything whose length is known): an iterator or
-    generator could be endless, and reading it whole would hang or exhaust memory."""
+    """A list, tuple, range, tensor or array: an iterator could be endless."""
     if isinstance(value, (str, bytes)) or not isinstance(
             value, (Sequence, torch.Tensor, np.ndarray)):
         raise ValueError(f"{name} must be {what}; got {value!r:.80} (an iterator, generator "
@@ -249,14 +224,12 @@ class NonFiniteError(ValueError):
 
 
 def check_all_finite(name: str, t: torch.Tensor) -> None:
-    """:func:`check_finite`, raising :class:`NonFiniteError` (a run that diverged)."""
     check_finite(name, t, NonFiniteError)
 
 
 def check_inputs_on_device(device: torch.device, **inputs) -> None:
     """The tensors of ``inputs`` on the model's ``device``, before their values are read (meta
-    has none): torch would only say that two tensors are on different devices, from deep
-    inside."""
+    has none); torch's own message names neither."""
     for name, t in inputs.items():
         if isinstance(t, torch.Tensor) and t.device != device:
             raise ValueError(f"{name} must be on the model's device {device}; got a tensor on "
@@ -264,22 +237,19 @@ def check_inputs_on_device(device: torch.device, **inputs) -> None:
 
 
 def check_vocab_fits(name: str, num_tokens: int, vocab_size: int) -> None:
-    """A vocabulary of ``num_tokens`` for a model of ``vocab_size``: another one would turn
-    text into ids the model never learnt, or refuse them deep inside its embedding."""
+    """A vocabulary of ``num_tokens`` for a model of ``vocab_size`` (another gives wrong ids)."""
     if num_tokens != vocab_size:
         raise ValueError(f"{name} has {num_tokens} tokens but the model's vocab_size is "
                          f"{vocab_size}; give the model the tokenizer it was trained with")
 
 
 def check_top_k(k: int, vocab_size: int) -> None:
-    """``k`` guesses among a vocabulary of ``vocab_size`` tokens: in [1, vocab_size]."""
     check_int_in("k", k, 1, vocab_size, " (at most the vocabulary size)")
 
 
 def check_targets(mlm_labels: torch.Tensor, mlm_weights: torch.Tensor,
                   nsp_labels: torch.Tensor, slots: tuple[int, int], vocab_size: int) -> None:
-    """The targets of a pretraining loss, for ``slots = (B, P)`` prediction slots and
-    ``vocab_size`` classes: labels are class ids (int32 or int64), weights finite, non-negative
+    """A pretraining loss's targets for ``slots = (B, P)``: class ids, and weights finite, >= 0
     and not all zero (the MLM loss is a mean over the weighted slots)."""
     check_ndim("mlm_labels", mlm_labels, 2, "(B, P)")
     check_ndim("mlm_weights", mlm_weights, 2, "(B, P)")

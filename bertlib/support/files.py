@@ -1,10 +1,6 @@
-"""How is a file read safely, and written so that a crash leaves the old file or the new one?
-
-A file read is untrusted input: :func:`checked_file` lets through only a regular file of
-bounded size (a named pipe would block a read forever, a link to ``/dev/zero`` never ends).
-:func:`atomic_write` and :func:`atomic_write_folder` write beside the target and rename over it
-(``os.replace`` is atomic on one file system): a crash leaves the old file or the new one.
-"""
+"""Files read safely (:func:`checked_file`: only a regular file of bounded size, since a pipe
+blocks forever and ``/dev/zero`` never ends) and written beside the target, then renamed over
+it (:func:`atomic_write`, :func:`atomic_write_folder`): a crash leaves the old or the new."""
 
 from __future__ import annotations
 
@@ -31,13 +27,8 @@ class ReadOnlyFileError(PermissionError):
 
 
 def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
-    """Replace ``path`` by what ``write(tmp)`` writes to ``tmp``, all at once.
-
-    ``tmp``, in ``path``'s folder with ``path``'s suffix and a short name, is flushed to disk
-    before the rename, and the folder after it; if anything raises, ``tmp`` is removed. A
-    read-only file at ``path`` (mode 0444, which root would override) is a
-    :class:`ReadOnlyFileError` before anything is written.
-    """
+    """Replace ``path`` by what ``write(tmp)`` writes to ``tmp`` (beside it, flushed before
+    the rename, removed if anything raises); a read-only ``path`` is a ReadOnlyFileError."""
     path = Path(path)
     try:
         mode = path.stat().st_mode
@@ -69,8 +60,7 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
 
 
 def sync_folder(folder: str | Path) -> None:
-    """Make the renames in ``folder`` durable, where the system allows (not on Windows, nor
-    where a file system refuses fsync on a folder: the rename itself is done)."""
+    """The renames in ``folder`` made durable where the system allows (not on Windows)."""
     with contextlib.suppress(OSError):
         fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
@@ -79,19 +69,14 @@ def sync_folder(folder: str | Path) -> None:
             os.close(fd)
 
 
-def aside(folder: Path) -> Path:
-    """Where :func:`atomic_write_folder` keeps the previous ``folder`` while it swaps."""
+def aside(folder: Path) -> Path:  # the previous folder, while atomic_write_folder swaps
     return folder.with_name(folder.name + ".old")
 
 
 def atomic_write_folder(folder: str | Path, write: Callable[[Path], None]) -> None:
-    """Replace ``folder`` by what ``write(tmp)`` writes into the new empty folder ``tmp``.
-
-    ``tmp`` (``folder.partial``, each file written by :func:`atomic_write`) is swapped in by
-    two renames: the old folder to ``.old``, ``tmp`` to ``folder``. Killed between them, this
-    leaves ``.old`` complete: :func:`complete_folder` finds it, and the next call puts it back.
-    A ``folder`` that is a symbolic link stays one: the folder it points to is swapped.
-    """
+    """Replace ``folder`` by what ``write(tmp)`` writes into the empty ``folder.partial``, by
+    two renames (old to ``.old``, new in): killed between them, ``.old`` is complete, found by
+    :func:`complete_folder` and put back by the next call. A symbolic link stays one."""
     folder = linked(Path(folder))
     old, tmp = aside(folder), folder.with_name(folder.name + ".partial")
     if not os.path.lexists(folder) and os.path.lexists(old):  # stopped between the renames
@@ -109,7 +94,7 @@ def atomic_write_folder(folder: str | Path, write: Callable[[Path], None]) -> No
 
 
 def remove(folder: Path) -> None:
-    """Remove ``folder`` if it is there; a link to a folder goes, not what it points to."""
+    """``folder`` removed if there; a link goes, not what it points to."""
     if os.path.islink(folder):
         os.unlink(folder)
     else:
@@ -117,24 +102,21 @@ def remove(folder: Path) -> None:
 
 
 def complete_folder(folder: str | Path) -> Path | None:
-    """The folder that :func:`atomic_write_folder` last finished writing as ``folder``:
-    ``folder`` itself, or ``.old`` when a swap was stopped between its renames; None if
-    neither exists. It changes nothing, so any number of readers may call it."""
+    """What :func:`atomic_write_folder` last finished as ``folder``: itself, or ``.old`` after a
+    swap stopped between its renames; None if neither exists. Changes nothing."""
     folder = linked(Path(folder))
     return next((f for f in (folder, aside(folder)) if os.path.lexists(f)), None)
 
 
 def linked(folder: Path) -> Path:
-    """The folder that ``folder`` names: itself, or where it links to (links followed to the
-    end, even to a folder that is missing now)."""
+    """``folder``, or where it links to (followed to the end, even to a missing folder)."""
     return Path(os.path.realpath(folder)) if folder.is_symlink() else folder
 
 
 @contextlib.contextmanager
 def locked(name: str, folder: Path) -> Iterator[None]:
-    """``folder`` for this process alone while it holds ``folder/.lock`` (a lock the system
-    lets go however the process ends); ValueError naming ``name`` if another holds it, or if
-    ``folder`` cannot be written."""
+    """``folder`` for this process alone, by ``folder/.lock`` (freed however the process
+    ends); ValueError naming ``name`` if another holds it or ``folder`` is not writable."""
     try:
         fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o666)
     except OSError as err:  # a read-only folder...
@@ -153,8 +135,7 @@ def locked(name: str, folder: Path) -> Iterator[None]:
 
 
 def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Path:
-    """``directory / name`` when it is a regular file of at most ``max_bytes`` (None: any
-    size); links are followed, since what matters is what would be read."""
+    """``directory / name`` when it is (or links to) a regular file of at most ``max_bytes``."""
     check_path("directory", directory)
     directory = Path(directory)
     if not directory.is_dir():
@@ -176,7 +157,7 @@ def checked_file(directory: str | Path, name: str, max_bytes: int | None) -> Pat
 
 
 def checked_path(name: str, path, max_bytes: int | None) -> Path:
-    """``path`` when it names a regular file of at most ``max_bytes``; see :func:`checked_file`."""
+    """``path`` as :func:`checked_file` checks it (and not a text pasted as a path)."""
     check_path(name, path)
     if isinstance(path, str) and "\n" in path:
         raise ValueError(f"{name} must be the path of a file, not its text; got {path!r:.80}")
@@ -185,7 +166,7 @@ def checked_path(name: str, path, max_bytes: int | None) -> Path:
 
 
 def read_text(path: Path) -> str:
-    """The UTF-8 text of a file that :func:`checked_file` let through; ValueError naming it."""
+    """The UTF-8 text of a checked file; ValueError naming it."""
     try:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
@@ -195,10 +176,8 @@ def read_text(path: Path) -> str:
 
 
 def read_json(path: Path) -> dict:
-    """A JSON object from a file that :func:`checked_file` let through: strict JSON, as
-    bertlib writes it (``NaN`` and ``Infinity``, which Python's reader takes, would pass every
-    ``>`` check as a size), each key of an object given once (of ``{"layers": 2, "layers":
-    12}`` Python's reader keeps the last silently, other readers the first)."""
+    """A JSON object from a checked file, strict: no ``NaN`` or ``Infinity`` (which pass every
+    ``>`` check as a size), each key once (readers differ on which of two they keep)."""
     try:
         value = json.loads(read_text(path), parse_constant=_not_json,
                            object_pairs_hook=_unique_keys)

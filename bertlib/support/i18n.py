@@ -1,11 +1,6 @@
-"""Every user-facing string of bertlib's figures, widgets and messages, in English, Simplified
-Chinese and Japanese.
-
-bertlib's own strings live in ``strings.json`` and are looked up by key with :func:`text`; the
-notebooks print English text through :func:`tr`, translated in each notebook's strings cell.
-Every function that shows text takes ``lang=``; without it, the language set by
-:func:`set_language` is used ("en" until then): each edition's first code cell sets its own.
-"""
+"""bertlib's texts in English, Simplified Chinese and Japanese: its own by key from
+``strings.json`` (:func:`text`), the notebooks' by their English text (:func:`tr`). ``lang=None``
+means the language of :func:`set_language` ("en" until each edition's first cell sets it)."""
 
 from __future__ import annotations
 
@@ -22,24 +17,18 @@ LANGUAGES = ("en", "zh", "ja")  # the languages bertlib speaks (figures, widgets
 CORPUS_LANGUAGES = ("en", "zh")
 
 
-def _load_strings() -> dict[str, dict[str, str]]:
-    """``strings.json``: sections of ``key -> {language: text}``, flattened."""
-    sections = json.loads((resources.files("bertlib") / "strings.json").read_text("utf-8"))
-    return {key: texts for section in sections.values() for key, texts in section.items()}
-
-
-# Every string, by key; strings.json groups them by the figure or widget that shows them.
-STRINGS: dict[str, dict[str, str]] = _load_strings()
+# Every string, key -> {language: text}; strings.json groups them by the figure that shows them.
+STRINGS: dict[str, dict[str, str]] = {
+    key: texts for section in json.loads((resources.files("bertlib") / "strings.json")
+                                         .read_text("utf-8")).values()
+    for key, texts in section.items()}
 
 
 _language: str | None = None  # set_language's choice; None: "en"
 
 
 def set_language(lang: str | None) -> None:
-    """Make ``lang`` the default of every ``lang=None`` in bertlib (None: back to "en").
-
-    The notebooks' first code cell calls it with the edition's language.
-    """
+    """Make ``lang`` the default of every ``lang=None`` in bertlib (None: back to "en")."""
     global _language
     _language = lang if lang is None else resolve_language(lang)
 
@@ -50,9 +39,8 @@ def get_language() -> str:
 
 
 def corpus_language(lang: str | None = None) -> str:
-    """The language of the examples an edition takes from the corpus or the tasks: its own
-    where they are written in it (:data:`CORPUS_LANGUAGES`), else English (the Japanese
-    edition's: the small model knows no Japanese)."""
+    """The language of an edition's corpus examples: its own if in :data:`CORPUS_LANGUAGES`,
+    else English (the small model knows no Japanese)."""
     lang = resolve_language(lang)
     return lang if lang in CORPUS_LANGUAGES else "en"
 
@@ -67,8 +55,7 @@ def resolve_language(lang: str | None) -> str:
 
 
 def text(key: str, lang: str | None = None, **fmt) -> str:
-    """bertlib's own string ``key`` (``strings.json``) in ``lang``, with ``{placeholders}``
-    filled from ``fmt``."""
+    """``strings.json``'s ``key`` in ``lang``, ``{placeholders}`` filled from ``fmt``."""
     return STRINGS[key][resolve_language(lang)].format(**fmt)
 
 
@@ -80,28 +67,18 @@ def _notebook_strings() -> dict[str, dict[str, str]]:
 
 
 def tr(message: str, /, lang: str | None = None, **fmt) -> str:
-    """``message``, an English text a notebook prints or draws, in ``lang`` (default: the
-    edition's), with ``{placeholders}`` filled from ``fmt``.
-
-    The translations are written in each notebook's source, in its strings cell, beside the
-    prose (``tools/notebooks.py`` collects them into ``notebook_strings.json``). A text that has
-    none, such as one a learner has just edited, is shown as written.
-    """
+    """``message``, English text a notebook prints, in ``lang``, ``{placeholders}`` filled.
+    Translations come from each notebook source's strings cell (collected by
+    ``tools/notebooks.py``); a text without one (a learner's edit) is shown as written."""
     lang = resolve_language(lang)
     template = message if lang == "en" else _notebook_strings().get(lang, {}).get(message, message)
     return template.format(**fmt)
 
 
 def table(rows: Iterable[Sequence[object]], gap: int = 2) -> str:
-    """``rows`` of cells (a generator too) as lines whose columns line up wherever the text is
-    shown.
-
-    A Chinese character is two columns wide in a terminal, but in a browser it is as wide as
-    its font makes it, which is not twice a Latin letter. So each cell is padded to the column's
-    most Chinese characters with ideographic spaces (U+3000, as wide as a Chinese character in
-    either) and to its most other characters with spaces: every cell of a column then holds the
-    same number of each kind, and the columns line up in both. ``gap`` spaces separate them.
-    """
+    """``rows`` of cells as lines whose columns line up in a terminal and in a browser (where a
+    Chinese character is not twice a Latin letter): each cell is padded with ideographic spaces
+    (U+3000) to its column's most Chinese characters, and with spaces to its most others."""
     rows = [[str(cell) for cell in row] for row in rows]
     columns = max(map(len, rows), default=0)
     wide = [max((_wide(row[i]) for row in rows if i < len(row)), default=0)
@@ -134,13 +111,8 @@ _NO_LINE_END = set("（《“‘「『")  # ... nor ends one
 
 
 def fill(message: str, width: int = PAGE_COLUMNS) -> str:
-    """``message`` broken into lines of at most ``width`` columns (a Chinese character takes
-    two) at a space, or between two Chinese characters, never inside a word: a break at a space
-    takes its place.
-
-    JupyterLab wraps a long printed line wherever it reaches the edge, even inside a word
-    ("<cls" on one line, ">" on the next); a line that is short enough is never wrapped.
-    """
+    """``message`` in lines of at most ``width`` columns (a Chinese character takes two), broken
+    at a space or between Chinese characters: JupyterLab would break inside a word ("<cls|>")."""
     lines = []
     for paragraph in message.split("\n"):
         # Unbreakable units, each with the space before it ("" where two Chinese characters
@@ -150,7 +122,7 @@ def fill(message: str, width: int = PAGE_COLUMNS) -> str:
         for piece in _PIECES.findall(paragraph):
             if piece.isspace():
                 space = piece
-            elif units and not space and not (_is_cjk(last) and _is_cjk(piece)
+            elif units and not space and not (_wide(last + piece) == len(last + piece) == 2
                                               and piece not in _NO_LINE_START
                                               and last not in _NO_LINE_END):
                 units[-1][1] += piece
@@ -167,10 +139,6 @@ def fill(message: str, width: int = PAGE_COLUMNS) -> str:
                 line += before + unit
         lines.append(line + space)
     return "\n".join(line.rstrip() for line in lines)
-
-
-def _is_cjk(piece: str) -> bool:
-    return len(piece) == 1 and unicodedata.east_asian_width(piece) in "WF"
 
 
 def _width(line: str) -> int:

@@ -1,10 +1,6 @@
-"""The training loops' progress bar, which leaves its finished state in a saved notebook.
-
-tqdm's notebook bar is a widget, of which a saved notebook keeps only its first state (``0%|``).
-This bar shows itself through a display handle and, when it closes, replaces that output with
-its final state: the widget, and for GitHub or nbviewer a line of text and a picture of it.
-Outside a notebook it is tqdm's text bar.
-"""
+"""The training loops' progress bar. tqdm's notebook widget is saved in its first state
+(``0%|``); this one, shown through a display handle, is replaced when it closes by its final
+state, with a line of text and a picture for GitHub or nbviewer. Outside a notebook: tqdm's."""
 
 from __future__ import annotations
 
@@ -16,8 +12,6 @@ IN_NOTEBOOK = issubclass(tqdm, tqdm_notebook)  # tqdm.auto chose the widget bar
 
 
 class ProgressBar(tqdm):
-    """``tqdm.auto.tqdm`` whose notebook output ends as the finished bar (see the module)."""
-
     def __init__(self, *args, **kwargs):
         self._handle = None
         if IN_NOTEBOOK:
@@ -39,8 +33,7 @@ class ProgressBar(tqdm):
 
 
 def bar_picture(line: str, fraction: float) -> bytes:
-    """A PNG of a progress bar as tqdm writes it, ``"desc: 100%|███| 300/300 [00:05, ...]"``:
-    the text left and right of the bar, and the bar as a box filled to ``fraction``."""
+    """A PNG of tqdm's ``"desc: 100%|███| 300/300 [...]"``, the bar filled to ``fraction``."""
     from matplotlib.patches import Rectangle  # matplotlib only once a notebook bar closes
 
     from bertlib.viz.style import new_figure

@@ -1,8 +1,5 @@
-"""Where random draws come from: an explicit ``torch.Generator``, never torch's global one.
-
-Every function of bertlib that draws takes ``generator=`` or ``seed=``, so a notebook cell gives
-the same draw however many other cells ran before it.
-"""
+"""Random draws from an explicit ``generator=`` or ``seed=``, never torch's global generator:
+a notebook cell draws the same however many cells ran before it."""
 
 from __future__ import annotations
 
@@ -28,10 +25,8 @@ def make_generator(generator: torch.Generator | None = None,
 
 @contextlib.contextmanager
 def own_global_rng(seed: int | None = None) -> Iterator[None]:
-    """A block whose draws from torch's global generators (CPU and every GPU) are undone after
-    it: PyTorch's weight initialisers and dropout can only draw from those, and a library must
-    not move the caller's random stream. With ``seed``, the CPU generator is seeded with it
-    inside the block, so what the block draws depends on ``seed`` alone."""
+    """A block whose draws from torch's global generators (CPU and GPUs; weight initialisers
+    and dropout use no other) are undone after it, seeded with ``seed`` inside if given."""
     if seed is not None:
         check_seed("seed", seed)
     gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []

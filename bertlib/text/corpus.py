@@ -1,8 +1,5 @@
-"""Pretraining corpora as paragraphs of sentences: the shipped bilingual corpus and WikiText-2.
-
-A paragraph is a list of sentences. ``read_*`` functions return sentences as strings;
-``tokenize_paragraphs`` turns them into the token lists that ``make_nsp_pairs`` expects.
-"""
+"""Pretraining corpora as paragraphs (lists of sentence strings): the shipped bilingual corpus
+and WikiText-2; ``tokenize_paragraphs`` makes the token lists ``make_nsp_pairs`` expects."""
 
 from __future__ import annotations
 
@@ -34,8 +31,7 @@ def read_paragraphs(path: str | Path) -> list[list[str]]:
 
 
 def read_folder(directory: str | Path) -> list[list[str]]:
-    """Every ``*.txt`` file of ``directory``, read by :func:`read_paragraphs`, in name order:
-    within one file's limit in all, since they make one corpus in memory."""
+    """Every ``*.txt`` file of ``directory`` in name order, within one file's limit in all."""
     check_path("directory", directory)
     files = sorted(Path(directory).glob("*.txt"))
     total = sum(f.stat().st_size for f in files if f.is_file())  # links are checked on reading
@@ -68,9 +64,7 @@ def read_wikitext(path: str | Path) -> list[list[list[str]]]:
 
 
 @dataclass
-class CorpusSplit:
-    """Paragraphs (sentence strings) with their language, split into training and held-out."""
-
+class CorpusSplit:  # paragraphs (sentence strings) and their languages
     train: list[list[str]]
     train_langs: list[str]
     held_out: list[list[str]]
@@ -79,11 +73,8 @@ class CorpusSplit:
 
 def load_small_corpus(directory: str | Path = SMALL_CORPUS_DIR, *, held_out: float = 0.1,
                       seed: int = 0) -> CorpusSplit:
-    """The shipped English + Chinese corpus, split by paragraph into training and held-out.
-
-    The same fraction of each language's paragraphs, chosen by a permutation seeded with
-    ``seed``, is held out, so the split is fixed for a given seed.
-    """
+    """The shipped English + Chinese corpus, the fraction ``held_out`` of each language's
+    paragraphs (drawn from ``seed``) held out."""
     check_path("directory", directory)
     if isinstance(held_out, bool) or not isinstance(held_out, numbers.Real) or not (
             0.0 <= held_out < 1.0):
@@ -104,11 +95,7 @@ def load_small_corpus(directory: str | Path = SMALL_CORPUS_DIR, *, held_out: flo
 
 def tokenize_paragraphs(paragraphs: Sequence[Sequence[str]],
                         tokenize: Callable[[str], list[str]]) -> list[list[list[str]]]:
-    """Apply ``tokenize`` (e.g. ``WordPieceTokenizer.tokenize``) to every sentence.
-
-    ``paragraphs`` is a list of paragraphs, each a list of sentence strings (as
-    :func:`load_small_corpus` gives them); ``tokenize`` must return a list of token strings.
-    """
+    """``tokenize`` (e.g. ``WordPieceTokenizer.tokenize``) applied to every sentence."""
     if isinstance(paragraphs, str) or not isinstance(paragraphs, Sequence):
         raise ValueError(f"paragraphs must be a list of paragraphs, each a list of sentence "
                          f"strings; got {paragraphs!r:.80}")

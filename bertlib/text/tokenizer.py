@@ -1,8 +1,5 @@
-"""WordPiece tokenization through the ``tokenizers`` library, paired with a bertlib ``Vocab``.
-
-BERT's normalizer lower-cases, strips accents and puts spaces around every CJK character, so
-Chinese text is split one character per token, as Chinese BERT does.
-"""
+"""WordPiece tokenization through the ``tokenizers`` library, paired with a bertlib ``Vocab``;
+BERT's normalizer splits Chinese one character per token, as Chinese BERT does."""
 
 from __future__ import annotations
 
@@ -44,8 +41,7 @@ LINE_END_SPACE = ("\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005
 
 
 def _bert_backend(model: models.WordPiece, lowercase: bool = True) -> Tokenizer:
-    """``model`` behind BERT's normalizer (lower-casing and accent stripping when
-    ``lowercase``, spaces around CJK characters), pre-tokenizer and decoder."""
+    """``model`` behind BERT's normalizer, pre-tokenizer and decoder."""
     backend = Tokenizer(model)
     backend.normalizer = normalizers.BertNormalizer(lowercase=lowercase, strip_accents=lowercase,
                                                     handle_chinese_chars=True)
@@ -55,17 +51,15 @@ def _bert_backend(model: models.WordPiece, lowercase: bool = True) -> Tokenizer:
 
 
 def _spelling(tokens) -> SpecialTokens:
-    """The spelling of reserved tokens that ``tokens`` use most: Hugging Face's (``[CLS]``),
-    the usual one of checkpoints, or the chapter's (``<cls>``)."""
+    """The reserved tokens' spelling ``tokens`` use most: ``[CLS]`` (checkpoints') or ``<cls>``."""
     chapter = SpecialTokens()
     count = {s: sum(t in tokens for t in s.as_list()) for s in (HF_SPECIAL_TOKENS, chapter)}
     return chapter if count[chapter] > count[HF_SPECIAL_TOKENS] else HF_SPECIAL_TOKENS
 
 
 def check_text(name: str, value: str) -> None:
-    """A ``str`` that UTF-8 can encode: a lone surrogate such as ``"\\ud800"`` (what a broken
-    copy and paste can leave) is a Python string but no text, and the tokenizers library
-    refuses it with a ``TypeError`` that names nothing."""
+    """A ``str`` that UTF-8 can encode: tokenizers refuses a lone surrogate (``"\\ud800"``, left
+    by a broken copy and paste) with a TypeError that names nothing."""
     check_str(name, value)
     try:
         value.encode("utf-8")
@@ -75,9 +69,8 @@ def check_text(name: str, value: str) -> None:
 
 
 def _vocab_lines(text: str) -> list[str]:
-    """The tokens of a ``vocab.txt``, read as the tokenizers library reads it
-    (``WordPiece.read_file``): a line ends at "\\n" only (``str.splitlines`` would end one at
-    U+2028, U+0085 or U+001C too, and shift every later id), less its trailing white space."""
+    """A ``vocab.txt``'s tokens as tokenizers reads them: lines end at "\\n" only (splitlines
+    would end one at U+2028 too, shifting every later id), trailing white space stripped."""
     lines = text.split("\n")
     if lines[-1] == "":  # the last line's "\n" starts no line
         lines.pop()
@@ -85,7 +78,6 @@ def _vocab_lines(text: str) -> list[str]:
 
 
 def _read_texts(texts: Iterable[str]) -> list[str]:
-    """``texts`` as a list of at most ``TRAIN_MAX_CHARS`` characters of valid text."""
     if isinstance(texts, str) or not isinstance(texts, Iterable):
         raise ValueError(f"texts must be a list of texts (str), not one text: a text would "
                          f"be read one character per text; got {texts!r:.80}")
@@ -106,9 +98,8 @@ class WordPieceTokenizer:
     """Text -> WordPiece tokens -> ids, with the vocabulary as a :class:`Vocab`."""
 
     def __init__(self, backend: Tokenizer, specials: SpecialTokens | None = None):
-        """Wrap a copy of ``backend``: the caller's tokenizer keeps its own settings (bertlib
-        switches off truncation and padding, and types a "<mask>" or "[CLS]" in a text as
-        text). Its model must be WordPiece: a BPE or Unigram vocabulary cuts words unlike BERT."""
+        """Wrap a copy of ``backend``: bertlib's settings (no truncation or padding, "[CLS]" in
+        a text read as text) leave the caller's alone. Its model must be WordPiece, as BERT's."""
         if not isinstance(backend, Tokenizer):
             raise ValueError(f"backend must be a tokenizers.Tokenizer; got {backend!r:.80} (to "
                              "load a file use WordPieceTokenizer.from_file or from_directory)")
@@ -137,13 +128,8 @@ class WordPieceTokenizer:
     @classmethod
     def train(cls, texts: Iterable[str], vocab_size: int, *, min_frequency: int = 2,
               specials: SpecialTokens | None = None) -> WordPieceTokenizer:
-        """Learn a WordPiece vocabulary of at most ``vocab_size`` tokens from ``texts``.
-
-        Every vocabulary holds the five special tokens, every character of the texts and its
-        ``##`` form (when it occurs inside a word): a ``vocab_size`` below that count is
-        refused with the count. The same texts always give the same vocabulary, in the same
-        order. ``texts`` may be a generator; it is read up to ``TRAIN_MAX_CHARS`` characters.
-        """
+        """A WordPiece vocabulary of at most ``vocab_size`` tokens learnt from ``texts`` (a
+        generator too, read up to ``TRAIN_MAX_CHARS``), the same for the same texts."""
         check_int_in("vocab_size", vocab_size, 1, VOCAB_SIZE_MAX,
                      " (the largest BERT vocabularies hold about 250,000 pieces)")
         check_positive_int("min_frequency", min_frequency)
@@ -194,8 +180,7 @@ class WordPieceTokenizer:
 
     @classmethod
     def from_tokens(cls, tokens: Sequence[str], lowercase: bool = True) -> WordPieceTokenizer:
-        """BERT's tokenizer over the pieces ``tokens`` (the id of a token is its index), as a
-        checkpoint's ``vocab.txt`` defines it; ``tokens`` must hold the reserved tokens."""
+        """BERT's tokenizer over ``tokens`` (a token's id is its index), with the reserved ones."""
         if isinstance(tokens, str) or not isinstance(tokens, Sequence):
             raise ValueError(f"tokens must be a list of token strings; got {tokens!r:.80}")
         check_bool("lowercase", lowercase)
@@ -215,8 +200,7 @@ class WordPieceTokenizer:
 
     @classmethod
     def from_vocab_txt(cls, path: str | Path, lowercase: bool = True) -> WordPieceTokenizer:
-        """BERT's tokenizer over a checkpoint's ``vocab.txt``: a token's id is its line number,
-        as in Hugging Face (see :meth:`from_tokens`)."""
+        """BERT's tokenizer over a ``vocab.txt`` (a token's id is its line number)."""
         path = checked_path("path", path, TOKENIZER_MAX_BYTES)
         try:
             return cls.from_tokens(_vocab_lines(read_text(path)), lowercase)
@@ -237,8 +221,7 @@ class WordPieceTokenizer:
         raise ValueError(f"{directory} holds neither tokenizer.json nor vocab.txt")
 
     def save(self, path: str | Path) -> None:
-        """Write ``tokenizer.json`` to ``path`` (its folder must exist); a crash while writing
-        leaves the file that was there (see :func:`bertlib.support.files.atomic_write`)."""
+        """Write ``tokenizer.json`` to ``path`` (in an existing folder), crash-safe."""
         check_path("path", path)
         try:
             atomic_write(path, lambda tmp: self.backend.save(str(tmp)))
@@ -250,9 +233,7 @@ class WordPieceTokenizer:
         return self.encode(text).tokens
 
     def encode(self, text: str, name: str = "text") -> Encoding:
-        """``text`` through the ``tokenizers`` backend, without ``<cls>``/``<sep>``: tokens, ids,
-        word ids, offsets. Text that UTF-8 cannot encode (a lone surrogate) is refused as an
-        :class:`~bertlib.support.checks.InputError` naming ``name``."""
+        """``text``'s tokens, ids, word ids and offsets, without ``<cls>``/``<sep>``."""
         check_text(name, text)
         return self.backend.encode(text, add_special_tokens=False)
 

@@ -19,8 +19,7 @@ from bertlib.support.checks import (
 
 @dataclass(frozen=True)
 class SpecialTokens:
-    """The spelling of BERT's reserved tokens. The chapter writes ``<cls>``; Hugging Face
-    checkpoints write ``[CLS]``."""
+    """The spelling of BERT's reserved tokens: the chapter's ``<cls>``, checkpoints' ``[CLS]``."""
 
     pad: str = "<pad>"
     unk: str = "<unk>"
@@ -45,12 +44,9 @@ HF_SPECIAL_TOKENS = SpecialTokens("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 
 
 class Vocab:
-    """Maps tokens to ids and back. Unknown tokens map to ``<unk>``.
-
-    ``Vocab(tokens, min_freq)`` counts a corpus (a flat or nested list of tokens) and gives ids
-    0-4 to ``<pad> <unk> <cls> <sep> <mask>``, then the other tokens by falling frequency.
-    ``Vocab.from_list`` keeps a given id order, e.g. a checkpoint's ``vocab.txt``.
-    """
+    """Tokens to ids (unknown: ``<unk>``'s) and back. ``Vocab(tokens, min_freq)`` counts a flat
+    or nested list of tokens: ids 0-4 are the reserved tokens, then the others by falling
+    frequency. ``Vocab.from_list`` keeps a given order (a checkpoint's ``vocab.txt``)."""
 
     def __init__(self, tokens: Sequence = (), min_freq: int = 1,
                  specials: SpecialTokens = SpecialTokens()):
@@ -101,8 +97,7 @@ class Vocab:
         return [self.token_to_idx.get(t, self.unk_id) for t in tokens]
 
     def to_tokens(self, indices: int | Sequence[int]) -> str | list[str]:
-        """The token of an id, or the tokens of a list or 1-d tensor of ids. An id is an int,
-        a numpy integer or a 0-d integer tensor; not a float, which would be truncated."""
+        """The token of an id (an integer, not a float), or the tokens of a list of ids."""
         index = _as_id(indices)
         if index is not None:
             if not 0 <= index < len(self):
@@ -121,8 +116,7 @@ class Vocab:
 
 
 def _as_id(value) -> int | None:
-    """``value`` as a token id when it is an integer (Python, numpy, or a 0-d integer tensor);
-    None otherwise. A bool is not an id, though Python counts it as an int."""
+    """``value`` as a token id when it is an integer (not a bool) or a 0-d integer tensor."""
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
     if (isinstance(value, torch.Tensor) and value.dim() == 0 and value.dtype != torch.bool
@@ -138,9 +132,8 @@ def check_specials(specials: SpecialTokens) -> None:
 
 
 def _flatten(name: str, tokens: Sequence) -> Iterator[str]:
-    """The token strings of a flat or nested list. A text (a str where a list belongs), an
-    iterator or a token holding whitespace (a sentence) is refused: it would become characters,
-    might never end, or would become one token."""
+    """The token strings of a flat or nested list; a text, an iterator or a token with spaces is
+    refused (it would become characters, might never end, or become one token)."""
     if isinstance(tokens, (str, bytes)) or not isinstance(tokens, Sequence):
         raise ValueError(f"{name} must be a list of token strings (or of lists of them), not a "
                          f"text, an iterator or a set: tokenize it first, pass list(...); got "
@@ -158,9 +151,7 @@ def _flatten(name: str, tokens: Sequence) -> Iterator[str]:
 
 
 def check_word_token(name: str, token: str) -> None:
-    """One token: a non-empty string without whitespace (str.split's: spaces, tabs, newlines,
-    U+3000...). A sentence or an empty string where a token belongs would become one unknown
-    token; ``Vocab``, ``get_tokens_and_segments`` and the data functions refuse both."""
+    """One token: a non-empty string without whitespace (a sentence would be one unknown token)."""
     check_str(name, token)
     if token.split() != [token]:
         raise ValueError(f"{name} must be one token, non-empty and without spaces: split the "
@@ -168,7 +159,6 @@ def check_word_token(name: str, token: str) -> None:
 
 
 def check_word_tokens(name: str, tokens) -> None:
-    """A list of tokens that :func:`check_word_token` accepts."""
     check_tokens(name, tokens)
     # Joined and split again, a list comes back unchanged exactly when no token is empty or
     # holds whitespace: the common case at C speed.
@@ -178,8 +168,7 @@ def check_word_tokens(name: str, tokens) -> None:
 
 
 def check_word_paragraphs(name: str, paragraphs) -> None:
-    """Paragraphs as lists of tokenized sentences, each token non-empty and without spaces
-    (:func:`check_word_token`)."""
+    """Paragraphs as lists of tokenized sentences, tokens as :func:`check_word_token` wants."""
     if isinstance(paragraphs, str) or not isinstance(paragraphs, Sequence):
         raise ValueError(f"{name} must be a list of paragraphs; got {type(paragraphs).__name__}")
     for p, paragraph in enumerate(paragraphs):

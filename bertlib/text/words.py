@@ -1,9 +1,5 @@
-"""Which tokens make one word? The grouping that whole-word masking masks together.
-
-WordPiece knows half of it (``##ing`` continues the word before it); BERT cuts Chinese into
-single characters, whose words (车票, "ticket") come from a segmenter, as in Chinese BERT-wwm:
-jieba.
-"""
+"""Which tokens make one word, for whole-word masking: WordPiece's ``##`` pieces, and for
+Chinese, cut into characters, jieba's words (车票, "ticket"), as in Chinese BERT-wwm."""
 
 from __future__ import annotations
 
@@ -19,8 +15,7 @@ from bertlib.text.tokenizer import WordPieceTokenizer, check_text
 
 @functools.cache
 def _segmenter() -> jieba.Tokenizer:
-    """One private jieba dictionary for bertlib, loaded on first use (about a second); jieba's
-    "Building prefix dict..." log is quieted meanwhile, and its logger left as it was."""
+    """A private jieba dictionary, loaded on first use (a second) with its log quieted."""
     segmenter, logger = jieba.Tokenizer(), jieba.default_logger
     level = logger.level
     logger.setLevel(logging.WARNING)
@@ -39,12 +34,9 @@ def segment(text: str) -> list[str]:
 
 def word_ids(tokenizer: WordPieceTokenizer, text: str,
              words: Sequence[str] | None = None) -> list[int]:
-    """The word each WordPiece token of ``text`` belongs to, numbered 0, 1, ... in order.
-
-    A token joins the word before it when WordPiece made it from the same word (``##`` pieces)
-    or when it lies inside the same word of ``words``, a segmentation of ``text`` (by default
-    :func:`segment`'s). Aligned with ``tokenizer.tokenize(text)``.
-    """
+    """The word (0, 1, ...) of each token of ``tokenizer.tokenize(text)``: a token joins the
+    previous one's when WordPiece cut both from one word or both lie in one of ``words`` (by
+    default :func:`segment`'s)."""
     check_instance("tokenizer", tokenizer, WordPieceTokenizer, "a bertlib WordPieceTokenizer")
     check_text("text", text)
     if words is None:

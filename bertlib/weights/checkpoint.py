@@ -1,10 +1,6 @@
-"""bertlib's own checkpoint format: ``config.json`` plus ``model.safetensors`` (never pickle).
-
-Loading treats a checkpoint as untrusted input: only regular files are read, the config must be
-small, and the weights file's header must match the config before anything is allocated.
-Saving replaces each file whole, and a save stopped between the two files leaves a checkpoint
-that loads as the new one (see :func:`save_pretrained`).
-"""
+"""bertlib's checkpoints, ``config.json`` plus ``model.safetensors`` (never pickle): loaded as
+untrusted input (regular files, a small config, the header matched to it before anything is
+allocated), saved file by file whole, a save stopped midway loading as the new one."""
 
 from __future__ import annotations
 
@@ -38,14 +34,9 @@ LIST_MAX = 5  # names shown per list in an error message; a hostile file may dif
 
 
 def save_pretrained(model: BERTModel, directory: str | Path, **metadata) -> None:
-    """Write the model's config (plus any JSON-able ``metadata``) and weights to ``directory``.
-
-    A model that :func:`load_pretrained` would refuse (NaN weights) is not written. Each file
-    is replaced whole (:func:`bertlib.support.files.atomic_write`), the weights first, carrying
-    the config and an id of this save: a save killed between the two files leaves new weights
-    beside the old ``config.json``, whose id differs, and :func:`load_pretrained` then reads
-    the config the weights carry. A reader finds the old checkpoint or the new one, never a mix.
-    """
+    """Write the model's config (with JSON ``metadata``) and finite weights to ``directory``,
+    each file whole, the weights first carrying the config and this save's id: killed between
+    the two, the old ``config.json``'s id differs and the weights' config is read instead."""
     if not isinstance(model, BERTModel):
         raise ValueError(f"model must be a bertlib BERTModel; got {model!r:.80}")
     check_path("directory", directory)
@@ -71,13 +62,11 @@ def save_pretrained(model: BERTModel, directory: str | Path, **metadata) -> None
 
 
 def read_config(directory: str | Path) -> dict:
-    """The parsed ``config.json`` of a bertlib checkpoint (a small regular file)."""
     path = checked_file(directory, CONFIG_FILE, CONFIG_MAX_BYTES)
     return checked_config(read_json(path), str(path))
 
 
 def checked_config(config: dict, where: str) -> dict:
-    """``config`` (parsed from ``where``) when it is a bertlib config with its sizes."""
     if config.get("format") != FORMAT:
         raise ValueError(f"{where} is not a bertlib config (for Hugging Face checkpoints use "
                          "bertlib.load_hf_model)")
@@ -87,8 +76,7 @@ def checked_config(config: dict, where: str) -> dict:
 
 
 def saved_config(config: dict, weights: Path, embedded: dict[str, str]) -> dict:
-    """The config that belongs to the weights: ``config.json``'s, unless the weights file
-    carries the config of another save (a save stopped before it replaced ``config.json``)."""
+    """``config.json``'s config, unless the weights carry another save's (a save stopped midway)."""
     if EMBEDDED_CONFIG not in embedded or embedded.get(EMBEDDED_ID) == config.get("save_id"):
         return config  # one save wrote both (or the weights predate embedded configs)
     where = f"{weights}'s embedded config"
@@ -99,8 +87,7 @@ def saved_config(config: dict, weights: Path, embedded: dict[str, str]) -> dict:
 
 
 def config_from(config: dict) -> BERTConfig:
-    """The :class:`BERTConfig` of a parsed ``config.json``; ValueError for unknown or missing
-    keys (and, from BERTConfig itself, for bad values)."""
+    """The :class:`BERTConfig` of a parsed ``config.json``; ValueError for unknown, missing keys."""
     fields = {f.name for f in dataclasses.fields(BERTConfig)}
     unknown = sorted(set(config["config"]) - fields)
     if unknown:
@@ -114,8 +101,7 @@ def config_from(config: dict) -> BERTConfig:
 
 @contextlib.contextmanager
 def opened(path: Path) -> Iterator:
-    """``safe_open(path)``, which checks that the header fits the file; a broken file is a
-    ValueError naming it."""
+    """``safe_open(path)`` (which checks that the header fits the file), ValueError naming it."""
     try:
         with safe_open(str(path), framework="pt") as f:
             yield f
@@ -124,19 +110,14 @@ def opened(path: Path) -> Iterator:
 
 
 def header_shapes(f) -> dict[str, tuple[tuple[int, ...], bool]]:
-    """Each tensor's shape, and whether it is floating-point, from the header of a file that
-    :func:`opened` opened: no tensor data is read."""
-    names = f.keys()  # a method of safe_open, which is not a mapping
+    """Each tensor's shape and whether it is floating-point, from the header alone."""
     return {name: (tuple(f.get_slice(name).get_shape()), f.get_slice(name).get_dtype()
-                   in FLOAT_DTYPES) for name in names}
+                   in FLOAT_DTYPES) for name in f.keys()}  # noqa: SIM118 (safe_open is no mapping)
 
 
 def expected_shapes(config: BERTConfig) -> tuple[dict[str, tuple[int, ...]], set[str]]:
-    """The state-dict shapes of ``BERTModel.from_config(config)``, and the names that share one
-    tensor (a tied MLM decoder: stored once), worked out from the sizes alone: nothing is built, so
-    a hostile config costs nothing (tests/weights/test_checkpoint.py checks them against a real
-    model).
-    """
+    """The state-dict shapes of ``BERTModel.from_config(config)`` and the tied names (stored
+    once), from the sizes alone: a hostile config costs nothing (the tests compare a model)."""
     V, H, F, L = config.vocab_size, config.num_hiddens, config.ffn_num_hiddens, config.max_len
     shapes = {"encoder.pos_embedding": (1, L, H), "encoder.token_embedding.weight": (V, H),
               "encoder.segment_embedding.weight": (2, H)}
@@ -160,14 +141,13 @@ def expected_shapes(config: BERTConfig) -> tuple[dict[str, tuple[int, ...]], set
 
 
 def some(names: list[str]) -> str:
-    """The first few of ``names`` and how many there are: a message stays short."""
     more = f" and {len(names) - LIST_MAX:,} more" if len(names) > LIST_MAX else ""
     return f"{names[:LIST_MAX]}{more}"
 
 
 def check_block_count(path: Path, names, prefix: str, num_blks: int, key: str) -> None:
-    """The blocks a weights file holds (``{prefix}{i}.``) are 0 .. num_blks - 1: checked before
-    any per-block name is listed, since a hostile config may ask for millions of blocks."""
+    """The blocks ``{prefix}{i}.`` are 0 .. num_blks - 1: checked before any per-block name is
+    listed, since a hostile config may ask for millions."""
     pattern = re.compile(re.escape(prefix) + r"(\d+)\.")
     found = {int(m.group(1)) for name in names if (m := pattern.match(name))}
     if found != set(range(len(found))) or len(found) != num_blks:
@@ -179,9 +159,8 @@ def check_block_count(path: Path, names, prefix: str, num_blks: int, key: str) -
 
 def check_shapes(path: Path, found: dict[str, tuple[tuple[int, ...], bool]],
                  expected: dict[str, tuple[int, ...]], optional: set[str] = frozenset()) -> None:
-    """The tensors ``found`` in ``path`` (name: shape, is floating-point) are ``expected``'s
-    (name: shape; those in ``optional`` may be missing), all floating-point, before anything
-    is allocated; ValueError naming each difference."""
+    """The tensors ``found`` (name: shape, is float) are ``expected``'s (name: shape; those in
+    ``optional`` may be missing), all floats; ValueError naming each difference."""
     missing = [name for name in expected if name not in found and name not in optional]
     unexpected = sorted(set(found) - set(expected))
     wrong = [f"{name}: expected {expected[name]}, found {shape}" for name, (shape, _)
@@ -195,20 +174,15 @@ def check_shapes(path: Path, found: dict[str, tuple[tuple[int, ...], bool]],
 
 
 def check_finite_weights(model: BERTModel) -> None:
-    """No NaN or infinite weight: it would silently turn every output into NaN."""
+    """No NaN or infinite weight (it would turn every output into NaN)."""
     for name, tensor in model.state_dict().items():
         if not torch.isfinite(tensor).all():
             raise ValueError(f"checkpoint tensor {name} holds NaN or infinite values")
 
 
 def load_pretrained(directory: str | Path) -> BERTModel:
-    """The model saved by :func:`save_pretrained`, in eval mode.
-
-    The config and the weights file's header are checked against each other before the model
-    is built, so a hostile or broken checkpoint costs no more than reading its header. The
-    header and the tensors come from one open file: a save that replaces the file meanwhile
-    does not mix two checkpoints.
-    """
+    """The model saved by :func:`save_pretrained`, in eval mode: a hostile checkpoint costs no
+    more than its header, and one open file gives header and tensors (no mix with a new save)."""
     config = read_config(directory)
     weights = checked_file(directory, WEIGHTS_FILE, None)
     with opened(weights) as f:
@@ -227,9 +201,8 @@ def load_pretrained(directory: str | Path) -> BERTModel:
 
 def save_training_state(directory: Path, model: BERTModel, optimizer: torch.optim.Optimizer,
                         state: dict) -> None:
-    """A run to resume: the model, Adam's per-parameter state (``optimizer.safetensors``) and
-    the JSON ``state`` (``trainer.json``), swapped in whole: a save killed at any moment leaves
-    the previous folder or this one (:func:`bertlib.support.files.atomic_write_folder`)."""
+    """A run to resume (the model, Adam's state and the JSON ``state``), swapped in whole: a
+    save killed at any moment leaves the previous folder or this one."""
     tensors = {f"{i}.{k}": v.contiguous() for i, s in optimizer.state_dict()["state"].items()
                for k, v in s.items()}
     text = json.dumps(state, indent=1)
@@ -243,8 +216,7 @@ def save_training_state(directory: Path, model: BERTModel, optimizer: torch.opti
 
 
 def load_training_state(directory: Path) -> tuple[BERTModel, dict, dict]:
-    """The model (in training mode), Adam's state (``{index: {name: tensor}}``, for the
-    optimizer ``make_optimizer`` builds over it) and the JSON state saved by
+    """The model (training mode), Adam's ``{index: {name: tensor}}`` and the JSON state saved by
     :func:`save_training_state`, every file checked as untrusted input."""
     state = read_json(checked_file(directory, STATE_FILE, CONFIG_MAX_BYTES))
     model = load_pretrained(directory).train()
@@ -252,9 +224,8 @@ def load_training_state(directory: Path) -> tuple[BERTModel, dict, dict]:
 
 
 def read_adam_state(directory: Path, params: list[torch.Tensor]) -> dict:
-    """Adam's state for ``params`` from ``optimizer.safetensors``: every tensor's name and shape
-    checked against its parameter from the header, and its values finite floats (a negative
-    second moment would turn the next update into NaN)."""
+    """Adam's state for ``params``, names and shapes checked from the header, values finite
+    floats (a negative second moment would make the next update NaN)."""
     path = checked_file(directory, OPTIMIZER_FILE, None)
     state: dict[int, dict[str, torch.Tensor]] = {}
     with opened(path) as f:

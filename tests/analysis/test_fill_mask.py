@@ -1,5 +1,7 @@
 """fill_mask: the model's top guesses at the masked positions."""
 
+import dataclasses
+
 import pytest
 import torch
 
@@ -63,6 +65,9 @@ def test_bad_fill_mask_input_is_named(small):
     other = encode_pair(tokenizer, "It was raining hard on Friday.")
     with pytest.raises(ValueError, match="masked has 7 tokens but enc has 9"):
         fill_mask(model, tokenizer.vocab, other, masked)
+    past = dataclasses.replace(masked, positions=[99])
+    with pytest.raises(ValueError, match=r"masked.positions\[i\] must be an integer in \[0, 6\]"):
+        fill_mask(model, tokenizer.vocab, enc, past)
 
 
 def test_every_argument_of_the_wrong_kind_is_named(small):
