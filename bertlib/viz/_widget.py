@@ -48,8 +48,7 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class InputNotice(ValueError):
-    """Bad input the widget explains in the reader's language (empty text, missing B, no
-    figure on screen to save)."""
+    """Bad input the widget explains in the reader's language."""
 
 
 # A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
@@ -79,8 +78,7 @@ def text_row(box_a: widgets.Text, box_b: widgets.Text) -> widgets.HBox:
 
 
 class FigureView(widgets.Box):
-    """A figure's PNG (``value``) at the size it was drawn, so its text is too; a figure wider
-    than the notebook scrolls sideways, its scrollbar right under it."""
+    """A figure's PNG (``value``) at its drawn size, so its text is; a wider one scrolls."""
 
     def __init__(self):
         self.image = widgets.Image(format="png", layout=widgets.Layout(
@@ -98,24 +96,21 @@ class FigureView(widgets.Box):
 
 
 class Widget:
-    """Shared plumbing: the language, a status line, errors shown instead of raised, and
-    saving a figure on screen."""
+    """The language, a status line, errors shown instead of raised, saving a figure."""
 
     ui: widgets.Widget
     name = "figure"  # what a saved figure's file is called
     empty_text = "empty_text"  # the key of what an empty sentence A is answered with
 
     def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
-        """The figures by name, the main one first, each with the output that shows it."""
+        """The figures by name, the main one first, each with its output."""
         return {self.name: (self.plot, self.image)}
 
     def _hidden(self, figure: str) -> str:
-        """Why ``figure`` is not on screen, in the reader's language."""
         return text("save_hidden", self.lang)
 
     def shown_figure(self, figure: str | None = None) -> LiveFigure:
-        """The figure on screen now: the main one, or the one named ``figure``; one not on
-        screen is refused with an :class:`InputNotice` saying why."""
+        """The main figure, or the one named ``figure``; InputNotice when it is hidden."""
         figures = self._figures()
         name = next(iter(figures)) if figure is None else figure
         if name not in figures:
@@ -127,8 +122,7 @@ class Widget:
 
     def save(self, path: str | Path | None = None, *, dpi: int = SAVE_DPI,
              figure: str | None = None) -> Path:
-        """Save a figure on screen (see :meth:`shown_figure`) as PNG, SVG or PDF, by ``path``'s
-        suffix (default ``<name>.png`` or ``<name>-<figure>.png``); returns the path."""
+        """Save :meth:`shown_figure` by ``path``'s suffix (default ``<name>[-<figure>].png``)."""
         with self._lock:
             plot = self.shown_figure(figure)
             return plot.save(f"{self._stem(figure)}.png" if path is None else path, dpi=dpi)
@@ -138,9 +132,8 @@ class Widget:
         return self.name if figure in (None, main) else f"{self.name}-{figure}"
 
     def _save_controls(self, figure: str | None = None) -> widgets.HBox:
-        """One button per format, each saving the figure (the main one, or ``figure``) into
-        the current folder and saying where; the main one's are :attr:`save_buttons`."""
-        # As wide as the label, never cut to "Save P…" (ipywidgets' default is 148 px).
+        """A save button per format (the main figure's: :attr:`save_buttons`), each as wide
+        as its label, never cut to "Save P…" (ipywidgets' default is 148 px)."""
         buttons = {fmt: widgets.Button(description=text("save_as", self.lang, fmt=fmt.upper()),
                                        icon="download", layout=widgets.Layout(width="auto"),
                                        tooltip=text("save_tooltip", self.lang, fmt=fmt.upper()))
@@ -153,7 +146,7 @@ class Widget:
         return widgets.HBox(list(buttons.values()))
 
     def _save_as(self, path: str, figure: str | None) -> list[str]:
-        """Save, and say so under the notices on screen, in place of an earlier "saved"."""
+        """Save, and say so under the notices, in place of an earlier "saved"."""
         try:
             saved = text("saved", self.lang, path=self.save(path, figure=figure))
         except SaveError as err:  # said as it is, not as an input that cannot be shown
@@ -168,15 +161,13 @@ class Widget:
         self.message = ""
         self._notices_shown: list[str] = []  # the notices on screen (none while an error is)
         self._saved = ""  # the last "saved" line
-        # JupyterLab may run two callbacks at once on two kernel threads (a redraw while Save
-        # SVG has swapped the canvas): each runs under this lock, re-entrant because a
-        # callback that sets a control runs that control's callback inside it.
+        # JupyterLab may run two callbacks at once on two threads (a redraw while Save SVG
+        # swapped the canvas); re-entrant: setting a control runs its callback inside.
         self._lock = threading.RLock()
-        self._busy = False  # while controls are reset: their events draw nothing
+        self._busy = False  # while controls are reset (_quiet): their events draw nothing
 
     @contextlib.contextmanager
-    def _quiet(self):
-        """Set controls without their callbacks redrawing."""
+    def _quiet(self):  # set controls without their callbacks redrawing
         self._busy = True
         try:
             yield
@@ -194,8 +185,7 @@ class Widget:
 
     def _encode(self, tokenizer: WordPieceTokenizer, max_len: int, *, require_b: bool = False,
                 unknown: str = "unknown") -> tuple[EncodedInput, list[str]]:
-        """The two text boxes through :func:`bertlib.inputs.encode_pair`, and notices of
-        truncation and of unknown words (``unknown``: the key of the latter)."""
+        """The two boxes' :func:`encode_pair`, with notices of truncation and unknown words."""
         for box in (self.text_a, self.text_b):
             if (half := SURROGATE.search(box.value)) is not None:
                 raise InputNotice(text("lone_surrogate", self.lang, box=box.description,
@@ -216,8 +206,7 @@ class Widget:
         return enc, notices
 
     def _repr_mimebundle_(self, **kwargs):
-        # Beside the live widget a picture of it, for GitHub, nbviewer, nbconvert and a
-        # notebook opened before it runs.
+        # A picture beside the live widget, for GitHub, nbviewer and unexecuted notebooks.
         bundle = self.ui._repr_mimebundle_(**kwargs)
         picture = self.picture()
         if picture is not None:
@@ -225,7 +214,7 @@ class Widget:
         return bundle
 
     def picture(self) -> bytes | None:
-        """The figures on screen now, one under the other, as one PNG (None when none is)."""
+        """The figures on screen, one under the other, as one PNG (None: none is)."""
         with self._lock:
             shown = [plot.png() for plot, output in self._figures().values()
                      if output.layout.display != "none"]
@@ -252,8 +241,10 @@ class Widget:
 
     def _guarded(self, action: Callable[[], list[str]], outputs: list[widgets.Widget]) -> None:
         """Run ``action`` (it returns notices) under the lock; on ValueError hide ``outputs``
-        and show the message, never a traceback."""
+        and show the message, never a traceback. Muted while controls are reset (_quiet)."""
         with self._lock:
+            if self._busy:
+                return
             try:
                 notices = action()
             except InputNotice as err:
@@ -274,8 +265,7 @@ class Widget:
 
 
 class ModelWidget(Widget):
-    """A widget that runs ``model`` on the sentence pair typed in its two text boxes, again
-    (:meth:`refresh`) whenever one changes."""
+    """Runs ``model`` on the pair in its two text boxes, again (:meth:`refresh`) on a change."""
 
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer, lang: str | None,
                  text_a: str | None, text_b: str | None):
@@ -290,7 +280,7 @@ class ModelWidget(Widget):
         raise NotImplementedError
 
     def _layer_head(self, widths: tuple[str, str]) -> tuple[widgets.Dropdown, widgets.Dropdown]:
-        """The layer and head choices (the head's last: the mean of heads)."""
+        """The layer and head choices (the head's last: the mean)."""
         cfg = self.model.config
         layer = widgets.Dropdown(options=list(range(cfg.num_blks)), value=0,
                                  description=text("layer", self.lang),

@@ -26,9 +26,8 @@ PADDING = 3  # its default: a single pair has no padding, and then the mask woul
 
 
 class AttentionWidget(ModelWidget):
-    """Attention weights by layer and head: one head with a query token's row, all heads of a
-    layer, every layer and head (the chosen one large), one query step by step, and the
-    evidence (the chosen head's weights read three ways, every head switched off in turn)."""
+    """Attention by layer and head, in five views: one head, a layer's heads, every layer and
+    head, one query step by step, and the evidence (see the view tooltips)."""
 
     name = "attention"
 
@@ -164,8 +163,7 @@ class AttentionWidget(ModelWidget):
         return self._select()
 
     def _select(self) -> list[str]:
-        """Choose the tokens on screen (all, or without specials), keep the query on the same
-        token when it stays visible, and redraw."""
+        """Choose the tokens on screen, the query kept on its token where visible; redraw."""
         enc = self.encoded
         if enc is None:
             return []
@@ -182,12 +180,11 @@ class AttentionWidget(ModelWidget):
         return self._redraw()
 
     def _on_control(self) -> None:
-        with self._lock:  # _busy mutes this thread's own resets; another thread's change waits
-            if not self._busy:
-                self._guarded(self._redraw, self._outputs())
+        with self._lock:  # the outputs of the view chosen when this thread's turn comes
+            self._guarded(self._redraw, self._outputs())
 
     def _redraw(self) -> list[str]:
-        """Slice the stored attentions for the current controls and draw them."""
+        """Slice the stored attentions for the controls and draw them."""
         if self.attentions is None:
             return []
         for view, (image, _) in self._views.items():
@@ -223,9 +220,8 @@ class AttentionWidget(ModelWidget):
         return self._notices
 
     def _draw_steps(self) -> list[str]:
-        """One query of one head, step by step, over every key a query sees: the text's, the
-        special tokens too (the softmax runs over them), and the <pad> keys the slider adds; the
-        scores divided by the temperature chosen."""
+        """One query of one head step by step, over every key it sees: specials too (the
+        softmax runs over them) and the <pad> keys the slider adds."""
         if self.head.value == MEAN_HEAD:  # the mean of heads has no one query and key
             raise InputNotice(text("qk_mean_head", self.lang))
         layer, query = self.layer.value, int(self.shown[self.query.value])
@@ -241,8 +237,8 @@ class AttentionWidget(ModelWidget):
         return self._notices
 
     def _mask_options(self) -> None:
-        """The content tokens of a new text as the choices to mask; the positions chosen
-        before stay chosen where the text still has a content token there, else the first."""
+        """A new text's content tokens as the choices to mask, the earlier ones kept where
+        still content tokens, else the first."""
         vocab, enc = self.tokenizer.vocab, self.encoded
         content = [i for i, t in enumerate(enc.ids) if t not in vocab.structural_ids]
         kept = [p for p in self.masked.value if p in content] or content[:1]
@@ -252,13 +248,12 @@ class AttentionWidget(ModelWidget):
         self.evidence = None
 
     def _on_masked(self) -> None:
-        if not self._busy:
-            self.evidence = None
-            self._guarded(self._redraw, self._outputs())
+        self.evidence = None
+        self._on_control()
 
     def _draw_evidence(self) -> list[str]:
-        """The evidence for the masked tokens chosen (the model runs only when the text or
-        they changed), for the tokens on screen."""
+        """The evidence for the masked tokens chosen (run again only when they or the text
+        changed), for the tokens on screen."""
         if self.evidence is None:
             vocab = self.tokenizer.vocab
             self.evidence = collect_evidence(self.model, self.encoded, self.masked.value,

@@ -105,7 +105,7 @@ class TimeLapseWidget(ModelWidget):
         self.frame: TimeLapseFrame | None = None
         self._notices: list[str] = []  # about the current text, kept across redraws
         for control in (self.mask_a, self.mask_b):
-            control.observe(lambda _: self._on_mask(), names="value")
+            control.observe(lambda _: self._guarded(self._run, [self.image]), names="value")
         for control in (self.step, self.layer, self.head):
             control.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
@@ -140,10 +140,6 @@ class TimeLapseWidget(ModelWidget):
                 box.value = (chosen or [candidates[len(candidates) // 2]])[0]
         return self._run()
 
-    def _on_mask(self) -> None:
-        if not self._busy:
-            self._guarded(self._run, [self.image])
-
     def _run(self) -> list[str]:
         """Every snapshot on the pair with the chosen tokens masked (the only place the model
         runs), then the figure."""
@@ -156,7 +152,7 @@ class TimeLapseWidget(ModelWidget):
         return self._redraw()
 
     def _on_control(self) -> None:
-        if not self._busy and self.outputs is not None:
+        if self.outputs is not None:
             self._guarded(self._redraw, [self.image])
 
     def _redraw(self) -> list[str]:

@@ -237,8 +237,7 @@ class NSPWidget(ModelWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        if not self._busy:
-            self._guarded(self._draw, [self.table, self.image])
+        self._guarded(self._draw, [self.table, self.image])
 
     def _draw(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len, require_b=True)
