@@ -42,8 +42,7 @@ MAX_HEADS = 64  # one panel each, and the mean: BERT-large has 16; thousands tak
 ROW_SUM_TOLERANCE = 1e-3  # float32 softmax rows of a few hundred keys sum to 1 within 1e-5
 
 
-def check_weights(weights: np.ndarray) -> None:
-    """Attention weights are probabilities: finite and in [0, 1]."""
+def check_weights(weights: np.ndarray) -> None:  # probabilities: finite, in [0, 1]
     if not np.isfinite(weights).all() or weights.min() < 0 or weights.max() > 1:
         bad = weights[~(np.isfinite(weights) & (weights >= 0) & (weights <= 1))]
         raise ValueError(f"weights must be attention weights, finite and in [0, 1]; got "
@@ -52,8 +51,7 @@ def check_weights(weights: np.ndarray) -> None:
 
 @dataclass(frozen=True)
 class AttentionView:
-    """What one attention heatmap shows: (T, T) weights, rows = queries, columns = keys;
-    boundary: the index of the first sentence-B token, or None."""
+    """One heatmap: (T, T) weights, rows queries; boundary: the first B token, or None."""
 
     weights: np.ndarray
     tokens: list[str]
@@ -64,9 +62,8 @@ class AttentionView:
 
 
 class AttentionPlot(LiveFigure):
-    """A token x token heatmap with the A/B boundary marked and, beside it on the same rows,
-    the chosen query token's weights on every key as bars: the highlighted row of the heatmap,
-    turned to read top to bottom."""
+    """A token x token heatmap, the A/B boundary marked, and beside it on the same rows the
+    query's weights as bars: its highlighted row, turned to read top to bottom."""
 
     def __init__(self, lang: str | None = None):
         super().__init__(PAGE_WIDTH, 5, lang)
@@ -104,8 +101,7 @@ class AttentionPlot(LiveFigure):
         self._length: int | None = None
 
     def _layout(self, T: int) -> None:
-        """Size and place everything for T tokens."""
-        # A line of legible text per token, in steps of 8 (a new size redraws everything): the
+        # A line of legible text a token, in steps of 8 (a new size redraws everything): the
         # default pair and the controls fit a projector's window; a long input scrolls.
         side = max(2.5, ROW * 8 * math.ceil(T / 8))
         left, below, top = 1.0, 0.9, 0.4
@@ -162,13 +158,11 @@ def plot_attention(view: AttentionView, lang: str | None = None) -> Figure:
     return AttentionPlot(lang).once(replace(view, weights=weights))
 
 
-def panel_side(cols: int) -> float:
-    """Inches per panel of the all-heads grid with ``cols`` columns across the page."""
+def panel_side(cols: int) -> float:  # inches a panel of the all-heads grid
     return min(4.4, (PAGE_WIDTH - 1.8) / cols)
 
 
-def grid_height(panels: int, cols: int) -> float:
-    """Inches of the all-heads figure with ``panels`` panels in ``cols`` columns."""
+def grid_height(panels: int, cols: int) -> float:  # inches of the all-heads figure
     return (panel_side(cols) + 0.2) * math.ceil(panels / cols) + 1.0
 
 
@@ -187,7 +181,7 @@ class AllHeadsPlot(LiveFigure):
                          or c == self.num_panels)
         self.side = panel_side(self.cols)
         self.rows = math.ceil(self.num_panels / self.cols)
-        height = (self.side + 0.2) * self.rows + 1.0
+        height = grid_height(self.num_panels, self.cols)
         width = self.side * self.cols + 1.8
         super().__init__(width, height, lang)
         self.figure.subplots_adjust(left=1.0 / width, right=1 - 1.3 / width,

@@ -1,6 +1,6 @@
-"""Attention next to evidence, as a figure: one head's weights read three ways (raw, scaled by
-what each key passes on, rolled out across layers), beside what switching each head off does
-to the model's answers for the input on screen (see :mod:`bertlib.analysis.evidence`)."""
+"""Attention next to evidence: one head's weights read three ways (raw, norm-based, rolled
+out), beside what switching each head off does to the model's answers
+(:mod:`bertlib.analysis.evidence`)."""
 
 from __future__ import annotations
 
@@ -41,14 +41,10 @@ LIMIT = 0.05  # the grids' colour scale reaches at least ±0.05: small changes s
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the evidence view shows for one input with some of its tokens masked.
-
-    tokens: what the model reads (``<mask>`` at ``masked``); originals: the masked tokens;
-    weights, norms: (L, nh, T, T) raw and norm-based (rows summing to 1); rollout: (L, T, T).
-    token_change: (L, nh) the change in P(original token), averaged over the masked positions,
-    with head (l, h) switched off, against token_prob; is_next_change and is_next likewise.
-    A change that cannot be measured is None, and ``*_notice`` the strings.json key saying why.
-    """
+    """The evidence view of one input, ``<mask>`` at ``masked``: weights, norms (L, nh, T, T),
+    rollout (L, T, T); token_change (L, nh): P(original token) with each head off, against
+    token_prob, averaged over the masked positions; is_next_change and is_next likewise. An
+    unmeasurable change is None, its ``*_notice`` the strings.json key saying why."""
 
     tokens: list[str]
     masked: list[int]
@@ -64,8 +60,7 @@ class Evidence:
     is_next: float | None = None
     is_next_notice: str = ""
 
-    def select(self, keep: Sequence[int]) -> Evidence:
-        """The same evidence for the tokens at ``keep`` only (rows not scaled again)."""
+    def select(self, keep: Sequence[int]) -> Evidence:  # rows not scaled again
         keep = list(keep)
         boundary = None if self.boundary is None else int(np.searchsorted(keep, self.boundary))
         return replace(self, tokens=[self.tokens[i] for i in keep],
@@ -76,16 +71,14 @@ class Evidence:
 
 
 def untrained_outputs(model: BERTModel) -> tuple[bool, bool]:
-    """Whether the model's MLM and NSP output layers are untrained (listed in
-    ``untrained_heads`` by a Hugging Face checkpoint without them; NSP reads the pooler)."""
+    """Whether MLM and NSP are untrained (a Hugging Face checkpoint's ``untrained_heads``)."""
     missing = set(getattr(model, "untrained_heads", ()))
     return "mlm" in missing, bool({"nsp", "pooler"} & missing)
 
 
 def collect_evidence(model: BERTModel, enc: EncodedInput, masked: Sequence[int],
                      mask_id: int, mask_token: str) -> Evidence:
-    """Mask the tokens of ``enc`` at ``masked`` and run the model for every layer's raw and
-    norm-based weights, then with each head switched off in turn (one batched pass)."""
+    """Run the model on ``enc`` masked at ``masked``, then with each head off (one batch)."""
     masked = sorted(masked)
     ids = list(enc.ids)
     for p in masked:
@@ -119,14 +112,12 @@ def collect_evidence(model: BERTModel, enc: EncodedInput, masked: Sequence[int],
     return replace(evidence, **changes)
 
 
-def signed(value: float) -> str:
-    """``value`` to three decimals with its sign, + or a typographic minus: a change."""
+def signed(value: float) -> str:  # a change: +0.012, −0.034
     return f"{value:+.3f}".replace("-", "\u2212")
 
 
 def shown_labels(tokens: Sequence[str], first: Sequence[int], step: int) -> list[str]:
-    """``tokens`` with every label closer than ``step`` positions to one already kept left
-    blank, those at ``first`` kept first (the masked tokens, the sentences' ends)."""
+    """``tokens``, blank where within ``step`` of one kept (those at ``first`` kept first)."""
     kept: list[int] = []
     for i in [*first, *range(len(tokens))]:
         if all(abs(i - k) >= step for k in kept):
@@ -135,10 +126,9 @@ def shown_labels(tokens: Sequence[str], first: Sequence[int], step: int) -> list
 
 
 class EvidencePlot(LiveFigure):
-    """Three token x token maps of the chosen head (or its layer's mean) on one colour scale
-    (raw, norm-based, rollout), the masked rows outlined; under them, layer x head grids of the
-    change in P(original token) and in P(IsNext) with each head switched off, numbers written
-    in, the chosen head outlined, or a notice where it cannot be measured."""
+    """Three maps of the chosen head on one scale (raw, norm-based, rollout), masked rows
+    outlined; under them, layer x head grids of the changes in P(original token) and P(IsNext)
+    with each head off, or a notice where they cannot be measured."""
 
     def __init__(self, num_blks: int, num_heads: int, lang: str | None = None):
         self.shape = (num_blks, num_heads)
@@ -228,7 +218,6 @@ class EvidencePlot(LiveFigure):
         self._drawn: tuple | None = None  # what the token layer shows
 
     def update(self, evidence: Evidence, layer: int, head: int, note: str = "") -> Figure:
-        """Draw ``evidence`` for ``head`` (or MEAN_HEAD) of ``layer``, ``note`` at the bottom."""
         T = len(evidence.tokens)
         if head == MEAN_HEAD:
             maps = [evidence.weights[layer].mean(0), evidence.norms[layer].mean(0)]
@@ -255,8 +244,7 @@ class EvidencePlot(LiveFigure):
         return self.figure
 
     def _labels(self, evidence: Evidence, note: str) -> None:
-        """The token layer: token labels (those that fit), the grids, their titles, the note;
-        drawn again only when one of them changes."""
+        """The token layer: labels that fit, the grids and titles, the note; only on a change."""
         T = len(evidence.tokens)
         # Labels as large as the one-head view's where they fit; at the smallest, every token's
         # while 0.9 of it apart (the ink of neighbours does not touch), else every second...
@@ -289,7 +277,7 @@ class EvidencePlot(LiveFigure):
         self.blitter.tokens_changed()
 
     def _grid(self, k: int, change: np.ndarray | None, notice: str, title: str) -> None:
-        """Grid ``k`` showing ``change`` (L, nh), or, when it is None, the notice instead."""
+        """Grid ``k`` showing ``change`` (L, nh), or its notice when None."""
         ax, shown = self.grids[k], change is not None
         if ax.get_visible() != shown:  # its numbers of heads and layers: background
             ax.set_visible(shown)
@@ -310,7 +298,7 @@ class EvidencePlot(LiveFigure):
 
 
 def plot_evidence(evidence: Evidence, layer: int, head: int, lang: str | None = None) -> Figure:
-    """The evidence view of ``evidence`` for one layer and head, as a figure."""
+    """The evidence view for one layer and head."""
     L, nh = evidence.weights.shape[:2]
     check_int_in("layer", layer, 0, L - 1)
     check_int_in("head", head, MEAN_HEAD, nh - 1, " (-1: the mean of heads)")

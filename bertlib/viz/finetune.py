@@ -1,6 +1,5 @@
-"""A fine-tuned classifier and tagger at work: type a sentence, see the class probabilities and
-one tag per token (HTML tables, at typing speed; a figure to save), with how often the
-classifier is right on held-out sentences; pick another classifier to compare."""
+"""A fine-tuned classifier and tagger at work: class probabilities and tags as HTML (at typing
+speed; a figure to save), with the classifier's held-out accuracy."""
 
 from __future__ import annotations
 
@@ -40,9 +39,8 @@ TAG_TEXT_COLOR = "#000000"  # on every tag colour (see tags_html)
 
 @dataclass(frozen=True)
 class ScoredClassifier:
-    """A fine-tuned classifier as :class:`FineTuneWidget` offers it: the tokenizer it reads,
-    and its held-out accuracy per language it was evaluated on (``{"en": Accuracy, ...}``,
-    from :func:`bertlib.evaluate_task`)."""
+    """A classifier, its tokenizer, and its held-out accuracy per language
+    (``{"en": Accuracy, ...}``, from :func:`bertlib.evaluate_task`)."""
 
     classifier: BERTClassifier
     tokenizer: WordPieceTokenizer
@@ -65,14 +63,12 @@ class ScoredClassifier:
                              f"(evaluate_task(...).overall); got {self.accuracy!r:.200}")
 
 
-def percent(share: float) -> str:
-    """0.1942 -> "19.4%"."""
+def percent(share: float) -> str:  # 0.1942 -> "19.4%"
     return f"{100 * share:.1f}%"
 
 
 def accuracy_text(accuracy: Mapping[str, Accuracy], num_classes: int, lang: str) -> str:
-    """How often a classifier is right on held-out sentences, per language, with 95% intervals,
-    and the chance level, 1/``num_classes``, in ``lang``."""
+    """Held-out accuracy per language with 95% intervals, and the chance level."""
     scores = {}
     for code in CORPUS_LANGUAGES:
         if code in accuracy:
@@ -86,15 +82,13 @@ def accuracy_text(accuracy: Mapping[str, Accuracy], num_classes: int, lang: str)
 
 
 def accuracy_html(accuracy: str) -> str:
-    """The accuracy line, in the theme's text colour (16.1:1 on white, 18.9:1 on JupyterLab
-    Dark's #111111), marked off from the outputs below it."""
+    """The accuracy line in the theme's text colour (16.1:1 on white, 18.9:1 on Dark)."""
     return (f"<div style='font-size:14px;line-height:1.4;color:var(--jp-content-font-color1);"
             f"border-left:4px solid {BAR_COLOR};padding:2px 8px;margin:2px 0;"
             f"white-space:normal'>{html.escape(accuracy)}</div>")
 
 
 def probabilities_html(names: Sequence[str], probabilities: np.ndarray, lang: str) -> str:
-    """Each class with its probability as a number and a bar, most probable first."""
     # The theme's text colour; the bars stand out 5.2:1 on white and 3.6:1 on JupyterLab Dark
     # (WCAG asks 3:1 of a graphic). Rows 20 px high, not 28: the tags still fit a projector.
     rows = "".join(
@@ -111,7 +105,6 @@ def probabilities_html(names: Sequence[str], probabilities: np.ndarray, lang: st
 
 
 def tags_html(tokens: Sequence[str], tags: Sequence[int], lang: str) -> str:
-    """The tokens as chips coloured by their tag, with a legend."""
     # Each chip sets its own text colour, whatever the theme's: black on #F2F2F2 is 18.8:1, on
     # #56B4E9 9.1:1, on #E69F00 9.3:1, on #009E73 6.1:1 (WCAG AA: 4.5:1).
     chips = "".join(
@@ -136,9 +129,7 @@ ACCURACY_COLUMNS = 100
 
 
 class FineTunePlot(LiveFigure):
-    """What :class:`FineTuneWidget` shows, as a figure to save: the classifier's name and
-    accuracy, the class probabilities as bars, most probable first, and the tokens as chips in
-    their tag's colour."""
+    """What :class:`FineTuneWidget` shows, as a figure to save."""
 
     def __init__(self, class_names: Sequence[str], lang: str | None = None):
         self.num_classes = len(class_names)
@@ -175,8 +166,7 @@ class FineTunePlot(LiveFigure):
         self.class_labels = TokenLabels(self.ax_probs, self.blitter, "y")
         self._rows: int | None = None
 
-    def _layout(self, rows: int) -> None:
-        """Size the figure for ``rows`` rows of tokens."""
+    def _layout(self, rows: int) -> None:  # for ``rows`` rows of tokens
         probs, tags = ROW * self.num_classes, 1.6 * ROW * rows
         height = HEADER + 0.5 + probs + 0.9 + 0.6 + tags + 0.2
         self.figure.set_size_inches(PAGE_WIDTH, height)
@@ -192,8 +182,7 @@ class FineTunePlot(LiveFigure):
 
     def update(self, probabilities: np.ndarray, tokens: Sequence[str], tags: Sequence[int],
                *, heading: str = "", accuracy: str = "") -> Figure:
-        """probabilities: (C,); tokens and their tag ids; heading: the classifier's name;
-        accuracy: its accuracy line (:func:`accuracy_text`)."""
+        """probabilities: (C,); heading: the classifier's name; accuracy: its line."""
         rows = max(1, math.ceil(len(tokens) / CHIP_COLUMNS))
         if rows != self._rows:
             self._layout(rows)
@@ -222,14 +211,11 @@ class FineTunePlot(LiveFigure):
 
 
 class FineTuneWidget(Widget):
-    """A sentence -> a classifier's probabilities for each class and the tagger's tags.
+    """A sentence -> a classifier's class probabilities and the tagger's tags.
 
-    ``classifiers`` maps names (shown on buttons, in the reader's language) to
-    :class:`ScoredClassifier` values, the first shown first; each reads the sentence with its
-    own tokenizer, the tagger with ``tokenizer``. ``.probabilities`` (C,), ``.tags`` (one per
-    token between ``<cls>`` and ``<sep>``) and ``.choice.value`` keep what is shown; ``.plot``
-    the same as a figure, which :meth:`save` saves.
-    """
+    ``classifiers`` maps button names to :class:`ScoredClassifier` (the first shown first),
+    each reading with its own tokenizer, the tagger with ``tokenizer``. ``.probabilities``,
+    ``.tags`` (tokens between ``<cls>`` and ``<sep>``), ``.plot`` keep what is shown."""
 
     name = "fine-tuning"
     empty_text = "ft_empty"  # its one sentence box is no "sentence A"
@@ -297,7 +283,6 @@ class FineTuneWidget(Widget):
         classifier, tag_len = chosen.classifier, self.tagger.encoder.config.max_len
         max_len = classifier.encoder.config.max_len
         shared = chosen.tokenizer is self.tokenizer  # one encoding, which both models read
-        # An empty text is explained.
         enc, notices = self._encode(self.tokenizer, min(tag_len, max_len) if shared else tag_len)
         read = enc
         if not shared:  # the classifier's own pieces, which the widget does not show

@@ -1,5 +1,4 @@
-"""Every layer and head at once: one attention thumbnail per head, layers as rows, and the
-chosen one enlarged beside them with its tokens."""
+"""Every layer and head at once, a thumbnail each, and the chosen one enlarged beside them."""
 
 from __future__ import annotations
 
@@ -33,22 +32,18 @@ MEAN_HEAD = -1  # the head that stands for the mean over heads
 MAX_BLKS, MAX_HEADS, MAX_TOKENS = 24, 64, 512
 
 
-def head_name(head: int, lang: str) -> str:
-    """"head 3", or the mean of heads for :data:`MEAN_HEAD`, in ``lang``."""
+def head_name(head: int, lang: str) -> str:  # "head 3", or the mean for MEAN_HEAD
     return (text("mean_heads", lang) if head == MEAN_HEAD
             else text("head_name", lang, head=head))
 
 
-def detail_side(T: int) -> float:
-    """Inches of the enlarged heatmap for T tokens, as in the one-head view, in steps of 8."""
+def detail_side(T: int) -> float:  # inches, as in the one-head view, in steps of 8 tokens
     return max(2.5, ROW * 8 * math.ceil(T / 8))
 
 
 class ModelViewPlot(LiveFigure):
-    """A (num_blks x num_heads) grid of heatmaps of one input's attention, each on its own
-    colour scale (a head that spreads its attention would otherwise look empty); the chosen
-    layer and head (or the layer's mean) outlined and drawn again on the right, large, with its
-    tokens and a colour bar."""
+    """A layer x head grid of heatmaps, each on its own scale (a head that spreads its
+    attention would look empty), the chosen one outlined and drawn large on the right."""
 
     def __init__(self, num_blks: int, num_heads: int, lang: str | None = None):
         check_int_in("num_blks", num_blks, 1, MAX_BLKS, " (one row of thumbnails each)")
@@ -94,13 +89,8 @@ class ModelViewPlot(LiveFigure):
         self._side: float | None = None  # the detail's side laid out for
         self._height = 0.0  # the figure's, in inches
 
-    @property
-    def grid_width(self) -> float:
-        return self.shape[1] * self.side + (self.shape[1] - 1) * self.gap
-
     def _fit_column_labels(self) -> None:
-        """"head 0", "head 1", ... above the columns, as large as fits (LABEL_SIZE down to
-        MIN_FONT); below that, the numbers alone and "head" once, left of them."""
+        """"head 0", "head 1"... as large as fits down to MIN_FONT; else numbers, "head" once."""
         renderer = self.figure.canvas.get_renderer()
         for h, label in enumerate(self.column_labels):
             label.set_text(text("head_name", self.lang, head=h))
@@ -116,8 +106,7 @@ class ModelViewPlot(LiveFigure):
             label.set_text(str(h))
         self.head_label.set_visible(True)
 
-    def _layout(self, T: int) -> None:
-        """Size the figure for T tokens and place everything, in inches from the top left."""
+    def _layout(self, T: int) -> None:  # in inches from the top left
         num_blks, num_heads = self.shape
         side = detail_side(T)
         # The grid takes the width the page leaves, at least MIN_THUMB a thumbnail.
@@ -127,7 +116,8 @@ class ModelViewPlot(LiveFigure):
         self.gap = 0.08 * self.side
         step = self.side + self.gap
         grid_height = num_blks * self.side + (num_blks - 1) * self.gap
-        detail_left = LEFT + self.grid_width + DETAIL_LEFT
+        grid_width = num_heads * self.side + (num_heads - 1) * self.gap
+        detail_left = LEFT + grid_width + DETAIL_LEFT
         width = detail_left + side + DETAIL_RIGHT
         height = TOP + max(grid_height, side + BELOW)
         self.figure.set_size_inches(width, height)
@@ -157,8 +147,7 @@ class ModelViewPlot(LiveFigure):
 
     def update(self, attentions: np.ndarray, tokens: list[str], layer: int = 0,
                head: int = 0) -> Figure:
-        """attentions: (num_blks, num_heads, T, T); ``layer`` and ``head`` (MEAN_HEAD: the
-        layer's mean) choose the thumbnail drawn large."""
+        """attentions: (num_blks, num_heads, T, T); ``layer``, ``head`` the one drawn large."""
         T = attentions.shape[-1]
         if detail_side(T) != self._side:
             self._layout(T)
@@ -188,8 +177,7 @@ class ModelViewPlot(LiveFigure):
 @checked
 def plot_model_view(attentions: Float[np.ndarray | Tensor, "L nh T T"], tokens: Sequence,
                     layer: int = 0, head: int = 0, lang: str | None = None) -> Figure:
-    """Every layer and head of one input's attention, and the chosen one with its tokens.
-    attentions: (num_blks, num_heads, T, T)."""
+    """Every layer and head, the chosen one large. attentions: (num_blks, num_heads, T, T)."""
     attentions = number_array("attentions", attentions)
     L, nh, _, T = attentions.shape
     check_tokens("tokens", tokens)

@@ -1,6 +1,5 @@
-"""The time-lapse as a figure: one training step's frame of a sentence pair (one head's
-attention map, the guesses at the masked tokens, P(IsNext), the run's losses with the step
-marked); :mod:`bertlib.viz.timelapse_widget` moves it through the steps."""
+"""The time-lapse's frame at one training step; :mod:`bertlib.viz.timelapse_widget` moves it
+through the steps."""
 
 from __future__ import annotations
 
@@ -40,10 +39,8 @@ TOKEN_GID = "token"  # marks the guessed tokens in a saved SVG: vocabulary items
 
 @dataclass(frozen=True)
 class TimeLapseFrame:
-    """What the figure shows at one training step: weights (T, T) of the head shown; tokens
-    (``<mask>`` where masked); vmax, the top of the colour scale (one for every step, so steps
-    compare); the guesses at each masked position, with the original token's probability.
-    """
+    """One step: the head's (T, T) weights, tokens (``<mask>`` where masked), vmax (one for
+    every step, so steps compare), the guesses at each masked token and P(original)."""
 
     step: int
     last_step: int
@@ -58,9 +55,8 @@ class TimeLapseFrame:
 
 
 class TimeLapsePlot(LiveFigure):
-    """The attention heatmap of one head at one step; beside it, the guesses at each masked
-    token as bars (the original token's in green), P(IsNext) as a bar, and the run's MLM and NSP
-    losses (log scale) with the step marked."""
+    """One head's attention at one step; beside it the guesses at each masked token (the
+    original's bar green), P(IsNext), and the run's losses with the step marked."""
 
     def __init__(self, lang: str | None = None, *, top_k: int = TOP_K):
         super().__init__(9, 5, lang)
@@ -142,7 +138,7 @@ class TimeLapsePlot(LiveFigure):
         self._layout_for: tuple[int, int] | None = None
 
     def set_losses(self, mlm: Sequence[float], nsp: Sequence[float]) -> None:
-        """The run's losses, one per step (index s - 1 for step s), drawn once."""
+        """The run's losses, index s - 1 for step s, drawn once."""
         mlm, nsp = np.asarray(mlm), np.asarray(nsp)
         steps = np.arange(1, len(mlm) + 1)
         self.loss_lines["mlm"].set_data(steps, mlm)
@@ -160,7 +156,6 @@ class TimeLapsePlot(LiveFigure):
         self.blitter.invalidate()  # the curves are part of the background
 
     def _layout(self, T: int, masked: int) -> None:
-        """Size and place everything for T tokens and ``masked`` guess panels."""
         # As in the attention widget, but never smaller than the column beside it needs.
         side = max(3.3, ROW * 8 * math.ceil(T / 8))
         left, below, top = 1.0, 0.9, 0.4
@@ -170,7 +165,6 @@ class TimeLapsePlot(LiveFigure):
         self.figure.set_size_inches(width, height)
 
         def at(x: float, y: float, w: float = 0, h: float = 0) -> tuple[float, ...]:
-            """A box (or a point) in inches from the bottom left, in figure fractions."""
             return x / width, y / height, w / width, h / height
 
         self.ax_map.set_position(at(left, below, side, side))
@@ -226,7 +220,6 @@ class TimeLapsePlot(LiveFigure):
         return self.figure
 
     def _draw_guess(self, i: int, guess: Guess, original: float) -> None:
-        """Panel i: the top guesses as bars, the original token's green."""
         shown = len(guess.tokens)
         self.guess_bars[i].set_verts(hbar_verts(guess.probabilities, 0.35))
         self.guess_bars[i].set_facecolors([RIGHT_COLOR if t == guess.original else GUESS_COLOR
