@@ -64,10 +64,15 @@ def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer) -
         )
 
 
+def control(cls: type, key: str, lang: str, width: str, min_width: str | None = None,
+            **kwargs) -> widgets.Widget:
+    """A ``cls`` labelled ``text(key, lang)``, the label as wide as it needs."""
+    return cls(description=text(key, lang), style={"description_width": "initial"},
+               layout=widgets.Layout(width=width, min_width=min_width), **kwargs)
+
+
 def text_box(key: str, value: str, lang: str) -> widgets.Text:
-    return widgets.Text(value=value, description=text(key, lang), continuous_update=False,
-                        style={"description_width": "initial"},
-                        layout=widgets.Layout(width="98%"))
+    return control(widgets.Text, key, lang, "98%", value=value, continuous_update=False)
 
 
 def text_row(box_a: widgets.Text, box_b: widgets.Text) -> widgets.HBox:
@@ -93,6 +98,10 @@ class FigureView(widgets.Box):
     @value.setter
     def value(self, png: bytes) -> None:
         self.image.value = png
+
+    def show(self, plot: LiveFigure, *args) -> None:  # plot.update(*args), shown
+        plot.update(*args)
+        self.image.value = plot.png()
 
 
 class Widget:

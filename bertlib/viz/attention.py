@@ -61,28 +61,64 @@ class AttentionView:
     note: str = ""
 
 
-class AttentionPlot(LiveFigure):
+def map_side(T: int) -> float:
+    """Inches of a token x token map: a line of legible text a token, in steps of 8 (a new size
+    redraws everything); the default pair and the controls fit a projector's window."""
+    return max(2.5, ROW * 8 * math.ceil(T / 8))
+
+
+class TokenMapPlot(LiveFigure):
+    """A figure around a token x token heatmap, ``ax_map``, with its colour bar ``cax``, the A/B
+    boundary (``hline``, ``vline``) and query and key labels, placed by hand."""
+
+    def _add_map(self, ax_map) -> None:
+        fig, line = self.figure, {"color": BOUNDARY_COLOR, "linewidth": 2}
+        self.ax_map, self.cax = ax_map, fig.add_axes((0, 0, 1, 1))
+        self.image = heatmap(ax_map)
+        self.colorbar = fig.colorbar(self.image, cax=self.cax, label=text("weight", self.lang))
+        self.hline = ax_map.axhline(0, **line)
+        self.vline = ax_map.axvline(0, **line)
+        ax_map.set_ylabel(text("query_axis", self.lang))
+        ax_map.set_xlabel(text("key_axis", self.lang))
+
+    def _place_map(self, left: float, below: float, side: float, T: int) -> None:
+        """The map ``side`` inches a side, (``left``, ``below``) from the bottom left."""
+        width, height = self.figure.get_size_inches()
+        self.ax_map.set_position((left / width, below / height, side / width, side / height))
+        self.cax.set_position(((left + side + 0.12) / width, below / height, 0.15 / width,
+                               side / height))
+        self.ax_map.set_xlim(-0.5, T - 0.5)
+        self.ax_map.set_ylim(T - 0.5, -0.5)
+        pin_labels(self.ax_map, x_label=-(below - 0.22) / side, y_label=-(left - 0.25) / side)
+
+    def _draw_map(self, tokens: list[str], weights: np.ndarray, vmax: float,
+                  boundary: int | None, title: str, across: tuple = ()) -> float:
+        """Draw the map (``across``: more lines at the boundary); returns the labels' size."""
+        size = token_font(len(tokens),
+                          self.ax_map.get_position().height * self.figure.get_figheight())
+        self.query_labels.set(tokens, size)
+        self.key_labels.set(tokens, size)
+        show_square(self.image, weights, vmax)
+        mark_boundary(boundary, (self.hline, *across), (self.vline,))
+        self.ax_map.set_title(literal(title), y=1.0, pad=6)
+        return size
+
+
+class AttentionPlot(TokenMapPlot):
     """A token x token heatmap, the A/B boundary marked, and beside it on the same rows the
     query's weights as bars: its highlighted row, turned to read top to bottom."""
 
     def __init__(self, lang: str | None = None):
         super().__init__(PAGE_WIDTH, 5, lang)
         # Placed by hand (see _layout): the bars' rows line up with the heatmap's.
-        self.ax_map = self.figure.add_axes((0, 0, 1, 1))
+        ax_map = self.figure.add_axes((0, 0, 1, 1))
         self.ax_row = self.figure.add_axes((0, 0, 1, 1))
-        self.cax = self.figure.add_axes((0, 0, 1, 1))
-        self.image = heatmap(self.ax_map)
-        self.colorbar = self.figure.colorbar(self.image, cax=self.cax)
-        self.colorbar.set_label(text("weight", self.lang))
-        line = {"color": BOUNDARY_COLOR, "linewidth": 2}
-        self.hline = self.ax_map.axhline(0, **line)
-        self.vline = self.ax_map.axvline(0, **line)
-        self.row_vline = self.ax_row.axhline(0, **line)  # the boundary, across the bars
+        self._add_map(ax_map)
+        # The boundary, across the bars.
+        self.row_vline = self.ax_row.axhline(0, color=BOUNDARY_COLOR, linewidth=2)
         self.highlight = Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor="#E69F00",
                                    linewidth=2.5)
         self.ax_map.add_patch(self.highlight)
-        self.ax_map.set_ylabel(text("query_axis", self.lang))
-        self.ax_map.set_xlabel(text("key_axis", self.lang))
         self.ax_row.set_xlabel(text("weight", self.lang))
         self.ax_row.set_xticks([])  # the scale follows the row; the peak is written instead
         self.peak = self.ax_row.text(1.0, -0.01, "", transform=self.ax_row.transAxes,
@@ -100,24 +136,15 @@ class AttentionPlot(LiveFigure):
         self.bar_labels = TokenLabels(self.ax_row, self.blitter, "y")
         self._length: int | None = None
 
-    def _layout(self, T: int) -> None:
-        # A line of legible text a token, in steps of 8 (a new size redraws everything): the
-        # default pair and the controls fit a projector's window; a long input scrolls.
-        side = max(2.5, ROW * 8 * math.ceil(T / 8))
-        left, below, top = 1.0, 0.9, 0.4
+    def _layout(self, T: int) -> None:  # a long input scrolls
+        side, left, below, top = map_side(T), 1.0, 0.9, 0.4
         colorbar, bar_labels, bars = 1.0, 0.8, 1.7
         width, height = left + side + colorbar + bar_labels + bars + 0.15, below + side + top
         self.figure.set_size_inches(width, height)  # a new size: the Blitter redraws all
-        bottom = below / height
-        self.ax_map.set_position((left / width, bottom, side / width, side / height))
-        self.cax.set_position(((left + side + 0.12) / width, bottom, 0.15 / width,
-                               side / height))
+        self._place_map(left, below, side, T)
         x = left + side + colorbar + bar_labels
-        self.ax_row.set_position((x / width, bottom, bars / width, side / height))
-        self.ax_map.set_xlim(-0.5, T - 0.5)
-        for ax in (self.ax_map, self.ax_row):
-            ax.set_ylim(T - 0.5, -0.5)
-        pin_labels(self.ax_map, x_label=-(below - 0.22) / side, y_label=-(left - 0.25) / side)
+        self.ax_row.set_position((x / width, below / height, bars / width, side / height))
+        self.ax_row.set_ylim(T - 0.5, -0.5)
         pin_labels(self.ax_row, x_label=-0.4 / side)
         self.highlight.set_width(T)
         self._length = T
@@ -126,18 +153,15 @@ class AttentionPlot(LiveFigure):
         weights, T = view.weights, len(view.tokens)
         if self._length != T:
             self._layout(T)
-        size = token_font(T, self.ax_map.get_position().height * self.figure.get_figheight())
-        for labels in (self.query_labels, self.key_labels, self.bar_labels):
-            labels.set(view.tokens, size)
         vmax = float(weights.max()) or 1.0
-        show_square(self.image, weights, vmax)
+        size = self._draw_map(view.tokens, weights, vmax, view.boundary, view.title,
+                              (self.row_vline,))
+        self.bar_labels.set(view.tokens, size)
         self.row_values = row = weights[view.query]
         self.bars.set_verts(hbar_verts(row))
         self.ax_row.set_xlim(0, vmax * 1.05)
         self.peak.set_text(text("row_peak", self.lang, value=row.max()))
         self.highlight.set_y(view.query - 0.5)
-        mark_boundary(view.boundary, (self.hline, self.row_vline), (self.vline,))
-        self.ax_map.set_title(literal(view.title), y=1.0, pad=6)
         self.ax_row.set_title(text("attends_title", self.lang,
                                    token=literal(view.tokens[view.query])),
                               fontsize=11, y=1.0, pad=6)
@@ -195,8 +219,7 @@ class AllHeadsPlot(LiveFigure):
         self.images = [heatmap(ax) for ax in self.axes]
         for i, ax in enumerate(self.axes):
             is_mean = i == num_heads
-            ax.set_xticks([])  # the outer panels get TokenLabels below
-            ax.set_yticks([])
+            ax.set(xticks=[], yticks=[])  # the outer panels get TokenLabels below
             ax.set_title(text("mean_heads" if is_mean else "head_name", self.lang, head=i),
                          y=1.0, pad=4)
         cax = self.figure.add_axes((1 - 1.0 / width, 0.9 / height, 0.15 / width,

@@ -14,7 +14,7 @@ from bertlib.inputs import EncodedInput, eval_mode, model_device
 from bertlib.model import BERTModel, key_padding_mask
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
-from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, text_row
+from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, control, text_row
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.evidence import Evidence, EvidencePlot, collect_evidence
 from bertlib.viz.live import LiveFigure
@@ -54,42 +54,30 @@ class AttentionWidget(ModelWidget):
         self.hide_specials = widgets.Checkbox(value=False, indent=False,
                                               description=text("hide_specials", lang),
                                               layout=widgets.Layout(width="auto"))
-        self.query = widgets.Dropdown(description=text("query_token", lang),
-                                      style={"description_width": "initial"},
-                                      layout=widgets.Layout(width="240px"))
+        self.query = control(widgets.Dropdown, "query_token", lang, "240px")
         # At least 240 px: squeezed, its track was 8 px wide and any drag jumped to an end.
-        self.padding = widgets.IntSlider(value=PADDING, min=0, max=MAX_PADDING,
-                                         description=text("padding", lang),
-                                         tooltip=text("padding_tooltip", lang),
-                                         continuous_update=False,
-                                         style={"description_width": "initial"},
-                                         layout=widgets.Layout(width="250px",
-                                                               min_width="240px"))
+        self.padding = control(widgets.IntSlider, "padding", lang, "250px", "240px",
+                               value=PADDING, min=0, max=MAX_PADDING, continuous_update=False,
+                               tooltip=text("padding_tooltip", lang))
         # τ, what q·k is divided by, starting at the model's own √d, which its label marks;
         # each readout fits the narrowest readout box, so the track never changes length.
         head_size = cfg.num_hiddens // cfg.num_heads
         root = math.sqrt(head_size)  # exactly one of the stops
-        self.temperature = widgets.SelectionSlider(
+        self.temperature = control(
+            widgets.SelectionSlider, "temperature", lang, "330px", "280px", value=root,
             options=[(f"{t:.3g} = √d" if t == root else f"{t:.3g}", t)
                      for t in temperature_stops(head_size)],
-            value=root, description=text("temperature", lang),
-            tooltip=text("temperature_tooltip", lang), style={"description_width": "initial"},
-            layout=widgets.Layout(width="330px", min_width="280px"))
+            tooltip=text("temperature_tooltip", lang))
         self.steps_controls = widgets.HBox([self.padding, self.temperature], layout=WRAP)
         # The evidence view's: the content tokens the model reads as <mask> (see _compute).
-        self.masked = widgets.SelectMultiple(description=text("masked_tokens", lang), rows=3,
-                                             tooltip=text("masked_tokens_tooltip", lang),
-                                             style={"description_width": "initial"},
-                                             layout=widgets.Layout(width="260px"))
-        self.image = FigureView()
-        self.grid_image = FigureView()
-        self.steps_image = FigureView()
+        self.masked = control(widgets.SelectMultiple, "masked_tokens", lang, "260px", rows=3,
+                              tooltip=text("masked_tokens_tooltip", lang))
+        self.image, self.grid_image, self.steps_image = FigureView(), FigureView(), FigureView()
+        self.model_image, self.evidence_image = FigureView(), FigureView()
         self.plot = AttentionPlot(lang)
         self.grid_plot = AllHeadsPlot(cfg.num_heads, lang)
         self.steps_plot = QueryKeyPlot(lang)
-        self.model_image = FigureView()
         self.model_plot = ModelViewPlot(cfg.num_blks, cfg.num_heads, lang)
-        self.evidence_image = FigureView()
         self.evidence_plot = EvidencePlot(cfg.num_blks, cfg.num_heads, lang)
         self._views = {"one": (self.image, self.plot), "all": (self.grid_image, self.grid_plot),
                        "model": (self.model_image, self.model_plot),
@@ -107,9 +95,8 @@ class AttentionWidget(ModelWidget):
         self.hide_specials.observe(lambda _: self._guarded(self._select, self._outputs()),
                                    names="value")
         self.masked.observe(lambda _: self._on_masked(), names="value")
-        for control in (self.layer, self.head, self.view, self.query, self.padding,
-                        self.temperature):
-            control.observe(lambda _: self._on_control(), names="value")
+        for c in (self.layer, self.head, self.view, self.query, self.padding, self.temperature):
+            c.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
             text_row(self.text_a, self.text_b),
             widgets.HBox([self.view, self.hide_specials], layout=WRAP),
@@ -199,14 +186,12 @@ class AttentionWidget(ModelWidget):
             return self._draw_evidence()
         tokens = [enc.tokens[i] for i in keep]
         if self.view.value == "model":
-            self.model_plot.update(self.attentions[:, :, keep][:, :, :, keep], tokens,
-                                   self.layer.value, self.head.value)
-            self.model_image.value = self.model_plot.png()
+            self.model_image.show(self.model_plot, self.attentions[:, :, keep][:, :, :, keep],
+                                  tokens, self.layer.value, self.head.value)
             return self._notices
         layer_weights = self.attentions[self.layer.value][:, keep][:, :, keep]  # (nh, T', T')
         if self.view.value == "all":
-            self.grid_plot.update(layer_weights, tokens, self.layer.value)
-            self.grid_image.value = self.grid_plot.png()
+            self.grid_image.show(self.grid_plot, layer_weights, tokens, self.layer.value)
             return self._notices
         head = self.head.value
         weights = layer_weights.mean(axis=0) if head == MEAN_HEAD else layer_weights[head]
@@ -215,8 +200,7 @@ class AttentionWidget(ModelWidget):
             weights=weights, tokens=tokens, boundary=boundary, query=self.query.value,
             title=text("attention_title", self.lang, layer=self.layer.value,
                        head=head_name(head, self.lang)), note=self._hiding_note())
-        self.plot.update(self.current)
-        self.image.value = self.plot.png()
+        self.image.show(self.plot, self.current)
         return self._notices
 
     def _draw_steps(self) -> list[str]:
@@ -232,8 +216,7 @@ class AttentionWidget(ModelWidget):
                                      self.head.value, query, valid_len=T,
                                      temperature=self.temperature.value)
         note = text("qk_all_keys", self.lang) if self.hide_specials.value else ""
-        self.steps_plot.update(self.steps, layer, note)
-        self.steps_image.value = self.steps_plot.png()
+        self.steps_image.show(self.steps_plot, self.steps, layer, note)
         return self._notices
 
     def _mask_options(self) -> None:
@@ -258,9 +241,8 @@ class AttentionWidget(ModelWidget):
             vocab = self.tokenizer.vocab
             self.evidence = collect_evidence(self.model, self.encoded, self.masked.value,
                                              vocab.mask_id, vocab.specials.mask)
-        self.evidence_plot.update(self.evidence.select(self.shown), self.layer.value,
-                                  self.head.value, self._hiding_note())
-        self.evidence_image.value = self.evidence_plot.png()
+        self.evidence_image.show(self.evidence_plot, self.evidence.select(self.shown),
+                                 self.layer.value, self.head.value, self._hiding_note())
         return self._notices
 
     def _hiding_note(self) -> str:

@@ -146,8 +146,7 @@ class EvidencePlot(LiveFigure):
                      for k in range(3)]
         self.images = [heatmap(ax) for ax in self.maps]
         self.cax = fig.add_axes(box(PAGE_WIDTH - COLORBAR + 0.08, TOP, 0.12, SIDE))
-        self.colorbar = fig.colorbar(self.images[0], cax=self.cax)
-        self.colorbar.set_label(text("ev_weight", lang))
+        self.colorbar = fig.colorbar(self.images[0], cax=self.cax, label=text("ev_weight", lang))
         self.maps[0].set_ylabel(text("query_axis", lang))
         self.maps[0].yaxis.set_label_coords(-(LEFT - 0.25) / SIDE, 0.5)
         fig.text((LEFT + 1.5 * SIDE + GAP) / PAGE_WIDTH, 1 - (TOP + SIDE + 0.6) / height,
@@ -159,8 +158,7 @@ class EvidencePlot(LiveFigure):
                      for ax in self.maps]
         for ax in self.maps:
             ax.set_title("", y=1.0, pad=6, fontsize=10)  # then set_text keeps the size
-            ax.set_xticks([])  # TokenLabels below, on the first map left of it too
-            ax.set_yticks([])
+            ax.set(xticks=[], yticks=[])  # TokenLabels below, and left of the first map
         self.blitter.animate(*self.images, self.colorbar.ax, *self.rows,
                              *(line for pair in self.boundaries for line in pair),
                              *(ax.title for ax in self.maps), *spines(self.maps))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,9 +14,10 @@ from bertlib.model import checked
 from bertlib.support.checks import check_int_in, check_tokens, number_array
 from bertlib.support.i18n import text
 from bertlib.viz._render import TokenLabels, heatmap, pin_labels, show_square, spines
+from bertlib.viz.attention import map_side
 from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import MAX_INCHES, MIN_FONT, PAGE_WIDTH, ROW, literal, token_font
+from bertlib.viz.style import MAX_INCHES, MIN_FONT, PAGE_WIDTH, literal, token_font
 
 THUMB, MIN_THUMB = 1.4, 0.2  # inches per thumbnail when there is room, and at the least
 LEFT, TOP = 0.9, 0.8  # inches for the row labels, and for the title and the column labels
@@ -37,10 +37,6 @@ def head_name(head: int, lang: str) -> str:  # "head 3", or the mean for MEAN_HE
             else text("head_name", lang, head=head))
 
 
-def detail_side(T: int) -> float:  # inches, as in the one-head view, in steps of 8 tokens
-    return max(2.5, ROW * 8 * math.ceil(T / 8))
-
-
 class ModelViewPlot(LiveFigure):
     """A layer x head grid of heatmaps, each on its own scale (a head that spreads its
     attention would look empty), the chosen one outlined and drawn large on the right."""
@@ -57,8 +53,7 @@ class ModelViewPlot(LiveFigure):
         self.images = []
         for row in self.thumbs:
             for ax in row:
-                ax.set_xticks([])
-                ax.set_yticks([])
+                ax.set(xticks=[], yticks=[])
                 self.images.append(heatmap(ax))
         self.row_labels = [fig.text(0, 0, text("layer_name", self.lang, layer=layer),
                                     ha="right", va="center", fontsize=LABEL_SIZE)
@@ -72,8 +67,7 @@ class ModelViewPlot(LiveFigure):
         self.ax_detail = fig.add_axes((0, 0, 1, 1))
         self.detail = heatmap(self.ax_detail)
         self.cax = fig.add_axes((0, 0, 1, 1))
-        self.colorbar = fig.colorbar(self.detail, cax=self.cax)
-        self.colorbar.set_label(text("weight", self.lang))
+        self.colorbar = fig.colorbar(self.detail, cax=self.cax, label=text("weight", self.lang))
         self.ax_detail.set_ylabel(text("query_axis", self.lang))
         self.ax_detail.set_xlabel(text("key_axis", self.lang))
         self.title = fig.suptitle(text("model_view_title", self.lang), fontsize=12, va="top")
@@ -108,7 +102,7 @@ class ModelViewPlot(LiveFigure):
 
     def _layout(self, T: int) -> None:  # in inches from the top left
         num_blks, num_heads = self.shape
-        side = detail_side(T)
+        side = map_side(T)
         # The grid takes the width the page leaves, at least MIN_THUMB a thumbnail.
         room = PAGE_WIDTH - LEFT - DETAIL_LEFT - side - DETAIL_RIGHT
         self.side = max(MIN_THUMB, min(THUMB, room / (1.08 * num_heads - 0.08),
@@ -149,7 +143,7 @@ class ModelViewPlot(LiveFigure):
                head: int = 0) -> Figure:
         """attentions: (num_blks, num_heads, T, T); ``layer``, ``head`` the one drawn large."""
         T = attentions.shape[-1]
-        if detail_side(T) != self._side:
+        if map_side(T) != self._side:
             self._layout(T)
         if not np.array_equal(attentions, self._shown):
             for image, weights in zip(self.images, attentions.reshape(-1, T, T), strict=True):

@@ -115,8 +115,7 @@ class QueryKeyPlot(LiveFigure):
         self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values, self.ax_output, \
             self.cax = (fig.add_axes((0, 0, 1, 1)) for _ in range(6))
         for ax in (self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values):
-            ax.set_xticks([])  # the numbers beside the bars are their scale
-            ax.set_yticks([])  # the keys are named once, on the left
+            ax.set(xticks=[], yticks=[])  # the bars' numbers are their scale; keys at left
         self.ax_mask.set_xlim(0, 1)
         self.ax_output.set_yticks([])
         self.ax_scores.set_ylabel(text("key_axis", self.lang))

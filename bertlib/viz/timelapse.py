@@ -21,14 +21,11 @@ from bertlib.viz._render import (
     StampedText,
     TokenLabels,
     hbar_verts,
-    heatmap,
-    mark_boundary,
     pin_labels,
-    show_square,
     spines,
 )
-from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import BOUNDARY_COLOR, ROW, literal, token_font
+from bertlib.viz.attention import TokenMapPlot, map_side
+from bertlib.viz.style import literal
 
 MAX_MASKED = 2  # one masked token in sentence A, one in B: two guess panels at most
 TOP_K = 3  # guesses shown per masked token
@@ -54,7 +51,7 @@ class TimeLapseFrame:
     is_next: float
 
 
-class TimeLapsePlot(LiveFigure):
+class TimeLapsePlot(TokenMapPlot):
     """One head's attention at one step; beside it the guesses at each masked token (the
     original's bar green), P(IsNext), and the run's losses with the step marked."""
 
@@ -62,16 +59,7 @@ class TimeLapsePlot(LiveFigure):
         super().__init__(9, 5, lang)
         self.top_k = top_k
         fig, lang = self.figure, self.lang
-        self.ax_map = fig.add_axes((0, 0, 1, 1))
-        self.cax = fig.add_axes((0, 0, 1, 1))
-        self.image = heatmap(self.ax_map)
-        self.colorbar = fig.colorbar(self.image, cax=self.cax)
-        self.colorbar.set_label(text("weight", lang))
-        line = {"color": BOUNDARY_COLOR, "linewidth": 2}
-        self.hline = self.ax_map.axhline(0, **line)
-        self.vline = self.ax_map.axvline(0, **line)
-        self.ax_map.set_ylabel(text("query_axis", lang))
-        self.ax_map.set_xlabel(text("key_axis", lang))
+        self._add_map(fig.add_axes((0, 0, 1, 1)))
         # Not bold: the CJK font has no bold face, and matplotlib would warn on stderr.
         self.step_title = fig.text(0, 0, "", fontsize=13, va="baseline")
         # One axes per masked token: bars of its top guesses, their tokens left of the frame and
@@ -85,8 +73,7 @@ class TimeLapsePlot(LiveFigure):
         for ax in self.ax_guesses:
             ax.set_xlim(0, 1)
             ax.set_ylim(top_k - 0.5, -0.5)
-            ax.set_xticks([])
-            ax.set_yticks([])
+            ax.set(xticks=[], yticks=[])
             self.guess_bars.append(ax.add_collection(PolyCollection([]), autolim=False))
             left = offset_copy(ax.get_yaxis_transform(), fig, x=-4, y=-0.35 * 10,
                                units="points")
@@ -156,8 +143,7 @@ class TimeLapsePlot(LiveFigure):
         self.blitter.invalidate()  # the curves are part of the background
 
     def _layout(self, T: int, masked: int) -> None:
-        # As in the attention widget, but never smaller than the column beside it needs.
-        side = max(3.3, ROW * 8 * math.ceil(T / 8))
+        side = max(3.3, map_side(T))  # never smaller than the column beside it needs
         left, below, top = 1.0, 0.9, 0.4
         colorbar, labels, bars, numbers = 1.0, 0.8, 1.75, 0.45
         width = left + side + colorbar + labels + bars + numbers
@@ -167,11 +153,7 @@ class TimeLapsePlot(LiveFigure):
         def at(x: float, y: float, w: float = 0, h: float = 0) -> tuple[float, ...]:
             return x / width, y / height, w / width, h / height
 
-        self.ax_map.set_position(at(left, below, side, side))
-        self.cax.set_position(at(left + side + 0.12, below, 0.15, side))
-        self.ax_map.set_xlim(-0.5, T - 0.5)
-        self.ax_map.set_ylim(T - 0.5, -0.5)
-        pin_labels(self.ax_map, x_label=-(below - 0.22) / side, y_label=-(left - 0.25) / side)
+        self._place_map(left, below, side, T)
         x = left + side + colorbar + labels  # the column's bars start here
         self.step_title.set_position(at(x - labels, height - top + 0.12)[:2])
         # The column, top down: a guess panel per masked token, P(IsNext), the losses; each
@@ -198,12 +180,7 @@ class TimeLapsePlot(LiveFigure):
         weights, T, masked = frame.weights, len(frame.tokens), len(frame.guesses)
         if self._layout_for != (T, masked):
             self._layout(T, masked)
-        size = token_font(T, self.ax_map.get_position().height * self.figure.get_figheight())
-        self.query_labels.set(frame.tokens, size)
-        self.key_labels.set(frame.tokens, size)
-        show_square(self.image, weights, frame.vmax)
-        mark_boundary(frame.boundary, (self.hline,), (self.vline,))
-        self.ax_map.set_title(literal(frame.title), y=1.0, pad=6)
+        self._draw_map(frame.tokens, weights, frame.vmax, frame.boundary, frame.title)
         self.step_title.set_text(text("tl_title", self.lang, step=frame.step,
                                       last=frame.last_step))
         for i, (guess, p) in enumerate(zip(frame.guesses, frame.original_probabilities,

@@ -13,7 +13,7 @@ from bertlib.model import BERTModel
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.train import TrainHistory
-from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, text_row
+from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, control, text_row
 from bertlib.viz.modelview import MEAN_HEAD, head_name
 from bertlib.viz.timelapse import TOP_K, TimeLapseFrame, TimeLapsePlot
 
@@ -84,19 +84,15 @@ class TimeLapseWidget(ModelWidget):
         self.steps = list(self.weights)
         self.last_step = len(run.mlm_loss)
         lang = self.lang
-        self.step = widgets.SelectionSlider(
-            options=[(str(s), s) for s in self.steps], value=self.steps[-1],
-            description=text("tl_step", lang), style={"description_width": "initial"},
-            layout=widgets.Layout(width="330px", min_width="300px"))
+        self.step = control(widgets.SelectionSlider, "tl_step", lang, "330px", "300px",
+                            options=[(str(s), s) for s in self.steps], value=self.steps[-1])
         self.play = widgets.Play(min=0, max=len(self.steps) - 1, value=len(self.steps) - 1,
                                  interval=PLAY_INTERVAL_MS, show_repeat=False,
                                  layout=widgets.Layout(width="auto"))
         widgets.link((self.play, "value"), (self.step, "index"))
         self.layer, self.head = self._layer_head(("130px", "180px"))
-        self.mask_a, self.mask_b = (
-            widgets.Dropdown(description=text(key, lang), style={"description_width": "initial"},
-                             layout=widgets.Layout(width="205px"))
-            for key in ("tl_mask_a", "tl_mask_b"))
+        self.mask_a, self.mask_b = (control(widgets.Dropdown, key, lang, "205px")
+                                    for key in ("tl_mask_a", "tl_mask_b"))
         self.image = FigureView()
         self.plot = TimeLapsePlot(lang)
         self.plot.set_losses(run.mlm_loss, run.nsp_loss)
@@ -104,10 +100,10 @@ class TimeLapseWidget(ModelWidget):
         self.outputs: SnapshotOutputs | None = None
         self.frame: TimeLapseFrame | None = None
         self._notices: list[str] = []  # about the current text, kept across redraws
-        for control in (self.mask_a, self.mask_b):
-            control.observe(lambda _: self._guarded(self._run, [self.image]), names="value")
-        for control in (self.step, self.layer, self.head):
-            control.observe(lambda _: self._on_control(), names="value")
+        for c in (self.mask_a, self.mask_b):
+            c.observe(lambda _: self._guarded(self._run, [self.image]), names="value")
+        for c in (self.step, self.layer, self.head):
+            c.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
             text_row(self.text_a, self.text_b),
             widgets.HBox([self.step, self.play], layout=WRAP),
@@ -167,6 +163,5 @@ class TimeLapseWidget(ModelWidget):
             title=text("attention_title", self.lang, layer=layer, head=head_name(head, self.lang)),
             guesses=out.guesses[s], original_probabilities=out.original_probabilities[s],
             is_next=float(out.is_next[s]))
-        self.plot.update(self.frame)
-        self.image.value = self.plot.png()
+        self.image.show(self.plot, self.frame)
         return self._notices

@@ -24,6 +24,7 @@ from bertlib.viz._widget import (
     ModelWidget,
     Widget,
     check_model_and_tokenizer,
+    control,
     text_row,
 )
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot
@@ -75,8 +76,7 @@ class InputRepresentationWidget(ModelWidget):
             )
         self.encoded, self.parts = enc, parts
         self.table.value = token_table_html(enc, self.lang, self.tokenizer.vocab.specials.unk)
-        self.plot.update(parts)
-        self.image.value = self.plot.png()
+        self.image.show(self.plot, parts)
         return notices
 
 
@@ -103,23 +103,16 @@ class MaskingWidget(Widget):
         self.tokenizer, self.max_len = tokenizer, max_len
         lang = self.lang
         self.text_a, self.text_b = self._text_boxes(text_a, text_b)
-        self.mask_ratio = widgets.FloatSlider(value=0.15, min=0.05, max=1.0, step=0.05,
-                                              description=text("mask_ratio", lang),
-                                              readout_format=".2f", continuous_update=False,
-                                              style={"description_width": "initial"},
-                                              layout=widgets.Layout(width="400px",
-                                                                    min_width="360px"))
-        self.seed = widgets.BoundedIntText(value=seed, min=0, max=MAX_SEED,
-                                           description=text("seed", lang),
-                                           style={"description_width": "initial"},
-                                           layout=widgets.Layout(width="160px"))
+        self.mask_ratio = control(widgets.FloatSlider, "mask_ratio", lang, "400px", "360px",
+                                  value=0.15, min=0.05, max=1.0, step=0.05,
+                                  readout_format=".2f", continuous_update=False)
+        self.seed = control(widgets.BoundedIntText, "seed", lang, "160px", value=seed, min=0,
+                            max=MAX_SEED)
         # Buttons as wide as their labels (ipywidgets' default 148 px would cut a longer one).
         self.resample = widgets.Button(description=text("resample", lang), icon="refresh",
                                        layout=widgets.Layout(width="auto"))
-        self.num_samples = widgets.BoundedIntText(value=300, min=10, max=20000,
-                                                  description=text("num_samples", lang),
-                                                  style={"description_width": "initial"},
-                                                  layout=widgets.Layout(width="200px"))
+        self.num_samples = control(widgets.BoundedIntText, "num_samples", lang, "200px",
+                                   value=300, min=10, max=20000)
         self.tally_button = widgets.Button(description=text("tally_button", lang),
                                            icon="bar-chart", layout=widgets.Layout(width="auto"))
         self.image = FigureView()
@@ -136,8 +129,8 @@ class MaskingWidget(Widget):
         self.tally: MaskTally | None = None
         self.tally_plot = TallyPlot(lang)
 
-        for control in (self.text_a, self.text_b, self.mask_ratio):
-            control.observe(lambda _: self.refresh(clear_tally=True), names="value")
+        for c in (self.text_a, self.text_b, self.mask_ratio):
+            c.observe(lambda _: self.refresh(clear_tally=True), names="value")
         self.seed.observe(lambda _: self.refresh(), names="value")
         self.resample.on_click(lambda _: self._next_seed())
         self.tally_button.on_click(lambda _: self.run_tally())
@@ -184,8 +177,7 @@ class MaskingWidget(Widget):
         shown = vocab.to_tokens(masked.masked_ids)
         title = text("chips_title", self.lang, selected=len(masked.positions),
                      candidates=masked.num_candidates, seed=self.seed.value)
-        self.chips.update(enc.tokens, shown, fates, title)
-        self.image.value = self.chips.png()
+        self.image.show(self.chips, enc.tokens, shown, fates, title)
         if self.model is not None:
             self.guesses = fill_mask(self.model, vocab, enc, masked, self.top_k)
         self.targets.value = targets_table_html(enc.tokens, masked, shown, self.lang,
@@ -198,8 +190,7 @@ class MaskingWidget(Widget):
             enc, notices = self._encode(self.tokenizer, self.max_len)
             self.tally = tally_masks(enc, self.tokenizer.vocab, self.mask_ratio.value,
                                      self.num_samples.value, self.seed.value)
-            self.tally_plot.update(self.tally)
-            self.tally_image.value = self.tally_plot.png()
+            self.tally_image.show(self.tally_plot, self.tally)
             self.tally_note.layout.display = "none"
             return notices
 
@@ -246,6 +237,5 @@ class NSPWidget(ModelWidget):
         self.encoded = enc
         self.probabilities = nsp_logits[0].softmax(dim=-1).cpu().numpy().astype(float)
         self.table.value = token_table_html(enc, self.lang, self.tokenizer.vocab.specials.unk)
-        self.plot.update(self.probabilities)
-        self.image.value = self.plot.png()
+        self.image.show(self.plot, self.probabilities)
         return notices
