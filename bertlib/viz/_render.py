@@ -281,10 +281,7 @@ class TokenLabels:
     def _grow(self, n: int) -> None:
         a = self.axis
         pad = rcParams[f"{a}tick.major.size"] + rcParams[f"{a}tick.major.pad"]  # direction out
-        if a == "y":
-            transform, va, ha = self.ax.get_yaxis_text1_transform(pad)
-        else:
-            transform, va, ha = self.ax.get_xaxis_text1_transform(pad)
+        transform, va, ha = getattr(self.ax, f"get_{a}axis_text1_transform")(pad)
         new = [self.ax.add_artist(StampedText(*((0, i) if a == "y" else (i, 0)), "",
                                                transform=transform, va=va, ha=ha,
                                                rotation=self.rotation, color=self.color,

@@ -230,13 +230,9 @@ class Widget:
         if len(shown) < 2:
             return shown[0] if shown else None
         images = [np.asarray(Image.open(io.BytesIO(png)).convert("RGB")) for png in shown]
-        canvas = np.full((sum(i.shape[0] for i in images), max(i.shape[1] for i in images), 3),
-                         255, dtype=np.uint8)
-        top = 0
-        for image in images:
-            canvas[top:top + image.shape[0], :image.shape[1]] = image
-            top += image.shape[0]
-        return encode_png(canvas)
+        width = max(i.shape[1] for i in images)  # the narrower ones padded white on the right
+        return encode_png(np.vstack([np.pad(i, ((0, 0), (0, width - i.shape[1]), (0, 0)),
+                                            constant_values=255) for i in images]))
 
     def _show(self, messages: list[str], *, error: bool = False) -> None:
         self.message = "\n".join(messages)

@@ -168,8 +168,7 @@ class EvidencePlot(LiveFigure):
         # The grids, one in each half of the page, laid out once: they are the model's size.
         half = PAGE_WIDTH / 2
         width = num_heads * cell_w
-        self.grids, self.cells, self.numbers, self.titles, self.notices = [], [], [], [], []
-        self.outlines = []
+        grids = []
         self.fontsize = 9.0 if cell_w >= 0.5 and cell_h >= 0.16 else 0.0  # 0: no numbers
         for k in range(2):
             x = k * half + (half - width) / 2 + 0.25
@@ -202,14 +201,11 @@ class EvidencePlot(LiveFigure):
                                                 fontsize=self.fontsize or MIN_FONT,
                                                 stamps=self.blitter.stamps))
                        for layer in range(num_blks) for h in range(num_heads)]
-            self.grids.append(ax)
-            self.cells.append(cells)
-            self.numbers.append(numbers)
-            self.titles.append(title)
-            self.notices.append(notice)
-            self.outlines.append(outline)
+            grids.append((ax, cells, numbers, title, notice, outline))
             self.blitter.animate(cells, title, notice, *numbers, *spines([ax]),
                                  with_tokens=True)
+        self.grids, self.cells, self.numbers, self.titles, self.notices, self.outlines = (
+            list(column) for column in zip(*grids, strict=True))
         self.note = fig.text(0.01, 0.01, "", fontsize=9, color="#555555")
         self.blitter.animate(self.note, with_tokens=True)
         self.blitter.animate(*self.outlines)

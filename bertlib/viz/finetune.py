@@ -211,11 +211,9 @@ class FineTunePlot(LiveFigure):
 
 
 class FineTuneWidget(Widget):
-    """A sentence -> a classifier's class probabilities and the tagger's tags.
-
-    ``classifiers`` maps button names to :class:`ScoredClassifier` (the first shown first),
-    each reading with its own tokenizer, the tagger with ``tokenizer``. ``.probabilities``,
-    ``.tags`` (tokens between ``<cls>`` and ``<sep>``), ``.plot`` keep what is shown."""
+    """A sentence -> a classifier's class probabilities and the tagger's tags. ``classifiers``
+    maps button names to :class:`ScoredClassifier`, the first shown first; the tagger reads
+    with ``tokenizer``. ``.probabilities``, ``.tags`` and ``.plot`` keep what is shown."""
 
     name = "fine-tuning"
     empty_text = "ft_empty"  # its one sentence box is no "sentence A"

@@ -54,14 +54,12 @@ def cjk_font_path() -> Path:
 
 
 def cjk_family(lang: str) -> str:
-    """The face that draws ``lang``'s figures (Chinese, or any language but Japanese: SC)."""
     return CJK_FAMILIES.get(lang, CJK_FAMILY)
 
 
 @functools.cache
 def use_cjk_font() -> bool:
-    """Register the CJK font with matplotlib's font manager, once (no ``rcParams`` change);
-    False, with one warning, when none is installed: English figures still work."""
+    """Register the CJK font once (no ``rcParams`` change); False, warning once, if none is."""
     try:
         path = cjk_font_path()
     except FileNotFoundError as err:
@@ -72,13 +70,9 @@ def use_cjk_font() -> bool:
 
 
 def add_cjk_fallback(artist: Artist) -> None:
-    """Append the CJK face (its figure's ``cjk_family``, else Simplified Chinese) to the font
-    family of every text in ``artist`` that lacks one: Latin keeps its family.
-
-    Done per text just before it is drawn (:class:`bertlib.viz.style.CJKFigure`), not through
-    ``rcParams``, which would change every figure of the process; so it also covers texts the
-    user adds and tick labels made while drawing.
-    """
+    """Append the figure's CJK face to the family of every text in ``artist`` lacking one.
+    Per text as it is drawn, not through ``rcParams`` (every figure of the process): it also
+    covers texts the user adds and tick labels made while drawing."""
     if not use_cjk_font():
         return
     figure = artist.get_figure(root=True) if not isinstance(artist, Figure) else artist

@@ -39,13 +39,10 @@ BOUNDARY_COLOR = "#D55E00"  # the line between sentence A and sentence B
 
 
 class CJKFigure(Figure):
-    """A Figure whose texts fall back to the CJK font, set on each text as it is drawn (a whole
-    draw or the Blitter's one artist at a time), and which shows itself as a PNG in any kernel
-    (a plain Figure only where pyplot's inline backend registered one).
-    """
+    """A Figure whose texts fall back to the CJK font as they are drawn, and which shows itself
+    as a PNG in any kernel (a plain Figure only under pyplot's inline backend)."""
 
-    def set_size_inches(self, w, h=None, forward=True) -> None:
-        """Refused past :data:`MAX_INCHES` a side (gigabytes to draw)."""
+    def set_size_inches(self, w, h=None, forward=True) -> None:  # at most MAX_INCHES a side
         width, height = (w, h) if h is not None else w
         if not (0 < width <= MAX_INCHES and 0 < height <= MAX_INCHES):
             raise ValueError(f"this input needs a figure of {width:.1f} x {height:.1f} inches; "
@@ -71,8 +68,7 @@ class CJKFigure(Figure):
 
 
 def new_figure(width: float, height: float, lang: str | None = None) -> Figure:
-    """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready: its
-    texts fall back to the CJK face of ``lang`` (default: the notebook's language)."""
+    """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready."""
     for name, value in (("width", width), ("height", height)):
         if not 0 < value <= MAX_INCHES:
             raise ValueError(f"{name} must be a number of inches in (0, {MAX_INCHES}]; got "
@@ -84,14 +80,13 @@ def new_figure(width: float, height: float, lang: str | None = None) -> Figure:
 
 
 def label_size(n: int) -> float:
-    """Token-label font size for ``n`` tokens, in whole points from 12 down to :data:`MIN_FONT`
-    (a few tokens more or less keep the size, and the stamped labels)."""
+    """Token-label size for ``n`` tokens, whole points from 12 to MIN_FONT (a few tokens more
+    or less keep the size, and the stamped labels)."""
     return float(np.clip(round(14 - n / 6), MIN_FONT, 12))
 
 
 def token_font(n: int, inches: float) -> float:
-    """:func:`label_size`, made smaller to fit ``n`` labels along ``inches``, never under
-    :data:`MIN_FONT`."""
+    """:func:`label_size`, smaller to fit ``n`` labels along ``inches``, at least MIN_FONT."""
     return float(max(MIN_FONT, min(label_size(n), math.floor(0.9 * 72 * inches / n))))
 
 

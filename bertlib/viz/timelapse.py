@@ -75,10 +75,8 @@ class TimeLapsePlot(TokenMapPlot):
             ax.set_ylim(top_k - 0.5, -0.5)
             ax.set(xticks=[], yticks=[])
             self.guess_bars.append(ax.add_collection(PolyCollection([]), autolim=False))
-            left = offset_copy(ax.get_yaxis_transform(), fig, x=-4, y=-0.35 * 10,
-                               units="points")
-            right = offset_copy(ax.get_yaxis_transform(), fig, x=4, y=-0.35 * 10,
-                                units="points")
+            left, right = (offset_copy(ax.get_yaxis_transform(), fig, x=x, y=-0.35 * 10,
+                                       units="points") for x in (-4, 4))
             tokens = [ax.add_artist(StampedText(0, i, "", transform=left, ha="right",
                                                 va="baseline", fontsize=10, clip_on=False,
                                                 stamps=self.blitter.stamps, gid=TOKEN_GID))

@@ -1,6 +1,5 @@
-"""A model that learns before your eyes: one sentence pair through the snapshots of a training
-run, a step slider and a play button over them. Every snapshot runs once per text (or choice
-of masked tokens); the step, layer and head controls only re-slice what they returned."""
+"""A model that learns before your eyes: one sentence pair through a training run's snapshots.
+Every snapshot runs once per text (or masked tokens); the other controls only re-slice."""
 
 from __future__ import annotations
 
@@ -44,7 +43,6 @@ def _as_snapshots(snapshots: Snapshots | SnapshotRecorder,
 
 
 def _check_snapshots(snapshots: Snapshots, model: BERTModel) -> None:
-    """Every snapshot is a state_dict of ``model``'s architecture."""
     if not snapshots.weights:
         raise ValueError("snapshots must hold at least one snapshot; a SnapshotRecorder takes "
                          "them as train_bert reaches its steps")
@@ -60,14 +58,10 @@ def _check_snapshots(snapshots: Snapshots, model: BERTModel) -> None:
 
 
 class TimeLapseWidget(ModelWidget):
-    """A sentence pair through the snapshots of a training run: a step slider and a play
-    button, the layer and head of the attention map, and a token to mask in each sentence.
-
-    ``snapshots``: :class:`~bertlib.analysis.snapshots.Snapshots` (``load_snapshots()``) or a
-    :class:`~bertlib.analysis.snapshots.SnapshotRecorder` that ``train_bert`` called, with the
-    ``history`` it returned. ``model`` gives the architecture; its weights are not used.
-    ``.outputs`` keeps what every snapshot made of the pair, ``.frame`` what is drawn.
-    """
+    """A sentence pair through a run's snapshots: step slider, play button, layer and head,
+    a token to mask in each sentence. ``snapshots``: ``load_snapshots()``, or the
+    ``SnapshotRecorder`` that ``train_bert`` called with the ``history`` it returned; ``model``
+    gives the architecture only. ``.outputs``: every snapshot's; ``.frame``: what is drawn."""
 
     name = "time-lapse"
 
@@ -113,7 +107,7 @@ class TimeLapseWidget(ModelWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """A new text: choose the masked tokens afresh, run every snapshot and redraw."""
+        """A new text: masked tokens chosen afresh, every snapshot run, redrawn."""
         self._guarded(self._new_text, [self.image])
 
     def _new_text(self) -> list[str]:
@@ -130,15 +124,13 @@ class TimeLapseWidget(ModelWidget):
                               if s == segment and t not in structural]
                 box.options = [*((f"{i}: {enc.tokens[i]}", i) for i in candidates),
                                (text("tl_no_mask", self.lang), None)]
-                # The language's default word where the sentence has it (the default pair),
-                # else its middle token.
+                # The language's default word where the sentence has it, else the middle one.
                 chosen = [i for i in candidates if enc.tokens[i] == default[segment]]
                 box.value = (chosen or [candidates[len(candidates) // 2]])[0]
         return self._run()
 
     def _run(self) -> list[str]:
-        """Every snapshot on the pair with the chosen tokens masked (the only place the model
-        runs), then the figure."""
+        """Every snapshot on the pair, the chosen tokens masked (the only model run); draw."""
         self.outputs = None
         positions = [p for p in (self.mask_a.value, self.mask_b.value) if p is not None]
         if not positions:
@@ -152,7 +144,6 @@ class TimeLapseWidget(ModelWidget):
             self._guarded(self._redraw, [self.image])
 
     def _redraw(self) -> list[str]:
-        """Slice the stored outputs for the step, layer and head, and draw them."""
         out, layer, head = self.outputs, self.layer.value, self.head.value
         s = self.steps.index(self.step.value)
         run = out.attentions[:, layer]  # (S, nh, T, T)

@@ -1,7 +1,6 @@
-"""The input representation, masking and NSP widgets. Like every widget here, each shows its
-``.ui``, exposes its controls and keeps the data behind what it draws (``.encoded``, the
-plots...), so tests drive it without a browser; figures are PNGs in ipywidgets' own Image (no
-other JavaScript: offline); models run once per text, in eval mode, their mode restored after.
+"""The input representation, masking and NSP widgets. Every widget shows ``.ui`` and keeps its
+controls and data (``.encoded``, the plots...): tests drive it without a browser. Figures are
+PNGs in ipywidgets' Image (no other JavaScript: offline); models run once per text, in eval mode.
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ MAX_SEED = 2**31 - 1  # the seed box's upper bound
 
 
 class InputRepresentationWidget(ModelWidget):
-    """Sentence A and optional B -> the token/segment/position table and the embeddings."""
+    """Sentence A and optional B -> the token table and the embeddings."""
 
     name = "input-representation"
 
@@ -185,7 +184,7 @@ class MaskingWidget(Widget):
         return notices
 
     def run_tally(self) -> None:
-        """Redraw the mask ``num_samples`` times from one generator seeded with ``seed``."""
+        """Redraw the mask ``num_samples`` times from one generator seeded ``seed``."""
         def action() -> list[str]:
             enc, notices = self._encode(self.tokenizer, self.max_len)
             self.tally = tally_masks(enc, self.tokenizer.vocab, self.mask_ratio.value,
