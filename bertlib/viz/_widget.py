@@ -24,9 +24,8 @@ from bertlib.viz._render import encode_png
 from bertlib.viz.live import SAVE_DPI, SAVE_FORMATS, LiveFigure, SaveError
 from bertlib.viz.modelview import MEAN_HEAD
 
-# Two consecutive sentences of one story in the shipped corpus (bertlib/assets/small_corpus), per
-# language: the small pretrained model knows their words, and its NSP head tells their order
-# (P(IsNext) 0.80 as written, 0.03 swapped in English; 0.82 and 0.03 in Chinese).
+# Consecutive sentences of one story in bertlib/assets/small_corpus: the small model knows their
+# words, and NSP tells their order (P(IsNext) 0.80, swapped 0.03 in English; 0.82, 0.03 in zh).
 DEFAULT_TEXTS = {
     "en": ("Then Peter made a great play and scored.",
            "When the final whistle blew, his team had won."),
@@ -36,9 +35,8 @@ DEFAULT_TEXTS = {
 DEFAULT_TEXTS["ja"] = DEFAULT_TEXTS["en"]
 
 
-# The status line's boxes carry their own colours, so they read the same in JupyterLab's light
-# and dark themes (WCAG 2 contrast, AA asks 4.5:1): notices #5C3B00 on #FFF3D6 9.15:1, errors
-# #8B0000 on #FDE8E8 8.53:1.
+# The status boxes' own colours read the same in light and dark themes (WCAG AA asks 4.5:1):
+# notices #5C3B00 on #FFF3D6 9.15:1, errors #8B0000 on #FDE8E8 8.53:1.
 NOTICE_STYLE = {"background": "#FFF3D6", "color": "#5C3B00", "border": "#E69F00"}
 ERROR_STYLE = {"background": "#FDE8E8", "color": "#8B0000", "border": "#B00020"}
 
@@ -94,10 +92,6 @@ class FigureView(widgets.Box):
     @property
     def value(self) -> bytes:
         return self.image.value
-
-    @value.setter
-    def value(self, png: bytes) -> None:
-        self.image.value = png
 
     def show(self, plot: LiveFigure, *args) -> None:  # plot.update(*args), shown
         plot.update(*args)

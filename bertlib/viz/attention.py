@@ -197,9 +197,8 @@ class AllHeadsPlot(LiveFigure):
         check_int_in("num_heads", num_heads, 1, MAX_HEADS,
                      " (one panel per head; BERT-large has 16)")
         self.num_panels = num_heads + 1
-        # The fewest columns (so the largest panels) that keep the grid within the page's
-        # width and GRID_HEIGHT: the small BERT's two heads and their mean in one row,
-        # BERT-Base's twelve and their mean in two rows of seven.
+        # The fewest columns (largest panels) within the page and GRID_HEIGHT: the small BERT's
+        # 2 heads and their mean in one row, BERT-Base's 12 and their mean in two rows of 7.
         self.cols = next(c for c in range(1, self.num_panels + 1)
                          if grid_height(self.num_panels, c) <= GRID_HEIGHT
                          or c == self.num_panels)

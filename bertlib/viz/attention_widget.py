@@ -125,10 +125,9 @@ class AttentionWidget(ModelWidget):
     def _compute(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
         encoder, T = self.model.encoder, len(enc.ids)
-        # One run serves every view: the text and `room` <pad> positions after it, masked.
-        # The masked keys get weight 0, so the text's attention is what it is unpadded; and a
-        # <pad> position reads only itself and the text, so the step-by-step view's first
-        # `padding` of them are what an input padded that far would hold.
+        # One run serves every view: the text and `room` masked <pad> positions. Masked keys
+        # get weight 0, so the text's attention is as unpadded; a <pad> reads only itself and
+        # the text, so the first `padding` are what an input padded that far would hold.
         room = min(MAX_PADDING, self.model.config.max_len - T)
         tokens, segments = enc.tensors(model_device(self.model))
         tokens = F.pad(tokens, (0, room), value=self.tokenizer.vocab.pad_id)

@@ -25,9 +25,8 @@ from bertlib.viz.live import LiveFigure
 from bertlib.viz.modelview import MEAN_HEAD, head_name
 from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal, token_font
 
-# Inches: query labels | three maps with gaps | colour bar; under the maps their keys, then the
-# two grids. The figure and its controls fit a 720-pixel window (default pairs: 23 and 29
-# tokens), so the maps share the page's width and label what fits.
+# Inches: query labels | three maps | colour bar; under them keys, then the two grids. With its
+# controls it fits a 720-pixel window (default pairs: 23, 29 tokens): the maps label what fits.
 LEFT, GAP, COLORBAR, TOP, BELOW = 1.0, 0.12, 0.8, 0.28, 0.8
 SIDE = (PAGE_WIDTH - LEFT - 2 * GAP - COLORBAR) / 3
 # The grids: their titles and head numbers; their cells, 0.26 inches a row for up to two layers

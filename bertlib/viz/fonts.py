@@ -1,9 +1,6 @@
-"""A CJK font for matplotlib, so Chinese and Japanese labels render instead of empty boxes.
-
-Noto Sans CJK (SIL Open Font License 1.1), from PyPI's ``noto-cjk-sans-otc`` wheel or Debian's
-``fonts-noto-cjk``: an OpenType collection. Japanese figures use its Japanese face, every other
-figure the Simplified Chinese one (the two draw 直, 骨, 写... with different glyph forms).
-"""
+"""Noto Sans CJK (OFL 1.1; PyPI's ``noto-cjk-sans-otc`` or Debian's ``fonts-noto-cjk``) for
+matplotlib: Japanese figures use its Japanese face, others Simplified Chinese (the two draw 直,
+骨, 写... differently)."""
 
 from __future__ import annotations
 
@@ -18,9 +15,8 @@ def _not_a_cache_folder_notice(record: logging.LogRecord) -> bool:
     return record.funcName != "_get_config_or_cache_dir"
 
 
-# bertlib.viz imports matplotlib here first. With HOME or MPLCONFIGDIR not writable (a lab's
-# shared account) matplotlib warns on import about a temporary cache folder, which the learner
-# can do nothing about: only that is held back, only during this import.
+# Imported here first: with HOME or MPLCONFIGDIR read-only (a lab's shared account) matplotlib
+# warns of a temporary cache folder, which the learner cannot help; held back for this import.
 logging.getLogger("matplotlib").addFilter(_not_a_cache_folder_notice)
 try:
     from matplotlib import font_manager  # finds the cache folder, as matplotlib does

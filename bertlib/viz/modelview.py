@@ -26,9 +26,8 @@ DETAIL_LEFT, DETAIL_RIGHT, BELOW = 1.2, 1.0, 1.0
 MAX_GRID_HEIGHT = 3.6  # inches: the view and its controls fit a 720-pixel window
 LABEL_SIZE = 10  # points, for the row and column labels; smaller only where they must be
 MEAN_HEAD = -1  # the head that stands for the mean over heads
-# The largest view: BERT-large's 24 layers, the 64 heads a figure may have, BERT's longest
-# input; within new_figure's 100 inches a side (75 x 60) and drawn in seconds (a thumbnail is
-# an axes: 48 x 64 of them took 100 s to draw on a busy 2-core machine).
+# The largest view: BERT-large's 24 layers, 64 heads, BERT's longest input: within 100 inches
+# a side and drawn in seconds (a thumbnail is an axes: 48 x 64 took 100 s on 2 busy cores).
 MAX_BLKS, MAX_HEADS, MAX_TOKENS = 24, 64, 512
 
 

@@ -237,10 +237,9 @@ class QueryKeyPlot(LiveFigure):
                 shade.set_verts([[(0, j - 0.5), (1, j - 0.5), (1, j + 0.5), (0, j + 0.5)]
                                  for j in padded])
             self.blitter.tokens_changed()
-        for j, real in enumerate(mask[:numbered]):
-            self.mask_texts[j].set_text("0" if real else "\u2212\u221e")
         self._bars(steps)
         for j in range(numbered):
+            self.mask_texts[j].set_text("0" if mask[j] else "\u2212\u221e")
             color = "black" if mask[j] else "#777777"
             self.score_numbers[j].set_text(number(steps.scores[j], 2))
             self.score_numbers[j].set_color(color)
@@ -249,10 +248,8 @@ class QueryKeyPlot(LiveFigure):
         for highlight in self.highlights:
             highlight.set_y(steps.query - 0.5)
         self._values(steps)
-        self.titles[0].set_text(text("qk_scores_title", self.lang))
-        self.titles[1].set_text(text("qk_mask_title", self.lang))
-        self.titles[2].set_text(text("qk_weights_title", self.lang))
-        self.titles[3].set_text(text("qk_values_title", self.lang, d=d))
+        for title, key in zip(self.titles, ("scores", "mask", "weights", "values"), strict=True):
+            title.set_text(text(f"qk_{key}_title", self.lang, d=d))
         self.weight_sum.set_text(text("qk_weight_sum", self.lang, total=steps.weights.sum()))
         self.temperature.set_text(temperature_caption(steps.temperature, d, self.lang))
         self.suptitle.set_text(text("qk_title", self.lang, layer=layer, head=steps.head,

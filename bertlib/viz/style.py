@@ -19,9 +19,8 @@ from bertlib.support.i18n import resolve_language
 from bertlib.viz.fonts import add_cjk_fallback, cjk_family
 
 DPI = 90  # sharp on a projector, small enough PNGs to redraw fast
-# The widest figure shown at its own size: JupyterLab's output area is 848 pixels wide in a
-# 1280-pixel window with the file browser open (a laptop on a classroom projector). A wider
-# PNG is scaled down to fit, and its text with it.
+# The widest figure shown at its own size (a wider PNG is scaled down, its text too):
+# JupyterLab's output area is 848 pixels in a 1280-pixel window with the file browser open.
 PAGE_WIDTH = 9.2  # inches: 828 pixels at DPI
 # The smallest text a figure draws: 8 points are 10 pixels at DPI, legible from the back of a
 # classroom. The browser test checks that figures are shown at their size.

@@ -77,9 +77,8 @@ def token_table_html(encoded: EncodedInput, lang: str | None, unk: str | None) -
                else "")
             + f"'>{html.escape(str(v))}</td>"
             for v, (key, px, h), corner in zip((i, tok, seg), _ROWS, corners, strict=True)])
-    # One table per line, its rows led by their names in the theme's own text colour (no
-    # background of their own); nowrap: a narrow Chinese name ("位置") would otherwise break
-    # after every character. Columns 3 px apart, a column's cells touching: one block a token.
+    # A table a line, its rows led by their names in the theme's text colour; nowrap, else a
+    # Chinese name ("位置") breaks after every character. A column's cells touch: one block.
     lines = []
     for line in token_lines(encoded.tokens, encoded.segments, names):
         rows = "".join(
@@ -93,9 +92,8 @@ def token_table_html(encoded: EncodedInput, lang: str | None, unk: str | None) -
     return f"<div style='overflow-x:auto'>{''.join(lines)}</div>"
 
 
-# The targets table and its footer have no background of their own: their text is the theme's
-# own colour, said outright (rgba(0,0,0,.87) on white 16.1:1, white on JupyterLab Dark's
-# #111111 18.9:1); rows 20 px high, not the widget's 28 px.
+# No background of their own: the theme's text colour, said outright (rgba(0,0,0,.87) on white
+# 16.1:1, white on JupyterLab Dark's #111111 18.9:1); rows 20 px high, not the widget's 28 px.
 TARGETS_STYLE = "font-size:14px;line-height:20px;color:var(--jp-content-font-color1)"
 
 

@@ -141,9 +141,7 @@ class MaskingWidget(Widget):
             widgets.HBox([self.num_samples, self.tally_button], layout=WRAP), self.tally_note,
             self.tally_image, self.tally_save,
         ])
-        for w in (self.tally_image, self.tally_save):
-            w.layout.display = "none"
-        self.refresh()
+        self.refresh(clear_tally=True)  # the tally hidden until it is run
 
     def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
         return {"chips": (self.chips, self.image), "tally": (self.tally_plot, self.tally_image)}
