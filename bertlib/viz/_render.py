@@ -173,8 +173,7 @@ class StampedText(Text):
 
 def draw_stamped(text: Text, renderer: RendererAgg, stamps: dict, *,
                  same_subpixel: bool = False) -> None:
-    """Paste ``text``'s stamp from ``stamps``, rendered on first use (``same_subpixel``: one
-    per fraction of a pixel too, exactly where a fresh rendering lands)."""
+    """Paste ``text``'s stamp (``same_subpixel``: one per pixel fraction, exactly in place)."""
     if not text.get_visible() or not text.get_text():
         return
     at = text.get_transform().transform(text.get_unitless_position())
@@ -261,8 +260,7 @@ class NumberText(Text):
 
 
 class TokenLabels:
-    """Token labels and tick marks where matplotlib puts ticks, but fast: one line of markers
-    and a pool of :class:`StampedText`, in the token layer; :attr:`tokens`: those shown."""
+    """Token labels and ticks where matplotlib puts them, fast: stamped, in the token layer."""
 
     def __init__(self, ax, blitter: Blitter, axis: str, rotation: float = 0.0):
         self.ax, self.blitter, self.axis, self.rotation = ax, blitter, axis, rotation
@@ -356,8 +354,7 @@ def spines(axes) -> list:
 
 
 def pin_labels(ax, x_label: float | None = None, y_label: float | None = None) -> None:
-    """Fix the axis labels at these axes coordinates and the title above the axes (else every
-    draw measures every tick label)."""
+    """Pin the axis labels here and the title above the axes (else draws measure tick labels)."""
     if x_label is not None:
         ax.xaxis.set_label_coords(0.5, x_label)
     if y_label is not None:

@@ -53,13 +53,12 @@ class InputNotice(ValueError):
 WRAP = {"flex_flow": "row wrap"}
 
 
-def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer) -> None:
+def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer,
+                              name: str = "model") -> None:
     if model.config.vocab_size != len(tokenizer.vocab):
-        raise ValueError(
-            f"model.config.vocab_size={model.config.vocab_size} must equal "
-            f"len(tokenizer.vocab)={len(tokenizer.vocab)}: use the tokenizer the model was "
-            "trained with"
-        )
+        raise ValueError(f"{name}'s vocab_size={model.config.vocab_size} must equal "
+                         f"len(tokenizer.vocab)={len(tokenizer.vocab)}: use the tokenizer the "
+                         f"{name} was trained with")
 
 
 def control(cls: type, key: str, lang: str, width: str, min_width: str | None = None,
@@ -135,8 +134,7 @@ class Widget:
         return self.name if figure in (None, main) else f"{self.name}-{figure}"
 
     def _save_controls(self, figure: str | None = None) -> widgets.HBox:
-        """A save button per format (the main figure's: :attr:`save_buttons`), each as wide
-        as its label, never cut to "Save P…" (ipywidgets' default is 148 px)."""
+        """A save button per format, as wide as its label, never "Save P…" (default 148 px)."""
         buttons = {fmt: widgets.Button(description=text("save_as", self.lang, fmt=fmt.upper()),
                                        icon="download", layout=widgets.Layout(width="auto"),
                                        tooltip=text("save_tooltip", self.lang, fmt=fmt.upper()))

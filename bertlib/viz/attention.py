@@ -68,8 +68,7 @@ def map_side(T: int) -> float:
 
 
 class TokenMapPlot(LiveFigure):
-    """A figure around a token x token heatmap, ``ax_map``, with its colour bar ``cax``, the A/B
-    boundary (``hline``, ``vline``) and query and key labels, placed by hand."""
+    """A figure around a token x token heatmap with colour bar, A/B boundary and labels."""
 
     def _add_map(self, ax_map) -> None:
         fig, line = self.figure, {"color": BOUNDARY_COLOR, "linewidth": 2}

@@ -23,6 +23,8 @@ from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps, t
 
 MAX_PADDING = 8  # <pad> keys the step-by-step view can add: enough to see the mask at work
 PADDING = 3  # its default: a single pair has no padding, and then the mask would be all 0s
+VIEWS = {"one": "view_one", "all": "view_all", "model": "view_model",  # strings.json keys
+         "querykey": "view_query_key", "evidence": "view_evidence"}
 
 
 class AttentionWidget(ModelWidget):
@@ -38,15 +40,10 @@ class AttentionWidget(ModelWidget):
         cfg, lang = model.config, self.lang
         self.layer, self.head = self._layer_head(("150px", "190px"))
         self.view = widgets.ToggleButtons(
-            options=[(text("view_one", lang), "one"), (text("view_all", lang), "all"),
-                     (text("view_model", lang), "model"),
-                     (text("view_query_key", lang), "querykey"),
-                     (text("view_evidence", lang), "evidence")],
+            options=[(text(key, lang), view) for view, key in VIEWS.items()],
             # A tooltip of its own: without one, ipywidgets 8 titles the label "null".
             value="one", description=text("view", lang), tooltip=text("view", lang),
-            tooltips=[text(key, lang) for key in ("view_one_tip", "view_all_tip",
-                                                  "view_model_tip", "view_query_key_tip",
-                                                  "view_evidence_tip")],
+            tooltips=[text(f"{key}_tip", lang) for key in VIEWS.values()],
             # Each button as wide as its label (ipywidgets' 148 px cut them short); a flex row
             # puts the label beside the buttons.
             style={"button_width": "auto"},
@@ -219,8 +216,7 @@ class AttentionWidget(ModelWidget):
         return self._notices
 
     def _mask_options(self) -> None:
-        """A new text's content tokens as the choices to mask, the earlier ones kept where
-        still content tokens, else the first."""
+        """A new text's content tokens to mask, the earlier choices kept where still there."""
         vocab, enc = self.tokenizer.vocab, self.encoded
         content = [i for i, t in enumerate(enc.ids) if t not in vocab.structural_ids]
         kept = [p for p in self.masked.value if p in content] or content[:1]
@@ -234,8 +230,7 @@ class AttentionWidget(ModelWidget):
         self._on_control()
 
     def _draw_evidence(self) -> list[str]:
-        """The evidence for the masked tokens chosen (run again only when they or the text
-        changed), for the tokens on screen."""
+        """The evidence for the masked tokens (run again only when they or the text change)."""
         if self.evidence is None:
             vocab = self.tokenizer.vocab
             self.evidence = collect_evidence(self.model, self.encoded, self.masked.value,

@@ -22,7 +22,7 @@ from bertlib.support.checks import check_str, check_tokens
 from bertlib.support.i18n import CORPUS_LANGUAGES, fill, text
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, hbar_verts, spines
-from bertlib.viz._widget import Widget, text_box
+from bertlib.viz._widget import Widget, check_model_and_tokenizer, text_box
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import PAGE_WIDTH, literal
 
@@ -39,8 +39,7 @@ TAG_TEXT_COLOR = "#000000"  # on every tag colour (see tags_html)
 
 @dataclass(frozen=True)
 class ScoredClassifier:
-    """A classifier, its tokenizer, and its held-out accuracy per language
-    (``{"en": Accuracy, ...}``, from :func:`bertlib.evaluate_task`)."""
+    """A classifier, its tokenizer, its held-out accuracy per language (``evaluate_task``)."""
 
     classifier: BERTClassifier
     tokenizer: WordPieceTokenizer
@@ -50,11 +49,7 @@ class ScoredClassifier:
         if not isinstance(self.classifier, BERTClassifier):
             raise ValueError(f"classifier must be a BERTClassifier; got "
                              f"{type(self.classifier).__name__}")
-        vocab_size = self.classifier.encoder.config.vocab_size
-        if vocab_size != len(self.tokenizer.vocab):
-            raise ValueError(f"classifier's vocab_size={vocab_size} must equal "
-                             f"len(tokenizer.vocab)={len(self.tokenizer.vocab)}: give each "
-                             f"classifier the tokenizer it was fine-tuned with")
+        check_model_and_tokenizer(self.classifier.encoder, self.tokenizer, "classifier")
         if (not isinstance(self.accuracy, Mapping) or not self.accuracy
                 or not set(self.accuracy) <= set(CORPUS_LANGUAGES)
                 or not all(isinstance(a, Accuracy) for a in self.accuracy.values())):
@@ -235,9 +230,7 @@ class FineTuneWidget(Widget):
                 raise ValueError(f"class_names must name the {name!r} classifier's "
                                  f"{choice.classifier.output.out_features} classes; got "
                                  f"{len(class_names)} names")
-        if tagger.encoder.config.vocab_size != len(tokenizer.vocab):
-            raise ValueError(f"tagger's vocab_size={tagger.encoder.config.vocab_size} must "
-                             f"equal len(tokenizer.vocab)={len(tokenizer.vocab)}")
+        check_model_and_tokenizer(tagger.encoder, tokenizer, "tagger")
         if sentence is not None:
             check_str("sentence", sentence)
         self.classifiers, self.tagger, self.tokenizer = dict(classifiers), tagger, tokenizer

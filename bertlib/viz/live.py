@@ -57,8 +57,7 @@ class LiveFigure:
         return self.blitter.png()
 
     def save(self, path: str | Path, *, dpi: int = SAVE_DPI) -> Path:
-        """The picture as PNG, SVG or PDF by ``path``'s suffix, written whole or not at all
-        (:class:`SaveError` says why not)."""
+        """The picture as PNG, SVG or PDF by ``path``'s suffix, written whole or not at all."""
         check_path("path", path)
         path = Path(path)
         fmt = path.suffix.lower().lstrip(".")

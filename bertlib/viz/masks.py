@@ -38,8 +38,7 @@ EXPECTED_FATE_FRACTIONS = {Fate.MASK: 0.8, Fate.RANDOM: 0.1, Fate.KEEP: 0.1}
 
 
 class ChipsPlot(LiveFigure):
-    """Tokens as grey chips; a selected one gets an outline and a band in its fate's colour
-    saying what the model sees (animated: a resample costs little)."""
+    """Tokens as grey chips, a selected one outlined with what the model sees, in colour."""
 
     def __init__(self, lang: str | None = None):
         super().__init__(PAGE_WIDTH, 2, lang)

@@ -165,8 +165,7 @@ class QueryKeyPlot(LiveFigure):
         self._mask: list[bool] = []
 
     def _layout(self, rows: int) -> None:
-        """0.117 inches a key (a line of MIN_FONT text) up to 111 keys; more share 13
-        inches, unnumbered."""
+        """0.117 inches (MIN_FONT) a key up to 111 keys; more share 13 inches, unnumbered."""
         body = float(np.clip(0.117 * rows, 2.5, 13.0))
         height = TOP + body + BOTTOM
         self.figure.set_size_inches(WIDTH, height)
@@ -199,8 +198,7 @@ class QueryKeyPlot(LiveFigure):
         self.blitter.invalidate()
 
     def _pool(self, pool: list, n: int, ax, x: float, **kwargs) -> None:
-        """``n`` texts of ``pool`` at axes fraction ``x`` of rows 0, 1, ... (baselines a third
-        of the font below the centres)."""
+        """``n`` texts of ``pool`` at axes fraction ``x`` of rows 0, 1, ..."""
         size = self.fontsize
         transform = offset_copy(blended_transform_factory(ax.transAxes, ax.transData),
                                 self.figure, y=-0.35 * size, units="points")

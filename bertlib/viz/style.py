@@ -79,8 +79,7 @@ def new_figure(width: float, height: float, lang: str | None = None) -> Figure:
 
 
 def label_size(n: int) -> float:
-    """Token-label size for ``n`` tokens, whole points from 12 to MIN_FONT (a few tokens more
-    or less keep the size, and the stamped labels)."""
+    """Token-label size, whole points from 12 to MIN_FONT (so the stamped labels are kept)."""
     return float(np.clip(round(14 - n / 6), MIN_FONT, 12))
 
 

@@ -59,8 +59,7 @@ def token_lines(tokens: Sequence[str], segments: Sequence[int], names: Sequence[
 
 
 def token_table_html(encoded: EncodedInput, lang: str | None, unk: str | None) -> str:
-    """Position, token and segment of each token, coloured by segment, a table per line
-    (:func:`token_lines`); the unknown token ``unk`` in red, outlined."""
+    """Position, token and segment of each token, a table a line; ``unk`` in red, outlined."""
     lang = resolve_language(lang)
     names = [text(key, lang) for key, _, _ in _ROWS]
     columns = []  # each token's three cells, one per row: a block in its segment's colour
