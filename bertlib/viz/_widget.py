@@ -160,6 +160,7 @@ class Widget:
         self.lang = resolve_language(lang)
         self.status = widgets.HTML()
         self.message = ""
+        self.encoded: EncodedInput | None = None  # the text behind what is drawn
         self._notices_shown: list[str] = []  # the notices on screen (none while an error is)
         self._saved = ""  # the last "saved" line
         # JupyterLab may run two callbacks at once on two threads (a redraw while Save SVG
@@ -269,6 +270,7 @@ class ModelWidget(Widget):
         super().__init__(lang)
         check_model_and_tokenizer(model, tokenizer)
         self.model, self.tokenizer = model, tokenizer
+        self._notices: list[str] = []  # about the current text, kept across redraws
         self.text_a, self.text_b = self._text_boxes(text_a, text_b)
         for box in (self.text_a, self.text_b):
             box.observe(lambda _: self.refresh(), names="value")

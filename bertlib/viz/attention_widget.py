@@ -10,7 +10,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from bertlib.inputs import EncodedInput, eval_mode, model_device
+from bertlib.inputs import eval_mode, model_device
 from bertlib.model import BERTModel, key_padding_mask
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
@@ -84,11 +84,9 @@ class AttentionWidget(ModelWidget):
         # (T + room, H) per block: what each block reads, the text and `room` <pad> positions
         self.block_inputs: list[torch.Tensor] = []
         self.steps: QueryKeySteps | None = None
-        self.encoded: EncodedInput | None = None
         self.attentions: np.ndarray | None = None  # (num_blks, num_heads, T, T)
         self.shown: np.ndarray | None = None  # indices of the tokens on screen
         self.current: AttentionView | None = None
-        self._notices: list[str] = []  # about the current text, kept across redraws
         self.hide_specials.observe(lambda _: self._guarded(self._select, self._outputs()),
                                    names="value")
         self.masked.observe(lambda _: self._on_masked(), names="value")

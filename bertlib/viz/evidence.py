@@ -255,12 +255,10 @@ class EvidencePlot(LiveFigure):
         if state == self._drawn:
             return
         self._drawn = state
-        if len(evidence.originals) == 1:
-            base = text("ev_mlm_one", self.lang, token=literal(evidence.originals[0]),
-                        p=evidence.token_prob or 0.0)
-        else:
-            base = text("ev_mlm_many", self.lang, n=len(evidence.originals),
-                        p=evidence.token_prob or 0.0)
+        one = len(evidence.originals) == 1
+        base = text("ev_mlm_one" if one else "ev_mlm_many", self.lang, n=len(evidence.originals),
+                    token=literal(evidence.originals[0]) if one else "",
+                    p=evidence.token_prob or 0.0)
         grids = ((evidence.token_change, evidence.token_notice, "ev_mlm_title", base),
                  (evidence.is_next_change, evidence.is_next_notice, "ev_nsp_title",
                   text("ev_nsp_base", self.lang, p=evidence.is_next or 0.0)))

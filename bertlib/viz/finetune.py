@@ -17,7 +17,7 @@ from matplotlib.transforms import offset_copy
 
 from bertlib.finetuning.finetune import Accuracy, BERTClassifier, BERTTagger
 from bertlib.finetuning.tasks import TAGS
-from bertlib.inputs import EncodedInput, eval_mode, model_device
+from bertlib.inputs import eval_mode, model_device
 from bertlib.support.checks import check_str, check_tokens
 from bertlib.support.i18n import CORPUS_LANGUAGES, fill, text
 from bertlib.text.tokenizer import WordPieceTokenizer
@@ -252,7 +252,6 @@ class FineTuneWidget(Widget):
         self.probability_table = widgets.HTML()
         self.tag_chips = widgets.HTML()
         self.plot = FineTunePlot(self.class_names, self.lang)
-        self.encoded: EncodedInput | None = None
         self.probabilities: np.ndarray | None = None
         self.tags: list[int] | None = None
         self.text_a.observe(lambda _: self.refresh(), names="value")

@@ -7,7 +7,7 @@ import ipywidgets as widgets
 
 from bertlib.analysis.snapshots import SnapshotRecorder, Snapshots
 from bertlib.analysis.timelapse import SnapshotOutputs, snapshot_outputs
-from bertlib.inputs import EncodedInput, model_device
+from bertlib.inputs import model_device
 from bertlib.model import BERTModel
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
@@ -90,10 +90,8 @@ class TimeLapseWidget(ModelWidget):
         self.image = FigureView()
         self.plot = TimeLapsePlot(lang)
         self.plot.set_losses(run.mlm_loss, run.nsp_loss)
-        self.encoded: EncodedInput | None = None
         self.outputs: SnapshotOutputs | None = None
         self.frame: TimeLapseFrame | None = None
-        self._notices: list[str] = []  # about the current text, kept across redraws
         for c in (self.mask_a, self.mask_b):
             c.observe(lambda _: self._guarded(self._run, [self.image]), names="value")
         for c in (self.step, self.layer, self.head):

@@ -11,7 +11,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from bertlib.analysis.fill_mask import Guess, fill_mask
-from bertlib.inputs import EncodedInput, eval_mode, model_device
+from bertlib.inputs import eval_mode, model_device
 from bertlib.masking import Fate, MaskedTokens, check_replacement_words, mask_tokens
 from bertlib.model import BERTModel
 from bertlib.support.checks import check_int_in, check_positive_int
@@ -50,7 +50,6 @@ class InputRepresentationWidget(ModelWidget):
         self.table = widgets.HTML()
         self.image = FigureView()
         self.plot = EmbeddingPlot(self.lang)
-        self.encoded: EncodedInput | None = None
         self.parts: EmbeddingParts | None = None
         self.ui = widgets.VBox([text_row(self.text_a, self.text_b), self.status, self.table,
                                 self.image, self._save_controls()])
@@ -66,13 +65,10 @@ class InputRepresentationWidget(ModelWidget):
         with eval_mode(self.model):
             total = encoder.embed(tokens, segments)[0]
             parts = EmbeddingParts(
-                tokens=enc.tokens,
-                token=encoder.token_embedding(tokens)[0].cpu().numpy(),
-                segment=encoder.segment_embedding(segments)[0].cpu().numpy(),
-                position=encoder.pos_embedding[0, : len(enc.tokens)].cpu().numpy(),
-                total=total.cpu().numpy(),
-                normalised=self.model.config.embedding_norm,
-            )
+                enc.tokens, encoder.token_embedding(tokens)[0].cpu().numpy(),
+                encoder.segment_embedding(segments)[0].cpu().numpy(),
+                encoder.pos_embedding[0, : len(enc.tokens)].cpu().numpy(), total.cpu().numpy(),
+                normalised=self.model.config.embedding_norm)
         self.encoded, self.parts = enc, parts
         self.table.value = token_table_html(enc, self.lang, self.tokenizer.vocab.specials.unk)
         self.image.show(self.plot, parts)
@@ -123,7 +119,6 @@ class MaskingWidget(Widget):
             f"{html.escape(text('tally_stale', lang))}</span>")
         self.tally_image = FigureView()
         self.chips = ChipsPlot(lang)
-        self.encoded: EncodedInput | None = None
         self.masked: MaskedTokens | None = None
         self.tally: MaskTally | None = None
         self.tally_plot = TallyPlot(lang)
@@ -208,7 +203,6 @@ class NSPWidget(ModelWidget):
         self.table = widgets.HTML()
         self.image = FigureView()
         self.plot = NSPPlot(self.lang)
-        self.encoded: EncodedInput | None = None
         self.probabilities: np.ndarray | None = None  # (P(NotNext), P(IsNext))
         self.swap.on_click(lambda _: self._swap())
         self.ui = widgets.VBox([text_row(self.text_a, self.text_b), self.swap, self.status,
