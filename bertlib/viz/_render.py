@@ -49,10 +49,9 @@ def canvas_png(canvas: FigureCanvasAgg, dpi: float | None = None) -> bytes:
 
 
 class Blitter:
-    """Redraws only a figure's animated artists over cached backgrounds, in three layers: the
-    background (redrawn after :meth:`invalidate` or at a new size), the token layer (animated
-    ``with_tokens=True``, cached until :meth:`tokens_changed`; nothing animated may overlap
-    it) and the rest, drawn on every update, each in z-order as a full draw would."""
+    """Redraws a figure's animated artists over cached layers: the background (until
+    :meth:`invalidate` or a new size), the token layer (``with_tokens=True``, until
+    :meth:`tokens_changed`; nothing animated may overlap it), then the rest, in z-order."""
 
     def __init__(self, fig: Figure):
         self.figure = fig
@@ -154,9 +153,8 @@ class Blitter:
 
 
 class StampedText(Text):
-    """A Text rendered once per string, font, angle, colour and dpi, then pasted (within half
-    a pixel): a label costs ~1 ms to render, and a new sentence reuses most tokens. PDF and
-    SVG draw it normally."""
+    """A Text rendered once per string, font, angle, colour and dpi, then pasted: a label costs
+    ~1 ms to render, and a new sentence reuses most tokens. PDF and SVG draw it normally."""
 
     MAX_STAMPS = 4096  # per figure; then the cache starts again (a stamp is a few kB)
 
@@ -214,9 +212,8 @@ def _render_alone(text: Text, renderer: RendererAgg, x: int, y: int,
 
 
 class NumberText(Text):
-    """A number pasted from stamps of its characters at the font's advances, on its baseline:
-    numbers change every update, and whole-string stamps cost ~1 ms each. PDF and SVG draw it
-    normally."""
+    """A number pasted from stamps of its characters, on its baseline: numbers change every
+    update, and whole-string stamps cost ~1 ms each. PDF and SVG draw it normally."""
 
     def __init__(self, *args, stamps: dict, **kwargs):
         super().__init__(*args, va="baseline", **kwargs)

@@ -62,8 +62,8 @@ class AttentionView:
 
 
 def map_side(T: int) -> float:
-    """Inches of a token x token map: a line of legible text a token, in steps of 8 (a new size
-    redraws everything); the default pair and the controls fit a projector's window."""
+    """Inches of a token x token map: a legible line a token, in steps of 8 (a new size
+    redraws all), so the default pair and the controls fit a projector's window."""
     return max(2.5, ROW * 8 * math.ceil(T / 8))
 
 

@@ -40,10 +40,9 @@ LIMIT = 0.05  # the grids' colour scale reaches at least ±0.05: small changes s
 
 @dataclass(frozen=True)
 class Evidence:
-    """The evidence view of one input, ``<mask>`` at ``masked``: weights, norms (L, nh, T, T),
-    rollout (L, T, T); token_change (L, nh): P(original token) with each head off, against
-    token_prob, averaged over the masked positions; is_next_change and is_next likewise. An
-    unmeasurable change is None, its ``*_notice`` the strings.json key saying why."""
+    """One input, ``<mask>`` at ``masked``: weights, norms (L, nh, T, T), rollout (L, T, T);
+    token_change (L, nh): P(original) with each head off against token_prob, is_next_change
+    likewise; an unmeasurable change None, its ``*_notice`` the strings.json key saying why."""
 
     tokens: list[str]
     masked: list[int]

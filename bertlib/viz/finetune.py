@@ -206,9 +206,8 @@ class FineTunePlot(LiveFigure):
 
 
 class FineTuneWidget(Widget):
-    """A sentence -> a classifier's class probabilities and the tagger's tags. ``classifiers``
-    maps button names to :class:`ScoredClassifier`, the first shown first; the tagger reads
-    with ``tokenizer``. ``.probabilities``, ``.tags`` and ``.plot`` keep what is shown."""
+    """A sentence -> class probabilities and tags. ``classifiers``: button names to
+    :class:`ScoredClassifier`, the first shown first; the tagger reads with ``tokenizer``."""
 
     name = "fine-tuning"
     empty_text = "ft_empty"  # its one sentence box is no "sentence A"

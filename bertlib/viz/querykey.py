@@ -37,8 +37,7 @@ VALUE_CMAP = matplotlib.colormaps["PuOr_r"].with_extremes(bad="#E4E4E4")
 
 @dataclass(frozen=True)
 class QueryKeySteps:
-    """One query's attention, in notebook 03's order: scores q·k_j/τ, mask (True: real key),
-    weights (0 at padded keys), values (T, d), output Σ_j w_j v_j (d,)."""
+    """One query's attention in notebook 03's order; mask True at real keys, weights 0 else."""
 
     tokens: list[str]
     query: int

@@ -94,7 +94,6 @@ UNDRAWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def literal(label: str) -> str:
-    """``label`` as matplotlib must draw it, character for character: every ``$`` escaped, so
-    that a text with two of them ("$5 ... $10") is never typeset as mathtext, and each
-    character that cannot be drawn or saved shown as its Python escape (``\\x00``)."""
+    """``label`` drawn character for character: ``$`` escaped ("$5 ... $10" is no mathtext),
+    a character that cannot be drawn or saved as its Python escape (``\\x00``)."""
     return UNDRAWABLE.sub(lambda m: ascii(m.group())[1:-1], label.replace("$", r"\$"))

@@ -58,10 +58,9 @@ def _check_snapshots(snapshots: Snapshots, model: BERTModel) -> None:
 
 
 class TimeLapseWidget(ModelWidget):
-    """A sentence pair through a run's snapshots: step slider, play button, layer and head,
-    a token to mask in each sentence. ``snapshots``: ``load_snapshots()``, or the
-    ``SnapshotRecorder`` that ``train_bert`` called with the ``history`` it returned; ``model``
-    gives the architecture only. ``.outputs``: every snapshot's; ``.frame``: what is drawn."""
+    """A sentence pair through a run's snapshots: ``load_snapshots()``, or the
+    ``SnapshotRecorder`` that ``train_bert`` called with the ``history`` it returned (``model``
+    gives the architecture only). ``.outputs``: every snapshot's; ``.frame``: what is drawn."""
 
     name = "time-lapse"
 
