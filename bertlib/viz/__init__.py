@@ -1,8 +1,5 @@
-"""What the learner sees: figures, tables and widgets, in English or Chinese.
-
-The figures are plain matplotlib (``plot_*`` returns a ``Figure``); the widgets redraw the same
-figures in place. Nothing here is needed to build or train a model.
-"""
+"""What the learner sees: figures (``plot_*`` returns a matplotlib ``Figure``), tables, and
+widgets that redraw the same figures in place. Nothing here is needed to train a model."""
 
 from bertlib.viz import fonts  # noqa: F401 (first: it imports matplotlib, quietly)
 from bertlib.viz.attention import (

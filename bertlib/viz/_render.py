@@ -1,9 +1,6 @@
-"""Private rendering machinery that keeps the widgets under 100 ms per redraw; it changes only
-how fast the figures' ordinary matplotlib artists reach the screen (benchmarks/README.md has
-the measurements that keep each piece): :class:`Blitter` redraws only what changes, over
-cached backgrounds; :class:`StampedText`, :class:`TokenLabels` and :class:`NumberText` paste
-pre-rendered text; :func:`encode_png` is faster than Pillow for these figures.
-"""
+"""What keeps the widgets under 100 ms a redraw, changing only how fast ordinary matplotlib
+artists reach the screen (benchmarks/README.md measures each piece): :class:`Blitter` redraws
+what changes over cached backgrounds; the text classes paste pre-rendered text."""
 
 from __future__ import annotations
 
@@ -34,15 +31,13 @@ def _png_chunk(tag: bytes, data: bytes) -> bytes:
 
 
 def encode_png(rgba: np.ndarray, dpi: float | None = None) -> bytes:
-    """An (h, w, 4) uint8 RGBA array as an RGB PNG (figures are opaque); with ``dpi``, the file
-    says its resolution. By hand, the widgets' fixed cost per redraw: no row filter and zlib
-    level 1 take half of Pillow's time for these flat-coloured figures."""
+    """An (h, w, 4) RGBA array as an RGB PNG (with ``dpi``: a pHYs chunk). By hand: no row
+    filter and zlib level 1 take half of Pillow's time for these flat-coloured figures."""
     h, w = rgba.shape[:2]
     rows = np.empty((h, 1 + 3 * w), dtype=np.uint8)
     rows[:, 0] = 0  # filter type "None" for every row
     rows[:, 1:].reshape(h, w, 3)[...] = rgba[:, :, :3]
     header = struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)  # 8-bit RGB, not interlaced
-    # pHYs: pixels per metre in x and y, unit 1 (the metre)
     density = b"" if dpi is None else _png_chunk(b"pHYs", struct.pack(
         ">IIB", *(2 * [round(dpi / 0.0254)]), 1))
     return (b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", header) + density
@@ -54,15 +49,9 @@ def canvas_png(canvas: FigureCanvasAgg, dpi: float | None = None) -> bytes:
 
 
 class Blitter:
-    """Redraws only a figure's changing ("animated") artists over cached backgrounds.
-
-    Three layers: the background (all not animated), drawn in full only after
-    :meth:`invalidate` or at a size (pixels, dpi) not among the last few drawn; the token layer
-    (artists animated ``with_tokens=True``: labels, marks), drawn onto a second cached image
-    after :meth:`tokens_changed`; the other animated artists, drawn on every update. Within a
-    layer artists are drawn in z-order, as a full draw would, so the token layer must hold only
-    artists that nothing animated overlaps.
-    """
+    """Redraws a figure's animated artists over cached layers: the background (until
+    :meth:`invalidate` or a new size), the token layer (``with_tokens=True``, until
+    :meth:`tokens_changed`; nothing animated may overlap it), then the rest, in z-order."""
 
     def __init__(self, fig: Figure):
         self.figure = fig
@@ -93,8 +82,7 @@ class Blitter:
     def tokens_changed(self) -> None:
         self._with_tokens = None
 
-    def save(self, fname, **kwargs) -> None:
-        """``figure.savefig(fname, **kwargs)`` with the animated artists in it."""
+    def save(self, fname, **kwargs) -> None:  # savefig, the animated artists included
         animated = self.artists + self.token_artists
         for artist in animated:
             artist.set_animated(False)
@@ -108,8 +96,7 @@ class Blitter:
             self.invalidate()
 
     def still(self) -> Figure:
-        """The figure with nothing animated (savefig and inline display would leave out an
-        animated colour bar or suptitle), for the ``plot_*`` functions."""
+        """The figure with nothing animated (savefig would leave those out), for plot_*."""
         for artist in self.artists + self.token_artists:
             artist.set_animated(False)
         self.artists, self.token_artists = [], []
@@ -128,8 +115,7 @@ class Blitter:
                 self.figure.draw_artist(artist)
 
     def png(self, dpi: float | None = None) -> bytes:
-        """The figure as PNG bytes, redrawing only what changed; with ``dpi``, at that
-        resolution, for a saved figure."""
+        """The figure as PNG, redrawing only what changed (with ``dpi``: for saving)."""
         canvas = self.figure.canvas
         if dpi is not None:  # over the background kept for that size, then back
             shown = self.figure.dpi
@@ -167,10 +153,8 @@ class Blitter:
 
 
 class StampedText(Text):
-    """A Text that renders each string (in a font, angle, colour, dpi) once, then pastes the
-    pixels (within half a pixel of a fresh render): rendering costs ~1 ms a label, and a new
-    sentence mostly reuses the last one's tokens. Other renderers (PDF, SVG) draw normally.
-    """
+    """A Text rendered once per string, font, angle, colour and dpi, then pasted: a label costs
+    ~1 ms to render, and a new sentence reuses most tokens. PDF and SVG draw it normally."""
 
     MAX_STAMPS = 4096  # per figure; then the cache starts again (a stamp is a few kB)
 
@@ -187,9 +171,7 @@ class StampedText(Text):
 
 def draw_stamped(text: Text, renderer: RendererAgg, stamps: dict, *,
                  same_subpixel: bool = False) -> None:
-    """Draw ``text`` on an Agg renderer from its stamp in ``stamps``, rendered the first time in
-    that font, angle, colour, alignment and dpi (with ``same_subpixel``, at that fraction of a
-    pixel too: then exactly where a fresh rendering would land)."""
+    """Paste ``text``'s stamp (``same_subpixel``: one per pixel fraction, exactly in place)."""
     if not text.get_visible() or not text.get_text():
         return
     at = text.get_transform().transform(text.get_unitless_position())
@@ -212,8 +194,7 @@ def draw_stamped(text: Text, renderer: RendererAgg, stamps: dict, *,
 
 def _render_alone(text: Text, renderer: RendererAgg, x: int, y: int,
                   ) -> tuple[np.ndarray, int, int]:
-    """The whole text drawn alone: its RGBA pixels and their bottom-left corner relative to
-    the anchor pixel (x, y)."""
+    """The text drawn alone: RGBA pixels, and their bottom-left corner relative to (x, y)."""
     x0, y0, x1, y1 = text.get_window_extent(renderer).padded(2).extents  # y upwards
     x0, y0 = math.floor(x0), math.floor(y0)
     scratch = RendererAgg(math.ceil(x1) - x0, math.ceil(y1) - y0, renderer.dpi)
@@ -231,11 +212,8 @@ def _render_alone(text: Text, renderer: RendererAgg, x: int, y: int,
 
 
 class NumberText(Text):
-    """A number drawn from stamps of its characters (each rendered once per font, colour and
-    dpi, pasted at the font's advance widths to the nearest pixel), on its baseline: numbers
-    change on every update, and whole-string stamps would cost ~1 ms each. Unrotated; other
-    renderers (PDF, SVG) draw an ordinary text.
-    """
+    """A number pasted from stamps of its characters, on its baseline: numbers change every
+    update, and whole-string stamps cost ~1 ms each. PDF and SVG draw it normally."""
 
     def __init__(self, *args, stamps: dict, **kwargs):
         super().__init__(*args, va="baseline", **kwargs)
@@ -279,10 +257,7 @@ class NumberText(Text):
 
 
 class TokenLabels:
-    """Token names and tick marks beside an axes, exactly where matplotlib puts its ticks, but
-    fast: one line of tick-shaped markers and a pool of :class:`StampedText` labels, animated
-    in the token layer. :attr:`tokens` holds the tokens shown.
-    """
+    """Token labels and ticks where matplotlib puts them, fast: stamped, in the token layer."""
 
     def __init__(self, ax, blitter: Blitter, axis: str, rotation: float = 0.0):
         self.ax, self.blitter, self.axis, self.rotation = ax, blitter, axis, rotation
@@ -301,10 +276,7 @@ class TokenLabels:
     def _grow(self, n: int) -> None:
         a = self.axis
         pad = rcParams[f"{a}tick.major.size"] + rcParams[f"{a}tick.major.pad"]  # direction out
-        if a == "y":
-            transform, va, ha = self.ax.get_yaxis_text1_transform(pad)
-        else:
-            transform, va, ha = self.ax.get_xaxis_text1_transform(pad)
+        transform, va, ha = getattr(self.ax, f"get_{a}axis_text1_transform")(pad)
         new = [self.ax.add_artist(StampedText(*((0, i) if a == "y" else (i, 0)), "",
                                                transform=transform, va=va, ha=ha,
                                                rotation=self.rotation, color=self.color,
@@ -313,8 +285,7 @@ class TokenLabels:
         self.blitter.animate(*new, with_tokens=True)
         self.texts.extend(new)
 
-    def set(self, tokens: Sequence[str], fontsize: float) -> None:
-        """Show ``tokens`` at positions 0, 1, ... of the axis."""
+    def set(self, tokens: Sequence[str], fontsize: float) -> None:  # at 0, 1, ... of the axis
         n = len(tokens)
         if self.tokens == list(tokens) and all(t.get_fontsize() == fontsize
                                                for t in self.texts[:n]):
@@ -335,7 +306,7 @@ class TokenLabels:
 
 
 def bar_verts(heights) -> list:
-    """Corners of bars 0.8 wide at x = 0, 1, ..., for a PolyCollection (cheaper than bar())."""
+    """Corners of bars 0.8 wide at x = 0, 1, ... for a PolyCollection (cheaper than bar())."""
     return [[(i - 0.4, 0), (i - 0.4, h), (i + 0.4, h), (i + 0.4, 0)]
             for i, h in enumerate(heights)]
 
@@ -364,8 +335,7 @@ def show_square(image, data: np.ndarray, vmax: float, *, limits: bool = False) -
 
 
 def mark_boundary(boundary: int | None, across=(), down=()) -> None:
-    """Lines before token ``boundary`` (None: hidden): ``across`` horizontal, ``down``
-    vertical."""
+    """Lines before token ``boundary`` (None: hidden), ``across`` and ``down``."""
     for line in (*across, *down):
         line.set_visible(boundary is not None)
     if boundary is not None:
@@ -381,8 +351,7 @@ def spines(axes) -> list:
 
 
 def pin_labels(ax, x_label: float | None = None, y_label: float | None = None) -> None:
-    """Fix the axis labels at the given axes coordinates and the title just above the axes
-    (matplotlib would measure every tick label on each draw to place them)."""
+    """Pin the axis labels here and the title above the axes (else draws measure tick labels)."""
     if x_label is not None:
         ax.xaxis.set_label_coords(0.5, x_label)
     if y_label is not None:

@@ -24,9 +24,8 @@ from bertlib.viz._render import encode_png
 from bertlib.viz.live import SAVE_DPI, SAVE_FORMATS, LiveFigure, SaveError
 from bertlib.viz.modelview import MEAN_HEAD
 
-# Two consecutive sentences of one story in the shipped corpus (bertlib/assets/small_corpus), per
-# language: the small pretrained model knows their words, and its NSP head tells their order
-# (P(IsNext) 0.80 as written, 0.03 swapped in English; 0.82 and 0.03 in Chinese).
+# Consecutive sentences of one story in bertlib/assets/small_corpus: the small model knows their
+# words, and NSP tells their order (P(IsNext) 0.80, swapped 0.03 in English; 0.82, 0.03 in zh).
 DEFAULT_TEXTS = {
     "en": ("Then Peter made a great play and scored.",
            "When the final whistle blew, his team had won."),
@@ -36,9 +35,8 @@ DEFAULT_TEXTS = {
 DEFAULT_TEXTS["ja"] = DEFAULT_TEXTS["en"]
 
 
-# The status line's boxes carry their own colours, so they read the same in JupyterLab's light
-# and dark themes (WCAG 2 contrast, AA asks 4.5:1): notices #5C3B00 on #FFF3D6 9.15:1, errors
-# #8B0000 on #FDE8E8 8.53:1.
+# The status boxes' own colours read the same in light and dark themes (WCAG AA asks 4.5:1):
+# notices #5C3B00 on #FFF3D6 9.15:1, errors #8B0000 on #FDE8E8 8.53:1.
 NOTICE_STYLE = {"background": "#FFF3D6", "color": "#5C3B00", "border": "#E69F00"}
 ERROR_STYLE = {"background": "#FDE8E8", "color": "#8B0000", "border": "#B00020"}
 
@@ -48,27 +46,30 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class InputNotice(ValueError):
-    """Bad input the widget explains in the reader's language (empty text, missing B, no
-    figure on screen to save)."""
+    """Bad input the widget explains in the reader's language."""
 
 
 # A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
 WRAP = {"flex_flow": "row wrap"}
 
 
-def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer) -> None:
+def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer,
+                              name: str = "model") -> None:
     if model.config.vocab_size != len(tokenizer.vocab):
-        raise ValueError(
-            f"model.config.vocab_size={model.config.vocab_size} must equal "
-            f"len(tokenizer.vocab)={len(tokenizer.vocab)}: use the tokenizer the model was "
-            "trained with"
-        )
+        raise ValueError(f"{name}'s vocab_size={model.config.vocab_size} must equal "
+                         f"len(tokenizer.vocab)={len(tokenizer.vocab)}: use the tokenizer the "
+                         f"{name} was trained with")
+
+
+def control(cls: type, key: str, lang: str, width: str, min_width: str | None = None,
+            **kwargs) -> widgets.Widget:
+    """A ``cls`` labelled ``text(key, lang)``, the label as wide as it needs."""
+    return cls(description=text(key, lang), style={"description_width": "initial"},
+               layout=widgets.Layout(width=width, min_width=min_width), **kwargs)
 
 
 def text_box(key: str, value: str, lang: str) -> widgets.Text:
-    return widgets.Text(value=value, description=text(key, lang), continuous_update=False,
-                        style={"description_width": "initial"},
-                        layout=widgets.Layout(width="98%"))
+    return control(widgets.Text, key, lang, "98%", value=value, continuous_update=False)
 
 
 def text_row(box_a: widgets.Text, box_b: widgets.Text) -> widgets.HBox:
@@ -79,8 +80,7 @@ def text_row(box_a: widgets.Text, box_b: widgets.Text) -> widgets.HBox:
 
 
 class FigureView(widgets.Box):
-    """A figure's PNG (``value``) at the size it was drawn, so its text is too; a figure wider
-    than the notebook scrolls sideways, its scrollbar right under it."""
+    """A figure's PNG (``value``) at its drawn size, so its text is; a wider one scrolls."""
 
     def __init__(self):
         self.image = widgets.Image(format="png", layout=widgets.Layout(
@@ -92,30 +92,27 @@ class FigureView(widgets.Box):
     def value(self) -> bytes:
         return self.image.value
 
-    @value.setter
-    def value(self, png: bytes) -> None:
-        self.image.value = png
+    def show(self, plot: LiveFigure, *args) -> None:  # plot.update(*args), shown
+        plot.update(*args)
+        self.image.value = plot.png()
 
 
 class Widget:
-    """Shared plumbing: the language, a status line, errors shown instead of raised, and
-    saving a figure on screen."""
+    """The language, a status line, errors shown instead of raised, saving a figure."""
 
     ui: widgets.Widget
     name = "figure"  # what a saved figure's file is called
     empty_text = "empty_text"  # the key of what an empty sentence A is answered with
 
     def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
-        """The figures by name, the main one first, each with the output that shows it."""
+        """The figures by name, the main one first, each with its output."""
         return {self.name: (self.plot, self.image)}
 
     def _hidden(self, figure: str) -> str:
-        """Why ``figure`` is not on screen, in the reader's language."""
         return text("save_hidden", self.lang)
 
     def shown_figure(self, figure: str | None = None) -> LiveFigure:
-        """The figure on screen now: the main one, or the one named ``figure``; one not on
-        screen is refused with an :class:`InputNotice` saying why."""
+        """The main figure, or the one named ``figure``; InputNotice when it is hidden."""
         figures = self._figures()
         name = next(iter(figures)) if figure is None else figure
         if name not in figures:
@@ -127,8 +124,7 @@ class Widget:
 
     def save(self, path: str | Path | None = None, *, dpi: int = SAVE_DPI,
              figure: str | None = None) -> Path:
-        """Save a figure on screen (see :meth:`shown_figure`) as PNG, SVG or PDF, by ``path``'s
-        suffix (default ``<name>.png`` or ``<name>-<figure>.png``); returns the path."""
+        """Save :meth:`shown_figure` by ``path``'s suffix (default ``<name>[-<figure>].png``)."""
         with self._lock:
             plot = self.shown_figure(figure)
             return plot.save(f"{self._stem(figure)}.png" if path is None else path, dpi=dpi)
@@ -138,9 +134,7 @@ class Widget:
         return self.name if figure in (None, main) else f"{self.name}-{figure}"
 
     def _save_controls(self, figure: str | None = None) -> widgets.HBox:
-        """One button per format, each saving the figure (the main one, or ``figure``) into
-        the current folder and saying where; the main one's are :attr:`save_buttons`."""
-        # As wide as the label, never cut to "Save P…" (ipywidgets' default is 148 px).
+        """A save button per format, as wide as its label, never "Save P…" (default 148 px)."""
         buttons = {fmt: widgets.Button(description=text("save_as", self.lang, fmt=fmt.upper()),
                                        icon="download", layout=widgets.Layout(width="auto"),
                                        tooltip=text("save_tooltip", self.lang, fmt=fmt.upper()))
@@ -153,7 +147,7 @@ class Widget:
         return widgets.HBox(list(buttons.values()))
 
     def _save_as(self, path: str, figure: str | None) -> list[str]:
-        """Save, and say so under the notices on screen, in place of an earlier "saved"."""
+        """Save, and say so under the notices, in place of an earlier "saved"."""
         try:
             saved = text("saved", self.lang, path=self.save(path, figure=figure))
         except SaveError as err:  # said as it is, not as an input that cannot be shown
@@ -166,17 +160,16 @@ class Widget:
         self.lang = resolve_language(lang)
         self.status = widgets.HTML()
         self.message = ""
+        self.encoded: EncodedInput | None = None  # the text behind what is drawn
         self._notices_shown: list[str] = []  # the notices on screen (none while an error is)
         self._saved = ""  # the last "saved" line
-        # JupyterLab may run two callbacks at once on two kernel threads (a redraw while Save
-        # SVG has swapped the canvas): each runs under this lock, re-entrant because a
-        # callback that sets a control runs that control's callback inside it.
+        # JupyterLab may run two callbacks at once on two threads (a redraw while Save SVG
+        # swapped the canvas); re-entrant: setting a control runs its callback inside.
         self._lock = threading.RLock()
-        self._busy = False  # while controls are reset: their events draw nothing
+        self._busy = False  # while controls are reset (_quiet): their events draw nothing
 
     @contextlib.contextmanager
-    def _quiet(self):
-        """Set controls without their callbacks redrawing."""
+    def _quiet(self):  # set controls without their callbacks redrawing
         self._busy = True
         try:
             yield
@@ -194,8 +187,7 @@ class Widget:
 
     def _encode(self, tokenizer: WordPieceTokenizer, max_len: int, *, require_b: bool = False,
                 unknown: str = "unknown") -> tuple[EncodedInput, list[str]]:
-        """The two text boxes through :func:`bertlib.inputs.encode_pair`, and notices of
-        truncation and of unknown words (``unknown``: the key of the latter)."""
+        """The two boxes' :func:`encode_pair`, with notices of truncation and unknown words."""
         for box in (self.text_a, self.text_b):
             if (half := SURROGATE.search(box.value)) is not None:
                 raise InputNotice(text("lone_surrogate", self.lang, box=box.description,
@@ -216,8 +208,7 @@ class Widget:
         return enc, notices
 
     def _repr_mimebundle_(self, **kwargs):
-        # Beside the live widget a picture of it, for GitHub, nbviewer, nbconvert and a
-        # notebook opened before it runs.
+        # A picture beside the live widget, for GitHub, nbviewer and unexecuted notebooks.
         bundle = self.ui._repr_mimebundle_(**kwargs)
         picture = self.picture()
         if picture is not None:
@@ -225,20 +216,16 @@ class Widget:
         return bundle
 
     def picture(self) -> bytes | None:
-        """The figures on screen now, one under the other, as one PNG (None when none is)."""
+        """The figures on screen, one under the other, as one PNG (None: none is)."""
         with self._lock:
             shown = [plot.png() for plot, output in self._figures().values()
                      if output.layout.display != "none"]
         if len(shown) < 2:
             return shown[0] if shown else None
         images = [np.asarray(Image.open(io.BytesIO(png)).convert("RGB")) for png in shown]
-        canvas = np.full((sum(i.shape[0] for i in images), max(i.shape[1] for i in images), 3),
-                         255, dtype=np.uint8)
-        top = 0
-        for image in images:
-            canvas[top:top + image.shape[0], :image.shape[1]] = image
-            top += image.shape[0]
-        return encode_png(canvas)
+        width = max(i.shape[1] for i in images)  # the narrower ones padded white on the right
+        return encode_png(np.vstack([np.pad(i, ((0, 0), (0, width - i.shape[1]), (0, 0)),
+                                            constant_values=255) for i in images]))
 
     def _show(self, messages: list[str], *, error: bool = False) -> None:
         self.message = "\n".join(messages)
@@ -252,8 +239,10 @@ class Widget:
 
     def _guarded(self, action: Callable[[], list[str]], outputs: list[widgets.Widget]) -> None:
         """Run ``action`` (it returns notices) under the lock; on ValueError hide ``outputs``
-        and show the message, never a traceback."""
+        and show the message, never a traceback. Muted while controls are reset (_quiet)."""
         with self._lock:
+            if self._busy:
+                return
             try:
                 notices = action()
             except InputNotice as err:
@@ -274,14 +263,14 @@ class Widget:
 
 
 class ModelWidget(Widget):
-    """A widget that runs ``model`` on the sentence pair typed in its two text boxes, again
-    (:meth:`refresh`) whenever one changes."""
+    """Runs ``model`` on the pair in its two text boxes, again (:meth:`refresh`) on a change."""
 
     def __init__(self, model: BERTModel, tokenizer: WordPieceTokenizer, lang: str | None,
                  text_a: str | None, text_b: str | None):
         super().__init__(lang)
         check_model_and_tokenizer(model, tokenizer)
         self.model, self.tokenizer = model, tokenizer
+        self._notices: list[str] = []  # about the current text, kept across redraws
         self.text_a, self.text_b = self._text_boxes(text_a, text_b)
         for box in (self.text_a, self.text_b):
             box.observe(lambda _: self.refresh(), names="value")
@@ -290,7 +279,7 @@ class ModelWidget(Widget):
         raise NotImplementedError
 
     def _layer_head(self, widths: tuple[str, str]) -> tuple[widgets.Dropdown, widgets.Dropdown]:
-        """The layer and head choices (the head's last: the mean of heads)."""
+        """The layer and head choices (the head's last: the mean)."""
         cfg = self.model.config
         layer = widgets.Dropdown(options=list(range(cfg.num_blks)), value=0,
                                  description=text("layer", self.lang),

@@ -42,8 +42,7 @@ MAX_HEADS = 64  # one panel each, and the mean: BERT-large has 16; thousands tak
 ROW_SUM_TOLERANCE = 1e-3  # float32 softmax rows of a few hundred keys sum to 1 within 1e-5
 
 
-def check_weights(weights: np.ndarray) -> None:
-    """Attention weights are probabilities: finite and in [0, 1]."""
+def check_weights(weights: np.ndarray) -> None:  # probabilities: finite, in [0, 1]
     if not np.isfinite(weights).all() or weights.min() < 0 or weights.max() > 1:
         bad = weights[~(np.isfinite(weights) & (weights >= 0) & (weights <= 1))]
         raise ValueError(f"weights must be attention weights, finite and in [0, 1]; got "
@@ -52,8 +51,7 @@ def check_weights(weights: np.ndarray) -> None:
 
 @dataclass(frozen=True)
 class AttentionView:
-    """What one attention heatmap shows: (T, T) weights, rows = queries, columns = keys;
-    boundary: the index of the first sentence-B token, or None."""
+    """One heatmap: (T, T) weights, rows queries; boundary: the first B token, or None."""
 
     weights: np.ndarray
     tokens: list[str]
@@ -63,29 +61,63 @@ class AttentionView:
     note: str = ""
 
 
-class AttentionPlot(LiveFigure):
-    """A token x token heatmap with the A/B boundary marked and, beside it on the same rows,
-    the chosen query token's weights on every key as bars: the highlighted row of the heatmap,
-    turned to read top to bottom."""
+def map_side(T: int) -> float:
+    """Inches of a token x token map: a legible line a token, in steps of 8 (a new size
+    redraws all), so the default pair and the controls fit a projector's window."""
+    return max(2.5, ROW * 8 * math.ceil(T / 8))
+
+
+class TokenMapPlot(LiveFigure):
+    """A figure around a token x token heatmap with colour bar, A/B boundary and labels."""
+
+    def _add_map(self, ax_map) -> None:
+        fig, line = self.figure, {"color": BOUNDARY_COLOR, "linewidth": 2}
+        self.ax_map, self.cax = ax_map, fig.add_axes((0, 0, 1, 1))
+        self.image = heatmap(ax_map)
+        self.colorbar = fig.colorbar(self.image, cax=self.cax, label=text("weight", self.lang))
+        self.hline = ax_map.axhline(0, **line)
+        self.vline = ax_map.axvline(0, **line)
+        ax_map.set_ylabel(text("query_axis", self.lang))
+        ax_map.set_xlabel(text("key_axis", self.lang))
+
+    def _place_map(self, left: float, below: float, side: float, T: int) -> None:
+        """The map ``side`` inches a side, (``left``, ``below``) from the bottom left."""
+        width, height = self.figure.get_size_inches()
+        self.ax_map.set_position((left / width, below / height, side / width, side / height))
+        self.cax.set_position(((left + side + 0.12) / width, below / height, 0.15 / width,
+                               side / height))
+        self.ax_map.set_xlim(-0.5, T - 0.5)
+        self.ax_map.set_ylim(T - 0.5, -0.5)
+        pin_labels(self.ax_map, x_label=-(below - 0.22) / side, y_label=-(left - 0.25) / side)
+
+    def _draw_map(self, tokens: list[str], weights: np.ndarray, vmax: float,
+                  boundary: int | None, title: str, across: tuple = ()) -> float:
+        """Draw the map (``across``: more lines at the boundary); returns the labels' size."""
+        size = token_font(len(tokens),
+                          self.ax_map.get_position().height * self.figure.get_figheight())
+        self.query_labels.set(tokens, size)
+        self.key_labels.set(tokens, size)
+        show_square(self.image, weights, vmax)
+        mark_boundary(boundary, (self.hline, *across), (self.vline,))
+        self.ax_map.set_title(literal(title), y=1.0, pad=6)
+        return size
+
+
+class AttentionPlot(TokenMapPlot):
+    """A token x token heatmap, the A/B boundary marked, and beside it on the same rows the
+    query's weights as bars: its highlighted row, turned to read top to bottom."""
 
     def __init__(self, lang: str | None = None):
         super().__init__(PAGE_WIDTH, 5, lang)
         # Placed by hand (see _layout): the bars' rows line up with the heatmap's.
-        self.ax_map = self.figure.add_axes((0, 0, 1, 1))
+        ax_map = self.figure.add_axes((0, 0, 1, 1))
         self.ax_row = self.figure.add_axes((0, 0, 1, 1))
-        self.cax = self.figure.add_axes((0, 0, 1, 1))
-        self.image = heatmap(self.ax_map)
-        self.colorbar = self.figure.colorbar(self.image, cax=self.cax)
-        self.colorbar.set_label(text("weight", self.lang))
-        line = {"color": BOUNDARY_COLOR, "linewidth": 2}
-        self.hline = self.ax_map.axhline(0, **line)
-        self.vline = self.ax_map.axvline(0, **line)
-        self.row_vline = self.ax_row.axhline(0, **line)  # the boundary, across the bars
+        self._add_map(ax_map)
+        # The boundary, across the bars.
+        self.row_vline = self.ax_row.axhline(0, color=BOUNDARY_COLOR, linewidth=2)
         self.highlight = Rectangle((-0.5, -0.5), 1, 1, fill=False, edgecolor="#E69F00",
                                    linewidth=2.5)
         self.ax_map.add_patch(self.highlight)
-        self.ax_map.set_ylabel(text("query_axis", self.lang))
-        self.ax_map.set_xlabel(text("key_axis", self.lang))
         self.ax_row.set_xlabel(text("weight", self.lang))
         self.ax_row.set_xticks([])  # the scale follows the row; the peak is written instead
         self.peak = self.ax_row.text(1.0, -0.01, "", transform=self.ax_row.transAxes,
@@ -103,25 +135,15 @@ class AttentionPlot(LiveFigure):
         self.bar_labels = TokenLabels(self.ax_row, self.blitter, "y")
         self._length: int | None = None
 
-    def _layout(self, T: int) -> None:
-        """Size and place everything for T tokens."""
-        # A line of legible text per token, in steps of 8 (a new size redraws everything): the
-        # default pair and the controls fit a projector's window; a long input scrolls.
-        side = max(2.5, ROW * 8 * math.ceil(T / 8))
-        left, below, top = 1.0, 0.9, 0.4
+    def _layout(self, T: int) -> None:  # a long input scrolls
+        side, left, below, top = map_side(T), 1.0, 0.9, 0.4
         colorbar, bar_labels, bars = 1.0, 0.8, 1.7
         width, height = left + side + colorbar + bar_labels + bars + 0.15, below + side + top
         self.figure.set_size_inches(width, height)  # a new size: the Blitter redraws all
-        bottom = below / height
-        self.ax_map.set_position((left / width, bottom, side / width, side / height))
-        self.cax.set_position(((left + side + 0.12) / width, bottom, 0.15 / width,
-                               side / height))
+        self._place_map(left, below, side, T)
         x = left + side + colorbar + bar_labels
-        self.ax_row.set_position((x / width, bottom, bars / width, side / height))
-        self.ax_map.set_xlim(-0.5, T - 0.5)
-        for ax in (self.ax_map, self.ax_row):
-            ax.set_ylim(T - 0.5, -0.5)
-        pin_labels(self.ax_map, x_label=-(below - 0.22) / side, y_label=-(left - 0.25) / side)
+        self.ax_row.set_position((x / width, below / height, bars / width, side / height))
+        self.ax_row.set_ylim(T - 0.5, -0.5)
         pin_labels(self.ax_row, x_label=-0.4 / side)
         self.highlight.set_width(T)
         self._length = T
@@ -130,18 +152,15 @@ class AttentionPlot(LiveFigure):
         weights, T = view.weights, len(view.tokens)
         if self._length != T:
             self._layout(T)
-        size = token_font(T, self.ax_map.get_position().height * self.figure.get_figheight())
-        for labels in (self.query_labels, self.key_labels, self.bar_labels):
-            labels.set(view.tokens, size)
         vmax = float(weights.max()) or 1.0
-        show_square(self.image, weights, vmax)
+        size = self._draw_map(view.tokens, weights, vmax, view.boundary, view.title,
+                              (self.row_vline,))
+        self.bar_labels.set(view.tokens, size)
         self.row_values = row = weights[view.query]
         self.bars.set_verts(hbar_verts(row))
         self.ax_row.set_xlim(0, vmax * 1.05)
         self.peak.set_text(text("row_peak", self.lang, value=row.max()))
         self.highlight.set_y(view.query - 0.5)
-        mark_boundary(view.boundary, (self.hline, self.row_vline), (self.vline,))
-        self.ax_map.set_title(literal(view.title), y=1.0, pad=6)
         self.ax_row.set_title(text("attends_title", self.lang,
                                    token=literal(view.tokens[view.query])),
                               fontsize=11, y=1.0, pad=6)
@@ -162,13 +181,11 @@ def plot_attention(view: AttentionView, lang: str | None = None) -> Figure:
     return AttentionPlot(lang).once(replace(view, weights=weights))
 
 
-def panel_side(cols: int) -> float:
-    """Inches per panel of the all-heads grid with ``cols`` columns across the page."""
+def panel_side(cols: int) -> float:  # inches a panel of the all-heads grid
     return min(4.4, (PAGE_WIDTH - 1.8) / cols)
 
 
-def grid_height(panels: int, cols: int) -> float:
-    """Inches of the all-heads figure with ``panels`` panels in ``cols`` columns."""
+def grid_height(panels: int, cols: int) -> float:  # inches of the all-heads figure
     return (panel_side(cols) + 0.2) * math.ceil(panels / cols) + 1.0
 
 
@@ -179,15 +196,14 @@ class AllHeadsPlot(LiveFigure):
         check_int_in("num_heads", num_heads, 1, MAX_HEADS,
                      " (one panel per head; BERT-large has 16)")
         self.num_panels = num_heads + 1
-        # The fewest columns (so the largest panels) that keep the grid within the page's
-        # width and GRID_HEIGHT: the small BERT's two heads and their mean in one row,
-        # BERT-Base's twelve and their mean in two rows of seven.
+        # The fewest columns (largest panels) within the page and GRID_HEIGHT: the small BERT's
+        # 2 heads and their mean in one row, BERT-Base's 12 and their mean in two rows of 7.
         self.cols = next(c for c in range(1, self.num_panels + 1)
                          if grid_height(self.num_panels, c) <= GRID_HEIGHT
                          or c == self.num_panels)
         self.side = panel_side(self.cols)
         self.rows = math.ceil(self.num_panels / self.cols)
-        height = (self.side + 0.2) * self.rows + 1.0
+        height = grid_height(self.num_panels, self.cols)
         width = self.side * self.cols + 1.8
         super().__init__(width, height, lang)
         self.figure.subplots_adjust(left=1.0 / width, right=1 - 1.3 / width,
@@ -201,8 +217,7 @@ class AllHeadsPlot(LiveFigure):
         self.images = [heatmap(ax) for ax in self.axes]
         for i, ax in enumerate(self.axes):
             is_mean = i == num_heads
-            ax.set_xticks([])  # the outer panels get TokenLabels below
-            ax.set_yticks([])
+            ax.set(xticks=[], yticks=[])  # the outer panels get TokenLabels below
             ax.set_title(text("mean_heads" if is_mean else "head_name", self.lang, head=i),
                          y=1.0, pad=4)
         cax = self.figure.add_axes((1 - 1.0 / width, 0.9 / height, 0.15 / width,

@@ -10,11 +10,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from bertlib.inputs import EncodedInput, eval_mode, model_device
+from bertlib.inputs import eval_mode, model_device
 from bertlib.model import BERTModel, key_padding_mask
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
-from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, text_row
+from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, control, text_row
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.evidence import Evidence, EvidencePlot, collect_evidence
 from bertlib.viz.live import LiveFigure
@@ -23,12 +23,13 @@ from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps, t
 
 MAX_PADDING = 8  # <pad> keys the step-by-step view can add: enough to see the mask at work
 PADDING = 3  # its default: a single pair has no padding, and then the mask would be all 0s
+VIEWS = {"one": "view_one", "all": "view_all", "model": "view_model",  # strings.json keys
+         "querykey": "view_query_key", "evidence": "view_evidence"}
 
 
 class AttentionWidget(ModelWidget):
-    """Attention weights by layer and head: one head with a query token's row, all heads of a
-    layer, every layer and head (the chosen one large), one query step by step, and the
-    evidence (the chosen head's weights read three ways, every head switched off in turn)."""
+    """Attention by layer and head, in five views: one head, a layer's heads, every layer and
+    head, one query step by step, and the evidence (see the view tooltips)."""
 
     name = "attention"
 
@@ -39,15 +40,10 @@ class AttentionWidget(ModelWidget):
         cfg, lang = model.config, self.lang
         self.layer, self.head = self._layer_head(("150px", "190px"))
         self.view = widgets.ToggleButtons(
-            options=[(text("view_one", lang), "one"), (text("view_all", lang), "all"),
-                     (text("view_model", lang), "model"),
-                     (text("view_query_key", lang), "querykey"),
-                     (text("view_evidence", lang), "evidence")],
+            options=[(text(key, lang), view) for view, key in VIEWS.items()],
             # A tooltip of its own: without one, ipywidgets 8 titles the label "null".
             value="one", description=text("view", lang), tooltip=text("view", lang),
-            tooltips=[text(key, lang) for key in ("view_one_tip", "view_all_tip",
-                                                  "view_model_tip", "view_query_key_tip",
-                                                  "view_evidence_tip")],
+            tooltips=[text(f"{key}_tip", lang) for key in VIEWS.values()],
             # Each button as wide as its label (ipywidgets' 148 px cut them short); a flex row
             # puts the label beside the buttons.
             style={"button_width": "auto"},
@@ -55,42 +51,30 @@ class AttentionWidget(ModelWidget):
         self.hide_specials = widgets.Checkbox(value=False, indent=False,
                                               description=text("hide_specials", lang),
                                               layout=widgets.Layout(width="auto"))
-        self.query = widgets.Dropdown(description=text("query_token", lang),
-                                      style={"description_width": "initial"},
-                                      layout=widgets.Layout(width="240px"))
+        self.query = control(widgets.Dropdown, "query_token", lang, "240px")
         # At least 240 px: squeezed, its track was 8 px wide and any drag jumped to an end.
-        self.padding = widgets.IntSlider(value=PADDING, min=0, max=MAX_PADDING,
-                                         description=text("padding", lang),
-                                         tooltip=text("padding_tooltip", lang),
-                                         continuous_update=False,
-                                         style={"description_width": "initial"},
-                                         layout=widgets.Layout(width="250px",
-                                                               min_width="240px"))
+        self.padding = control(widgets.IntSlider, "padding", lang, "250px", "240px",
+                               value=PADDING, min=0, max=MAX_PADDING, continuous_update=False,
+                               tooltip=text("padding_tooltip", lang))
         # τ, what q·k is divided by, starting at the model's own √d, which its label marks;
         # each readout fits the narrowest readout box, so the track never changes length.
         head_size = cfg.num_hiddens // cfg.num_heads
         root = math.sqrt(head_size)  # exactly one of the stops
-        self.temperature = widgets.SelectionSlider(
+        self.temperature = control(
+            widgets.SelectionSlider, "temperature", lang, "330px", "280px", value=root,
             options=[(f"{t:.3g} = √d" if t == root else f"{t:.3g}", t)
                      for t in temperature_stops(head_size)],
-            value=root, description=text("temperature", lang),
-            tooltip=text("temperature_tooltip", lang), style={"description_width": "initial"},
-            layout=widgets.Layout(width="330px", min_width="280px"))
+            tooltip=text("temperature_tooltip", lang))
         self.steps_controls = widgets.HBox([self.padding, self.temperature], layout=WRAP)
         # The evidence view's: the content tokens the model reads as <mask> (see _compute).
-        self.masked = widgets.SelectMultiple(description=text("masked_tokens", lang), rows=3,
-                                             tooltip=text("masked_tokens_tooltip", lang),
-                                             style={"description_width": "initial"},
-                                             layout=widgets.Layout(width="260px"))
-        self.image = FigureView()
-        self.grid_image = FigureView()
-        self.steps_image = FigureView()
+        self.masked = control(widgets.SelectMultiple, "masked_tokens", lang, "260px", rows=3,
+                              tooltip=text("masked_tokens_tooltip", lang))
+        self.image, self.grid_image, self.steps_image = FigureView(), FigureView(), FigureView()
+        self.model_image, self.evidence_image = FigureView(), FigureView()
         self.plot = AttentionPlot(lang)
         self.grid_plot = AllHeadsPlot(cfg.num_heads, lang)
         self.steps_plot = QueryKeyPlot(lang)
-        self.model_image = FigureView()
         self.model_plot = ModelViewPlot(cfg.num_blks, cfg.num_heads, lang)
-        self.evidence_image = FigureView()
         self.evidence_plot = EvidencePlot(cfg.num_blks, cfg.num_heads, lang)
         self._views = {"one": (self.image, self.plot), "all": (self.grid_image, self.grid_plot),
                        "model": (self.model_image, self.model_plot),
@@ -100,17 +84,14 @@ class AttentionWidget(ModelWidget):
         # (T + room, H) per block: what each block reads, the text and `room` <pad> positions
         self.block_inputs: list[torch.Tensor] = []
         self.steps: QueryKeySteps | None = None
-        self.encoded: EncodedInput | None = None
         self.attentions: np.ndarray | None = None  # (num_blks, num_heads, T, T)
         self.shown: np.ndarray | None = None  # indices of the tokens on screen
         self.current: AttentionView | None = None
-        self._notices: list[str] = []  # about the current text, kept across redraws
         self.hide_specials.observe(lambda _: self._guarded(self._select, self._outputs()),
                                    names="value")
         self.masked.observe(lambda _: self._on_masked(), names="value")
-        for control in (self.layer, self.head, self.view, self.query, self.padding,
-                        self.temperature):
-            control.observe(lambda _: self._on_control(), names="value")
+        for c in (self.layer, self.head, self.view, self.query, self.padding, self.temperature):
+            c.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
             text_row(self.text_a, self.text_b),
             widgets.HBox([self.view, self.hide_specials], layout=WRAP),
@@ -139,10 +120,9 @@ class AttentionWidget(ModelWidget):
     def _compute(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
         encoder, T = self.model.encoder, len(enc.ids)
-        # One run serves every view: the text and `room` <pad> positions after it, masked.
-        # The masked keys get weight 0, so the text's attention is what it is unpadded; and a
-        # <pad> position reads only itself and the text, so the step-by-step view's first
-        # `padding` of them are what an input padded that far would hold.
+        # One run serves every view: the text and `room` masked <pad> positions. Masked keys
+        # get weight 0, so the text's attention is as unpadded; a <pad> reads only itself and
+        # the text, so the first `padding` are what an input padded that far would hold.
         room = min(MAX_PADDING, self.model.config.max_len - T)
         tokens, segments = enc.tensors(model_device(self.model))
         tokens = F.pad(tokens, (0, room), value=self.tokenizer.vocab.pad_id)
@@ -164,8 +144,7 @@ class AttentionWidget(ModelWidget):
         return self._select()
 
     def _select(self) -> list[str]:
-        """Choose the tokens on screen (all, or without specials), keep the query on the same
-        token when it stays visible, and redraw."""
+        """Choose the tokens on screen, the query kept on its token where visible; redraw."""
         enc = self.encoded
         if enc is None:
             return []
@@ -182,12 +161,11 @@ class AttentionWidget(ModelWidget):
         return self._redraw()
 
     def _on_control(self) -> None:
-        with self._lock:  # _busy mutes this thread's own resets; another thread's change waits
-            if not self._busy:
-                self._guarded(self._redraw, self._outputs())
+        with self._lock:  # the outputs of the view chosen when this thread's turn comes
+            self._guarded(self._redraw, self._outputs())
 
     def _redraw(self) -> list[str]:
-        """Slice the stored attentions for the current controls and draw them."""
+        """Slice the stored attentions for the controls and draw them."""
         if self.attentions is None:
             return []
         for view, (image, _) in self._views.items():
@@ -202,14 +180,12 @@ class AttentionWidget(ModelWidget):
             return self._draw_evidence()
         tokens = [enc.tokens[i] for i in keep]
         if self.view.value == "model":
-            self.model_plot.update(self.attentions[:, :, keep][:, :, :, keep], tokens,
-                                   self.layer.value, self.head.value)
-            self.model_image.value = self.model_plot.png()
+            self.model_image.show(self.model_plot, self.attentions[:, :, keep][:, :, :, keep],
+                                  tokens, self.layer.value, self.head.value)
             return self._notices
         layer_weights = self.attentions[self.layer.value][:, keep][:, :, keep]  # (nh, T', T')
         if self.view.value == "all":
-            self.grid_plot.update(layer_weights, tokens, self.layer.value)
-            self.grid_image.value = self.grid_plot.png()
+            self.grid_image.show(self.grid_plot, layer_weights, tokens, self.layer.value)
             return self._notices
         head = self.head.value
         weights = layer_weights.mean(axis=0) if head == MEAN_HEAD else layer_weights[head]
@@ -218,14 +194,12 @@ class AttentionWidget(ModelWidget):
             weights=weights, tokens=tokens, boundary=boundary, query=self.query.value,
             title=text("attention_title", self.lang, layer=self.layer.value,
                        head=head_name(head, self.lang)), note=self._hiding_note())
-        self.plot.update(self.current)
-        self.image.value = self.plot.png()
+        self.image.show(self.plot, self.current)
         return self._notices
 
     def _draw_steps(self) -> list[str]:
-        """One query of one head, step by step, over every key a query sees: the text's, the
-        special tokens too (the softmax runs over them), and the <pad> keys the slider adds; the
-        scores divided by the temperature chosen."""
+        """One query of one head step by step, over every key it sees: specials too (the
+        softmax runs over them) and the <pad> keys the slider adds."""
         if self.head.value == MEAN_HEAD:  # the mean of heads has no one query and key
             raise InputNotice(text("qk_mean_head", self.lang))
         layer, query = self.layer.value, int(self.shown[self.query.value])
@@ -236,13 +210,11 @@ class AttentionWidget(ModelWidget):
                                      self.head.value, query, valid_len=T,
                                      temperature=self.temperature.value)
         note = text("qk_all_keys", self.lang) if self.hide_specials.value else ""
-        self.steps_plot.update(self.steps, layer, note)
-        self.steps_image.value = self.steps_plot.png()
+        self.steps_image.show(self.steps_plot, self.steps, layer, note)
         return self._notices
 
     def _mask_options(self) -> None:
-        """The content tokens of a new text as the choices to mask; the positions chosen
-        before stay chosen where the text still has a content token there, else the first."""
+        """A new text's content tokens to mask, the earlier choices kept where still there."""
         vocab, enc = self.tokenizer.vocab, self.encoded
         content = [i for i, t in enumerate(enc.ids) if t not in vocab.structural_ids]
         kept = [p for p in self.masked.value if p in content] or content[:1]
@@ -252,20 +224,17 @@ class AttentionWidget(ModelWidget):
         self.evidence = None
 
     def _on_masked(self) -> None:
-        if not self._busy:
-            self.evidence = None
-            self._guarded(self._redraw, self._outputs())
+        self.evidence = None
+        self._on_control()
 
     def _draw_evidence(self) -> list[str]:
-        """The evidence for the masked tokens chosen (the model runs only when the text or
-        they changed), for the tokens on screen."""
+        """The evidence for the masked tokens (run again only when they or the text change)."""
         if self.evidence is None:
             vocab = self.tokenizer.vocab
             self.evidence = collect_evidence(self.model, self.encoded, self.masked.value,
                                              vocab.mask_id, vocab.specials.mask)
-        self.evidence_plot.update(self.evidence.select(self.shown), self.layer.value,
-                                  self.head.value, self._hiding_note())
-        self.evidence_image.value = self.evidence_plot.png()
+        self.evidence_image.show(self.evidence_plot, self.evidence.select(self.shown),
+                                 self.layer.value, self.head.value, self._hiding_note())
         return self._notices
 
     def _hiding_note(self) -> str:

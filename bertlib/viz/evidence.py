@@ -1,6 +1,6 @@
-"""Attention next to evidence, as a figure: one head's weights read three ways (raw, scaled by
-what each key passes on, rolled out across layers), beside what switching each head off does
-to the model's answers for the input on screen (see :mod:`bertlib.analysis.evidence`)."""
+"""Attention next to evidence: one head's weights read three ways (raw, norm-based, rolled
+out), beside what switching each head off does to the model's answers
+(:mod:`bertlib.analysis.evidence`)."""
 
 from __future__ import annotations
 
@@ -25,9 +25,8 @@ from bertlib.viz.live import LiveFigure
 from bertlib.viz.modelview import MEAN_HEAD, head_name
 from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal, token_font
 
-# Inches: query labels | three maps with gaps | colour bar; under the maps their keys, then the
-# two grids. The figure and its controls fit a 720-pixel window (default pairs: 23 and 29
-# tokens), so the maps share the page's width and label what fits.
+# Inches: query labels | three maps | colour bar; under them keys, then the two grids. With its
+# controls it fits a 720-pixel window (default pairs: 23, 29 tokens): the maps label what fits.
 LEFT, GAP, COLORBAR, TOP, BELOW = 1.0, 0.12, 0.8, 0.28, 0.8
 SIDE = (PAGE_WIDTH - LEFT - 2 * GAP - COLORBAR) / 3
 # The grids: their titles and head numbers; their cells, 0.26 inches a row for up to two layers
@@ -41,14 +40,9 @@ LIMIT = 0.05  # the grids' colour scale reaches at least ±0.05: small changes s
 
 @dataclass(frozen=True)
 class Evidence:
-    """What the evidence view shows for one input with some of its tokens masked.
-
-    tokens: what the model reads (``<mask>`` at ``masked``); originals: the masked tokens;
-    weights, norms: (L, nh, T, T) raw and norm-based (rows summing to 1); rollout: (L, T, T).
-    token_change: (L, nh) the change in P(original token), averaged over the masked positions,
-    with head (l, h) switched off, against token_prob; is_next_change and is_next likewise.
-    A change that cannot be measured is None, and ``*_notice`` the strings.json key saying why.
-    """
+    """One input, ``<mask>`` at ``masked``: weights, norms (L, nh, T, T), rollout (L, T, T);
+    token_change (L, nh): P(original) with each head off against token_prob, is_next_change
+    likewise; an unmeasurable change None, its ``*_notice`` the strings.json key saying why."""
 
     tokens: list[str]
     masked: list[int]
@@ -64,8 +58,7 @@ class Evidence:
     is_next: float | None = None
     is_next_notice: str = ""
 
-    def select(self, keep: Sequence[int]) -> Evidence:
-        """The same evidence for the tokens at ``keep`` only (rows not scaled again)."""
+    def select(self, keep: Sequence[int]) -> Evidence:  # rows not scaled again
         keep = list(keep)
         boundary = None if self.boundary is None else int(np.searchsorted(keep, self.boundary))
         return replace(self, tokens=[self.tokens[i] for i in keep],
@@ -76,16 +69,14 @@ class Evidence:
 
 
 def untrained_outputs(model: BERTModel) -> tuple[bool, bool]:
-    """Whether the model's MLM and NSP output layers are untrained (listed in
-    ``untrained_heads`` by a Hugging Face checkpoint without them; NSP reads the pooler)."""
+    """Whether MLM and NSP are untrained (a Hugging Face checkpoint's ``untrained_heads``)."""
     missing = set(getattr(model, "untrained_heads", ()))
     return "mlm" in missing, bool({"nsp", "pooler"} & missing)
 
 
 def collect_evidence(model: BERTModel, enc: EncodedInput, masked: Sequence[int],
                      mask_id: int, mask_token: str) -> Evidence:
-    """Mask the tokens of ``enc`` at ``masked`` and run the model for every layer's raw and
-    norm-based weights, then with each head switched off in turn (one batched pass)."""
+    """Run the model on ``enc`` masked at ``masked``, then with each head off (one batch)."""
     masked = sorted(masked)
     ids = list(enc.ids)
     for p in masked:
@@ -119,14 +110,12 @@ def collect_evidence(model: BERTModel, enc: EncodedInput, masked: Sequence[int],
     return replace(evidence, **changes)
 
 
-def signed(value: float) -> str:
-    """``value`` to three decimals with its sign, + or a typographic minus: a change."""
+def signed(value: float) -> str:  # a change: +0.012, −0.034
     return f"{value:+.3f}".replace("-", "\u2212")
 
 
 def shown_labels(tokens: Sequence[str], first: Sequence[int], step: int) -> list[str]:
-    """``tokens`` with every label closer than ``step`` positions to one already kept left
-    blank, those at ``first`` kept first (the masked tokens, the sentences' ends)."""
+    """``tokens``, blank where within ``step`` of one kept (those at ``first`` kept first)."""
     kept: list[int] = []
     for i in [*first, *range(len(tokens))]:
         if all(abs(i - k) >= step for k in kept):
@@ -135,10 +124,9 @@ def shown_labels(tokens: Sequence[str], first: Sequence[int], step: int) -> list
 
 
 class EvidencePlot(LiveFigure):
-    """Three token x token maps of the chosen head (or its layer's mean) on one colour scale
-    (raw, norm-based, rollout), the masked rows outlined; under them, layer x head grids of the
-    change in P(original token) and in P(IsNext) with each head switched off, numbers written
-    in, the chosen head outlined, or a notice where it cannot be measured."""
+    """Three maps of the chosen head on one scale (raw, norm-based, rollout), masked rows
+    outlined; under them, layer x head grids of the changes in P(original token) and P(IsNext)
+    with each head off, or a notice where they cannot be measured."""
 
     def __init__(self, num_blks: int, num_heads: int, lang: str | None = None):
         self.shape = (num_blks, num_heads)
@@ -156,8 +144,7 @@ class EvidencePlot(LiveFigure):
                      for k in range(3)]
         self.images = [heatmap(ax) for ax in self.maps]
         self.cax = fig.add_axes(box(PAGE_WIDTH - COLORBAR + 0.08, TOP, 0.12, SIDE))
-        self.colorbar = fig.colorbar(self.images[0], cax=self.cax)
-        self.colorbar.set_label(text("ev_weight", lang))
+        self.colorbar = fig.colorbar(self.images[0], cax=self.cax, label=text("ev_weight", lang))
         self.maps[0].set_ylabel(text("query_axis", lang))
         self.maps[0].yaxis.set_label_coords(-(LEFT - 0.25) / SIDE, 0.5)
         fig.text((LEFT + 1.5 * SIDE + GAP) / PAGE_WIDTH, 1 - (TOP + SIDE + 0.6) / height,
@@ -169,8 +156,7 @@ class EvidencePlot(LiveFigure):
                      for ax in self.maps]
         for ax in self.maps:
             ax.set_title("", y=1.0, pad=6, fontsize=10)  # then set_text keeps the size
-            ax.set_xticks([])  # TokenLabels below, on the first map left of it too
-            ax.set_yticks([])
+            ax.set(xticks=[], yticks=[])  # TokenLabels below, and left of the first map
         self.blitter.animate(*self.images, self.colorbar.ax, *self.rows,
                              *(line for pair in self.boundaries for line in pair),
                              *(ax.title for ax in self.maps), *spines(self.maps))
@@ -180,8 +166,7 @@ class EvidencePlot(LiveFigure):
         # The grids, one in each half of the page, laid out once: they are the model's size.
         half = PAGE_WIDTH / 2
         width = num_heads * cell_w
-        self.grids, self.cells, self.numbers, self.titles, self.notices = [], [], [], [], []
-        self.outlines = []
+        grids = []
         self.fontsize = 9.0 if cell_w >= 0.5 and cell_h >= 0.16 else 0.0  # 0: no numbers
         for k in range(2):
             x = k * half + (half - width) / 2 + 0.25
@@ -214,21 +199,17 @@ class EvidencePlot(LiveFigure):
                                                 fontsize=self.fontsize or MIN_FONT,
                                                 stamps=self.blitter.stamps))
                        for layer in range(num_blks) for h in range(num_heads)]
-            self.grids.append(ax)
-            self.cells.append(cells)
-            self.numbers.append(numbers)
-            self.titles.append(title)
-            self.notices.append(notice)
-            self.outlines.append(outline)
+            grids.append((ax, cells, numbers, title, notice, outline))
             self.blitter.animate(cells, title, notice, *numbers, *spines([ax]),
                                  with_tokens=True)
+        self.grids, self.cells, self.numbers, self.titles, self.notices, self.outlines = (
+            list(column) for column in zip(*grids, strict=True))
         self.note = fig.text(0.01, 0.01, "", fontsize=9, color="#555555")
         self.blitter.animate(self.note, with_tokens=True)
         self.blitter.animate(*self.outlines)
         self._drawn: tuple | None = None  # what the token layer shows
 
     def update(self, evidence: Evidence, layer: int, head: int, note: str = "") -> Figure:
-        """Draw ``evidence`` for ``head`` (or MEAN_HEAD) of ``layer``, ``note`` at the bottom."""
         T = len(evidence.tokens)
         if head == MEAN_HEAD:
             maps = [evidence.weights[layer].mean(0), evidence.norms[layer].mean(0)]
@@ -255,8 +236,7 @@ class EvidencePlot(LiveFigure):
         return self.figure
 
     def _labels(self, evidence: Evidence, note: str) -> None:
-        """The token layer: token labels (those that fit), the grids, their titles, the note;
-        drawn again only when one of them changes."""
+        """The token layer: labels that fit, the grids and titles, the note; only on a change."""
         T = len(evidence.tokens)
         # Labels as large as the one-head view's where they fit; at the smallest, every token's
         # while 0.9 of it apart (the ink of neighbours does not touch), else every second...
@@ -274,12 +254,10 @@ class EvidencePlot(LiveFigure):
         if state == self._drawn:
             return
         self._drawn = state
-        if len(evidence.originals) == 1:
-            base = text("ev_mlm_one", self.lang, token=literal(evidence.originals[0]),
-                        p=evidence.token_prob or 0.0)
-        else:
-            base = text("ev_mlm_many", self.lang, n=len(evidence.originals),
-                        p=evidence.token_prob or 0.0)
+        one = len(evidence.originals) == 1
+        base = text("ev_mlm_one" if one else "ev_mlm_many", self.lang, n=len(evidence.originals),
+                    token=literal(evidence.originals[0]) if one else "",
+                    p=evidence.token_prob or 0.0)
         grids = ((evidence.token_change, evidence.token_notice, "ev_mlm_title", base),
                  (evidence.is_next_change, evidence.is_next_notice, "ev_nsp_title",
                   text("ev_nsp_base", self.lang, p=evidence.is_next or 0.0)))
@@ -289,7 +267,7 @@ class EvidencePlot(LiveFigure):
         self.blitter.tokens_changed()
 
     def _grid(self, k: int, change: np.ndarray | None, notice: str, title: str) -> None:
-        """Grid ``k`` showing ``change`` (L, nh), or, when it is None, the notice instead."""
+        """Grid ``k`` showing ``change`` (L, nh), or its notice when None."""
         ax, shown = self.grids[k], change is not None
         if ax.get_visible() != shown:  # its numbers of heads and layers: background
             ax.set_visible(shown)
@@ -310,7 +288,7 @@ class EvidencePlot(LiveFigure):
 
 
 def plot_evidence(evidence: Evidence, layer: int, head: int, lang: str | None = None) -> Figure:
-    """The evidence view of ``evidence`` for one layer and head, as a figure."""
+    """The evidence view for one layer and head."""
     L, nh = evidence.weights.shape[:2]
     check_int_in("layer", layer, 0, L - 1)
     check_int_in("head", head, MEAN_HEAD, nh - 1, " (-1: the mean of heads)")

@@ -1,6 +1,5 @@
-"""A fine-tuned classifier and tagger at work: type a sentence, see the class probabilities and
-one tag per token (HTML tables, at typing speed; a figure to save), with how often the
-classifier is right on held-out sentences; pick another classifier to compare."""
+"""A fine-tuned classifier and tagger at work: class probabilities and tags as HTML (at typing
+speed; a figure to save), with the classifier's held-out accuracy."""
 
 from __future__ import annotations
 
@@ -18,12 +17,12 @@ from matplotlib.transforms import offset_copy
 
 from bertlib.finetuning.finetune import Accuracy, BERTClassifier, BERTTagger
 from bertlib.finetuning.tasks import TAGS
-from bertlib.inputs import EncodedInput, eval_mode, model_device
+from bertlib.inputs import eval_mode, model_device
 from bertlib.support.checks import check_str, check_tokens
 from bertlib.support.i18n import CORPUS_LANGUAGES, fill, text
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, hbar_verts, spines
-from bertlib.viz._widget import Widget, text_box
+from bertlib.viz._widget import Widget, check_model_and_tokenizer, text_box
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import PAGE_WIDTH, literal
 
@@ -40,9 +39,7 @@ TAG_TEXT_COLOR = "#000000"  # on every tag colour (see tags_html)
 
 @dataclass(frozen=True)
 class ScoredClassifier:
-    """A fine-tuned classifier as :class:`FineTuneWidget` offers it: the tokenizer it reads,
-    and its held-out accuracy per language it was evaluated on (``{"en": Accuracy, ...}``,
-    from :func:`bertlib.evaluate_task`)."""
+    """A classifier, its tokenizer, its held-out accuracy per language (``evaluate_task``)."""
 
     classifier: BERTClassifier
     tokenizer: WordPieceTokenizer
@@ -52,11 +49,7 @@ class ScoredClassifier:
         if not isinstance(self.classifier, BERTClassifier):
             raise ValueError(f"classifier must be a BERTClassifier; got "
                              f"{type(self.classifier).__name__}")
-        vocab_size = self.classifier.encoder.config.vocab_size
-        if vocab_size != len(self.tokenizer.vocab):
-            raise ValueError(f"classifier's vocab_size={vocab_size} must equal "
-                             f"len(tokenizer.vocab)={len(self.tokenizer.vocab)}: give each "
-                             f"classifier the tokenizer it was fine-tuned with")
+        check_model_and_tokenizer(self.classifier.encoder, self.tokenizer, "classifier")
         if (not isinstance(self.accuracy, Mapping) or not self.accuracy
                 or not set(self.accuracy) <= set(CORPUS_LANGUAGES)
                 or not all(isinstance(a, Accuracy) for a in self.accuracy.values())):
@@ -65,14 +58,12 @@ class ScoredClassifier:
                              f"(evaluate_task(...).overall); got {self.accuracy!r:.200}")
 
 
-def percent(share: float) -> str:
-    """0.1942 -> "19.4%"."""
+def percent(share: float) -> str:  # 0.1942 -> "19.4%"
     return f"{100 * share:.1f}%"
 
 
 def accuracy_text(accuracy: Mapping[str, Accuracy], num_classes: int, lang: str) -> str:
-    """How often a classifier is right on held-out sentences, per language, with 95% intervals,
-    and the chance level, 1/``num_classes``, in ``lang``."""
+    """Held-out accuracy per language with 95% intervals, and the chance level."""
     scores = {}
     for code in CORPUS_LANGUAGES:
         if code in accuracy:
@@ -86,15 +77,13 @@ def accuracy_text(accuracy: Mapping[str, Accuracy], num_classes: int, lang: str)
 
 
 def accuracy_html(accuracy: str) -> str:
-    """The accuracy line, in the theme's text colour (16.1:1 on white, 18.9:1 on JupyterLab
-    Dark's #111111), marked off from the outputs below it."""
+    """The accuracy line in the theme's text colour (16.1:1 on white, 18.9:1 on Dark)."""
     return (f"<div style='font-size:14px;line-height:1.4;color:var(--jp-content-font-color1);"
             f"border-left:4px solid {BAR_COLOR};padding:2px 8px;margin:2px 0;"
             f"white-space:normal'>{html.escape(accuracy)}</div>")
 
 
 def probabilities_html(names: Sequence[str], probabilities: np.ndarray, lang: str) -> str:
-    """Each class with its probability as a number and a bar, most probable first."""
     # The theme's text colour; the bars stand out 5.2:1 on white and 3.6:1 on JupyterLab Dark
     # (WCAG asks 3:1 of a graphic). Rows 20 px high, not 28: the tags still fit a projector.
     rows = "".join(
@@ -111,7 +100,6 @@ def probabilities_html(names: Sequence[str], probabilities: np.ndarray, lang: st
 
 
 def tags_html(tokens: Sequence[str], tags: Sequence[int], lang: str) -> str:
-    """The tokens as chips coloured by their tag, with a legend."""
     # Each chip sets its own text colour, whatever the theme's: black on #F2F2F2 is 18.8:1, on
     # #56B4E9 9.1:1, on #E69F00 9.3:1, on #009E73 6.1:1 (WCAG AA: 4.5:1).
     chips = "".join(
@@ -136,9 +124,7 @@ ACCURACY_COLUMNS = 100
 
 
 class FineTunePlot(LiveFigure):
-    """What :class:`FineTuneWidget` shows, as a figure to save: the classifier's name and
-    accuracy, the class probabilities as bars, most probable first, and the tokens as chips in
-    their tag's colour."""
+    """What :class:`FineTuneWidget` shows, as a figure to save."""
 
     def __init__(self, class_names: Sequence[str], lang: str | None = None):
         self.num_classes = len(class_names)
@@ -175,8 +161,7 @@ class FineTunePlot(LiveFigure):
         self.class_labels = TokenLabels(self.ax_probs, self.blitter, "y")
         self._rows: int | None = None
 
-    def _layout(self, rows: int) -> None:
-        """Size the figure for ``rows`` rows of tokens."""
+    def _layout(self, rows: int) -> None:  # for ``rows`` rows of tokens
         probs, tags = ROW * self.num_classes, 1.6 * ROW * rows
         height = HEADER + 0.5 + probs + 0.9 + 0.6 + tags + 0.2
         self.figure.set_size_inches(PAGE_WIDTH, height)
@@ -192,8 +177,7 @@ class FineTunePlot(LiveFigure):
 
     def update(self, probabilities: np.ndarray, tokens: Sequence[str], tags: Sequence[int],
                *, heading: str = "", accuracy: str = "") -> Figure:
-        """probabilities: (C,); tokens and their tag ids; heading: the classifier's name;
-        accuracy: its accuracy line (:func:`accuracy_text`)."""
+        """probabilities: (C,); heading: the classifier's name; accuracy: its line."""
         rows = max(1, math.ceil(len(tokens) / CHIP_COLUMNS))
         if rows != self._rows:
             self._layout(rows)
@@ -222,14 +206,8 @@ class FineTunePlot(LiveFigure):
 
 
 class FineTuneWidget(Widget):
-    """A sentence -> a classifier's probabilities for each class and the tagger's tags.
-
-    ``classifiers`` maps names (shown on buttons, in the reader's language) to
-    :class:`ScoredClassifier` values, the first shown first; each reads the sentence with its
-    own tokenizer, the tagger with ``tokenizer``. ``.probabilities`` (C,), ``.tags`` (one per
-    token between ``<cls>`` and ``<sep>``) and ``.choice.value`` keep what is shown; ``.plot``
-    the same as a figure, which :meth:`save` saves.
-    """
+    """A sentence -> class probabilities and tags. ``classifiers``: button names to
+    :class:`ScoredClassifier`, the first shown first; the tagger reads with ``tokenizer``."""
 
     name = "fine-tuning"
     empty_text = "ft_empty"  # its one sentence box is no "sentence A"
@@ -251,9 +229,7 @@ class FineTuneWidget(Widget):
                 raise ValueError(f"class_names must name the {name!r} classifier's "
                                  f"{choice.classifier.output.out_features} classes; got "
                                  f"{len(class_names)} names")
-        if tagger.encoder.config.vocab_size != len(tokenizer.vocab):
-            raise ValueError(f"tagger's vocab_size={tagger.encoder.config.vocab_size} must "
-                             f"equal len(tokenizer.vocab)={len(tokenizer.vocab)}")
+        check_model_and_tokenizer(tagger.encoder, tokenizer, "tagger")
         if sentence is not None:
             check_str("sentence", sentence)
         self.classifiers, self.tagger, self.tokenizer = dict(classifiers), tagger, tokenizer
@@ -275,7 +251,6 @@ class FineTuneWidget(Widget):
         self.probability_table = widgets.HTML()
         self.tag_chips = widgets.HTML()
         self.plot = FineTunePlot(self.class_names, self.lang)
-        self.encoded: EncodedInput | None = None
         self.probabilities: np.ndarray | None = None
         self.tags: list[int] | None = None
         self.text_a.observe(lambda _: self.refresh(), names="value")
@@ -297,7 +272,6 @@ class FineTuneWidget(Widget):
         classifier, tag_len = chosen.classifier, self.tagger.encoder.config.max_len
         max_len = classifier.encoder.config.max_len
         shared = chosen.tokenizer is self.tokenizer  # one encoding, which both models read
-        # An empty text is explained.
         enc, notices = self._encode(self.tokenizer, min(tag_len, max_len) if shared else tag_len)
         read = enc
         if not shared:  # the classifier's own pieces, which the widget does not show

@@ -1,9 +1,6 @@
-"""A CJK font for matplotlib, so Chinese and Japanese labels render instead of empty boxes.
-
-Noto Sans CJK (SIL Open Font License 1.1), from PyPI's ``noto-cjk-sans-otc`` wheel or Debian's
-``fonts-noto-cjk``: an OpenType collection. Japanese figures use its Japanese face, every other
-figure the Simplified Chinese one (the two draw 直, 骨, 写... with different glyph forms).
-"""
+"""Noto Sans CJK (OFL 1.1; PyPI's ``noto-cjk-sans-otc`` or Debian's ``fonts-noto-cjk``) for
+matplotlib: Japanese figures use its Japanese face, others Simplified Chinese (the two draw 直,
+骨, 写... differently)."""
 
 from __future__ import annotations
 
@@ -18,9 +15,8 @@ def _not_a_cache_folder_notice(record: logging.LogRecord) -> bool:
     return record.funcName != "_get_config_or_cache_dir"
 
 
-# bertlib.viz imports matplotlib here first. With HOME or MPLCONFIGDIR not writable (a lab's
-# shared account) matplotlib warns on import about a temporary cache folder, which the learner
-# can do nothing about: only that is held back, only during this import.
+# Imported here first: with HOME or MPLCONFIGDIR read-only (a lab's shared account) matplotlib
+# warns of a temporary cache folder, which the learner cannot help; held back for this import.
 logging.getLogger("matplotlib").addFilter(_not_a_cache_folder_notice)
 try:
     from matplotlib import font_manager  # finds the cache folder, as matplotlib does
@@ -54,14 +50,12 @@ def cjk_font_path() -> Path:
 
 
 def cjk_family(lang: str) -> str:
-    """The face that draws ``lang``'s figures (Chinese, or any language but Japanese: SC)."""
     return CJK_FAMILIES.get(lang, CJK_FAMILY)
 
 
 @functools.cache
 def use_cjk_font() -> bool:
-    """Register the CJK font with matplotlib's font manager, once (no ``rcParams`` change);
-    False, with one warning, when none is installed: English figures still work."""
+    """Register the CJK font once (no ``rcParams`` change); False, warning once, if none is."""
     try:
         path = cjk_font_path()
     except FileNotFoundError as err:
@@ -72,13 +66,9 @@ def use_cjk_font() -> bool:
 
 
 def add_cjk_fallback(artist: Artist) -> None:
-    """Append the CJK face (its figure's ``cjk_family``, else Simplified Chinese) to the font
-    family of every text in ``artist`` that lacks one: Latin keeps its family.
-
-    Done per text just before it is drawn (:class:`bertlib.viz.style.CJKFigure`), not through
-    ``rcParams``, which would change every figure of the process; so it also covers texts the
-    user adds and tick labels made while drawing.
-    """
+    """Append the figure's CJK face to the family of every text in ``artist`` lacking one.
+    Per text as it is drawn, not through ``rcParams`` (every figure of the process): it also
+    covers texts the user adds and tick labels made while drawing."""
     if not use_cjk_font():
         return
     figure = artist.get_figure(root=True) if not isinstance(artist, Figure) else artist

@@ -1,7 +1,5 @@
-"""Library code on screen, read from the code that runs: a whole function or class, or the
-lines between ``# <listing: NAME>`` and ``# </listing>`` in it (markers: reformatting never
-moves what a notebook shows; an unknown name is an error, never an empty listing).
-"""
+"""Library code on screen, read from the code that runs: a function or class, or its lines
+between ``# <listing: NAME>`` and ``# </listing>`` (reformatting never moves what shows)."""
 
 from __future__ import annotations
 
@@ -14,8 +12,7 @@ _END = re.compile(r"\s*# </listing>\s*$")
 
 
 def source(obj, region: str | None = None) -> str:
-    """The source of ``obj`` (a function, method or class), dedented, without the markers; with
-    ``region``, only the lines of that marked region."""
+    """The source of ``obj``, dedented, without markers; with ``region``, only that region."""
     if inspect.ismodule(obj):  # inspect would give the whole file
         raise ValueError(f"obj must be a function, method or class, not a module; got {obj!r}")
     try:

@@ -42,10 +42,8 @@ class SaveError(InputError):
 
 
 class LiveFigure:
-    """A figure built once in ``__init__`` and changed in place by ``update(...)``, which
-    returns :attr:`figure`; artists that change are registered with ``self.blitter.animate``.
-    A widget shows :meth:`png`; the ``plot_*`` functions call :meth:`once`.
-    """
+    """A figure built in ``__init__``, changed in place by ``update(...)`` (its changing
+    artists animated); a widget shows :meth:`png`, the ``plot_*`` functions call :meth:`once`."""
 
     def __init__(self, width: float, height: float, lang: str | None = None):
         self.lang = resolve_language(lang)
@@ -56,13 +54,10 @@ class LiveFigure:
         raise NotImplementedError
 
     def png(self) -> bytes:
-        """The current picture as PNG bytes, redrawing only what changed."""
         return self.blitter.png()
 
     def save(self, path: str | Path, *, dpi: int = SAVE_DPI) -> Path:
-        """The current picture as a PNG, SVG or PDF file (by ``path``'s suffix; text stays text
-        in SVG and PDF) at ``dpi``, written whole or not at all; :class:`SaveError` says why a
-        file cannot be written."""
+        """The picture as PNG, SVG or PDF by ``path``'s suffix, written whole or not at all."""
         check_path("path", path)
         path = Path(path)
         fmt = path.suffix.lower().lstrip(".")
@@ -88,6 +83,6 @@ class LiveFigure:
         return path
 
     def once(self, *args, **kwargs) -> Figure:
-        """``update(...)``, then the figure with nothing animated, to show or save once."""
+        """``update(...)``, then the figure with nothing animated."""
         self.update(*args, **kwargs)
         return self.blitter.still()

@@ -38,9 +38,7 @@ EXPECTED_FATE_FRACTIONS = {Fate.MASK: 0.8, Fate.RANDOM: 0.1, Fate.KEEP: 0.1}
 
 
 class ChipsPlot(LiveFigure):
-    """Tokens as grey chips (background); a selected chip gets an outline and a band in its
-    fate's colour saying what the model sees instead (animated, so a resample costs little).
-    """
+    """Tokens as grey chips, a selected one outlined with what the model sees, in colour."""
 
     def __init__(self, lang: str | None = None):
         super().__init__(PAGE_WIDTH, 2, lang)
@@ -96,8 +94,7 @@ class ChipsPlot(LiveFigure):
 
     def update(self, tokens: Sequence[str], shown: Sequence[str], fates: Sequence[Fate | None],
                title: str = "") -> Figure:
-        """tokens: the original sequence; shown: what the model sees; fates: None where not
-        selected."""
+        """shown: what the model sees; fates: None where not selected."""
         if len(tokens) != len(self.top_texts):
             self._layout(len(tokens))
         for top, tok in zip(self.top_texts, tokens, strict=True):
@@ -134,9 +131,8 @@ def plot_mask_chips(tokens: Sequence[str], shown: Sequence[str],
 
 @dataclass(frozen=True)
 class MaskTally:
-    """Counts over ``samples`` masking draws of one sequence: selection_counts (T,) per
-    position; fate_counts (samples, 3), cumulative MASK/RANDOM/KEEP counts after each draw;
-    selected of candidates, the positions chosen per draw."""
+    """Over ``samples`` draws: selections per position (T,), cumulative MASK/RANDOM/KEEP
+    counts after each draw (samples, 3), and ``selected`` of ``candidates`` chosen a draw."""
 
     tokens: list[str]
     selection_counts: np.ndarray
@@ -159,8 +155,7 @@ class MaskTally:
 
 def tally_masks(enc: EncodedInput, vocab: Vocab, mask_ratio: float, samples: int,
                 seed: int) -> MaskTally:
-    """Count selections per position and cumulative fates over ``samples`` draws of
-    :func:`mask_tokens`, all from one generator seeded with ``seed``."""
+    """Tally ``samples`` draws of :func:`mask_tokens` from one generator seeded ``seed``."""
     check_int_in("samples", samples, 1, MAX_SAMPLES, " (draws; each takes ~0.25 ms)")
     g = make_generator(seed=seed)
     selection = np.zeros(len(enc.ids), dtype=np.int64)
@@ -176,8 +171,7 @@ def tally_masks(enc: EncodedInput, vocab: Vocab, mask_ratio: float, samples: int
 
 
 class TallyPlot(LiveFigure):
-    """How often each position was selected over many masking draws, and the running shares
-    of the three fates, each with its expected value as a dashed line."""
+    """Selections per position and the running shares of the fates, expected values dashed."""
 
     def __init__(self, lang: str | None = None):
         super().__init__(PAGE_WIDTH, 4.2, lang)
@@ -234,6 +228,5 @@ class TallyPlot(LiveFigure):
 
 
 def plot_mask_tally(tally: MaskTally, lang: str | None = None) -> Figure:
-    """Selection frequency per position and the running 80/10/10 fractions, with the expected
-    values as dashed reference lines."""
+    """Selection frequency per position and the running 80/10/10 fractions."""
     return TallyPlot(lang).once(tally)

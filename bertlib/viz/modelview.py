@@ -1,9 +1,7 @@
-"""Every layer and head at once: one attention thumbnail per head, layers as rows, and the
-chosen one enlarged beside them with its tokens."""
+"""Every layer and head at once, a thumbnail each, and the chosen one enlarged beside them."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -16,9 +14,10 @@ from bertlib.model import checked
 from bertlib.support.checks import check_int_in, check_tokens, number_array
 from bertlib.support.i18n import text
 from bertlib.viz._render import TokenLabels, heatmap, pin_labels, show_square, spines
+from bertlib.viz.attention import map_side
 from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import MAX_INCHES, MIN_FONT, PAGE_WIDTH, ROW, literal, token_font
+from bertlib.viz.style import MAX_INCHES, MIN_FONT, PAGE_WIDTH, literal, token_font
 
 THUMB, MIN_THUMB = 1.4, 0.2  # inches per thumbnail when there is room, and at the least
 LEFT, TOP = 0.9, 0.8  # inches for the row labels, and for the title and the column labels
@@ -27,28 +26,19 @@ DETAIL_LEFT, DETAIL_RIGHT, BELOW = 1.2, 1.0, 1.0
 MAX_GRID_HEIGHT = 3.6  # inches: the view and its controls fit a 720-pixel window
 LABEL_SIZE = 10  # points, for the row and column labels; smaller only where they must be
 MEAN_HEAD = -1  # the head that stands for the mean over heads
-# The largest view: BERT-large's 24 layers, the 64 heads a figure may have, BERT's longest
-# input; within new_figure's 100 inches a side (75 x 60) and drawn in seconds (a thumbnail is
-# an axes: 48 x 64 of them took 100 s to draw on a busy 2-core machine).
+# The largest view: BERT-large's 24 layers, 64 heads, BERT's longest input: within 100 inches
+# a side and drawn in seconds (a thumbnail is an axes: 48 x 64 took 100 s on 2 busy cores).
 MAX_BLKS, MAX_HEADS, MAX_TOKENS = 24, 64, 512
 
 
-def head_name(head: int, lang: str) -> str:
-    """"head 3", or the mean of heads for :data:`MEAN_HEAD`, in ``lang``."""
+def head_name(head: int, lang: str) -> str:  # "head 3", or the mean for MEAN_HEAD
     return (text("mean_heads", lang) if head == MEAN_HEAD
             else text("head_name", lang, head=head))
 
 
-def detail_side(T: int) -> float:
-    """Inches of the enlarged heatmap for T tokens, as in the one-head view, in steps of 8."""
-    return max(2.5, ROW * 8 * math.ceil(T / 8))
-
-
 class ModelViewPlot(LiveFigure):
-    """A (num_blks x num_heads) grid of heatmaps of one input's attention, each on its own
-    colour scale (a head that spreads its attention would otherwise look empty); the chosen
-    layer and head (or the layer's mean) outlined and drawn again on the right, large, with its
-    tokens and a colour bar."""
+    """A layer x head grid of heatmaps, each on its own scale (a head that spreads its
+    attention would look empty), the chosen one outlined and drawn large on the right."""
 
     def __init__(self, num_blks: int, num_heads: int, lang: str | None = None):
         check_int_in("num_blks", num_blks, 1, MAX_BLKS, " (one row of thumbnails each)")
@@ -62,8 +52,7 @@ class ModelViewPlot(LiveFigure):
         self.images = []
         for row in self.thumbs:
             for ax in row:
-                ax.set_xticks([])
-                ax.set_yticks([])
+                ax.set(xticks=[], yticks=[])
                 self.images.append(heatmap(ax))
         self.row_labels = [fig.text(0, 0, text("layer_name", self.lang, layer=layer),
                                     ha="right", va="center", fontsize=LABEL_SIZE)
@@ -77,8 +66,7 @@ class ModelViewPlot(LiveFigure):
         self.ax_detail = fig.add_axes((0, 0, 1, 1))
         self.detail = heatmap(self.ax_detail)
         self.cax = fig.add_axes((0, 0, 1, 1))
-        self.colorbar = fig.colorbar(self.detail, cax=self.cax)
-        self.colorbar.set_label(text("weight", self.lang))
+        self.colorbar = fig.colorbar(self.detail, cax=self.cax, label=text("weight", self.lang))
         self.ax_detail.set_ylabel(text("query_axis", self.lang))
         self.ax_detail.set_xlabel(text("key_axis", self.lang))
         self.title = fig.suptitle(text("model_view_title", self.lang), fontsize=12, va="top")
@@ -94,13 +82,8 @@ class ModelViewPlot(LiveFigure):
         self._side: float | None = None  # the detail's side laid out for
         self._height = 0.0  # the figure's, in inches
 
-    @property
-    def grid_width(self) -> float:
-        return self.shape[1] * self.side + (self.shape[1] - 1) * self.gap
-
     def _fit_column_labels(self) -> None:
-        """"head 0", "head 1", ... above the columns, as large as fits (LABEL_SIZE down to
-        MIN_FONT); below that, the numbers alone and "head" once, left of them."""
+        """"head 0", "head 1"... as large as fits down to MIN_FONT; else numbers, "head" once."""
         renderer = self.figure.canvas.get_renderer()
         for h, label in enumerate(self.column_labels):
             label.set_text(text("head_name", self.lang, head=h))
@@ -116,10 +99,9 @@ class ModelViewPlot(LiveFigure):
             label.set_text(str(h))
         self.head_label.set_visible(True)
 
-    def _layout(self, T: int) -> None:
-        """Size the figure for T tokens and place everything, in inches from the top left."""
+    def _layout(self, T: int) -> None:  # in inches from the top left
         num_blks, num_heads = self.shape
-        side = detail_side(T)
+        side = map_side(T)
         # The grid takes the width the page leaves, at least MIN_THUMB a thumbnail.
         room = PAGE_WIDTH - LEFT - DETAIL_LEFT - side - DETAIL_RIGHT
         self.side = max(MIN_THUMB, min(THUMB, room / (1.08 * num_heads - 0.08),
@@ -127,7 +109,8 @@ class ModelViewPlot(LiveFigure):
         self.gap = 0.08 * self.side
         step = self.side + self.gap
         grid_height = num_blks * self.side + (num_blks - 1) * self.gap
-        detail_left = LEFT + self.grid_width + DETAIL_LEFT
+        grid_width = num_heads * self.side + (num_heads - 1) * self.gap
+        detail_left = LEFT + grid_width + DETAIL_LEFT
         width = detail_left + side + DETAIL_RIGHT
         height = TOP + max(grid_height, side + BELOW)
         self.figure.set_size_inches(width, height)
@@ -157,10 +140,9 @@ class ModelViewPlot(LiveFigure):
 
     def update(self, attentions: np.ndarray, tokens: list[str], layer: int = 0,
                head: int = 0) -> Figure:
-        """attentions: (num_blks, num_heads, T, T); ``layer`` and ``head`` (MEAN_HEAD: the
-        layer's mean) choose the thumbnail drawn large."""
+        """attentions: (num_blks, num_heads, T, T); ``layer``, ``head`` the one drawn large."""
         T = attentions.shape[-1]
-        if detail_side(T) != self._side:
+        if map_side(T) != self._side:
             self._layout(T)
         if not np.array_equal(attentions, self._shown):
             for image, weights in zip(self.images, attentions.reshape(-1, T, T), strict=True):
@@ -188,8 +170,7 @@ class ModelViewPlot(LiveFigure):
 @checked
 def plot_model_view(attentions: Float[np.ndarray | Tensor, "L nh T T"], tokens: Sequence,
                     layer: int = 0, head: int = 0, lang: str | None = None) -> Figure:
-    """Every layer and head of one input's attention, and the chosen one with its tokens.
-    attentions: (num_blks, num_heads, T, T)."""
+    """Every layer and head, the chosen one large. attentions: (num_blks, num_heads, T, T)."""
     attentions = number_array("attentions", attentions)
     L, nh, _, T = attentions.shape
     check_tokens("tokens", tokens)

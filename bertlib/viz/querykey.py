@@ -1,5 +1,4 @@
-"""How one query's attention comes about, step by step, on real inputs: the scores q·k/τ with
-every key (τ = √d unless another temperature is asked for), the key mask, the softmax, and the
+"""One query's attention step by step: the scores q·k/τ, the key mask, the softmax, and the
 weighted sum of the values."""
 
 from __future__ import annotations
@@ -38,9 +37,7 @@ VALUE_CMAP = matplotlib.colormaps["PuOr_r"].with_extremes(bad="#E4E4E4")
 
 @dataclass(frozen=True)
 class QueryKeySteps:
-    """One head's attention for one query, in the order notebook 03 writes it: the T keys'
-    tokens (padding included), scores q·k_j/τ, mask (True for real keys), weights (exactly 0
-    at padded keys), values (T, d) and the output Σ_j w_j v_j (d,)."""
+    """One query's attention in notebook 03's order; mask True at real keys, weights 0 else."""
 
     tokens: list[str]
     query: int
@@ -56,12 +53,8 @@ class QueryKeySteps:
 @checked
 def query_key_steps(attention: MultiHeadAttention, X: Float[Tensor, "T H"], tokens: Sequence,
                     head: int, query: int, valid_len=None, temperature=None) -> QueryKeySteps:
-    """The steps of ``attention``'s head ``head`` for position ``query`` of one sequence.
-
-    X: the input of the block that ``attention`` belongs to; ``valid_len``: the real length,
-    the keys after it are padding (None: none); ``temperature``: τ, what q·k is divided by
-    before the softmax (None: the model's own √d, d the head size; 1: unscaled).
-    """
+    """The steps of head ``head`` for position ``query``. X: the block's input; keys from
+    ``valid_len`` on are padding; ``temperature``: τ (None: the model's √d; 1: unscaled)."""
     T, H = X.shape
     nh = attention.num_heads
     d = H // nh
@@ -90,8 +83,7 @@ def query_key_steps(attention: MultiHeadAttention, X: Float[Tensor, "T H"], toke
 
 
 def temperature_stops(head_size: int) -> list[float]:
-    """The temperatures τ offered for heads of ``head_size``: 1 (unscaled) to 4·√d in steps
-    of √2, with the model's own √d exactly among them."""
+    """τ from 1 to 4·√d in steps of √2, the model's own √d exactly among them."""
     root = math.sqrt(head_size)
     top = math.floor(2 * math.log2(4 * root) + 1e-9)  # 2^(top/2) is 4·√d, or just under it
     # A stop within a fourth of an octave of √d would sit beside it: √d takes its place.
@@ -100,7 +92,6 @@ def temperature_stops(head_size: int) -> list[float]:
 
 
 def temperature_caption(temperature: float, head_size: int, lang: str) -> str:
-    """What the scores were divided by, next to the model's own √d, in ``lang``."""
     root = math.sqrt(head_size)
     if math.isclose(temperature, root):
         return text("qk_temperature_model", lang, value=f"{root:.3g}")
@@ -110,14 +101,12 @@ def temperature_caption(temperature: float, head_size: int, lang: str) -> str:
     return text(key, lang, value=f"{temperature:.3g}", ratio=f"{temperature / root:.3g}")
 
 
-def number(value: float, digits: int) -> str:
-    """``value`` with a typographic minus, as the axes' tick labels write it."""
+def number(value: float, digits: int) -> str:  # a typographic minus, as tick labels write
     return f"{value:.{digits}f}".replace("-", "\u2212")
 
 
 class QueryKeyPlot(LiveFigure):
-    """One row per key: its token, score, mask, weight (bars with numbers) and value vector;
-    under the values, the head's output o = Σ w v on the same colour scale."""
+    """A row per key: token, score, mask, weight and value vector; under them, the output."""
 
     def __init__(self, lang: str | None = None):
         super().__init__(WIDTH, 8, lang)
@@ -125,8 +114,7 @@ class QueryKeyPlot(LiveFigure):
         self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values, self.ax_output, \
             self.cax = (fig.add_axes((0, 0, 1, 1)) for _ in range(6))
         for ax in (self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values):
-            ax.set_xticks([])  # the numbers beside the bars are their scale
-            ax.set_yticks([])  # the keys are named once, on the left
+            ax.set(xticks=[], yticks=[])  # the bars' numbers are their scale; keys at left
         self.ax_mask.set_xlim(0, 1)
         self.ax_output.set_yticks([])
         self.ax_scores.set_ylabel(text("key_axis", self.lang))
@@ -176,9 +164,7 @@ class QueryKeyPlot(LiveFigure):
         self._mask: list[bool] = []
 
     def _layout(self, rows: int) -> None:
-        """Size the figure for ``rows`` keys (in steps of 2) and place the columns: 0.117
-        inches a row, a line of MIN_FONT text, up to 111 keys; more share 13 inches, unnumbered.
-        """
+        """0.117 inches (MIN_FONT) a key up to 111 keys; more share 13 inches, unnumbered."""
         body = float(np.clip(0.117 * rows, 2.5, 13.0))
         height = TOP + body + BOTTOM
         self.figure.set_size_inches(WIDTH, height)
@@ -211,8 +197,7 @@ class QueryKeyPlot(LiveFigure):
         self.blitter.invalidate()
 
     def _pool(self, pool: list, n: int, ax, x: float, **kwargs) -> None:
-        """Show ``n`` texts of ``pool`` (grown as needed) at axes fraction ``x`` of rows 0, 1, ...
-        of ``ax``, baselines a third of the font below each row's centre."""
+        """``n`` texts of ``pool`` at axes fraction ``x`` of rows 0, 1, ..."""
         size = self.fontsize
         transform = offset_copy(blended_transform_factory(ax.transAxes, ax.transData),
                                 self.figure, y=-0.35 * size, units="points")
@@ -249,10 +234,9 @@ class QueryKeyPlot(LiveFigure):
                 shade.set_verts([[(0, j - 0.5), (1, j - 0.5), (1, j + 0.5), (0, j + 0.5)]
                                  for j in padded])
             self.blitter.tokens_changed()
-        for j, real in enumerate(mask[:numbered]):
-            self.mask_texts[j].set_text("0" if real else "\u2212\u221e")
         self._bars(steps)
         for j in range(numbered):
+            self.mask_texts[j].set_text("0" if mask[j] else "\u2212\u221e")
             color = "black" if mask[j] else "#777777"
             self.score_numbers[j].set_text(number(steps.scores[j], 2))
             self.score_numbers[j].set_color(color)
@@ -261,10 +245,8 @@ class QueryKeyPlot(LiveFigure):
         for highlight in self.highlights:
             highlight.set_y(steps.query - 0.5)
         self._values(steps)
-        self.titles[0].set_text(text("qk_scores_title", self.lang))
-        self.titles[1].set_text(text("qk_mask_title", self.lang))
-        self.titles[2].set_text(text("qk_weights_title", self.lang))
-        self.titles[3].set_text(text("qk_values_title", self.lang, d=d))
+        for title, key in zip(self.titles, ("scores", "mask", "weights", "values"), strict=True):
+            title.set_text(text(f"qk_{key}_title", self.lang, d=d))
         self.weight_sum.set_text(text("qk_weight_sum", self.lang, total=steps.weights.sum()))
         self.temperature.set_text(temperature_caption(steps.temperature, d, self.lang))
         self.suptitle.set_text(text("qk_title", self.lang, layer=layer, head=steps.head,
@@ -276,7 +258,6 @@ class QueryKeyPlot(LiveFigure):
         return self.figure
 
     def _bars(self, steps: QueryKeySteps) -> None:
-        """Horizontal bars from 0: the scores (padded keys grey) and the weights."""
         low, high = min(float(steps.scores.min()), 0.0), max(float(steps.scores.max()), 0.0)
         pad = 0.06 * (high - low or 1.0)
         self.ax_scores.set_xlim(low - pad, high + pad)
@@ -286,7 +267,6 @@ class QueryKeyPlot(LiveFigure):
         self.weight_bars.set_verts(hbar_verts(steps.weights))
 
     def _values(self, steps: QueryKeySteps) -> None:
-        """The value vectors (padded keys grey) and the output, on one symmetric scale."""
         T, d = steps.values.shape
         values = np.where(steps.mask[:, None], steps.values, np.nan)
         limit = float(np.nanmax(np.abs(values))) or 1.0
@@ -307,5 +287,5 @@ class QueryKeyPlot(LiveFigure):
 
 
 def plot_query_key(steps: QueryKeySteps, layer: int, lang: str | None = None) -> Figure:
-    """The steps of one query's attention in one head, as a figure."""
+    """The steps of one query's attention in one head."""
     return QueryKeyPlot(lang).once(steps, layer)

@@ -20,8 +20,7 @@ MAX_WRITTEN = 900
 
 def plot_similarity(matrix, row_labels: Sequence[str], col_labels: Sequence[str],
                     title: str | None = None, lang: str | None = None) -> Figure:
-    """A cosine-similarity heatmap of an (R, C) matrix on a fixed [-1, 1] scale, each value
-    written in its cell (up to 30 x 30; at most 200 rows and columns)."""
+    """A cosine-similarity heatmap on [-1, 1], values written in up to 30 x 30 cells."""
     lang = resolve_language(lang)
     values = number_array("matrix", matrix).astype(float)
     check_tokens("row_labels", row_labels)

@@ -19,9 +19,8 @@ from bertlib.support.i18n import resolve_language
 from bertlib.viz.fonts import add_cjk_fallback, cjk_family
 
 DPI = 90  # sharp on a projector, small enough PNGs to redraw fast
-# The widest figure shown at its own size: JupyterLab's output area is 848 pixels wide in a
-# 1280-pixel window with the file browser open (a laptop on a classroom projector). A wider
-# PNG is scaled down to fit, and its text with it.
+# The widest figure shown at its own size (a wider PNG is scaled down, its text too):
+# JupyterLab's output area is 848 pixels in a 1280-pixel window with the file browser open.
 PAGE_WIDTH = 9.2  # inches: 828 pixels at DPI
 # The smallest text a figure draws: 8 points are 10 pixels at DPI, legible from the back of a
 # classroom. The browser test checks that figures are shown at their size.
@@ -39,13 +38,10 @@ BOUNDARY_COLOR = "#D55E00"  # the line between sentence A and sentence B
 
 
 class CJKFigure(Figure):
-    """A Figure whose texts fall back to the CJK font, set on each text as it is drawn (a whole
-    draw or the Blitter's one artist at a time), and which shows itself as a PNG in any kernel
-    (a plain Figure only where pyplot's inline backend registered one).
-    """
+    """A Figure whose texts fall back to the CJK font as they are drawn, and which shows itself
+    as a PNG in any kernel (a plain Figure only under pyplot's inline backend)."""
 
-    def set_size_inches(self, w, h=None, forward=True) -> None:
-        """Refused past :data:`MAX_INCHES` a side (gigabytes to draw)."""
+    def set_size_inches(self, w, h=None, forward=True) -> None:  # at most MAX_INCHES a side
         width, height = (w, h) if h is not None else w
         if not (0 < width <= MAX_INCHES and 0 < height <= MAX_INCHES):
             raise ValueError(f"this input needs a figure of {width:.1f} x {height:.1f} inches; "
@@ -71,8 +67,7 @@ class CJKFigure(Figure):
 
 
 def new_figure(width: float, height: float, lang: str | None = None) -> Figure:
-    """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready: its
-    texts fall back to the CJK face of ``lang`` (default: the notebook's language)."""
+    """A Figure not tied to pyplot (no global state, freed with its owner), CJK-ready."""
     for name, value in (("width", width), ("height", height)):
         if not 0 < value <= MAX_INCHES:
             raise ValueError(f"{name} must be a number of inches in (0, {MAX_INCHES}]; got "
@@ -84,14 +79,12 @@ def new_figure(width: float, height: float, lang: str | None = None) -> Figure:
 
 
 def label_size(n: int) -> float:
-    """Token-label font size for ``n`` tokens, in whole points from 12 down to :data:`MIN_FONT`
-    (a few tokens more or less keep the size, and the stamped labels)."""
+    """Token-label size, whole points from 12 to MIN_FONT (so the stamped labels are kept)."""
     return float(np.clip(round(14 - n / 6), MIN_FONT, 12))
 
 
 def token_font(n: int, inches: float) -> float:
-    """:func:`label_size`, made smaller to fit ``n`` labels along ``inches``, never under
-    :data:`MIN_FONT`."""
+    """:func:`label_size`, smaller to fit ``n`` labels along ``inches``, at least MIN_FONT."""
     return float(max(MIN_FONT, min(label_size(n), math.floor(0.9 * 72 * inches / n))))
 
 
@@ -101,7 +94,6 @@ UNDRAWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def literal(label: str) -> str:
-    """``label`` as matplotlib must draw it, character for character: every ``$`` escaped, so
-    that a text with two of them ("$5 ... $10") is never typeset as mathtext, and each
-    character that cannot be drawn or saved shown as its Python escape (``\\x00``)."""
+    """``label`` drawn character for character: ``$`` escaped ("$5 ... $10" is no mathtext),
+    a character that cannot be drawn or saved as its Python escape (``\\x00``)."""
     return UNDRAWABLE.sub(lambda m: ascii(m.group())[1:-1], label.replace("$", r"\$"))

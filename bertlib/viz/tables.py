@@ -26,8 +26,8 @@ _ROWS = (("position", SMALL_PX, 18), ("token", TOKEN_PX, 22), ("segment", SMALL_
 
 
 def text_width(s: str, px: float, *, bold: bool = False) -> float:
-    """A generous estimate of ``s``'s width in pixels at a font size of ``px`` (a wide CJK
-    character or m/w/M/W/@/% 1 em, any other 0.65 em, 0.75 bold), so a line that fits does."""
+    """A generous width of ``s`` at ``px`` (wide CJK and m/w/M/W/@/% 1 em, others 0.65, 0.75
+    bold), so a line that fits does."""
     narrow = 0.75 if bold else 0.65
     return px * sum(1.0 if unicodedata.east_asian_width(ch) in "WF" or ch in "mwMW@%"
                     else narrow for ch in s)
@@ -40,9 +40,8 @@ def _block_width(token: str, position: int) -> float:
 
 def token_lines(tokens: Sequence[str], segments: Sequence[int], names: Sequence[str],
                 width: float = TABLE_WIDTH) -> list[list[int]]:
-    """The token indices on each line of the token table: all on one line when they fit
-    ``width`` after the row names; otherwise sentence B starts a line of its own, and each
-    sentence fills lines as far as they go (a token wider than a line gets one to itself)."""
+    """The token indices of each line: one line if all fit ``width``, else sentence B starts
+    a line of its own and each sentence fills lines as far as they go."""
     room = (width - max(text_width(n, SMALL_PX, bold=True) for n in names) - BLOCK_PADDING
             - BLOCK_GAP)
     widths = [_block_width(t, i) for i, t in enumerate(tokens)]
@@ -60,9 +59,7 @@ def token_lines(tokens: Sequence[str], segments: Sequence[int], names: Sequence[
 
 
 def token_table_html(encoded: EncodedInput, lang: str | None, unk: str | None) -> str:
-    """Position, token and segment of every input token, coloured by segment, in lines that
-    fit the output area (see :func:`token_lines`): a table a line, each led by the row names;
-    the unknown token ``unk`` (None: none) in red and outlined."""
+    """Position, token and segment of each token, a table a line; ``unk`` in red, outlined."""
     lang = resolve_language(lang)
     names = [text(key, lang) for key, _, _ in _ROWS]
     columns = []  # each token's three cells, one per row: a block in its segment's colour
@@ -79,9 +76,8 @@ def token_table_html(encoded: EncodedInput, lang: str | None, unk: str | None) -
                else "")
             + f"'>{html.escape(str(v))}</td>"
             for v, (key, px, h), corner in zip((i, tok, seg), _ROWS, corners, strict=True)])
-    # One table per line, its rows led by their names in the theme's own text colour (no
-    # background of their own); nowrap: a narrow Chinese name ("位置") would otherwise break
-    # after every character. Columns 3 px apart, a column's cells touching: one block a token.
+    # A table a line, its rows led by their names in the theme's text colour; nowrap, else a
+    # Chinese name ("位置") breaks after every character. A column's cells touch: one block.
     lines = []
     for line in token_lines(encoded.tokens, encoded.segments, names):
         rows = "".join(
@@ -95,18 +91,15 @@ def token_table_html(encoded: EncodedInput, lang: str | None, unk: str | None) -
     return f"<div style='overflow-x:auto'>{''.join(lines)}</div>"
 
 
-# The targets table and its footer have no background of their own: their text is the theme's
-# own colour, said outright (rgba(0,0,0,.87) on white 16.1:1, white on JupyterLab Dark's
-# #111111 18.9:1); rows 20 px high, not the widget's 28 px.
+# No background of their own: the theme's text colour, said outright (rgba(0,0,0,.87) on white
+# 16.1:1, white on JupyterLab Dark's #111111 18.9:1); rows 20 px high, not the widget's 28 px.
 TARGETS_STYLE = "font-size:14px;line-height:20px;color:var(--jp-content-font-color1)"
 
 
 def targets_table_html(tokens: list[str], masked: MaskedTokens, shown: list[str], lang: str,
                        guesses: Sequence[Guess] | None = None) -> str:
-    """Each position chosen for prediction: the original token, what the model sees, and how
-    it was corrupted; with ``guesses`` (from :func:`bertlib.analysis.fill_mask.fill_mask`), the
-    model's
-    top tokens there, the original in bold."""
+    """Each position chosen for prediction: original, what the model sees, fate, and with
+    ``guesses`` (:func:`~bertlib.analysis.fill_mask.fill_mask`) the model's top tokens."""
     lang = resolve_language(lang)
     keys = ["position", "target_original", "target_input", "fate"]
     if guesses is not None:

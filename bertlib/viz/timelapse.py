@@ -1,6 +1,5 @@
-"""The time-lapse as a figure: one training step's frame of a sentence pair (one head's
-attention map, the guesses at the masked tokens, P(IsNext), the run's losses with the step
-marked); :mod:`bertlib.viz.timelapse_widget` moves it through the steps."""
+"""The time-lapse's frame at one training step; :mod:`bertlib.viz.timelapse_widget` moves it
+through the steps."""
 
 from __future__ import annotations
 
@@ -22,14 +21,11 @@ from bertlib.viz._render import (
     StampedText,
     TokenLabels,
     hbar_verts,
-    heatmap,
-    mark_boundary,
     pin_labels,
-    show_square,
     spines,
 )
-from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import BOUNDARY_COLOR, ROW, literal, token_font
+from bertlib.viz.attention import TokenMapPlot, map_side
+from bertlib.viz.style import literal
 
 MAX_MASKED = 2  # one masked token in sentence A, one in B: two guess panels at most
 TOP_K = 3  # guesses shown per masked token
@@ -40,10 +36,8 @@ TOKEN_GID = "token"  # marks the guessed tokens in a saved SVG: vocabulary items
 
 @dataclass(frozen=True)
 class TimeLapseFrame:
-    """What the figure shows at one training step: weights (T, T) of the head shown; tokens
-    (``<mask>`` where masked); vmax, the top of the colour scale (one for every step, so steps
-    compare); the guesses at each masked position, with the original token's probability.
-    """
+    """One step: the head's (T, T) weights, tokens (``<mask>`` where masked), vmax (one for
+    every step, so steps compare), the guesses at each masked token and P(original)."""
 
     step: int
     last_step: int
@@ -57,25 +51,15 @@ class TimeLapseFrame:
     is_next: float
 
 
-class TimeLapsePlot(LiveFigure):
-    """The attention heatmap of one head at one step; beside it, the guesses at each masked
-    token as bars (the original token's in green), P(IsNext) as a bar, and the run's MLM and NSP
-    losses (log scale) with the step marked."""
+class TimeLapsePlot(TokenMapPlot):
+    """One head's attention at one step; beside it the guesses at each masked token (the
+    original's bar green), P(IsNext), and the run's losses with the step marked."""
 
     def __init__(self, lang: str | None = None, *, top_k: int = TOP_K):
         super().__init__(9, 5, lang)
         self.top_k = top_k
         fig, lang = self.figure, self.lang
-        self.ax_map = fig.add_axes((0, 0, 1, 1))
-        self.cax = fig.add_axes((0, 0, 1, 1))
-        self.image = heatmap(self.ax_map)
-        self.colorbar = fig.colorbar(self.image, cax=self.cax)
-        self.colorbar.set_label(text("weight", lang))
-        line = {"color": BOUNDARY_COLOR, "linewidth": 2}
-        self.hline = self.ax_map.axhline(0, **line)
-        self.vline = self.ax_map.axvline(0, **line)
-        self.ax_map.set_ylabel(text("query_axis", lang))
-        self.ax_map.set_xlabel(text("key_axis", lang))
+        self._add_map(fig.add_axes((0, 0, 1, 1)))
         # Not bold: the CJK font has no bold face, and matplotlib would warn on stderr.
         self.step_title = fig.text(0, 0, "", fontsize=13, va="baseline")
         # One axes per masked token: bars of its top guesses, their tokens left of the frame and
@@ -89,13 +73,10 @@ class TimeLapsePlot(LiveFigure):
         for ax in self.ax_guesses:
             ax.set_xlim(0, 1)
             ax.set_ylim(top_k - 0.5, -0.5)
-            ax.set_xticks([])
-            ax.set_yticks([])
+            ax.set(xticks=[], yticks=[])
             self.guess_bars.append(ax.add_collection(PolyCollection([]), autolim=False))
-            left = offset_copy(ax.get_yaxis_transform(), fig, x=-4, y=-0.35 * 10,
-                               units="points")
-            right = offset_copy(ax.get_yaxis_transform(), fig, x=4, y=-0.35 * 10,
-                                units="points")
+            left, right = (offset_copy(ax.get_yaxis_transform(), fig, x=x, y=-0.35 * 10,
+                                       units="points") for x in (-4, 4))
             tokens = [ax.add_artist(StampedText(0, i, "", transform=left, ha="right",
                                                 va="baseline", fontsize=10, clip_on=False,
                                                 stamps=self.blitter.stamps, gid=TOKEN_GID))
@@ -142,7 +123,7 @@ class TimeLapsePlot(LiveFigure):
         self._layout_for: tuple[int, int] | None = None
 
     def set_losses(self, mlm: Sequence[float], nsp: Sequence[float]) -> None:
-        """The run's losses, one per step (index s - 1 for step s), drawn once."""
+        """The run's losses, index s - 1 for step s, drawn once."""
         mlm, nsp = np.asarray(mlm), np.asarray(nsp)
         steps = np.arange(1, len(mlm) + 1)
         self.loss_lines["mlm"].set_data(steps, mlm)
@@ -160,9 +141,7 @@ class TimeLapsePlot(LiveFigure):
         self.blitter.invalidate()  # the curves are part of the background
 
     def _layout(self, T: int, masked: int) -> None:
-        """Size and place everything for T tokens and ``masked`` guess panels."""
-        # As in the attention widget, but never smaller than the column beside it needs.
-        side = max(3.3, ROW * 8 * math.ceil(T / 8))
+        side = max(3.3, map_side(T))  # never smaller than the column beside it needs
         left, below, top = 1.0, 0.9, 0.4
         colorbar, labels, bars, numbers = 1.0, 0.8, 1.75, 0.45
         width = left + side + colorbar + labels + bars + numbers
@@ -170,14 +149,9 @@ class TimeLapsePlot(LiveFigure):
         self.figure.set_size_inches(width, height)
 
         def at(x: float, y: float, w: float = 0, h: float = 0) -> tuple[float, ...]:
-            """A box (or a point) in inches from the bottom left, in figure fractions."""
             return x / width, y / height, w / width, h / height
 
-        self.ax_map.set_position(at(left, below, side, side))
-        self.cax.set_position(at(left + side + 0.12, below, 0.15, side))
-        self.ax_map.set_xlim(-0.5, T - 0.5)
-        self.ax_map.set_ylim(T - 0.5, -0.5)
-        pin_labels(self.ax_map, x_label=-(below - 0.22) / side, y_label=-(left - 0.25) / side)
+        self._place_map(left, below, side, T)
         x = left + side + colorbar + labels  # the column's bars start here
         self.step_title.set_position(at(x - labels, height - top + 0.12)[:2])
         # The column, top down: a guess panel per masked token, P(IsNext), the losses; each
@@ -204,12 +178,7 @@ class TimeLapsePlot(LiveFigure):
         weights, T, masked = frame.weights, len(frame.tokens), len(frame.guesses)
         if self._layout_for != (T, masked):
             self._layout(T, masked)
-        size = token_font(T, self.ax_map.get_position().height * self.figure.get_figheight())
-        self.query_labels.set(frame.tokens, size)
-        self.key_labels.set(frame.tokens, size)
-        show_square(self.image, weights, frame.vmax)
-        mark_boundary(frame.boundary, (self.hline,), (self.vline,))
-        self.ax_map.set_title(literal(frame.title), y=1.0, pad=6)
+        self._draw_map(frame.tokens, weights, frame.vmax, frame.boundary, frame.title)
         self.step_title.set_text(text("tl_title", self.lang, step=frame.step,
                                       last=frame.last_step))
         for i, (guess, p) in enumerate(zip(frame.guesses, frame.original_probabilities,
@@ -226,7 +195,6 @@ class TimeLapsePlot(LiveFigure):
         return self.figure
 
     def _draw_guess(self, i: int, guess: Guess, original: float) -> None:
-        """Panel i: the top guesses as bars, the original token's green."""
         shown = len(guess.tokens)
         self.guess_bars[i].set_verts(hbar_verts(guess.probabilities, 0.35))
         self.guess_bars[i].set_facecolors([RIGHT_COLOR if t == guess.original else GUESS_COLOR

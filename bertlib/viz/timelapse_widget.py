@@ -1,6 +1,5 @@
-"""A model that learns before your eyes: one sentence pair through the snapshots of a training
-run, a step slider and a play button over them. Every snapshot runs once per text (or choice
-of masked tokens); the step, layer and head controls only re-slice what they returned."""
+"""A model that learns before your eyes: one sentence pair through a training run's snapshots.
+Every snapshot runs once per text (or masked tokens); the other controls only re-slice."""
 
 from __future__ import annotations
 
@@ -8,12 +7,12 @@ import ipywidgets as widgets
 
 from bertlib.analysis.snapshots import SnapshotRecorder, Snapshots
 from bertlib.analysis.timelapse import SnapshotOutputs, snapshot_outputs
-from bertlib.inputs import EncodedInput, model_device
+from bertlib.inputs import model_device
 from bertlib.model import BERTModel
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.train import TrainHistory
-from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, text_row
+from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, control, text_row
 from bertlib.viz.modelview import MEAN_HEAD, head_name
 from bertlib.viz.timelapse import TOP_K, TimeLapseFrame, TimeLapsePlot
 
@@ -44,7 +43,6 @@ def _as_snapshots(snapshots: Snapshots | SnapshotRecorder,
 
 
 def _check_snapshots(snapshots: Snapshots, model: BERTModel) -> None:
-    """Every snapshot is a state_dict of ``model``'s architecture."""
     if not snapshots.weights:
         raise ValueError("snapshots must hold at least one snapshot; a SnapshotRecorder takes "
                          "them as train_bert reaches its steps")
@@ -60,14 +58,9 @@ def _check_snapshots(snapshots: Snapshots, model: BERTModel) -> None:
 
 
 class TimeLapseWidget(ModelWidget):
-    """A sentence pair through the snapshots of a training run: a step slider and a play
-    button, the layer and head of the attention map, and a token to mask in each sentence.
-
-    ``snapshots``: :class:`~bertlib.analysis.snapshots.Snapshots` (``load_snapshots()``) or a
-    :class:`~bertlib.analysis.snapshots.SnapshotRecorder` that ``train_bert`` called, with the
-    ``history`` it returned. ``model`` gives the architecture; its weights are not used.
-    ``.outputs`` keeps what every snapshot made of the pair, ``.frame`` what is drawn.
-    """
+    """A sentence pair through a run's snapshots: ``load_snapshots()``, or the
+    ``SnapshotRecorder`` that ``train_bert`` called with the ``history`` it returned (``model``
+    gives the architecture only). ``.outputs``: every snapshot's; ``.frame``: what is drawn."""
 
     name = "time-lapse"
 
@@ -84,30 +77,24 @@ class TimeLapseWidget(ModelWidget):
         self.steps = list(self.weights)
         self.last_step = len(run.mlm_loss)
         lang = self.lang
-        self.step = widgets.SelectionSlider(
-            options=[(str(s), s) for s in self.steps], value=self.steps[-1],
-            description=text("tl_step", lang), style={"description_width": "initial"},
-            layout=widgets.Layout(width="330px", min_width="300px"))
+        self.step = control(widgets.SelectionSlider, "tl_step", lang, "330px", "300px",
+                            options=[(str(s), s) for s in self.steps], value=self.steps[-1])
         self.play = widgets.Play(min=0, max=len(self.steps) - 1, value=len(self.steps) - 1,
                                  interval=PLAY_INTERVAL_MS, show_repeat=False,
                                  layout=widgets.Layout(width="auto"))
         widgets.link((self.play, "value"), (self.step, "index"))
         self.layer, self.head = self._layer_head(("130px", "180px"))
-        self.mask_a, self.mask_b = (
-            widgets.Dropdown(description=text(key, lang), style={"description_width": "initial"},
-                             layout=widgets.Layout(width="205px"))
-            for key in ("tl_mask_a", "tl_mask_b"))
+        self.mask_a, self.mask_b = (control(widgets.Dropdown, key, lang, "205px")
+                                    for key in ("tl_mask_a", "tl_mask_b"))
         self.image = FigureView()
         self.plot = TimeLapsePlot(lang)
         self.plot.set_losses(run.mlm_loss, run.nsp_loss)
-        self.encoded: EncodedInput | None = None
         self.outputs: SnapshotOutputs | None = None
         self.frame: TimeLapseFrame | None = None
-        self._notices: list[str] = []  # about the current text, kept across redraws
-        for control in (self.mask_a, self.mask_b):
-            control.observe(lambda _: self._on_mask(), names="value")
-        for control in (self.step, self.layer, self.head):
-            control.observe(lambda _: self._on_control(), names="value")
+        for c in (self.mask_a, self.mask_b):
+            c.observe(lambda _: self._guarded(self._run, [self.image]), names="value")
+        for c in (self.step, self.layer, self.head):
+            c.observe(lambda _: self._on_control(), names="value")
         self.ui = widgets.VBox([
             text_row(self.text_a, self.text_b),
             widgets.HBox([self.step, self.play], layout=WRAP),
@@ -117,7 +104,7 @@ class TimeLapseWidget(ModelWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        """A new text: choose the masked tokens afresh, run every snapshot and redraw."""
+        """A new text: masked tokens chosen afresh, every snapshot run, redrawn."""
         self._guarded(self._new_text, [self.image])
 
     def _new_text(self) -> list[str]:
@@ -134,19 +121,13 @@ class TimeLapseWidget(ModelWidget):
                               if s == segment and t not in structural]
                 box.options = [*((f"{i}: {enc.tokens[i]}", i) for i in candidates),
                                (text("tl_no_mask", self.lang), None)]
-                # The language's default word where the sentence has it (the default pair),
-                # else its middle token.
+                # The language's default word where the sentence has it, else the middle one.
                 chosen = [i for i in candidates if enc.tokens[i] == default[segment]]
                 box.value = (chosen or [candidates[len(candidates) // 2]])[0]
         return self._run()
 
-    def _on_mask(self) -> None:
-        if not self._busy:
-            self._guarded(self._run, [self.image])
-
     def _run(self) -> list[str]:
-        """Every snapshot on the pair with the chosen tokens masked (the only place the model
-        runs), then the figure."""
+        """Every snapshot on the pair, the chosen tokens masked (the only model run); draw."""
         self.outputs = None
         positions = [p for p in (self.mask_a.value, self.mask_b.value) if p is not None]
         if not positions:
@@ -156,11 +137,10 @@ class TimeLapseWidget(ModelWidget):
         return self._redraw()
 
     def _on_control(self) -> None:
-        if not self._busy and self.outputs is not None:
+        if self.outputs is not None:
             self._guarded(self._redraw, [self.image])
 
     def _redraw(self) -> list[str]:
-        """Slice the stored outputs for the step, layer and head, and draw them."""
         out, layer, head = self.outputs, self.layer.value, self.head.value
         s = self.steps.index(self.step.value)
         run = out.attentions[:, layer]  # (S, nh, T, T)
@@ -171,6 +151,5 @@ class TimeLapseWidget(ModelWidget):
             title=text("attention_title", self.lang, layer=layer, head=head_name(head, self.lang)),
             guesses=out.guesses[s], original_probabilities=out.original_probabilities[s],
             is_next=float(out.is_next[s]))
-        self.plot.update(self.frame)
-        self.image.value = self.plot.png()
+        self.image.show(self.plot, self.frame)
         return self._notices

@@ -11,8 +11,7 @@ from bertlib.viz.style import new_figure
 
 
 class LossPlot:
-    """The MLM and NSP losses, redrawn in place every ``every`` steps and after the last:
-    ``train_bert(..., callback=LossPlot().update)``."""
+    """The losses every ``every`` steps: ``train_bert(..., callback=LossPlot().update)``."""
 
     def __init__(self, every: int = 10, lang: str | None = None):
         check_positive_int("every", every)

@@ -1,7 +1,6 @@
-"""The input representation, masking and NSP widgets. Like every widget here, each shows its
-``.ui``, exposes its controls and keeps the data behind what it draws (``.encoded``, the
-plots...), so tests drive it without a browser; figures are PNGs in ipywidgets' own Image (no
-other JavaScript: offline); models run once per text, in eval mode, their mode restored after.
+"""The input representation, masking and NSP widgets. Every widget shows ``.ui`` and keeps its
+controls and data (``.encoded``, the plots...): tests drive it without a browser. Figures are
+PNGs in ipywidgets' Image (no other JavaScript: offline); models run once per text, in eval mode.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from bertlib.analysis.fill_mask import Guess, fill_mask
-from bertlib.inputs import EncodedInput, eval_mode, model_device
+from bertlib.inputs import eval_mode, model_device
 from bertlib.masking import Fate, MaskedTokens, check_replacement_words, mask_tokens
 from bertlib.model import BERTModel
 from bertlib.support.checks import check_int_in, check_positive_int
@@ -24,6 +23,7 @@ from bertlib.viz._widget import (
     ModelWidget,
     Widget,
     check_model_and_tokenizer,
+    control,
     text_row,
 )
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot
@@ -38,7 +38,7 @@ MAX_SEED = 2**31 - 1  # the seed box's upper bound
 
 
 class InputRepresentationWidget(ModelWidget):
-    """Sentence A and optional B -> the token/segment/position table and the embeddings."""
+    """Sentence A and optional B -> the token table and the embeddings."""
 
     name = "input-representation"
 
@@ -50,7 +50,6 @@ class InputRepresentationWidget(ModelWidget):
         self.table = widgets.HTML()
         self.image = FigureView()
         self.plot = EmbeddingPlot(self.lang)
-        self.encoded: EncodedInput | None = None
         self.parts: EmbeddingParts | None = None
         self.ui = widgets.VBox([text_row(self.text_a, self.text_b), self.status, self.table,
                                 self.image, self._save_controls()])
@@ -66,17 +65,13 @@ class InputRepresentationWidget(ModelWidget):
         with eval_mode(self.model):
             total = encoder.embed(tokens, segments)[0]
             parts = EmbeddingParts(
-                tokens=enc.tokens,
-                token=encoder.token_embedding(tokens)[0].cpu().numpy(),
-                segment=encoder.segment_embedding(segments)[0].cpu().numpy(),
-                position=encoder.pos_embedding[0, : len(enc.tokens)].cpu().numpy(),
-                total=total.cpu().numpy(),
-                normalised=self.model.config.embedding_norm,
-            )
+                enc.tokens, encoder.token_embedding(tokens)[0].cpu().numpy(),
+                encoder.segment_embedding(segments)[0].cpu().numpy(),
+                encoder.pos_embedding[0, : len(enc.tokens)].cpu().numpy(), total.cpu().numpy(),
+                normalised=self.model.config.embedding_norm)
         self.encoded, self.parts = enc, parts
         self.table.value = token_table_html(enc, self.lang, self.tokenizer.vocab.specials.unk)
-        self.plot.update(parts)
-        self.image.value = self.plot.png()
+        self.image.show(self.plot, parts)
         return notices
 
 
@@ -103,23 +98,16 @@ class MaskingWidget(Widget):
         self.tokenizer, self.max_len = tokenizer, max_len
         lang = self.lang
         self.text_a, self.text_b = self._text_boxes(text_a, text_b)
-        self.mask_ratio = widgets.FloatSlider(value=0.15, min=0.05, max=1.0, step=0.05,
-                                              description=text("mask_ratio", lang),
-                                              readout_format=".2f", continuous_update=False,
-                                              style={"description_width": "initial"},
-                                              layout=widgets.Layout(width="400px",
-                                                                    min_width="360px"))
-        self.seed = widgets.BoundedIntText(value=seed, min=0, max=MAX_SEED,
-                                           description=text("seed", lang),
-                                           style={"description_width": "initial"},
-                                           layout=widgets.Layout(width="160px"))
+        self.mask_ratio = control(widgets.FloatSlider, "mask_ratio", lang, "400px", "360px",
+                                  value=0.15, min=0.05, max=1.0, step=0.05,
+                                  readout_format=".2f", continuous_update=False)
+        self.seed = control(widgets.BoundedIntText, "seed", lang, "160px", value=seed, min=0,
+                            max=MAX_SEED)
         # Buttons as wide as their labels (ipywidgets' default 148 px would cut a longer one).
         self.resample = widgets.Button(description=text("resample", lang), icon="refresh",
                                        layout=widgets.Layout(width="auto"))
-        self.num_samples = widgets.BoundedIntText(value=300, min=10, max=20000,
-                                                  description=text("num_samples", lang),
-                                                  style={"description_width": "initial"},
-                                                  layout=widgets.Layout(width="200px"))
+        self.num_samples = control(widgets.BoundedIntText, "num_samples", lang, "200px",
+                                   value=300, min=10, max=20000)
         self.tally_button = widgets.Button(description=text("tally_button", lang),
                                            icon="bar-chart", layout=widgets.Layout(width="auto"))
         self.image = FigureView()
@@ -131,13 +119,12 @@ class MaskingWidget(Widget):
             f"{html.escape(text('tally_stale', lang))}</span>")
         self.tally_image = FigureView()
         self.chips = ChipsPlot(lang)
-        self.encoded: EncodedInput | None = None
         self.masked: MaskedTokens | None = None
         self.tally: MaskTally | None = None
         self.tally_plot = TallyPlot(lang)
 
-        for control in (self.text_a, self.text_b, self.mask_ratio):
-            control.observe(lambda _: self.refresh(clear_tally=True), names="value")
+        for c in (self.text_a, self.text_b, self.mask_ratio):
+            c.observe(lambda _: self.refresh(clear_tally=True), names="value")
         self.seed.observe(lambda _: self.refresh(), names="value")
         self.resample.on_click(lambda _: self._next_seed())
         self.tally_button.on_click(lambda _: self.run_tally())
@@ -149,9 +136,7 @@ class MaskingWidget(Widget):
             widgets.HBox([self.num_samples, self.tally_button], layout=WRAP), self.tally_note,
             self.tally_image, self.tally_save,
         ])
-        for w in (self.tally_image, self.tally_save):
-            w.layout.display = "none"
-        self.refresh()
+        self.refresh(clear_tally=True)  # the tally hidden until it is run
 
     def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:
         return {"chips": (self.chips, self.image), "tally": (self.tally_plot, self.tally_image)}
@@ -184,8 +169,7 @@ class MaskingWidget(Widget):
         shown = vocab.to_tokens(masked.masked_ids)
         title = text("chips_title", self.lang, selected=len(masked.positions),
                      candidates=masked.num_candidates, seed=self.seed.value)
-        self.chips.update(enc.tokens, shown, fates, title)
-        self.image.value = self.chips.png()
+        self.image.show(self.chips, enc.tokens, shown, fates, title)
         if self.model is not None:
             self.guesses = fill_mask(self.model, vocab, enc, masked, self.top_k)
         self.targets.value = targets_table_html(enc.tokens, masked, shown, self.lang,
@@ -193,13 +177,12 @@ class MaskingWidget(Widget):
         return notices
 
     def run_tally(self) -> None:
-        """Redraw the mask ``num_samples`` times from one generator seeded with ``seed``."""
+        """Redraw the mask ``num_samples`` times from one generator seeded ``seed``."""
         def action() -> list[str]:
             enc, notices = self._encode(self.tokenizer, self.max_len)
             self.tally = tally_masks(enc, self.tokenizer.vocab, self.mask_ratio.value,
                                      self.num_samples.value, self.seed.value)
-            self.tally_plot.update(self.tally)
-            self.tally_image.value = self.tally_plot.png()
+            self.tally_image.show(self.tally_plot, self.tally)
             self.tally_note.layout.display = "none"
             return notices
 
@@ -220,7 +203,6 @@ class NSPWidget(ModelWidget):
         self.table = widgets.HTML()
         self.image = FigureView()
         self.plot = NSPPlot(self.lang)
-        self.encoded: EncodedInput | None = None
         self.probabilities: np.ndarray | None = None  # (P(NotNext), P(IsNext))
         self.swap.on_click(lambda _: self._swap())
         self.ui = widgets.VBox([text_row(self.text_a, self.text_b), self.swap, self.status,
@@ -237,8 +219,7 @@ class NSPWidget(ModelWidget):
         self.refresh()
 
     def refresh(self) -> None:
-        if not self._busy:
-            self._guarded(self._draw, [self.table, self.image])
+        self._guarded(self._draw, [self.table, self.image])
 
     def _draw(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len, require_b=True)
@@ -247,6 +228,5 @@ class NSPWidget(ModelWidget):
         self.encoded = enc
         self.probabilities = nsp_logits[0].softmax(dim=-1).cpu().numpy().astype(float)
         self.table.value = token_table_html(enc, self.lang, self.tokenizer.vocab.specials.unk)
-        self.plot.update(self.probabilities)
-        self.image.value = self.plot.png()
+        self.image.show(self.plot, self.probabilities)
         return notices
