@@ -170,6 +170,14 @@ def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
             m.training = training
 
 
+def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer) -> None:
+    """A BERTModel and the tokenizer it was trained with (swapped or mismatched, each named)."""
+    check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
+    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
+                   "a bertlib WordPieceTokenizer (load_small_bert() gives one with its model)")
+    check_vocab_fits("tokenizer", len(tokenizer.vocab), model.config.vocab_size)
+
+
 def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: str,
                       text_b: str | None = None) -> torch.Tensor:
     """BERT's representation of ``<cls> a <sep>`` or ``<cls> a <sep> b <sep>``: (1, T, H).
@@ -178,10 +186,7 @@ def get_bert_encoding(model: BERTModel, tokenizer: WordPieceTokenizer, text_a: s
     the network in training mode, so dropout stays on and the same text gets a slightly
     different encoding on every call; here it is deterministic.
     """
-    check_instance("model", model, BERTModel, "a BERTModel (load_small_bert() gives one)")
-    check_instance("tokenizer", tokenizer, WordPieceTokenizer,
-                   "a bertlib WordPieceTokenizer (load_small_bert() gives one with its model)")
-    check_vocab_fits("tokenizer", len(tokenizer.vocab), model.config.vocab_size)
+    check_model_and_tokenizer(model, tokenizer)
     encoded = encode_pair(tokenizer, text_a, text_b)
     with eval_mode(model):
         encoded_X, _, _ = model(*encoded.tensors(model_device(model)))
