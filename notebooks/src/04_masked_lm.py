@@ -648,9 +648,10 @@ print(tr("random replacements in {s} held-out English sentences ({r} draws each)
 # notebook 07 measures: a Chinese character in the middle of an English sentence is
 # obviously not the original token, so for these replacements the model needs no understanding
 # of the sentence to know that the input is wrong there; it only has to tell the two scripts
-# apart. The random replacements were meant to teach the model to doubt a plausible-looking
-# token, and a third of them cannot. (The same holds the other way round for English words in
-# Chinese sentences.)
+# apart. The paper keeps 10% random and 10% unchanged tokens because fine-tuning never shows
+# `<mask>`, and so that the model must keep a representation of every input token, since any of
+# them may have been replaced; a third of the replacements ask for no such representation. (The same
+# holds the other way round for English words in Chinese sentences.)
 #
 # Does the small BERT treat the two kinds of replacement differently? At every one of these
 # positions, ask it for its top guess, and for the probability it gives the token it sees:
@@ -658,8 +659,10 @@ print(tr("random replacements in {s} held-out English sentences ({r} draws each)
 # %% [markdown] lang="zh"
 # 英文句子中的随机替换大约有三分之一是汉字，这和汉字在词表中约占三分之一的比例相当。这是一条捷径，和
 # 笔记本 07 中测量的下一句预测的语言捷径类似：英文句子中间冒出一个汉字，显然不是原来的词元；遇到这样
-# 的替换，模型不必理解句子就知道这里的输入有错，只要分辨出两种文字就行。随机替换本来是要教模型怀疑那
-# 些看上去说得通的词元，可其中有三分之一起不到这个作用。（反过来，中文句子中的英文替换词也是如此。）
+# 的替换，模型不必理解句子就知道这里的输入有错，只要分辨出两种文字就行。论文保留 10% 的随机替换和
+# 10% 的原词，是因为微调时根本不会出现 `<mask>`，也是为了让模型为每个输入词元都保留一个表示，因为其
+# 中任何一个都可能被替换过；而有三分之一的替换，用不着这样的表示就能识破。（反过来，中文句子中的英文
+# 替换词也是如此。）
 #
 # 自带模型会区别对待这两种替换吗？在每个这样的位置上，看看它的首选预测，以及它给眼前这个替换词多大的
 # 概率：
@@ -668,9 +671,11 @@ print(tr("random replacements in {s} held-out English sentences ({r} draws each)
 # 英語の文でのランダムな置き換えの約 3 分の 1 は漢字で、語彙の単語の約 3 分の 1 が漢字であるのと同じ
 # です。これは近道です。ノートブック 07 で測る次文予測の言語の近道と同じ種類のものです。英語の文の途
 # 中に漢字が現れたら、それが元のトークンでないのは明らかです。このような置き換えでは、モデルは文を理
-# 解しなくても、そこの入力が誤りだとわかります。2 種類の文字を見分けるだけでよいのです。ランダムな置
-# き換えは、もっともらしく見えるトークンを疑うことをモデルに教えるためのものでしたが、その 3 分の 1
-# はその役に立ちません。（中国語の文に英単語が入る逆向きの場合も同じです。）
+# 解しなくても、そこの入力が誤りだとわかります。2 種類の文字を見分けるだけでよいのです。論文が 10%
+# をランダムなトークンに、10% をそのままにするのは、ファインチューニングでは `<mask>` が現れないから
+# であり、またどのトークンも置き換えられているかもしれないので、モデルが入力のすべてのトークンについ
+# て表現を保たなければならないようにするためです。置き換えの 3 分の 1 は、そのような表現がなくても見
+# 破れます。（中国語の文に英単語が入る逆向きの場合も同じです。）
 #
 # 付属モデルは 2 種類の置き換えを区別して扱っているでしょうか。このような位置の 1 つ 1 つで、第一候
 # 補と、目の前にある置き換えたトークンに与える確率を尋ねてみましょう。

@@ -244,17 +244,20 @@ show_source(read_wikitext)
 
 # %% [markdown] lang="en"
 # WikiText-2's download link in d2l no longer works (d2l-en issue #2588), and its licence
-# (CC BY-SA) does not let `bertlib` ship it. `bertlib` ships a few lines written in its raw
-# format instead, `WIKITEXT_SAMPLE`. Here is the file, then what `read_wikitext` makes of it:
+# (CC BY-SA) allows shipping it only with attribution and under the same licence, which would
+# bind part of `bertlib` to it. `bertlib` ships a few lines written in its raw format instead,
+# `WIKITEXT_SAMPLE`. Here is the file, then what `read_wikitext` makes of it:
 
 # %% [markdown] lang="zh"
-# d2l 中 WikiText-2 的下载链接已经失效（d2l-en issue #2588），而它的许可证（CC BY-SA）也不允许
-# `bertlib` 把它一起发布。因此，`bertlib` 只自带了几行按其原始格式写成的文本，即 `WIKITEXT_SAMPLE`。
+# d2l 中 WikiText-2 的下载链接已经失效（d2l-en issue #2588），而它的许可证（CC BY-SA）虽然允许再
+# 发布，但要求署名并沿用同一许可证（相同方式共享），随 `bertlib` 一起发布就会让 `bertlib` 的一部分受
+# 它约束。因此，`bertlib` 只自带了几行按其原始格式写成的文本，即 `WIKITEXT_SAMPLE`。
 # 下面先打印这个文件，再打印 `read_wikitext` 从中读出的段落：
 
 # %% [markdown] lang="ja"
 # d2l にある WikiText-2 のダウンロードリンクはもう使えません（d2l-en issue #2588）。また、そのライセ
-# ンス（CC BY-SA）では `bertlib` に同梱することもできません。そこで `bertlib` には、WikiText の元の
+# ンス（CC BY-SA）は再配布を認めていますが、表示と同じライセンスでの配布（継承）が条件なので、同梱す
+# れば `bertlib` の一部がその条件に縛られます。そこで `bertlib` には、WikiText の元の
 # 形式で書いた数行のテキスト `WIKITEXT_SAMPLE` が付属しています。まずそのファイルを表示し、次に
 # `read_wikitext` がそこから読み取った段落を表示します。
 

@@ -414,8 +414,8 @@ print(table([name, tr("the same encoding twice") if torch.equal(a, b)
 # nothing: the weight multiplies a value vector, and a tiny vector counts for little however
 # large its weight (Kobayashi et al., 2020). And a head that looks at the right place may not
 # be needed, if other heads carry the same information (Michel et al., 2019). So we put each
-# head to a test that decides: we **switch it off**, zeroing its output before `W_o` as the BERT
-# paper's ablations do, and measure the held-out accuracies again.
+# head to a test that decides: we **switch it off**, zeroing its output before `W_o` as Michel et
+# al. (2019) do in their head-masking experiments, and measure the held-out accuracies again.
 #
 # Beside each head we print what its attention shows: how much weight a masked token's query
 # gives to the two tokens next to it, from the raw weights and from the norm-based ones,
@@ -427,8 +427,8 @@ print(table([name, tr("the same encoding twice") if torch.equal(a, b)
 # 注意力图显示的是一个头看向哪里，而不是它改变了什么。一个很亮的格子可能几乎什么也没改变：权重乘的
 # 是值向量，如果值向量很小，权重再大也无足轻重（Kobayashi 等人，2020）。一个看向正确位置的头也未必
 # 不可或缺，因为别的头可能携带着同样的信息（Michel 等人，2019）。所以我们用一个能下结论的办法来检验
-# 每个头：像 BERT 论文的消融实验那样**关掉**它，即在 `W_o` 之前把它的输出置零，然后重新测量留出数据
-# 上的准确率。
+# 每个头：像 Michel 等人（2019）的头掩蔽实验那样**关掉**它，即在 `W_o` 之前把它的输出置零，然后重新
+# 测量留出数据上的准确率。
 #
 # 每个头旁边还打印了它的注意力所显示的情况：被掩蔽词元的查询分给左右两个相邻词元的权重，分别按原始
 # 权重和按范数加权的权重 α_ij‖f(x_j)‖（每一行归一化使其和为 1）计算。这些权重来自 300 个留出句子对。
@@ -440,9 +440,9 @@ print(table([name, tr("the same encoding twice") if torch.equal(a, b)
 # ん。明るいマスでも、ほとんど何も動かさないことがあります。重みはバリューベクトルに掛かるので、小さ
 # なベクトルは重みがいくら大きくてもほとんど効きません（Kobayashi ら、2020）。また、正しい場所を見て
 # いるヘッドでも、ほかのヘッドが同じ情報を運んでいれば、なくても困らないかもしれません（Michel ら、
-# 2019）。そこで各ヘッドを決着のつくテストにかけます。BERT 論文のアブレーションと同じように、その
-# ヘッドの出力を `W_o` の前でゼロにして**ヘッドを切り**、ホールドアウトデータでの正解率を測り直すの
-# です。
+# 2019）。そこで各ヘッドを決着のつくテストにかけます。Michel ら（2019）のヘッドマスキングの実験と同
+# じように、そのヘッドの出力を `W_o` の前でゼロにして**ヘッドを切り**、ホールドアウトデータでの正解
+# 率を測り直すのです。
 #
 # 各ヘッドの横には、そのアテンションが示すものも表示します。マスクしたトークンのクエリが両隣の 2 つ
 # のトークンに置く重みを、生の重みと、ノルムに基づく重み α_ij‖f(x_j)‖（各行の和が 1 になるように正規

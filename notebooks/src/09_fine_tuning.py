@@ -192,8 +192,9 @@ print(table(rows))
 #   story? Half of the pairs do; in the other half, B comes from a story about another topic.
 # * **token level, tags**: is each token part of a name, a place, a time, or none of these? This
 #   is named-entity recognition in miniature; a word cut into several WordPiece tokens gives its
-#   tag to each piece, and `<cls>`, `<sep>` and the padding get the label `IGNORE`, so that no
-#   loss is computed there.
+#   tag to each piece, which is trained and scored (the BERT paper scores the first piece of
+#   each word only: a simplification here), and `<cls>`, `<sep>` and the padding get the label
+#   `IGNORE`, so that no loss is computed there.
 # * **question answering, spans**: in `<cls>` question `<sep>` sentence `<sep>`, which tokens
 #   answer *who*, *where* or *when*? One question per name, place and time of a sentence.
 
@@ -204,7 +205,8 @@ print(table(rows))
 # * **句子对级，同一个故事**：`<cls>` A `<sep>` B `<sep>` 中的 A 和 B 是否出自同一个故事？其中一半的
 #   句子对是这样；另一半的 B 则来自另一个话题的故事。
 # * **词元级，标注**：每个词元是人名、地点、时间的一部分，还是都不是？这相当于一个微缩版的命名实体识
-#   别；如果一个词切成了几个 WordPiece 词元，每个子词都沿用这个词的标签；`<cls>`、`<sep>` 和填充的位
+#   别；如果一个词切成了几个 WordPiece 词元，每个子词都沿用这个词的标签，每个子词都参与训练和评分
+#   （BERT 论文只对每个词的第一个子词评分；这里做了简化）；`<cls>`、`<sep>` 和填充的位
 #   置标为 `IGNORE`，这些位置不计算损失。
 # * **问答，区间**：在 `<cls>` 问题 `<sep>` 句子 `<sep>` 中，哪些词元回答了“谁”“在哪儿”或“哪
 #   天”？句子中的每个人名、地点和时间各对应一个问题。
@@ -217,8 +219,10 @@ print(table(rows))
 # * **ペア単位、同じ物語**：`<cls>` A `<sep>` B `<sep>` の A と B は同じ物語から来ているか。ペアの半
 #   分はそうで、残りの半分では B は別の話題の物語から来ています。
 # * **トークン単位、タグ**：各トークンは人名、場所、時間の一部か、どれでもないか。固有表現認識の小型
-#   版です。複数の WordPiece のトークンに切られた単語は、各サブワードに自分のタグを与えます。
-#   `<cls>`、`<sep>`、パディングにはラベル `IGNORE` を付け、そこでは損失を計算しません。
+#   版です。複数の WordPiece のトークンに切られた単語は、各サブワードに自分のタグを与え、どのサブワ
+#   ードも学習と採点の対象になります（BERT の論文は各単語の最初のサブワードだけを採点します。ここで
+#   は簡略化しています）。`<cls>`、`<sep>`、パディングにはラベル `IGNORE` を付け、そこでは損失を計算
+#   しません。
 # * **質問応答、スパン**：`<cls>` 質問 `<sep>` 文 `<sep>` で、*who*、*where*、*when* に答えるのはど
 #   のトークンか。文の人名、場所、時間ごとに 1 つの質問を作ります。
 
