@@ -46,8 +46,8 @@ class BERTConfig:
         for name in ("vocab_size", "num_hiddens", "ffn_num_hiddens", "num_heads", "num_blks",
                      "max_len"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10**6:
+                raise ValueError(f"{name} must be an integer in [1, 1000000]; got {value!r}")
         if self.num_hiddens % self.num_heads:
             raise ValueError(f"num_hiddens ({self.num_hiddens}) must be divisible by num_heads "
                              f"({self.num_heads})")
@@ -171,12 +171,17 @@ def check_token_inputs(tokens: Tensor, segments: Tensor, valid_lens: Tensor | No
         raise ValueError(f"sequence length {seq_len} exceeds max_len={config.max_len}, the "
                          f"number of learned position embeddings; truncate the input to at most "
                          f"{config.max_len} tokens")
-    allowed = {"tokens": (0, config.vocab_size - 1), "segments": (0, 1), "valid_lens": (1, seq_len)}
-    for name, ids in (("tokens", tokens), ("segments", segments), ("valid_lens", valid_lens)):
-        low, high = allowed[name]
-        if ids is not None and ((ids < low) | (ids > high)).any():
-            bad = ids[(ids < low) | (ids > high)][0]
-            raise ValueError(f"{name} must be in [{low}, {high}]; got {int(bad)}")
+    check_ids("tokens", tokens, 0, config.vocab_size - 1)
+    check_ids("segments", segments, 0, 1)
+    if valid_lens is not None:
+        check_ids("valid_lens", valid_lens, 1, seq_len)
+
+
+def check_ids(name: str, ids: Tensor, low: int, high: int) -> None:
+    """Integer ids in [low, high], or a ValueError naming the first that is not."""
+    outside = (ids < low) | (ids > high)
+    if outside.any():
+        raise ValueError(f"{name} must be in [{low}, {high}]; got {int(ids[outside][0])}")
 
 
 class BERTEncoder(nn.Module):
@@ -238,6 +243,7 @@ class MaskLM(nn.Module):
     @checked
     def forward(self, X: Float[Tensor, "B T H"],
                 pred_positions: Int[Tensor, "B P"]) -> Float[Tensor, "B P V"]:
+        check_ids("pred_positions", pred_positions, 0, X.shape[1] - 1)
         return self.mlp(self.gather(X, pred_positions))
 
     @staticmethod

@@ -201,8 +201,8 @@ def test_attention_scale_is_one_over_sqrt_head_size():
         ({"num_hiddens": 30, "num_heads": 4}, r"num_hiddens \(30\) must be divisible by num_heads"),
         ({"dropout": 1.0}, r"dropout must be a number in \[0, 1\); got 1.0"),
         ({"dropout": -0.1}, r"dropout must be a number in \[0, 1\)"),
-        ({"num_blks": 0}, "num_blks must be a positive integer; got 0"),
-        ({"vocab_size": 50.0}, "vocab_size must be a positive integer; got 50.0"),
+        ({"num_blks": 0}, r"num_blks must be an integer in \[1, 1000000\]; got 0"),
+        ({"vocab_size": 50.0}, r"vocab_size must be an integer in \[1, 1000000\]; got 50.0"),
         ({"hidden_act": "tanh"}, "hidden_act must be one of"),
     ],
 )
@@ -325,3 +325,18 @@ def test_attention_weights_only_when_asked_for():
     block = TransformerEncoderBlock(BERTConfig(30, 8, 16, 2, 1, 0.0))
     assert block.eval()(X, None)[1] is None
 
+
+
+def test_prediction_positions_past_the_sequence_are_named():
+    """Before: torch's IndexError from the gather ("index 9 is out of bounds for dimension 1")."""
+    model = BERTModel(vocab_size=20, num_hiddens=8, ffn_num_hiddens=16, num_heads=2, num_blks=1,
+                      dropout=0.0, max_len=16)
+    tokens = torch.zeros(1, 6, dtype=torch.long)
+    with pytest.raises(ValueError, match=r"pred_positions must be in \[0, 5\]; got 9"):
+        model(tokens, tokens, pred_positions=torch.tensor([[1, 9]]))
+
+
+def test_a_position_table_no_machine_holds_is_refused_before_allocating():
+    with pytest.raises(ValueError, match=r"max_len must be an integer in \[1, 1000000\]"):
+        BERTModel(vocab_size=20, num_hiddens=8, ffn_num_hiddens=16, num_heads=2, num_blks=1,
+                  dropout=0.0, max_len=10**12)

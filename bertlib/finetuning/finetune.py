@@ -132,6 +132,7 @@ def task_loss(Y_hat: Float[Tensor, "B *T C"],  # *T: none, or (T,)
     whatever the length of its sentence.
     """
     C = Y_hat.shape[-1]
+    check_range("labels", labels[labels != IGNORE], 0, C - 1, f"in [0, {C - 1}] or IGNORE")
     return F.cross_entropy(Y_hat.reshape(-1, C), labels.reshape(-1), ignore_index=IGNORE)
 
 

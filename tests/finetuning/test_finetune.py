@@ -429,3 +429,9 @@ def test_a_device_this_machine_lacks_is_named(toy_model):
     missing = "cuda" if torch.backends.mps.is_available() else "mps"  # a Mac lacks CUDA
     with pytest.raises(ValueError, match=f"device .*{missing}"):
         fine_tune(clf, toy_task(20, n=8), num_steps=1, progress=False, device=missing)
+
+
+def test_task_loss_names_a_label_past_the_classes():
+    """Before: torch's IndexError "Target 3 is out of bounds"."""
+    with pytest.raises(ValueError, match=r"labels must be in \[0, 2\] or IGNORE; got 3"):
+        task_loss(torch.zeros(2, 3), torch.tensor([0, 3]))
