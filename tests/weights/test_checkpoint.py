@@ -69,8 +69,8 @@ def test_a_hostile_config_is_refused_before_anything_is_allocated(saved):
     with torch's allocation error (or worse), not with a ValueError in a blink."""
     edit_config(saved, vocab_size=10**10)
     start = time.perf_counter()
-    with pytest.raises(ValueError, match=r"expected \(10000000000, 16\), found \(40, 16\)"):
-        load_pretrained(saved)  # the config against the file's header, before building
+    with pytest.raises(ValueError, match=r"vocab_size must be an integer in \[1, 1000000\]"):
+        load_pretrained(saved)  # the config's sizes, before the file is opened
     assert time.perf_counter() - start < 2.0
     edit_config(saved, vocab_size=10**6)  # a size that fits, but not the file's tensors
     with pytest.raises(ValueError, match=r"encoder.token_embedding.weight: expected "
