@@ -73,17 +73,15 @@ def shown(value: float, decimals: int | None, pct: bool, scale: float | None,
     if scale is not None:
         target = value * scale
         return any(math.isclose(x, target, rel_tol=0.05) for x in outputs)
-    candidates = [value] + ([value / 100] if pct else []) + ([value * 100] if decimals else [])
-    for x in outputs:
-        for v in candidates:
-            places = decimals if v == value else None
-            if x == v or (places is not None and round(x, places) == v):
-                return True
-            if pct and v == value / 100 and round(x, (decimals or 0) + 2) == round(v, 10):
-                return True
-            if decimals and v == value * 100 and round(x, max(decimals - 2, 0)) == round(v, 10):
-                return True
-    return False
+    # The number as written, and as the other of fraction and percentage (0.583 and 58.3%); a
+    # number written with decimals may round a printed one to that many places.
+    forms = [(value, decimals)]
+    if pct:
+        forms.append((value / 100, (decimals or 0) + 2))
+    if decimals:
+        forms.append((value * 100, max(decimals - 2, 0)))
+    return any(x == v if places is None else round(x, places) == round(v, places)
+               for x in outputs for v, places in forms)
 
 
 def value_of(key: str) -> float:
