@@ -176,6 +176,10 @@ async (path) => {
   await window.jupyterapp.commands.execute('docmanager:open', { path, factory: 'Notebook' });
 }
 """
+FILE_BROWSER_SHOWN = """
+() => { const panel = document.getElementById('filebrowser');
+        return !!panel && panel.getBoundingClientRect().width > 100; }
+"""
 # Every document closed without the save prompt (a notebook that ran has unsaved outputs).
 CLOSE_ALL = """
 () => {
@@ -910,6 +914,10 @@ class LabPage:
             self.page.goto(f"{self.lab.url}/lab?reset&token={self.lab.token}")
             self.page.wait_for_function("() => !!window.jupyterapp", timeout=120_000)
             self.page.evaluate(APP_RESTORED)
+            self.page.evaluate(CLOSE_ALL)  # the launcher
+        # The file browser open beside the notebook, as on a laptop in class.
+        self.page.evaluate("() => window.jupyterapp.commands.execute('filebrowser:activate')")
+        self.page.wait_for_function(FILE_BROWSER_SHOWN, timeout=30_000)
         self.page.set_viewport_size(VIEWPORT)  # save_screenshot made it as tall as a notebook
         return self.page
 
