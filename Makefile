@@ -69,13 +69,14 @@ test test-all notebooks: export ONEDNN_MAX_CPU_ISA := AVX2
 # the browser test runs every notebook of the three editions in JupyterLab, compares its outputs
 # with the committed ones as strict nbval does, then checks the page and drives the widgets.
 # Both spread their tests over pytest-xdist workers (the browser test: two, each with its own
-# JupyterLab and Chromium, so one notebook's kernel runs while the other's page is measured).
+# JupyterLab and Chromium, so one notebook's kernel runs while the other's page is measured;
+# --dist load hands out the notebooks in order, the longest first, so both workers end together).
 test:
 	@$(call stage,setup,$(MAKE) --no-print-directory setup browser)
 	@$(call stage,ruff,$(BIN)/ruff check .)
 	@$(call stage,notebooks --check,$(BIN)/python tools/notebooks.py --check)
 	@$(call stage,unit tests,$(BIN)/python -m pytest tests --ignore=tests/e2e --durations=25 -n auto --dist worksteal)
-	@$(call stage,browser test,$(BIN)/python -m pytest tests/e2e -n 2 --dist worksteal)
+	@$(call stage,browser test,$(BIN)/python -m pytest tests/e2e -n 2 --dist load)
 
 # `make test`, then strict nbval: every notebook run a second time, by nbval's own kernel client.
 test-all: test

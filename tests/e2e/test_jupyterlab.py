@@ -95,8 +95,9 @@ RUN_TIMEOUT_MS = 300_000  # generous: a notebook may train a small model
 # A laptop on a classroom projector; JupyterLab's file browser stays open beside the notebook.
 VIEWPORT = {"width": 1280, "height": 720}
 CHANGE_TIMEOUT_MS = 15_000  # one widget callback, including drawing a figure
-# The highest numbers first, whose kernels run longest (06, 08, 09 train or load models): the
-# pytest-xdist workers then end on short notebooks, not one on 09 while the other waits.
+# The highest numbers first, whose kernels run longest (06, 08, 09 train or load models): handed
+# out in this order (`--dist load`), the two workers end on short notebooks, not one on 09 while
+# the other waits.
 NOTEBOOKS = sorted(
     (p.relative_to(NOTEBOOK_ROOT).as_posix()
      for edition in EDITIONS
