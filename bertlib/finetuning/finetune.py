@@ -111,8 +111,7 @@ class BagOfWords(nn.Module):
     @checked
     def forward(self, tokens: Int[Tensor, "B T"], segments: Int[Tensor, "B T"],
                 valid_lens: Int[Tensor, " B"] | None = None) -> Float[Tensor, "B C"]:
-        """valid_lens: None for no padding. ``segments`` is accepted for a uniform call and
-        ignored."""
+        """valid_lens: None for no padding; ``segments`` is ignored (taken for a uniform call)."""
         B, T = tokens.shape
         if valid_lens is None:
             valid_lens = torch.full((B,), T, device=tokens.device)
@@ -124,23 +123,18 @@ class BagOfWords(nn.Module):
 @checked
 def task_loss(Y_hat: Float[Tensor, "B *T C"],  # *T: none, or (T,)
               labels: Int[Tensor, "B *T"]) -> Float[Tensor, ""]:  # noqa: F821
-    """Mean cross-entropy over the labelled positions.
-
-    ``Y_hat`` (B, C) with ``labels`` (B,), or ``Y_hat`` (B, T, C) with ``labels`` (B, T), where
-    positions labelled ``IGNORE`` (``<cls>``, ``<sep>``, padding) count for nothing: the mean
-    is over the labelled tokens of the whole batch, so every real token weighs the same
-    whatever the length of its sentence.
-    """
+    """Mean cross-entropy over the labelled positions: ``Y_hat`` (B, C) with ``labels`` (B,), or
+    (B, T, C) with (B, T), ``IGNORE`` (``<cls>``, ``<sep>``, padding) counting for nothing. The
+    mean is over the whole batch's labelled tokens: each weighs the same, whatever its sentence."""
     C = Y_hat.shape[-1]
     check_range("labels", labels[labels != IGNORE], 0, C - 1, f"in [0, {C - 1}] or IGNORE")
     return F.cross_entropy(Y_hat.reshape(-1, C), labels.reshape(-1), ignore_index=IGNORE)
 
 
 def freeze_layers(model: BERTClassifier | BERTTagger, *, trainable_blocks: int) -> int:
-    """Freeze the embeddings and all but the top ``trainable_blocks`` encoder blocks (0: the
-    whole encoder); the layers above the encoder stay trainable. Returns the number of
-    trainable parameters. Frozen parameters get no gradient, which saves the backward pass
-    through everything below the lowest trainable block."""
+    """Freeze the embeddings and all but the top ``trainable_blocks`` encoder blocks (0: all),
+    not the layers above; returns the trainable parameter count. Frozen parameters get no
+    gradient, which saves the backward pass below the lowest trainable block."""
     blocks = len(model.encoder.blks)
     check_int_in("trainable_blocks", trainable_blocks, 0, blocks)
     trainable = set(model.encoder.blks[blocks - trainable_blocks:].parameters())
@@ -188,13 +182,10 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
               lr: float = 1e-4, seed: int = 0, progress: bool = True,
               device: torch.device | str | None = None,
               lang: str | None = None) -> FineTuneHistory:
-    """Train ``model`` with Adam on ``data`` for ``num_steps`` mini-batches, every parameter
-    that requires a gradient (see :func:`freeze_layers`), with :func:`task_loss`.
-
-    Uses the pretraining loop (:func:`bertlib.train.run_steps`): ``seed`` fixes the batch
-    order and the dropout draws, torch's global random state is left as it was, and the
-    progress bar (described in ``lang``) shows the loss and examples/s.
-    """
+    """Train the parameters of ``model`` that require a gradient (see :func:`freeze_layers`)
+    with Adam and :func:`task_loss` for ``num_steps`` mini-batches of ``data``, in the pretraining
+    loop (:func:`bertlib.train.run_steps`): ``seed`` fixes batch order and dropout, torch's global
+    random state is left as it was, the progress bar (in ``lang``) shows loss and examples/s."""
     check_positive_int("num_steps", num_steps)
     check_lr("lr", lr)
     device = default_device(device)
@@ -225,8 +216,7 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
 
 
 def _outputs(model: nn.Module, data: TaskData, batch_size: int) -> Iterator[tuple[list, Tensor]]:
-    """Each batch of ``data`` in order, and ``model``'s outputs for it (on its device), in eval
-    mode."""
+    """Each batch of ``data`` in order and ``model``'s outputs for it (eval mode, its device)."""
     check_data(data)  # make_loader checks batch_size
     device = model_device(model)
     with eval_mode(model):
@@ -235,8 +225,7 @@ def _outputs(model: nn.Module, data: TaskData, batch_size: int) -> Iterator[tupl
 
 
 def predict(model: nn.Module, data: TaskData, batch_size: int = 256) -> torch.Tensor:
-    """The most probable class of every example (N,), or tag of every token (N, T), in eval
-    mode, on the CPU."""
+    """The most probable class (N,) or tag (N, T) of each example, in eval mode, on the CPU."""
     return torch.cat([Y_hat.argmax(-1).cpu() for _, Y_hat in _outputs(model, data, batch_size)])
 
 
@@ -273,13 +262,9 @@ class Accuracy:
 @checked
 def best_span(scores: Float[Tensor, "B 2 T"], allowed: Bool[Tensor, "B T"],
               max_answer_len: int) -> Int[Tensor, "B 2"]:
-    """The answer span with the highest score: the first token i and last token j, i <= j,
-    both ``allowed``, at most ``max_answer_len`` tokens long, that maximise
-    ``scores[b, 0, i] + scores[b, 1, j]``.
-
-    scores: (B, 2, T) from :class:`BERTQuestionAnswerer`; allowed: (B, T) bool, the positions
-    an answer may use (the text's tokens). Returns (B, 2) long: i and j of each example.
-    """
+    """The first and last token i <= j of a span at most ``max_answer_len`` tokens long, both
+    ``allowed`` (B, T), that maximise ``scores[b, 0, i] + scores[b, 1, j]`` (scores (B, 2, T)
+    from :class:`BERTQuestionAnswerer`): (B, 2) long, i and j of each example."""
     check_positive_int("max_answer_len", max_answer_len)
     T = scores.shape[2]
     both = scores[:, 0, :, None] + scores[:, 1, None, :]  # (B, T, T): span from i to j

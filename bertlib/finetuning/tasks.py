@@ -134,13 +134,9 @@ class TemplateSplit:
 
 def split_by_template(sentences: Sequence[TaskSentence], *, held_out_steps: int = 3,
                       seed: int = 0) -> TemplateSplit:
-    """Hold out one wording of ``held_out_steps`` story steps per topic and language.
-
-    The other wording of each such step stays in training, so every step of every story is
-    still taught, but the held-out wordings are never seen with a label: held-out accuracy
-    measures how well a model generalises to new sentences, not how well it remembers
-    templates with other names filled in.
-    """
+    """Hold out one wording of ``held_out_steps`` story steps per topic and language; the
+    other stays in training, so every step is taught but held-out wordings are never labelled:
+    held-out accuracy measures generalising, not remembering templates with other names."""
     steps: dict[tuple[str, int], set[int]] = {}
     for s in sentences:
         steps.setdefault((s.lang, s.topic), set()).add(int(s.template.split(".")[1]))
@@ -181,8 +177,6 @@ class TaskData:
 
 def _check_builder_args(sentences: Sequence[TaskSentence], max_len: int,
                         shortest: int) -> None:
-    """What every builder takes: a list of sentences (not a text), and a ``max_len`` of at
-    least ``shortest`` tokens (room for the special tokens and a token of each text)."""
     if isinstance(sentences, str) or not isinstance(sentences, Sequence) or not sentences:
         raise ValueError(f"sentences must hold at least one sentence, a list of TaskSentence "
                          f"(load_task_sentences() gives them); got {sentences!r:.80}")
@@ -208,12 +202,9 @@ def topic_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
 
 def pair_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, max_len: int,
               *, seed: int) -> TaskData:
-    """``<cls> A <sep> B <sep>`` labelled SAME_STORY (1) or OTHER_STORY (0), half each.
-
-    Every sentence whose story has another sentence in ``sentences`` is an A once; B is drawn
-    from ``sentences`` only, so pairs made from held-out sentences use held-out templates only.
-    The wrong partner is a sentence in the same language from a story of another topic.
-    """
+    """``<cls> A <sep> B <sep>`` labelled SAME_STORY (1) or OTHER_STORY (0), half each: every
+    sentence with a story-mate in ``sentences`` is an A once; B comes from ``sentences`` only
+    (held-out pairs use held-out templates only), a wrong B from another topic, same language."""
     _check_builder_args(sentences, max_len, MIN_LEN_PAIR)
     g = make_generator(seed=seed)
     stories: dict[tuple[str, int], list[int]] = {}
@@ -221,8 +212,7 @@ def pair_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, 
     for i, s in enumerate(sentences):
         stories.setdefault((s.lang, s.story), []).append(i)
         topics.setdefault((s.lang, s.topic), []).append(i)
-    # For each language and topic, the sentences of the other topics (in their order): the
-    # wrong partners.
+    # For each language and topic, the wrong partners: the other topics' sentences, in order.
     others = {(lang, topic): sorted(j for (lang2, topic2), members in topics.items()
                                     if lang2 == lang and topic2 != topic for j in members)
               for lang, topic in topics}
@@ -278,13 +268,9 @@ def tagging_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenize
 
 def span_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, max_len: int,
               kinds: Sequence[str] = TAGS[1:]) -> TaskData:
-    """``<cls> question <sep> sentence <sep>``, one example per name, place or time (of
-    ``kinds``) in a sentence, labelled with the positions of the answer's first and last
-    token in the whole input: labels (N, 2).
-
-    A sentence that holds a kind twice would make its question ambiguous, and an answer cut
-    off by ``max_len`` could not be found: neither gives an example.
-    """
+    """``<cls> question <sep> sentence <sep>`` per name, place or time (of ``kinds``), labelled
+    with the answer's first and last token in the input, (N, 2); none where a kind occurs twice
+    (an ambiguous question) or ``max_len`` cuts the answer off."""
     _check_builder_args(sentences, max_len, MIN_LEN_PAIR)
     if isinstance(kinds, str) or not kinds or not set(kinds) <= set(TAGS[1:]):
         raise ValueError(f"kinds must be a list of some of {list(TAGS[1:])}; got {kinds!r:.80}")
