@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import numbers
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 from torch import nn
@@ -79,6 +79,10 @@ class EncodedInput:
         device = None if device is None else check_device("device", device)
         return (torch.tensor([self.ids], device=device),
                 torch.tensor([self.segments], device=device))
+
+    def masked(self, positions: Sequence[int], mask_id: int) -> EncodedInput:
+        """This input with the id ``mask_id`` at ``positions`` (the tokens left as they were)."""
+        return replace(self, ids=[mask_id if i in positions else t for i, t in enumerate(self.ids)])
 
 
 def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None = None,

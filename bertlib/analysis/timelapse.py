@@ -50,12 +50,9 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
     for pos in positions:
         check_int_in("positions[i]", pos, 0, len(enc.ids) - 1, " (a token index)")
     positions = tuple(sorted(positions))
-    masked = list(enc.ids)
-    for pos in positions:
-        masked[pos] = vocab.mask_id
+    masked = enc.masked(positions, vocab.mask_id)
     device = model_device(model)
-    tokens = torch.tensor([masked], device=device)
-    segments = torch.tensor([enc.segments], device=device)
+    tokens, segments = masked.tensors(device)
     where = torch.tensor([positions], device=device)
     attentions, probabilities, is_next = [], [], []
     with eval_mode(model):
@@ -75,7 +72,7 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
                for step_ids, step_probs in zip(top.indices.tolist(), top.values.tolist(),
                                                strict=True)]
     return SnapshotOutputs(
-        steps=tuple(weights), tokens=vocab.to_tokens(masked), positions=positions,
+        steps=tuple(weights), tokens=vocab.to_tokens(masked.ids), positions=positions,
         attentions=torch.stack(attentions).cpu().numpy(), guesses=guesses,
         original_probabilities=original.cpu().numpy().astype(float),
         is_next=torch.stack(is_next).cpu().numpy().astype(float))

@@ -79,6 +79,8 @@ class TokenMapPlot(LiveFigure):
         self.vline = ax_map.axvline(0, **line)
         ax_map.set_ylabel(text("query_axis", self.lang))
         ax_map.set_xlabel(text("key_axis", self.lang))
+        self.query_labels = TokenLabels(ax_map, self.blitter, "y")
+        self.key_labels = TokenLabels(ax_map, self.blitter, "x", rotation=90)
 
     def _place_map(self, left: float, below: float, side: float, T: int) -> None:
         """The map ``side`` inches a side, (``left``, ``below``) from the bottom left."""
@@ -130,8 +132,6 @@ class AttentionPlot(TokenMapPlot):
         self.blitter.animate(self.image, self.hline, self.vline, self.row_vline, self.highlight,
                              self.colorbar.ax, self.ax_map.title, self.ax_row.title, self.peak,
                              self.note, self.bars, *spines([self.ax_map, self.ax_row]))
-        self.query_labels = TokenLabels(self.ax_map, self.blitter, "y")
-        self.key_labels = TokenLabels(self.ax_map, self.blitter, "x", rotation=90)
         self.bar_labels = TokenLabels(self.ax_row, self.blitter, "y")
         self._length: int | None = None
 

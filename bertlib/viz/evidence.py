@@ -78,12 +78,8 @@ def collect_evidence(model: BERTModel, enc: EncodedInput, masked: Sequence[int],
                      mask_id: int, mask_token: str) -> Evidence:
     """Run the model on ``enc`` masked at ``masked``, then with each head off (one batch)."""
     masked = sorted(masked)
-    ids = list(enc.ids)
-    for p in masked:
-        ids[p] = mask_id
     device = model_device(model)
-    tokens = torch.tensor([ids], device=device)
-    segments = torch.tensor([enc.segments], device=device)
+    tokens, segments = enc.masked(masked, mask_id).tensors(device)
     weights, norms = attention_norms(model, tokens, segments)  # (1, L, nh, T, T) each
     norms = norms / norms.sum(-1, keepdim=True).clamp_min(torch.finfo(norms.dtype).tiny)
     no_mlm, no_nsp = untrained_outputs(model)

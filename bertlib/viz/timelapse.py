@@ -16,14 +16,7 @@ from matplotlib.transforms import offset_copy
 
 from bertlib.analysis.fill_mask import Guess
 from bertlib.support.i18n import text
-from bertlib.viz._render import (
-    NumberText,
-    StampedText,
-    TokenLabels,
-    hbar_verts,
-    pin_labels,
-    spines,
-)
+from bertlib.viz._render import NumberText, StampedText, hbar_verts, pin_labels, spines
 from bertlib.viz.attention import TokenMapPlot, map_side
 from bertlib.viz.style import literal
 
@@ -117,8 +110,6 @@ class TimeLapsePlot(TokenMapPlot):
             *(n for ns in self.guess_numbers for n in ns), *self.guess_titles,
             self.nsp_bar, self.half, self.nsp_title, self.marker, self.dots,
             *spines([self.ax_map, *self.ax_guesses, self.ax_nsp]))
-        self.query_labels = TokenLabels(self.ax_map, self.blitter, "y")
-        self.key_labels = TokenLabels(self.ax_map, self.blitter, "x", rotation=90)
         self.losses: tuple[list[float], list[float]] = ([], [])
         self._layout_for: tuple[int, int] | None = None
 
