@@ -28,14 +28,10 @@ class Tensors(Protocol):
 
 class LengthGroupedSampler(Sampler[list[int]]):
     """Mini-batches of examples of similar length, in random order (Hugging Face's
-    ``group_by_length``).
-
-    Each pass shuffles all ``len(lengths)`` examples, cuts the order into chunks of
-    ``batch_size * chunk_batches`` examples, sorts each chunk by length and cuts it into
-    batches, then shuffles the order of all the batches. A batch thus holds pairs of nearly equal
-    length, so padding it to its longest pair pads little, while which pairs meet in a batch and
-    the order of the batches stay random. The last batch of a chunk may be smaller.
-    """
+    ``group_by_length``). Each pass shuffles all examples, cuts the order into chunks of
+    ``batch_size * chunk_batches``, sorts each chunk by length and cuts it into batches (the
+    last of a chunk may be smaller), then shuffles the batches: a batch pads little to its
+    longest pair, while which pairs meet in a batch and the order of the batches stay random."""
 
     @checked
     def __init__(self, lengths: Int[Tensor, " N"], batch_size: int, *, seed: int,

@@ -206,14 +206,12 @@ def pad_bert_inputs(examples: Sequence[PretrainExample], max_len: int, vocab: Vo
 def make_pretrain_data(paragraphs: Sequence[list[list[str]]], vocab: Vocab, max_len: int, *,
                        seed: int, rounds: int = 1, max_preds: int | None = None,
                        groups: Sequence[str] | None = None) -> PretrainBatch:
-    """NSP pairs + MLM masking over tokenized ``paragraphs``, padded to ``max_len``.
-
-    ``rounds`` > 1 repeats pairing and masking with fresh draws, so that the same sentence is
-    seen with different partners and different masked positions ("dynamic masking"). Pairs
-    longer than ``max_len`` are truncated. ``groups`` (one label per paragraph, such as its
-    language) draws each NotNext partner from a paragraph of the same group: in a bilingual
-    corpus a partner in the other language would let NSP be solved by telling languages apart.
-    """
+    """NSP pairs + MLM masking over tokenized ``paragraphs``, padded to ``max_len`` (longer
+    pairs truncated). ``rounds`` > 1 repeats pairing and masking with fresh draws, so that a
+    sentence is seen with other partners and masked positions ("dynamic masking"). ``groups``
+    (one label per paragraph, such as its language) draws each NotNext partner from the same
+    group: in a bilingual corpus a partner in the other language would let NSP be solved by
+    telling languages apart."""
     check_positive_int("rounds", rounds)
     check_word_paragraphs("paragraphs", paragraphs)
     # At most one example per consecutive pair and round: the padded tensors' size is known

@@ -57,11 +57,9 @@ class EmptyTextError(ValueError):
 
 @dataclass(frozen=True)
 class EncodedInput:
-    """``<cls> A <sep> [B <sep>]`` as tokens, ids and segments, after truncation.
-
-    boundary: index of the first sentence-B token, None without B; total: the number of tokens
-    before truncation; unknown: how many tokens are the vocabulary's unknown token.
-    """
+    """``<cls> A <sep> [B <sep>]`` as tokens, ids and segments, after truncation; boundary: the
+    first sentence-B token's index (None without B); total: the tokens before truncation;
+    unknown: how many tokens are the vocabulary's unknown token."""
 
     tokens: list[str]
     ids: list[int]
@@ -87,13 +85,10 @@ class EncodedInput:
 
 def encode_pair(tokenizer: WordPieceTokenizer, text_a: str, text_b: str | None = None,
                 max_len: int | None = None, *, require_b: bool = False) -> EncodedInput:
-    """Tokenize A (and B when it is not blank) and build ``<cls> A <sep> [B <sep>]``.
-
-    With ``max_len``, the pair is cut to ``max_len`` tokens, specials included (the longer
-    sentence loses its last tokens first, and each keeps at least one). Raises
-    :class:`EmptyTextError` when A (or a required B) gives no token, and an
-    :class:`~bertlib.support.checks.InputError` for text that is not valid Unicode.
-    """
+    """Tokenize A (and B when it is not blank) and build ``<cls> A <sep> [B <sep>]``, cut to
+    ``max_len`` tokens if given, specials included (the longer sentence loses its last tokens
+    first, and each keeps at least one). Raises :class:`EmptyTextError` when A (or a required
+    B) gives no token, an :class:`~bertlib.support.checks.InputError` for text not valid Unicode."""
     a = tokenizer.encode(text_a, "text_a").tokens
     b = tokenizer.encode(text_b, "text_b").tokens if text_b is not None else None
     b = b or None  # a blank B is no B
@@ -159,9 +154,7 @@ def model_device(model: nn.Module) -> torch.device:
 @contextlib.contextmanager
 def eval_mode(model: nn.Module) -> Iterator[nn.Module]:
     """Eval mode (dropout off) and no gradients inside the block; the model's own mode after.
-
-    Use it wherever a representation must not depend on chance: the same text, the same vector.
-    """
+    Use it wherever a representation must not depend on chance: the same text, the same vector."""
     # Each submodule's own mode, not one for all: a classifier may train its head while its
     # frozen encoder stays in eval mode.
     modes = [(m, m.training) for m in model.modules()]

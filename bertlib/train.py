@@ -66,8 +66,7 @@ def make_optimizer(model: nn.Module, lr: float) -> torch.optim.Adam:
 
 
 def init_model(config: BERTConfig, seed: int) -> BERTModel:
-    """A fresh model whose initial weights depend only on ``seed`` (torch's global random
-    state is left as it was)."""
+    """A fresh model, its initial weights from ``seed`` alone (the global random state kept)."""
     with own_global_rng(seed):
         return BERTModel.from_config(config)
 
@@ -106,10 +105,9 @@ class DivergedError(ValueError):
 
 
 def _refuse_non_finite(grads: Sequence[torch.Tensor | None]) -> None:
-    """A backward hook: raise before the optimizer can apply a NaN or infinite gradient.
-
-    A NaN or an infinity makes a tensor's sum NaN or infinite, and one sum per tensor is about
-    ten times as quick as ``isfinite().all()`` (0.3 against 3 ms a step for the shipped model)."""
+    """A backward hook: raise before the optimizer can apply a NaN or infinite gradient. They
+    make a tensor's sum NaN or infinite, and one sum per tensor is about ten times as quick as
+    ``isfinite().all()`` (0.3 against 3 ms a step for the shipped model)."""
     sums = [g.sum(dtype=torch.promote_types(g.dtype, torch.float32)) for g in grads
             if g is not None]
     if sums and not bool(torch.stack(sums).sum().isfinite()):
@@ -123,11 +121,9 @@ def run_steps(model: nn.Module, loader: DataLoader, num_steps: int,
     ``loader`` (cycling over it), each moved to ``device`` and given to ``step(batch)``, which
     takes one optimisation step and returns the progress bar's postfix (names in ``lang``). The
     model trains during the loop and is in eval mode after it (in the caller's mode after an
-    error). ``seed`` fixes the dropout draws; the caller's global random state is kept.
-
-    A NaN or infinite loss (``step``'s check) or gradient (a hook on the backward pass) stops
-    the loop with a :class:`DivergedError` naming the step, before its ``optimizer.step()``.
-    """
+    error). ``seed`` fixes the dropout draws; the caller's global random state is kept. A NaN or
+    infinite loss (``step``'s check) or gradient (a hook on the backward pass) stops the loop
+    with a :class:`DivergedError` naming the step, before its ``optimizer.step()``."""
     params = [p for p in model.parameters() if p.requires_grad]
     hook = torch.autograd.graph.register_multi_grad_hook(params, _refuse_non_finite)
     bar = ProgressBar(total=num_steps, disable=not progress, desc=desc,
@@ -164,16 +160,14 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
                loss_fn: LossFn = chapter_loss, group_by_length: bool = False,
                device: torch.device | str | None = None) -> TrainHistory:
     """Train ``model`` with Adam for ``num_steps`` mini-batches (cycling over ``data``) on
-    ``device`` (default: :func:`default_device`), where the model stays.
-
-    ``seed`` fixes the batch order and the dropout draws; torch's global random state is kept.
-    Each mini-batch is padded only to its longest pair (:func:`~bertlib.batches.trim_padding`).
-    With ``group_by_length`` a mini-batch holds pairs of similar length, padded even less; it is
-    off by default because where length goes with something else (in the shipped corpus, the
-    language) such batches learn more slowly per step (notebook 06 measures it).
-    ``callback(history)`` runs after every step (e.g. ``bertlib.viz.LossPlot().update``). A NaN
-    or infinite loss or gradient raises :class:`DivergedError` before its step changes a weight.
-    """
+    ``device`` (default: :func:`default_device`), where the model stays. ``seed`` fixes the
+    batch order and the dropout draws; torch's global random state is kept. Each mini-batch is
+    padded only to its longest pair (:func:`~bertlib.batches.trim_padding`); with
+    ``group_by_length`` it holds pairs of similar length, padded even less (off by default:
+    where length goes with something else, in the shipped corpus the language, such batches
+    learn more slowly per step, as notebook 06 measures). ``callback(history)`` runs after every
+    step (e.g. ``bertlib.viz.LossPlot().update``). A NaN or infinite loss or gradient raises
+    :class:`DivergedError` before its step changes a weight."""
     check_instance("model", model, BERTModel, "a BERTModel")  # not load_small_bert()'s pair
     check_nonempty_batch(data)  # the values: the model's forward and the loss check them
     check_positive_int("num_steps", num_steps)
@@ -205,12 +199,9 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
 
 def evaluate_pretraining(model: BERTModel, data: PretrainBatch,
                          batch_size: int = 512) -> dict[str, float]:
-    """NSP accuracy and MLM top-1 accuracy on ``data``, next to their baselines.
-
-    ``mlm_majority_baseline`` is the accuracy of always predicting the most frequent label of
-    ``data`` itself (the best any constant guess can do); ``nsp_majority_baseline`` likewise.
-    The NSP accuracy is also given per class: a head that favours one answer shows it there.
-    """
+    """NSP and MLM top-1 accuracy on ``data``, next to their baselines: a ``*_majority_baseline``
+    is the accuracy of always giving ``data``'s most frequent label (the best any constant guess
+    can do). The NSP accuracy is also given per class: a head that favours one answer shows it."""
     check_instance("model", model, BERTModel, "a BERTModel")  # not load_small_bert()'s pair
     check_nonempty_batch(data)  # the values: the model's forward and the loss check them
     mlm_hits = 0
