@@ -121,8 +121,7 @@ class PretrainExample:
 def make_pretrain_examples(pairs: NSPPairs | Sequence[NSPPair], vocab: Vocab, *,
                            mask_ratio: float = 0.15, generator: torch.Generator | None = None,
                            seed: int | None = None) -> list[PretrainExample]:
-    """Apply MLM masking to every NSP pair (``pairs``: the result of :func:`make_nsp_pairs` or
-    its ``.pairs``)."""
+    """Apply MLM masking to each NSP pair (``pairs``: ``make_nsp_pairs(...)`` or its ``.pairs``)."""
     pairs = pairs.pairs if isinstance(pairs, NSPPairs) else pairs
     g = make_generator(generator, seed)
     examples = []

@@ -50,8 +50,7 @@ class SnapshotRecorder:
 
 @dataclass
 class Snapshots:
-    """A training run's snapshots, ``{step: state_dict}`` in step order, and its losses at
-    every step (index s - 1 for step s)."""
+    """A run's snapshots, ``{step: state_dict}`` in step order, and its losses (step s at s-1)."""
 
     weights: dict[int, dict[str, torch.Tensor]]
     mlm_loss: list[float]

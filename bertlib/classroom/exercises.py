@@ -55,8 +55,7 @@ def _block_params(num_heads: int = DEMO["num_heads"]) -> int:
 
 
 def _demo_encoder() -> BERTEncoder:
-    """03: an encoder of the chapter's demo sizes, with weights drawn from a fixed seed, in eval
-    mode (no dropout)."""
+    """03: an encoder of the chapter's demo sizes, weights from a fixed seed, in eval mode."""
     with own_global_rng(0):  # nn.Linear and the position table draw their initial weights
         return BERTEncoder(**DEMO).eval()
 
@@ -113,8 +112,7 @@ def _small_bert() -> BERTModel:
 
 
 def _nsp_head_params() -> int:
-    """05: learnable numbers between the encoded ``<cls>`` vector and the two NSP logits, in the
-    shipped small BERT."""
+    """05: learnable numbers from the encoded ``<cls>`` to the two NSP logits, in the small BERT."""
     model = _small_bert()
     return _num_params(model.hidden, model.nsp)
 

@@ -48,8 +48,7 @@ def _same_kind(expected, got) -> bool:
 
 
 def _difference(expected, got, where: str, lang: str) -> str | None:
-    """How ``got`` differs from ``expected`` (``where`` names the part, e.g. ``the result[1]``),
-    in ``lang``; None when they agree."""
+    """How ``got`` differs from ``expected`` (``where``: e.g. ``the result[1]``), None if alike."""
     if not _same_kind(expected, got) or (isinstance(expected, (list, tuple))
                                          and len(got) != len(expected)):
         return text("ex_impl_type", lang, where=where, expected=_describe(expected),

@@ -145,8 +145,7 @@ def freeze_layers(model: BERTClassifier | BERTTagger, *, trainable_blocks: int) 
 
 
 def check_data(data: TaskData) -> None:
-    """The door of fine-tuning, prediction and scoring: task data with at least one example
-    (``select`` of a language it lacks gives none)."""
+    """The door of fine-tuning, prediction, scoring: an example at least (``select`` may give 0)."""
     if len(data) == 0:
         raise ValueError("data must hold at least one example; got an empty TaskData")
 

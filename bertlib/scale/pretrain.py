@@ -92,9 +92,8 @@ def check_run_args(args: RunArgs) -> None:
 
 
 def read_corpus(corpus: str) -> list[list[str]]:
-    """Paragraphs of sentence strings: the shipped corpus' training split ("small"), a
-    WikiText raw file (``*.tokens``), or every ``*.txt`` file of a folder (one sentence per
-    line, a blank line between paragraphs)."""
+    """Paragraphs of sentence strings: the shipped corpus' training split ("small"), a WikiText
+    raw file (``*.tokens``), or a folder's ``*.txt`` files (a sentence a line, paragraphs apart)."""
     if corpus == "small":
         return load_small_corpus().train
     path = Path(corpus)

@@ -98,8 +98,7 @@ def check_tokens(name: str, tokens) -> None:
 
 
 def check_integer_dtype(name: str, t: torch.Tensor) -> None:
-    """The dtypes torch takes as indices: uint8 and bool index as masks, nn.Embedding refuses
-    int16 and int8."""
+    """torch's index dtypes: uint8 and bool index as masks, nn.Embedding refuses int16, int8."""
     if t.dtype not in (torch.int64, torch.int32):
         raise ValueError(f"{name} must hold integers of dtype torch.int64 or torch.int32; got "
                          f"dtype {t.dtype}")

@@ -39,8 +39,7 @@ def get_language() -> str:
 
 
 def corpus_language(lang: str | None = None) -> str:
-    """The language of an edition's corpus examples: its own if in :data:`CORPUS_LANGUAGES`,
-    else English (the small model knows no Japanese)."""
+    """The language of an edition's corpus examples: its own, or English (no Japanese data)."""
     lang = resolve_language(lang)
     return lang if lang in CORPUS_LANGUAGES else "en"
 

@@ -43,8 +43,8 @@ ROW_SUM_TOLERANCE = 1e-3  # float32 softmax rows of a few hundred keys sum to 1 
 
 
 def check_weights(weights: np.ndarray) -> None:  # probabilities: finite, in [0, 1]
-    if not np.isfinite(weights).all() or weights.min() < 0 or weights.max() > 1:
-        bad = weights[~(np.isfinite(weights) & (weights >= 0) & (weights <= 1))]
+    bad = weights[~(np.isfinite(weights) & (weights >= 0) & (weights <= 1))]
+    if bad.size:
         raise ValueError(f"weights must be attention weights, finite and in [0, 1]; got "
                          f"{bad.flat[0]!r}")
 

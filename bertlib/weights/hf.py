@@ -171,9 +171,8 @@ def read_state_dict(path: Path) -> dict[str, torch.Tensor]:
 
 
 def _normalised(state: dict, config: BERTConfig) -> dict:
-    """``state`` without recomputed buffers and copies nobody reads: the decoder's bias is
-    cls.predictions.bias (transformers 5 stores it apart), a tied decoder weight the word
-    embeddings."""
+    """``state`` without recomputed buffers and unread copies: the decoder's bias is that of
+    cls.predictions (transformers 5 stores it apart), a tied decoder weight the word embeddings."""
     state = {k: v for k, v in state.items() if k not in IGNORED}
     if "cls.predictions.decoder.bias" in state:
         state["cls.predictions.bias"] = state.pop("cls.predictions.decoder.bias")
