@@ -75,8 +75,7 @@ def load_snapshots(directory: str | Path = SMALL_BERT_DIR) -> Snapshots:
     weights: dict[int, dict[str, torch.Tensor]] = {}
     try:
         with safe_open(str(path), framework="pt") as f:
-            names = f.keys()  # a safe_open is not iterable itself
-            for key in names:
+            for key in f.keys():  # noqa: SIM118 (a safe_open is not iterable itself)
                 step, _, name = key.partition("/")
                 if not step.isdigit() or not name:
                     raise ValueError(f"{path}: {key!r} is not a snapshot entry <step>/<name>")

@@ -23,7 +23,7 @@ from torch import Tensor, nn
 from bertlib.batches import make_loader
 from bertlib.finetuning.tasks import IGNORE, TaskData
 from bertlib.inputs import eval_mode, model_device
-from bertlib.model import BERTModel, checked
+from bertlib.model import BERTModel, checked, key_padding_mask
 from bertlib.support.checks import check_all_finite, check_int_in, check_positive_int, check_range
 from bertlib.support.i18n import text
 from bertlib.support.rng import own_global_rng
@@ -63,8 +63,7 @@ class BERTClassifier(nn.Module):
 
 
 class BERTTagger(nn.Module):
-    """One label per token: the pretrained encoder, then a new output layer applied to every
-    token's representation (the chapter's token-level application, such as tagging)."""
+    """One label per token (the chapter's tagging): the pretrained encoder, a new output layer."""
 
     def __init__(self, bert: BERTModel, num_tags: int, *, seed: int = 0):
         super().__init__()
@@ -277,13 +276,11 @@ def best_span(scores: Float[Tensor, "B 2 T"], allowed: Bool[Tensor, "B T"],
 
 def predict_spans(model: nn.Module, data: TaskData, max_answer_len: int = 8,
                   batch_size: int = 256) -> torch.Tensor:
-    """The answer span ``model`` finds for each question of ``data`` (N, 2): its first and
-    last token, chosen by :func:`best_span` among the text's tokens (segment B, not its
-    ``<sep>``), in eval mode, on the CPU."""
+    """The first and last token (N, 2) of ``model``'s answer to each question of ``data``, by
+    :func:`best_span` among the text's tokens (segment B, not its <sep>), in eval mode, on CPU."""
     out = []  # best_span checks max_answer_len
     for (tokens, segments, valid_lens, _), scores in _outputs(model, data, batch_size):
-        positions = torch.arange(tokens.shape[1])
-        in_text = (segments == 1) & (positions < valid_lens[:, None] - 1)  # B, not its <sep>
+        in_text = (segments == 1) & key_padding_mask(valid_lens - 1, tokens.shape[1])  # not <sep>
         out.append(best_span(scores.cpu(), in_text, max_answer_len))
     return torch.cat(out)
 

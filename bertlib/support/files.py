@@ -46,11 +46,8 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
             continue
     try:
         write(tmp)
-        fd = os.open(tmp, os.O_RDWR)  # Windows commits only a file opened for writing
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        with open(tmp, "rb+") as f:  # Windows commits only a file opened for writing
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:  # KeyboardInterrupt too: leave no stray file behind
         with contextlib.suppress(OSError):

@@ -26,13 +26,12 @@ def source(obj, region: str | None = None) -> str:
     for line in lines:
         if (start := _START.match(line)) is not None:
             inside = regions.setdefault(start.group(1), [])
-            continue
-        if _END.match(line):
+        elif _END.match(line):
             inside = None
-            continue
-        kept.append(line)
-        if inside is not None:
-            inside.append(line)
+        else:
+            kept.append(line)
+            if inside is not None:
+                inside.append(line)
     if region is None:
         return textwrap.dedent("\n".join(kept))
     if not isinstance(region, str) or region not in regions:

@@ -38,8 +38,7 @@ class NSPPlot(LiveFigure):
 
     def update(self, probabilities: Sequence[float]) -> Figure:
         """probabilities: (P(NotNext), P(IsNext)), bertlib's label order (1 = IsNext)."""
-        probs = np.asarray(probabilities, dtype=float)
-        self.probabilities = probs
+        self.probabilities = probs = np.asarray(probabilities, dtype=float)
         for bar, label, p in zip(self.bars, self.values, probs, strict=True):
             bar.set_width(p)
             label.set_position((min(p, 0.88) + 0.01, label.get_position()[1]))
