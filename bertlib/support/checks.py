@@ -128,8 +128,6 @@ def check_ndim(name: str, t: torch.Tensor, ndim: int, shape_doc: str) -> None:
 
 def check_range(name: str, t: torch.Tensor, low: int, high: int, allowed: str) -> None:
     """``low <= t <= high`` element-wise; the first offending entry reported."""
-    if t.numel() == 0:
-        return
     bad = (t < low) | (t > high)
     if bool(bad.any()):
         idx = tuple(int(i) for i in bad.nonzero()[0])

@@ -58,7 +58,6 @@ def query_key_steps(attention: MultiHeadAttention, X: Float[Tensor, "T H"], toke
     T, H = X.shape
     nh = attention.num_heads
     d = H // nh
-    root = math.sqrt(d)  # the model's own temperature
     if X.dtype != attention.W_q.weight.dtype:  # torch would refuse the product deep inside
         raise ValueError(f"X must have the model's dtype, {attention.W_q.weight.dtype}; got "
                          f"{X.dtype} (convert it with X.to(that dtype))")
@@ -68,7 +67,7 @@ def query_key_steps(attention: MultiHeadAttention, X: Float[Tensor, "T H"], toke
         raise ValueError(f"query must be a token index in [0, {T - 1}]; got {query!r}")
     if len(tokens) != T:
         raise ValueError(f"tokens must name the {T} positions of X; got {len(tokens)}")
-    tau = root if temperature is None else float(temperature)
+    tau = math.sqrt(d) if temperature is None else float(temperature)
     heads = slice(head * d, (head + 1) * d)  # the columns of this head (see _split_heads)
     with torch.no_grad():
         q = attention.W_q(X)[query, heads]  # (d,)
