@@ -790,7 +790,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory):
     # The cores shared out among the pytest-xdist workers' kernels: two kernels of two threads
     # each on 2 cores spend their time waiting for each other (the English edition's kernels,
     # on two workers: 314 s with two threads each, 222 s with one; 08 alone 75 s against 29 s).
-    # The printed outputs are the same either way; the comparison above checks it.
+    # The printed outputs are the same either way: the test compares them with the committed ones.
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     env["OMP_NUM_THREADS"] = str(max(1, len(os.sched_getaffinity(0)) // workers))
     for name in ("CONFIG", "DATA", "RUNTIME"):
@@ -907,6 +907,11 @@ class LabPage:
 
     def __init__(self, lab: Lab, browser) -> None:
         self.lab, self.browser, self.page = lab, browser, None
+        # This run's stage times (Stopwatch), one file per pytest-xdist worker, begun afresh.
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        self.stages = ARTIFACTS / f"stages-{worker}.tsv"
+        self.stages.write_text("")
 
     def get(self) -> Page:
         if self.page is None:
@@ -1606,8 +1611,8 @@ def save_screenshot(page: Page, notebook: str) -> None:
 
 
 class Stopwatch:
-    """The seconds each stage of one notebook's test took, appended as a line to
-    test-artifacts/e2e/stages.tsv (notebook, then stage=seconds), to see where the time goes."""
+    """The seconds each stage of one notebook's test took, appended as a line (notebook, then
+    stage=seconds) to the worker's test-artifacts/e2e/stages-<worker>.tsv: where the time goes."""
 
     def __init__(self) -> None:
         self.start, self.stages = time.monotonic(), {}
@@ -1616,9 +1621,8 @@ class Stopwatch:
         now = time.monotonic()
         self.stages[stage], self.start = round(now - self.start, 1), now
 
-    def save(self, notebook: str) -> None:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        with (ARTIFACTS / "stages.tsv").open("a") as out:  # one short line: appends stay whole
+    def save(self, notebook: str, stages: Path) -> None:
+        with stages.open("a") as out:
             out.write("\t".join([notebook, *(f"{k}={v}" for k, v in self.stages.items())]) + "\n")
 
 
@@ -1691,7 +1695,7 @@ def test_notebook_in_jupyterlab(notebook: str, lab: Lab, lab_page: LabPage) -> N
             save_screenshot(page, path)
             times.lap("screenshot")
         finally:
-            times.save(notebook)
+            times.save(notebook, lab_page.stages)
             page.remove_listener("pageerror", on_error)
             page.remove_listener("websocket", watch_kernel)
             lab_page.done(passed)
