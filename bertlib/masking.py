@@ -70,7 +70,8 @@ def mask_tokens(token_ids: Sequence[int], vocab: Vocab, *, mask_ratio: float = 0
     if not isinstance(mask_ratio, (int, float)) or not 0.0 < mask_ratio <= 1.0:
         raise ValueError(f"mask_ratio must be in (0, 1]; got {mask_ratio!r}")
     ids = token_ids.tolist() if isinstance(token_ids, torch.Tensor) else list(token_ids)
-    bad = [t for t in ids if type(t) is not int or not 0 <= t < len(vocab)]  # a bool is no id
+    size = len(vocab)
+    bad = [t for t in ids if type(t) is not int or not 0 <= t < size]  # a bool is no id
     if bad:
         raise ValueError(f"token_ids must be a list of integer ids in [0, {len(vocab) - 1}] "
                          f"(vocab[tokens]); got {bad[0]!r} in {token_ids!r:.80}")
