@@ -73,7 +73,7 @@ def mask_tokens(token_ids: Sequence[int], vocab: Vocab, *, mask_ratio: float = 0
     size = len(vocab)
     bad = [t for t in ids if type(t) is not int or not 0 <= t < size]  # a bool is no id
     if bad:
-        raise ValueError(f"token_ids must be a list of integer ids in [0, {len(vocab) - 1}] "
+        raise ValueError(f"token_ids must be a list of integer ids in [0, {size - 1}] "
                          f"(vocab[tokens]); got {bad[0]!r} in {token_ids!r:.80}")
     candidates = [i for i, t in enumerate(ids) if t not in vocab.structural_ids]
     if not candidates:
