@@ -5,9 +5,15 @@ Every sentence comes from templates written for this project (no outside text), 
 may be redistributed under the project's licence. A paragraph is a short story about one
 everyday topic: one person, told in a fixed order of steps, so that the order of sentences
 carries the signal next-sentence prediction learns and the surrounding words give masked-token
-prediction something to use. Output: one sentence per line, a blank line between paragraphs.
+prediction something to use.
 
-    python scripts/make_corpus.py            # the shipped files (seed 0, 800 paragraphs each)
+Beside the stories stand *class paragraphs* (``scripts/word_classes.py``): short sentences about
+one word of six word classes, such as "Nobody forgot the peel of mangoes.", which let masked-token
+prediction learn which words belong together. Notebook 09's designed experiment needs them: some
+of those words occur nowhere but here. Output: one sentence per line, a blank line between
+paragraphs, stories and class paragraphs shuffled together.
+
+    python scripts/make_corpus.py    # the shipped files: seed 0, 400 stories, 1600 class paragraphs
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from __future__ import annotations
 import argparse
 import random
 from pathlib import Path
+
+from word_classes import class_paragraph
 
 OUT_DIR = Path(__file__).resolve().parent.parent / "bertlib" / "assets" / "small_corpus"
 
@@ -363,17 +371,20 @@ def make_paragraph(topics: list, fill, rng: random.Random) -> list[str]:
     return [rng.choice(step).format(**slots) for i, step in enumerate(steps) if i != skip]
 
 
-def write_corpus(out_dir: Path, num_paragraphs: int, seed: int) -> None:
+def write_corpus(out_dir: Path, stories: int, class_paragraphs: int, seed: int) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     for lang, topics, fill in (("en", EN_TOPICS, _fill_en), ("zh", ZH_TOPICS, _fill_zh)):
         rng = random.Random(f"{seed}-{lang}")
         paragraphs, seen = [], set()
-        while len(paragraphs) < num_paragraphs:
+        while len(paragraphs) < stories:
             # No paragraph twice, so that a held-out paragraph never also appears in training.
             paragraph = make_paragraph(topics, fill, rng)
             if tuple(paragraph) not in seen:
                 seen.add(tuple(paragraph))
                 paragraphs.append(paragraph)
+        rng = random.Random(f"{seed}-{lang}-classes")
+        paragraphs += [class_paragraph(lang, rng) for _ in range(class_paragraphs)]
+        rng.shuffle(paragraphs)
         text = "\n\n".join("\n".join(p) for p in paragraphs) + "\n"
         (out_dir / f"{lang}.txt").write_text(text, encoding="utf-8")
 
@@ -381,10 +392,11 @@ def write_corpus(out_dir: Path, num_paragraphs: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT_DIR)
-    parser.add_argument("--paragraphs", type=int, default=800, help="per language")
+    parser.add_argument("--stories", type=int, default=400, help="per language")
+    parser.add_argument("--class-paragraphs", type=int, default=1600, help="per language")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    write_corpus(args.out, args.paragraphs, args.seed)
+    write_corpus(args.out, args.stories, args.class_paragraphs, args.seed)
 
 
 if __name__ == "__main__":

@@ -1,74 +1,69 @@
 """Write the labelled fine-tuning sets to ``bertlib/assets/tasks/{en,zh}.jsonl`` (package data).
 
-The sentences come from the same hand-written templates as the pretraining corpus
-(``scripts/make_corpus.py``), so the sets may be redistributed under the project's licence. Each
-line is one sentence of one generated story, with everything the three tasks of notebook 09
-need:
+The sentences are the neutral frames of ``scripts/word_classes.py`` with words of its six classes
+filled in, so the sets may be redistributed under the project's licence. Each line is one
+sentence:
 
-* ``topic``: the story's topic (0-11, the order of ``EN_TOPICS``/``ZH_TOPICS``), for the
-  sentence-level task;
-* ``story``: which story the sentence belongs to, for the pair-level task (same story or not);
-* ``spans``: ``[start, end, kind]`` character spans of the names, places and times the template
-  filled in, for the token-level task;
-* ``template``: ``"topic.step.wording"``, so that a split can hold out whole templates.
+* ``text``: the sentence;
+* ``split``: ``"train"`` or ``"test"``: training sentences use the training frames and the seen
+  words only; test sentences use the test frames, with seen words or with held-out words;
+* ``words``: ``[start, end, class, held_out]`` for each class word: its character span, its class
+  (NAME, PLACE, TIME, fruit, animal, sport) and whether it is one of the held-out words.
 
-    python scripts/make_tasks.py             # the shipped files (seed 0, 20 stories per topic)
+Sentences of one word serve the topic task and the tagger; sentences of two words, at least one
+a name, a place or a time, serve the tagger and question answering.
+
+    python scripts/make_tasks.py             # the shipped files (seed 0)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
-import string
 from pathlib import Path
 
-from make_corpus import EN_TOPICS, ZH_TOPICS, _fill_en, _fill_zh
+from word_classes import (
+    NEUTRAL_TEST,
+    NEUTRAL_TRAIN,
+    PAIR_TEST,
+    PAIR_TRAIN,
+    held_out_words,
+    leak_check,
+    one_word_items,
+    pair_items,
+)
 
 OUT_DIR = Path(__file__).resolve().parent.parent / "bertlib" / "assets" / "tasks"
-
-# Which filled-in slots are entities, and of which kind (bertlib.finetuning.tasks.TAGS names them).
-ENTITY_SLOTS = {"Name": "NAME", "city": "PLACE", "day": "TIME", "time": "TIME"}
+PAIRS = {"train": 400, "test": 200}  # two-word sentences per language, split and part
 
 
-def fill(template: str, slots: dict[str, str]) -> tuple[str, list[list]]:
-    """``template`` with its slots filled, and the character spans of the entity slots."""
-    out, spans = "", []
-    for literal, field, _, _ in string.Formatter().parse(template):
-        out += literal
-        if field is None:
-            continue
-        if field in ENTITY_SLOTS:
-            spans.append([len(out), len(out) + len(slots[field]), ENTITY_SLOTS[field]])
-        out += slots[field]
-    return out, spans
-
-
-def write_tasks(out_dir: Path, stories_per_topic: int, seed: int) -> None:
+def write_tasks(out_dir: Path, seed: int) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
-    for lang, topics, fill_slots in (("en", EN_TOPICS, _fill_en), ("zh", ZH_TOPICS, _fill_zh)):
-        rng = random.Random(f"tasks-{seed}-{lang}")
-        lines, story = [], 0
-        for _ in range(stories_per_topic):
-            for topic, steps in enumerate(topics):
-                slots = fill_slots(rng)
-                for step, wordings in enumerate(steps):
-                    wording = rng.randrange(len(wordings))
-                    sentence, spans = fill(wordings[wording], slots)
-                    lines.append(json.dumps(
-                        {"story": story, "topic": topic, "template": f"{topic}.{step}.{wording}",
-                         "text": sentence, "spans": spans}, ensure_ascii=False))
-                story += 1
+    for lang in ("en", "zh"):
+        held = held_out_words(lang)
+        rows = []
+        for split, part, frames, pair_frames in (
+                ("train", "seen", NEUTRAL_TRAIN, PAIR_TRAIN),
+                ("test", "seen", NEUTRAL_TEST, PAIR_TEST),
+                ("test", "held", NEUTRAL_TEST, PAIR_TEST)):
+            items = one_word_items(lang, frames[lang], part)
+            items += pair_items(lang, pair_frames[lang], part, PAIRS[split], seed)
+            rows += [{"text": x["text"], "split": split,
+                      "words": [[s, e, cls, w in held] for s, e, cls, w in x["words"]]}
+                     for x in items]
+        leaks = leak_check(lang, [r["text"] for r in rows if r["split"] == "train"])
+        if leaks:
+            raise SystemExit(f"held-out words in {lang} training sentences: {leaks[:3]}")
+        lines = [json.dumps(r, ensure_ascii=False) for r in rows]
         (out_dir / f"{lang}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT_DIR)
-    parser.add_argument("--stories", type=int, default=20, help="per topic and language")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    write_tasks(args.out, args.stories, args.seed)
+    write_tasks(args.out, args.seed)
 
 
 if __name__ == "__main__":

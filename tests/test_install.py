@@ -21,7 +21,7 @@ SCRIPT = textwrap.dedent("""
     from bertlib import load_small_bert, load_small_corpus, make_pretrain_data, train_bert
     from bertlib.text.corpus import tokenize_paragraphs
     from bertlib.support.i18n import tr
-    from bertlib.finetuning.tasks import load_task_sentences, split_by_template
+    from bertlib.finetuning.tasks import load_task_sentences, split_tasks
     from bertlib.viz import (AttentionWidget, InputRepresentationWidget, LossPlot,
                              MaskingWidget, NSPWidget)
     from bertlib.viz.fonts import use_cjk_font
@@ -48,8 +48,9 @@ SCRIPT = textwrap.dedent("""
                               groups=split.train_langs[:20])
     history = train_bert(model, data, num_steps=1, batch_size=16, progress=False)
     assert len(history.mlm) == 1
-    tasks = split_by_template(load_task_sentences())
-    assert len(tasks.train) > 2000 and len(tasks.held_out) > 500
+    tasks = split_tasks(load_task_sentences())
+    assert len(tasks.train) > 2000 and len(tasks.seen) > 500 and len(tasks.held_out) > 500
+    assert {s.lang for s in tasks.held_out} == {"en", "zh"}
     print("whole install works")
 """)
 

@@ -186,6 +186,25 @@ def test_check_finds_a_source_edited_without_rebuilding(copy):
     ]
 
 
+def test_prose_rewrites_the_markdown_keeps_the_outputs_and_refuses_changed_code(copy):
+    src = copy / "src" / "02_input_representation.py"
+    text = src.read_text(encoding="utf-8")
+    src.write_text(text.replace("# # 02 · Input representation", "# # 02 · Inputs"),
+                   encoding="utf-8")
+    path = copy / "en" / "02_input_representation.ipynb"
+    before = nbformat.read(path, as_version=4)
+    assert tool.rewrite_prose(["02_input_representation"], copy) == 0
+    after = nbformat.read(path, as_version=4)
+    assert after.cells[0].source.startswith("# 02 · Inputs")
+    code = [[(c.source, c.outputs, c.execution_count) for c in nb.cells if c.cell_type == "code"]
+            for nb in (before, after)]
+    assert code[0] == code[1] and after.metadata == before.metadata
+    assert not [p for p in tool.check(copy) if "02_input_representation" in p]
+    src.write_text(text.replace("import ", "import  ", 1), encoding="utf-8")
+    assert tool.rewrite_prose(["02_input_representation"], copy) == 1
+    assert nbformat.read(path, as_version=4) == after  # nothing written
+
+
 def test_check_finds_an_unexecuted_edition(copy):
     def clear(nb):
         _first_code_cell(nb).execution_count = None

@@ -25,6 +25,7 @@ bertlib is not installed in the kernel. ``--check`` verifies it like every other
     python tools/notebooks.py                 # build and execute every notebook
     python tools/notebooks.py 03_encoder      # only these notebooks
     python tools/notebooks.py --check         # fast, no execution: editions match sources
+    python tools/notebooks.py --prose 06_pretraining   # after an edit of markdown cells only
 """
 
 from __future__ import annotations
@@ -391,12 +392,40 @@ def build(names: list[str] | None = None, notebooks_dir: Path = NOTEBOOKS) -> in
     return 0
 
 
+def rewrite_prose(names: list[str] | None = None, notebooks_dir: Path = NOTEBOOKS) -> int:
+    """Write every edition's markdown anew from its source and keep its code cells, outputs and
+    execution counts as committed: for an edit of the prose alone, which needs no run. Refuses
+    (exit code 1) a notebook whose code cells differ from its source's."""
+    for src in sources(notebooks_dir, names):
+        source = load_source(src)
+        for lang in LANGS:
+            path = notebooks_dir / lang / f"{src.stem}.ipynb"
+            committed = nbformat.read(path, as_version=4)
+            nb = edition(source, lang)
+            old = [c for c in committed.cells if c.cell_type == "code"]
+            new = [c for c in nb.cells if c.cell_type == "code"]
+            if [c.source for c in old] != [c.source for c in new]:
+                print(f"{lang}/{path.name}: its code cells changed; run tools/notebooks.py "
+                      f"{src.stem}")
+                return 1
+            for cell, before in zip(new, old, strict=True):
+                cell.outputs, cell.execution_count = before.outputs, before.execution_count
+            nb.metadata = committed.metadata
+            nbformat.write(nb, path)
+            print(f"{lang}/{path.name}: prose rewritten")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="notebook names such as 03_encoder (default: all)")
     parser.add_argument("--check", action="store_true",
                         help="check the committed editions against the sources; run nothing")
+    parser.add_argument("--prose", action="store_true",
+                        help="rewrite the markdown only, keep the committed outputs; run nothing")
     args = parser.parse_args(argv)
+    if args.prose:
+        return rewrite_prose(args.names)
     if not args.check:
         return build(args.names)
     problems = check()

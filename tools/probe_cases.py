@@ -223,8 +223,9 @@ class Fixtures:
         split = corpus.load_small_corpus()
         self.paragraphs = corpus.tokenize_paragraphs(split.train[:30], self.tok.tokenize)
         self.data = data.make_pretrain_data(self.paragraphs, self.vocab, 32, seed=0)
-        sentences = tasks.load_task_sentences()
-        self.sentences = sentences[:40] + sentences[-40:]  # both languages
+        # Sentences of one word, which every builder takes (topic_data refuses two words).
+        sentences = [s for s in tasks.load_task_sentences() if s.topic is not None]
+        self.sentences = sentences[:40] + sentences[-40:]  # both languages, several classes
         self.topic = tasks.topic_data(self.sentences, self.tok, 32)
         self.tags = tasks.tagging_data(self.sentences, self.tok, 32)
         self.spans = tasks.span_data(self.sentences, self.tok, 32)
@@ -994,8 +995,8 @@ def tune(model=None, data=None, **kw):
 refuse(FT, "BERTClassifier(model, 0)", "num_classes", lambda F: BERTClassifier(F.tiny, 0))
 # A learner who builds a tagger before counting the tags.
 refuse(FT, "BERTTagger(model, 0)", "num_tags", lambda F: BERTTagger(F.tiny, 0))
-# A learner who builds a 2-class classifier for the 12 topics.
-refuse(FT, "fine_tune(12-class labels, num_classes=2)", ("labels", "num_classes", "class"),
+# A learner who builds a 2-class classifier for the 6 topics.
+refuse(FT, "fine_tune(6-class labels, num_classes=2)", ("labels", "num_classes", "class"),
        tune(model=lambda F: F.watch(built(BERTClassifier, copy.deepcopy(F.tiny), 2), "classifier")))
 # A learner trying fine-tuning arguments, each value below one somebody types.
 for arg, bad in [("num_steps", 0),  # a learner who tries 0 steps
@@ -1027,12 +1028,12 @@ refuse(FT, "fine_tune(empty data)", ("data", "empty"),
        tune(data=lambda F: tasks.TaskData(*(t[:0] for t in F.topic.tensors()), [])))
 
 
-# A learner who evaluates a 2-class classifier on the 12-topic data.
-@case(FT, "evaluate_task(12-class data, num_classes=2)", "num_classes", "labels", "class")
+# A learner who evaluates a 2-class classifier on the 6-topic data.
+@case(FT, "evaluate_task(6-class data, num_classes=2)", "num_classes", "labels", "class")
 def _eval_classes(F):
     clf = built(BERTClassifier, copy.deepcopy(F.tiny), 2)
     score = bertlib.evaluate_task(clf, F.topic, 2)
-    raise Silent(f"reported {len(score.per_class)} classes on 12-class data")
+    raise Silent(f"reported {len(score.per_class)} classes on 6-class data")
 
 
 # A learner who tries max_answer_len=0.
@@ -1057,8 +1058,8 @@ refuse(FT, "task_loss(float labels)", "labels",
 
 # ================================================================ bertlib.finetuning.tasks
 TA = "bertlib.finetuning.tasks"
-ROW = {"text": "On Monday, Maria went to the market.", "topic": 0, "story": 0,
-       "template": "0.0.0", "spans": [[3, 9, "TIME"], [11, 16, "NAME"]]}
+ROW = {"text": "On Monday, Maria went to the market.", "split": "train",
+       "words": [[3, 9, "TIME", False], [11, 16, "NAME", False]]}
 
 
 def task_dir(en_lines=None, zh_lines=None, *, en_path: Callable | None = None) -> Path:
@@ -1085,22 +1086,28 @@ refuse(TA, "load_task_sentences(missing folder)", ("directory", "nowhere"),
        lambda F: tasks.load_task_sentences(here("nowhere")))
 # An instructor who adds sentences by hand and leaves a line unfinished.
 refuse(TA, "load_task_sentences(broken JSON line)", ("en.jsonl", "line", "json"),
-       load_tasks(en_lines=[json.dumps(ROW), '{"text": "x", "topic":']))
-# An instructor who forgets a row's topic.
-refuse(TA, "load_task_sentences(row without 'topic')", ("topic", "en.jsonl"),
-       load_tasks(en_lines=[json.dumps({k: v for k, v in ROW.items() if k != "topic"})]))
-# An instructor who invents a 13th topic.
-refuse(TA, "load_task_sentences(topic 99)", ("topic", "99"),
-       load_tasks(en_lines=[json.dumps(ROW | {"topic": 99})]))
+       load_tasks(en_lines=[json.dumps(ROW), '{"text": "x", "split":']))
+# An instructor who forgets a row's words.
+refuse(TA, "load_task_sentences(row without 'words')", ("words", "en.jsonl"),
+       load_tasks(en_lines=[json.dumps({k: v for k, v in ROW.items() if k != "words"})]))
+# An instructor who adds a third side to the split, for validation.
+refuse(TA, "load_task_sentences(split 'dev')", ("split", "dev"),
+       load_tasks(en_lines=[json.dumps(ROW | {"split": "dev"})]))
 # An instructor whose spreadsheet export quotes the numbers.
-refuse(TA, "load_task_sentences(topic '0')", ("topic", "'0'"),
-       load_tasks(en_lines=[json.dumps(ROW | {"topic": "0"})]))
-# An instructor who shortens a sentence and leaves its spans.
-refuse(TA, "load_task_sentences(span past the text)", ("span", "500"),
-       load_tasks(en_lines=[json.dumps(ROW | {"spans": [[3, 500, "TIME"]]})]))
-# An instructor who invents a span kind (PERSON for NAME).
-refuse(TA, "load_task_sentences(span kind BANANA)", ("span", "BANANA"),
-       load_tasks(en_lines=[json.dumps(ROW | {"spans": [[3, 9, "BANANA"]]})]))
+refuse(TA, "load_task_sentences(start '3')", ("start", "'3'"),
+       load_tasks(en_lines=[json.dumps(ROW | {"words": [["3", 9, "TIME", False]]})]))
+# An instructor whose spreadsheet export writes the held-out flag as 1 or 0.
+refuse(TA, "load_task_sentences(held out 1)", ("held out", "true or false"),
+       load_tasks(en_lines=[json.dumps(ROW | {"words": [[3, 9, "TIME", 1]]})]))
+# An instructor who converts an older task file: its spans have no held-out flag.
+refuse(TA, "load_task_sentences(word without its held-out flag)", ("words", "held out"),
+       load_tasks(en_lines=[json.dumps(ROW | {"words": [[3, 9, "TIME"]]})]))
+# An instructor who shortens a sentence and leaves its words.
+refuse(TA, "load_task_sentences(word past the text)", ("words", "500"),
+       load_tasks(en_lines=[json.dumps(ROW | {"words": [[3, 500, "TIME", False]]})]))
+# An instructor who invents a class name (PERSON for NAME).
+refuse(TA, "load_task_sentences(class PERSON)", ("class", "PERSON"),
+       load_tasks(en_lines=[json.dumps(ROW | {"words": [[3, 9, "PERSON", False]]})]))
 # An instructor who empties the files to start afresh.
 refuse(TA, "load_task_sentences(empty files)", ("sentences", "empty", "en.jsonl"),
        load_tasks(en_lines=[], zh_lines=[]))
@@ -1109,17 +1116,16 @@ refuse(TA, "load_task_sentences(invalid UTF-8)", ("en.jsonl", "utf"),
        load_tasks(en_path=lambda p: p.write_bytes(b'{"text": "\xff\xfe"}')))
 # A learner with a typo in the task's name.
 refuse(TA, "class_names('banana')", "task", lambda F: tasks.class_names("banana"))
+# A learner following an older edition of notebook 09, which had a sentence-pair task.
+refuse(TA, "class_names('pair')", ("task", "pair"), lambda F: tasks.class_names("pair"))
 # A learner trying a max_len too small for any sentence (each task's builder).
 for fn in ("topic_data", "tagging_data", "span_data"):
     for bad in (1, 0):
         refuse(TA, f"{fn}(max_len={bad})", ("max_len", "GB", "bytes"),
                lambda F, fn=fn, bad=bad: getattr(tasks, fn)(F.sentences, F.tok, bad), timeout=60)
-# A learner trying a max_len too small for a pair.
-refuse(TA, "pair_data(max_len=2)", "max_len",
-       lambda F: tasks.pair_data(F.sentences, F.tok, 2, seed=0))
-# A learner who filtered the sentences down to one.
-refuse(TA, "pair_data(one sentence, no pair)", ("sentences", "pair"),
-       lambda F: tasks.pair_data(F.sentences[:1], F.tok, 32, seed=0))
+# A learner who gives the topic task every sentence, those of two words too.
+refuse(TA, "topic_data(sentences of two words)", ("sentences", "one word"),
+       lambda F: tasks.topic_data(tasks.load_task_sentences(), F.tok, 32))
 # A learner whose filter left no sentence.
 refuse(TA, "topic_data([])", "sentences", lambda F: tasks.topic_data([], F.tok, 32))
 # A learner who passes one sentence's text.

@@ -198,7 +198,7 @@ def _mlm_head_params() -> int:
 
 
 def _topic_classifier() -> BERTClassifier:
-    """The shipped small BERT with an output layer for the 12 topics (shapes only)."""
+    """The shipped small BERT with an output layer for the 6 topics (shapes only)."""
     with torch.device("meta"):
         return BERTClassifier(_small_bert(), NUM_TOPICS)
 

@@ -151,7 +151,7 @@ def check_data(data: TaskData) -> None:
 
 def check_fits(model: nn.Module, data: TaskData) -> torch.Size:
     """Non-empty data whose labels are among the model's outputs: a classifier with 2 outputs
-    trained on 12 topics would run, and learn nothing about 10 of them. Returns the shape of
+    trained on 6 topics would run, and learn nothing about 4 of them. Returns the shape of
     the outputs for all of ``data``, (N, C) or (N, T, C), found from one forward pass on its
     first example (in eval mode, on the model's device) before anything is trained or scored."""
     check_data(data)

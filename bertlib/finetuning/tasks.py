@@ -1,18 +1,17 @@
-"""Labelled data for fine-tuning: three small bilingual tasks built from the corpus templates.
+"""Labelled data for fine-tuning: three small bilingual tasks in which the word is the evidence.
 
 The shipped sets (``bertlib/assets/tasks/{en,zh}.jsonl``, written by ``scripts/make_tasks.py``)
-hold one sentence of a generated story per line, with its topic, its story, its template and
-the character spans of the names, places and times the template filled in. Four tasks follow:
+hold one sentence per line: a *neutral frame* ("The letter was about X.") with one or two words
+of six word classes filled in, and for each word its character span, its class and whether it is
+*held out*. Of the 12 words of each class, 8 are seen in training and 4 are held out: they occur
+in no training sentence, only in the unlabelled pretraining corpus and in test sentences.
+Training and test sentences also use different frames. Three tasks follow:
 
-* **topic** (sentence level): which of the 12 story topics a sentence is about;
-* **pair** (pair level): do two sentences come from the same story? The wrong partner comes
-  from a story about another topic, in the same language;
+* **topic** (sentence level): which class the sentence's one word belongs to: a person, a place,
+  a time, a fruit, an animal or a sport;
 * **tags** (token level): is each token part of a name, a place, a time, or none of them?
-* **spans** (question answering): a question (who? where? when?) paired with the sentence; the
-  answer is the span of the sentence's tokens that holds the name, place or time.
-
-:func:`split_by_template` holds out whole templates, so a held-out sentence is never a
-training sentence with other names filled in.
+* **spans** (question answering): a question (who? where? when?) paired with a sentence of two
+  words; the answer is the span of the sentence's tokens that holds the name, place or time.
 
 Shapes: N = examples, T = sequence length.
 """
@@ -20,7 +19,6 @@ Shapes: N = examples, T = sequence length.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,57 +30,68 @@ from bertlib.inputs import EncodedInput, encode_pair, stack_inputs
 from bertlib.support.checks import check_choice, check_int_in
 from bertlib.support.files import checked_file, read_text
 from bertlib.support.i18n import CORPUS_LANGUAGES, text
-from bertlib.support.rng import make_generator
 from bertlib.text.tokenizer import WordPieceTokenizer, check_text
 
-NUM_TOPICS = 12
-TAGS = ("O", "NAME", "PLACE", "TIME")  # tag ids are positions in this tuple
+CLASSES = ("NAME", "PLACE", "TIME", "fruit", "animal", "sport")  # topic ids: positions here
+NUM_TOPICS = len(CLASSES)
+TAGS = ("O", "NAME", "PLACE", "TIME")  # tag ids: positions here; fruit, animal, sport are O
 IGNORE = -100  # the label of positions no loss is computed on (<cls>, <sep>, padding)
-SAME_STORY, OTHER_STORY = 1, 0
-TASKS = ("topic", "pair", "tags")
+TASKS = ("topic", "tags")
+SPLITS = ("train", "test")
 # The question asked for each kind of span, in the sentence's language: short, and spelt with
-# pieces the small BERT's vocabulary holds (its stories never ask a question).
+# pieces the small BERT's vocabulary holds.
 QUESTIONS = {"en": {"NAME": "who", "PLACE": "where", "TIME": "when"},
              "zh": {"NAME": "哪个人", "PLACE": "哪儿", "TIME": "哪天"}}
 # A task file is untrusted input: the shipped sets hold 0.2 MB each.
 TASK_FILE_MAX_BYTES = 64 * 2**20
-FIELDS = ("text", "topic", "story", "template", "spans")
+FIELDS = ("text", "split", "words")
 # The shortest inputs that hold a token of each text: <cls> x <sep>, <cls> a <sep> b <sep>.
 MIN_LEN_ONE, MIN_LEN_PAIR = 3, 5
 
 
 @dataclass(frozen=True)
 class TaskSentence:
-    """One sentence of one generated story, with everything the three tasks need."""
+    """One labelled sentence: its text, its side of the split and its class words."""
 
     text: str
     lang: str
-    topic: int
-    story: int
-    template: str  # "topic.step.wording"
-    spans: tuple[tuple[int, int, str], ...]  # character spans of names, places and times
+    split: str  # "train" or "test"
+    words: tuple[tuple[int, int, str, bool], ...]  # (start, end, class, held out) per word
 
     def __post_init__(self) -> None:
         # Read from a task file, which is untrusted: every field is checked.
         check_text("text", self.text)
-        check_int_in("topic", self.topic, 0, NUM_TOPICS - 1)
-        check_int_in("story", self.story, 0)
-        if not isinstance(self.template, str) or not re.fullmatch(r"\d+\.\d+\.\d+", self.template):
-            raise ValueError(f'template must be "topic.step.wording", three integers; got '
-                             f"{self.template!r:.80}")
-        _check_spans(self.spans, len(self.text))
-        object.__setattr__(self, "spans", tuple(tuple(span) for span in self.spans))
+        check_choice("split", self.split, SPLITS)
+        if isinstance(self.words, str) or not isinstance(self.words, Sequence) or not self.words:
+            raise ValueError(f"words must be a list of (start, end, class, held out); got "
+                             f"{self.words!r:.80}")
+        for i, word in enumerate(self.words):
+            if isinstance(word, str) or not isinstance(word, Sequence) or len(word) != 4:
+                raise ValueError(f"words[{i}] must be (start, end, class, held out); got "
+                                 f"{word!r:.80}")
+            check_int_in(f"words[{i}] start", word[0], 0, len(self.text) - 1,
+                         " (a character of the text)")
+            check_int_in(f"words[{i}] end", word[1], word[0] + 1, len(self.text),
+                         " (after its start)")
+            check_choice(f"words[{i}] class", word[2], CLASSES)
+            if not isinstance(word[3], bool):
+                raise ValueError(f"words[{i}] held out must be true or false; got {word[3]!r:.80}")
+        object.__setattr__(self, "words", tuple(tuple(word) for word in self.words))
 
+    @property
+    def topic(self) -> int | None:
+        """The class id of the sentence's word; None for a sentence of two words."""
+        return CLASSES.index(self.words[0][2]) if len(self.words) == 1 else None
 
-def _check_spans(spans, length: int) -> None:
-    if isinstance(spans, str) or not isinstance(spans, Sequence):
-        raise ValueError(f"spans must be a list of (start, end, kind); got {spans!r:.80}")
-    for i, span in enumerate(spans):
-        if isinstance(span, str) or not isinstance(span, Sequence) or len(span) != 3:
-            raise ValueError(f"spans[{i}] must be (start, end, kind); got {span!r:.80}")
-        check_int_in(f"spans[{i}] start", span[0], 0, length - 1, " (a character of the text)")
-        check_int_in(f"spans[{i}] end", span[1], span[0] + 1, length, " (after its start)")
-        check_choice(f"spans[{i}] kind", span[2], TAGS[1:])
+    @property
+    def held_out(self) -> bool:
+        """Does the sentence hold a held-out word?"""
+        return any(held for *_, held in self.words)
+
+    @property
+    def spans(self) -> tuple[tuple[int, int, str], ...]:
+        """The character spans of its names, places and times: (start, end, tag)."""
+        return tuple((start, end, cls) for start, end, cls, _ in self.words if cls in TAGS)
 
 
 def load_task_sentences(directory: str | Path = TASKS_DIR) -> list[TaskSentence]:
@@ -106,8 +115,7 @@ def _read_sentence(line: str, lang: str, where: str) -> TaskSentence:
         if not isinstance(row, dict) or not set(FIELDS) <= set(row):
             raise ValueError(f"must be a JSON object with the keys {list(FIELDS)}; got "
                              f"{line!r:.80}")
-        return TaskSentence(row["text"], lang, row["topic"], row["story"], row["template"],
-                            row["spans"])
+        return TaskSentence(row["text"], lang, row["split"], row["words"])
     except ValueError as err:  # json.JSONDecodeError is one
         raise ValueError(f"{where}: {err}") from None
     except RecursionError:  # "[[[[..." nested deeper than Python's stack
@@ -117,39 +125,27 @@ def _read_sentence(line: str, lang: str, where: str) -> TaskSentence:
 def class_names(task: str, lang: str | None = None) -> list[str]:
     """The names of a task's classes (or tags) in ``lang``, in label order."""
     check_choice("task", task, TASKS)
-    keys = {"topic": [f"topic_{i}" for i in range(NUM_TOPICS)],
-            "pair": ["pair_other", "pair_same"],
-            "tags": [f"tag_{tag}" for tag in TAGS]}[task]
-    return [text(key, lang) for key in keys]
+    keys = {"topic": [f"topic_{c}" for c in CLASSES], "tags": [f"tag_{tag}" for tag in TAGS]}
+    return [text(key, lang) for key in keys[task]]
 
 
 @dataclass
-class TemplateSplit:
-    """Sentences split by template: no template has sentences on both sides."""
+class TaskSplit:
+    """The training sentences, and the test sentences with seen words and with held-out words."""
 
     train: list[TaskSentence]
+    seen: list[TaskSentence]
     held_out: list[TaskSentence]
-    held_out_templates: frozenset[tuple[str, str]]  # (language, template)
 
 
-def split_by_template(sentences: Sequence[TaskSentence], *, held_out_steps: int = 3,
-                      seed: int = 0) -> TemplateSplit:
-    """Hold out one wording of ``held_out_steps`` story steps per topic and language; the
-    other stays in training, so every step is taught but held-out wordings are never labelled:
-    held-out accuracy measures generalising, not remembering templates with other names."""
-    steps: dict[tuple[str, int], set[int]] = {}
+def split_tasks(sentences: Sequence[TaskSentence]) -> TaskSplit:
+    """The sentences by their side of the split; test sentences by their words."""
+    split = TaskSplit([], [], [])
     for s in sentences:
-        steps.setdefault((s.lang, s.topic), set()).add(int(s.template.split(".")[1]))
-    g = make_generator(seed=seed)
-    held = set()
-    for (lang, topic), found in sorted(steps.items()):
-        order = sorted(found)
-        for i in torch.randperm(len(order), generator=g)[:held_out_steps].tolist():
-            wording = int(torch.randint(2, (1,), generator=g))
-            held.add((lang, f"{topic}.{order[i]}.{wording}"))
-    split = TemplateSplit([], [], frozenset(held))
-    for s in sentences:
-        (split.held_out if (s.lang, s.template) in held else split.train).append(s)
+        if s.split == "train":
+            split.train.append(s)
+        else:
+            (split.held_out if s.held_out else split.seen).append(s)
     return split
 
 
@@ -193,47 +189,16 @@ def _batch(inputs: list[EncodedInput], labels: torch.Tensor, langs: list[str],
 
 def topic_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
                max_len: int) -> TaskData:
-    """``<cls> sentence <sep>`` labelled with its story's topic (0 to 11)."""
+    """``<cls> sentence <sep>`` labelled with the class of its word (0 to 5): sentences of one
+    word."""
     _check_builder_args(sentences, max_len, MIN_LEN_ONE)
+    two = next((i for i, s in enumerate(sentences) if s.topic is None), None)
+    if two is not None:
+        raise ValueError(f"sentences must each hold one word for the topic task; sentences[{two}] "
+                         f"holds {len(sentences[two].words)}: {sentences[two].text!r:.80}")
     inputs = [encode_pair(tokenizer, s.text, max_len=max_len) for s in sentences]
     return _batch(inputs, torch.tensor([s.topic for s in sentences]),
                   [s.lang for s in sentences], tokenizer)
-
-
-def pair_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer, max_len: int,
-              *, seed: int) -> TaskData:
-    """``<cls> A <sep> B <sep>`` labelled SAME_STORY (1) or OTHER_STORY (0), half each: every
-    sentence with a story-mate in ``sentences`` is an A once; B comes from ``sentences`` only
-    (held-out pairs use held-out templates only), a wrong B from another topic, same language."""
-    _check_builder_args(sentences, max_len, MIN_LEN_PAIR)
-    g = make_generator(seed=seed)
-    stories: dict[tuple[str, int], list[int]] = {}
-    topics: dict[tuple[str, int], list[int]] = {}
-    for i, s in enumerate(sentences):
-        stories.setdefault((s.lang, s.story), []).append(i)
-        topics.setdefault((s.lang, s.topic), []).append(i)
-    # For each language and topic, the wrong partners: the other topics' sentences, in order.
-    others = {(lang, topic): sorted(j for (lang2, topic2), members in topics.items()
-                                    if lang2 == lang and topic2 != topic for j in members)
-              for lang, topic in topics}
-    for (lang, topic), wrong in others.items():
-        if not wrong:
-            raise ValueError(f"sentences must hold at least two topics in each language, for "
-                             f"the wrong partners; the {lang} ones are all about topic {topic}")
-    inputs, labels, langs = [], [], []
-    for i, a in enumerate(sentences):
-        mates = [j for j in stories[a.lang, a.story] if j != i]
-        if not mates:
-            continue
-        if float(torch.rand(1, generator=g)) < 0.5:
-            b, label = mates[int(torch.randint(len(mates), (1,), generator=g))], SAME_STORY
-        else:
-            wrong = others[a.lang, a.topic]
-            b, label = wrong[int(torch.randint(len(wrong), (1,), generator=g))], OTHER_STORY
-        inputs.append(encode_pair(tokenizer, a.text, sentences[b].text, max_len))
-        labels.append(label)
-        langs.append(a.lang)
-    return _batch(inputs, torch.tensor(labels), langs, tokenizer)
 
 
 def _token_starts(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list[int]:
@@ -242,26 +207,34 @@ def _token_starts(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list
                                                             add_special_tokens=False).offsets]
 
 
-def token_tags(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list[int]:
+def token_tags(sentence: TaskSentence, tokenizer: WordPieceTokenizer,
+               words_only: bool = False) -> list[int]:
     """One tag id per WordPiece token of the sentence: the kind of the span the token starts
-    in, else ``O``. A word cut into pieces gives every piece the word's tag."""
+    in, else ``O``. A word cut into pieces gives every piece the word's tag (the BERT paper
+    scores the first piece only). With ``words_only``, the tokens outside the class words get
+    ``IGNORE``."""
     tags = []
     for start in _token_starts(sentence, tokenizer):
-        kinds = [kind for s, e, kind in sentence.spans if s <= start < e]
-        tags.append(TAGS.index(kinds[0]) if kinds else 0)
+        classes = [cls for s, e, cls, _ in sentence.words if s <= start < e]
+        if not classes:
+            tags.append(IGNORE if words_only else 0)
+        else:
+            tags.append(TAGS.index(classes[0]) if classes[0] in TAGS else 0)
     return tags
 
 
 def tagging_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
-                 max_len: int) -> TaskData:
+                 max_len: int, *, words_only: bool = False) -> TaskData:
     """``<cls> sentence <sep>`` with one tag per token; ``<cls>``, ``<sep>`` and padding get
-    ``IGNORE``, so that no loss and no accuracy is computed there."""
+    ``IGNORE``, so that no loss and no accuracy is computed there. With ``words_only`` so do
+    the tokens outside the class words: accuracy then measures the words alone, not the frame
+    around them, which is ``O`` throughout."""
     _check_builder_args(sentences, max_len, MIN_LEN_ONE)
     inputs = [encode_pair(tokenizer, s.text, max_len=max_len) for s in sentences]
     T = max(len(x.ids) for x in inputs) if inputs else 0
     labels = torch.full((len(inputs), T), IGNORE)
     for i, (s, x) in enumerate(zip(sentences, inputs, strict=True)):
-        tags = token_tags(s, tokenizer)[: len(x.ids) - 2]  # as encode_pair truncated
+        tags = token_tags(s, tokenizer, words_only)[: len(x.ids) - 2]  # as encode_pair truncated
         labels[i, 1: 1 + len(tags)] = torch.tensor(tags, dtype=torch.long)
     return _batch(inputs, labels, [s.lang for s in sentences], tokenizer)
 

@@ -26,10 +26,11 @@ from bertlib.viz._widget import Widget, check_model_and_tokenizer, text_box
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import PAGE_WIDTH, literal
 
-# New sentences, in no template of the corpus, about the train trip and the market.
+# A held-out word (one no labelled training sentence holds) in a frame no training sentence
+# uses: notebook 09's fine-tuned small BERT classifies both, and tags Lisbon a place.
 DEFAULT_SENTENCES = {
-    "en": "On Sunday, Grace took the train to the old city.",
-    "zh": "星期天，王芳坐火车去杭州看望奶奶。",
+    "en": "Everyone was talking about Lisbon.",
+    "zh": "大家都在谈论狐狸。",
 }
 DEFAULT_SENTENCES["ja"] = DEFAULT_SENTENCES["en"]  # the model reads English and Chinese only
 TAG_COLORS = {"O": "#F2F2F2", "NAME": "#56B4E9", "PLACE": "#E69F00", "TIME": "#009E73"}

@@ -405,7 +405,7 @@ held_out = [s for paragraph in english for s in paragraph]
 
 rows = [[tr("vocab_size asked"), tr("pieces learned"), tr("tokens per held-out sentence"),
          "visited"]]
-for size in (600, 800, 1200, 4000):
+for size in (700, 900, 1400, 4000):
     learned = WordPieceTokenizer.train(sentences, vocab_size=size)
     count = sum(len(learned.tokenize(s)) for s in held_out)
     rows.append([size, len(learned), f"{count / len(held_out):.1f}",

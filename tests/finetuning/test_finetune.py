@@ -1,4 +1,5 @@
 import math
+from collections import Counter
 
 import pytest
 import torch
@@ -24,7 +25,7 @@ from bertlib.finetuning.tasks import (
     TaskData,
     load_task_sentences,
     span_data,
-    split_by_template,
+    split_tasks,
 )
 from bertlib.finetuning.tasks import topic_data as make_topic_data
 from bertlib.train import DivergedError, init_model
@@ -238,21 +239,24 @@ def test_wilson_interval_matches_the_textbook_values():
     assert str(Accuracy(8, 10)) == "0.800 [0.490, 0.943]"
 
 
-def test_pretraining_is_clearly_ahead_of_random_initialisation_on_held_out_templates(one_thread):
+def test_pretraining_is_clearly_ahead_of_random_initialisation_on_held_out_words(one_thread):
     """The point of pretraining: the same architecture and the same fine-tuning, from the
-    shipped weights or from random ones, on sentences of templates never seen with a label.
-    One run's intervals can touch (notebook 09 shows one run), so the test repeats the recipe
-    with three seeds for the head and the batch order: the pretrained start wins each time, and
-    the pooled accuracies (3 x the held-out sentences) are far apart."""
+    shipped weights or from random ones, on test sentences whose word (a person, a place, a
+    fruit...) no training sentence holds: only the pretraining corpus does. One run's intervals
+    can touch, so the test repeats the recipe with three seeds for the head and the batch
+    order: the pretrained start wins each time, and the pooled accuracies (3 x the 144
+    held-out sentences of one word) are far apart."""
     bert, tokenizer = load_small_bert()
-    split = split_by_template(load_task_sentences(), seed=0)
-    train = make_topic_data(split.train, tokenizer, bert.config.max_len)
-    held = make_topic_data(split.held_out, tokenizer, bert.config.max_len)
+    split = split_tasks(load_task_sentences())
+    one_word = [[s for s in part if s.topic is not None] for part in (split.train, split.held_out)]
+    train = make_topic_data(one_word[0], tokenizer, bert.config.max_len)
+    held = make_topic_data(one_word[1], tokenizer, bert.config.max_len)
+    assert len(held) == 144  # 4 held-out words x 6 classes x 3 test frames x 2 languages
     hits = {"pretrained": [], "random": []}
     for seed in (0, 1, 2):
         for name, start in (("pretrained", bert), ("random", init_model(bert.config, seed=1))):
             clf = BERTClassifier(start, NUM_TOPICS, seed=seed)
-            fine_tune(clf, train, num_steps=100, lr=7e-4, seed=seed,  # notebook 09's recipe
+            fine_tune(clf, train, num_steps=100, lr=7e-4, seed=seed,  # a short recipe
                       progress=False)
             hits[name].append(evaluate_task(clf, held, NUM_TOPICS).overall.hits)
     assert all(p > r for p, r in zip(hits["pretrained"], hits["random"], strict=True)), hits
@@ -326,25 +330,31 @@ def test_best_span_refuses_bad_input(args, message):
 
 
 def test_span_accuracy_is_the_exact_match_of_the_found_spans(one_thread):
-    """Fine-tuned briefly on the shipped questions, the head finds far more answers than the
-    most common answer position does, and span_accuracy counts exactly the found spans equal
-    to the labels."""
+    """Fine-tuned briefly on the shipped questions (sentences of two words), the head finds far
+    more answers about held-out words than the most common answer position does, and
+    span_accuracy counts exactly the found spans equal to the labels."""
     bert, tokenizer = load_small_bert()
-    split = split_by_template(load_task_sentences(), seed=0)
-    train = span_data(split.train, tokenizer, 64)
-    held = span_data(split.held_out, tokenizer, 64)
+    split = split_tasks(load_task_sentences())
+    train = span_data([s for s in split.train if s.topic is None], tokenizer, 64)
+    held = span_data([s for s in split.held_out if s.topic is None], tokenizer, 64)
     qa = BERTQuestionAnswerer(bert, seed=0)
-    fine_tune(qa, train, num_steps=60, lr=7e-4, seed=0, progress=False)
+    # 120 steps: after 60 the retrained small BERT finds 22-37% by seed, after 120 45-52%
+    fine_tune(qa, train, num_steps=120, lr=7e-4, seed=0, progress=False)
     found = predict_spans(qa, held)
     accuracy = span_accuracy(qa, held)
     assert accuracy.hits == sum(f == y for f, y in zip(found.tolist(), held.labels.tolist(),
                                                        strict=True))
     assert (found[:, 0] <= found[:, 1]).all() and (found[:, 1] - found[:, 0] < 8).all()
-    relative = held.labels - held.segments.argmax(1, keepdim=True)  # from the sentence's start
-    train_relative = train.labels - train.segments.argmax(1, keepdim=True)
-    common = torch.mode(train_relative[:, 0]).values, torch.mode(train_relative[:, 1]).values
-    baseline = ((relative[:, 0] == common[0]) & (relative[:, 1] == common[1])).float().mean()
-    assert accuracy.value > baseline + 0.3, (str(accuracy), float(baseline))
+    def relative(data):  # (first, last) of each answer, counted from the sentence's start
+        return [tuple(span) for span in
+                (data.labels - data.segments.argmax(1, keepdim=True)).tolist()]
+
+    # The most common (first, last) pair in training: the first and last tokens' modes taken
+    # apart make a pair no answer has (with these sentences, a baseline of 0).
+    common = Counter(relative(train)).most_common(1)[0][0]
+    baseline = sum(span == common for span in relative(held)) / len(held)
+    assert baseline > 0.05
+    assert accuracy.value > baseline + 0.3, (str(accuracy), baseline)
 
 
 def test_labels_outside_the_models_classes_are_refused_before_training(toy_model):

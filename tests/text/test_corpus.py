@@ -54,18 +54,18 @@ def test_small_corpus_language_mix_and_sentence_counts():
     split = load_small_corpus()
     paragraphs = split.train + split.held_out
     langs = split.train_langs + split.held_out_langs
-    assert langs.count("en") == langs.count("zh") == 800
-    assert split.held_out_langs.count("en") == split.held_out_langs.count("zh") == 80
-    sentences = [s for p in paragraphs for s in p]
-    assert 8000 <= len(sentences) <= 10000  # 5 or 6 sentences per paragraph
-    assert all(len(p) in (5, 6) for p in paragraphs)
+    assert langs.count("en") == langs.count("zh") == 2000
+    assert split.held_out_langs.count("en") == split.held_out_langs.count("zh") == 200
+    # 400 stories of 5 or 6 sentences and 1600 class paragraphs of 4, per language.
+    stories = [p for p in paragraphs if len(p) in (5, 6)]
+    assert len(stories) == 800 and sum(len(p) == 4 for p in paragraphs) == 3200
     for paragraph, lang in zip(paragraphs, langs, strict=True):
         text = "".join(paragraph)
         cjk_share = len(CJK.findall(text)) / len(text)
         assert (cjk_share > 0.7) if lang == "zh" else (cjk_share == 0)
-    # Paragraphs are stories, not shuffled sentences: first sentences differ from the rest.
-    first = {p[0] for p in paragraphs}
-    assert not first & {s for p in paragraphs for s in p[2:]}
+    # Stories are stories, not shuffled sentences: first sentences differ from the rest.
+    first = {p[0] for p in stories}
+    assert not first & {s for p in stories for s in p[2:]}
 
 
 def test_small_corpus_split_is_fixed_by_seed_and_disjoint():
@@ -74,7 +74,7 @@ def test_small_corpus_split_is_fixed_by_seed_and_disjoint():
     assert a.held_out != c.held_out
     held = {tuple(p) for p in a.held_out}
     assert not held & {tuple(p) for p in a.train}
-    assert len(a.train) + len(a.held_out) == 1600
+    assert len(a.train) + len(a.held_out) == 4000
 
 
 def test_small_corpus_rejects_bad_fraction():
@@ -82,9 +82,10 @@ def test_small_corpus_rejects_bad_fraction():
         load_small_corpus(held_out=1.0)
 
 
-def test_shipped_corpus_is_what_the_generator_writes(tmp_path):
+def test_shipped_corpus_is_what_the_generator_writes(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))  # where make_corpus finds word_classes
     script = runpy.run_path(str(ROOT / "scripts" / "make_corpus.py"))
-    script["write_corpus"](tmp_path, num_paragraphs=800, seed=0)
+    script["write_corpus"](tmp_path, stories=400, class_paragraphs=1600, seed=0)
     for lang in ("en", "zh"):
         assert (tmp_path / f"{lang}.txt").read_bytes() == (SMALL_CORPUS_DIR /
                                                             f"{lang}.txt").read_bytes()

@@ -14,7 +14,7 @@ from bertlib.finetuning.tasks import (
     TAGS,
     class_names,
     load_task_sentences,
-    split_by_template,
+    split_tasks,
     topic_data,
 )
 from bertlib.support.i18n import text
@@ -28,8 +28,10 @@ from bertlib.viz.finetune import (
     tags_html,
 )
 
-# Made-up held-out figures for the tests that do not look at them.
-SCORES = {"en": Accuracy(72, 370), "zh": Accuracy(127, 370)}
+# Made-up held-out figures for the tests that do not look at them, out of the 72 held-out
+# sentences of one word per language; the widest line they can make (100.0% and an interval
+# with two-digit bounds), for the tests of the figure's width.
+SCORES = {"en": Accuracy(72, 72), "zh": Accuracy(58, 72)}
 NAMES = {"en": ("small BERT", "MiniLM"), "zh": ("小 BERT", "MiniLM（预训练）"),
          "ja": ("小さな BERT", "MiniLM（事前学習済み）")}
 
@@ -42,14 +44,14 @@ def parts():
 
 @pytest.fixture(scope="module")
 def split():
-    return split_by_template(load_task_sentences(), held_out_steps=3, seed=0)
+    return split_tasks(load_task_sentences())
 
 
 @pytest.fixture(scope="module")
 def held_out(split) -> list:
-    """30 held-out sentences of each language (templates no classifier saw with a label)."""
-    return [s for lang in ("en", "zh")
-            for s in [s for s in split.held_out if s.lang == lang][:30]]
+    """The held-out sentences of one word, both languages (words no classifier saw with a
+    label): the topic task's."""
+    return [s for s in split.held_out if s.topic is not None]
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +59,8 @@ def tuned(split) -> BERTClassifier:
     """The small BERT's classifier after 30 steps on the training sentences: right on some."""
     bert, tokenizer = load_small_bert()
     clf = BERTClassifier(bert, NUM_TOPICS)
-    fine_tune(clf, topic_data(split.train, tokenizer, 64), num_steps=30, lr=1e-3, seed=0,
+    train = [s for s in split.train if s.topic is not None]
+    fine_tune(clf, topic_data(train, tokenizer, 64), num_steps=30, lr=1e-3, seed=0,
               progress=False)
     return clf.eval()
 
@@ -161,7 +164,8 @@ def wilson(hits: int, n: int) -> tuple[float, float]:
 def test_the_accuracy_line_is_the_held_out_evaluation(parts, tuned, minilm, held_out, lang):
     """What the widget says of each classifier is its accuracy on held-out sentences, counted
     here sentence by sentence with the model run by hand, with its Wilson interval, and
-    chance, 1/12; a language the classifier was not evaluated on is said to be so."""
+    chance, one in the six classes; a language the classifier was not evaluated on is said to
+    be so."""
     _, tagger, tokenizer = parts
     clf = tuned
     model, minilm_tokenizer = minilm
@@ -187,9 +191,11 @@ def test_the_accuracy_line_is_the_held_out_evaluation(parts, tuned, minilm, held
                 "ja": "{}（95% 信頼区間 {}–{}）"}[lang].format(*numbers)
 
     expected = {
-        "en": "Right on held-out sentences: English {}; Chinese {}. Chance: 1/12 = 8.3%.",
-        "zh": "在留出句子上的准确率——英文：{}；中文：{}。随机猜测：1/12 = 8.3%。",
-        "ja": "ホールドアウトの文での正解率：英語 {}、中国語 {}。チャンスレベル：1/12 = 8.3%。",
+        "en": "Right on test sentences with held-out words: English {}; Chinese {}. Chance: "
+              "1/6 = 16.7%.",
+        "zh": "在含留出词的测试句子上的准确率——英文：{}；中文：{}。随机猜测：1/6 = 16.7%。",
+        "ja": "ホールドアウトした単語を含むテスト文での正解率：英語 {}、中国語 {}。"
+              "チャンスレベル：1/6 = 16.7%。",
     }[lang]
     absent = {"en": "not measured", "zh": "未测量", "ja": "未測定"}[lang]
     for name, line in [
@@ -272,16 +278,17 @@ def test_a_single_classifier_has_no_buttons(parts):
 def test_mismatched_parts_are_refused(parts, minilm):
     clf, tagger, tokenizer = parts
     scored = ScoredClassifier(clf, tokenizer, SCORES)
-    with pytest.raises(ValueError, match="class_names must name the 'small' classifier's 12 "):
+    with pytest.raises(ValueError, match="class_names must name the 'small' classifier's 6 "):
         FineTuneWidget({"small": scored}, tagger, tokenizer, ["a", "b"])
     with pytest.raises(ValueError, match="classifier must be a BERTClassifier; got BERTTagger"):
         ScoredClassifier(tagger, tokenizer, SCORES)
     with pytest.raises(ValueError, match="tagger must be a BERTTagger; got BERTClassifier"):
         FineTuneWidget({"small": scored}, clf, tokenizer, class_names("topic"))
-    with pytest.raises(ValueError, match=r"classifier's vocab_size=1633 must equal "
+    # 1927: the shipped small BERT's vocabulary (assets/small_bert/config.json); MiniLM's 30522
+    with pytest.raises(ValueError, match=r"classifier's vocab_size=1927 must equal "
                                          r"len\(tokenizer.vocab\)=30522"):
         ScoredClassifier(clf, minilm[1], SCORES)
-    with pytest.raises(ValueError, match=r"tagger's vocab_size=1633 must equal"):
+    with pytest.raises(ValueError, match=r"tagger's vocab_size=1927 must equal"):
         FineTuneWidget({"small": scored}, tagger, minilm[1], class_names("topic"))
 
 
@@ -305,13 +312,14 @@ def test_classifiers_must_be_named_scored_classifiers(parts, classifiers):
 @pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
 def test_saving_saves_what_the_tables_show_as_a_figure(tmp_path, parts, fmt):
     w = one(parts, "zh")
-    w.text_a.value = "小明在公园里遛狗。"
+    w.text_a.value = "小明在公园里看狗。"  # every character in the small BERT's vocabulary
     plot, order = w.plot, np.argsort(-w.probabilities, kind="stable")
     assert plot.class_labels.tokens == [class_names("topic", "zh")[i] for i in order]
     assert [t.get_text() for t in plot.numbers] == [f"{p:.3f}" for p in w.probabilities[order]]
     np.testing.assert_allclose([path.vertices[:, 0].max() for path in plot.bars.get_paths()],
                                w.probabilities[order], rtol=1e-6)
     tokens = w.encoded.tokens[1:-1]
+    assert parts[2].vocab.specials.unk not in tokens
     assert [t.get_text() for t in plot.tokens if t.get_visible()] == tokens
     colours = [to_hex(c).upper() for c in plot.chips.get_facecolors()]
     assert colours == [TAG_COLORS[TAGS[t]].upper() for t in w.tags]
@@ -321,7 +329,8 @@ def test_saving_saves_what_the_tables_show_as_a_figure(tmp_path, parts, fmt):
         assert data[:8] == b"\x89PNG\r\n\x1a\n"
     elif fmt == "svg":
         svg = data.decode("utf-8")
-        assert "遛狗" in svg  # text stays text
+        for label in [*class_names("topic", "zh"), *tokens]:  # text stays text
+            assert f">{label}</text>" in svg, label
         assert "small BERT" in svg  # the classifier, and how good it is
         assert text("ft_accuracy", "zh", en="\0", zh="\0", classes=0, chance=0
                     ).split("\0")[0] in svg
