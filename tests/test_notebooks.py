@@ -333,8 +333,9 @@ NOT_A_WORD = re.compile(r"<\w+>|\[[A-Z]+\]|\b\w+=\S*|\b[A-Za-z_]\w*\(|\b\w*_\w*\
                         r"|\b[A-Za-z_]\w*(?:\.\w+)+"
                         r"|\b[\w-]+\.(?:json|py|png|svg|pdf)\b", re.ASCII)
 # Names a Chinese text keeps as they are (GLOSSARY.md): models, methods, a tokenizer.
+# Names, and terms the Japanese edition writes in Latin letters (Bag-of-Words).
 NAMES = {"MiniLM", "Adam", "WordPiece", "BERT", "base", "large", "dropout", "pooler", "GloVe",
-         "word2vec", "ELMo", "GPT", "None"}
+         "word2vec", "ELMo", "GPT", "None", "Bag", "Words"}
 QUOTED_DATA = re.compile(r"'[^']*'")  # a token or a string in a printed list or tuple
 SENTENCE = re.compile(r"[A-Za-z]+(?:[ ,.]+[A-Za-z]+){2,}")  # data: an English sentence
 # Data too: the model's guesses ("when 0.00"), a word with its tag ("maria/人名").

@@ -47,7 +47,7 @@ from bertlib.finetuning.tasks import (
 )
 from bertlib.inputs import encode_pair
 from bertlib.model import BERTModel
-from bertlib.support.checks import check_choice
+from bertlib.support.checks import check_choice, check_sized
 from bertlib.support.files import checked_file, read_json
 from bertlib.support.rng import own_global_rng
 from bertlib.text.tokenizer import WordPieceTokenizer
@@ -167,8 +167,7 @@ def compare(task: str, bert: BERTModel, train: TaskData, tests: dict[str, TaskDa
     """Fine-tune each start of :data:`STARTS` once per seed on ``train``; score it on each of
     ``tests``. Returns ``{(start, test name): SeedMean}``."""
     check_choice("task", task, TASK_NAMES)
-    if isinstance(seeds, str | int) or not seeds:
-        raise ValueError(f"seeds must be a list of seeds, at least one; got {seeds!r:.80}")
+    check_sized("seeds", seeds, "a list of seeds")
     scores: dict[tuple[str, str], list[float]] = {}
     for seed in seeds:
         for start in STARTS:

@@ -168,12 +168,12 @@ def test_the_shipped_snapshots_on_the_default_pair(lang):
     assert (w.text_a.value, w.text_b.value) == DEFAULT_TEXTS[lang] and w.message == ""
     masked = [w.encoded.tokens[p] for p in (w.mask_a.value, w.mask_b.value)]
     assert masked == list(DEFAULT_MASKED[lang])
-    assert w.outputs.steps == (0, 50, 150, 300, 650, 1000)
+    assert w.outputs.steps == (0, 50, 150, 300, 900, 3000)
     for s, guesses in zip(w.outputs.steps, w.outputs.guesses, strict=True):
         for guess in guesses:
             if s in (50, 150, 300):
                 assert guess.tokens[0] != guess.original, (s, guess)
-            if s == 1000:
+            if s == 3000:
                 assert guess.tokens[0] == guess.original, (s, guess)
 
 
