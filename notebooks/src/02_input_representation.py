@@ -420,33 +420,33 @@ merged = [t for t in learned.vocab.idx_to_token if len(t.removeprefix("##")) > 1
 print(tr("the first pieces learned after the single characters:"), merged[:12])
 
 # %% [markdown] lang="en"
-# * With 600 pieces the vocabulary is little more than the characters, and a held-out sentence
+# * With 700 pieces the vocabulary is little more than the characters, and a held-out sentence
 #   costs about three times as many tokens as with the full vocabulary. Each merge makes some
 #   frequent word shorter.
-# * Asked for 4000, training stops at 1,633 pieces: after that no pair occurs twice in the
-#   stories. Training is deterministic, so it gives back the small BERT's vocabulary piece for
+# * Asked for 4000, training stops at 1,927 pieces: after that no pair occurs twice in the
+#   corpus. Training is deterministic, so it gives back the small BERT's vocabulary piece for
 #   piece.
-# * The first merges are the most frequent pairs of English: `##he`, then `the`, `##ed`, `##nd`.
+# * The first merges are the most frequent pairs of English: `##he`, then `the`, `##er`, `##on`.
 #   The Chinese characters never merge: every one is a word of its own.
 # * A short sequence matters: attention costs grow with the square of the number of tokens, and
 #   `max_len` caps how much text fits.
 
 # %% [markdown] lang="zh"
-# * 只有 600 个子词时，词表比单个字符多不了多少，一个留出句子所需的词元数约为完整词表时的三倍。每
+# * 只有 700 个子词时，词表比单个字符多不了多少，一个留出句子所需的词元数约为完整词表时的三倍。每
 #   合并一次，就有某个常见的词变短一些。
-# * 要求 4000 个子词时，训练在 1,633 个子词处停了下来：此后故事中再没有出现过两次的子词对。训练是确
+# * 要求 4000 个子词时，训练在 1,927 个子词处停了下来：此后语料库中再没有出现过两次的子词对。训练是确
 #   定性的，所以得到的词表与小 BERT 的词表逐个子词完全相同。
-# * 最先合并出来的是英文中最常见的字母对：`##he`，然后是 `the`、`##ed`、`##nd`。汉字从不合并：每个
+# * 最先合并出来的是英文中最常见的字母对：`##he`，然后是 `the`、`##er`、`##on`。汉字从不合并：每个
 #   汉字都自成一个词。
 # * 序列短是有好处的：注意力的计算量随词元数的平方增长，而 `max_len` 限制了能放进去的文本长度。
 
 # %% [markdown] lang="ja"
-# * サブワードが 600 個では語彙は文字とほとんど変わらず、ホールドアウトの文 1 つに必要なトークンは、
+# * サブワードが 700 個では語彙は文字とほとんど変わらず、ホールドアウトの文 1 つに必要なトークンは、
 #   完全な語彙のときの約 3 倍になります。組を 1 つ併合するたびに、よく出る単語のどれかが短くなりま
 #   す。
-# * 4000 個を指定しても、学習は 1,633 個で止まります。それ以上は、物語の中で 2 回現れる組がないから
+# * 4000 個を指定しても、学習は 1,927 個で止まります。それ以上は、コーパスの中で 2 回現れる組がないから
 #   です。学習は決定的なので、付属モデルの語彙がサブワード 1 つ 1 つまでそのまま得られます。
-# * 最初に併合されるのは英語で最もよく出る組です：`##he`、続いて `the`、`##ed`、`##nd`。漢字は決して
+# * 最初に併合されるのは英語で最もよく出る組です：`##he`、続いて `the`、`##er`、`##on`。漢字は決して
 #   併合されず、1 字 1 字がそれぞれ 1 単語です。
 # * シーケンスが短いことには意味があります。アテンションの計算量はトークン数の 2 乗で増え、
 #   `max_len` が入れられるテキストの長さの上限を決めるからです。

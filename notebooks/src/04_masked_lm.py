@@ -697,25 +697,25 @@ for kind, rows in ((tr("Chinese"), chinese), (tr("non-Chinese"), ~chinese)):
              share=right[rows].float().mean().item(), trust=trust[rows].mean().item()))
 
 # %% [markdown] lang="en"
-# The model gives a Chinese replacement about a third of the probability it gives a non-Chinese
-# one (0.22% against 0.71%): it has learnt that a Chinese character in an English sentence is
-# not to be believed. Recovering the original is about equally hard after either kind (60.8%
-# and 62.8%): the obvious replacements give away *where* the input is wrong, not *what*
+# The model gives a Chinese replacement about a sixth of the probability it gives a non-Chinese
+# one (0.02% against 0.13%): it has learnt that a Chinese character in an English sentence is
+# not to be believed. Recovering the original is about equally hard after either kind (78.5%
+# and 80.7%): the obvious replacements give away *where* the input is wrong, not *what*
 # belongs there. What they cannot teach is the harder lesson the random replacements exist
 # for, doubting a token that fits. Drawing each replacement from the sentence's own language
 # would bring that lesson back (exercise 5).
 
 # %% [markdown] lang="zh"
-# 模型给中文替换词的概率只有给非中文替换词的三分之一左右（0.22% 对 0.71%）：它已经学会不去相信英文句
-# 子里的汉字。无论是哪种替换，要预测出原词元都差不多难（60.8% 和 62.8%）：明显的替换词只暴露了输
+# 模型给中文替换词的概率只有给非中文替换词的六分之一左右（0.02% 对 0.13%）：它已经学会不去相信英文句
+# 子里的汉字。无论是哪种替换，要预测出原词元都差不多难（78.5% 和 80.7%）：明显的替换词只暴露了输
 # 入**哪里**有错，并没有透露那里**应该**是什么。随机替换本来是要让模型学会更难的一课，即怀疑一个放在
 # 那里也说得通的词元，而这类替换词教不了这一课。如果替换词都取自句子本身的语言，这一课就能补回来（练
 # 习 5）。
 
 # %% [markdown] lang="ja"
-# モデルは、中国語の置き換えには、中国語以外の置き換えのおよそ 3 分の 1 の確率しか与えません（0.22%
-# 対 0.71%）。英語の文の中の漢字は信じるべきでないことを学んでいるのです。元のトークンを当てる難しさ
-# は、どちらの置き換えの後でもほぼ同じです（60.8% と 62.8%）。見え透いた置き換えが明かすのは、入力
+# モデルは、中国語の置き換えには、中国語以外の置き換えのおよそ 6 分の 1 の確率しか与えません（0.02%
+# 対 0.13%）。英語の文の中の漢字は信じるべきでないことを学んでいるのです。元のトークンを当てる難しさ
+# は、どちらの置き換えの後でもほぼ同じです（78.5% と 80.7%）。見え透いた置き換えが明かすのは、入力
 # の**どこ**が誤りかであって、そこに**何が**入るべきかではありません。こうした置き換えに教えられない
 # のは、ランダムな置き換えが本来教えるべき、より難しい教訓、つまりその場に収まっているトークンを疑う
 # ことです。置き換えを文自身の言語から引けば、その教訓を取り戻せます（演習 5）。

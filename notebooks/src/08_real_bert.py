@@ -640,10 +640,10 @@ print(table(rows))
 
 # %% [markdown] lang="en"
 # Over 200 pairs the intervals are narrow, so these heads are no accident of one input. The
-# previous-token head is almost perfect (0.99): nearly all of each row sits on the token to the
-# left. The best next-token head is clear but less sharp (0.60). No head of MiniLM parks its
-# attention on `[SEP]` the way Clark et al. saw in BERT-Base: the strongest puts 0.24 there, three
-# times uniform's share but far from most. One head, layer 4, head 5, puts 0.82 on `[CLS]`
+# previous-token head is almost perfect (0.98): nearly all of each row sits on the token to the
+# left. The best next-token head is clear but less sharp (0.59). No head of MiniLM parks its
+# attention on `[SEP]` the way Clark et al. saw in BERT-Base: the strongest puts 0.29 there, three
+# times uniform's share but far from most. One head, layer 4, head 5, puts 0.86 on `[CLS]`
 # instead. Whether it does the "no-op" job of BERT-Base's `[SEP]` heads, a weight cannot say;
 # switching the head off and watching the outputs could. Below, on the chapter's pair, the
 # previous-token head and whichever special-token head is stronger; the bars beside each map
@@ -651,20 +651,20 @@ print(table(rows))
 
 # %% [markdown] lang="zh"
 # 200 个句子对上的置信区间很窄，所以这些头并不是某一个输入的偶然现象。关注前一个词元的头几乎是完美
-# 的（0.99）：每一行的权重几乎全都落在左边那个词元上。关注后一个词元的头，最强的那个也很明显，只是没
-# 有那么集中（0.60）。MiniLM 中没有哪个头像 Clark 等人在 BERT-Base 中看到的那样把注意力集中到
-# `[SEP]` 上：最强的那个只分给它 0.24，是均匀分布的三倍，但远不到大部分。反倒是层 4、头 5 把 0.82 的
+# 的（0.98）：每一行的权重几乎全都落在左边那个词元上。关注后一个词元的头，最强的那个也很明显，只是没
+# 有那么集中（0.59）。MiniLM 中没有哪个头像 Clark 等人在 BERT-Base 中看到的那样把注意力集中到
+# `[SEP]` 上：最强的那个只分给它 0.29，是均匀分布的三倍，但远不到大部分。反倒是层 4、头 5 把 0.86 的
 # 权重放在了 `[CLS]` 上。它是否承担了 BERT-Base 中 `[SEP]` 头那种“空操作”的作用，单看权重无法判断；
 # 把这个头关掉，再看输出有什么变化，才能回答。下面在本章的句子对上画出关注前一个词元的头，以及两种特
 # 殊词元头中较强的那个；每张热图右边的条形图显示某个查询词元所在的那一行。
 
 # %% [markdown] lang="ja"
 # 200 組で測ると区間は狭く、これらのヘッドが 1 つの入力による偶然ではないことが分かります。直前の
-# トークンを見るヘッドはほぼ完璧で（0.99）、各行のほとんどすべてが左隣のトークンに乗っています。直後
-# のトークンを見る最良のヘッドははっきりしていますが、それほど鋭くはありません（0.60）。Clark らが
+# トークンを見るヘッドはほぼ完璧で（0.98）、各行のほとんどすべてが左隣のトークンに乗っています。直後
+# のトークンを見る最良のヘッドははっきりしていますが、それほど鋭くはありません（0.59）。Clark らが
 # BERT-Base で見たように `[SEP]` にアテンションを置いておくヘッドは、MiniLM にはありません。最も強い
-# ヘッドでも `[SEP]` への重みは 0.24 で、一様な場合の 3 倍ですが、大半にはほど遠い値です。その代わ
-# り、層 4・ヘッド 5 という 1 つのヘッドが `[CLS]` に 0.82 を置いています。それが BERT-Base の
+# ヘッドでも `[SEP]` への重みは 0.29 で、一様な場合の 3 倍ですが、大半にはほど遠い値です。その代わ
+# り、層 4・ヘッド 5 という 1 つのヘッドが `[CLS]` に 0.86 を置いています。それが BERT-Base の
 # `[SEP]` のヘッドのような「何もしない」役割を果たしているのかどうかは、重みからは分かりません。その
 # ヘッドを切って出力を見れば分かるでしょう。下では本章のペアについて、直前のトークンを見るヘッドと、
 # 特殊トークンを見るヘッドのうち強いほうを描きます。各マップの横の棒は、1 つのクエリトークンの行を示
