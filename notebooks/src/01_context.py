@@ -511,13 +511,15 @@ for name, (model, tokenizer) in models.items():
 #   says little about meaning.
 # * **A–B isolates the right-hand context.** A and B are identical up to and including "bank";
 #   only the words after it differ, exactly what GPT cannot see. Random weights barely react
-#   (0.997); MiniLM reacts the most (0.899), the small model less (0.930). For crane, random
-#   weights barely react either (0.986), and this time the small model reacts more than MiniLM
-#   (small 0.837, MiniLM 0.930).
+#   (0.997); MiniLM reacts (0.899), and the small model reacts the most (0.694). For crane,
+#   random weights barely react either (0.986), and this time the small model reacts less than
+#   MiniLM (small 0.972, MiniLM 0.930).
 # * **The last column holds C fixed.** Seen from the same river sentence, MiniLM puts the
 #   "sit down" bank closer than the "deposit cash" bank (0.818 against 0.743, a difference of
-#   0.075); random weights make no difference at all. The small model shows no such effect
-#   either (its difference is even negative, -0.051): it has never met the word "bank".
+#   0.075); random weights make no difference at all. The small model shows the effect too, and
+#   more strongly (0.630 against 0.511, a difference of 0.119), although it has never met the
+#   word "bank" (it reads ban ##k). Its corpus does hold "river", among the words that go with
+#   places; what exactly it reacts to, three sentences cannot tell.
 # * **No neat clusters by sense.** Even in MiniLM, the "sit down" bank is still closer to the
 #   money bank (0.899) than to the river bank (0.818): the shared words and positions weigh more
 #   than the meaning. MiniLM was also fine-tuned to compare *sentences*, not word senses.
@@ -533,12 +535,13 @@ for name, (model, tokenizer) in models.items():
 # * **即使是随机权重，A–C 也很低**（0.739，MiniLM 是 0.743）。在 C 中，“bank”位于位置 6 而不是 5，
 #   邻居也不同；仅这一点就会改变向量。这个数字几乎说明不了含义。
 # * **A–B 单独考察右侧上下文。** A 和 B 从开头到“bank”（含）完全相同，只有“bank”后面的词不同，
-#   而这部分恰恰是 GPT 看不到的。随机权重几乎没有反应（0.997）；MiniLM 的反应最大（0.899），
-#   小模型的反应小一些（0.930）。在 crane 上，随机权重同样几乎没有反应（0.986），这回小模型的反应反
-#   而比 MiniLM 大（小模型 0.837，MiniLM 0.930）。
+#   而这部分恰恰是 GPT 看不到的。随机权重几乎没有反应（0.997）；MiniLM 有反应（0.899），小模型的
+#   反应最大（0.694）。在 crane 上，随机权重同样几乎没有反应（0.986），这回小模型的反应反而比
+#   MiniLM 小（小模型 0.972，MiniLM 0.930）。
 # * **最后一列固定了 C。** 以同一个河岸句子为参照，MiniLM 让“sit down”中的 bank 比“deposit cash”
-#   中的 bank 离它更近（0.818 对 0.743，相差 0.075）；随机权重则完全没有差别。小模型同样没有这种
-#   效应（它的差值甚至是负的，-0.051）：它从没见过“bank”这个词。
+#   中的 bank 离它更近（0.818 对 0.743，相差 0.075）；随机权重则完全没有差别。小模型也有这种效应，
+#   而且更强（0.630 对 0.511，相差 0.119），尽管它从没见过“bank”这个词（它把它读作 ban ##k）。不过
+#   它的语料库里有“river”，属于和地点一起出现的词；它到底对什么有反应，三个句子说明不了。
 # * **向量并没有按词义整齐地聚成几类。** 即使在 MiniLM 中，“sit down”中的 bank 离银行（0.899）
 #   仍然比离河岸（0.818）更近：共同的词和位置比含义的分量更重。再说，MiniLM 微调的目标是比较**句
 #   子**，而不是区分词义。
@@ -556,13 +559,15 @@ for name, (model, tokenizer) in models.items():
 #   んど何も語りません。
 # * **A–B は右側の文脈だけを取り出します。** A と B は「bank」まで（「bank」を含む）まったく同じで、
 #   違うのはその後ろの単語だけです。ちょうど GPT には見えない部分です。ランダムな重みはほとんど反応
-#   せず（0.997）、MiniLM が最も大きく反応し（0.899）、小さなモデルの反応はそれより小さめです
-#   （0.930）。crane でも、ランダムな重みはほとんど反応しません（0.986）。こちらでは逆に、小さなモデ
-#   ルのほうが MiniLM より大きく反応します（小さなモデル 0.837、MiniLM 0.930）。
+#   せず（0.997）、MiniLM は反応し（0.899）、小さなモデルが最も大きく反応します（0.694）。crane で
+#   も、ランダムな重みはほとんど反応しません（0.986）。こちらでは逆に、小さなモデルのほうが MiniLM
+#   より反応が小さくなります（小さなモデル 0.972、MiniLM 0.930）。
 # * **最後の列は C を固定しています。** 同じ川岸の文から見ると、MiniLM は「sit down」の bank を
 #   「deposit cash」の bank より近くに置きます（0.818 対 0.743、差は 0.075）。ランダムな重みではまっ
-#   たく差が出ません。小さなモデルにもそのような効果はありません（差はむしろ負で、-0.051 です）。こ
-#   のモデルは「bank」という単語に出会ったことがないのです。
+#   たく差が出ません。小さなモデルにもこの効果があり、しかもより強く出ます（0.630 対 0.511、差は
+#   0.119）。「bank」という単語には出会ったことがない（ban ##k と読みます）にもかかわらずです。た
+#   だ、そのコーパスには場所とともに現れる単語として「river」があります。何に反応しているのかは、3
+#   つの文からは分かりません。
 # * **意味ごとにきれいにまとまるわけではありません。** MiniLM でさえ、「sit down」の bank は川岸
 #   （0.818）よりもお金の銀行（0.899）のほうにまだ近いのです。共通の単語や位置のほうが、意味よりも重
 #   く効いています。それに、MiniLM がファインチューニングされた目的は**文**どうしの比較で、語義の区
@@ -648,22 +653,22 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=tr("“{word}” in th
                                                              word="花"))
 
 # %% [markdown] lang="en"
-# With random weights the three vectors are almost the same (0.989 to 0.996): at one position,
+# With random weights the three vectors are almost the same (0.990 to 0.993): at one position,
 # the untrained encoder hardly lets the context in. The trained small model keeps the two
-# "spend" vectors close (0.839) and moves the "flower" vector away (0.613 and 0.693). Part of
+# "spend" vectors close (0.774) and moves the "flower" vector away (0.292 and 0.318). Part of
 # that is surely the shared "她花了" on the left of A and B; still, it is training, not the
 # architecture, that makes the context count.
 
 # %% [markdown] lang="zh"
-# 随机权重下，三个向量几乎相同（0.989 到 0.996）：在同一个位置上，未经训练的编码器几乎不让上下文
-# 起作用。训练过的小模型让两个“花费”的向量保持接近（0.839），而把“花朵”的向量推开（0.613 和
-# 0.693）。其中一部分肯定来自 A 和 B 左侧共同的“她花了”；但无论如何，是训练而不是架构让上下文起了
+# 随机权重下，三个向量几乎相同（0.990 到 0.993）：在同一个位置上，未经训练的编码器几乎不让上下文
+# 起作用。训练过的小模型让两个“花费”的向量保持接近（0.774），而把“花朵”的向量推开（0.292 和
+# 0.318）。其中一部分肯定来自 A 和 B 左侧共同的“她花了”；但无论如何，是训练而不是架构让上下文起了
 # 作用。
 
 # %% [markdown] lang="ja"
-# ランダムな重みでは、3 つのベクトルはほとんど同じです（0.989 から 0.996）。同じ位置では、学習してい
+# ランダムな重みでは、3 つのベクトルはほとんど同じです（0.990 から 0.993）。同じ位置では、学習してい
 # ないエンコーダは文脈をほとんど取り込みません。学習済みの小さなモデルは、2 つの「使う」のベクトルを
-# 近くに保ち（0.839）、「花」のベクトルを遠ざけます（0.613 と 0.693）。その一部は、A と B の左側に共
+# 近くに保ち（0.774）、「花」のベクトルを遠ざけます（0.292 と 0.318）。その一部は、A と B の左側に共
 # 通する「她花了」のおかげに違いありません。それでも、文脈を効かせているのはアーキテクチャではなく学
 # 習です。
 
