@@ -440,8 +440,8 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 #   answer for a mixed pair means little;
 # * deleting B: NSP needs a pair, and the widget says so.
 #
-# On held-out pairs this model is right 78.5% of the time (printed below from
-# `bertlib/assets/small_bert/metrics.json`): 74.9% of the IsNext pairs and 82.1% of the NotNext
+# On held-out pairs this model is right 84.1% of the time (printed below from
+# `bertlib/assets/small_bert/metrics.json`): 99.4% of the IsNext pairs and 69.4% of the NotNext
 # pairs. So it is not always right: find a pair it gets wrong.
 
 # %% [markdown] lang="zh"
@@ -459,8 +459,8 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 #   什么意义；
 # * 删除 B：下一句预测需要一个句子对，小部件会提示这一点。
 #
-# 在留出的句子对上，这个模型的准确率是 78.5%（下面从 `bertlib/assets/small_bert/metrics.json` 中读出
-# 并打印）：“是下一句”的句子对判对了 74.9%，“不是下一句”的句子对判对了 82.1%。可见它并不总是对的：试
+# 在留出的句子对上，这个模型的准确率是 84.1%（下面从 `bertlib/assets/small_bert/metrics.json` 中读出
+# 并打印）：“是下一句”的句子对判对了 99.4%，“不是下一句”的句子对判对了 69.4%。可见它并不总是对的：试
 # 着找一个它判断错的句子对。
 
 # %% [markdown] lang="ja"
@@ -483,9 +483,9 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 #   ですから、英語と中国語が混ざったペアに対するモデルの答えには、あまり意味がありません。
 # * B を消します：次文予測には文ペアが必要で、ウィジェットはそのことを知らせます。
 #
-# このモデルのホールドアウトのペアに対する正解率は 78.5% です（下で
+# このモデルのホールドアウトのペアに対する正解率は 84.1% です（下で
 # `bertlib/assets/small_bert/metrics.json` から読み込んで表示します）。内訳は「次の文」のペアで
-# 74.9%、「次の文ではない」ペアで 82.1% です。つまり、いつも正しいわけではありません。モデルが間違え
+# 99.4%、「次の文ではない」ペアで 69.4% です。つまり、いつも正しいわけではありません。モデルが間違え
 # るペアを探してみましょう。
 
 # %%
@@ -568,36 +568,44 @@ for name, model in [(tr("pretrained:"), pretrained), (tr("random weights:"), ran
                           for head, share in enumerate(row)))
 
 # %% [markdown] lang="en"
-# Every pretrained head keeps most of each token's attention inside its own sentence, 91.5% to
-# 94.8% against 50.7% for even spreading, while with random weights three heads stay near the
-# even share (49.1% to 53.2%) and one leans inwards (61.2%). But the locality baseline decides
-# what that means: a query that looks only at its two neighbours keeps 97.8% in its own sentence,
-# one that looks at the tokens within 3 positions 94.3%, within 5 positions 90.9%. The pretrained
-# heads keep no more than locality alone gives, and notebook 03 shows what they are: heads that
-# look at the previous or the next token. So these shares show that pretraining made attention
-# local; they do not show that each sentence is summarised apart from the other, nor how `<cls>`
-# compares the two. (Exercise 6 measures `<cls>`'s own attention to sentence B.)
+# Three of the four pretrained heads keep most of each token's attention inside its own sentence
+# (82.9% to 94.3%, against 51.5% for even spreading). The fourth, layer 0 head 0, keeps only
+# 36.0%: it looks across to the other sentence more than even spreading would. With random
+# weights every head stays near the even share (46.6% to 55.8%). The locality baseline decides
+# what the high shares mean: a query that looks only at its two neighbours keeps 97.2% in its own
+# sentence, one that looks at the tokens within 3 positions 92.9%, within 5 positions 88.5%. The
+# three inward heads keep no more than locality alone gives (notebook 03 looks at what the heads
+# attend to). Layer 0 head 0 is another matter: attention across the two sentences is what next
+# sentence prediction could use, but a share cannot say whether `<cls>` reads it. So these shares
+# show that pretraining made most heads local and one head cross the boundary; they do not show
+# how `<cls>` compares the two sentences. (Exercise 6 measures `<cls>`'s own attention to
+# sentence B.)
 
 # %% [markdown] lang="zh"
-# 预训练过的每个头都把每个词元的大部分注意力留在它所在的句子内：91.5% 到 94.8%，而平均分配只有
-# 50.7%；换成随机权重，有三个头接近平均分配的份额（49.1% 到 53.2%），一个头偏向本句（61.2%）。但这些
-# 数字说明什么，要由“只看附近”这条基线来判断：只看左右两个邻居的查询，留在本句的份额就有 97.8%；
-# 只看前后 3 个位置的查询有 94.3%，只看前后 5 个位置的也有 90.9%。预训练过的头留在本句的份额并不比单
-# 凭“只看附近”得到的多，而笔记本 03 也表明了它们是什么样的头：关注前一个或后一个词元的头。所以，这些
-# 份额说明的是预训练让注意力变得局部化了；它们既不能说明每个句子被单独概括，也说明不了 `<cls>` 怎样
-# 比较两个句子。（练习 6 测量 `<cls>` 自己分给句子 B 的注意力。）
+# 预训练过的四个头中，有三个把每个词元的大部分注意力留在它所在的句子内（82.9% 到 94.3%，而平均分配
+# 只有 51.5%）。第四个，即层 0、头 0，只留下 36.0%：它看向另一个句子的注意力比平均分配时还多。换成随
+# 机权重，每个头都接近平均分配的份额（46.6% 到 55.8%）。份额高说明什么，要由“只看附近”这条基线来判
+# 断：只看左右两个邻居的查询，留在本句的份额就有 97.2%；只看前后 3 个位置的查询有 92.9%，只看前后 5
+# 个位置的有 88.5%。那三个偏向本句的头留在本句的份额并不比单凭“只看附近”得到的多（笔记本 03 考察了
+# 各个头关注什么）。层 0、头 0 则不同：跨越两个句子的注意力正是下一句预测可以利用的，但一个份额说明
+# 不了 `<cls>` 是否读取了它。所以，这些份额说明预训练让大多数头变得局部化，并让一个头跨过了句子边
+# 界；它们说明不了 `<cls>` 怎样比较两个句子。（练习 6 测量 `<cls>` 自己分给句子 B 的注意力。）
 
 # %% [markdown] lang="ja"
-# 事前学習済みのヘッドはどれも、各トークンのアテンションの大半を自分の文の中にとどめています。その割
-# 合は 91.5% から 94.8% で、均等に配った場合の 50.7% を大きく上回ります。重みがランダムなら、3 つの
-# ヘッドは均等な割合の近く（49.1% から 53.2%）にとどまり、1 つが自分の文に寄っています（61.2%）。し
-# かし、これが何を意味するかは「近くだけを見る」ベースラインしだいです。両隣の 2 つだけを見るクエリ
-# でも、自分の文にとどまる割合は 97.8% になり、前後 3 個の位置までを見るクエリなら 94.3%、5 個までな
-# ら 90.9% です。事前学習済みのヘッドがとどめている割合は、近くを見るだけで得られる割合を超えて
-# いません。実際、ノートブック 03 で見たとおり、これらは直前または直後のトークンを見るヘッドです。つ
-# まり、この割合から分かるのは、事前学習によってアテンションが局所的になったということです。それぞれ
-# の文が別々に要約されていることも、`<cls>` が 2 つの文をどう比べているかも、ここからは分かりません
-# （演習 6 では `<cls>` 自身が文 B に向けるアテンションを測ります）。
+# 事前学習済みの 4 つのヘッドのうち 3 つは、各トークンのアテンションの大半を自分の文の中に残します
+# （82.9% から 94.3%。均等に配った場合は 51.5%）。4 つめの層 0・ヘッド 0 が残すのは 36.0% だけで、
+# 均等に配った場合よりも多くもう一方の文を見ています。重みがランダムなら、どのヘッドも均等な割合の近
+# くにとどまります（46.6% から 55.8%）。高い割合が何を意味するかは、局所性のベースラインが決めます。
+# 両隣だけを見るクエリは 97.2% を自分の文に残し、前後 3 位置以内を見るクエリは 92.9%、5 位置以内なら
+# 88.5% です。内向きの 3 つのヘッドが残す割合は、局所性だけで得られる以上ではありません（各ヘッドが
+# 何
+# を見ているかはノートブック 03 で調べました）。層 0・ヘッド 0 は別です。2 つの文にまたがるアテンシ
+# ョ
+# ンは次文予測が使えるものですが、割合だけでは `<cls>` がそれを読んでいるかどうかは分かりません。つ
+# ま
+# りこれらの割合が示すのは、事前学習がほとんどのヘッドを局所的にし、1 つのヘッドに文の境界を越えさせ
+# たことであって、`<cls>` が 2 つの文をどう比べるかではありません（演習 6 で `<cls>` 自身の文 B への
+# アテンションを測ります）。
 
 # %% [markdown] lang="en"
 # ## A padded pretraining batch
