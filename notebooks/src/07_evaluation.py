@@ -204,12 +204,12 @@ print(tr("the same as in metrics.json") if same else tr("not the same as in metr
 
 # %% [markdown] lang="en"
 # Both accuracies are far above their baselines, and far outside what the draw could explain:
-# NSP 0.785 with the interval [0.754, 0.813], against 0.502 for always giving the more frequent
-# label; MLM 0.762 [0.747, 0.776], against 0.041 for always guessing the most frequent token.
-# The NSP head is not quite even-handed: it rejects false continuations (0.821) more often than
-# it accepts true ones (0.749), though the two intervals overlap a little, so part of that gap
-# may be the luck of the draw. Each class rests on only about half the pairs, so its interval is
-# wider than the overall one; the MLM interval, on 3388 slots, is the narrowest.
+# NSP 0.841 with the interval [0.821, 0.860], against 0.509 for always giving the more frequent
+# label; MLM 0.880 [0.871, 0.889], against 0.050 for always guessing the most frequent token.
+# The NSP head is far from even-handed: it accepts true continuations (0.994) much more often
+# than it rejects false ones (0.694), and the two intervals are far apart. Each class rests on
+# only about half the pairs, so its interval is wider than the overall one; the MLM interval, on
+# 4746 slots, is the narrowest.
 #
 # An interval covers only the luck of the draw, and treats every pair or slot as an independent
 # draw (slots of the same sentence are not quite). It says nothing about whether the held-out
@@ -217,12 +217,12 @@ print(tr("the same as in metrics.json") if same else tr("not the same as in metr
 # does not.
 
 # %% [markdown] lang="zh"
-# 两个准确率都远高于各自的基线，也远远超出了抽样波动所能解释的范围：下一句预测的准确率为 0.785，置信
-# 区间为 [0.754, 0.813]，而总回答较多的那个标签只有 0.502；掩蔽语言模型的准确率为 0.762（置信区间
-# [0.747, 0.776]），而总猜最常见的词元只有 0.041。下一句预测的输出层并不完全一视同仁：它识别“不是下
-# 一句”的句子对（0.821）比识别“是下一句”的句子对（0.749）更准，不过两个置信区间略有重叠，所以这个差
-# 距也许有一部分只是抽样的偶然。每一类只有大约一半的句子对，所以各自的置信区间比总体的宽；掩蔽语言模
-# 型的置信区间基于 3388 个预测位置，是最窄的。
+# 两个准确率都远高于各自的基线，也远远超出了抽样波动所能解释的范围：下一句预测的准确率为 0.841，置信
+# 区间为 [0.821, 0.860]，而总回答较多的那个标签只有 0.509；掩蔽语言模型的准确率为 0.880（置信区间
+# [0.871, 0.889]），而总猜最常见的词元只有 0.050。下一句预测的输出层远不是一视同仁：它接受“是下一
+# 句”的句子对（0.994）比拒绝“不是下一句”的句子对（0.694）准得多，两个置信区间相距很远。每一类只有大
+# 约一半的句子对，所以各自的置信区间比总体的宽；掩蔽语言模型的置信区间基于 4746 个预测位置，是最窄
+# 的。
 #
 # 置信区间只考虑了抽样的偶然性，而且把每个句子对或预测位置都看作一次独立的抽样（同一个句子中的各个预
 # 测位置其实并不完全独立）。至于留出数据测的是不是我们想测的东西，置信区间什么也说明不了；本笔记本末
@@ -230,12 +230,14 @@ print(tr("the same as in metrics.json") if same else tr("not the same as in metr
 
 # %% [markdown] lang="ja"
 # どちらの正解率もベースラインを大きく上回り、ペアの引き方の偶然では説明できないほど離れています。次
-# 文予測は 0.785、区間は [0.754, 0.813] で、常に多いほうのラベルを答えた場合は 0.502 です。マスク言
-# 語モデルは 0.762 [0.747, 0.776] で、常に最も頻度の高いトークンを答えた場合は 0.041 です。次文予測
-# の出力層の判定は少し偏っていて、正しい続きを受け入れる（0.749）よりも、誤った続きを退ける（0.821）
-# ほうが得意です。ただし 2 つの区間は少し重なっているので、その差の一部は引き方の偶然かもしれませ
-# ん。各クラスはペアのおよそ半分にしか基づかないので、その区間は全体の区間より広くなります。3388 個
-# の予測位置に基づくマスク言語モデルの区間が最も狭くなります。
+# 文予測は 0.841、区間は [0.821, 0.860] で、常に多いほうのラベルを答えた場合は 0.509 です。マスク言
+# 語モデルは 0.880 [0.871, 0.889] で、常に最も頻度の高いトークンを答えた場合は 0.050 です。次文予測
+# の出力層の判定は大きく偏っていて、正しい続きを受け入れる（0.994）ほうが、誤った続きを退ける
+# （0.694）よりずっと得意です。2 つの区間は大きく離れています。各クラスはペアのおよそ半分にしか基づ
+# か
+# ないので、その区間は全体の区間より広くなります。4746 個の予測位置に基づくマスク言語モデルの区間が
+# 最
+# も狭くなります。
 #
 # 区間が扱うのは引き方の偶然だけで、しかもペアや予測位置の 1 つ 1 つを独立な抽出とみなしています（同
 # じ文の予測位置は厳密には独立ではありません）。ホールドアウトデータが、測りたいものを本当に測ってい
@@ -290,34 +292,33 @@ fill_mask("医生让他多喝水，好好休息。", "水")
 
 # %% [markdown] lang="en"
 # On the corpus sentences the model is confident and right. On the new sentences it is right
-# only where the words around the mask match a template: many corpus sentences begin with
-# 医生让他 ("the doctor told him to"), so 医 comes first in "…生让他". Elsewhere the template
-# is broken and the model is wrong. The corpus says "bought a ticket at the station early in
-# the morning", but after "On Sunday, Lucy bought a" the model's guesses are spread thin and
-# make little sense (everything, train, digging, …), and for the station it is fairly sure of
-# *list* (0.65); and the corpus says 多休息，多喝水, so in the reordered sentence the model
-# guesses 息 (from 休息, rest) for 水. A model trained for 13 minutes on a corpus of template
-# sentences knows its corpus, not English or Chinese.
+# where the words around the mask match a template: many corpus sentences begin with 医生让他
+# ("the doctor told him to"), so 医 comes first in "…生让他", and in the corpus 多喝 ("drink
+# plenty of") is followed by 水, so the reordered sentence gets 水 (0.98). Where the template is
+# broken the model goes wrong. The corpus says "bought a ticket at the station early in the
+# morning", but after "On Sunday, Lucy bought a" the model prefers *table* (0.72) to *ticket*
+# (0.25), and for the station it is fairly sure of *list* (0.63). A model trained for 12 minutes
+# on a corpus of template sentences knows its corpus, not English or Chinese.
 
 # %% [markdown] lang="zh"
 # 对语料库中的句子，模型很有把握，而且猜对了。对新句子，只有当被掩蔽词元周围的词与某个句子模板吻合时
-# 它才猜得对：语料库中有许多以“医生让他”开头的句子，所以在“…生让他”中，“医”排在第一位。在其他地方，
-# 句子不再符合模板，模型就猜错了。语料库中的原句是“bought a ticket at the station early in the
-# morning”，但在“On Sunday, Lucy bought a”之后，模型的猜测很分散，也说不通（everything、train、
-# digging……）；在 station 的位置上，它倒是相当肯定地猜了 list（0.65）。语料库中说的是“多休息，多喝
-# 水”，所以在调换了顺序的句子里，模型为“水”猜的是“息”（来自“休息”）。这个模型只在由模板句子组成的语
-# 料库上训练了 13 分钟，它熟悉的是自己的语料库，而不是英语或汉语。
+# 它才猜得对：语料库中有许多以“医生让他”开头的句子，所以在“…生让他”中，“医”排在第一位；语料库中“多
+# 喝”后面跟的是“水”，所以在调换了顺序的句子里，模型也猜出了“水”（0.98）。句子不再符合模板时，模型就
+# 猜错了。语料库中的原句是“bought a ticket at the station early in the morning”，但在“On Sunday,
+# Lucy bought a”之后，模型更倾向于 table（0.72）而不是 ticket（0.25）；在 station 的位置上，它相当
+# 肯定地猜了 list（0.63）。这个模型只在由模板句子组成的语料库上训练了 12 分钟，它熟悉的是自己的语料
+# 库，而不是英语或汉语。
 
 # %% [markdown] lang="ja"
 # コーパスの文では、モデルは自信を持って正しく答えます。新しい文で正しく答えられるのは、マスクのまわ
-# りの単語がテンプレートに合っている場合だけです。コーパスには 医生让他（「医者は彼に……するよう言っ
-# た」）で始まる文が多いので、「…生让他」の前には 医 が第一候補として来ます。それ以外の場所ではテン
-# プレートが崩れていて、モデルは間違えます。コーパスでは "bought a ticket at the station early in
-# the morning" ですが、"On Sunday, Lucy bought a" の後ではモデルの予測は薄く散らばり、ほとんど意味を
-# なしません（everything、train、digging、…）。station の位置では *list* をかなり確信しています
-# （0.65）。またコーパスでは 多休息，多喝水 の順なので、語順を変えた文では 水 の位置に 息（休息、休
-# む）を予測します。テンプレートの文からなるコーパスで 13 分学習したモデルが知っているのは、自分のコ
-# ーパスであって、英語や中国語ではないのです。
+# りの単語がテンプレートに合っている場合です。コーパスには 医生让他（「医者は彼に……するよう言った」
+# ）
+# で始まる文が多いので、「…生让他」の前には 医 が第一候補として来ます。またコーパスでは 多喝（「たく
+# さん飲む」）の後に 水 が続くので、語順を変えた文でも 水 を予測します（0.98）。テンプレートが崩れた
+# ところでは、モデルは間違えます。コーパスでは "bought a ticket at the station early in the
+# morning" ですが、"On Sunday, Lucy bought a" の後では *ticket*（0.25）より *table*（0.72）を選び、
+# station の位置では *list* をかなり確信しています（0.63）。テンプレートの文からなるコーパスで 12 分
+# 学習したモデルが知っているのは、自分のコーパスであって、英語や中国語ではないのです。
 
 # %% [markdown] lang="en"
 # ## BERT representations: `get_bert_encoding`
@@ -477,15 +478,16 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
          gap=(weights - norms / norms.sum(-1, keepdim=True)).abs().max()))
 
 # %% [markdown] lang="en"
-# Here the picture and the test agree for the masked guess. The two heads whose masked tokens
-# look most at their neighbours (L1H0 0.77, L0H0 0.45) are the two whose loss hurts MLM most
-# (0.762 → 0.559 and 0.584); the two that spread their attention (0.25, 0.20) cost less (0.667,
-# 0.666), and every interval lies far below the intact model's. For NSP the picture says less:
-# switching off any one head leaves 0.730 to 0.744 of 0.785, and each interval overlaps the intact
-# model's [0.754, 0.813]; a whole layer costs more (0.639 and 0.671). What one head does,
-# another partly does too. On the neighbours of masked tokens the norm-based shares are almost
-# the raw ones, but elsewhere a weight and its norm-based share differ by as much as 0.263 (the
-# last line): the sizes of the value vectors matter, and the evidence view shows where.
+# Here the picture and the test agree only in part. The head whose masked tokens look most at
+# their neighbours (L0H1, 0.92) is the one whose loss hurts MLM most (0.880 → 0.497), and the one
+# that looks there least (L0H0, 0.04) costs almost nothing (0.878). But L1H0, which looks at the
+# neighbours hardly at all (0.05), costs MLM a lot (0.652): a head can matter without looking
+# where the picture suggests. For NSP every head but L0H0 matters now: switching off L1H1, L1H0
+# or L0H1 leaves 0.580 to 0.673 of 0.841, each interval far below the intact model's
+# [0.821, 0.860], and a whole layer costs more still (0.600 and 0.550). On the neighbours of
+# masked tokens the norm-based shares are the raw ones, but elsewhere a weight and its
+# norm-based share differ by as much as 0.287 (the last line): the sizes of the value vectors
+# matter, and the evidence view shows where.
 #
 # Held-out averages hide single inputs. The widget's evidence view switches off every head for
 # the pair on screen, in one batched forward pass, and draws a grid of what each costs beside
@@ -494,14 +496,16 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
 # layers (Abnar & Zuidema, 2020), where they disagree.
 
 # %% [markdown] lang="zh"
-# 在这里，对掩蔽词元的猜测而言，注意力图和检验的结论是一致的。被掩蔽词元最关注相邻词元的两个头
-# （L1H0 0.77，L0H0 0.45），正是关掉后对掩蔽语言模型伤害最大的两个（0.762 → 0.559 和 0.584）；注意
-# 力比较分散的两个头（0.25、0.20）关掉后损失较小（0.667、0.666），而且所有置信区间都远低于完整模型
-# 的区间。对下一句预测，注意力图能说明的就少了：关掉任何一个头，准确率仍有 0.730 到 0.744（完整模型
-# 为 0.785），每个置信区间都与完整模型的 [0.754, 0.813] 重叠；关掉一整层的损失则大得多（0.639 和
-# 0.671）。一个头做的事，别的头也能部分地做。在被掩蔽词元的相邻词元上，按范数加权的比例与原始权重几
-# 乎相同；但在别处，一个权重与它按范数加权的比例最多相差 0.263（最后一行）：值向量的大小确实有影响，
-# “证据”视图会显示是在哪里。
+# 在这里，图和检验只有一部分是吻合的。被掩蔽词元最关注邻居的那个头（L0H1，0.92），关掉后对掩蔽语言
+# 模型的损害也最大（0.880 → 0.497）；最不关注邻居的那个头（L0H0，0.04）关掉后几乎没有影响（0.878）。
+# 但是 L1H0 几乎不看邻居（0.05），关掉后掩蔽语言模型却损失很大（0.652）：一个头可以很重要，却并不看
+# 图上暗示的地方。对下一句预测来说，现在除了 L0H0 以外每个头都很重要：关掉 L1H1、L1H0 或 L0H1，准确
+# 率
+# 从 0.841 降到 0.580 到 0.673，每个置信区间都远低于完整模型的 [0.821, 0.860]；关掉一整层损失更大
+# （0.600
+# 和 0.550）。在被掩蔽词元的邻居上，基于范数的份额与原始权重相同，但在别处，一个权重与它基于范数的份
+# 额
+# 最多相差 0.287（最后一行）：值向量的大小也有影响，“证据”视图会显示在哪里。
 #
 # 留出数据上的平均值掩盖了单个输入的情况。小部件的“证据”视图针对屏幕上的句子对，用一次批量的前向传播
 # 把每个头都关掉一次，并在注意力图旁边画出一个网格，显示关掉每个头的代价：你选定的掩蔽位置上原词元的
@@ -509,16 +513,22 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
 # 展开（attention rollout，Abnar 和 Zuidema，2020），让你看到它们在哪里不一致。
 
 # %% [markdown] lang="ja"
-# ここでは、マスクしたトークンの予測について、アテンションの図とテストの結果が一致しています。マスク
-# したトークンが隣を最もよく見る 2 つのヘッド（L1H0 0.77、L0H0 0.45）は、切ったときにマスク言語モデ
-# ルが最も大きく落ちる 2 つです（0.762 → 0.559 と 0.584）。アテンションを広く配る 2 つ（0.25、0.20）
-# は損失が小さく（0.667、0.666）、どの区間も元のモデルの区間よりずっと下にあります。次文予測について
-# は、図から分かることはもっと少なくなります。どれか 1 つのヘッドを切っても、正解率は 0.785 から
-# 0.730〜0.744 に下がるだけで、どの区間も元のモデルの [0.754, 0.813] と重なります。層全体を切ると、
-# もっと下がります（0.639 と 0.671）。1 つのヘッドがしていることは、ほかのヘッドもある程度しているの
-# です。マスクしたトークンの隣については、ノルムに基づく割合は生の重みとほぼ同じですが、ほかの場所で
-# は重みとノルムに基づく割合が最大 0.263 も違います（最後の行）。バリューベクトルの大きさが効いてい
-# るのです。それがどこかは「根拠」ビューで見られます。
+# ここでは、図と検証は一部でしか一致しません。マスクしたトークンが隣を最もよく見るヘッド
+# （L0H1、0.92）
+# は、止めるとマスク言語モデルを最も損ないます（0.880 → 0.497）。隣を最も見ないヘッド（L0H0、0.04）
+# は
+# 止めてもほとんど影響がありません（0.878）。ところが L1H0 は隣をほとんど見ない（0.05）のに、止める
+# と
+# マスク言語モデルは大きく下がります（0.652）。ヘッドは、図が示唆する場所を見ていなくても重要であり
+# う
+# るのです。次文予測では、今は L0H0 以外のどのヘッドも重要です。L1H1、L1H0、L0H1 のどれを止めても
+# 0.841 が 0.580 から 0.673 に下がり、どの区間も元のモデルの [0.821, 0.860] よりずっと下にあります。
+# 層
+# 全体を止めるとさらに下がります（0.600 と 0.550）。マスクしたトークンの隣については、ノルムに基づく
+# 割
+# 合は元の重みと同じですが、ほかの場所では重みとノルムに基づく割合が最大 0.287 も違います（最後の行
+# ）。
+# 値ベクトルの大きさも効いていて、証拠ビューがその場所を示します。
 #
 # ホールドアウトデータでの平均は、個々の入力を覆い隠します。ウィジェットの「根拠」ビューは、画面上の
 # ペアについてすべてのヘッドを 1 回のバッチ化した順伝播で切り、それぞれが何を失わせるかをアテンショ
@@ -631,54 +641,33 @@ mixed = make_pretrain_data(held_out_paragraphs, vocab, max_len=recipe["max_len"]
 accuracy_by_kind(small_bert, mixed)
 
 # %% [markdown] lang="en"
-# The switch of language does show. The model rejects the cross-language pairs (0.876) more
-# often than the same-language ones (0.751), and the two intervals do not overlap; its overall
-# accuracy, 0.801, is a little higher than the 0.785 of the grouped set, though still inside that
-# set's interval. The model never saw a pair that switches language in training, so it was never
-# rewarded for spotting the switch itself; but a Chinese sentence after an English one is unlike
-# anything it saw follow an English sentence, and such a pair is easier to reject. The
-# cross-language pairs make the test somewhat easier; the model's skill within one language is
-# what the grouped held-out set measures. (IsNext and same-language NotNext differ from the
+# The switch of language does not show. The model rejects the cross-language pairs (0.681) no
+# more often than the same-language ones (0.683); its overall accuracy, 0.842, is that of the
+# grouped set (0.841). The model never saw a pair that switches language in training, so it was
+# never rewarded for spotting the switch itself, and here it does not use it: a Chinese sentence
+# after an English one is rejected no more readily than an English sentence from another story.
+# The model's skill within one language
+# is what the grouped held-out set measures. (IsNext and same-language NotNext differ from the
 # grouped set's because the pairs are a different random draw; the intervals show by how much
 # that can move them.)
-#
-# The shortcut is a miniature of a real criticism of NSP: a random sentence from another
-# document usually changes the topic, so NSP can be solved by spotting the change of topic
-# instead of judging whether B follows A. Drawing partners from the same language removes only
-# the crudest change of topic, since the partner still comes from another story. ALBERT went
-# further and replaced NSP by sentence-order prediction, whose negative pairs are the same two
-# sentences swapped (notebook 05).
 
 # %% [markdown] lang="zh"
-# 语言切换的影响确实看得出来。模型把跨语言的句子对判为“不是下一句”的准确率（0.876）高于同一种语言的
-# 句子对（0.751），而且两个置信区间没有重叠；它的总准确率为 0.801，比分组构造的留出数据上的 0.785 略
-# 高，不过仍在后者的置信区间之内。模型在训练中从未见过切换语言的句子对，所以从来没有因为察觉语言切换
-# 本身而得到过奖励；但一个英文句子后面跟着一个中文句子，与它见过的任何接在英文句子之后的句子都不像，
-# 这样的句子对更容易判为“不是下一句”。跨语言的句子对让测试变得容易了一些；要衡量模型在同一种语言之内
-# 的本事，得看分组构造的留出数据。（“是下一句”的句子对和同一种语言的“不是下一句”的句子对，准确率也都
-# 与分组构造的留出数据上的不同，因为这里的句子对是另一次随机抽取的结果；置信区间表明了这种差别可能有
-# 多大。）
-#
-# 学界对下一句预测确有一种批评，这条捷径正是它的缩影：从另一篇文档中随机取出的句子通常换了话题，所以
-# 模型只要察觉话题变了，就能做好下一句预测，而不必判断 B 是否真的接在 A 后面。从同一种语言中抽取替换
-# 句，只去掉了最明显的一种话题变化，因为替换句仍然来自另一个故事。ALBERT 走得更远：它用句序预测取代
-# 了下一句预测，其负例就是把同样两个句子的顺序对调（见笔记本 05）。
+# 语言的切换并没有起作用。模型拒绝跨语言句子对的比例（0.681）并不比同一语言的句子对（0.683）高；它的
+# 总准确率为 0.842，与分组构造的留出数据上的（0.841）相当。模型在训练中从未见过切换语言的句子对，所
+# 以
+# 从来没有因为发现语言切换本身而得到奖励，而在这里它也没有利用这一点：英文句子后面跟一个中文句子，并
+# 不比跟一个来自别的故事的英文句子更容易被拒绝。模型在同一种语言内的本事，是分组构造的留出数据所测
+# 量的。（“是下一句”和同一语言的“不是下一句”与分组数据上的结果不同，是因为这些句子对是另一次随机抽
+# 取；置信区间显示了这会带来多大的变动。）
 
 # %% [markdown] lang="ja"
-# 言語の切り替わりは、確かに効いています。モデルは言語をまたぐペアを、同じ言語のペアより多く退けます
-# （0.876 と 0.751）。2 つの区間は重なりません。全体の正解率 0.801 は、言語を揃えたデータでの 0.785
-# より少し高くなりますが、まだその区間の中です。モデルは学習で言語が切り替わるペアを一度も見ていない
-# ので、切り替わりそのものを見抜いて報われたことはありません。しかし英語の文の後に続く中国語の文は、
-# 英語の文の後に来るのを見てきたどんな文とも違っていて、そのようなペアは退けやすいのです。言語をまた
-# ぐペアがあるとテストはいくらか易しくなります。1 つの言語の中でのモデルの実力を測るのは、言語を揃え
-# たホールドアウトデータのほうです（「次の文」と同じ言語の「次の文ではない」の数字が言語を揃えたデー
-# タと違うのは、ペアを別に引いたからです。区間を見れば、それでどれだけ動きうるかが分かります）。
-#
-# この近道は、次文予測に対する実際の批判の縮図です。別の文書から取ったランダムな文はたいてい話題が変
-# わるので、B が A に続くかどうかを判断しなくても、話題の変化を見抜くだけで次文予測は解けてしまいま
-# す。相手を同じ言語から取っても、取り除けるのは最も大ざっぱな話題の変化だけです。相手はやはり別の物
-# 語から来るからです。ALBERT はさらに進んで、次文予測を文順序予測に置き換えました。その負例は、同じ
-# 2 つの文を入れ替えたものです（ノートブック 05）。
+# 言語の切り替えは効いていません。モデルが言語をまたぐペアを退ける割合（0.681）は、同じ言語のペア
+# （0.683）より高くありません。全体の正解率 0.842 は、言語を揃えたデータでの値（0.841）と同じ程度で
+# す。モデルは学習中に言語が切り替わるペアを見たことがないので、切り替えそのものに気づいて報われたこ
+# とはなく、ここでもそれを使っていません。英語の文の後の中国語の文は、別の物語の英語の文より退けられ
+# やすいわけではないのです。1 つの言語の中でのモデルの実力は、言語
+# を揃えたホールドアウトデータが測るものです（IsNext と同じ言語の NotNext の値が揃えたデータと違うの
+# は、ペアが別のランダムな抽出だからです。区間は、それでどれだけ動きうるかを示します）。
 
 # %% [markdown] lang="en"
 # ### Template leakage
@@ -790,12 +779,12 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 # 2. ★★ Restrict the held-out MLM accuracy to sentences that do not occur in the training
 #    paragraphs (build the held-out data from those sentences only, or keep only their slots).
 #    How much lower is it, how wide is its interval, and is it still above the baseline?
-# 3. ★ **Count.** At the same share of hits (0.785), how many times as many held-out pairs as
-#    the 753 above would halve the width of the NSP interval (to the nearest whole number)?
+# 3. ★ **Count.** At the same share of hits (0.841), how many times as many held-out pairs as
+#    the 1331 above would halve the width of the NSP interval (to the nearest whole number)?
 #    Guess, then try `Accuracy(hits, n)` at larger `n`, and check below.
 # 4. ★★ **Predict.** A 95% interval covers the *true* accuracy in 95% of draws; it promises
-#    nothing about where the next draw lands. Suppose the model's true NSP accuracy is 0.785 and
-#    two independent held-out sets of 753 pairs each are drawn. In what percentage of such
+#    nothing about where the next draw lands. Suppose the model's true NSP accuracy is 0.841 and
+#    two independent held-out sets of 1331 pairs each are drawn. In what percentage of such
 #    repeats does the second set's accuracy fall inside the first set's 95% interval (a whole
 #    number)? Check below.
 # 5. ★★ **Bright but idle.** In the attention widget's evidence view, keep the default pair and
@@ -819,12 +808,12 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #    模型以及它们的下一句预测损失。
 # 2. ★★ 只在没有出现在训练段落中的句子上计算留出数据的掩蔽语言模型准确率（只用这些句子构造留出数据，
 #    或者只保留它们的预测位置）。它低了多少？置信区间有多宽？还高于基线吗？
-# 3. ★ **数一数。** 在判对比例不变（0.785）的情况下，留出的句子对要是上面 753 个的多少倍，下一句预
+# 3. ★ **数一数。** 在判对比例不变（0.841）的情况下，留出的句子对要是上面 1331 个的多少倍，下一句预
 #    测的置信区间宽度才会减半（取最接近的整数）？先猜一猜，再在更大的 `n` 上试试
 #    `Accuracy(hits, n)`，然后在下面检查。
 # 4. ★★ **先预测。** 95% 置信区间的意思是：在 95% 的抽样中，区间覆盖**真实**的准确率；至于下一次
-#    抽样的结果落在哪里，它什么也没有保证。假设模型下一句预测的真实准确率是 0.785，独立地抽取两组留
-#    出数据，每组 753 个句子对。在这样的重复中，第二组的准确率落在第一组的 95% 置信区间之内的情况占
+#    抽样的结果落在哪里，它什么也没有保证。假设模型下一句预测的真实准确率是 0.841，独立地抽取两组留
+#    出数据，每组 1331 个句子对。在这样的重复中，第二组的准确率落在第一组的 95% 置信区间之内的情况占
 #    百分之几（取整数）？在下面检查你的答案。
 # 5. ★★ **亮而无用。** 在注意力小部件的“证据”视图中，保留默认的句子对，掩蔽一个词元：英文版掩蔽
 #    “final”，中文版掩蔽“篮球”的“球”。哪个头给被掩蔽词元的最亮的格子（它那一行中最大的权重）？关掉
@@ -847,11 +836,13 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 # 2. ★★ ホールドアウトデータでのマスク言語モデルの正解率を、学習用の段落に現れない文だけに絞ってくだ
 #    さい（それらの文だけからホールドアウトデータを作るか、それらの予測位置だけを残します）。正解率
 #    はどれだけ下がり、区間の幅はどれくらいで、それでもベースラインを上回っているでしょうか。
-# 3. ★ **数えてみよう。** 正解の割合が同じ（0.785）とき、次文予測の区間の幅を半分にするには、ホール
-#    ドアウトのペアを上の 753 組の何倍にすればよいでしょうか（最も近い整数で）。予想してから、もっと
+# 3. ★ **数えてみよう。** 正解の割合が同じ（0.841）とき、次文予測の区間の幅を半分にするには、ホール
+#    ドアウトのペアを上の 1331 組の何倍にすればよいでしょうか（最も近い整数で）。予想してから、もっ
+#    と
 #    大きな `n` で `Accuracy(hits, n)` を試し、下で確かめましょう。
 # 4. ★★ **予測しよう。** 95% 区間は、抽出の 95% で**真の**正解率を含みます。次の抽出の値がどこに来る
-#    かについては何も約束しません。モデルの真の次文予測の正解率が 0.785 で、753 組ずつの独立なホール
+#    かについては何も約束しません。モデルの真の次文予測の正解率が 0.841 で、1331 組ずつの独立なホー
+#    ル
 #    ドアウトデータを 2 つ引くとします。このような繰り返しのうち、2 つめのデータの正解率が 1 つめの
 #    データの 95% 区間に入るのは何パーセントでしょうか（整数で）。下で確かめましょう。
 # 5. ★★ **明るいのに働かない。** アテンションのウィジェットの「根拠」ビューで、最初に表示されるペア
