@@ -656,34 +656,38 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
          acc=scores["mlm_accuracy"], baseline=scores["mlm_majority_baseline"]))
 
 # %% [markdown] lang="en"
-# In 300 steps the MLM loss falls from 6.39 to 3.59 and the NSP loss from 0.70 to 0.60 (means of
+# In 300 steps the MLM loss falls from 6.25 to 2.53 and the NSP loss from 0.71 to 0.50 (means of
 # the first and the last 25 steps; each point of the plot comes from a single mini-batch, hence
-# the noise). On the 753 held-out pairs the model now tells IsNext from NotNext 0.632 of the
-# time, and the 95% interval [0.597, 0.666] lies above chance: in under a minute it has begun
-# to relate the two sentences. It fills in 0.233 of the masked tokens, against 0.041 for always
-# guessing the most frequent token. The shipped model does far better (0.785 and 0.762, printed
+# the noise). On the 1331 held-out pairs the model now tells IsNext from NotNext 0.777 of the
+# time, and the 95% interval [0.754, 0.798] lies above chance: in under a minute it has begun
+# to relate the two sentences. It fills in 0.489 of the masked tokens, against 0.050 for always
+# guessing the most frequent token. The shipped model does better, and far better at MLM (0.841 and
+# 0.880, printed
 # in "Going further" below, whose last part shows what it takes to get there).
 
 # %% [markdown] lang="zh"
-# 在这 300 步里，掩蔽语言模型的损失从 6.39 降到 3.59，下一句预测的损失从 0.70 降到 0.60（分别是最前
-# 和最后 25 步的平均值；图中每个点只来自一个小批量，所以曲线有噪声）。在 753 个留出的句子对上，模型
-# 区分“是下一句”和“不是下一句”的准确率已经达到 0.632，95% 置信区间 [0.597, 0.666] 高于随机猜测：训练
-# 不到一分钟，它已经开始把两个句子联系起来了。对于被掩蔽的词元，它能填对 0.233，而总猜最常见的词元只
-# 能填对 0.041。自带模型要好得多（0.785 和 0.762，见下文“更进一步”中打印的结果；那里的最后一小节会
+# 在这 300 步里，掩蔽语言模型的损失从 6.25 降到 2.53，下一句预测的损失从 0.71 降到 0.50（分别是最前
+# 和最后 25 步的平均值；图中每个点只来自一个小批量，所以曲线有噪声）。在 1331 个留出的句子对上，模型
+# 区分“是下一句”和“不是下一句”的准确率已经达到 0.777，95% 置信区间 [0.754, 0.798] 高于随机猜测：训练
+# 不到一分钟，它已经开始把两个句子联系起来了。对于被掩蔽的词元，它能填对 0.489，而总猜最常见的词元只
+# 能填对 0.050。自带模型更好，掩蔽语言模型尤其好得多（0.841 和 0.880，见下文“更进一步”中打印的结果；
+# 那里的最后一小节会
 # 说明怎样才能达到这个水平）。
 
 # %% [markdown] lang="ja"
-# 300 ステップのあいだに、マスク言語モデルの損失は 6.39 から 3.59 に、次文予測の損失は 0.70 から
-# 0.60 に下がりました（最初と最後の 25 ステップの平均。グラフの各点は 1 つのミニバッチだけから計算し
-# ているので、ばらつきがあります）。753 組のホールドアウトのペアで、モデルが「次の文」と「次の文では
-# ない」を正しく見分ける割合は 0.632 になり、95% 信頼区間 [0.597, 0.666] はチャンスレベルを上回って
-# います。1 分足らずの学習で、2 つの文を関連づけ始めたのです。マスクされたトークンは 0.233 を正しく
-# 埋められ、常に最も頻度の高いトークンを答える場合の 0.041 を上回ります。付属モデルはずっと優秀です
-# （0.785 と 0.762。下の「さらに先へ」で表示します。その最後の部分では、そこに到達するには何が必要か
+# 300 ステップのあいだに、マスク言語モデルの損失は 6.25 から 2.53 に、次文予測の損失は 0.71 から
+# 0.50 に下がりました（最初と最後の 25 ステップの平均。グラフの各点は 1 つのミニバッチだけから計算し
+# ているので、ばらつきがあります）。1331 組のホールドアウトのペアで、モデルが「次の文」と「次の文で
+# は
+# ない」を正しく見分ける割合は 0.777 になり、95% 信頼区間 [0.754, 0.798] はチャンスレベルを上回って
+# います。1 分足らずの学習で、2 つの文を関連づけ始めたのです。マスクされたトークンは 0.489 を正しく
+# 埋められ、常に最も頻度の高いトークンを答える場合の 0.050 を上回ります。付属モデルはより優秀で、マ
+# スク言語モデルではずっと上です
+# （0.841 と 0.880。下の「さらに先へ」で表示します。その最後の部分では、そこに到達するには何が必要か
 # を示します）。
 
 # %% [markdown] lang="en"
-# ## From 13 minutes to four days
+# ## From 12 minutes to four days
 #
 # `scripts/pretrain_small.py` trains the shipped small BERT with the chapter's pretraining sizes
 # (H = 128, FFN 256, 2 heads, 2 blocks) on all training paragraphs, paired and masked afresh 10
@@ -691,7 +695,7 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
 # evaluation in `metrics.json`. Here is its full run:
 
 # %% [markdown] lang="zh"
-# ## 从 13 分钟到四天
+# ## 从 12 分钟到四天
 #
 # `scripts/pretrain_small.py` 负责训练自带的小 BERT：模型尺寸与本章预训练时相同（H = 128，前馈网络
 # 256，2 个头，2 个编码器块），使用全部训练段落，重新构造句子对并掩蔽，共 10 遍；训练结果放在
@@ -699,7 +703,7 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
 # 的训练过程：
 
 # %% [markdown] lang="ja"
-# ## 13 分から 4 日へ
+# ## 12 分から 4 日へ
 #
 # `scripts/pretrain_small.py` は、本章の事前学習と同じサイズ（H = 128、FFN 256、ヘッド 2、ブロック
 # 2）で、付属の小さな BERT を学習させます。学習用の段落をすべて使い、ペアの作成とマスクを 10 回やり
@@ -733,17 +737,17 @@ print(tr("NSP loss (recorded every {every} steps): mean over steps {a}-{b} {earl
          d=recipe["num_steps"], late=sum(late) / len(late)))
 
 # %% [markdown] lang="en"
-# The MLM loss keeps falling for all 1000 steps. The NSP loss stays near $\ln 2$ for about the first
+# The MLM loss keeps falling for all 3000 steps. The NSP loss stays near $\ln 2$ for about the first
 # 200 steps (the line printed with the plot gives their mean), then creeps down slowly, to about
-# 0.46 over the last 50 steps. As in the chapter, the MLM loss stays far above the NSP loss
+# 0.40 over the last 50 steps. As in the chapter, the MLM loss stays far above the NSP loss
 # (exercise 6 asks whether that means MLM learned less).
 #
 # The original BERT was trained the same way, at a far larger scale. The BERT paper (Devlin et
 # al., 2018) in full, next to the shipped model:
 
 # %% [markdown] lang="zh"
-# 掩蔽语言模型的损失在全部 1000 步中一直在下降。下一句预测的损失在大约前 200 步里一直停留在 $\ln 2$
-# 附近（随图打印的那一行给出了这段时间的平均值），之后缓慢下降，最后 50 步平均约为 0.46。与本章一
+# 掩蔽语言模型的损失在全部 3000 步中一直在下降。下一句预测的损失在大约前 200 步里一直停留在 $\ln 2$
+# 附近（随图打印的那一行给出了这段时间的平均值），之后缓慢下降，最后 50 步平均约为 0.40。与本章一
 # 样，掩蔽语言模型的损失始终远高于下一句预测的损失（练习 6 会问：这是否说明掩蔽语言模型学到的更
 # 少？）。
 #
@@ -751,9 +755,9 @@ print(tr("NSP loss (recorded every {every} steps): mean over steps {a}-{b} {earl
 # 置与自带模型并列对照：
 
 # %% [markdown] lang="ja"
-# マスク言語モデルの損失は 1000 ステップのあいだずっと下がり続けます。次文予測の損失は最初の 200 ス
+# マスク言語モデルの損失は 3000 ステップのあいだずっと下がり続けます。次文予測の損失は最初の 200 ス
 # テップほど $\ln 2$ の近くにとどまり（グラフとともに表示した行がその平均です）、その後ゆっくり下
-# がって、最後の 50 ステップでは約 0.46 になります。本章と同じく、マスク言語モデルの損失は次文予測の
+# がって、最後の 50 ステップでは約 0.40 になります。本章と同じく、マスク言語モデルの損失は次文予測の
 # 損失よりずっと高いままです（演習 6 では、それがマスク言語モデルの学んだことが少ないという意味なの
 # かを考えます）。
 #
