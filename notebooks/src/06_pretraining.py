@@ -823,11 +823,11 @@ for what, paper, ours in rows:
 # ## A model that learns before your eyes
 #
 # A loss curve says *that* a model learns, not *what* it learns. `scripts/pretrain_small.py`
-# therefore also keeps the weights at six steps of its run, 0, 50, 150, 300, 650 and 1000, dense
+# therefore also keeps the weights at six steps of its run, 0, 50, 150, 300, 900 and 3000, dense
 # early, where the MLM loss falls fastest (with a `SnapshotRecorder`, as in the live run above).
 # They ship with `bertlib` as `snapshots.safetensors` (in half precision, with every step's
 # losses), and `load_snapshots` reads them. Below, each snapshot is loaded into a model of
-# the shipped architecture and evaluated on the same 753 held-out pairs as the live run; the
+# the shipped architecture and evaluated on the same 1331 held-out pairs as the live run; the
 # attention and the guesses are measured on every third of these pairs, which keeps the cell
 # short.
 
@@ -835,21 +835,21 @@ for what, paper, ours in rows:
 # ## 看着模型学习
 #
 # 损失曲线只能说明模型在学，却说明不了它学到了什么。因此，`scripts/pretrain_small.py` 还在训练中的
-# 六步（0、50、150、300、650 和 1000）保存了权重；开头几步取得密一些，因为掩蔽语言模型的损失在开头
+# 六步（0、50、150、300、900 和 3000）保存了权重；开头几步取得密一些，因为掩蔽语言模型的损失在开头
 # 下降得最快（用的就是上面现场训练中的 `SnapshotRecorder`）。这些快照以半精度存成
 # `snapshots.safetensors`（连同每一步的损失）随 `bertlib` 一起提供，用 `load_snapshots` 读取。下面
-# 把每个快照载入一个与自带模型结构相同的模型，在现场训练用过的那 753 个留出的句子对上评估；注意力和
+# 把每个快照载入一个与自带模型结构相同的模型，在现场训练用过的那 1331 个留出的句子对上评估；注意力和
 # 预测则只在其中每隔两个取一个的句子对上统计，好让这个单元格快一些。
 
 # %% [markdown] lang="ja"
 # ## 目の前で学んでいくモデル
 #
 # 損失の曲線から分かるのは、モデルが学んでいる**ということ**であって、**何を**学んでいるかではありま
-# せん。そこで `scripts/pretrain_small.py` は、学習中の 6 つのステップ、0、50、150、300、650、1000
+# せん。そこで `scripts/pretrain_small.py` は、学習中の 6 つのステップ、0、50、150、300、900、3000
 # で重みも保存しています。マスク言語モデルの損失がいちばん速く下がる序盤に多めに取っています（上のそ
 # の場での学習と同じく `SnapshotRecorder` を使います）。これらは `snapshots.safetensors` として
 # `bertlib` に付属し（半精度で、各ステップの損失も含みます）、`load_snapshots` で読み込めます。下で
-# は、各スナップショットを付属モデルと同じ構造のモデルに読み込み、その場での学習と同じ 753 組のホー
+# は、各スナップショットを付属モデルと同じ構造のモデルに読み込み、その場での学習と同じ 1331 組のホー
 # ルドアウトのペアで評価します。アテンションと予測は、セルが短い時間で終わるように、そのうち 3 組に
 # 1 組だけで測ります。
 
@@ -883,11 +883,10 @@ print(tr("shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}",
          nsp=metrics["held_out"]["nsp_accuracy"], mlm=metrics["held_out"]["mlm_accuracy"]))
 
 # %% [markdown] lang="en"
-# These snapshots come from a rerun of the shipped model's recipe with the same seeds, not from
-# the shipped model's own run, which predates them and could not be reproduced bit for bit: the
-# rerun ends at held-out NSP 0.776 and MLM 0.729, the shipped model at 0.785 and 0.762. Its MLM
-# accuracy climbs slowly up to step 300 (0.211), then fast (0.512 at step 650); its NSP accuracy
-# is at chance up to step 50 (0.510) and climbs from there.
+# These snapshots come from the shipped model's own run: the last one is the shipped model
+# (held-out NSP 0.841, MLM 0.880). Its MLM accuracy climbs fast up to step 300 (0.549), then more
+# slowly (0.739 at step 900); its NSP accuracy is at chance at step 0 (0.491) and climbs from
+# step 50 (0.554).
 #
 # The time-lapse widget shows one sentence pair through the snapshots. Move the slider
 # *training step*, or press play to see one snapshot after another. For the step
@@ -900,11 +899,9 @@ print(tr("shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}",
 # the snapshots bring the weights.
 
 # %% [markdown] lang="zh"
-# 这些快照来自按相同随机种子把自带模型的训练配置重新跑的一遍，而不是自带模型自己的那次训练：那次训
-# 练早于快照功能，也无法逐位复现。重跑的结果在留出数据上的下一句预测准确率为 0.776、掩蔽语言模型准确
-# 率为 0.729，自带模型则为 0.785 和 0.762。掩蔽语言模型的准确率在第 300 步之前上升得很慢（0.211），
-# 之后很快（第 650 步为 0.512）；下一句预测的准确率直到第 50 步仍与随机猜测相当（0.510），此后才开始
-# 上升。
+# 这些快照来自自带模型自己的那次训练：最后一个快照就是自带模型（留出数据上下一句预测 0.841，掩蔽语言
+# 模型 0.880）。掩蔽语言模型的准确率在第 300 步之前上升得很快（0.549），之后变慢（第 900 步为
+# 0.739）；下一句预测的准确率在第 0 步与随机猜测相当（0.491），从第 50 步（0.554）开始上升。
 #
 # 下面的延时回放小部件让一个句子对依次经过这些快照。拖动滑块“训练步”，或者按下播放键，依次播放各个快
 # 照。对所选的训练步，它画出一个头的注意力权重（层和头可以选；颜色刻度在各训练步中保持不变，便于比
@@ -914,12 +911,11 @@ print(tr("shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}",
 # 型只提供结构，权重来自快照。
 
 # %% [markdown] lang="ja"
-# これらのスナップショットは、付属モデルの学習設定を同じ乱数シードでもう一度実行したものから取ってい
-# ます。付属モデル自身の学習はスナップショットの機能より前のもので、ビット単位では再現できなかったか
-# らです。再実行の結果は、ホールドアウトデータで次文予測 0.776、マスク言語モデル 0.729 で、付属モデ
-# ルは 0.785 と 0.762 です。マスク言語モデルの正解率はステップ 300 まではゆっくり上がり（0.211）、そ
-# の後は速く上がります（ステップ 650 で 0.512）。次文予測の正解率はステップ 50 まではチャンスレベル
-# のまま（0.510）で、そこから上がり始めます。
+# これらのスナップショットは付属モデル自身の学習から取ったもので、最後のものが付属モデルです（ホール
+# ドアウトデータで次文予測 0.841、マスク言語モデル 0.880）。マスク言語モデルの正解率はステップ 300
+# ま
+# では速く上がり（0.549）、その後はゆっくりになります（ステップ 900 で 0.739）。次文予測の正解率はス
+# テップ 0 ではチャンスレベル（0.491）で、ステップ 50（0.554）から上がり始めます。
 #
 # タイムラプスのウィジェットでは、1 組の文ペアがスナップショットを順にたどります。スライダー「学習ス
 # テップ」を動かすか、再生ボタンを押して、スナップショットを 1 つずつ見ていきましょう。選んだステッ
@@ -937,7 +933,7 @@ TimeLapseWidget(small_bert, tokenizer, snapshots)
 # %% [markdown] lang="en"
 # Play it, and watch the guesses at the two masked tokens and the attention in each layer (head
 # by head, and their mean). One pair shows a few tokens; the next cell measures the same things
-# on the 251 sampled held-out pairs. Each masked slot's top guess: is it one of the 10 most frequent
+# on the 444 sampled held-out pairs. Each masked slot's top guess: is it one of the 10 most frequent
 # answers, how many different tokens the snapshot guesses, and how often it is right where the
 # answer is another token. Then where the heads look: the attention weight each token (as
 # query) puts on the token before it, the one after it, the two `<sep>` and the other sentence,
@@ -945,14 +941,14 @@ TimeLapseWidget(small_bert, tokenizer, snapshots)
 
 # %% [markdown] lang="zh"
 # 播放一遍，留意两个被掩蔽词元处的预测，以及每一层的注意力（逐个头看，也看各头平均）。一个句子对只能
-# 展示几个词元；下一个单元格在抽出的 251 个留出的句子对上统计同样的东西。先看每个被掩蔽位置的首选预
+# 展示几个词元；下一个单元格在抽出的 444 个留出的句子对上统计同样的东西。先看每个被掩蔽位置的首选预
 # 测：它是不是最常见的 10 个答案之一，每个快照一共猜出多少个不同的词元，以及答案为其他词元时它猜对的
 # 比例。再看各个头关注哪里：每个词元（作为查询）放在它前一个词元、后一个词元、两个 `<sep>` 和另一个
 # 句子上的注意力权重，对同一层的各个头以及这些句子对中的每个词元求平均。
 
 # %% [markdown] lang="ja"
 # 再生して、2 つのマスクされたトークンでの予測と、各層のアテンション（ヘッドごと、そしてその平均）を
-# 見てみましょう。1 組のペアで見えるのは数個のトークンだけです。次のセルでは、抜き出した 251 組の
+# 見てみましょう。1 組のペアで見えるのは数個のトークンだけです。次のセルでは、抜き出した 444 組の
 # ホールドアウトのペアで同じことを測ります。まず、マスクした各位置の第一候補について、それが最も頻度
 # の高い 10 個の答えの 1 つかどうか、スナップショットが全部で何種類のトークンを答えるか、そして答え
 # がそれ以外のトークンのときにどれだけ正解するかを見ます。次に、ヘッドがどこを見ているかです。各トー
@@ -970,63 +966,71 @@ print(tr("Attention weight on the previous token, the next one, <sep> and the ot
 print(table(looking))
 
 # %% [markdown] lang="en"
-# **The guesses.** At step 0 the weights are random, and so are the guesses: 172 different
-# tokens, almost never right. By step 50 the model has found the cheapest answer: every top guess
-# is one of the 10 most frequent answers, only 6 different tokens in all, which is where its MLM
-# accuracy of 0.086 comes from. This lasts: at step 300, 0.721 of the guesses are still frequent
-# tokens, and only 0.070 of the other answers are right. Between steps 300 and 650 the guesses
-# turn into the right ones: 346 different tokens, 0.314 of them frequent (close to the 0.230
-# that the frequent answers make up), and 0.455 of the other answers right, 0.692 at step 1000.
+# **The guesses.** At step 0 the weights are random, and so are the guesses: 179 different
+# tokens, never right. By step 50 the model has found the cheapest answer: 0.892 of the top
+# guesses are among the 10 most frequent answers, 31 different tokens in all. Then the guesses
+# turn into the right ones: where the answer is another token, 0.303 are right at step 150, 0.423
+# at step 300, 0.659 at step 900 and 0.849 at step 3000, with 405 different tokens; by then 0.285
+# of the guesses are frequent tokens, close to the 0.283 that the frequent answers make up.
 #
-# **The attention.** At step 0 the weights are nearly uniform: 0.03 on the previous token and on
-# the next (one key of about thirty), 0.54 on the other sentence. The first thing the heads learn
-# is to stay in their own sentence: the weight on the other sentence falls to 0.414 in layer 0
-# by step 50 and to 0.179 in layer 1 by step 150, and is under 0.1 in both layers by step 650.
-# The neighbours come later, together with the right guesses: layer 0's weight on the previous
-# token grows from 0.077 at step 300 to 0.173 at step 650 and 0.259 at step 1000, layer 1's on
-# the next token from 0.091 to 0.196 and 0.289. `<sep>` never draws attention: its share is
-# highest at step 0 (0.065 and 0.073, what nearly uniform weights give two keys), falls to
-# 0.010 in layer 0 and stays near where it started in layer 1 (0.062 at step 1000). Heads of the
-# large original BERT put much of their weight on `[SEP]` (Clark et al., 2019); this small model,
-# in 1000 steps, does not.
+# **The attention.** At step 0 the weights are nearly uniform: about 0.04 on the previous token
+# and on the next, and 0.487 and 0.499 on the other sentence. Layer 1 learns to stay in its own
+# sentence: its weight on the other sentence falls to 0.310 by step 150 and 0.124 by step 900.
+# Layer 0 does not: it still puts 0.354 on the other sentence at step 3000 (notebook 05 finds
+# one of its heads looking across). Layer 0 learns the previous token instead, together with the
+# right guesses: from 0.121 at step 300 to 0.336 at step 900 and 0.428 at step 3000. Layer 1's
+# weight on its neighbours stays low (0.062 and 0.065 at step 3000). `<sep>` never draws much
+# attention: its share is highest at step 0 (0.080 and 0.084, what nearly uniform weights give
+# two keys) and ends at 0.035 and 0.065. Heads of the large original BERT put much of their
+# weight on `[SEP]` (Clark et al., 2019); this small model, in 3000 steps, does not.
 
 # %% [markdown] lang="zh"
-# **预测。** 第 0 步的权重是随机的，预测也是随机的：猜出 172 个不同的词元，几乎都不对。到第 50 步，
-# 模型已经找到了最省事的答案：每个首选预测都是最常见的 10 个答案之一，总共只有 6 个不同的词元，它的
-# 掩蔽语言模型准确率 0.086 就是这么来的。这种状态持续了很久：到第 300 步，仍有 0.721 的预测是常见词
-# 元，答案为其他词元时只猜对 0.070。在第 300 步到第 650 步之间，预测变成了正确的词元：不同的词元增加
-# 到 346 个，其中常见词元只占 0.314（与常见词元在答案中所占的 0.230 相差不远），答案为其他词元时猜对
-# 0.455，到第 1000 步为 0.692。
+# **猜测。** 第 0 步的权重是随机的，猜测也一样：179 个不同的词元，一个也没猜对。到第 50 步，模型已经
+# 找到了最省事的答案：0.892 的首选猜测是 10 个最常见的答案之一，总共只有 31 个不同的词元。之后猜测逐
+# 渐变成正确的答案：在答案是其他词元的地方，第 150 步猜对 0.303，第 300 步 0.423，第 900 步 0.659，
+# 第 3000 步 0.849，用到 405 个不同的词元；这时首选猜测中常见词元占 0.285，与常见答案所占的 0.283 相
+# 当。
 #
-# **注意力。** 第 0 步的注意力权重几乎是均匀的：放在前一个词元和后一个词元上的各约 0.03（大约三十个
-# 键中的一个），放在另一个句子上的约 0.54。各个头最先学会的是留在自己的句子里：放在另一个句子上的权
-# 重，层 0 到第 50 步降到 0.414，层 1 到第 150 步降到 0.179，到第 650 步两层都低于 0.1。关注相邻词元
-# 要晚一些，并且与正确的预测同时出现：层 0 放在前一个词元上的权重从第 300 步的 0.077 增加到第 650 步
-# 的 0.173 和第 1000 步的 0.259，层 1 放在后一个词元上的权重从 0.091 增加到 0.196 和 0.289。`<sep>`
-# 始终没有得到关注：它得到的权重在第 0 步最高（0.065 和 0.073，也就是几乎均匀的权重分给两个键的份
-# 额），在层 0 降到 0.010，在层 1 则一直停留在起点附近（第 1000 步为 0.062）。大型的原始 BERT 有些头
-# 会把大量权重放在 `[SEP]` 上（Clark 等人，2019）；这个小模型训练 1000 步之后并没有这样做。
+# **注意力。** 第 0 步的权重几乎是均匀的：前一个和后一个词元上各约 0.04，另一个句子上分别为 0.487 和
+# 0.499。层 1 学会了留在自己的句子里：它放在另一个句子上的权重到第 150 步降到 0.310，到第 900 步降到
+# 0.124。层 0 却没有：到第 3000 步，它仍把 0.354 放在另一个句子上（笔记本 05 发现它的一个头在看另一
+# 个
+# 句子）。层 0 学会的是前一个词元，而且与猜对同步：从第 300 步的 0.121 增加到第 900 步的 0.336 和第
+# 3000 步的 0.428。层 1 放在相邻词元上的权重一直很低（第 3000 步为 0.062 和 0.065）。`<sep>` 从来没
+# 有
+# 吸引多少注意力：它的份额在第 0 步最高（0.080 和 0.084，即几乎均匀的权重分给两个键的份额），最后为
+# 0.035 和 0.065。大型的原始 BERT 有些头会把大量权重放在 `[SEP]` 上（Clark 等人，2019）；这个小模型
+# 训
+# 练 3000 步之后并没有这样做。
 
 # %% [markdown] lang="ja"
-# **予測。** ステップ 0 では重みはランダムで、予測もランダムです。172 種類のトークンを答え、ほとんど
-# 当たりません。ステップ 50 までに、モデルはいちばん安上がりな答えを見つけます。第一候補はすべて最も
-# 頻度の高い 10 個の答えのどれかで、全部でたった 6 種類のトークンです。マスク言語モデルの正解率
-# 0.086 はここから来ています。この状態はしばらく続きます。ステップ 300 でも予測の 0.721 は頻度の高い
-# トークンで、答えがそれ以外のトークンのときに当たるのは 0.070 だけです。ステップ 300 から 650 のあ
-# いだで、予測は正しいトークンに変わっていきます。トークンの種類は 346 に増え、頻度の高いトークンは
-# 0.314（頻度の高い答えが占める 0.230 に近い値）になり、答えがそれ以外のトークンのときの正解は
-# 0.455、ステップ 1000 では 0.692 になります。
+# **予測。** ステップ 0 では重みはランダムで、予測もランダムです。179 種類のトークンで、1 つも当たり
+# ま
+# せん。ステップ 50 までに、モデルは最も手軽な答えを見つけます。首位の予測の 0.892 が最も頻度の高い
+# 10
+# 個の答えのどれかで、全部で 31 種類のトークンしかありません。その後、予測は正しい答えに変わっていき
+# ます。答えが別のトークンである位置での正解は、ステップ 150 で 0.303、300 で 0.423、900 で 0.659、
+# 3000 で 0.849 になり、405 種類のトークンを使います。そのときの首位の予測のうち頻出トークンは 0.285
+# で、頻出の答えが占める 0.283 に近い値です。
 #
-# **アテンション。** ステップ 0 では重みはほぼ一様です。直前と直後のトークンにそれぞれ 0.03（約 30
-# 個のキーの 1 つ）、もう一方の文に 0.54 です。ヘッドが最初に覚えるのは、自分の文の中にとどまること
-# です。もう一方の文への重みは、層 0 ではステップ 50 までに 0.414 に、層 1 ではステップ 150 までに
-# 0.179 に下がり、ステップ 650 では両方の層で 0.1 を下回ります。隣のトークンを見るようになるのはもっ
-# と後で、正しい予測が出始めるのと同じ時期です。層 0 の直前のトークンへの重みはステップ 300 の 0.077
-# からステップ 650 で 0.173、ステップ 1000 で 0.259 に、層 1 の直後のトークンへの重みは 0.091 から
-# 0.196、0.289 に増えます。`<sep>` はまったく注目を集めません。その割合はステップ 0 で最も高く
-# （0.065 と 0.073。ほぼ一様な重みで 2 つのキーが受け取る量です）、層 0 では 0.010 に下がり、層 1 で
-# は出発点の近くにとどまります（ステップ 1000 で 0.062）。大きな元の BERT のヘッドは重みの多くを
-# `[SEP]` に置きます（Clark ら、2019）が、この小さなモデルは 1000 ステップではそうなりません。
+# **アテンション。** ステップ 0 では重みはほぼ一様で、直前と直後のトークンにそれぞれ約 0.04、もう一
+# 方
+# の文に 0.487 と 0.499 です。層 1 は自分の文にとどまることを学び、もう一方の文への重みはステップ
+# 150
+# までに 0.310、ステップ 900 までに 0.124 に下がります。層 0 はそうなりません。ステップ 3000 でもま
+# だ
+# 0.354 をもう一方の文に置いています（ノートブック 05 では、そのヘッドの 1 つがもう一方の文を見てい
+# ま
+# した）。層 0 が学ぶのは代わりに直前のトークンで、正しい予測と歩調を合わせて、ステップ 300 の 0.121
+# からステップ 900 の 0.336、ステップ 3000 の 0.428 に増えます。層 1 の隣への重みは低いままです（ス
+# テッ
+# プ 3000 で 0.062 と 0.065）。`<sep>` はあまりアテンションを集めません。その割合はステップ 0 で最も
+# 高
+# く（0.080 と 0.084。ほぼ一様な重みが 2 つのキーに与える割合です）、最後は 0.035 と 0.065 です。大
+# きな
+# 元の BERT のヘッドは重みの多くを `[SEP]` に置きます（Clark ら、2019）が、この小さなモデルは 3000
+# ス
+# テップでもそうなりません。
 
 # %% [markdown] lang="en"
 # ### Your own run
