@@ -44,9 +44,10 @@
 # 8. [**Real BERT**](08_real_bert.ipynb): what the original BERT adds, loading real weights,
 #    parity with the reference implementation, real attention heads.
 # 9. [**Fine-tuning**](09_fine_tuning.ipynb): what pretraining buys: `BERTClassifier` on
-#    `<cls>`, a token tagger, question answering with start and end vectors, held-out templates,
-#    pretrained vs random weights vs a bag of words, freezing layers, fine-tuning real MiniLM
-#    weights.
+#    `<cls>`, a token tagger, question answering with start and end vectors; a designed
+#    experiment on words no label shows: pretrained vs random weights vs a bag of words over five
+#    seeds, where pretraining put the words, a learning curve, the BERT paper's evidence,
+#    fine-tuning real MiniLM weights.
 #
 # Each notebook stands on its own and runs on a laptop CPU, no GPU needed (`make notebooks`
 # prints how long each takes). Each ends with exercises;
@@ -82,8 +83,9 @@
 # 8. [**真实的 BERT**](08_real_bert.ipynb)：原始 BERT 增加了什么；加载真实权重；与参考实现逐个数值比
 #    对；真实的注意力头。
 # 9. [**微调**](09_fine_tuning.ipynb)：预训练到底带来了什么；基于 `<cls>` 的
-#    `BERTClassifier`；词元标注器；用起点向量和终点向量做问答；留出的模板；预训练权重、随机权重
-#    与词袋模型的比较；冻结部分层；微调真实的 MiniLM 权重。
+#    `BERTClassifier`；词元标注器；用起点向量和终点向量做问答；一个关于标签里没有的词的设计好的实
+#    验：预训练权重、随机权重与词袋模型在五个随机种子上的比较，预训练把这些词放在了哪里，学习曲线，
+#    BERT 论文的证据；微调真实的 MiniLM 权重。
 #
 # 每个笔记本都可以单独学习，在笔记本电脑的 CPU 上就能运行，不需要 GPU（`make notebooks` 会打印每个
 # 笔记本的运行时间）。每个笔记本最后都有练习；部分
@@ -126,9 +128,12 @@
 # 8. [**本物の BERT**](08_real_bert.ipynb)：オリジナルの BERT が加えているもの、実際の重みの読み込
 #    み、参照実装との数値の一致、本物のアテンションヘッド。
 # 9. [**ファインチューニング**](09_fine_tuning.ipynb)：事前学習で何が得られるのか。`<cls>` の上の
-#    `BERTClassifier`、トークンのタガー、開始ベクトルと終了ベクトルによる質問応答、ホールドアウトの
-#    テンプレート、事前学習済みの重み・ランダムな重み・Bag-of-Words モデルの比較、層の凍結、本物の
-#    MiniLM の重みのファインチューニング。
+#    `BERTClassifier`、トークンのタガー、開始ベクトルと終了ベクトルによる質問応答。ラベルに現れない
+#    単語についての設計した実験：事前学習済みの重み・ランダムな重み・Bag-of-Words モデルの 5 つのシ
+#    ー
+#    ドでの比較、事前学習が単語をどこに置いたか、学習曲線、BERT 論文の証拠。本物の MiniLM の重みのフ
+#    ァ
+#    インチューニング。
 #
 # どのノートブックも単独で読むことができ、ノートパソコンの CPU で動きます。GPU は要りません（`make
 # notebooks`
