@@ -429,7 +429,8 @@ plot_similarity(bank.matrix, bank.labels, bank.labels, title=tr("“{word}” in
 # * **Random weights:** MiniLM's architecture and tokenizer, weights drawn at random (seeded).
 #   Whatever it shows comes from the architecture and the input, not from training.
 # * **Our small pretrained model:** the small bilingual BERT that ships with `bertlib`,
-#   pretrained with the recipe of notebook 06 on a small corpus of short stories. It has never
+#   pretrained with the recipe of notebook 06 on a small corpus of short stories and of sentences
+#   about words of six classes (names, places, times, fruits, animals, sports). It has never
 #   seen "crane" or "bank" as words; its WordPiece vocabulary splits them into pieces, and the
 #   vector is that of the first piece.
 #
@@ -445,8 +446,9 @@ plot_similarity(bank.matrix, bank.labels, bank.labels, title=tr("“{word}” in
 # * **随机权重：** 与 MiniLM 相同的架构和分词器，权重随机抽取（设定了随机种子）。它所呈现的任何效果
 #   都只能来自架构和输入，与训练无关。
 # * **我们的小型预训练模型：** 项目自带的小 BERT（包含在 `bertlib` 中）。它是双语的，用笔记本 06 的
-#   训练配置在一个由短故事组成的小语料库上预训练而成。它从没见过“crane”和“bank”这两个完整的单词：
-#   它的 WordPiece 词表把这两个词拆成几个子词，我们取第一个子词的向量。
+#   训练配置在一个小语料库上预训练而成，语料库由短故事和讲六个词类（人名、地点、时间、水果、动物和运
+#   动）中某个词的句子组成。它从没见过“crane”和“bank”这两个完整的单词：它的 WordPiece 词表把这两个词
+#   拆成几个子词，我们取第一个子词的向量。
 #
 # “bank”在句子中的位置也有影响：位置嵌入也是输入的一部分。
 
@@ -462,9 +464,10 @@ plot_similarity(bank.matrix, bank.labels, bank.labels, title=tr("“{word}” in
 #   数シードを設定）です。これに何かが現れるなら、それは学習ではなく、アーキテクチャと入力から来てい
 #   ます。
 # * **私たちの小さな事前学習済みモデル：** プロジェクト付属の小さな BERT で、英語と中国語の 2 言語の
-#   モデルです。ノートブック 06 の学習設定で、短い物語からなる小さなコーパスで事前学習しました。この
-#   モデルは「crane」や「bank」を単語として見たことがありません。その WordPiece の語彙はこれらをいく
-#   つかのサブワードに分割するので、最初のサブワードのベクトルを使います。
+#   モデルです。ノートブック 06 の学習設定で、短い物語と、6 つの単語クラス（人名、場所、時間、果物、
+#   動物、スポーツ）のどれかの単語についての文からなる小さなコーパスで事前学習しました。このモデルは
+#   「crane」や「bank」を単語として見たことがありません。その WordPiece の語彙はこれらをいくつかのサ
+#   ブワードに分割するので、最初のサブワードのベクトルを使います。
 #
 # 「bank」が文のどこにあるかも影響します。位置埋め込みも入力の一部だからです。
 

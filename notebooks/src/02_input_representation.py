@@ -254,7 +254,7 @@ print(segment_ids, tuple(segment_ids.shape))
 # the next new name. BERT uses **WordPiece** instead (30,000 pieces in the English BERT): whole
 # words for frequent words, and pieces of words for the rest. A piece that continues a word
 # starts with `##`. The small BERT of these notebooks has a WordPiece vocabulary learned from
-# its training stories. Here is what it does with a few words:
+# its training corpus. Here is what it does with a few words:
 
 # %% [markdown] lang="zh"
 # ## WordPiece：用一套固定的子词拼出任意的词
@@ -262,7 +262,7 @@ print(segment_ids, tuple(segment_ids.shape))
 # 我们的玩具词表只认识这对句子里的词，其他任何词都会变成 `<unk>`。如果为真实文本建一个整词词表，它
 # 需要几百万个词元，而且仍然认不出下一个新出现的名字。BERT 改用 **WordPiece**（英文 BERT 有
 # 30,000 个子词）：常见的词整个作为一个词元，其余的词拆成子词。接在词中间的子词以 `##` 开头。本系列
-# 笔记本中的小 BERT 有一个从它的训练故事中学出的 WordPiece 词表。看看它怎样切分下面这几个词：
+# 笔记本中的小 BERT 有一个从它的训练语料库中学出的 WordPiece 词表。看看它怎样切分下面这几个词：
 
 # %% [markdown] lang="ja"
 # ## WordPiece：決まったサブワードの集合でどんな単語も書き表す
@@ -272,7 +272,8 @@ print(segment_ids, tuple(segment_ids.shape))
 # る新しい名前は取りこぼします。そこで BERT は **WordPiece** を使います（英語の BERT では 30,000 個
 # のサブワード）。よく出る単語は単語全体を 1 つのトークンとし、それ以外の単語はサブワードに分けま
 # す。単語の途中に続くサブワードは `##` で始まります。プロジェクト付属の小さな BERT は、学習に使った
-# 物語から学習した WordPiece の語彙をもっています。いくつかの単語をどう分割するか見てみましょう。
+# コーパスから学習した WordPiece の語彙をもっています。いくつかの単語をどう分割するか見てみましょ
+# う。
 
 # %%
 model, tokenizer = load_small_bert()  # the small pretrained BERT and its WordPiece tokenizer
@@ -284,12 +285,12 @@ print(table([word, " ".join(tokenizer.tokenize(word))] for word in words))
 # * A frequent word is one piece (`library`). A rarer one is cut into known pieces:
 #   `visit ##ed`. The `##` says that `ed` continues the word before it, so the pieces can be
 #   glued back into "visited".
-# * "unbelievable" never occurs in the stories. It is still spelled, from small pieces down to
+# * "unbelievable" never occurs in the corpus. It is still spelled, from small pieces down to
 #   single letters: no word made of known characters is lost.
-# * "zanzibar" becomes one `<unk>`. No piece starts with "z" (the stories never use the
+# * "zanzibar" becomes one `<unk>`. No piece starts with "z" (the corpus never uses the
 #   letter), and one gap turns the *whole* word into `<unk>`, not just the "z".
 # * BERT's tokenizer puts spaces around every Chinese character, so each character is a word of
-#   its own: 小明 → 小 明. Neither character of 咖啡 occurs in the stories: two `<unk>`.
+#   its own: 小明 → 小 明. Neither character of 咖啡 occurs in the corpus: two `<unk>`.
 #
 # ### Greedy longest match
 #
@@ -301,12 +302,12 @@ print(table([word, " ".join(tokenizer.tokenize(word))] for word in words))
 # %% [markdown] lang="zh"
 # * 常见的词是一个子词（`library`）。不常见的词被切成词表中已有的子词：`visit ##ed`。`##` 表示
 #   `ed` 接在前一个子词后面，所以这些子词可以重新拼回“visited”。
-# * “unbelievable”在故事中从没出现过，但它仍然能被拼出来，用的是一些小的子词，小到单个字母：只要一
+# * “unbelievable”在语料库中从没出现过，但它仍然能被拼出来，用的是一些小的子词，小到单个字母：只要一
 #   个词的每个字符都认识，这个词就不会丢。
-# * “zanzibar”变成了一个 `<unk>`。没有任何子词以“z”开头（故事里从不用这个字母），而只要有一处切不
+# * “zanzibar”变成了一个 `<unk>`。没有任何子词以“z”开头（语料库里从不用这个字母），而只要有一处切不
 #   下去，**整个**词就都变成 `<unk>`，而不只是“z”。
 # * BERT 的分词器在每个汉字两边加上空格，所以每个汉字自成一个词：小明 → 小 明。“咖啡”的两个字都没在
-#   故事中出现过：得到两个 `<unk>`。
+#   语料库中出现过：得到两个 `<unk>`。
 #
 # ### 贪心最长匹配
 #
@@ -318,14 +319,14 @@ print(table([word, " ".join(tokenizer.tokenize(word))] for word in words))
 # * よく出る単語は 1 つのサブワードです（`library`）。あまり出ない単語は、既知のサブワードに分割され
 #   ます：`visit ##ed`。`##` は `ed` が前の部分に続くことを示すので、サブワードをつなぎ直すと
 #   「visited」に戻せます。
-# * 「unbelievable」は物語に一度も出てきません。それでも、1 文字にいたるまでの小さなサブワードで書き
-#   表せます。既知の文字だけでできた単語が失われることはありません。
-# * 「zanzibar」は 1 つの `<unk>` になります。「z」で始まるサブワードがなく（物語はこの文字を一度も
-#   使いません）、1 か所でも分割できないと、「z」だけでなく単語**全体**が `<unk>` になるのです。
+# * 「unbelievable」はコーパスに一度も出てきません。それでも、1 文字にいたるまでの小さなサブワードで
+#   書き表せます。既知の文字だけでできた単語が失われることはありません。
+# * 「zanzibar」は 1 つの `<unk>` になります。「z」で始まるサブワードがなく（コーパスはこの文字を一
+#   度も使いません）、1 か所でも分割できないと、「z」だけでなく単語**全体**が `<unk>` になるのです。
 # * BERT のトークナイザは漢字の 1 字 1 字の両側に空白を入れるので、どの漢字も 1 字で 1 単語になりま
-#   す：小明 → 小 明。咖啡（コーヒー）の 2 字はどちらも物語に出てこないので、`<unk>` が 2 つになりま
-#   す。日本語の文でも漢字は同じように 1 字ずつに分かれますが、かなはこの扱いを受けず、空白のない日
-#   本語では、かなの連なりがそのまま 1 つの「単語」として扱われます。
+#   す：小明 → 小 明。咖啡（コーヒー）の 2 字はどちらもコーパスに出てこないので、`<unk>` が 2 つにな
+#   ります。日本語の文でも漢字は同じように 1 字ずつに分かれますが、かなはこの扱いを受けず、空白のな
+#   い日本語では、かなの連なりがそのまま 1 つの「単語」として扱われます。
 #
 # ### 貪欲な最長一致
 #
@@ -358,8 +359,8 @@ for end in range(len(word), 0, -1):
 # pair by its count divided by the counts of its two parts. Either way, words are then cut by
 # greedy longest match.
 #
-# We learn vocabularies of several sizes from the stories the small BERT was trained on, and
-# count the tokens of the held-out English stories with each. The small BERT's recipe asked for
+# We learn vocabularies of several sizes from the paragraphs the small BERT was trained on, and
+# count the tokens of the held-out English paragraphs with each. The small BERT's recipe asked for
 # 4000 pieces.
 
 # %% [markdown] lang="zh"
@@ -375,7 +376,7 @@ for end in range(len(word), 0, -1):
 # 给一对子词打的分是它的出现次数除以两个部分各自的出现次数。无论哪种方法，学好词表之后都用贪心最长
 # 匹配来切词。
 #
-# 我们在小 BERT 的训练故事上学出几个不同大小的词表，再分别统计留出的英文故事被切成多少个词元。
+# 我们在小 BERT 的训练段落上学出几个不同大小的词表，再分别统计留出的英文段落被切成多少个词元。
 # 小 BERT 的训练配置要求的是 4000 个子词。
 
 # %% [markdown] lang="ja"
@@ -394,8 +395,8 @@ for end in range(len(word), 0, -1):
 # 分それぞれの出現回数で割った値で組を評価します。いずれの方法でも、語彙ができた後の単語の分割は貪欲
 # な最長一致です。
 #
-# 付属モデルの学習に使った物語から大きさの異なる語彙をいくつか学習し、それぞれで、ホールドアウトの英
-# 語の物語のトークン数を数えます。付属モデルの学習設定で指定したのは 4000 個のサブワードでした。
+# 付属モデルの学習に使った段落から大きさの異なる語彙をいくつか学習し、それぞれで、ホールドアウトの英
+# 語の段落のトークン数を数えます。付属モデルの学習設定で指定したのは 4000 個のサブワードでした。
 
 # %%
 split = load_small_corpus()  # the stories of the small BERT, 10% of the paragraphs held out
@@ -435,8 +436,7 @@ print(tr("the first pieces learned after the single characters:"), merged[:12])
 # * 只有 700 个子词时，词表比单个字符多不了多少，一个留出句子所需的词元数约为完整词表时的三倍。每
 #   合并一次，就有某个常见的词变短一些。
 # * 要求 4000 个子词时，训练在 1,927 个子词处停了下来：此后语料库中再没有出现过两次的子词对。训练是
-#   确
-#   定性的，所以得到的词表与小 BERT 的词表逐个子词完全相同。
+#   确定性的，所以得到的词表与小 BERT 的词表逐个子词完全相同。
 # * 最先合并出来的是英文中最常见的字母对：`##he`，然后是 `the`、`##er`、`##on`。汉字从不合并：每个
 #   汉字都自成一个词。
 # * 序列短是有好处的：注意力的计算量随词元数的平方增长，而 `max_len` 限制了能放进去的文本长度。
@@ -446,8 +446,7 @@ print(tr("the first pieces learned after the single characters:"), merged[:12])
 #   完全な語彙のときの約 3 倍になります。組を 1 つ併合するたびに、よく出る単語のどれかが短くなりま
 #   す。
 # * 4000 個を指定しても、学習は 1,927 個で止まります。それ以上は、コーパスの中で 2 回現れる組がない
-#   から
-#   です。学習は決定的なので、付属モデルの語彙がサブワード 1 つ 1 つまでそのまま得られます。
+#   からです。学習は決定的なので、付属モデルの語彙がサブワード 1 つ 1 つまでそのまま得られます。
 # * 最初に併合されるのは英語で最もよく出る組です：`##he`、続いて `the`、`##er`、`##on`。漢字は決して
 #   併合されず、1 字 1 字がそれぞれ 1 単語です。
 # * シーケンスが短いことには意味があります。アテンションの計算量はトークン数の 2 乗で増え、
@@ -606,7 +605,7 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 # ## Try it: the input representation of a trained BERT
 #
 # The widget below does all of the above for any text you type, with the small BERT pretrained
-# for these notebooks (notebook 06 trains it on short everyday stories in English and Chinese;
+# for these notebooks (notebook 06 trains it on a small corpus of English and Chinese paragraphs;
 # H = 128, `max_len` = 64). The table gives each token's position and segment id, coloured by
 # segment. The four heatmaps have one row per token and one column per hidden dimension: the
 # token, segment and position embeddings, and their sum, on one colour scale.
@@ -628,10 +627,10 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 #
 # ## 动手试试：训练好的 BERT 的输入表示
 #
-# 下面的小部件对你输入的任意文本完成上面的全部步骤，用的是项目自带的小 BERT（笔记本 06 用中英文的日
-# 常小故事训练它；H = 128，`max_len` = 64）。表格给出每个词元的位置和片段索引，并按片段着色。
-# 四张热图的每一行对应一个词元，每一列对应一个隐藏维度，依次是词元嵌入、片段嵌入、位置嵌入以及三者之
-# 和，共用同一个颜色刻度。
+# 下面的小部件对你输入的任意文本完成上面的全部步骤，用的是项目自带的小 BERT（笔记本 06 用一个中英文
+# 段落组成的小语料库训练它；H = 128，`max_len` = 64）。表格给出每个词元的位置和片段索引，并按片段着
+# 色。四张热图的每一行对应一个词元，每一列对应一个隐藏维度，依次是词元嵌入、片段嵌入、位置嵌入以及三
+# 者之和，共用同一个颜色刻度。
 #
 # 可以试试：
 #
@@ -650,10 +649,10 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 # ## 試してみよう：学習済みの BERT の入力表現
 #
 # 下のウィジェットは、入力した任意のテキストについて、ここまでのことをすべて行います。使うのは、付属
-# モデルです（ノートブック 06 で英語と中国語の短い日常の物語を使って学習します。H = 128、`max_len`
-# = 64）。表には各トークンの位置とセグメントインデックスがセグメントごとに色分けして示されます。4 つ
-# のヒートマップは、行がトークン、列が隠れ次元に対応し、トークン埋め込み、セグメント埋め込み、位置埋
-# め込み、そしてそれらの和を、共通のカラースケールで描いています。
+# モデルです（ノートブック 06 で英語と中国語の段落からなる小さなコーパスを使って学習します。H =
+# 128、`max_len` = 64）。表には各トークンの位置とセグメントインデックスがセグメントごとに色分けして
+# 示されます。4 つのヒートマップは、行がトークン、列が隠れ次元に対応し、トークン埋め込み、セグメント
+# 埋め込み、位置埋め込み、そしてそれらの和を、共通のカラースケールで描いています。
 #
 # このモデルは英語と中国語しか知らないので、日本語版でもウィジェットは英語の文ペアから始まります。
 #
@@ -668,7 +667,7 @@ print(X[0, [first, second]].detach().numpy().round(2))  # the two input vectors 
 # * 長いテキストを貼り付けてみましょう。位置埋め込みの表にそれ以上の行はないので、入力は `max_len`
 #   = 64 トークンに切り詰められます。
 # * 日本語の文（たとえば「私は図書館で本を読みました。」）を入力してみましょう。このモデルは日本語で
-#   学習していないので、かなは `<unk>` になります。漢字も、中国語の物語に出てくる字形しか知りませ
+#   学習していないので、かなは `<unk>` になります。漢字も、中国語の文に出てくる字形しか知りませ
 #   ん。「本」は見つかりますが、「図」「書」「館」は中国語ではそれぞれ「图」「书」「馆」と書くので、
 #   これらも `<unk>` になります。
 
@@ -818,8 +817,8 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #    さい。
 # 2. ★★ **実装してみよう：BERT 入力シーケンス。** 「テキスト 1 つか 2 つか」の節で、
 #    `get_tokens_and_segments` のソースコードの前のセルにある `tokens_and_segments(tokens_a,
-#    tokens_b=None)`
-#    です（ソースコードを見ると答えがわかってしまうので、先に自分のものを書いてください）。
+#    tokens_b=None)` です（ソースコードを見ると答えがわかってしまうので、先に自分のものを書いてくだ
+#    さい）。
 # 3. ★ テキストが 1 つでも、最後に `<sep>` を付けるのはなぜでしょうか。また、`<cls>` を最後ではなく
 #    最初に置くのはなぜでしょうか。（パディングした 1 つのバッチに、長さの異なるシーケンスが入ってい
 #    る場合を考えてください。）

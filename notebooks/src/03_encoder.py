@@ -568,8 +568,8 @@ random_model = BERTModel.from_config(model.config)  # the same sizes, random wei
 AttentionWidget(random_model, tokenizer)
 
 # %% [markdown] lang="en"
-# Now the same architecture with the pretrained weights (notebook 06 trains them on short
-# everyday stories in English and Chinese). The rows are no longer flat. Try:
+# Now the same architecture with the pretrained weights (notebook 06 trains them on a small
+# corpus of English and Chinese paragraphs). The rows are no longer flat. Try:
 #
 # * layer 0, head 1: nearly every token gives its largest weight to the token just *before* it.
 #   Layer 0, head 0 looks elsewhere: much of its weight goes to the *other* sentence of the pair.
@@ -584,8 +584,8 @@ AttentionWidget(random_model, tokenizer)
 #   vocabulary has no `z`) and a Chinese character it has never seen (雪) become `<unk>`.
 
 # %% [markdown] lang="zh"
-# 现在换成自带模型：结构相同，但用的是预训练权重（笔记本 06 用中英文的日常小故事训练出这些权重）。
-# 每一行的权重不再均匀分布。可以试试：
+# 现在换成自带模型：结构相同，但用的是预训练权重（笔记本 06 用一个中英文段落组成的小语料库训练出这些
+# 权重）。每一行的权重不再均匀分布。可以试试：
 #
 # * 层 0、头 1：几乎每个词元都把最大的权重给了紧挨在它**前面**的词元。层 0、头 0 看的是别处：它的
 #   权重有很多落在句子对的**另一个**句子上。语料库中的其他句子对也呈现这两种模式（笔记本 05 和 06 在
@@ -594,29 +594,25 @@ AttentionWidget(random_model, tokenizer)
 # * 勾选“隐藏特殊词元”：热图去掉 `<cls>` 和 `<sep>` 所在的行和列；
 # * “查询词元”选 `<cls>`：它在每一层读取了哪些词元？
 # * 输入你自己的句子，中文或英文都可以。分词器的词表只从这个语料库中学来：它会把没见过的英文单词切成
-#   几
-#   个认识的子词（*astronaut* 变成 `as ##t ##ro ##na ##ut`），但如果单词里有它没见过的字母
+#   几个认识的子词（*astronaut* 变成 `as ##t ##ro ##na ##ut`），但如果单词里有它没见过的字母
 #   （*zebra*：词表里没有 `z`），或者遇到没见过的汉字（比如“雪”），就只能得到 `<unk>`。
 
 # %% [markdown] lang="ja"
-# 次は、同じアーキテクチャで事前学習済みの重みを使います（ノートブック 06 で、英語と中国語の短い日常
-# の物語を使って学習します）。各行はもう平らではありません。試してみましょう。
+# 次は、同じアーキテクチャで事前学習済みの重みを使います（ノートブック 06 で、英語と中国語の段落から
+# なる小さなコーパスを使って学習します）。各行はもう平らではありません。試してみましょう。
 #
-# * 層 0・ヘッド 1：ほとんどすべてのトークンが、すぐ**前**のトークンに最大の重みを与えます。層 0・
-#   ヘッド 0 は別の場所を見ていて、重みの多くがペアの**もう一方**の文に向かいます。コーパスのほかの
-#   文
+# * 層 0・ヘッド 1：ほとんどすべてのトークンが、すぐ**前**のトークンに最大の重みを与えます。層 0・ヘ
+#   ッド 0 は別の場所を見ていて、重みの多くがペアの**もう一方**の文に向かいます。コーパスのほかの文
 #   ペアでも、この 2 つの模様が現れます（ノートブック 05 と 06 がホールドアウトのペアで測ります）。
-#   この規則は誰かが書いたもの
-#   ではありません。隣のトークンがマスクされたトークンの予測に役立つことを、事前学習が見つけたので
-#   す。
+#   この規則は誰かが書いたものではありません。隣のトークンがマスクされたトークンの予測に役立つこと
+#   を、事前学習が見つけたのです。
 # * 「特殊トークンを隠す」：`<cls>` と `<sep>` の行と列を除いたヒートマップになります。
 # * 「クエリトークン」に `<cls>` を選ぶと、各層でどのトークンを読んでいるでしょうか。
-# * 自分の文を英語か中国語で入力してみましょう。トークナイザの語彙はコーパスだけから学習したものです
-#   。知
-#   らない英単語は知っているサブワードに分割されます（*astronaut* は `as ##t ##ro ##na ##ut` にな
-#   ります）が、見たことのない文字を含む単語（*zebra*：語彙に `z` がありません）や、見たことのない漢
-#   字（雪）は `<unk>` になります。日本語の文も入力はできますが、かなや日本語の字形の漢字はほとんど
-#   `<unk>` になってしまいます。
+# * 自分の文を英語か中国語で入力してみましょう。トークナイザの語彙はコーパスだけから学習したもので
+#   す。知らない英単語は知っているサブワードに分割されます（*astronaut* は `as ##t ##ro ##na ##ut`
+#   になります）が、見たことのない文字を含む単語（*zebra*：語彙に `z` がありません）や、見たことのな
+#   い漢字（雪）は `<unk>` になります。日本語の文も入力はできますが、かなや日本語の字形の漢字はほと
+#   んど `<unk>` になってしまいます。
 
 # %%
 AttentionWidget(model, tokenizer)

@@ -740,11 +740,10 @@ for kind, rows in ((tr("Chinese"), chinese), (tr("non-Chinese"), ~chinese)):
 # BERT 把中文切成单个汉字，于是一个两字的词就是两个词元；只掩蔽其中一个，另一个仍然摆在眼前：看到
 # “球”，“球队”里的“队”就不难猜。中文 BERT-wwm 模型（Cui 等人，2019）改为掩蔽**整个词**，词由分词工具
 # 切出（他们用的是 LTP，我们用 `jieba`）。原始 BERT 后来发布的版本对 WordPiece 子词也这样做：一个词
-# 的各个 `##` 子词一起掩蔽。`mask_tokens(..., words=...)` 接收每个词元所属的词（`<cls>`、`<sep>`
-# 为 `None`）；`bertlib.text.words.word_ids` 根据文本算出这一信息：`##` 子词归入前面的词，汉字按
-# jieba 切
-# 出的词归并。整词按随机顺序选取，只要还放得进同样的预算（词元总数的 15%）就选入，与原始的数据脚本一
-# 致；选中的每个词元仍各自按 80/10/10 处理。
+# 的各个 `##` 子词一起掩蔽。`mask_tokens(..., words=...)` 接收每个词元所属的词（`<cls>`、`<sep>` 为
+# `None`）；`bertlib.text.words.word_ids` 根据文本算出这一信息：`##` 子词归入前面的词，汉字按 jieba
+# 切出的词归并。整词按随机顺序选取，只要还放得进同样的预算（词元总数的 15%）就选入，与原始的数据脚本
+# 一致；选中的每个词元仍各自按 80/10/10 处理。
 
 # %% [markdown] lang="ja"
 # ### 全単語マスキング
@@ -756,10 +755,9 @@ for kind, rows in ((tr("Chinese"), chinese), (tr("non-Chinese"), ~chinese)):
 # の BERT も、後のリリースで WordPiece について同じことをしています。1 つの単語の `##` サブワードを
 # まとめてマスクするのです。`mask_tokens(..., words=...)` は各トークンが属する単語を受け取ります
 # （`<cls>`/`<sep>` は `None`）。`bertlib.text.words.word_ids` は、`##` サブワードを前の部分とまと
-# め、
-# jieba が見つけた単語ごとに漢字をまとめて、テキストからそれを計算します。オリジナルのデータ作成スク
-# リプトと同じように、単語全体をランダムな順序で引き、トークンの 15% という同じ予算に収まる限り選ん
-# でいきます。選ばれた各トークンは、やはりそれぞれ 80/10/10 で扱われます。
+# め、jieba が見つけた単語ごとに漢字をまとめて、テキストからそれを計算します。オリジナルのデータ作成
+# スクリプトと同じように、単語全体をランダムな順序で引き、トークンの 15% という同じ予算に収まる限り
+# 選んでいきます。選ばれた各トークンは、やはりそれぞれ 80/10/10 で扱われます。
 #
 # 日本語も、中国語と同じく単語の間に空白を入れずに書きます。BERT のトークナイザは漢字を 1 字ずつに分
 # けますが、かなは分けないので、空白のない日本語では、トークンの境界は単語の境界と一致しません（ノー
@@ -836,18 +834,18 @@ for name, inputs in ((tr("partner visible"), one_char), (tr("whole word masked")
 # With the partner in view, the model's top guess is right more often and the original gets
 # more probability; with the whole word hidden, the model has to work the word out from the
 # sentence around it alone. That is the harder, more useful task whole-word masking sets. (The
-# stories of the small corpus are short and repetitive, which may be why the sentence alone
+# sentences of the small corpus are short and repetitive, which may be why the sentence alone
 # still gives many words away.)
 
 # %% [markdown] lang="zh"
 # 同伴字可见时，模型的首选预测更常猜中，原字得到的概率也更高；整个词都掩蔽掉以后，模型只能根据周围的
-# 句子把这个词推断出来。全词掩蔽设下的正是这样一个更难、也更有用的任务。（这个小语料库里的故事短小又
+# 句子把这个词推断出来。全词掩蔽设下的正是这样一个更难、也更有用的任务。（这个小语料库里的句子短小又
 # 重复，也许正因为如此，单凭句子仍能猜出许多词。）
 
 # %% [markdown] lang="ja"
 # 相方の文字が見えていると、モデルの第一候補が当たることが多くなり、元の文字に与える確率も高くなりま
 # す。単語全体が隠れていると、モデルは周りの文だけから単語を推し量らなければなりません。全単語マスキ
-# ングが課すのは、この、より難しく、より役に立つタスクです。（小さなコーパスの物語は短く繰り返しが多
+# ングが課すのは、この、より難しく、より役に立つタスクです。（小さなコーパスの文は短く繰り返しが多
 # いので、そのせいで文だけからでも多くの単語がわかってしまうのかもしれません。）
 
 # %% [markdown] lang="en"

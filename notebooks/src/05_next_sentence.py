@@ -425,9 +425,10 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 # %% [markdown] lang="en"
 # ## Try it: a pretrained NSP head
 #
-# An untrained head tosses a coin; a trained one has learned something about how stories go on.
-# The widget below gives a sentence pair to the small BERT pretrained for these notebooks
-# (notebook 06 trains it on short everyday stories in English and Chinese, with MLM and NSP). It
+# An untrained head tosses a coin; a trained one has learned something about which sentence can
+# follow which. The widget below gives a sentence pair to the small BERT pretrained for these
+# notebooks (notebook 06 trains it, with MLM and NSP, on a small corpus of English and Chinese
+# paragraphs: short everyday stories, and sentences about words of six classes). It
 # shows the BERT input sequence with its segment ids, and the head's probabilities for NotNext
 # and IsNext: the softmax of its two logits. The default pair is two consecutive sentences of
 # one story. Try:
@@ -436,7 +437,7 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 # * for B, a sentence from another story in the same language, such as "Grace threw a ball, and
 #   Lucky brought it back." (after a Chinese sentence A:
 #   "李华扔出一个球，豆豆很快就把球叼了回来。"). Pretraining never paired sentences of different
-#   languages (every NotNext partner came from a story in the same language), so the model's
+#   languages (every NotNext partner came from a paragraph in the same language), so the model's
 #   answer for a mixed pair means little;
 # * deleting B: NSP needs a pair, and the widget says so.
 #
@@ -447,15 +448,16 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 # %% [markdown] lang="zh"
 # ## 动手试试：预训练好的下一句预测输出层
 #
-# 未经训练的输出层只是在掷硬币；训练过的输出层则多少学到了故事通常怎样往下发展。下面的小部件把一个句
-# 子对交给项目自带的小 BERT（笔记本 06 用中英文的日常小故事，以掩蔽语言模型和下一句预测两个任务训练
-# 它）。小部件显示 BERT 输入序列及其片段索引，以及输出层给出的“不是下一句”和“是下一句”的概率，也就是
-# 两个 logits 的 softmax。默认的句子对是同一个故事中相邻的两句。可以试试：
+# 未经训练的输出层只是在掷硬币；训练过的输出层则多少学到了哪个句子可以接在哪个句子后面。下面的小部件
+# 把一个句子对交给项目自带的小 BERT（笔记本 06 用一个中英文段落组成的小语料库，以掩蔽语言模型和下一
+# 句预测两个任务训练它；语料库里有日常小故事，也有讲六个词类中某个词的句子）。小部件显示 BERT 输入序
+# 列及其片段索引，以及输出层给出的“不是下一句”和“是下一句”的概率，也就是两个 logits 的 softmax。默认
+# 的句子对是同一个故事中相邻的两句。可以试试：
 #
 # * 点击“交换 A 和 B”：同样的两个句子，顺序却是错的；
 # * 把 B 换成另一个故事中同一种语言的句子，比如“李华扔出一个球，豆豆很快就把球叼了回来。”（如果句子
 #   A 是英文，可以用“Grace threw a ball, and Lucky brought it back.”）。预训练从未把不同语言的句子配
-#   成一对（每个“不是下一句”的替换句都取自同一种语言的故事），所以对中英混合的句子对，模型的判断没有
+#   成一对（每个“不是下一句”的替换句都取自同一种语言的段落），所以对中英混合的句子对，模型的判断没有
 #   什么意义；
 # * 删除 B：下一句预测需要一个句子对，小部件会提示这一点。
 #
@@ -466,11 +468,12 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 # %% [markdown] lang="ja"
 # ## 試してみよう：事前学習済みの次文予測の出力層
 #
-# 学習前の出力層はコインを投げているだけですが、学習した出力層は物語がどう続くものかをいくらか学んで
-# います。下のウィジェットは、文ペアをプロジェクト付属の小さな BERT に渡します（ノートブック 06 で、
-# 英語と中国語の短い日常の物語を使い、マスク言語モデルと次文予測で学習させるモデルです）。ウィジェッ
-# トには BERT 入力シーケンスとそのセグメントインデックス、そして出力層が出す「次の文ではない」と「次
-# の文」の確率（2 つのロジットの softmax）が表示されます。
+# 学習前の出力層はコインを投げているだけですが、学習した出力層はどの文がどの文の後に続きうるかをいく
+# らか学んでいます。下のウィジェットは、文ペアをプロジェクト付属の小さな BERT に渡します（ノートブッ
+# ク 06 で、英語と中国語の段落からなる小さなコーパスを使い、マスク言語モデルと次文予測で学習させるモ
+# デルです。コーパスには短い日常の物語と、6 つの単語クラスのどれかの単語についての文があります）。ウ
+# ィジェットには BERT 入力シーケンスとそのセグメントインデックス、そして出力層が出す「次の文ではな
+# い」と「次の文」の確率（2 つのロジットの softmax）が表示されます。
 #
 # このモデルとコーパスは英語と中国語だけで作られていて、日本語は学習していません（かなは `<unk>` に
 # なります）。そのため、例文は英語のものを用意してあります。中国語の文を入力してもかまいません。最初
@@ -479,7 +482,7 @@ print("F.cross_entropy:", round(F.cross_entropy(nsp_Y_hat, nsp_labels).item(), 2
 # * 「A と B を入れ替える」：同じ 2 文を、逆の順序で並べます。
 # * B を同じ言語の別の物語の文、たとえば "Grace threw a ball, and Lucky brought it back." に変えます
 #   （A が中国語の文なら「李华扔出一个球，豆豆很快就把球叼了回来。」）。事前学習では異なる言語の文を
-#   ペアにしたことがありません（「次の文ではない」ペアの相手はすべて同じ言語の物語から取りました）。
+#   ペアにしたことがありません（「次の文ではない」ペアの相手はすべて同じ言語の段落から取りました）。
 #   ですから、英語と中国語が混ざったペアに対するモデルの答えには、あまり意味がありません。
 # * B を消します：次文予測には文ペアが必要で、ウィジェットはそのことを知らせます。
 #
@@ -593,19 +596,16 @@ for name, model in [(tr("pretrained:"), pretrained), (tr("random weights:"), ran
 
 # %% [markdown] lang="ja"
 # 事前学習済みの 4 つのヘッドのうち 3 つは、各トークンのアテンションの大半を自分の文の中に残します
-# （82.9% から 94.3%。均等に配った場合は 51.5%）。4 つめの層 0・ヘッド 0 が残すのは 36.0% だけで、
-# 均等に配った場合よりも多くもう一方の文を見ています。重みがランダムなら、どのヘッドも均等な割合の近
-# くにとどまります（46.6% から 55.8%）。高い割合が何を意味するかは、局所性のベースラインが決めます。
-# 両隣だけを見るクエリは 97.2% を自分の文に残し、前後 3 位置以内を見るクエリは 92.9%、5 位置以内なら
+# （82.9% から 94.3%。均等に配った場合は 51.5%）。4 つめの層 0・ヘッド 0 が残すのは 36.0% だけで、均
+# 等に配った場合よりも多くもう一方の文を見ています。重みがランダムなら、どのヘッドも均等な割合の近く
+# にとどまります（46.6% から 55.8%）。高い割合が何を意味するかは、局所性のベースラインが決めます。両
+# 隣だけを見るクエリは 97.2% を自分の文に残し、前後 3 位置以内を見るクエリは 92.9%、5 位置以内なら
 # 88.5% です。内向きの 3 つのヘッドが残す割合は、局所性だけで得られる以上ではありません（各ヘッドが
-# 何
-# を見ているかはノートブック 03 で調べました）。層 0・ヘッド 0 は別です。2 つの文にまたがるアテンシ
-# ョ
-# ンは次文予測が使えるものですが、割合だけでは `<cls>` がそれを読んでいるかどうかは分かりません。つ
-# ま
-# りこれらの割合が示すのは、事前学習がほとんどのヘッドを局所的にし、1 つのヘッドに文の境界を越えさせ
-# たことであって、`<cls>` が 2 つの文をどう比べるかではありません（演習 6 で `<cls>` 自身の文 B への
-# アテンションを測ります）。
+# 何を見ているかはノートブック 03 で調べました）。層 0・ヘッド 0 は別です。2 つの文にまたがるアテン
+# ションは次文予測が使えるものですが、割合だけでは `<cls>` がそれを読んでいるかどうかは分かりませ
+# ん。つまりこれらの割合が示すのは、事前学習がほとんどのヘッドを局所的にし、1 つのヘッドに文の境界を
+# 越えさせたことであって、`<cls>` が 2 つの文をどう比べるかではありません（演習 6 で `<cls>` 自身の
+# 文 B へのアテンションを測ります）。
 
 # %% [markdown] lang="en"
 # ## A padded pretraining batch
@@ -728,10 +728,10 @@ print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
 #    `bertlib`'s sampler never makes? Work it out, then check it by sampling as above.
 # 6. ★★★ Change `share_inside_own_segment` to measure, for the `<cls>` query only, the share of
 #    attention that reaches sentence B, layer by layer. Where does `<cls>` first look across?
-# 7. ★ **Predict, then run.** The small BERT never saw two sentences of one story in the wrong
-#    order: its NotNext partners all came from other stories. Swap A and B in every held-out
-#    pair of consecutive sentences. Does its mean P(IsNext) go up or down? Write `"up"` or
-#    `"down"` in the cell below, then run it.
+# 7. ★ **Predict, then run.** The small BERT never saw two sentences of one paragraph in the wrong
+#    order: its NotNext partners all came from other paragraphs. Swap A and B in every held-out pair
+#    of consecutive sentences. Does its mean P(IsNext) go up or down? Write `"up"` or `"down"` in
+#    the cell below, then run it.
 # 8. ★★ **Implement it: the NSP pair builder.** `nsp_pairs(paragraphs, max_len, seed)`, in
 #    "Sampling pairs", in the cell before the listing of `make_nsp_pairs` (the listing gives the
 #    answer away, so write yours first).
@@ -763,8 +763,8 @@ print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
 #    那样抽样验证。
 # 6. ★★★ 修改 `share_inside_own_segment`，只对 `<cls>` 这一个查询，逐层计算它分给句子 B 的注意力份
 #    额。`<cls>` 从哪一层开始关注另一个句子？
-# 7. ★ **先预测，再运行。** 自带模型从未见过同一个故事中顺序颠倒的两个句子：它见过的“不是下一句”的句
-#    子对，替换句都取自别的故事。把每个留出的相邻句子对中的 A 和 B 交换，它给出的 P(是下一句) 的平均
+# 7. ★ **先预测，再运行。** 自带模型从未见过同一个段落中顺序颠倒的两个句子：它见过的“不是下一句”的句
+#    子对，替换句都取自别的段落。把每个留出的相邻句子对中的 A 和 B 交换，它给出的 P(是下一句) 的平均
 #    值会升高还是降低？在下面的单元格中写下 `"up"`（升高）或 `"down"`（降低），然后运行。
 # 8. ★★ **动手实现：构造下一句预测的句子对。** 即“采样句子对”一节中、`make_nsp_pairs` 源代码之前
 #    那个单元格里的 `nsp_pairs(paragraphs, max_len, seed)`（源代码会泄露答案，所以要先写出你自己的
@@ -801,8 +801,8 @@ print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
 #    プラーは決して作りません。計算で求めてから、上と同じようにサンプリングして確かめましょう。
 # 6. ★★★ `share_inside_own_segment` を書き換えて、`<cls>` というクエリだけについて、文 B に届くアテ
 #    ンションの割合を層ごとに測りましょう。`<cls>` が初めてもう一方の文を見るのはどの層ですか。
-# 7. ★ **予測してから実行しよう。** 付属モデルは、同じ物語の 2 文が逆の順序で並んだペアを見たことが
-#    ありません。「次の文ではない」ペアの相手はすべて別の物語から取られていました。ホールドアウト
+# 7. ★ **予測してから実行しよう。** 付属モデルは、同じ段落の 2 文が逆の順序で並んだペアを見たことが
+#    ありません。「次の文ではない」ペアの相手はすべて別の段落から取られていました。ホールドアウト
 #    データの隣り合う文ペアすべてで A と B を入れ替えると、P(次の文) の平均は上がるでしょうか、下が
 #    るでしょうか。下のセルに `"up"`（上がる）か `"down"`（下がる）を書いてから実行しましょう。
 # 8. ★★ **実装してみよう：次文予測のペアを作る関数。**「ペアのサンプリング」の節で、`make_nsp_pairs`

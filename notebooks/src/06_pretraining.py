@@ -34,7 +34,7 @@
 # 6. watch a run of the shipped recipe learn, snapshot by snapshot: its attention, its guesses
 #    at masked tokens and its NSP answer, and when each changes on held-out pairs;
 # 7. going further: pad each mini-batch only as far as it needs, see why grouping pairs by
-#    length backfires on this corpus, and run a recipe that matches the shipped model in class.
+#    length backfires on this corpus, and run the shipped recipe in class, stopped at 900 steps.
 #
 # How well the shipped model learned, and what its numbers do and do not mean, is the subject
 # of notebook 07.
@@ -59,8 +59,8 @@
 # 5. 把项目自带的小 BERT 的完整训练与原始 BERT 四天的训练放在一起比较；
 # 6. 借助一个个快照，看着按自带模型的训练配置进行的一次训练如何学习：它的注意力、它对被掩蔽词元的预
 #    测和它的下一句预测，以及这些在留出数据上各自何时发生变化；
-# 7. 更进一步：让每个小批量只填充到它需要的长度，看看为什么在这个语料库上按长度分组会适得其反，再运
-#    行一套在课堂上就能达到自带模型水平的训练配置。
+# 7. 更进一步：让每个小批量只填充到它需要的长度，看看为什么在这个语料库上按长度分组会适得其反，再在
+#    课堂上运行自带模型的训练配置，只训练到第 900 步。
 #
 # 自带模型学得怎么样，它的数字能说明什么、不能说明什么，留到笔记本 07 再讨论。
 
@@ -88,7 +88,8 @@
 #    ション、マスクされたトークンの予測、次文予測の答え、そしてそれぞれがホールドアウトのペアでいつ
 #    変わるかです。
 # 7. さらに先へ：各ミニバッチを必要な長さまでしかパディングしないようにし、このコーパスでペアを長さ
-#    ごとにまとめると逆効果になる理由を見て、授業の時間内で付属モデルに並ぶ学習設定を実行します。
+#    ごとにまとめると逆効果になる理由を見て、付属モデルの学習設定を 900 ステップで打ち切って授業の時
+#    間内に実行します。
 #
 # 付属モデルがどれだけうまく学んだか、その数字から何が言えて何が言えないかは、ノートブック 07 で扱い
 # ます。
@@ -272,10 +273,13 @@ for paragraph in read_wikitext(WIKITEXT_SAMPLE):
 # ends there, so no `" . "` follows it), and WikiText's own tokens stay, such as `@.@` for a
 # decimal point and `@-@` for a hyphen. Exercise 4 tries other ways of splitting sentences.
 #
-# For the rest of the notebooks `bertlib` ships a small bilingual corpus of its own: 800
-# English and 800 Chinese paragraphs of short everyday stories (a train trip, a birthday,
-# moving house, ...), 5 or 6 sentences each, written for these notebooks (see `data/README.md`),
-# one sentence per line. `load_small_corpus` holds out 10% of each language's paragraphs for
+# For the rest of the notebooks `bertlib` ships a small bilingual corpus of its own, written for
+# these notebooks (see `data/README.md`), one sentence per line: 2000 English and 2000 Chinese
+# paragraphs of two kinds. In each language, 400 are short everyday stories (a train trip, a
+# birthday, moving house, ...) of 5 or 6 sentences; the other 1,600 hold 4 sentences about one
+# word of six word classes (names, places, times, fruits, animals, sports), such as "Nobody
+# forgot the peel of mangoes.", each after a filler sentence such as the first line printed
+# below. Notebook 09 needs them. `load_small_corpus` holds out 10% of each language's paragraphs for
 # evaluation. The shipped model's WordPiece tokenizer splits English into words and word pieces
 # and Chinese into single characters. The examples of this section use a quarter of the
 # training paragraphs, each pair masked once; `max_len` is 64, as for the shipped model.
@@ -285,11 +289,14 @@ for paragraph in read_wikitext(WIKITEXT_SAMPLE):
 # 最后一个句子末尾的 `.` 留了下来（这一行到此结束，后面没有 `" . "`）；WikiText 自己的词元也留了下
 # 来，例如表示小数点的 `@.@` 和表示连字符的 `@-@`。练习 4 会尝试其他切分句子的方法。
 #
-# 在其余的笔记本中，`bertlib` 使用自带的一个小型双语语料库：800 个英文段落和 800 个中文段落，讲的都
-# 是日常生活中的小故事（坐火车、过生日、搬家……），每段 5 或 6 个句子，每行一个句子，专为这些笔记本编
-# 写（见 `data/README.md`）。`load_small_corpus` 从每种语言的段落中各留出 10% 用于评估。自带模型的
-# WordPiece 分词器把英文切分成单词和子词，把中文切分成单个汉字。本节的示例只用四分之一的训练段落，每
-# 个句子对只掩蔽一次；`max_len` 与自带模型相同，都是 64。
+# 在其余的笔记本中，`bertlib` 使用自带的一个小型双语语料库，专为这些笔记本编写（见
+# `data/README.md`），每行一个句子：2000 个英文段落和 2000 个中文段落，分为两类。每种语言中，400 个
+# 段落是日常生活中的小故事（坐火车、过生日、搬家……），每段 5 或 6 个句子；其余 1600 个段落每段 4 个
+# 句子，讲的是六个词类（人名、地点、时间、水果、动物和运动）中的某一个词，例如“谁也忘不了榴莲的果
+# 皮。”，每个这样的句子前面都有一个填充句，例如下面打印的第一行。笔记本 09 要用到这些段落。
+# `load_small_corpus` 从每种语言的段落中各留出 10% 用于评估。自带模型的 WordPiece 分词器把英文切分成
+# 单词和子词，把中文切分成单个汉字。本节的示例只用四分之一的训练段落，每个句子对只掩蔽一次；
+# `max_len` 与自带模型相同，都是 64。
 
 # %% [markdown] lang="ja"
 # 見出しの行は消え、文が 1 つしかない段落も消えました。`" . "` で切ることの癖も 2 つ見えます。各段落
@@ -297,12 +304,16 @@ for paragraph in read_wikitext(WIKITEXT_SAMPLE):
 # た、小数点を表す `@.@` やハイフンを表す `@-@` のような WikiText 独自のトークンもそのまま残ります。
 # 演習 4 では、文を切り分ける別の方法を試します。
 #
-# 以降のノートブックでは、`bertlib` に付属する小さな 2 言語のコーパスを使います。英語 800 段落と中国
-# 語 800 段落からなる短い日常の物語（電車の旅、誕生日、引っ越し……）で、1 段落は 5 文か 6 文、1 行に
-# 1 文ずつ、このノートブックのために書かれたものです（`data/README.md` を参照）。`load_small_corpus`
-# は、各言語の段落の 10% を評価用に取り分けます。付属モデルの WordPiece トークナイザは、英語を単語と
-# サブワードに、中国語を 1 文字ずつに切り分けます。この節の例では学習用の段落の 4 分の 1 を使い、各
-# ペアには 1 回だけマスクをかけます。`max_len` は付属モデルと同じ 64 です。
+# 以降のノートブックでは、`bertlib` に付属する小さな 2 言語のコーパスを使います。このノートブックの
+# ために書かれたもので（`data/README.md` を参照）、1 行に 1 文ずつ、英語 2000 段落と中国語 2000 段落
+# からなり、段落は 2 種類あります。各言語のうち 400 段落は短い日常の物語（電車の旅、誕生日、引っ越
+# し……）で、1 段落は 5 文か 6 文です。残りの 1600 段落は、6 つの単語クラス（人名、場所、時間、果物、
+# 動物、スポーツ）のいずれかの 1 語についての 4 文からなります。"Nobody forgot the peel of mangoes."
+# のような文で、その前にはいつも、下に表示される最初の行のような埋め草の文が置かれています。ノートブ
+# ック 09 にはこれらの段落が必要です。`load_small_corpus` は、各言語の段落の 10% を評価用に取り分け
+# ます。付属モデルの WordPiece トークナイザは、英語を単語とサブワードに、中国語を 1 文字ずつに切り分
+# けます。この節の例では学習用の段落の 4 分の 1 を使い、各ペアには 1 回だけマスクをかけます。
+# `max_len` は付属モデルと同じ 64 です。
 
 # %%
 small_bert, tokenizer = load_small_bert()  # its tokenizer now, the model itself at the end
@@ -346,7 +357,7 @@ print("tokens", tuple(data.tokens.shape), " pred_positions", tuple(data.pred_pos
 print(tr("real prediction slots: {share:.2f} of all slots", share=data.mlm_weights.mean()))
 
 # %% [markdown] lang="en"
-# Fewer than half of the prediction slots are real (0.45): the sentence pairs here are shorter
+# Fewer than half of the prediction slots are real (0.36): the sentence pairs here are shorter
 # than 64 tokens, so they get fewer than the P = 10 prediction positions, and the rest is
 # padding. This is why the weights of notebook 04 matter so much.
 #
@@ -356,7 +367,7 @@ print(tr("real prediction slots: {share:.2f} of all slots", share=data.mlm_weigh
 # shuffles with a seeded generator, so that the same seed always gives the same batches:
 
 # %% [markdown] lang="zh"
-# 真实的预测位置还不到一半（0.45）：这里的句子对都不到 64 个词元，分到的预测位置少于 P = 10 个，其余
+# 真实的预测位置还不到一半（0.36）：这里的句子对都不到 64 个词元，分到的预测位置少于 P = 10 个，其余
 # 的都是填充。正因为如此，笔记本 04 中的权重才这么重要。
 #
 # 本章把样本包装成 `torch.utils.data.Dataset`，交给 `DataLoader` 切分成打乱顺序的小批量。填充后的数
@@ -364,7 +375,7 @@ print(tr("real prediction slots: {share:.2f} of all slots", share=data.mlm_weigh
 # 行），并用设定了随机种子的生成器打乱顺序，这样同一个随机种子总会给出同样的批量：
 
 # %% [markdown] lang="ja"
-# 実在する予測位置は半分に届きません（0.45）。ここの文ペアは 64 トークンより短いので、予測位置が P =
+# 実在する予測位置は半分に届きません（0.36）。ここの文ペアは 64 トークンより短いので、予測位置が P =
 # 10 個より少なくなり、残りはパディングになるからです。ノートブック 04 の重みがこれほど重要なのはこ
 # のためです。
 #
@@ -656,14 +667,13 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
          acc=scores["mlm_accuracy"], baseline=scores["mlm_majority_baseline"]))
 
 # %% [markdown] lang="en"
-# In 300 steps the MLM loss falls from 6.25 to 2.53 and the NSP loss from 0.71 to 0.50 (means of
-# the first and the last 25 steps; each point of the plot comes from a single mini-batch, hence
-# the noise). On the 1331 held-out pairs the model now tells IsNext from NotNext 0.777 of the
-# time, and the 95% interval [0.754, 0.798] lies above chance: in under a minute it has begun
-# to relate the two sentences. It fills in 0.489 of the masked tokens, against 0.050 for always
-# guessing the most frequent token. The shipped model does better, and far better at MLM (0.841 and
-# 0.880, printed
-# in "Going further" below, whose last part shows what it takes to get there).
+# In 300 steps the MLM loss falls from 6.25 to 2.53 and the NSP loss from 0.71 to 0.50 (means of the
+# first and the last 25 steps; each point of the plot comes from a single mini-batch, hence the
+# noise). On the 1331 held-out pairs the model now tells IsNext from NotNext 0.777 of the time, and
+# the 95% interval [0.754, 0.798] lies above chance: in under a minute it has begun to relate the
+# two sentences. It fills in 0.489 of the masked tokens, against 0.050 for always guessing the most
+# frequent token. The shipped model does better, and far better at MLM (0.841 and 0.880, printed in
+# "Going further" below, whose last part shows how far 900 steps of its recipe get).
 
 # %% [markdown] lang="zh"
 # 在这 300 步里，掩蔽语言模型的损失从 6.25 降到 2.53，下一句预测的损失从 0.71 降到 0.50（分别是最前
@@ -671,20 +681,17 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
 # 区分“是下一句”和“不是下一句”的准确率已经达到 0.777，95% 置信区间 [0.754, 0.798] 高于随机猜测：训练
 # 不到一分钟，它已经开始把两个句子联系起来了。对于被掩蔽的词元，它能填对 0.489，而总猜最常见的词元只
 # 能填对 0.050。自带模型更好，掩蔽语言模型尤其好得多（0.841 和 0.880，见下文“更进一步”中打印的结果；
-# 那里的最后一小节会
-# 说明怎样才能达到这个水平）。
+# 那里的最后一小节会说明，按同样的训练配置只训练 900 步能达到什么水平）。
 
 # %% [markdown] lang="ja"
 # 300 ステップのあいだに、マスク言語モデルの損失は 6.25 から 2.53 に、次文予測の損失は 0.71 から
 # 0.50 に下がりました（最初と最後の 25 ステップの平均。グラフの各点は 1 つのミニバッチだけから計算し
 # ているので、ばらつきがあります）。1331 組のホールドアウトのペアで、モデルが「次の文」と「次の文で
-# は
-# ない」を正しく見分ける割合は 0.777 になり、95% 信頼区間 [0.754, 0.798] はチャンスレベルを上回って
-# います。1 分足らずの学習で、2 つの文を関連づけ始めたのです。マスクされたトークンは 0.489 を正しく
-# 埋められ、常に最も頻度の高いトークンを答える場合の 0.050 を上回ります。付属モデルはより優秀で、マ
-# スク言語モデルではずっと上です
-# （0.841 と 0.880。下の「さらに先へ」で表示します。その最後の部分では、そこに到達するには何が必要か
-# を示します）。
+# はない」を正しく見分ける割合は 0.777 になり、95% 信頼区間 [0.754, 0.798] はチャンスレベルを上回っ
+# ています。1 分足らずの学習で、2 つの文を関連づけ始めたのです。マスクされたトークンは 0.489 を正し
+# く埋められ、常に最も頻度の高いトークンを答える場合の 0.050 を上回ります。付属モデルはより優秀で、
+# マスク言語モデルではずっと上です（0.841 と 0.880。下の「さらに先へ」で表示します。その最後の部分で
+# は、同じ学習設定で 900 ステップだけ学習するとどこまで届くかを示します）。
 
 # %% [markdown] lang="en"
 # ## From 12 minutes to four days
@@ -737,29 +744,33 @@ print(tr("NSP loss (recorded every {every} steps): mean over steps {a}-{b} {earl
          d=recipe["num_steps"], late=sum(late) / len(late)))
 
 # %% [markdown] lang="en"
-# The MLM loss keeps falling for all 3000 steps. The NSP loss stays near $\ln 2$ for about the first
-# 200 steps (the line printed with the plot gives their mean), then creeps down slowly, to about
-# 0.40 over the last 50 steps. As in the chapter, the MLM loss stays far above the NSP loss
-# (exercise 6 asks whether that means MLM learned less).
+# The MLM loss falls for all 3000 steps, fast at first, then ever more slowly. The NSP loss stays
+# near $\ln 2$ for about the first 200 steps (the line printed with the plot gives their mean),
+# then creeps down slowly, to about 0.40 over the last 50 steps. In the chapter's run, and in the
+# live run above, the MLM loss stays far above the NSP loss; in this longer run it drops below
+# it over the last third of the steps (exercise 6 asks what the comparison of the two losses
+# says).
 #
 # The original BERT was trained the same way, at a far larger scale. The BERT paper (Devlin et
 # al., 2018) in full, next to the shipped model:
 
 # %% [markdown] lang="zh"
-# 掩蔽语言模型的损失在全部 3000 步中一直在下降。下一句预测的损失在大约前 200 步里一直停留在 $\ln 2$
-# 附近（随图打印的那一行给出了这段时间的平均值），之后缓慢下降，最后 50 步平均约为 0.40。与本章一
-# 样，掩蔽语言模型的损失始终远高于下一句预测的损失（练习 6 会问：这是否说明掩蔽语言模型学到的更
-# 少？）。
+# 掩蔽语言模型的损失在全部 3000 步中一直在下降，起初很快，之后越来越慢。下一句预测的损失在大约前
+# 200 步里一直停留在 $\ln 2$ 附近（随图打印的那一行给出了这段时间的平均值），之后缓慢下降，最后 50
+# 步平均约为 0.40。在本章的训练和上面的现场训练中，掩蔽语言模型的损失始终远高于下一句预测的损失；在
+# 这次更长的训练中，它在最后三分之一的步数里降到了下一句预测的损失之下（练习 6 会问：比较这两个损失
+# 能说明什么？）。
 #
 # 原始的 BERT 也是这样训练的，只是规模要大得多。下面把 BERT 论文（Devlin 等人，2018）中的完整训练配
 # 置与自带模型并列对照：
 
 # %% [markdown] lang="ja"
-# マスク言語モデルの損失は 3000 ステップのあいだずっと下がり続けます。次文予測の損失は最初の 200 ス
-# テップほど $\ln 2$ の近くにとどまり（グラフとともに表示した行がその平均です）、その後ゆっくり下
-# がって、最後の 50 ステップでは約 0.40 になります。本章と同じく、マスク言語モデルの損失は次文予測の
-# 損失よりずっと高いままです（演習 6 では、それがマスク言語モデルの学んだことが少ないという意味なの
-# かを考えます）。
+# マスク言語モデルの損失は 3000 ステップのあいだずっと下がり続けます。はじめは速く、その後はしだい
+# にゆっくりになります。次文予測の損失は最初の 200 ステップほど $\ln 2$ の近くにとどまり（グラフと
+# ともに表示した行がその平均です）、その後ゆっくり下がって、最後の 50 ステップでは約 0.40 になりま
+# す。本章の学習でも上のその場での学習でも、マスク言語モデルの損失は次文予測の損失よりずっと高いま
+# まですが、この長い学習では、最後の 3 分の 1 のステップで次文予測の損失を下回ります（2 つの損失を
+# 比べて何が言えるのかは、演習 6 で考えます）。
 #
 # 元の BERT も同じ方法で、ただしはるかに大きな規模で学習されました。BERT 論文（Devlin ら、2018）の学
 # 習設定の全体を、付属モデルと並べてみます。
@@ -797,17 +808,17 @@ for what, paper, ours in rows:
 # Since attention costs grow with the square of the length, 90% of the steps used sequences of
 # 128 tokens, and only the rest the full 512, to learn the position embeddings beyond 128.
 # Each model trained for 4 days, BERT-base on 16 TPU chips and BERT-large on 64. The shipped
-# model keeps the recipe (MLM + NSP, Adam, dropout) and shrinks every number; notebook 07 asks
-# what it learned all the same.
+# model keeps the recipe's tasks and optimiser (MLM + NSP, Adam), trains without dropout and
+# shrinks every number; notebook 07 asks what it learned all the same.
 
 # %% [markdown] lang="zh"
 # BERT-base 有 1.1 亿个参数，BERT-large 有 3.4 亿个。它们的训练文本是图书语料库（8 亿个词）和英文维
 # 基百科（25 亿个词），批量大小为 256 个序列，训练 1,000,000 步；优化器是 Adam，学习率 1e-4，在前
 # 10,000 步中逐渐升高（预热），之后线性衰减。注意力的计算量随序列长度的平方增长，所以前 90% 的步数用
 # 128 个词元的序列，只有其余的步数才用完整的 512 个词元，好让模型学到 128 以后的位置嵌入。每个模型都
-# 训练了 4 天，BERT-base 用了 16 个 TPU 芯片，BERT-large 用了 64 个。自带模型沿用了这套训练配置（掩
-# 蔽语言模型 + 下一句预测、Adam、dropout），只是把每个数字都缩小了；尽管缩小了这么多，它究竟学到了什
-# 么，是笔记本 07 要探讨的问题。
+# 训练了 4 天，BERT-base 用了 16 个 TPU 芯片，BERT-large 用了 64 个。自带模型沿用了这套训练配置的任
+# 务和优化器（掩蔽语言模型 + 下一句预测、Adam），但不用 dropout，并把每个数字都缩小了；尽管缩小了这
+# 么多，它究竟学到了什么，是笔记本 07 要探讨的问题。
 
 # %% [markdown] lang="ja"
 # BERT-base のパラメータ数は 1.1 億、BERT-large は 3.4 億です。BooksCorpus（8 億語）と英語版
@@ -816,8 +827,9 @@ for what, paper, ours in rows:
 # ます。アテンションの計算量は長さの 2 乗で増えるので、ステップの 90% では 128 トークンのシーケンス
 # を使い、残りのステップだけで 512 トークンすべてを使って、128 より先の位置埋め込みを学習させまし
 # た。どちらのモデルも 4 日間学習し、BERT-base は 16 個、BERT-large は 64 個の TPU チップを使いまし
-# た。付属モデルは学習設定（マスク言語モデル + 次文予測、Adam、ドロップアウト）をそのまま受け継ぎ、
-# 数字をすべて小さくしています。それでも何を学んだのかは、ノートブック 07 で問います。
+# た。付属モデルは学習設定のタスクとオプティマイザ（マスク言語モデル + 次文予測、Adam）を受け継ぎ、
+# ドロップアウトは使わず、数字をすべて小さくしています。それでも何を学んだのかは、ノートブック 07 で
+# 問います。
 
 # %% [markdown] lang="en"
 # ## A model that learns before your eyes
@@ -913,9 +925,8 @@ print(tr("shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}",
 # %% [markdown] lang="ja"
 # これらのスナップショットは付属モデル自身の学習から取ったもので、最後のものが付属モデルです（ホール
 # ドアウトデータで次文予測 0.841、マスク言語モデル 0.880）。マスク言語モデルの正解率はステップ 300
-# ま
-# では速く上がり（0.549）、その後はゆっくりになります（ステップ 900 で 0.739）。次文予測の正解率はス
-# テップ 0 ではチャンスレベル（0.491）で、ステップ 50（0.554）から上がり始めます。
+# までは速く上がり（0.549）、その後はゆっくりになります（ステップ 900 で 0.739）。次文予測の正解率は
+# ステップ 0 ではチャンスレベル（0.491）で、ステップ 50（0.554）から上がり始めます。
 #
 # タイムラプスのウィジェットでは、1 組の文ペアがスナップショットを順にたどります。スライダー「学習ス
 # テップ」を動かすか、再生ボタンを押して、スナップショットを 1 つずつ見ていきましょう。選んだステッ
@@ -994,43 +1005,30 @@ print(table(looking))
 # **注意力。** 第 0 步的权重几乎是均匀的：前一个和后一个词元上各约 0.04，另一个句子上分别为 0.487 和
 # 0.499。层 1 学会了留在自己的句子里：它放在另一个句子上的权重到第 150 步降到 0.310，到第 900 步降到
 # 0.124。层 0 却没有：到第 3000 步，它仍把 0.354 放在另一个句子上（笔记本 05 发现它的一个头在看另一
-# 个
-# 句子）。层 0 学会的是前一个词元，而且与猜对同步：从第 300 步的 0.121 增加到第 900 步的 0.336 和第
-# 3000 步的 0.428。层 1 放在相邻词元上的权重一直很低（第 3000 步为 0.062 和 0.065）。`<sep>` 从来没
-# 有
-# 吸引多少注意力：它的份额在第 0 步最高（0.080 和 0.084，即几乎均匀的权重分给两个键的份额），最后为
-# 0.035 和 0.065。大型的原始 BERT 有些头会把大量权重放在 `[SEP]` 上（Clark 等人，2019）；这个小模型
-# 训
-# 练 3000 步之后并没有这样做。
+# 个句子）。层 0 学会的是前一个词元，而且与猜对同步：从第 300 步的 0.121 增加到第 900 步的 0.336 和
+# 第 3000 步的 0.428。层 1 放在相邻词元上的权重一直很低（第 3000 步为 0.062 和 0.065）。`<sep>` 从来
+# 没有吸引多少注意力：它的份额在第 0 步最高（0.080 和 0.084，即几乎均匀的权重分给两个键的份额），最
+# 后为 0.035 和 0.065。大型的原始 BERT 有些头会把大量权重放在 `[SEP]` 上（Clark 等人，2019）；这个小
+# 模型训练 3000 步之后并没有这样做。
 
 # %% [markdown] lang="ja"
 # **予測。** ステップ 0 では重みはランダムで、予測もランダムです。179 種類のトークンで、1 つも当たり
-# ま
-# せん。ステップ 50 までに、モデルは最も手軽な答えを見つけます。首位の予測の 0.892 が最も頻度の高い
-# 10
-# 個の答えのどれかで、全部で 31 種類のトークンしかありません。その後、予測は正しい答えに変わっていき
-# ます。答えが別のトークンである位置での正解は、ステップ 150 で 0.303、300 で 0.423、900 で 0.659、
-# 3000 で 0.849 になり、405 種類のトークンを使います。そのときの首位の予測のうち頻出トークンは 0.285
-# で、頻出の答えが占める 0.283 に近い値です。
+# ません。ステップ 50 までに、モデルは最も手軽な答えを見つけます。首位の予測の 0.892 が最も頻度の高
+# い 10 個の答えのどれかで、全部で 31 種類のトークンしかありません。その後、予測は正しい答えに変わっ
+# ていきます。答えが別のトークンである位置での正解は、ステップ 150 で 0.303、300 で 0.423、900 で
+# 0.659、3000 で 0.849 になり、405 種類のトークンを使います。そのときの首位の予測のうち頻出トークン
+# は 0.285 で、頻出の答えが占める 0.283 に近い値です。
 #
 # **アテンション。** ステップ 0 では重みはほぼ一様で、直前と直後のトークンにそれぞれ約 0.04、もう一
-# 方
-# の文に 0.487 と 0.499 です。層 1 は自分の文にとどまることを学び、もう一方の文への重みはステップ
-# 150
-# までに 0.310、ステップ 900 までに 0.124 に下がります。層 0 はそうなりません。ステップ 3000 でもま
-# だ
-# 0.354 をもう一方の文に置いています（ノートブック 05 では、そのヘッドの 1 つがもう一方の文を見てい
-# ま
-# した）。層 0 が学ぶのは代わりに直前のトークンで、正しい予測と歩調を合わせて、ステップ 300 の 0.121
-# からステップ 900 の 0.336、ステップ 3000 の 0.428 に増えます。層 1 の隣への重みは低いままです（ス
-# テッ
-# プ 3000 で 0.062 と 0.065）。`<sep>` はあまりアテンションを集めません。その割合はステップ 0 で最も
-# 高
-# く（0.080 と 0.084。ほぼ一様な重みが 2 つのキーに与える割合です）、最後は 0.035 と 0.065 です。大
-# きな
-# 元の BERT のヘッドは重みの多くを `[SEP]` に置きます（Clark ら、2019）が、この小さなモデルは 3000
-# ス
-# テップでもそうなりません。
+# 方の文に 0.487 と 0.499 です。層 1 は自分の文にとどまることを学び、もう一方の文への重みはステップ
+# 150 までに 0.310、ステップ 900 までに 0.124 に下がります。層 0 はそうなりません。ステップ 3000 で
+# もまだ 0.354 をもう一方の文に置いています（ノートブック 05 では、そのヘッドの 1 つがもう一方の文を
+# 見ていました）。層 0 が学ぶのは代わりに直前のトークンで、正しい予測と歩調を合わせて、ステップ 300
+# の 0.121 からステップ 900 の 0.336、ステップ 3000 の 0.428 に増えます。層 1 の隣への重みは低いまま
+# です（ステップ 3000 で 0.062 と 0.065）。`<sep>` はあまりアテンションを集めません。その割合はステ
+# ップ 0 で最も高く（0.080 と 0.084。ほぼ一様な重みが 2 つのキーに与える割合です）、最後は 0.035 と
+# 0.065 です。大きな元の BERT のヘッドは重みの多くを `[SEP]` に置きます（Clark ら、2019）が、この小
+# さなモデルは 3000 ステップでもそうなりません。
 
 # %% [markdown] lang="en"
 # ### Your own run
@@ -1075,54 +1073,45 @@ print(tr("your run at step 300: {frequent:.3f} of the top guesses among the 10 m
 
 # %% [markdown] lang="zh"
 # 在猜测上，你的 300 步把模型带到了与自带模型那次训练的前 300 步差不多的地方：留出数据上掩蔽语言模型
-# 的
-# 准确率为 0.489（打印在现场训练之后），快照为 0.549；首选猜测中有 0.425 是常见词元（快照为 0.423）
-# ；层
-# 0 放在前一个词元上的权重为 0.096（快照为 0.121）。注意力却走了另一条路：它的层 0 只把 0.136 放在另
-# 一
-# 个句子上，而自带模型那次训练的层 0 仍放着 0.438。同一个架构的两次训练，头不一定相同。播放它的延时
-# 回
-# 放，比较一下。本笔记本最后的课堂训练配置要训练 900 步；用同样的方法记录它的快照，看看它的头走的是
-# 哪
-# 条路。
+# 的准确率为 0.489（打印在现场训练之后），快照为 0.549；首选猜测中有 0.425 是常见词元（快照为
+# 0.423）；层 0 放在前一个词元上的权重为 0.096（快照为 0.121）。注意力却走了另一条路：它的层 0 只把
+# 0.136 放在另一个句子上，而自带模型那次训练的层 0 仍放着 0.438。同一个架构的两次训练，头不一定相
+# 同。播放它的延时回放，比较一下。本笔记本最后的课堂训练配置要训练 900 步；用同样的方法记录它的快
+# 照，看看它的头走的是哪条路。
 
 # %% [markdown] lang="ja"
 # 予測については、あなたの 300 ステップは、付属モデルの学習の最初の 300 ステップとほぼ同じところまで
 # モデルを進めました。ホールドアウトデータでのマスク言語モデルの正解率は 0.489（その場での学習の後に
-# 表
-# 示）で、スナップショットは 0.549、首位の予測のうち頻出トークンは 0.425（スナップショットは 0.423）
-# 、
-# 層 0 が直前のトークンに置く重みは 0.096（スナップショットは 0.121）です。ただしアテンションは別の
-# 道
-# をたどりました。層 0 がもう一方の文に置くのは 0.136 だけで、付属モデルの学習の層 0 はまだ 0.438 を
-# 置
-# いています。同じ構造でも、2 回の学習が同じヘッドを持つとは限りません。タイムラプスを再生して比べて
-# みましょう。このノートブックの最後にある授業用の学習設定は 900 ステップ学習します。同じようにスナ
-# ッ
-# プショットを記録して、そのヘッドがどちらの道をたどるかを見てみましょう。
+# 表示）で、スナップショットは 0.549、首位の予測のうち頻出トークンは 0.425（スナップショットは
+# 0.423）、層 0 が直前のトークンに置く重みは 0.096（スナップショットは 0.121）です。ただしアテンショ
+# ンは別の道をたどりました。層 0 がもう一方の文に置くのは 0.136 だけで、付属モデルの学習の層 0 はま
+# だ 0.438 を置いています。同じ構造でも、2 回の学習が同じヘッドを持つとは限りません。タイムラプスを
+# 再生して比べてみましょう。このノートブックの最後にある授業用の学習設定は 900 ステップ学習します。
+# 同じようにスナップショットを記録して、そのヘッドがどちらの道をたどるかを見てみましょう。
 
 # %% [markdown] lang="en"
 # ## Going further
 #
 # The chapter's path ends here: `BERTModel`, the data, the loss, one step and a run. The first
 # section below measures what makes a step cheaper: padding each mini-batch only as far as it
-# needs (counted in FLOPs), and grouping pairs by length. The second runs a recipe that reaches
-# the shipped model's quality within a lesson.
+# needs (counted in FLOPs), and grouping pairs by length. The second runs the shipped model's
+# recipe within a lesson, stopped at 900 steps, and measures how far short of the shipped model
+# it falls.
 
 # %% [markdown] lang="zh"
 # ## 更进一步
 #
 # 本章的主线到这里就结束了：`BERTModel`、数据、损失、一步训练和一次完整的训练。下面第一节测一测怎
 # 样让每一步的计算更少：每个小批量只填充到它需要的长度（按 FLOP 计算），以及按长度给句子对分组；第二
-# 节给出一套在一堂课内就能达到自带模型水平的训练配置。
+# 节在一堂课内运行自带模型的训练配置，只训练到第 900 步，并测一测它离自带模型还差多远。
 
 # %% [markdown] lang="ja"
 # ## さらに先へ
 #
 # 本章の道筋はここで終わりです。`BERTModel`、データ、損失、1 ステップ、そして 1 回の学習を見てきまし
-# た。下の最初の節では、1 ステップの計算を減らす方法を測ります。各ミニバッチを必要な長さまでしかパ
-# ディングしないこと（FLOP で数えます）と、ペアを長さごとにまとめることです。2 つめの節では、1 回の
-# 授業の時間内で付属モデルの質に届く学習設定を実行します。
+# た。下の最初の節では、1 ステップの計算を減らす方法を測ります。各ミニバッチを必要な長さまでしかパデ
+# ィングしないこと（FLOP で数えます）と、ペアを長さごとにまとめることです。2 つめの節では、付属モデ
+# ルの学習設定を 900 ステップで打ち切って 1 回の授業の時間内に実行し、付属モデルとの差を測ります。
 
 # %% [markdown] lang="en"
 # ### Padding only as far as each mini-batch needs
@@ -1247,10 +1236,9 @@ print("fast_loss:", tr("forward + backward: {gflop:.2f} GFLOP",
 # 最も長いペア（46 トークン）に合わせて切り詰めると、本章のやり方の 1 ステップで、このミニバッチの計
 # 算量は 1.05 GFLOP から 0.75 GFLOP に減り、損失は最後の桁まで同じです。`fast_loss` はさらに 0.40 ま
 # で減らします。切り詰めたバッチの中でも短いペアにはまだパディングがあり、アテンション以外の層はすべ
-# てトークンごとに計算するので、それらの層は実在するトークンだけで計算し、アテンションのときだけパ
-# ディングを補うのです（`bertlib.scale.fast.unpadded_encode`）。マスク言語モデルの出力層も K 個の実
-# 在する
-# 予測位置だけで計算します。
+# てトークンごとに計算するので、それらの層は実在するトークンだけで計算し、アテンションのときだけパデ
+# ィングを補うのです（`bertlib.scale.fast.unpadded_encode`）。マスク言語モデルの出力層も K 個の実在
+# する予測位置だけで計算します。
 #
 # ランダムに組んだミニバッチでは、各ペアをそのバッチにたまたま含まれる最も長いペアまでパディングしな
 # ければなりません。**長さごとにまとめる**と、Hugging Face の `group_by_length` のように、さらにパ
@@ -1325,32 +1313,29 @@ print(table(rows))
 # %% [markdown] lang="en"
 # ### The shipped model's recipe, in class
 #
-# A class can watch for longer than a minute. `scripts/pretrain_small.py --in-class` times a
-# recipe for that: the shipped model's recipe (sizes, tokenizer, training paragraphs, held-out
-# pairs, no dropout, a learning rate of 2e-3), but 900 steps instead of 3000, on both cores. It
-# times
-# everything from the tokenized corpus to the held-out figures, once with random mini-batches
-# and once grouped by length, and records both runs in the shipped `metrics.json`:
+# A class can watch for longer than a minute. `scripts/pretrain_small.py --in-class` times a recipe
+# for that: the shipped model's recipe (sizes, tokenizer, training paragraphs, held-out pairs, no
+# dropout, a learning rate of 2e-3), but 900 steps instead of 3000, on both cores. It times
+# everything from the tokenized corpus to the held-out figures, once with random mini-batches and
+# once grouped by length, and records both runs in the shipped `metrics.json`:
 
 # %% [markdown] lang="zh"
 # ### 在课堂上运行自带模型的训练配置
 #
 # 一堂课的时间远不止一分钟。`scripts/pretrain_small.py --in-class` 为此给出一套课堂训练配置并计时：
 # 模型尺寸、分词器、训练段落、留出的句子对、不用 dropout、学习率 2e-3，都与自带模型相同，但只训练
-# 900
-# 步而不是 3000 步，并用上两个核。计时从分好词的语料开始，一直到得出留出数据上的结果为止；随机组成小
-# 批量和按长度分组各跑一次，两次的结果都记录在自带的 `metrics.json` 中：
+# 900 步而不是 3000 步，并用上两个核。计时从分好词的语料开始，一直到得出留出数据上的结果为止；随机组
+# 成小批量和按长度分组各跑一次，两次的结果都记录在自带的 `metrics.json` 中：
 
 # %% [markdown] lang="ja"
-# ### 授業の中で付属モデルのレシピを実行する
+# ### 授業の中で付属モデルの学習設定を実行する
 #
-# 授業では 1 分よりもっと長く見ていられます。`scripts/pretrain_small.py --in-class` は、そのための
-# 学習設定の時間を計ります。付属モデルと同じサイズ、トークナイザ、学習用の段落、ホールドアウトのペア
-# を使い、ドロップアウトなし、学習率 2e-3 も同じですが、ステップ数は 3000 ではなく 900 で、2 つのコ
-# ア
+# 授業では 1 分よりもっと長く見ていられます。`scripts/pretrain_small.py --in-class` は、そのための学
+# 習設定の時間を計ります。付属モデルと同じサイズ、トークナイザ、学習用の段落、ホールドアウトのペアを
+# 使い、ドロップアウトなし、学習率 2e-3 も同じですが、ステップ数は 3000 ではなく 900 で、2 つのコア
 # を使います。トークン化したコーパスからホールドアウトデータでの結果が出るまでをすべて計り、ランダム
-# な
-# ミニバッチで 1 回、長さでまとめて 1 回実行し、両方の結果を付属の `metrics.json` に記録しています。
+# なミニバッチで 1 回、長さでまとめて 1 回実行し、両方の結果を付属の `metrics.json` に記録していま
+# す。
 
 # %%
 in_class = metrics["in_class"]
@@ -1391,43 +1376,30 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 
 # %% [markdown] lang="zh"
 # 随机组成小批量时，这套课堂训练配置在运行它的那台机器上用两个核共耗时 158.1 秒（其中 27.1 秒用于构
-# 造
-# 句子对），留出数据上下一句预测的准确率为 0.830，掩蔽语言模型的准确率为 0.738。下一句预测接近自带模
-# 型
-# （0.841），掩蔽语言模型却明显不如（0.880）：自带模型训练了 3000 步，而不是 900 步。900 步完全给不
-# 了
-# 的，是笔记本 09 所需要的东西：一个词与同类词的联系（水果和“果皮”，城市和“街道”）要到第 900 步和第
-# 3000 步之间才形成。按长度分组时，每一步的速度是原来的 1.28 倍（`fast_loss` 已经省掉了大部分填充）
-# ，
-# 而同样训练 900 步之后，模型却落在后面（下一句预测 0.791，掩蔽语言模型 0.650）：每个小批量只有一种
-# 语
-# 言，付出的代价比少算填充省下的还多。要在课堂上使用这套训练配置，请像脚本那样构造句子对
+# 造句子对），留出数据上下一句预测的准确率为 0.830，掩蔽语言模型的准确率为 0.738。下一句预测接近自带
+# 模型（0.841），掩蔽语言模型却明显不如（0.880）：自带模型训练了 3000 步，而不是 900 步。900 步完全
+# 给不了的，是笔记本 09 所需要的东西：一个词与同类词的联系（水果和“果皮”，城市和“街道”）要到第 900
+# 步和第 3000 步之间才形成。按长度分组时，每一步的速度是原来的 1.28 倍（`fast_loss` 已经省掉了大部分
+# 填充），而同样训练 900 步之后，模型却落在后面（下一句预测 0.791，掩蔽语言模型 0.650）：每个小批量
+# 只有一种语言，付出的代价比少算填充省下的还多。要在课堂上使用这套训练配置，请像脚本那样构造句子对
 # （`make_pretrain_data(..., rounds=10, groups=split.train_langs)`），再调用
 # `train_bert(init_model(BERTConfig(len(vocab), 128, 256, 2, 2, dropout=0.0, max_len=64), seed=3),
 # data, num_steps=900, batch_size=128, lr=2e-3, seed=4, callback=LossPlot().update)`。
 
 # %% [markdown] lang="ja"
 # ランダムなミニバッチでは、この学習設定は実行したマシンの 2 つのコアで 158.1 秒かかり（そのうち
-# 27.1
-# 秒はペアの作成）、ホールドアウトデータで次文予測 0.830、マスク言語モデル 0.738 に達します。次文予
-# 測は
-# 付属モデル（0.841）に近いものの、マスク言語モデルは（0.880）にかなり届きません。付属モデルは 900
-# ス
-# テップではなく 3000 ステップ学習しているからです。900 ステップではまったく得られないのが、ノートブ
-# ッ
-# ク 09 が必要とするもの、つまり単語と同じクラスの単語との結びつき（果物と「皮」、都市と「通り」）で
-# 、
-# これはステップ 900 から 3000 のあいだにようやくできます。長さでまとめると、1 ステップは 1.28 倍速
-# く
-# なり（`fast_loss` がすでにパディングの大半を省いています）、同じ 900 ステップの後のモデルは遅れて
-# い
-# ます（次文予測 0.791、マスク言語モデル 0.650）。1 つのミニバッチに 1 つの言語しかないことの損失は
-# 、パ
-# ディングを減らして得る節約よりも大きいのです。授業でこの学習設定を実行するには、スクリプトと同じよ
-# う
-# にペアを作り（`make_pretrain_data(..., rounds=10, groups=split.train_langs)`）、
-# `train_bert(init_model(BERTConfig(len(vocab), 128, 256, 2, 2, dropout=0.0, max_len=64), seed=3),
-# data, num_steps=900, batch_size=128, lr=2e-3, seed=4, callback=LossPlot().update)` を呼びます。
+# 27.1 秒はペアの作成）、ホールドアウトデータで次文予測 0.830、マスク言語モデル 0.738 に達します。次
+# 文予測は付属モデル（0.841）に近いものの、マスク言語モデルは（0.880）にかなり届きません。付属モデル
+# は 900 ステップではなく 3000 ステップ学習しているからです。900 ステップではまったく得られないの
+# が、ノートブック 09 が必要とするもの、つまり単語と同じクラスの単語との結びつき（果物と「皮」、都市
+# と「通り」）で、これはステップ 900 から 3000 のあいだにようやくできます。長さでまとめると、1 ステ
+# ップは 1.28 倍速くなり（`fast_loss` がすでにパディングの大半を省いています）、同じ 900 ステップの
+# 後のモデルは遅れています（次文予測 0.791、マスク言語モデル 0.650）。1 つのミニバッチに 1 つの言語
+# しかないことの損失は、パディングを減らして得る節約よりも大きいのです。授業でこの学習設定を実行する
+# には、スクリプトと同じようにペアを作り（`make_pretrain_data(..., rounds=10,
+# groups=split.train_langs)`）、`train_bert(init_model(BERTConfig(len(vocab), 128, 256, 2, 2,
+# dropout=0.0, max_len=64), seed=3), data, num_steps=900, batch_size=128, lr=2e-3, seed=4,
+# callback=LossPlot().update)` を呼びます。
 
 # %% [markdown] lang="en"
 # ## Summary
@@ -1499,9 +1471,9 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 # * さらに先へ：動的パディング（`trim_padding`）は各ミニバッチを最も長いペアまでだけパディングし、損
 #   失は同じまま計算をずっと減らします。ペアを長さごとにまとめると（`LengthGroupedSampler`）残りもほ
 #   とんどなくなりますが、ここでは長さが言語を明かしてしまい、1 つの言語だけのバッチでは学習が遅くな
-#   ります。まとめる前に測りましょう。付属モデルのレシピを 900 ステップで止めると、次文予測は付属モ
-#   デルに近づきますが、マスク言語モデルは届かず、ノートブック 09 が必要とする単語クラスも身につきま
-#   せん。
+#   ります。まとめる前に測りましょう。付属モデルの学習設定を 900 ステップで止めると、次文予測は付属
+#   モデルに近づきますが、マスク言語モデルは届かず、ノートブック 09 が必要とする単語クラスも身につき
+#   ません。
 
 # %% [markdown] lang="en"
 # ## Exercises
@@ -1526,10 +1498,12 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #    words does each keep, next to the `len(vocab)` of the WordPiece vocabulary, which also
 #    covers Chinese? What happens to a word that is not in a word vocabulary, and to one that is
 #    not in the WordPiece vocabulary?
-# 6. ★★ The MLM loss stays far above the NSP loss, here and in the chapter. Does MLM learn less?
-#    Divide each loss at the end of the shipped run (`run["mlm_loss"][-1]`,
-#    `run["nsp_loss"][-1]`) by the loss of guessing uniformly: which of the two tasks has the
-#    shipped model brought further below its uniform guess, MLM or NSP?
+# 6. ★★ In the live run, as in the chapter, the MLM loss stays far above the NSP loss. Does MLM
+#    learn less? Divide each loss at the end of the live run (`history.mlm[-1]`,
+#    `history.nsp[-1]`) by the loss of guessing uniformly: which of the two tasks has the model
+#    brought further below its uniform guess, MLM or NSP? Do the same at the end of the shipped
+#    run (`run["mlm_loss"][-1]`, `run["nsp_loss"][-1]`), where the MLM loss ends below the NSP
+#    loss.
 # 7. ★★★ The chapter suggests pretraining with `max_len=512` and the sizes of BERT-large (24
 #    blocks, H = 1024, 16 heads, FFN 4096). Without running it: when `max_len` goes from 64 to
 #    512, by what factor does the memory of the parameters grow, and by what factor the memory
@@ -1551,13 +1525,14 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #    尾的 `.` 和 `14 @.@ 5` 又变成了什么样？
 # 5. ★★ **词表大小。** 本章只保留至少出现 5 次的词（`min_freq=5`）。用英文训练句子构建单词词表：
 #    `Vocab([s.lower().split() for p, lang in zip(split.train, split.train_langs) if lang == "en"
-#    for s in p], min_freq=k)`（`from bertlib.text.vocab import Vocab`），k 取 1、2、5。每个词表保
-#    留了多
-#    少个词？与 WordPiece 词表（它还覆盖中文）的 `len(vocab)` 相比如何？不在单词词表中的词会怎样？不
-#    在 WordPiece 词表中的词又会怎样？
-# 6. ★★ 无论在这里还是在本章中，掩蔽语言模型的损失都远高于下一句预测的损失。这说明掩蔽语言模型学到
-#    的更少吗？把自带模型完整训练结束时的两个损失（`run["mlm_loss"][-1]`、`run["nsp_loss"][-1]`）分
-#    别除以均匀猜测时的损失：两个任务中，哪一个被训练得离均匀猜测更远，掩蔽语言模型还是下一句预测？
+#    for s in p], min_freq=k)`（`from bertlib.text.vocab import Vocab`），k 取 1、2、5。每个词表保留
+#    了多少个词？与 WordPiece 词表（它还覆盖中文）的 `len(vocab)` 相比如何？不在单词词表中的词会怎
+#    样？不在 WordPiece 词表中的词又会怎样？
+# 6. ★★ 在现场训练中，和在本章中一样，掩蔽语言模型的损失远高于下一句预测的损失。这说明掩蔽语言模型
+#    学到的更少吗？把现场训练结束时的两个损失（`history.mlm[-1]`、`history.nsp[-1]`）分别除以均匀猜
+#    测时的损失：两个任务中，哪一个被训练得离均匀猜测更远，掩蔽语言模型还是下一句预测？再对自带模型
+#    完整训练结束时的损失（`run["mlm_loss"][-1]`、`run["nsp_loss"][-1]`）做同样的计算，那时掩蔽语言
+#    模型的损失已经低于下一句预测的损失。
 # 7. ★★★ 本章建议用 `max_len=512` 和 BERT-large 的尺寸（24 个编码器块，H = 1024，16 个头，前馈网
 #    络 4096）做预训练。不用运行，想一想：`max_len` 从 64 增加到 512 时，参数占用的内存增长到原来的
 #    多少倍？一个批量的注意力权重占用的内存又增长到多少倍？在笔记本电脑上，是哪一个让训练无法进行？
@@ -1584,10 +1559,12 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #    Vocab`）で、k = 1、2、5 とします。それぞれいくつの単語が残りますか。中国語も扱う WordPiece
 #    の語彙の `len(vocab)` と比べるとどうでしょうか。単語の語彙にない単語はどうなり、WordPiece の語
 #    彙にない単語はどうなりますか。
-# 6. ★★ ここでも本章でも、マスク言語モデルの損失は次文予測の損失よりずっと高いままです。マスク言語モ
-#    デルの学ぶことは少ないのでしょうか。付属モデルの学習の最後の損失（`run["mlm_loss"][-1]`、
-#    `run["nsp_loss"][-1]`）を、それぞれ一様な推測の損失で割ってみましょう。付属モデルが一様な推測か
-#    らより遠くまで下げたのは、マスク言語モデルと次文予測のどちらですか。
+# 6. ★★ その場での学習では、本章と同じく、マスク言語モデルの損失は次文予測の損失よりずっと高いまま
+#    です。マスク言語モデルの学ぶことは少ないのでしょうか。その場での学習の最後の損失
+#    （`history.mlm[-1]`、`history.nsp[-1]`）を、それぞれ一様な推測の損失で割ってみましょう。モデル
+#    が一様な推測からより遠くまで下げたのは、マスク言語モデルと次文予測のどちらですか。付属モデルの
+#    学習の最後の損失（`run["mlm_loss"][-1]`、`run["nsp_loss"][-1]`）でも同じ計算をしてみましょう。
+#    こちらでは、マスク言語モデルの損失が次文予測の損失より低くなっています。
 # 7. ★★★ 本章は `max_len=512` と BERT-large のサイズ（24 ブロック、H = 1024、16 ヘッド、FFN 4096）で
 #    事前学習することを提案しています。実行せずに考えましょう。`max_len` が 64 から 512 になると、パ
 #    ラメータのメモリは何倍になり、1 つのバッチのアテンションの重みのメモリは何倍になりますか。ノー

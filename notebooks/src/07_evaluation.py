@@ -139,11 +139,10 @@ print(tr("the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} 
 # baselines: always answering the more frequent NSP label, and always guessing the most frequent
 # token for MLM (the best any constant guess can do).
 #
-# An accuracy measured on a few hundred pairs is itself a random quantity: another draw of pairs
-# and masks would give a slightly different number. So every figure below comes with a 95%
-# Wilson confidence interval, from `Accuracy(hits, n)` in `bertlib.finetuning.finetune` (notebook
-# 09 uses it
-# for fine-tuning too). Unlike value ± 1.96 standard errors it stays inside [0, 1].
+# An accuracy measured on a few hundred pairs is itself a random quantity: another draw of pairs and
+# masks would give a slightly different number. So every figure below comes with a 95% Wilson
+# confidence interval, from `Accuracy(hits, n)` in `bertlib.finetuning.finetune` (notebook 09 uses
+# it for fine-tuning too). Unlike value ± 1.96 standard errors it stays inside [0, 1].
 
 # %% [markdown] lang="zh"
 # ## 留出数据上的准确率及其置信区间
@@ -167,9 +166,8 @@ print(tr("the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} 
 #
 # 数百組のペアで測った正解率は、それ自体が確率的な量です。ペアとマスクを引き直せば、少し違う数字にな
 # るでしょう。そこで下の数字にはすべて、`bertlib.finetuning.finetune` の `Accuracy(hits, n)` による
-# 95% の
-# Wilson 信頼区間を付けます（ノートブック 09 のファインチューニングでも使います）。値 ± 1.96 × 標準
-# 誤差とは違って、この区間は [0, 1] の外に出ません。
+# 95% の Wilson 信頼区間を付けます（ノートブック 09 のファインチューニングでも使います）。値 ± 1.96
+# × 標準誤差とは違って、この区間は [0, 1] の外に出ません。
 
 # %%
 held_out_paragraphs = tokenize_paragraphs(split.held_out, tokenizer.tokenize)
@@ -234,10 +232,8 @@ print(tr("the same as in metrics.json") if same else tr("not the same as in metr
 # 語モデルは 0.880 [0.871, 0.889] で、常に最も頻度の高いトークンを答えた場合は 0.050 です。次文予測
 # の出力層の判定は大きく偏っていて、正しい続きを受け入れる（0.994）ほうが、誤った続きを退ける
 # （0.694）よりずっと得意です。2 つの区間は大きく離れています。各クラスはペアのおよそ半分にしか基づ
-# か
-# ないので、その区間は全体の区間より広くなります。4746 個の予測位置に基づくマスク言語モデルの区間が
-# 最
-# も狭くなります。
+# かないので、その区間は全体の区間より広くなります。4746 個の予測位置に基づくマスク言語モデルの区間
+# が最も狭くなります。
 #
 # 区間が扱うのは引き方の偶然だけで、しかもペアや予測位置の 1 つ 1 つを独立な抽出とみなしています（同
 # じ文の予測位置は厳密には独立ではありません）。ホールドアウトデータが、測りたいものを本当に測ってい
@@ -311,11 +307,10 @@ fill_mask("医生让他多喝水，好好休息。", "水")
 
 # %% [markdown] lang="ja"
 # コーパスの文では、モデルは自信を持って正しく答えます。新しい文で正しく答えられるのは、マスクのまわ
-# りの単語がテンプレートに合っている場合です。コーパスには 医生让他（「医者は彼に……するよう言った」
-# ）
-# で始まる文が多いので、「…生让他」の前には 医 が第一候補として来ます。またコーパスでは 多喝（「たく
-# さん飲む」）の後に 水 が続くので、語順を変えた文でも 水 を予測します（0.98）。テンプレートが崩れた
-# ところでは、モデルは間違えます。コーパスでは "bought a ticket at the station early in the
+# りの単語がテンプレートに合っている場合です。コーパスには 医生让他（「医者は彼に……するよう言っ
+# た」）で始まる文が多いので、「…生让他」の前には 医 が第一候補として来ます。またコーパスでは 多喝
+# （「たくさん飲む」）の後に 水 が続くので、語順を変えた文でも 水 を予測します（0.98）。テンプレート
+# が崩れたところでは、モデルは間違えます。コーパスでは "bought a ticket at the station early in the
 # morning" ですが、"On Sunday, Lucy bought a" の後では *ticket*（0.25）より *table*（0.72）を選び、
 # station の位置では *list* をかなり確信しています（0.63）。テンプレートの文からなるコーパスで 12 分
 # 学習したモデルが知っているのは、自分のコーパスであって、英語や中国語ではないのです。
@@ -382,16 +377,23 @@ show_source(get_bert_encoding)
 # %% [markdown] lang="en"
 # The chapter's version is the middle line alone. Here the text goes through the tokenizer and
 # `encode_pair` first, and `eval_mode` switches dropout off for the call. Two calls on the same
-# text, the chapter's way and `bertlib`'s:
+# text, the chapter's way and `bertlib`'s. The shipped model was trained without dropout (its
+# rate is 0), so for it training mode changes nothing, and both lines below find the same
+# encoding twice; the chapter's model has dropout, and there the first line would find two
+# different encodings:
 
 # %% [markdown] lang="zh"
 # 本章的版本只有中间那一行。这里的文本先经过分词器和 `encode_pair`，`eval_mode` 则在调用期间关闭
-# dropout。下面按本章的做法和 `bertlib` 的做法，分别对同一个文本调用两次：
+# dropout。下面按本章的做法和 `bertlib` 的做法，分别对同一个文本调用两次。自带模型训练时没有用
+# dropout（暂退概率为 0），所以对它来说训练模式不会带来任何变化，下面两行得到的都是两次相同的编码；
+# 本章的模型用了 dropout，换成它，第一行就会得到两个不同的编码：
 
 # %% [markdown] lang="ja"
 # 本章の実装は真ん中の行だけです。ここではテキストがまずトークナイザと `encode_pair` を通り、
 # `eval_mode` がその呼び出しのあいだドロップアウトを止めます。同じテキストを 2 回、本章のやり方と
-# `bertlib` のやり方でエンコードしてみましょう。
+# `bertlib` のやり方でエンコードしてみましょう。付属モデルはドロップアウトなし（率は 0）で学習したの
+# で、訓練モードにしても何も変わらず、下の 2 行はどちらも同じエンコーディングを 2 回得ます。本章の
+# モデルにはドロップアウトがあるので、そちらなら 1 行目は 2 つの異なるエンコーディングを得ます。
 
 # %%
 tokens, segments = get_tokens_and_segments(tokenizer.tokenize("The train left at ten."),
@@ -496,16 +498,13 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
 # layers (Abnar & Zuidema, 2020), where they disagree.
 
 # %% [markdown] lang="zh"
-# 在这里，图和检验只有一部分是吻合的。被掩蔽词元最关注邻居的那个头（L0H1，0.92），关掉后对掩蔽语言
-# 模型的损害也最大（0.880 → 0.497）；最不关注邻居的那个头（L0H0，0.04）关掉后几乎没有影响（0.878）。
-# 但是 L1H0 几乎不看邻居（0.05），关掉后掩蔽语言模型却损失很大（0.652）：一个头可以很重要，却并不看
-# 图上暗示的地方。对下一句预测来说，现在除了 L0H0 以外每个头都很重要：关掉 L1H1、L1H0 或 L0H1，准确
-# 率
+# 在这里，图和检验只有一部分是吻合的。被掩蔽词元最关注邻居的那个头（L0H1，0.92），关掉后对掩蔽语言模
+# 型的损害也最大（0.880 → 0.497）；最不关注邻居的那个头（L0H0，0.04）关掉后几乎没有影响（0.878）。但
+# 是 L1H0 几乎不看邻居（0.05），关掉后掩蔽语言模型却损失很大（0.652）：一个头可以很重要，却并不看图
+# 上暗示的地方。对下一句预测来说，现在除了 L0H0 以外每个头都很重要：关掉 L1H1、L1H0 或 L0H1，准确率
 # 从 0.841 降到 0.580 到 0.673，每个置信区间都远低于完整模型的 [0.821, 0.860]；关掉一整层损失更大
-# （0.600
-# 和 0.550）。在被掩蔽词元的邻居上，基于范数的份额与原始权重相同，但在别处，一个权重与它基于范数的份
-# 额
-# 最多相差 0.287（最后一行）：值向量的大小也有影响，“证据”视图会显示在哪里。
+# （0.600 和 0.550）。在被掩蔽词元的邻居上，基于范数的份额与原始权重相同，但在别处，一个权重与它基于
+# 范数的份额最多相差 0.287（最后一行）：值向量的大小也有影响，“证据”视图会显示在哪里。
 #
 # 留出数据上的平均值掩盖了单个输入的情况。小部件的“证据”视图针对屏幕上的句子对，用一次批量的前向传播
 # 把每个头都关掉一次，并在注意力图旁边画出一个网格，显示关掉每个头的代价：你选定的掩蔽位置上原词元的
@@ -513,22 +512,15 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
 # 展开（attention rollout，Abnar 和 Zuidema，2020），让你看到它们在哪里不一致。
 
 # %% [markdown] lang="ja"
-# ここでは、図と検証は一部でしか一致しません。マスクしたトークンが隣を最もよく見るヘッド
-# （L0H1、0.92）
-# は、止めるとマスク言語モデルを最も損ないます（0.880 → 0.497）。隣を最も見ないヘッド（L0H0、0.04）
-# は
-# 止めてもほとんど影響がありません（0.878）。ところが L1H0 は隣をほとんど見ない（0.05）のに、止める
-# と
-# マスク言語モデルは大きく下がります（0.652）。ヘッドは、図が示唆する場所を見ていなくても重要であり
-# う
-# るのです。次文予測では、今は L0H0 以外のどのヘッドも重要です。L1H1、L1H0、L0H1 のどれを止めても
-# 0.841 が 0.580 から 0.673 に下がり、どの区間も元のモデルの [0.821, 0.860] よりずっと下にあります。
-# 層
-# 全体を止めるとさらに下がります（0.600 と 0.550）。マスクしたトークンの隣については、ノルムに基づく
-# 割
-# 合は元の重みと同じですが、ほかの場所では重みとノルムに基づく割合が最大 0.287 も違います（最後の行
-# ）。
-# 値ベクトルの大きさも効いていて、証拠ビューがその場所を示します。
+# ここでは、図と検証は一部でしか一致しません。マスクしたトークンが隣を最もよく見るヘッド（L0H1、
+# 0.92）は、止めるとマスク言語モデルを最も損ないます（0.880 → 0.497）。隣を最も見ないヘッド（L0H0、
+# 0.04）は止めてもほとんど影響がありません（0.878）。ところが L1H0 は隣をほとんど見ない（0.05）の
+# に、止めるとマスク言語モデルは大きく下がります（0.652）。ヘッドは、図が示唆する場所を見ていなくて
+# も重要でありうるのです。次文予測では、今は L0H0 以外のどのヘッドも重要です。L1H1、L1H0、L0H1 のど
+# れを止めても 0.841 が 0.580 から 0.673 に下がり、どの区間も元のモデルの [0.821, 0.860] よりずっと
+# 下にあります。層全体を止めるとさらに下がります（0.600 と 0.550）。マスクしたトークンの隣について
+# は、ノルムに基づく割合は元の重みと同じですが、ほかの場所では重みとノルムに基づく割合が最大 0.287
+# も違います（最後の行）。値ベクトルの大きさも効いていて、証拠ビューがその場所を示します。
 #
 # ホールドアウトデータでの平均は、個々の入力を覆い隠します。ウィジェットの「根拠」ビューは、画面上の
 # ペアについてすべてのヘッドを 1 回のバッチ化した順伝播で切り、それぞれが何を失わせるかをアテンショ
@@ -641,22 +633,20 @@ mixed = make_pretrain_data(held_out_paragraphs, vocab, max_len=recipe["max_len"]
 accuracy_by_kind(small_bert, mixed)
 
 # %% [markdown] lang="en"
-# The switch of language does not show. The model rejects the cross-language pairs (0.681) no
-# more often than the same-language ones (0.683); its overall accuracy, 0.842, is that of the
-# grouped set (0.841). The model never saw a pair that switches language in training, so it was
-# never rewarded for spotting the switch itself, and here it does not use it: a Chinese sentence
-# after an English one is rejected no more readily than an English sentence from another story.
-# The model's skill within one language
-# is what the grouped held-out set measures. (IsNext and same-language NotNext differ from the
-# grouped set's because the pairs are a different random draw; the intervals show by how much
-# that can move them.)
+# The switch of language does not show. The model rejects the cross-language pairs (0.681) no more
+# often than the same-language ones (0.683); its overall accuracy, 0.842, is that of the grouped set
+# (0.841). The model never saw a pair that switches language in training, so it was never rewarded
+# for spotting the switch itself, and here it does not use it: a Chinese sentence after an English
+# one is rejected no more readily than an English sentence from another paragraph. The model's skill
+# within one language is what the grouped held-out set measures. (IsNext and same-language NotNext
+# differ from the grouped set's because the pairs are a different random draw; the intervals show by
+# how much that can move them.)
 
 # %% [markdown] lang="zh"
 # 语言的切换并没有起作用。模型拒绝跨语言句子对的比例（0.681）并不比同一语言的句子对（0.683）高；它的
 # 总准确率为 0.842，与分组构造的留出数据上的（0.841）相当。模型在训练中从未见过切换语言的句子对，所
-# 以
-# 从来没有因为发现语言切换本身而得到奖励，而在这里它也没有利用这一点：英文句子后面跟一个中文句子，并
-# 不比跟一个来自别的故事的英文句子更容易被拒绝。模型在同一种语言内的本事，是分组构造的留出数据所测
+# 以从来没有因为发现语言切换本身而得到奖励，而在这里它也没有利用这一点：英文句子后面跟一个中文句子，
+# 并不比跟一个来自别的段落的英文句子更容易被拒绝。模型在同一种语言内的本事，是分组构造的留出数据所测
 # 量的。（“是下一句”和同一语言的“不是下一句”与分组数据上的结果不同，是因为这些句子对是另一次随机抽
 # 取；置信区间显示了这会带来多大的变动。）
 
@@ -664,7 +654,7 @@ accuracy_by_kind(small_bert, mixed)
 # 言語の切り替えは効いていません。モデルが言語をまたぐペアを退ける割合（0.681）は、同じ言語のペア
 # （0.683）より高くありません。全体の正解率 0.842 は、言語を揃えたデータでの値（0.841）と同じ程度で
 # す。モデルは学習中に言語が切り替わるペアを見たことがないので、切り替えそのものに気づいて報われたこ
-# とはなく、ここでもそれを使っていません。英語の文の後の中国語の文は、別の物語の英語の文より退けられ
+# とはなく、ここでもそれを使っていません。英語の文の後の中国語の文は、別の段落の英語の文より退けられ
 # やすいわけではないのです。1 つの言語の中でのモデルの実力は、言語
 # を揃えたホールドアウトデータが測るものです（IsNext と同じ言語の NotNext の値が揃えたデータと違うの
 # は、ペアが別のランダムな抽出だからです。区間は、それでどれだけ動きうるかを示します）。
@@ -721,37 +711,36 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #
 # * A held-out accuracy is a sample: give it a confidence interval (`Accuracy(hits, n)`, 95%
 #   Wilson). The shipped small BERT beats its baselines on NSP and MLM by far more than the
-#   intervals' width, and its NSP head rejects somewhat more readily than it accepts.
+#   intervals' width, and its NSP head accepts far more readily than it rejects.
 # * The model's guesses for a masked token are right where a template fits and wrong where it
 #   breaks; it knows its corpus, not English or Chinese.
 # * `get_bert_encoding` gives `(1, T, H)` context-dependent vectors, deterministic in eval mode.
-# * Going further: an interval covers the luck of the draw, not a flawed test. NotNext partners
-#   from any paragraph reward telling the languages apart; the shipped recipe draws them from
-#   the same language. The shipped model, never trained on cross-language pairs, still rejects
-#   them more readily than same-language ones, so a mixed test flatters it. And behind the MLM
-#   accuracy are templates seen in training: most held-out sentences occur in the training
-#   paragraphs.
+# * Going further: an interval covers the luck of the draw, not a flawed test. NotNext partners from
+#   any paragraph reward telling the languages apart; the shipped recipe draws them from the same
+#   language. The shipped model, never trained on cross-language pairs, rejects them no more readily
+#   than same-language ones: it does not use the switch of language. And behind the MLM accuracy are
+#   templates seen in training: most held-out sentences occur in the training paragraphs.
 
 # %% [markdown] lang="zh"
 # ## 小结
 #
 # * 留出数据上的准确率只是一个样本，应当给出置信区间（`Accuracy(hits, n)`，95% Wilson 区间）。自带的
 #   小 BERT 在下一句预测和掩蔽语言模型上都超过了基线，超出的幅度远大于置信区间的宽度；它的下一句预测
-#   输出层略微偏向于判为“不是下一句”。
+#   输出层明显偏向于判为“是下一句”。
 # * 模型对被掩蔽词元的猜测，在句子符合模板的地方是对的，偏离模板的地方就错了；它熟悉的是自己的语料
 #   库，而不是英语或汉语。
 # * `get_bert_encoding` 给出依赖上下文的向量，形状为 `(1, T, H)`，在评估模式下是确定的。
-# * 更进一步：置信区间反映的是抽样的偶然性，反映不了测试本身的缺陷。从任意段落中抽取“不是下一句”的
-#   替换句，等于奖励模型区分两种语言；自带模型的训练配置只从同一种语言中抽取。自带模型虽然没在跨语言
-#   句子对上训练过，却更容易把它们判为“不是下一句”，所以混合语言的测试会高估它。掩蔽语言模型的准确率
-#   背后则是训练中见过的句子模板：大多数留出的句子都出现在训练段落中。
+# * 更进一步：置信区间反映的是抽样的偶然性，反映不了测试本身的缺陷。从任意段落中抽取“不是下一句”的替
+#   换句，等于奖励模型区分两种语言；自带模型的训练配置只从同一种语言中抽取。自带模型没在跨语言句子对
+#   上训练过，把它们判为“不是下一句”的比例并不比同一语言的句子对高：它没有利用语言的切换。掩蔽语言模
+#   型的准确率背后则是训练中见过的句子模板：大多数留出的句子都出现在训练段落中。
 
 # %% [markdown] lang="ja"
 # ## まとめ
 #
 # * ホールドアウトデータでの正解率は標本です。信頼区間を付けましょう（`Accuracy(hits, n)`、95% の
 #   Wilson 区間）。付属の小さな BERT は、次文予測でもマスク言語モデルでも、区間の幅よりはるかに大き
-#   な差でベースラインを上回ります。次文予測の出力層は、受け入れるよりも退けるほうにいくらか傾いてい
+#   な差でベースラインを上回ります。次文予測の出力層は、退けるよりも受け入れるほうに大きく傾いてい
 #   ます。
 # * マスクしたトークンに対するモデルの予測は、テンプレートに合う場所では正しく、テンプレートが崩れる
 #   と間違えます。モデルが知っているのは自分のコーパスであって、英語や中国語ではありません。
@@ -759,8 +748,8 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #   じです。
 # * さらに先へ：区間が扱うのは引き方の偶然であって、欠陥のあるテストではありません。「次の文ではな
 #   い」ペアの相手をどの段落からでも取ると、言語を見分けることが報われてしまいます。付属の学習設定は
-#   相手を同じ言語から取ります。言語をまたぐペアで学習していない付属モデルでも、そうしたペアは同じ言
-#   語のペアより退けやすいので、言語の混ざったテストはモデルを実際より良く見せます。そしてマスク言語
+#   相手を同じ言語から取ります。言語をまたぐペアで学習していない付属モデルは、そうしたペアを同じ言語
+#   のペアより退けやすいわけではなく、言語の切り替えを使っていません。そしてマスク言語
 #   モデルの正解率の裏には、学習で見たテンプレートがあります。ホールドアウトの文の大半は学習用の段落
 #   にも現れるのです。
 
@@ -838,13 +827,11 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #    はどれだけ下がり、区間の幅はどれくらいで、それでもベースラインを上回っているでしょうか。
 # 3. ★ **数えてみよう。** 正解の割合が同じ（0.841）とき、次文予測の区間の幅を半分にするには、ホール
 #    ドアウトのペアを上の 1331 組の何倍にすればよいでしょうか（最も近い整数で）。予想してから、もっ
-#    と
-#    大きな `n` で `Accuracy(hits, n)` を試し、下で確かめましょう。
+#    と大きな `n` で `Accuracy(hits, n)` を試し、下で確かめましょう。
 # 4. ★★ **予測しよう。** 95% 区間は、抽出の 95% で**真の**正解率を含みます。次の抽出の値がどこに来る
 #    かについては何も約束しません。モデルの真の次文予測の正解率が 0.841 で、1331 組ずつの独立なホー
-#    ル
-#    ドアウトデータを 2 つ引くとします。このような繰り返しのうち、2 つめのデータの正解率が 1 つめの
-#    データの 95% 区間に入るのは何パーセントでしょうか（整数で）。下で確かめましょう。
+#    ルドアウトデータを 2 つ引くとします。このような繰り返しのうち、2 つめのデータの正解率が 1 つめ
+#    のデータの 95% 区間に入るのは何パーセントでしょうか（整数で）。下で確かめましょう。
 # 5. ★★ **明るいのに働かない。** アテンションのウィジェットの「根拠」ビューで、最初に表示されるペア
 #    のまま、トークンを 1 つマスクします。英語なら "final"、中国語なら 篮球 の 球 です。マスクした
 #    トークンに最も明るいマス（その行で最大の重み）を与えるのはどのヘッドでしょうか。そのヘッドを切
