@@ -16,7 +16,7 @@ UV     := $(BIN)/python -m uv pip install --quiet --python $(BIN)/python \
           $(foreach u,$(PIP_EXTRA_INDEX_URL),--extra-index-url $(u))
 
 .PHONY: setup lab test test-all lint format browser notebooks corpus tasks pretrain-small pretrain-in-class experiment bench \
-        bench-attention bench-pretrain bench-widgets bench-corpus-memory mutation probe
+        bench-attention bench-pretrain bench-in-class bench-widgets bench-corpus-memory mutation probe
 
 setup: $(STAMP)
 
@@ -75,11 +75,13 @@ test:
 	@$(call stage,setup,$(MAKE) --no-print-directory setup browser)
 	@$(call stage,ruff,$(BIN)/ruff check .)
 	@$(call stage,notebooks --check,$(BIN)/python tools/notebooks.py --check)
-	@$(call stage,unit tests,$(BIN)/python -m pytest tests --ignore=tests/e2e --durations=25 -n auto --dist worksteal)
+	@$(call stage,unit tests,$(BIN)/python -m pytest tests --ignore=tests/e2e -m "not slow" --durations=25 -n auto --dist worksteal)
 	@$(call stage,browser test,$(BIN)/python -m pytest tests/e2e -n 2 --dist load)
 
-# `make test`, then strict nbval: every notebook run a second time, by nbval's own kernel client.
+# `make test`, then the slow tests (several models trained over seeds) and strict nbval: every
+# notebook run a second time, by nbval's own kernel client.
 test-all: test
+	@$(call stage,slow tests,$(BIN)/python -m pytest tests --ignore=tests/e2e -m slow --durations=5)
 	@$(call stage,nbval,elsewhere=$$(mktemp -d) && \
 	cp -r notebooks/en "$$elsewhere/edition-1" && cp -r notebooks/zh "$$elsewhere/edition-2" && \
 	cp -r notebooks/ja "$$elsewhere/edition-3" && \
@@ -113,13 +115,17 @@ experiment: setup
 pretrain-in-class: setup
 	$(BIN)/python scripts/pretrain_small.py --in-class
 
-bench: bench-attention bench-pretrain bench-widgets bench-corpus-memory
+bench: bench-attention bench-pretrain bench-in-class bench-widgets bench-corpus-memory
 
 bench-attention: setup
 	$(BIN)/python benchmarks/bench_attention.py
 
 bench-pretrain: setup
 	$(BIN)/python benchmarks/bench_pretrain.py
+
+# The in-class recipe's training step, today's code against 704b277 (before issue 37's checks).
+bench-in-class: setup
+	$(BIN)/python benchmarks/bench_in_class.py
 
 bench-widgets: setup
 	$(BIN)/python benchmarks/bench_widgets.py --compare

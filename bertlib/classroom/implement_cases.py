@@ -1,22 +1,27 @@
-"""The implement-it exercises: bertlib's own function, the cases (fixed, or drawn from fixed
-seeds) and what gives the answer away; hints are ``impl_hint_<key>_<stage>`` in strings.json."""
+"""The implement-it exercises: bertlib's own function, the cases and what gives the answer away;
+hints are ``impl_hint_<key>_<stage>`` in strings.json. Each case builder takes a ``seed``: 0 gives
+the cases the tests name, and a check draws a fresh one, so that the cases keep their design
+(a padded sequence, a piece that needs ##) but not their values, and no table of answers made
+in advance fits them."""
 
 from __future__ import annotations
 
+import random
+import string
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import tokenizers
 import torch
+import torch.nn.functional as F
 
 from bertlib.assets import SMALL_BERT_DIR
-from bertlib.data import make_nsp_pairs
+from bertlib.data import get_next_sentence, make_nsp_pairs
 from bertlib.finetuning.finetune import best_span, task_loss
 from bertlib.finetuning.tasks import IGNORE
 from bertlib.inputs import get_tokens_and_segments
-from bertlib.loss import bert_loss, chapter_loss
+from bertlib.loss import bert_loss
 from bertlib.model import MaskLM, MultiHeadAttention, key_padding_mask
-from bertlib.scale.fast import fast_loss
 from bertlib.support.rng import make_generator, own_global_rng
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.text.vocab import SpecialTokens
@@ -26,13 +31,15 @@ Case = tuple[dict[str, str], tuple]  # (the case's name per language, the functi
 
 @dataclass(frozen=True)
 class Implementation:
-    """An implement-it exercise: bertlib's own function, the cases it is compared on, and the
-    functions whose use gives the answer away (a class stands for every method of its
-    instances, those of a compiled library such as ``tokenizers`` included)."""
+    """An implement-it exercise: bertlib's own function, the cases it is compared on (from a
+    seed), the functions of other libraries whose use gives the answer away (a class stands for
+    every method of its instances, those of a compiled library such as ``tokenizers``
+    included), and the bertlib functions the learner may call (any other is refused)."""
 
     reference: Callable
-    cases: Callable[[], list[Case]]
-    forbidden: tuple[Callable | type, ...]
+    cases: Callable[[int], list[Case]]
+    forbidden: tuple[Callable | type, ...] = ()
+    allowed: tuple[Callable, ...] = ()
 
 
 def _named(*rows: tuple[str, str, str, tuple]) -> list[Case]:
@@ -41,19 +48,25 @@ def _named(*rows: tuple[str, str, str, tuple]) -> list[Case]:
 
 
 # ---------------------------------------------------------------- the cases, in notebook order
-def _tokens_and_segments_cases() -> list[Case]:
-    """02: ``<cls> A <sep> [B <sep>]``; fixed token lists, no draw."""
+def _tokens_and_segments_cases(seed: int = 0) -> list[Case]:
+    """02: ``<cls> A <sep> [B <sep>]``; other words of the same lengths for another seed."""
+    words = (["this", "movie", "is", "great"], ["the", "cat", "sat"], ["it", "was", "warm"],
+             ["我", "去", "银", "行"], ["存", "钱"], ["hi"], ["yo"], ["hello"])
+    if seed:
+        draw = random.Random(seed)
+        english = "a the cat sat it was warm this movie is great hi yo dog ran far".split()
+        words = [draw.choices("我去银行存钱大家都在谈论狐狸" if "我" in w or "存" in w else english,
+                              k=len(w)) for w in words]
+    a1, a2, b2, a3, b3, a4, b4, a5 = words
     return _named(
         ("one text (tokens_b is None)", "单个文本（tokens_b 为 None）",
-         "テキストが 1 つ（tokens_b は None）", (["this", "movie", "is", "great"], None)),
-        ("a pair of texts", "一个文本对", "テキストのペア",
-         (["the", "cat", "sat"], ["it", "was", "warm"])),
-        ("a pair of Chinese texts", "一对中文文本", "中国語のテキストのペア",
-         (["我", "去", "银", "行"], ["存", "钱"])),
+         "テキストが 1 つ（tokens_b は None）", (a1, None)),
+        ("a pair of texts", "一个文本对", "テキストのペア", (a2, b2)),
+        ("a pair of Chinese texts", "一对中文文本", "中国語のテキストのペア", (a3, b3)),
         ("one token in each text", "每个文本只有一个词元", "各テキストにトークンが 1 つだけ",
-         (["hi"], ["yo"])),
+         (a4, b4)),
         ("an empty sentence B ([], not None)", "空的句子 B（是 []，不是 None）",
-         "空の文 B（None ではなく []）", (["hello"], [])),
+         "空の文 B（None ではなく []）", (a5, [])),
     )
 
 
@@ -65,10 +78,22 @@ def wordpiece(word: str, pieces: set[str]) -> list[str]:
     return tokenizer.tokenize(word)
 
 
-def _wordpiece_cases() -> list[Case]:
+def _wordpiece_cases(seed: int = 0) -> list[Case]:
     """02: words over the shipped small BERT's vocabulary, then small made-up vocabularies
-    that tell greedy longest match from its look-alikes."""
+    that tell greedy longest match from its look-alikes (their letters swapped for others by
+    another seed: the same design, other strings)."""
     shipped = set(WordPieceTokenizer.from_directory(SMALL_BERT_DIR).vocab.idx_to_token)
+    letters = list(string.ascii_lowercase)
+    if seed:
+        random.Random(seed).shuffle(letters)
+    swap = str.maketrans(string.ascii_lowercase, "".join(letters))
+
+    def made_up(en: str, zh: str, ja: str, word: str, pieces: list[str]) -> tuple:
+        """A row over a made-up vocabulary, its letters swapped, named by what it holds."""
+        word, pieces = word.translate(swap), [p.translate(swap) for p in pieces]
+        names = {"w": word, "v": "{" + ", ".join(pieces) + "}"}
+        return en.format(**names), zh.format(**names), ja.format(**names), (word, set(pieces))
+
     return _named(
         ("visited, with the shipped vocabulary", "visited，项目自带的词表",
          "visited、同梱の語彙で", ("visited", shipped)),
@@ -80,17 +105,14 @@ def _wordpiece_cases() -> list[Case]:
          "語彙にない漢字（咖）", ("咖", shipped)),
         ("zanzibar: no piece starts with z", "zanzibar：没有以 z 开头的子词",
          "zanzibar：z で始まるサブワードがない", ("zanzibar", shipped)),
-        ("hugs over {h, hu, hug, ##u, ##g, ##s}: the longest piece first",
-         "词表 {h, hu, hug, ##u, ##g, ##s} 上的 hugs：先取最长的子词",
-         "語彙 {h, hu, hug, ##u, ##g, ##s} での hugs：最長のサブワードから",
-         ("hugs", {"h", "hu", "hug", "##u", "##g", "##s"})),
-        ("abcd over {a, ab, ##bc, ##d}: no going back",
-         "词表 {a, ab, ##bc, ##d} 上的 abcd：不回头重试",
-         "語彙 {a, ab, ##bc, ##d} での abcd：後戻りしない", ("abcd", {"a", "ab", "##bc", "##d"})),
-        ("unable over {un, able}: a piece inside a word needs ##",
-         "词表 {un, able} 上的 unable：词内部的子词需要 ##",
-         "語彙 {un, able} での unable：語の内部のサブワードには ## が必要",
-         ("unable", {"un", "able"})),
+        made_up("{w} over {v}: the longest piece first", "词表 {v} 上的 {w}：先取最长的子词",
+                "語彙 {v} での {w}：最長のサブワードから",
+                "hugs", ["h", "hu", "hug", "##u", "##g", "##s"]),
+        made_up("{w} over {v}: no going back", "词表 {v} 上的 {w}：不回头重试",
+                "語彙 {v} での {w}：後戻りしない", "abcd", ["a", "ab", "##bc", "##d"]),
+        made_up("{w} over {v}: a piece inside a word needs ##",
+                "词表 {v} 上的 {w}：词内部的子词需要 ##",
+                "語彙 {v} での {w}：語の内部のサブワードには ## が必要", "unable", ["un", "able"]),
     )
 
 
@@ -100,13 +122,13 @@ def _attention_weights(attention: MultiHeadAttention, X: torch.Tensor,
     return attention(X, key_padding_mask(valid_lens, X.shape[1]), need_weights=True)[1]
 
 
-def _attention_cases() -> list[Case]:
-    """03: one attention module and one batch per case, drawn from fixed seeds."""
-    def case(seed: int, num_heads: int, T: int, valid_lens: list[int] | None) -> tuple:
-        with own_global_rng(seed):  # nn.Linear initialises from torch's global generator
+def _attention_cases(seed: int = 0) -> list[Case]:
+    """03: one attention module and one batch per case, drawn from ``seed + i``."""
+    def case(i: int, num_heads: int, T: int, valid_lens: list[int] | None) -> tuple:
+        with own_global_rng(seed + i):  # nn.Linear initialises from torch's global generator
             attention = MultiHeadAttention(8, num_heads, dropout=0.0).eval()
         B = 2 if valid_lens is None else len(valid_lens)
-        X = torch.randn(B, T, 8, generator=make_generator(seed=seed))
+        X = torch.randn(B, T, 8, generator=make_generator(seed=seed + i))
         return attention, X, None if valid_lens is None else torch.tensor(valid_lens)
 
     return _named(
@@ -134,9 +156,9 @@ def _labels(lengths: list[int], T: int, C: int, g: torch.Generator) -> torch.Ten
     return labels
 
 
-def _tagging_loss_cases() -> list[Case]:
-    """09: the per-token loss; every case is drawn from a fixed seed."""
-    g = make_generator(seed=0)
+def _tagging_loss_cases(seed: int = 0) -> list[Case]:
+    """09: the per-token loss; every case is drawn from ``seed``."""
+    g = make_generator(seed=seed)
     C = 4
     single = _labels([6], 6, C, g)
     one_token = torch.full((2, 5), IGNORE)
@@ -158,9 +180,9 @@ def _tagging_loss_cases() -> list[Case]:
     )
 
 
-def _gather_cases() -> list[Case]:
+def _gather_cases(seed: int = 0) -> list[Case]:
     """04: the MLM gather; every entry of X differs, so a row from the wrong place shows."""
-    g = make_generator(seed=4)
+    g = make_generator(seed=4 + seed)
 
     def X(B: int, T: int, H: int) -> torch.Tensor:
         return torch.randn(B, T, H, generator=g)
@@ -194,32 +216,34 @@ def _paragraphs(lengths: list[int], words: int, name: str) -> list[list[list[str
             for p, n in enumerate(lengths)]
 
 
-def _nsp_pair_cases() -> list[Case]:
+def _nsp_pair_cases(seed: int = 0) -> list[Case]:
     """05: the NSP pair builder; the sentences of a paragraph have one length, so a pair fits
-    ``max_len`` or not by its paragraph and its partner's."""
+    ``max_len`` or not by its paragraph and its partner's. Another seed draws other pairs."""
     return _named(
         ("three paragraphs of 4 sentences", "三个段落，各有 4 个句子", "4 文の段落が 3 つ",
-         (_paragraphs([4, 4, 4], 2, "s"), 16, 0)),
+         (_paragraphs([4, 4, 4], 2, "s"), 16, seed)),
         ("paragraphs of 4, 1 and 5 sentences (one gives no pair)",
          "段落分别有 4、1、5 个句子（其中一个段落构不成句子对）",
-         "4 文、1 文、5 文の段落（1 つはペアを作れない）", (_paragraphs([4, 1, 5], 3, "t"), 16, 1)),
+         "4 文、1 文、5 文の段落（1 つはペアを作れない）",
+         (_paragraphs([4, 1, 5], 3, "t"), 16, 1 + seed)),
         ("every pair exactly max_len tokens long: all kept",
          "每个句子对恰好 max_len 个词元：全部保留",
-         "どのペアもちょうど max_len トークン：すべて残る", (_paragraphs([3, 3], 3, "u"), 9, 2)),
+         "どのペアもちょうど max_len トークン：すべて残る",
+         (_paragraphs([3, 3], 3, "u"), 9, 2 + seed)),
         # The pairs within the first two paragraphs are one token too long and dropped; a
         # partner from the third is short enough (with none left, bertlib refuses the data).
         ("pairs one token longer than max_len: dropped", "比 max_len 多一个词元的句子对：丢弃",
          "max_len より 1 トークン長いペア：捨てられる",
-         (_paragraphs([3, 3], 3, "v") + _paragraphs([2], 1, "w"), 8, 3)),
+         (_paragraphs([3, 3], 3, "v") + _paragraphs([2], 1, "w"), 8, 3 + seed)),
         ("six paragraphs, another seed", "六个段落，换一个种子", "段落が 6 つ、別のシード",
-         (_paragraphs([2, 5, 3, 2, 4, 6], 2, "w"), 12, 4)),
+         (_paragraphs([2, 5, 3, 2, 4, 6], 2, "w"), 12, 4 + seed)),
     )
 
 
-def _best_span_cases() -> list[Case]:
-    """09: span scores drawn from a fixed seed, with the pitfalls placed by hand: the best
-    start after the best end, the best scores outside the text, spans too long."""
-    g = make_generator(seed=9)
+def _best_span_cases(seed: int = 0) -> list[Case]:
+    """09: span scores drawn from ``seed``, with the pitfalls placed by hand: the best start
+    after the best end, the best scores outside the text, spans too long."""
+    g = make_generator(seed=9 + seed)
 
     def scores(B: int, T: int) -> torch.Tensor:
         return torch.randn(B, 2, T, generator=g)
@@ -274,9 +298,9 @@ def _slots(real: list[int], P: int, V: int, g: torch.Generator) -> tuple[torch.T
     return labels, weights
 
 
-def _mlm_loss_cases() -> list[Case]:
-    """06: the weighted MLM loss; every case is drawn from a fixed seed."""
-    g = make_generator(seed=0)
+def _mlm_loss_cases(seed: int = 0) -> list[Case]:
+    """06: the weighted MLM loss; every case is drawn from ``seed``."""
+    g = make_generator(seed=seed)
     V = 7
     return _named(
         ("one sequence, every slot real", "一个序列，每个预测位置都是真实的",
@@ -294,16 +318,16 @@ def _mlm_loss_cases() -> list[Case]:
 
 
 IMPLEMENTATIONS: dict[str, Implementation] = {
-    "02_tokens_and_segments": Implementation(get_tokens_and_segments, _tokens_and_segments_cases,
-                                             (get_tokens_and_segments,)),
+    "02_tokens_and_segments": Implementation(get_tokens_and_segments, _tokens_and_segments_cases),
     "02_wordpiece": Implementation(
-        wordpiece, _wordpiece_cases,
-        (WordPieceTokenizer, tokenizers.Tokenizer, tokenizers.models.Model)),
-    "03_attention_weights": Implementation(_attention_weights, _attention_cases,
-                                           (MultiHeadAttention.forward,)),
-    "04_mlm_gather": Implementation(MaskLM.gather, _gather_cases, (MaskLM.gather,)),
-    "05_nsp_pair_builder": Implementation(nsp_pairs, _nsp_pair_cases, (make_nsp_pairs,)),
-    "06_mlm_loss": Implementation(_mlm_loss, _mlm_loss_cases, (bert_loss, chapter_loss, fast_loss)),
-    "09_tagging_loss": Implementation(task_loss, _tagging_loss_cases, (task_loss,)),
-    "09_best_span": Implementation(best_span, _best_span_cases, (best_span,)),
+        wordpiece, _wordpiece_cases, (tokenizers.Tokenizer, tokenizers.models.Model)),
+    "03_attention_weights": Implementation(
+        _attention_weights, _attention_cases,
+        (F.multi_head_attention_forward, torch._native_multi_head_attention)),
+    "04_mlm_gather": Implementation(MaskLM.gather, _gather_cases),
+    "05_nsp_pair_builder": Implementation(nsp_pairs, _nsp_pair_cases,
+                                          allowed=(get_next_sentence, get_tokens_and_segments)),
+    "06_mlm_loss": Implementation(_mlm_loss, _mlm_loss_cases),
+    "09_tagging_loss": Implementation(task_loss, _tagging_loss_cases),
+    "09_best_span": Implementation(best_span, _best_span_cases),
 }

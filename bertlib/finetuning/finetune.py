@@ -208,7 +208,7 @@ def fine_tune(model: nn.Module, data: TaskData, *, num_steps: int, batch_size: i
         return {loss_name: f"{history.loss[-1]:.3f}",
                 rate_name: f"{history.examples / history.seconds:.0f}"}
 
-    run_steps(model, loader, num_steps, step, seed=seed, device=device,
+    run_steps(model, optimizer, loader, num_steps, step, seed=seed, device=device,
               desc=text("finetune_progress", lang), progress=progress, lang=lang)
     return history
 

@@ -10,16 +10,26 @@ import torch
 import torch.nn.functional as F
 from conftest import unfill
 
+from bertlib.classroom import implement
 from bertlib.classroom.implement import (
     IMPLEMENTATIONS,
     check_implementation,
     hints,
     implementation_problem,
 )
+from bertlib.data import make_nsp_pairs
 from bertlib.finetuning.finetune import task_loss
 from bertlib.finetuning.tasks import IGNORE
 from bertlib.inputs import get_tokens_and_segments
 from bertlib.support.i18n import LANGUAGES, set_language, text
+
+
+@pytest.fixture(autouse=True)
+def designed_cases(request, monkeypatch):
+    """The cases of seed 0, whose values the tests below name; a check draws a fresh seed
+    (tests marked ``fresh_seeds`` keep that)."""
+    if request.node.get_closest_marker("fresh_seeds") is None:
+        monkeypatch.setattr(implement, "fresh_seed", lambda: 0)
 
 
 @pytest.fixture(params=LANGUAGES)
@@ -330,7 +340,9 @@ def masked_weights(attention, X, valid_lens, *, keys=True, strict=True, fill=flo
 def test_bertlib_and_hand_written_attention_weights_pass(lang, capsys):
     assert implementation_problem("03_attention_weights", masked_weights) is None
     assert "MultiHeadAttention.forward" in implementation_problem(
-        "03_attention_weights", IMPLEMENTATIONS["03_attention_weights"].reference)
+        "03_attention_weights", lambda attention, X, valid_lens: attention(
+            X, None if valid_lens is None else torch.arange(X.shape[1]) < valid_lens[:, None],
+            need_weights=True)[1])
     check_implementation("03_attention_weights", weights_by_hand)
     assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
     for _, args in IMPLEMENTATIONS["03_attention_weights"].cases():
@@ -409,7 +421,7 @@ def test_the_mlm_cases_agree_with_a_loss_written_by_hand():
 
 
 def test_bertlib_and_a_hand_written_mlm_loss_pass(lang, capsys):
-    assert "bert_loss" in implementation_problem("06_mlm_loss",
+    assert "_mlm_loss" in implementation_problem("06_mlm_loss",
                                                  IMPLEMENTATIONS["06_mlm_loss"].reference)
     assert implementation_problem("06_mlm_loss", mlm_loss_by_hand) is None
     check_implementation("06_mlm_loss", mlm_loss_by_hand)
@@ -538,7 +550,8 @@ def pairs_by_hand(paragraphs, max_len, seed, *, last=1, room=3, drop=True):
 
 def test_nsp_pairs_bertlib_and_hand_written_versions_pass(lang, capsys):
     assert "make_nsp_pairs" in implementation_problem(
-        "05_nsp_pair_builder", IMPLEMENTATIONS["05_nsp_pair_builder"].reference)
+        "05_nsp_pair_builder", lambda paragraphs, max_len, seed: make_nsp_pairs(
+            paragraphs, max_len, overflow="drop", seed=seed))
     check_implementation("05_nsp_pair_builder", pairs_by_hand)
     assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
     # The cases hold what they promise: no pair, all kept, all but a short NotNext dropped.
@@ -629,10 +642,10 @@ def test_a_function_that_calls_bertlibs_own_is_refused_however_deep(lang, capsys
         return MaskLM(10, X.shape[-1]).gather(X, pred_positions)
 
     before = sys.getprofile()
-    for function in (MaskLM.gather, wrapper):
+    for function, name in ((MaskLM.gather, "MaskLM.gather"), (wrapper, "MaskLM.__init__")):
         check_implementation("04_mlm_gather", function)
         out = unfill(capsys.readouterr().out).strip()
-        assert out == text("ex_impl_reference", lang, name="MaskLM.gather")
+        assert out == text("ex_impl_reference", lang, name=name)
     assert sys.getprofile() is before  # the check leaves the process's profiler as it was
 
     def via_bert_loss(mlm_Y_hat, mlm_Y, mlm_weights):
@@ -714,3 +727,177 @@ def test_every_failure_of_the_learners_code_ends_in_a_verdict(lang, capsys):
     problem.encode("utf-8")
 
 
+
+
+# ---------------------------------------------------------------- routes round the work
+# Each of these passed every case before (an outside probe): the check now refuses it with a
+# named reason, or, for answers made in advance, fails it on the fresh cases.
+def _source_copy(function):
+    """``function`` rebuilt from its source, as ``exec(inspect.getsource(...))`` makes it."""
+    import inspect
+    import textwrap
+
+    function = inspect.unwrap(function)
+    source = textwrap.dedent(inspect.getsource(function))
+    source = "\n".join(line for line in source.splitlines() if not line.startswith("@"))
+    namespace = dict(function.__globals__)
+    exec(source, namespace)
+    return namespace[function.__name__]
+
+
+def _renamed_copy(function):
+    """``function``'s code object under another name, in a new function."""
+    import inspect
+    import types
+
+    function = inspect.unwrap(function)
+    return types.FunctionType(function.__code__.replace(co_name="mine"), function.__globals__)
+
+
+class _Forged(torch.Tensor):
+    """A tensor that says it is close to anything and differs from nothing."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        if func in (torch.isclose, torch.Tensor.nonzero, torch.Tensor.__invert__):
+            return torch.zeros(0, 1, dtype=torch.long) if func is torch.Tensor.nonzero \
+                else torch.tensor(True)
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+class _AlwaysEqual(int):
+    def __ne__(self, other):
+        return False
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+def _torch_attention(attention, X, valid_lens):
+    """PyTorch's own multi-head attention on bertlib's weights."""
+    Xt = X.transpose(0, 1)  # (T, B, H)
+    W = [attention.W_q, attention.W_k, attention.W_v]
+    return F.multi_head_attention_forward(
+        Xt, Xt, Xt, X.shape[-1], attention.num_heads, torch.cat([w.weight for w in W]),
+        torch.cat([w.bias for w in W]), None, None, False, 0.0, attention.W_o.weight,
+        attention.W_o.bias, need_weights=True, average_attn_weights=False,
+        key_padding_mask=None if valid_lens is None
+        else torch.arange(X.shape[1]) >= valid_lens[:, None])[1]
+
+
+def _in_a_thread(Y_hat, labels):
+    import threading
+
+    out = []
+    thread = threading.Thread(target=lambda: out.append(task_loss(Y_hat, labels)))
+    thread.start()
+    thread.join()
+    return out[0]
+
+
+_POOL = None
+
+
+def _in_a_pool(Y_hat, labels):
+    return _POOL.submit(task_loss, Y_hat, labels).result()
+
+
+def _profiler_off(Y_hat, labels):
+    sys.setprofile(None)
+    return task_loss(Y_hat, labels)
+
+
+def _source_inside(Y_hat, labels):
+    return _source_copy(task_loss)(Y_hat, labels)
+
+
+def _expected_off_the_frame(Y_hat, labels):
+    frame = sys._getframe(1)
+    while frame is not None:
+        if "expected" in frame.f_locals and isinstance(frame.f_locals["expected"], torch.Tensor):
+            return frame.f_locals["expected"]
+        frame = frame.f_back
+    return torch.tensor(0.0)
+
+
+def _zeroed_in_place(Y_hat, labels):
+    """Zero every case the check holds, then answer for zeros (the loss of equal logits)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        for value in list(frame.f_locals.values()):
+            if isinstance(value, tuple):
+                for item in value:
+                    if isinstance(item, torch.Tensor) and item.is_floating_point():
+                        item.zero_()
+        frame = frame.f_back
+    return torch.log(torch.tensor(float(Y_hat.shape[-1])))
+
+
+@pytest.mark.fresh_seeds
+@pytest.mark.parametrize(("key", "cheat", "message", "name"), [
+    ("09_tagging_loss", lambda: _source_copy(task_loss), "ex_impl_copy", "task_loss"),
+    # still bertlib's code, in bertlib's file, whatever its name
+    ("09_tagging_loss", lambda: _renamed_copy(task_loss), "ex_impl_reference", "task_loss"),
+    ("09_tagging_loss", lambda: _source_inside, "ex_impl_copy", "inspect.getsource"),
+    ("03_attention_weights", lambda: _torch_attention, "ex_impl_library",
+     "multi_head_attention_forward"),
+    ("06_mlm_loss", lambda: lambda Y_hat, Y, w: task_loss(
+        Y_hat.masked_fill(~(w > 0)[..., None], 0.0), torch.where(w > 0, Y, -100)),
+     "ex_impl_reference", "task_loss"),
+    ("09_tagging_loss", lambda: lambda Y_hat, labels: __import__("bertlib").bert_loss(
+        Y_hat, labels.clamp(min=0), (labels >= 0).float(), torch.zeros(len(labels), 2),
+        torch.zeros(len(labels), dtype=torch.long)).mlm, "ex_impl_reference", "bert_loss"),
+    ("09_tagging_loss", lambda: _in_a_thread, "ex_impl_elsewhere", "Thread.start"),
+    ("09_tagging_loss", lambda: _in_a_pool, "ex_impl_elsewhere", "ThreadPoolExecutor.submit"),
+    ("09_tagging_loss", lambda: _profiler_off, "ex_impl_unwatch", "sys.setprofile"),
+    ("09_tagging_loss", lambda: lambda Y_hat, labels: loss_by_hand(Y_hat, labels).as_subclass(
+        _Forged), "ex_impl_plain", "_Forged"),
+    ("05_nsp_pair_builder", lambda: lambda paragraphs, max_len, seed: [_AlwaysEqual(0)],
+     "ex_impl_plain", "_AlwaysEqual"),
+])
+def test_every_route_round_the_work_is_refused_by_name(key, cheat, message, name, lang):
+    import concurrent.futures
+
+    global _POOL
+    with concurrent.futures.ThreadPoolExecutor(1) as _POOL:
+        problem = implementation_problem(key, cheat(), lang)
+    assert problem is not None and problem.startswith("× ") and name in problem
+    assert problem == text(message, lang, name=name if message != "ex_impl_library"
+                           else "multi_head_attention_forward", library="torch")
+
+
+@pytest.mark.fresh_seeds
+@pytest.mark.parametrize("cheat", [_expected_off_the_frame, _zeroed_in_place])
+def test_the_expected_values_are_out_of_the_learners_reach(cheat, lang):
+    problem = implementation_problem("09_tagging_loss", cheat, lang)
+    assert problem is not None and problem.startswith("× ")
+
+
+@pytest.mark.fresh_seeds
+def test_answers_made_in_advance_fail_on_the_fresh_cases(lang):
+    """A table of bertlib's answers to the cases of seed 0, looked up by the arguments."""
+    exercise = IMPLEMENTATIONS["09_tagging_loss"]
+    table = {repr(args): exercise.reference(*args) for _, args in exercise.cases(0)}
+    assert implementation_problem("09_tagging_loss", lambda *args: table.get(
+        repr(args), torch.tensor(0.0)), lang).startswith("× ")
+    with pytest.MonkeyPatch.context() as patch:  # the same table at seed 0 would pass
+        patch.setattr(implement, "fresh_seed", lambda: 0)
+        assert implementation_problem("09_tagging_loss", lambda *args: table[repr(args)]) is None
+
+
+@pytest.mark.fresh_seeds
+@pytest.mark.parametrize(("key", "function"), [
+    ("02_tokens_and_segments", pair_by_hand), ("02_wordpiece", wordpiece_by_hand),
+    ("03_attention_weights", weights_by_hand), ("04_mlm_gather", gather_by_loop),
+    ("05_nsp_pair_builder", pairs_by_hand), ("06_mlm_loss", mlm_loss_by_hand),
+    ("09_tagging_loss", loss_by_hand), ("09_best_span", span_by_loops)])
+def test_a_right_answer_passes_whatever_the_seed(key, function):
+    """The fresh cases keep their design: written by hand, the answer passes on each."""
+    seeds = iter([0, 1, 2**31 - 1, implement.fresh_seed()])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(implement, "fresh_seed", lambda: next(seeds))
+        for _ in range(4):
+            assert implementation_problem(key, function, "en") is None
+    assert len({implement.fresh_seed() for _ in range(5)}) > 1
