@@ -266,8 +266,8 @@ def implementation_problem(key: str, function: Callable,
             return text("ex_impl_missing", lang)
         if error is not None:  # its message is the learner's code too: it may fail or hang
             shown, _, failed = _run_watching(_error_text, (error,), None)
-            return text("ex_impl_raised", lang, case=case,
-                        error=type(error).__name__ if failed else shown)
+            return text("ex_impl_raised", lang, case=case, error=type(error).__name__
+                        if failed else shown) + _SPACE[lang] + text("ex_impl_stuck", lang)
         try:
             got = _plain(got)
         except _NotPlain as err:
@@ -276,8 +276,12 @@ def implementation_problem(key: str, function: Callable,
         expected = exercise.reference(*reference_args)
         problem = _difference(expected, got, text("ex_impl_result", lang), lang)
         if problem is not None:
-            return text("ex_impl_case", lang, case=case, problem=problem)
+            return (text("ex_impl_case", lang, case=case, problem=problem) + _SPACE[lang]
+                    + text("ex_impl_stuck", lang))
     return None
+
+
+_SPACE = {"en": " ", "zh": "", "ja": ""}  # between two sentences
 
 
 def fresh_seed() -> int:
@@ -302,6 +306,8 @@ def check_implementation(key: str, function: Callable, lang: str | None = None, 
     if isinstance(hint, bool) or not isinstance(hint, int) or not 0 <= hint <= len(staged):
         raise ValueError(f"hint must be an int from 0 (none) to {len(staged)}; got {hint!r:.40}")
     count = len(IMPLEMENTATIONS[key].cases(0))
+    if problem and hint:  # the hint follows: no need to say how to ask for one
+        problem = problem.removesuffix(_SPACE[resolve_language(lang)] + text("ex_impl_stuck", lang))
     print(fill(problem or text("ex_impl_correct", lang, count=count)))
     if hint:
         more = text("ex_impl_next_hint", lang, next=hint + 1) if hint < len(staged) else ""

@@ -126,7 +126,7 @@ from bertlib.viz.listing import show_source
 # 练和微调之间就会出现不匹配：之后在真实文本上微调时，`<mask>` 从不出现。因此，每个被选中的词元
 #
 # * 80% 的时间替换为 `<mask>`（“this movie is great”→“this movie is `<mask>`”）；
-# * 10% 的时间替换为一个随机词（“this movie is drink”）；
+# * 10% 的时间替换为一个随机词元（“this movie is drink”）；
 # * 10% 的时间保持不变（“this movie is great”）。
 #
 # 在这三种情况下，模型都要预测原来的词元，所以它不能轻信预测位置上的输入；又因为任何词元都可能成为预
@@ -332,8 +332,11 @@ MaskingWidget(tokenizer, model=model)
 # those vectors into a `(B, P, H)` tensor, then runs a one-hidden-layer MLP that scores every
 # vocabulary entry.
 #
-# The gathering is one line of advanced indexing. To see it, take a small `X` whose entries are
-# easy to recognise.
+# The gathering is one line of advanced indexing. **Try it first**: write `gather(X,
+# pred_positions)`, which returns the `(B, P, H)` tensor whose element `[b, p]` is
+# `X[b, pred_positions[b, p]]`, as `MaskLM` does before its MLP. The check runs it against
+# `MaskLM` on several cases, padded slots included; `hint=1` in the check gives a first hint.
+# The cells after it show two ways to write it, so write yours before you read on.
 
 # %% [markdown] lang="zh"
 # ## 掩蔽语言模型的输出层：先取出，再预测
@@ -342,7 +345,10 @@ MaskingWidget(tokenizer, model=model)
 # `(B, P)` 的张量，每个序列有 P 个位置。`MaskLM` 先把这些向量**取出**来，组成形状为 `(B, P, H)` 的张
 # 量，再用只有一个隐藏层的多层感知机给词表中的每个词元打分。
 #
-# 取出向量只要一行高级索引。为了看清楚它做了什么，我们取一个小张量 `X`，它的元素一眼就能认出来。
+# 取出向量只要一行高级索引。**先自己试一试**：编写 `gather(X, pred_positions)`，返回形状为
+# `(B, P, H)` 的张量，它的元素 `[b, p]` 等于 `X[b, pred_positions[b, p]]`，就像 `MaskLM` 在送入多层
+# 感知机之前所做的那样。检查会在几个用例（包括填充的预测位置）上把它与 `MaskLM` 比对；在检查中加上
+# `hint=1` 可以得到第一条提示。后面的单元格会给出两种写法，所以请先写好你自己的，再往下读。
 
 # %% [markdown] lang="ja"
 # ## マスク言語モデルの出力層：取り出してから予測する
@@ -352,8 +358,32 @@ MaskingWidget(tokenizer, model=model)
 # らのベクトルを形状 `(B, P, H)` のテンソルに**取り出し**、続いて隠れ層が 1 つの多層パーセプトロ
 # ン で語彙のすべての項目にスコアを付けます。
 #
-# 取り出しは、高度なインデックス参照 1 行で書けます。その働きを見るために、要素がひと目でわかる小さ
-# な `X` を使いましょう。
+# 取り出しは、高度なインデックス参照 1 行で書けます。**まず自分で試してみましょう**。`gather(X,
+# pred_positions)` を書いてください。要素 `[b, p]` が `X[b, pred_positions[b, p]]` である形状
+# `(B, P, H)` のテンソルを返します。`MaskLM` が多層パーセプトロンの前で行う処理です。チェックは、パ
+# ディングした予測位置を含むいくつかのケースで `MaskLM` と比べます。チェックに `hint=1` を加えると最
+# 初のヒントが出ます。この後のセルで 2 通りの書き方を見せるので、先に自分の答えを書いてから読み進め
+# てください。
+
+# %%
+def gather(X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
+    """X: (B, T, H); pred_positions: (B, P). Returns (B, P, H), whose element [b, p] is
+    X[b, pred_positions[b, p]]."""
+    raise NotImplementedError  # replace this line with your code
+
+
+check_implementation("04_mlm_gather", gather)
+
+# %% [markdown] lang="en"
+# Now the answer. To see what the indexing does, take a small `X` whose entries are easy to
+# recognise.
+
+# %% [markdown] lang="zh"
+# 下面是答案。为了看清楚索引做了什么，我们取一个小张量 `X`，它的元素一眼就能认出来。
+
+# %% [markdown] lang="ja"
+# ここからが答えです。インデックス参照の働きを見るために、要素がひと目でわかる小さな `X` を使いま
+# しょう。
 
 # %%
 B, T, H = 2, 6, 3
@@ -600,7 +630,7 @@ print(f"chapter_mlm_loss(other_Y) {chapter_mlm_loss(other_Y):.3f}")
 # %% [markdown] lang="zh"
 # ### 随机替换中的第二语言捷径
 #
-# 10% 的随机替换词从词表的普通词元中均匀抽取。自带模型的词表是双语的，所以在英文句子里，“随机词”常常
+# 10% 的随机词元从词表的普通词元中均匀抽取。自带模型的词表是双语的，所以在英文句子里，“随机词元”常常
 # 是汉字（小部件里就可能出现 `in → 鸟` 这样的替换）。这种情况有多常见？先数一数可供抽取的词元中有多
 # 少是中文，再把留出的英文句子各掩蔽十次，数一数实际发生的随机替换：
 
@@ -867,12 +897,12 @@ for name, inputs in ((tr("partner visible"), one_char), (tr("whole word masked")
 # ## 小结
 #
 # * 掩蔽语言模型选出 `max(1, round(0.15 * len(tokens)))` 个位置：`<cls>`/`<sep>` 计入长度但从不被选
-#   中，恰好在两个整数中间时取偶数；再按 80/10/10 把它们替换为 `<mask>`、随机词或保持不变；标签是原
-#   来的词元。
+#   中，恰好在两个整数中间时取偶数；再按 80/10/10 把它们替换为 `<mask>`、随机词元或保持不变；标签是
+#   原来的词元。
 # * `MaskLM` 用 `X[batch_idx, pred_positions]` 取出预测位置上的向量，`(B, T, H)` → `(B, P, H)`，再为
 #   词表打分：`(B, P, V)`。
 # * 掩蔽语言模型的损失是真实位置上的加权平均；只有对逐位置的损失（`reduction="none"`）加权才有效。
-# * 更进一步：在双语词表中，英文句子里的随机替换词有三分之一是汉字，模型单看文字种类就能识破这些替
+# * 更进一步：在双语词表中，英文句子里的随机词元有三分之一是汉字，模型单看文字种类就能识破这些替
 #   换；全词掩蔽把一个词的所有词元一起掩蔽（`mask_tokens(..., words=...)`），这样中文词就没法凭另一
 #   个字猜出来了。
 
@@ -897,16 +927,15 @@ for name, inputs in ((tr("partner visible"), one_char), (tr("whole word masked")
 # 1. ★ **Count.** BERT-base was pretrained mostly on sequences of 128 tokens (notebook 06). How
 #    many prediction positions does `mask_tokens` choose in a sequence of `<cls>`, 126 word pieces
 #    and `<sep>`? Check below.
-# 2. ★★ Why not always use `<mask>`? And why not replace 20% by random words instead of keeping
-#    10% unchanged? Argue from what the model sees at fine-tuning time.
+# 2. ★★ The 80/10/10 section gives the reason not to always use `<mask>`. Why, then, not replace
+#    20% by random words instead of keeping 10% unchanged? Argue from what the model sees at
+#    fine-tuning time, and from what it could learn about an unchanged token.
 # 3. ★ Call `mask_tokens(ids, vocab, mask_ratio=0.5, seed=0)`. What would happen to the quality
 #    of the context if half the tokens were corrupted?
-# 4. ★★ **Implement it.** Write `gather(X, pred_positions)`: from `X` of shape `(B, T, H)` and
-#    `pred_positions` of shape `(B, P)`, return the `(B, P, H)` tensor whose element `[b, p]` is
-#    `X[b, pred_positions[b, p]]`, as `MaskLM` does before its MLP. Don't copy a line above:
-#    write it another way, for example by flattening `X` to `(B * T, H)` and offsetting the
-#    positions of sequence b by `b * T`, which neither bertlib nor the chapter does. The check
-#    below runs it against `MaskLM` on several cases, padded slots included.
+# 4. ★★ **Implement it: the gather.** `gather(X, pred_positions)`, in "The MLM head: gather,
+#    then predict", in the cell before the answer (write yours first). Then write it a third
+#    way: flatten `X` to `(B * T, H)` and offset the positions of sequence b by `b * T`, which
+#    neither bertlib nor the chapter does.
 # 5. ★★★ Remove the second-language shortcut: how would you change `mask_tokens` so that a
 #    random replacement comes from the sentence's own language? What do you need to know about
 #    each vocabulary entry, and what about tokens such as digits or punctuation that belong to
@@ -917,16 +946,14 @@ for name, inputs in ((tr("partner visible"), one_char), (tr("whole word masked")
 #
 # 1. ★ **数一数。** BERT-base 的预训练大多用 128 个词元的序列（见笔记本 06）。对于由 `<cls>`、126 个
 #    子词和 `<sep>` 组成的序列，`mask_tokens` 会选出多少个预测位置？在下面检查你的答案。
-# 2. ★★ 为什么不总是使用 `<mask>`？又为什么不把 20% 替换为随机词，而要保留 10% 不变？请从模型在微调
-#    时看到的输入来论证。
+# 2. ★★ 讲 80/10/10 的那一节已经说明了为什么不总是使用 `<mask>`。那么，为什么不把 20% 替换为随机
+#    词，而要保留 10% 不变？请从模型在微调时看到的输入，以及它能从未改动的词元学到什么来论证。
 # 3. ★ 调用 `mask_tokens(ids, vocab, mask_ratio=0.5, seed=0)`。如果一半的词元都被破坏，上下文的质量
 #    会怎样？
-# 4. ★★ **动手实现。** 编写 `gather(X, pred_positions)`：给定形状为 `(B, T, H)` 的 `X` 和形状为
-#    `(B, P)` 的 `pred_positions`，返回形状为 `(B, P, H)` 的张量，它的元素 `[b, p]` 等于
-#    `X[b, pred_positions[b, p]]`，就像 `MaskLM` 在送入多层感知机之前所做的那样。不要照抄上面的任
-#    何一行：换一种写法，例如把 `X` 展平成 `(B * T, H)`，再给第 b 个序列的位置加上 `b * T`；bertlib
-#    和本章都不是这样做的。下面的检查会在几个用例（包括填充的预测位置）上把它与 `MaskLM` 比对。
-# 5. ★★★ 去掉第二语言捷径：要让随机替换词来自句子本身的语言，你会怎样修改 `mask_tokens`？你需要知道
+# 4. ★★ **动手实现：取出操作。** `gather(X, pred_positions)` 在“掩蔽语言模型的输出层：先取出，再预
+#    测”一节中，位于答案之前的单元格里（请先写好你自己的）。然后再换第三种写法：把 `X` 展平成
+#    `(B * T, H)`，再给第 b 个序列的位置加上 `b * T`；bertlib 和本章都不是这样做的。
+# 5. ★★★ 去掉第二语言捷径：要让随机词元来自句子本身的语言，你会怎样修改 `mask_tokens`？你需要知道
 #    词表中每个词元的什么信息？数字、标点这类不属于任何一种语言的词元又该怎么办？
 
 # %% [markdown] lang="ja"
@@ -935,17 +962,15 @@ for name, inputs in ((tr("partner visible"), one_char), (tr("whole word masked")
 # 1. ★ **数えてみよう。** BERT-base は主に 128 トークンのシーケンスで事前学習されました（ノートブッ
 #    ク 06）。`<cls>`、126 個のサブワード、`<sep>` からなるシーケンスで、`mask_tokens` が選ぶ予測位
 #    置はいくつでしょうか。下で確かめてください。
-# 2. ★★ なぜ常に `<mask>` を使わないのでしょうか。また、10% をそのままにする代わりに、20% をランダム
-#    な単語に置き換えないのはなぜでしょうか。ファインチューニングのときにモデルが目にするものから論
-#    じてください。
+# 2. ★★ 常に `<mask>` を使わない理由は 80/10/10 の節で述べました。では、10% をそのままにする代わり
+#    に、20% をランダムな単語に置き換えないのはなぜでしょうか。ファインチューニングのときにモデルが
+#    目にするものと、変えられなかったトークンからモデルが学べることから論じてください。
 # 3. ★ `mask_tokens(ids, vocab, mask_ratio=0.5, seed=0)` を呼んでみてください。トークンの半分が壊さ
 #    れたら、文脈の質はどうなるでしょうか。
-# 4. ★★ **実装してみよう。** `gather(X, pred_positions)` を書いてください。形状 `(B, T, H)` の `X`
-#    と形状 `(B, P)` の `pred_positions` から、要素 `[b, p]` が `X[b, pred_positions[b, p]]` である
-#    形状 `(B, P, H)` のテンソルを返します。`MaskLM` が多層パーセプトロンの前で行う処理です。上の行
-#    を写さず、別の書き方をしてください。たとえば `X` を `(B * T, H)` に平坦化し、シーケンス b の位
-#    置を `b * T` だけずらす方法は、bertlib も章も使っていません。下のチェックは、パディングした予測
-#    位置を含むいくつかのケースで `MaskLM` と比べます。
+# 4. ★★ **実装してみよう：取り出し。** `gather(X, pred_positions)` は「マスク言語モデルの出力層：取
+#    り出してから予測する」の節で、答えの前のセルにあります（先に自分の答えを書いてください）。その
+#    後、3 つ目の書き方も試しましょう。`X` を `(B * T, H)` に平坦化し、シーケンス b の位置を `b * T`
+#    だけずらす方法は、bertlib も章も使っていません。
 # 5. ★★★ もう一方の言語という近道をなくしましょう。ランダムな置き換えが文自身の言語から来るようにす
 #    るには、`mask_tokens` をどう変えればよいでしょうか。語彙の各項目について何を知る必要があるで
 #    しょうか。数字や句読点のように、どちらの言語にも属さないトークンはどうすればよいでしょうか。
@@ -953,16 +978,6 @@ for name, inputs in ((tr("partner visible"), one_char), (tr("whole word masked")
 # %%
 answer = None  # your answer to exercise 1: an integer
 check_exercise("04_num_preds", answer)
-
-
-# %%
-def gather(X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
-    """Exercise 4. X: (B, T, H); pred_positions: (B, P). Returns (B, P, H), whose element
-    [b, p] is X[b, pred_positions[b, p]]."""
-    raise NotImplementedError  # replace this line with your code
-
-
-check_implementation("04_mlm_gather", gather)
 
 # %% [raw] strings="zh"
 # "chosen per position: min {low}, max {high}, expected {expected:.1f}"

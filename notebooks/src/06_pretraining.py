@@ -76,7 +76,7 @@
 #
 # このノートブックでは、次のことを行います。
 # 1. `BERTModel` を組み立て、3 つの出力の形状を確かめます。
-# 2. 本章のデータパイプラインをたどります。`read_wikitext` で WikiText 形式のテキストを読み、例をパ
+# 2. 章のデータパイプラインをたどります。`read_wikitext` で WikiText 形式のテキストを読み、例をパ
 #    ディングしてテンソルにし、`DataLoader` でミニバッチに切り分けます。
 # 3. マスク言語モデルの損失と次文予測の損失を足し合わせて、事前学習で最小化する 1 つの数にします。重
 #    み付きのマスク言語モデルの損失は自分で書いてみます。
@@ -168,7 +168,7 @@ show_source(BERTModel.forward)
 # 处理一个批量：两个长度为 8 的序列，每个序列有 3 个预测位置。
 
 # %% [markdown] lang="ja"
-# 本章のデモ用モデル（語彙数 10000、H = 768、2 ブロック）の各部分の学習可能なパラメータ数を示し、長
+# 章のデモ用モデル（語彙数 10000、H = 768、2 ブロック）の各部分の学習可能なパラメータ数を示し、長
 # さ 8 のシーケンス 2 つ（それぞれ予測位置が 3 つ）からなるバッチを通してみます。
 
 # %%
@@ -232,12 +232,12 @@ with torch.no_grad():
 # `read_wikitext` 的做法与此相同（只是不像本章那样打乱段落，因为构造句子对的函数自己会引入随机性）：
 
 # %% [markdown] lang="ja"
-# ## 本章のデータパイプライン
+# ## 章のデータパイプライン
 #
-# 本章は WikiText-2 で事前学習します。その読み込み関数は、元のファイルの各行を 1 つの段落とみなし、
+# 章は WikiText-2 で事前学習します。その読み込み関数は、元のファイルの各行を 1 つの段落とみなし、
 # 見出しの行（`= Heading =`）を飛ばし、テキストを小文字にして、`" . "` のところで文に切り分けます。
 # WikiText はすでに単語に分かれているので、文はスペースで単語に切れます。次文予測には文とその次の文
-# が必要なので、文が 2 つ以上ある段落だけを残します。`read_wikitext` も同じことをします（本章のよう
+# が必要なので、文が 2 つ以上ある段落だけを残します。`read_wikitext` も同じことをします（章のよう
 # に段落をシャッフルはしません。ペアを作る関数が自分で乱数を使うからです）。
 
 # %%
@@ -342,7 +342,7 @@ print(split.train[-1][0], "->", tokenizer.tokenize(split.train[-1][0]))
 
 # %% [markdown] lang="ja"
 # `make_pretrain_data` は次文予測のペアを作り（ノートブック 05）、マスクをかけ（ノートブック 04）、
-# 本章の `_pad_bert_inputs` と同じようにパディングします。各例を 1 つの決まった長さまで伸ばし、トー
+# 章の `_pad_bert_inputs` と同じようにパディングします。各例を 1 つの決まった長さまで伸ばし、トー
 # クンは `<pad>` の ID で、予測位置は 0 で埋め、各フィールドを形状（例の数、その長さ）の 1 つのテン
 # ソルにまとめます。重みは、実在する予測位置でちょうど 1 になります。
 
@@ -379,7 +379,7 @@ print(tr("real prediction slots: {share:.2f} of all slots", share=data.mlm_weigh
 # 10 個より少なくなり、残りはパディングになるからです。ノートブック 04 の重みがこれほど重要なのはこ
 # のためです。
 #
-# 本章は例を `torch.utils.data.Dataset` に包んで `DataLoader` に渡し、シャッフルしたミニバッチに切り
+# 章は例を `torch.utils.data.Dataset` に包んで `DataLoader` に渡し、シャッフルしたミニバッチに切り
 # 分けます。パディングしたデータはすでにテンソルなので、`make_loader` はそれを `TensorDataset`（i 番
 # 目の要素は各テンソルの i 行目）に包み、乱数シードを設定した生成器でシャッフルします。こうすれば、
 # 同じ乱数シードからは必ず同じバッチが得られます。
@@ -439,7 +439,7 @@ for field, tensor in zip(fields(data), batch, strict=True):
 # %% [markdown] lang="ja"
 # ## 損失を合わせる
 #
-# 事前学習で最小化するのは、マスク言語モデルの損失と次文予測の損失の和という 1 つの数です。本章は最
+# 事前学習で最小化するのは、マスク言語モデルの損失と次文予測の損失の和という 1 つの数です。章は最
 # 終的な損失を 2 つの損失の線形結合と呼んでいますが、その学習コードは元の BERT と同じく、両者を同じ
 # 重みで足しているだけです。マスク言語モデルの部分は、ノートブック 04 の重み付きの損失です。つまり、
 # 実在する予測位置での交差エントロピーの平均で、パディングした予測位置はこれにまったく影響してはいけ
@@ -499,7 +499,7 @@ show_source(bert_loss, region="loss")
 
 # %% [markdown] lang="ja"
 # 各予測位置の交差エントロピーにその重みを掛け、その和を重みの和で割ります。パディングした予測位置
-# （重み 0）は、分子にも分母にも影響しません。そのためには `reduction="none"` が必要です。本章の
+# （重み 0）は、分子にも分母にも影響しません。そのためには `reduction="none"` が必要です。章の
 # PyTorch 版の学習コードは、マスク言語モデルの部分を平均で集約した損失で計算しています。これでは損失
 # が 1 つの数になり、重みを掛けても割っても打ち消し合うだけなので、パディングした位置も実在する位置
 # と同じだけ損失に数えられてしまいます（ノートブック 04、d2l-en issue #2582）。
@@ -558,7 +558,7 @@ print("B x P =", mlm_weights.numel(), " K =", int(mlm_weights.sum()))
 # %% [markdown] lang="ja"
 # ## 事前学習の 1 ステップ
 #
-# 1 ステップでは、古い勾配を消し、損失を計算し、逆伝播し、オプティマイザ（本章と同じく Adam）にすべ
+# 1 ステップでは、古い勾配を消し、損失を計算し、逆伝播し、オプティマイザ（章と同じく Adam）にすべ
 # てのパラメータを更新させます。`train_step` が行うのはまさにこれです。
 
 # %%
@@ -712,7 +712,7 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
 # %% [markdown] lang="ja"
 # ## 12 分から 4 日へ
 #
-# `scripts/pretrain_small.py` は、本章の事前学習と同じサイズ（H = 128、FFN 256、ヘッド 2、ブロック
+# `scripts/pretrain_small.py` は、章の事前学習と同じサイズ（H = 128、FFN 256、ヘッド 2、ブロック
 # 2）で、付属の小さな BERT を学習させます。学習用の段落をすべて使い、ペアの作成とマスクを 10 回やり
 # 直します。結果は `bertlib/assets/small_bert/` に収められ、損失とホールドアウトデータでの評価は
 # `metrics.json` に記録されています。その学習全体を見てみましょう。
@@ -768,68 +768,79 @@ print(tr("NSP loss (recorded every {every} steps): mean over steps {a}-{b} {earl
 # マスク言語モデルの損失は 3000 ステップのあいだずっと下がり続けます。はじめは速く、その後はしだい
 # にゆっくりになります。次文予測の損失は最初の 200 ステップほど $\ln 2$ の近くにとどまり（グラフと
 # ともに表示した行がその平均です）、その後ゆっくり下がって、最後の 50 ステップでは約 0.40 になりま
-# す。本章の学習でも上のその場での学習でも、マスク言語モデルの損失は次文予測の損失よりずっと高いま
+# す。章の学習でも上のその場での学習でも、マスク言語モデルの損失は次文予測の損失よりずっと高いま
 # まですが、この長い学習では、最後の 3 分の 1 のステップで次文予測の損失を下回ります（2 つの損失を
 # 比べて何が言えるのかは、演習 6 で考えます）。
 #
 # 元の BERT も同じ方法で、ただしはるかに大きな規模で学習されました。BERT 論文（Devlin ら、2018）の学
 # 習設定の全体を、付属モデルと並べてみます。
 
-# %%
-sentences = [s for paragraph in split.train for s in paragraph]
-rows = [  # (what, the BERT paper, the shipped model)
-    (tr("model"),
-     tr("BERT-base 12 blocks, H = 768, 12 heads: 110M parameters; BERT-large 24 blocks, "
-        "H = 1024, 16 heads: 340M parameters"),
-     tr("{blocks} blocks, H = {h}, {heads} heads: parameters, see exercise 2",
-        blocks=recipe["num_blks"], h=recipe["num_hiddens"], heads=recipe["num_heads"])),
-    (tr("pretraining text"), tr("BooksCorpus 800M words + English Wikipedia 2,500M words"),
-     tr("{sentences:,} sentences, {tokens:,} WordPiece tokens (English and Chinese)",
-        sentences=len(sentences), tokens=sum(len(tokenizer.tokenize(s)) for s in sentences))),
-    (tr("batch"), tr("256 sequences"), tr("{batch} sentence pairs", batch=recipe["batch_size"])),
-    (tr("steps"), tr("1,000,000 (about 40 passes over the text)"),
-     tr("{steps:,} ({rounds} rounds of fresh pairs and masks)", steps=recipe["num_steps"],
-        rounds=recipe["train_rounds"])),
-    (tr("sequence length"), tr("128 tokens for 90% of the steps, then 512 for the rest"),
-     tr("{max_len} tokens throughout", max_len=recipe["max_len"])),
-    (tr("optimiser"), tr("Adam, lr 1e-4, warm-up over the first 10,000 steps, then linear decay"),
-     tr("Adam, lr {lr:g}, constant (no warm-up)", lr=recipe["lr"])),
-    (tr("time"), tr("4 days on 16 TPU chips (BERT-large: 64)"),
-     tr("{minutes} minutes on one CPU thread", minutes=round(run["seconds"] / 60))),
-]
-for what, paper, ours in rows:
-    print(what)
-    print(table([["", tr("BERT paper:"), paper], ["", tr("shipped:"), ours]], gap=1))
-
 # %% [markdown] lang="en"
-# BERT-base has 110M parameters and BERT-large 340M. They read BooksCorpus (800M words) and
-# English Wikipedia (2,500M words), in batches of 256 sequences for 1,000,000 steps, with Adam at
-# a learning rate of 1e-4 that warms up over the first 10,000 steps and then decays linearly.
-# Since attention costs grow with the square of the length, 90% of the steps used sequences of
-# 128 tokens, and only the rest the full 512, to learn the position embeddings beyond 128.
-# Each model trained for 4 days, BERT-base on 16 TPU chips and BERT-large on 64. The shipped
-# model keeps the recipe's tasks and optimiser (MLM + NSP, Adam), trains without dropout and
-# shrinks every number; notebook 07 asks what it learned all the same.
+# | | BERT paper | shipped model |
+# | --- | --- | --- |
+# | model | BERT-base: 12 blocks, H = 768, 12 heads, 110M parameters; BERT-large: 24 blocks, H = 1024, 16 heads, 340M parameters | 2 blocks, H = 128, 2 heads (its parameters: exercise 2) |
+# | pretraining text | BooksCorpus (800M words) and English Wikipedia (2,500M words) | 15,610 sentences, 164,550 WordPiece tokens, English and Chinese |
+# | batch | 256 sequences | 128 sentence pairs |
+# | steps | 1,000,000, about 40 passes over the text | 3,000, in 10 rounds of fresh pairs and masks |
+# | sequence length | 128 tokens for 90% of the steps, then 512 | 64 tokens throughout |
+# | optimiser | Adam, learning rate 1e-4, warm-up over the first 10,000 steps, then linear decay | Adam, learning rate 0.002, constant |
+# | dropout | 0.1 on every layer | none |
+# | time | 4 days, on 16 TPU chips (BERT-large: 64) | 12 minutes on one CPU thread |
+#
+# The shipped column, from the model's recipe and its corpus:
 
 # %% [markdown] lang="zh"
-# BERT-base 有 1.1 亿个参数，BERT-large 有 3.4 亿个。它们的训练文本是图书语料库（8 亿个词）和英文维
-# 基百科（25 亿个词），批量大小为 256 个序列，训练 1,000,000 步；优化器是 Adam，学习率 1e-4，在前
-# 10,000 步中逐渐升高（预热），之后线性衰减。注意力的计算量随序列长度的平方增长，所以前 90% 的步数用
-# 128 个词元的序列，只有其余的步数才用完整的 512 个词元，好让模型学到 128 以后的位置嵌入。每个模型都
-# 训练了 4 天，BERT-base 用了 16 个 TPU 芯片，BERT-large 用了 64 个。自带模型沿用了这套训练配置的任
-# 务和优化器（掩蔽语言模型 + 下一句预测、Adam），但不用 dropout，并把每个数字都缩小了；尽管缩小了这
-# 么多，它究竟学到了什么，是笔记本 07 要探讨的问题。
+# | | BERT 论文 | 自带模型 |
+# | --- | --- | --- |
+# | 模型 | BERT-base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；BERT-large：24 个编码器块，H = 1024，16 个头，3.4 亿个参数 | 2 个编码器块，H = 128，2 个头（参数个数见练习 2） |
+# | 预训练文本 | 图书语料库（8 亿个词）和英文维基百科（25 亿个词） | 15,610 个句子，164,550 个 WordPiece 词元，英文和中文 |
+# | 批量大小 | 256 个序列 | 128 个句子对 |
+# | 训练步数 | 1,000,000，约遍历文本 40 次 | 3,000，共 10 轮，每轮重新构造句子对和掩码 |
+# | 序列长度 | 前 90% 的训练步为 128 个词元，其余为 512 个 | 始终为 64 个词元 |
+# | 优化器 | Adam，学习率 1e-4，前 10,000 步预热，之后线性衰减 | Adam，学习率 0.002，全程不变 |
+# | dropout | 每一层 0.1 | 不用 |
+# | 训练时间 | 在 16 个 TPU 芯片上训练 4 天（BERT-large：64 个） | 在一个 CPU 线程上训练 12 分钟 |
+#
+# 自带模型这一列的数字来自它的训练配置和语料库：
 
 # %% [markdown] lang="ja"
-# BERT-base のパラメータ数は 1.1 億、BERT-large は 3.4 億です。BooksCorpus（8 億語）と英語版
-# Wikipedia（25 億語）を読み、256 シーケンスのバッチで 1,000,000 ステップ学習しました。オプティマイ
-# ザは Adam で、学習率 1e-4 に向けて最初の 10,000 ステップでウォームアップし、その後は線形に減衰させ
-# ます。アテンションの計算量は長さの 2 乗で増えるので、ステップの 90% では 128 トークンのシーケンス
-# を使い、残りのステップだけで 512 トークンすべてを使って、128 より先の位置埋め込みを学習させまし
-# た。どちらのモデルも 4 日間学習し、BERT-base は 16 個、BERT-large は 64 個の TPU チップを使いまし
-# た。付属モデルは学習設定のタスクとオプティマイザ（マスク言語モデル + 次文予測、Adam）を受け継ぎ、
-# ドロップアウトは使わず、数字をすべて小さくしています。それでも何を学んだのかは、ノートブック 07 で
-# 問います。
+# | | BERT 論文 | 付属モデル |
+# | --- | --- | --- |
+# | モデル | BERT-base：12 ブロック、H = 768、12 ヘッド、パラメータ 1.1 億。BERT-large：24 ブロック、H = 1024、16 ヘッド、パラメータ 3.4 億 | 2 ブロック、H = 128、2 ヘッド（パラメータ数は演習 2） |
+# | 事前学習のテキスト | BooksCorpus（8 億語）と英語版 Wikipedia（25 億語） | 15,610 文、164,550 WordPiece トークン、英語と中国語 |
+# | バッチ | 256 シーケンス | 128 組の文ペア |
+# | ステップ数 | 1,000,000、テキストを約 40 周 | 3,000、10 ラウンドに分け、ラウンドごとに文ペアとマスクを作り直す |
+# | シーケンス長 | ステップの 90% は 128 トークン、残りは 512 | 常に 64 トークン |
+# | オプティマイザ | Adam、学習率 1e-4、最初の 10,000 ステップでウォームアップし、その後は線形に減衰 | Adam、学習率 0.002、一定 |
+# | ドロップアウト | すべての層で 0.1 | なし |
+# | 学習時間 | 16 個の TPU チップで 4 日（BERT-large は 64 個） | CPU の 1 スレッドで 12 分 |
+#
+# 付属モデルの列の数字は、学習設定とコーパスから取ったものです：
+
+# %%
+sentences = [s for paragraph in split.train for s in paragraph]
+print(", ".join(f"{k}={recipe[k]}" for k in ("max_len", "train_rounds", "dropout", "threads")))
+print(tr("{sentences:,} sentences, {tokens:,} WordPiece tokens; {minutes} minutes of training",
+         sentences=len(sentences), tokens=sum(len(tokenizer.tokenize(s)) for s in sentences),
+         minutes=round(run["seconds"] / 60)))
+
+# %% [markdown] lang="en"
+# Since attention costs grow with the square of the length, the paper trained on short sequences
+# for most steps and used the full 512 only at the end, to learn the position embeddings beyond
+# 128. The shipped model keeps the recipe's tasks and optimiser (MLM + NSP, Adam), trains without
+# dropout and shrinks every number; notebook 07 asks what it learned all the same.
+
+# %% [markdown] lang="zh"
+# 注意力的计算量随序列长度的平方增长，所以论文在大部分步数里用短序列训练，只在最后才用完整的 512 个
+# 词元，好让模型学到 128 以后的位置嵌入。自带模型沿用了这套训练配置的任务和优化器（掩蔽语言模型 +
+# 下一句预测、Adam），但不用 dropout，并把每个数字都缩小了；尽管缩小了这么多，它究竟学到了什么，是
+# 笔记本 07 要探讨的问题。
+
+# %% [markdown] lang="ja"
+# アテンションの計算量は長さの 2 乗で増えるので、論文はほとんどのステップを短いシーケンスで学習し、
+# 最後にだけ 512 トークンすべてを使って、128 より先の位置埋め込みを学習させました。付属モデルは学習
+# 設定のタスクとオプティマイザ（マスク言語モデル + 次文予測、Adam）を受け継ぎ、ドロップアウトは使わ
+# ず、数字をすべて小さくしています。それでも何を学んだのかは、ノートブック 07 で問います。
 
 # %% [markdown] lang="en"
 # ## A model that learns before your eyes
@@ -856,7 +867,7 @@ for what, paper, ours in rows:
 # %% [markdown] lang="ja"
 # ## 目の前で学んでいくモデル
 #
-# 損失の曲線から分かるのは、モデルが学んでいる**ということ**であって、**何を**学んでいるかではありま
+# 損失の曲線からわかるのは、モデルが学んでいる**ということ**であって、**何を**学んでいるかではありま
 # せん。そこで `scripts/pretrain_small.py` は、学習中の 6 つのステップ、0、50、150、300、900、3000
 # で重みも保存しています。マスク言語モデルの損失がいちばん速く下がる序盤に多めに取っています（上のそ
 # の場での学習と同じく `SnapshotRecorder` を使います）。これらは `snapshots.safetensors` として
@@ -1108,9 +1119,9 @@ print(tr("your run at step 300: {frequent:.3f} of the top guesses among the 10 m
 # %% [markdown] lang="ja"
 # ## さらに先へ
 #
-# 本章の道筋はここで終わりです。`BERTModel`、データ、損失、1 ステップ、そして 1 回の学習を見てきまし
+# 章の道筋はここで終わりです。`BERTModel`、データ、損失、1 ステップ、そして 1 回の学習を見てきまし
 # た。下の最初の節では、1 ステップの計算を減らす方法を測ります。各ミニバッチを必要な長さまでしかパデ
-# ィングしないこと（FLOP で数えます）と、ペアを長さごとにまとめることです。2 つめの節では、付属モデ
+# ィングしないこと（FLOP で数えます）と、ペアを長さごとにまとめることです。2 つ目の節では、付属モデ
 # ルの学習設定を 900 ステップで打ち切って 1 回の授業の時間内に実行し、付属モデルとの差を測ります。
 
 # %% [markdown] lang="en"
@@ -1131,7 +1142,7 @@ print(tr("your run at step 300: {frequent:.3f} of the top guesses among the 10 m
 # %% [markdown] lang="ja"
 # ### 各ミニバッチを必要な長さまでだけパディングする
 #
-# 上のペアはすべて、本章と同じく `max_len` = 64 トークンまでパディングしてあります。するとエンコーダ
+# 上のペアはすべて、章と同じく `max_len` = 64 トークンまでパディングしてあります。するとエンコーダ
 # は、パディングの位置でも計算をします。アテンションはそれをマスクし、損失もそこを見ませんが、埋め込
 # み、線形変換、フィードフォワード層はやはり計算されます。データのうち、どれだけがパディングなので
 # しょうか。
@@ -1233,7 +1244,7 @@ print("fast_loss:", tr("forward + backward: {gflop:.2f} GFLOP",
 # 小批量（每批 128 个句子对）在截短之后还剩多少填充：
 
 # %% [markdown] lang="ja"
-# 最も長いペア（46 トークン）に合わせて切り詰めると、本章のやり方の 1 ステップで、このミニバッチの計
+# 最も長いペア（46 トークン）に合わせて切り詰めると、章のやり方の 1 ステップで、このミニバッチの計
 # 算量は 1.05 GFLOP から 0.75 GFLOP に減り、損失は最後の桁まで同じです。`fast_loss` はさらに 0.40 ま
 # で減らします。切り詰めたバッチの中でも短いペアにはまだパディングがあり、アテンション以外の層はすべ
 # てトークンごとに計算するので、それらの層は実在するトークンだけで計算し、アテンションのときだけパデ
@@ -1275,9 +1286,9 @@ print(table(rows))
 # 量则几乎只有一种语言。在这个语料库里，看句子对的长度就能猜出它是哪种语言：
 
 # %% [markdown] lang="ja"
-# 長さでまとめると、パディングはほとんど残りません。しかし 2 つめの数字を見てください。ランダムなミ
+# 長さでまとめると、パディングはほとんど残りません。しかし 2 つ目の数字を見てください。ランダムなミ
 # ニバッチは英語と中国語がほぼ半分ずつなのに、長さでまとめたミニバッチはほとんど 1 つの言語だけで
-# す。このコーパスでは、ペアの長さを見ればその言語が分かってしまうのです。
+# す。このコーパスでは、ペアの長さを見ればその言語がわかってしまうのです。
 
 # %%
 rows = []
@@ -1454,7 +1465,7 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 # * `BERTModel` = `BERTEncoder` + `MaskLM` +（`<cls>` に作用する全結合層 + Tanh）+
 #   `NextSentencePred` です。`encoded_X` `(B, T, H)`、`mlm_Y_hat` `(B, P, V)`、`nsp_Y_hat` `(B, 2)`
 #   を返します。
-# * データパイプライン：文からなる段落（`read_wikitext` は本章の WikiText 形式を読みます）、次文予測
+# * データパイプライン：文からなる段落（`read_wikitext` は章の WikiText 形式を読みます）、次文予測
 #   のペア、マスク、決まった大きさのテンソルへのパディング（パディングした予測位置の重みは 0）、そし
 #   て `TensorDataset` の上に乱数シードを設定した `DataLoader`。
 # * 事前学習の損失は、重み付きのマスク言語モデルの交差エントロピーと次文予測の交差エントロピーの和で
@@ -1464,7 +1475,7 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 # * 元の BERT：パラメータは 1.1 億（base）または 3.4 億（large）、8 億 + 25 億語、256 シーケンスで
 #   1,000,000 ステップ、そのうち 90% は 128 トークン。付属モデルは数字をすべて小さくしています。
 # * 重みのスナップショット（`train_bert` の中で `SnapshotRecorder` が記録し、付属の学習設定のものは
-#   `load_snapshots` で読み込みます）を `TimeLapseWidget` で見ると、学習が何をいつ学ぶかが分かりま
+#   `load_snapshots` で読み込みます）を `TimeLapseWidget` で見ると、学習が何をいつ学ぶかがわかりま
 #   す。予測はステップ 150 ごろまでは最も頻度の高いトークンで、ステップ 3000 までにはほとんど正しく
 #   なります。層 1 は自分の文の中にとどまり、層 0 は直前のトークンを見るようになります。`<sep>` を
 #   見るようになるヘッドはありません。
@@ -1540,32 +1551,32 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 # %% [markdown] lang="ja"
 # ## 演習
 #
-# 1. ★ **数えてみよう。** 本章の学習ステップ（`chapter_loss`、すべてのペアを `max_len` までパディン
+# 1. ★ **数えてみよう。** 章の学習ステップ（`chapter_loss`、すべてのペアを `max_len` までパディン
 #    グ）で、付属の学習設定のバッチサイズ 128、`max_len` 64 のとき、`mlm_Y_hat` にはいくつの数が入っ
 #    ていますか。下で確かめましょう。
 # 2. ★ **数えてみよう。** 付属の小さな BERT には、学習可能なパラメータがいくつありますか。
 #    `small_bert.config` から計算し、下で確かめましょう。
 # 3. ★★ **実装してみよう：重み付きのマスク言語モデルの損失。**「損失を合わせる」の節で、`bert_loss`
 #    のソースコードの前のセルにある `mlm_loss(mlm_Y_hat, mlm_Y, mlm_weights)` です（ソースコードを見
-#    ると答えが分かってしまうので、先に自分で書きましょう）。
-# 4. ★★ **文を切り分ける。** 本章は `" . "` だけで文を切り、本物の文分割ツール（spaCy や NLTK）を使
+#    ると答えがわかってしまうので、先に自分で書きましょう）。
+# 4. ★★ **文を切り分ける。** 章は `" . "` だけで文を切り、本物の文分割ツール（spaCy や NLTK）を使
 #    うことを勧めています。`WIKITEXT_SAMPLE` の各行を自分の規則で切り分けてみましょう。たとえば、
 #    `.`、`?`、`!` の後にスペースが続くところで切る正規表現や、NLTK があればその `sent_tokenize` を
 #    使います。`read_wikitext` と比べて、どの文が違いますか。末尾の `.` と `14 @.@ 5` はどうなります
 #    か。
-# 5. ★★ **語彙のサイズ。** 本章は 5 回以上現れた単語だけを残します（`min_freq=5`）。英語の学習用の文
+# 5. ★★ **語彙のサイズ。** 章は 5 回以上現れた単語だけを残します（`min_freq=5`）。英語の学習用の文
 #    から単語の語彙を作りましょう。`Vocab([s.lower().split() for p, lang in zip(split.train,
 #    split.train_langs) if lang == "en" for s in p], min_freq=k)`（`from bertlib.text.vocab import
 #    Vocab`）で、k = 1、2、5 とします。それぞれいくつの単語が残りますか。中国語も扱う WordPiece
 #    の語彙の `len(vocab)` と比べるとどうでしょうか。単語の語彙にない単語はどうなり、WordPiece の語
 #    彙にない単語はどうなりますか。
-# 6. ★★ その場での学習では、本章と同じく、マスク言語モデルの損失は次文予測の損失よりずっと高いまま
+# 6. ★★ その場での学習では、章と同じく、マスク言語モデルの損失は次文予測の損失よりずっと高いまま
 #    です。マスク言語モデルの学ぶことは少ないのでしょうか。その場での学習の最後の損失
 #    （`history.mlm[-1]`、`history.nsp[-1]`）を、それぞれ一様な推測の損失で割ってみましょう。モデル
 #    が一様な推測からより遠くまで下げたのは、マスク言語モデルと次文予測のどちらですか。付属モデルの
 #    学習の最後の損失（`run["mlm_loss"][-1]`、`run["nsp_loss"][-1]`）でも同じ計算をしてみましょう。
 #    こちらでは、マスク言語モデルの損失が次文予測の損失より低くなっています。
-# 7. ★★★ 本章は `max_len=512` と BERT-large のサイズ（24 ブロック、H = 1024、16 ヘッド、FFN 4096）で
+# 7. ★★★ 章は `max_len=512` と BERT-large のサイズ（24 ブロック、H = 1024、16 ヘッド、FFN 4096）で
 #    事前学習することを提案しています。実行せずに考えましょう。`max_len` が 64 から 512 になると、パ
 #    ラメータのメモリは何倍になり、1 つのバッチのアテンションの重みのメモリは何倍になりますか。ノー
 #    トパソコンで学習が失敗する原因になるのは、どちらでしょうか。
@@ -1673,74 +1684,8 @@ check_exercise("06_small_bert_params", answer)
 # "NSP loss (recorded every {every} steps): mean over steps {a}-{b} {early:.2f}, over steps {c}-{d} {late:.2f}"
 # "下一句预测损失（每 {every} 步记录一次）：第 {a}–{b} 步平均 {early:.2f}，第 {c}–{d} 步平均 {late:.2f}"
 #
-# "BERT paper:"
-# "BERT 论文："
-#
-# "shipped:"
-# "自带模型："
-#
-# "model"
-# "模型"
-#
-# "BERT-base 12 blocks, H = 768, 12 heads: 110M parameters; BERT-large 24 blocks, H = 1024, 16 heads: 340M parameters"
-# "BERT-base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；BERT-large：24 个编码器块，H = 1024，16 个头，3.4 亿个参数"
-#
-# "{blocks} blocks, H = {h}, {heads} heads: parameters, see exercise 2"
-# "{blocks} 个编码器块，H = {h}，{heads} 个头：参数个数见练习 2"
-#
-# "pretraining text"
-# "预训练文本"
-#
-# "BooksCorpus 800M words + English Wikipedia 2,500M words"
-# "图书语料库 8 亿个词 + 英文维基百科 25 亿个词"
-#
-# "{sentences:,} sentences, {tokens:,} WordPiece tokens (English and Chinese)"
-# "{sentences:,} 个句子，{tokens:,} 个 WordPiece 词元（英文和中文）"
-#
-# "batch"
-# "批量大小"
-#
-# "256 sequences"
-# "256 个序列"
-#
-# "{batch} sentence pairs"
-# "{batch} 个句子对"
-#
-# "steps"
-# "训练步数"
-#
-# "1,000,000 (about 40 passes over the text)"
-# "1,000,000（约遍历文本 40 次）"
-#
-# "{steps:,} ({rounds} rounds of fresh pairs and masks)"
-# "{steps:,}（共 {rounds} 轮，每轮重新构造句子对和掩码）"
-#
-# "sequence length"
-# "序列长度"
-#
-# "128 tokens for 90% of the steps, then 512 for the rest"
-# "前 90% 的训练步为 128 个词元，其余为 512 个"
-#
-# "{max_len} tokens throughout"
-# "始终为 {max_len} 个词元"
-#
-# "optimiser"
-# "优化器"
-#
-# "Adam, lr 1e-4, warm-up over the first 10,000 steps, then linear decay"
-# "Adam，学习率 1e-4，前 10,000 步预热，之后线性衰减"
-#
-# "Adam, lr {lr:g}, constant (no warm-up)"
-# "Adam，学习率 {lr:g}，全程不变（不预热）"
-#
-# "time"
-# "训练时间"
-#
-# "4 days on 16 TPU chips (BERT-large: 64)"
-# "在 16 个 TPU 芯片上训练 4 天（BERT-large：64 个）"
-#
-# "{minutes} minutes on one CPU thread"
-# "在一个 CPU 线程上训练 {minutes} 分钟"
+# "{sentences:,} sentences, {tokens:,} WordPiece tokens; {minutes} minutes of training"
+# "{sentences:,} 个句子，{tokens:,} 个 WordPiece 词元；训练用时 {minutes} 分钟"
 #
 # "in-class recipe: lr {lr:g}, dropout {dropout:g}, {steps} steps of {batch} pairs, {threads} threads"
 # "课堂训练配置：学习率 {lr:g}，dropout {dropout:g}，{steps} 步，每步 {batch} 个句子对，{threads} 个线程"
@@ -1908,74 +1853,8 @@ check_exercise("06_small_bert_params", answer)
 # "NSP loss (recorded every {every} steps): mean over steps {a}-{b} {early:.2f}, over steps {c}-{d} {late:.2f}"
 # "次文予測の損失（{every} ステップごとに記録）：ステップ {a}–{b} の平均 {early:.2f}、ステップ {c}–{d} の平均 {late:.2f}"
 #
-# "BERT paper:"
-# "BERT 論文："
-#
-# "shipped:"
-# "付属モデル："
-#
-# "model"
-# "モデル"
-#
-# "BERT-base 12 blocks, H = 768, 12 heads: 110M parameters; BERT-large 24 blocks, H = 1024, 16 heads: 340M parameters"
-# "BERT-base：12 ブロック、H = 768、12 ヘッド、パラメータ 1.1 億。BERT-large：24 ブロック、H = 1024、16 ヘッド、パラメータ 3.4 億"
-#
-# "{blocks} blocks, H = {h}, {heads} heads: parameters, see exercise 2"
-# "{blocks} ブロック、H = {h}、{heads} ヘッド：パラメータ数は演習 2 を参照"
-#
-# "pretraining text"
-# "事前学習のテキスト"
-#
-# "BooksCorpus 800M words + English Wikipedia 2,500M words"
-# "書籍コーパス 8 億語 + 英語版ウィキペディア 25 億語"
-#
-# "{sentences:,} sentences, {tokens:,} WordPiece tokens (English and Chinese)"
-# "{sentences:,} 文、WordPiece のトークン {tokens:,} 個（英語と中国語）"
-#
-# "batch"
-# "バッチサイズ"
-#
-# "256 sequences"
-# "256 シーケンス"
-#
-# "{batch} sentence pairs"
-# "{batch} 組の文ペア"
-#
-# "steps"
-# "ステップ数"
-#
-# "1,000,000 (about 40 passes over the text)"
-# "1,000,000（テキスト全体を約 40 回）"
-#
-# "{steps:,} ({rounds} rounds of fresh pairs and masks)"
-# "{steps:,}（ペアとマスクを作り直して {rounds} 回）"
-#
-# "sequence length"
-# "シーケンスの長さ"
-#
-# "128 tokens for 90% of the steps, then 512 for the rest"
-# "ステップの 90% は 128 トークン、残りは 512 トークン"
-#
-# "{max_len} tokens throughout"
-# "常に {max_len} トークン"
-#
-# "optimiser"
-# "オプティマイザ"
-#
-# "Adam, lr 1e-4, warm-up over the first 10,000 steps, then linear decay"
-# "Adam、学習率 1e-4、最初の 10,000 ステップでウォームアップ、その後は線形減衰"
-#
-# "Adam, lr {lr:g}, constant (no warm-up)"
-# "Adam、学習率 {lr:g}、一定（ウォームアップなし）"
-#
-# "time"
-# "時間"
-#
-# "4 days on 16 TPU chips (BERT-large: 64)"
-# "TPU チップ 16 個で 4 日（BERT-large は 64 個）"
-#
-# "{minutes} minutes on one CPU thread"
-# "CPU の 1 スレッドで {minutes} 分"
+# "{sentences:,} sentences, {tokens:,} WordPiece tokens; {minutes} minutes of training"
+# "{sentences:,} 文、{tokens:,} WordPiece トークン。学習時間 {minutes} 分"
 #
 # "in-class recipe: lr {lr:g}, dropout {dropout:g}, {steps} steps of {batch} pairs, {threads} threads"
 # "授業用の学習設定：学習率 {lr:g}、ドロップアウト {dropout:g}、{batch} 組ずつ {steps} ステップ、{threads} スレッド"

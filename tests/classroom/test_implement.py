@@ -679,6 +679,7 @@ def test_hints_come_in_stages_on_request_the_recipe_last(lang, capsys):
         assert staged[stage - 1] in out
         assert [h for h in staged if h in out] == [staged[stage - 1]]  # one stage at a time
         assert ("hint=" + str(stage + 1) in out) == (stage < len(staged))
+        assert text("ex_impl_stuck", lang) not in out  # asked for a hint: no "Stuck? Add hint=1"
     for bad in (-1, len(staged) + 1, 1.5, True):
         with pytest.raises(ValueError, match="hint must be an int from 0"):
             check_implementation("04_mlm_gather", gather_every_sequence, hint=bad)
