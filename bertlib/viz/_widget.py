@@ -275,8 +275,8 @@ class ModelWidget(Widget):
         for box in (self.text_a, self.text_b):
             box.observe(lambda _: self.refresh(), names="value")
 
-    def refresh(self) -> None:
-        raise NotImplementedError
+    def refresh(self) -> None:  # the table and figure of the subclass' _draw
+        self._guarded(self._draw, [self.table, self.image])
 
     def _layer_head(self, widths: tuple[str, str]) -> tuple[widgets.Dropdown, widgets.Dropdown]:
         """The layer and head choices (the head's last: the mean)."""

@@ -55,9 +55,6 @@ class InputRepresentationWidget(ModelWidget):
                                 self.image, self._save_controls()])
         self.refresh()
 
-    def refresh(self) -> None:
-        self._guarded(self._draw, [self.table, self.image])
-
     def _draw(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
         encoder = self.model.encoder
@@ -217,9 +214,6 @@ class NSPWidget(ModelWidget):
         with self._quiet():  # one redraw for the pair, not one per text box
             self.text_a.value, self.text_b.value = self.text_b.value, self.text_a.value
         self.refresh()
-
-    def refresh(self) -> None:
-        self._guarded(self._draw, [self.table, self.image])
 
     def _draw(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len, require_b=True)
