@@ -243,11 +243,11 @@ def check_inputs_on_device(device: torch.device, **inputs) -> None:
                              f"{t.device} (move it with .to({str(device)!r}))")
 
 
-def check_vocab_fits(name: str, num_tokens: int, vocab_size: int) -> None:
-    """A vocabulary of ``num_tokens`` for a model of ``vocab_size`` (another gives wrong ids)."""
+def check_vocab_fits(name: str, num_tokens: int, vocab_size: int, model: str = "model") -> None:
+    """A vocabulary of ``num_tokens`` for a ``model`` of ``vocab_size`` (another: wrong ids)."""
     if num_tokens != vocab_size:
-        raise ValueError(f"{name} has {num_tokens} tokens but the model's vocab_size is "
-                         f"{vocab_size}; give the model the tokenizer it was trained with")
+        raise ValueError(f"{name} has {num_tokens} tokens but the {model}'s vocab_size is "
+                         f"{vocab_size}; give the {model} the tokenizer it was trained with")
 
 
 def check_top_k(k: int, vocab_size: int) -> None:

@@ -15,7 +15,7 @@ import ipywidgets as widgets
 import numpy as np
 from PIL import Image
 
-from bertlib.inputs import EmptyTextError, EncodedInput, encode_pair
+from bertlib.inputs import EmptyTextError, EncodedInput, check_model_and_tokenizer, encode_pair
 from bertlib.model import BERTModel
 from bertlib.support.checks import InputError, check_str
 from bertlib.support.i18n import resolve_language, text
@@ -51,14 +51,6 @@ class InputNotice(ValueError):
 
 # A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
 WRAP = {"flex_flow": "row wrap"}
-
-
-def check_model_and_tokenizer(model: BERTModel, tokenizer: WordPieceTokenizer,
-                              name: str = "model") -> None:
-    if model.config.vocab_size != len(tokenizer.vocab):
-        raise ValueError(f"{name}'s vocab_size={model.config.vocab_size} must equal "
-                         f"len(tokenizer.vocab)={len(tokenizer.vocab)}: use the tokenizer the "
-                         f"{name} was trained with")
 
 
 def control(cls: type, key: str, lang: str, width: str, min_width: str | None = None,

@@ -18,11 +18,11 @@ from matplotlib.transforms import offset_copy
 from bertlib.finetuning.finetune import Accuracy, BERTClassifier, BERTTagger
 from bertlib.finetuning.tasks import TAGS
 from bertlib.inputs import eval_mode, model_device
-from bertlib.support.checks import check_str, check_tokens
+from bertlib.support.checks import check_instance, check_str, check_tokens, check_vocab_fits
 from bertlib.support.i18n import CORPUS_LANGUAGES, fill, text
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, hbar_verts, spines
-from bertlib.viz._widget import Widget, check_model_and_tokenizer, text_box
+from bertlib.viz._widget import Widget, text_box
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import PAGE_WIDTH, literal
 
@@ -47,10 +47,9 @@ class ScoredClassifier:
     accuracy: Mapping[str, Accuracy]
 
     def __post_init__(self):
-        if not isinstance(self.classifier, BERTClassifier):
-            raise ValueError(f"classifier must be a BERTClassifier; got "
-                             f"{type(self.classifier).__name__}")
-        check_model_and_tokenizer(self.classifier.encoder, self.tokenizer, "classifier")
+        check_instance("classifier", self.classifier, BERTClassifier, "a BERTClassifier")
+        check_vocab_fits("tokenizer", len(self.tokenizer.vocab),
+                         self.classifier.encoder.config.vocab_size, "classifier")
         if (not isinstance(self.accuracy, Mapping) or not self.accuracy
                 or not set(self.accuracy) <= set(CORPUS_LANGUAGES)
                 or not all(isinstance(a, Accuracy) for a in self.accuracy.values())):
@@ -223,14 +222,14 @@ class FineTuneWidget(Widget):
                              f"ScoredClassifier(classifier, tokenizer, accuracy); got "
                              f"{classifiers!r:.200}")
         check_tokens("class_names", class_names)
-        if not isinstance(tagger, BERTTagger):
-            raise ValueError(f"tagger must be a BERTTagger; got {type(tagger).__name__}")
+        check_instance("tagger", tagger, BERTTagger, "a BERTTagger")
         for name, choice in classifiers.items():
             if choice.classifier.output.out_features != len(class_names):
                 raise ValueError(f"class_names must name the {name!r} classifier's "
                                  f"{choice.classifier.output.out_features} classes; got "
                                  f"{len(class_names)} names")
-        check_model_and_tokenizer(tagger.encoder, tokenizer, "tagger")
+        check_vocab_fits("tokenizer", len(tokenizer.vocab), tagger.encoder.config.vocab_size,
+                         "tagger")
         if sentence is not None:
             check_str("sentence", sentence)
         self.classifiers, self.tagger, self.tokenizer = dict(classifiers), tagger, tokenizer

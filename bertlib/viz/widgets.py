@@ -11,21 +11,13 @@ import ipywidgets as widgets
 import numpy as np
 
 from bertlib.analysis.fill_mask import Guess, fill_mask
-from bertlib.inputs import eval_mode, model_device
+from bertlib.inputs import check_model_and_tokenizer, eval_mode, model_device
 from bertlib.masking import Fate, MaskedTokens, check_replacement_words, mask_tokens
 from bertlib.model import BERTModel
 from bertlib.support.checks import check_int_in, check_positive_int
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
-from bertlib.viz._widget import (
-    WRAP,
-    FigureView,
-    ModelWidget,
-    Widget,
-    check_model_and_tokenizer,
-    control,
-    text_row,
-)
+from bertlib.viz._widget import WRAP, FigureView, ModelWidget, Widget, control, text_row
 from bertlib.viz.embeddings import EmbeddingParts, EmbeddingPlot
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.masks import ChipsPlot, MaskTally, TallyPlot, tally_masks
