@@ -23,6 +23,7 @@ from bertlib.support.i18n import text
 from bertlib.viz._render import NumberText, TokenLabels, heatmap, mark_boundary, show_square, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.modelview import MEAN_HEAD, head_name
+from bertlib.viz.querykey import number
 from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal, token_font
 
 # Inches: query labels | three maps | colour bar; under them keys, then the two grids. With its
@@ -104,10 +105,6 @@ def collect_evidence(model: BERTModel, enc: EncodedInput, masked: Sequence[int],
         changes["is_next_change"] = (effects.is_next - effects.base_is_next).cpu().numpy()
         changes["is_next"] = effects.base_is_next
     return replace(evidence, **changes)
-
-
-def signed(value: float) -> str:  # a change: +0.012, −0.034
-    return f"{value:+.3f}".replace("-", "\u2212")
 
 
 def shown_labels(tokens: Sequence[str], first: Sequence[int], step: int) -> list[str]:
@@ -279,7 +276,7 @@ class EvidencePlot(LiveFigure):
         self.cells[k].set_extent((-0.5, self.shape[1] - 0.5, self.shape[0] - 0.5, -0.5))
         self.cells[k].set_clim(-limit, limit)
         for t, value in zip(self.numbers[k], change.ravel(), strict=True):
-            t.set_text(signed(value) if self.fontsize else "")
+            t.set_text(number(value, 3, "+") if self.fontsize else "")
             t.set_color("white" if abs(value) > 0.6 * limit else "black")
 
 

@@ -18,6 +18,7 @@ from matplotlib.transforms import blended_transform_factory, offset_copy
 from torch import Tensor
 
 from bertlib.model import MultiHeadAttention, checked
+from bertlib.support.checks import check_int_in
 from bertlib.support.i18n import text
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, hbar_verts, pin_labels, spines
 from bertlib.viz.live import LiveFigure
@@ -61,10 +62,8 @@ def query_key_steps(attention: MultiHeadAttention, X: Float[Tensor, "T H"], toke
     if X.dtype != attention.W_q.weight.dtype:  # torch would refuse the product deep inside
         raise ValueError(f"X must have the model's dtype, {attention.W_q.weight.dtype}; got "
                          f"{X.dtype} (convert it with X.to(that dtype))")
-    if not 0 <= head < nh:
-        raise ValueError(f"head must be in [0, {nh - 1}]; got {head!r}")
-    if not 0 <= query < T:
-        raise ValueError(f"query must be a token index in [0, {T - 1}]; got {query!r}")
+    check_int_in("head", head, 0, nh - 1)
+    check_int_in("query", query, 0, T - 1, " (a token index)")
     if len(tokens) != T:
         raise ValueError(f"tokens must name the {T} positions of X; got {len(tokens)}")
     tau = math.sqrt(d) if temperature is None else float(temperature)
@@ -100,8 +99,8 @@ def temperature_caption(temperature: float, head_size: int, lang: str) -> str:
     return text(key, lang, value=f"{temperature:.3g}", ratio=f"{temperature / root:.3g}")
 
 
-def number(value: float, digits: int) -> str:  # a typographic minus, as tick labels write
-    return f"{value:.{digits}f}".replace("-", "\u2212")
+def number(value: float, digits: int, sign: str = "") -> str:  # sign "+": +0.012, −0.034
+    return f"{value:{sign}.{digits}f}".replace("-", "\u2212")  # a minus, as tick labels write
 
 
 class QueryKeyPlot(LiveFigure):

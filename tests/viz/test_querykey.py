@@ -164,8 +164,8 @@ def test_the_temperature_stops_run_from_no_scaling_past_the_model_own(d):
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"head": 2}, r"head must be in \[0, 1\]; got 2"),
-    ({"query": 10}, r"query must be a token index in \[0, 9\]; got 10"),
+    ({"head": 2}, r"head must be an integer in \[0, 1\]; got 2"),
+    ({"query": 10}, r"query must be an integer in \[0, 9\] \(a token index\); got 10"),
     ({"tokens": ["a"]}, "tokens must name the 10 positions of X; got 1"),
     *(({"X": torch.zeros(10, 16, dtype=dtype)},
        rf"X must have the model's dtype, torch.float32; got {dtype}")
