@@ -7,7 +7,7 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from bertlib.support.checks import InputError, check_path
+from bertlib.support.checks import InputError, check_int_in, check_path
 from bertlib.support.files import ReadOnlyFileError, atomic_write
 from bertlib.support.i18n import resolve_language, text
 from bertlib.viz._render import Blitter
@@ -64,20 +64,13 @@ class LiveFigure:
         if fmt not in SAVE_FORMATS:
             raise ValueError(f"path must end in one of {['.' + f for f in SAVE_FORMATS]}; "
                              f"got {str(path)!r}")
-        if isinstance(dpi, bool) or not isinstance(dpi, int) or not 50 <= dpi <= 1200:
-            raise ValueError(f"dpi must be an integer in [50, 1200]; got {dpi!r}")
-        if fmt == "png":  # drawn like the picture on screen, only larger
-            png = self.blitter.png(dpi)
-
-            def write(tmp: Path) -> None:
-                tmp.write_bytes(png)
-        else:
-            def write(tmp: Path) -> None:
-                self.blitter.save(tmp, format=fmt, dpi=dpi)
+        check_int_in("dpi", dpi, 50, 1200)
+        png = self.blitter.png(dpi) if fmt == "png" else b""  # as on screen, only larger
         try:
             if path.is_dir():  # os.replace would say only "Is a directory"
                 raise IsADirectoryError(errno.EISDIR, "Is a directory")
-            atomic_write(path, write)
+            atomic_write(path, (lambda tmp: tmp.write_bytes(png)) if fmt == "png"
+                         else lambda tmp: self.blitter.save(tmp, format=fmt, dpi=dpi))
         except OSError as err:  # a name too long for is_dir too
             raise SaveError(path, err) from None
         return path
