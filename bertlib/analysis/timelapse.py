@@ -46,7 +46,7 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
     ``positions``, in eval mode; its own weights untouched (``functional_call``)."""
     check_vocab_fits("vocab", len(vocab), model.config.vocab_size)
     check_top_k(k, len(vocab))
-    _check_snapshots(weights, model.state_dict().keys())
+    check_snapshots(weights, model)
     for pos in positions:
         check_int_in("positions[i]", pos, 0, len(enc.ids) - 1, " (a token index)")
     positions = tuple(sorted(positions))
@@ -78,16 +78,25 @@ def snapshot_outputs(model: BERTModel, weights: Mapping[int, StateDict], enc: En
         is_next=torch.stack(is_next).cpu().numpy().astype(float))
 
 
-def _check_snapshots(weights: Mapping[int, StateDict], names) -> None:
-    """At least one snapshot, each with exactly ``names`` (a missing one keeps the model's)."""
+def check_snapshots(weights: Mapping[int, StateDict], model: BERTModel,
+                    name: str = "weights") -> None:
+    """At least one snapshot, each with exactly the model's tensor names (a missing one keeps
+    the model's) and shapes (another size would fail deep inside torch)."""
     if not isinstance(weights, Mapping) or not weights:
-        raise ValueError(f"weights must hold at least one snapshot, {{step: state_dict}}; got "
+        raise ValueError(f"{name} must hold at least one snapshot, {{step: state_dict}} (a "
+                         f"SnapshotRecorder takes them as train_bert reaches its steps); got "
                          f"{weights!r:.80}")
+    shapes = {key: tuple(v.shape) for key, v in model.state_dict().items()}
     for step, state in weights.items():
-        if set(state) != set(names):
-            raise ValueError(f"weights[{step}] must have the model's tensor names; missing "
-                             f"{sorted(set(names) - set(state))[:5]}, unexpected "
-                             f"{sorted(set(state) - set(names))[:5]}")
+        if set(state) != set(shapes):
+            raise ValueError(f"{name}[{step}] must have the model's tensor names; missing "
+                             f"{sorted(set(shapes) - set(state))[:5]}, unexpected "
+                             f"{sorted(set(state) - set(shapes))[:5]}")
+        wrong = next((key for key, v in state.items() if tuple(v.shape) != shapes[key]), None)
+        if wrong is not None:
+            raise ValueError(f"the snapshot of step {step} does not fit model (a model of "
+                             f"another size?): {wrong!r} has shape {tuple(state[wrong].shape)}, "
+                             f"the model's {shapes[wrong]}")
 
 
 @dataclass(frozen=True)

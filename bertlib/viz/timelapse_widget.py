@@ -6,7 +6,7 @@ from __future__ import annotations
 import ipywidgets as widgets
 
 from bertlib.analysis.snapshots import SnapshotRecorder, Snapshots
-from bertlib.analysis.timelapse import SnapshotOutputs, snapshot_outputs
+from bertlib.analysis.timelapse import SnapshotOutputs, check_snapshots, snapshot_outputs
 from bertlib.inputs import model_device
 from bertlib.model import BERTModel
 from bertlib.support.i18n import text
@@ -42,21 +42,6 @@ def _as_snapshots(snapshots: Snapshots | SnapshotRecorder,
                      snapshots.nsp_loss)
 
 
-def _check_snapshots(snapshots: Snapshots, model: BERTModel) -> None:
-    if not snapshots.weights:
-        raise ValueError("snapshots must hold at least one snapshot; a SnapshotRecorder takes "
-                         "them as train_bert reaches its steps")
-    shapes = {name: tuple(v.shape) for name, v in model.state_dict().items()}
-    for step, state in snapshots.weights.items():
-        got = {name: tuple(v.shape) for name, v in state.items()}
-        if got != shapes:
-            wrong = sorted(set(got) ^ set(shapes)) or sorted(
-                n for n in shapes if got[n] != shapes[n])
-            raise ValueError(f"the snapshot of step {step} does not fit model (a model of "
-                             f"another size?): {wrong[0]!r} differs, e.g. "
-                             f"{got.get(wrong[0])} against the model's {shapes.get(wrong[0])}")
-
-
 class TimeLapseWidget(ModelWidget):
     """A sentence pair through a run's snapshots: ``load_snapshots()``, or the
     ``SnapshotRecorder`` that ``train_bert`` called with the ``history`` it returned (``model``
@@ -70,7 +55,7 @@ class TimeLapseWidget(ModelWidget):
                  text_b: str | None = None):
         super().__init__(model, tokenizer, lang, text_a, text_b)
         run = _as_snapshots(snapshots, history)
-        _check_snapshots(run, model)
+        check_snapshots(run.weights, model, "snapshots")
         device = model_device(model)
         self.weights = {step: {name: v.to(device) for name, v in state.items()}
                         for step, state in run.weights.items()}
