@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from safetensors import SafetensorError, safe_open
+from safetensors import SafetensorError
 from safetensors.torch import save_file
 
 from bertlib.assets import SMALL_BERT_DIR
 from bertlib.model import BERTModel
 from bertlib.support.checks import check_sized
 from bertlib.support.files import atomic_write, checked_file
+from bertlib.weights.checkpoint import opened
 
 SNAPSHOTS_FILE = "snapshots.safetensors"
 SNAPSHOTS_MAX_BYTES = 64 << 20  # the shipped file is under 10 MB
@@ -73,17 +74,15 @@ def load_snapshots(directory: str | Path = SMALL_BERT_DIR) -> Snapshots:
     """The snapshots in ``directory``'s ``snapshots.safetensors``, as float32."""
     path = checked_file(directory, SNAPSHOTS_FILE, SNAPSHOTS_MAX_BYTES)
     weights: dict[int, dict[str, torch.Tensor]] = {}
+    with opened(path) as f:
+        for key in f.keys():  # noqa: SIM118 (a safe_open is not iterable itself)
+            step, _, name = key.partition("/")
+            if not step.isdigit() or not name:
+                raise ValueError(f"{path}: {key!r} is not a snapshot entry <step>/<name>")
+            weights.setdefault(int(step), {})[name] = f.get_tensor(key).float()
+        losses = f.metadata() or {}
     try:
-        with safe_open(str(path), framework="pt") as f:
-            for key in f.keys():  # noqa: SIM118 (a safe_open is not iterable itself)
-                step, _, name = key.partition("/")
-                if not step.isdigit() or not name:
-                    raise ValueError(f"{path}: {key!r} is not a snapshot entry <step>/<name>")
-                weights.setdefault(int(step), {})[name] = f.get_tensor(key).float()
-            losses = f.metadata() or {}
         mlm, nsp = (json.loads(losses[key]) for key in ("mlm_loss", "nsp_loss"))
-    except SafetensorError as err:
-        raise ValueError(f"{path} is not a safetensors file: {err}") from None
     except (KeyError, json.JSONDecodeError, RecursionError) as err:
         raise ValueError(f"{path} lacks the run's losses in its metadata: {err!r:.200}") from None
     for name, losses in (("mlm_loss", mlm), ("nsp_loss", nsp)):
