@@ -191,8 +191,7 @@ def check_int_in(name: str, value: int, low: int, high: int | None = None,
 
 
 def check_str(name: str, value: str) -> None:
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be a string; got {type(value).__name__} {value!r:.80}")
+    check_instance(name, value, str, "a string")
 
 
 def number_array(name: str, value) -> np.ndarray:
