@@ -21,7 +21,6 @@ from bertlib.model import BERTConfig, BERTModel
 from bertlib.support.checks import (
     check_bool,
     check_choice,
-    check_path,
     check_positive_float,
 )
 from bertlib.support.files import checked_file, read_json
@@ -209,9 +208,7 @@ def load_hf_model(directory: str | Path) -> BERTModel:
     """A Hugging Face ``BertForPreTraining`` or ``BertModel`` checkpoint as a bertlib model, in
     eval mode, checked before it is built (a safetensors file from its header). Parts it lacks
     keep random weights, named with a warning and in ``model.untrained_heads``."""
-    check_path("directory", directory)
-    directory = Path(directory)
-    config_path = checked_file(directory, "config.json", CONFIG_MAX_BYTES)
+    config_path = checked_file(directory, "config.json", CONFIG_MAX_BYTES)  # directory checked
     config = config_from_hf(read_json(config_path), str(config_path))
     path = weights_file(directory)
     if path.suffix == ".safetensors":
