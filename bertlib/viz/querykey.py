@@ -100,7 +100,11 @@ def temperature_caption(temperature: float, head_size: int, lang: str) -> str:
 
 
 def number(value: float, digits: int, sign: str = "") -> str:  # sign "+": +0.012, −0.034
-    return f"{value:{sign}.{digits}f}".replace("-", "\u2212")  # a minus, as tick labels write
+    """``value`` to ``digits`` places with a true minus, as tick labels write it; one that rounds
+    to zero is 0.000, without a sign (not −0.000)."""
+    if round(value, digits) == 0:
+        return f"{0:.{digits}f}"
+    return f"{value:{sign}.{digits}f}".replace("-", "\u2212")
 
 
 class QueryKeyPlot(LiveFigure):
