@@ -1004,7 +1004,7 @@ check_exercise("07_replication", answer)
 # "train（ペア）"
 #
 # "the chapter, dropout on:"
-# "本章のやり方（ドロップアウト有効）："
+# "章のやり方（ドロップアウト有効）："
 #
 # "get_bert_encoding:"
 # "get_bert_encoding："

@@ -879,7 +879,7 @@ check_exercise("08_mlm_head_params", answer)
 
 # %% [raw] strings="ja"
 # "ReLU (the chapter) and GELU (the original BERT)"
-# "ReLU（本章）と GELU（元の BERT）"
+# "ReLU（章）と GELU（元の BERT）"
 #
 # "input x"
 # "入力 x"
@@ -903,7 +903,7 @@ check_exercise("08_mlm_head_params", answer)
 # "[CLS] トークン"
 #
 # "chapter:"
-# "本章の BERT："
+# "章の BERT："
 #
 # "original:"
 # "元の BERT："
