@@ -879,7 +879,7 @@ check_exercise("08_mlm_head_params", answer)
 
 # %% [raw] strings="ja"
 # "ReLU (the chapter) and GELU (the original BERT)"
-# "ReLU（章）と GELU（元の BERT）"
+# "ReLU（章のコード）と GELU（元の BERT）"
 #
 # "input x"
 # "入力 x"
