@@ -713,7 +713,8 @@ def test_every_failure_of_the_learners_code_ends_in_a_verdict(lang, capsys):
     for function, error in ((exits, "SystemExit: 3"), (unprintable, "UnprintableError")):
         check_implementation("09_tagging_loss", function)
         assert unfill(capsys.readouterr().out).strip() == text(
-            "ex_impl_raised", lang, case=case, error=error)
+            "ex_impl_raised", lang, case=case, error=error) + implement._SPACE[lang] + text(
+            "ex_impl_stuck", lang)
     where = text("ex_impl_result", lang)
     for result, got in ((torch.zeros((), device="meta"), "device=meta"),
                         (torch.zeros(1, 6).to_sparse(), "layout=torch.sparse_coo")):

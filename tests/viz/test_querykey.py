@@ -289,7 +289,8 @@ def test_the_temperature_slider_redraws_the_steps_at_its_temperature(small, lang
             np.testing.assert_allclose(got, want.detach().numpy(), rtol=1e-4, atol=1e-5)
         # What is drawn follows: every score's number, and the picture.
         assert [t.get_text() for t in w.steps_plot.score_numbers if t.get_visible()] == [
-            f"{x:.2f}".replace("-", "−") for x in s.scores]
+            "0.00" if round(float(x), 2) == 0 else f"{x:.2f}".replace("-", "−")  # no −0.00
+            for x in s.scores]
         assert w.steps_plot.png() != at_own
     w.temperature.value = 8.0
     assert w.steps_plot.png() == at_own  # back at √d: the model's attention, as drawn first
