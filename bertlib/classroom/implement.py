@@ -106,6 +106,7 @@ _ELSEWHERE_C = {_thread.start_new_thread, os.fork, os.system}
 _UNWATCH_C = {sys.setprofile, sys.settrace, threading.setprofile, threading.settrace}
 
 
+@functools.lru_cache(maxsize=4096)  # the watch asks again at every call of the same code
 def _fingerprint(code: types.CodeType) -> tuple:
     """What a copy of a function keeps however it was made (exec of its source, a renamed code
     object): its names, local variables and constants, the docstring among them. (Not its
@@ -148,6 +149,11 @@ def _forbidden_codes(exercise: Implementation) -> dict[types.CodeType, Callable]
             if hasattr(item, "__code__")}
 
 
+@functools.cache
+def _forbidden_classes(exercise: Implementation) -> tuple[type, ...]:
+    return tuple(f for f in exercise.forbidden if isinstance(f, type))
+
+
 def _route(frame, event: str, arg, exercise: Implementation) -> tuple[str, ...] | None:
     """``(message key, name[, library])`` when this profiler event is a way round the work."""
     if event == "call":
@@ -171,8 +177,8 @@ def _route(frame, event: str, arg, exercise: Implementation) -> tuple[str, ...] 
             return "ex_impl_unwatch", f"{arg.__module__}.{arg.__name__}"
         if arg in _ELSEWHERE_C:
             return "ex_impl_elsewhere", f"{arg.__module__}.{arg.__name__}"
-        classes = tuple(f for f in exercise.forbidden if isinstance(f, type))
-        if arg in exercise.forbidden or isinstance(getattr(arg, "__self__", None), classes):
+        if arg in exercise.forbidden or isinstance(getattr(arg, "__self__", None),
+                                                   _forbidden_classes(exercise)):
             owner = getattr(arg, "__self__", None)  # e.g. tokenizers.Tokenizer.encode's
             module = type(owner).__module__ if owner is not None else arg.__module__
             return "ex_impl_library", arg.__qualname__, module.split(".")[0]
