@@ -49,7 +49,6 @@ from bertlib.inputs import encode_pair
 from bertlib.model import BERTModel
 from bertlib.support.checks import check_choice, check_sized
 from bertlib.support.files import checked_file, read_json
-from bertlib.support.rng import own_global_rng
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.train import init_model
 
@@ -94,14 +93,8 @@ class SeedMean:
         return f"{self.mean:.3f} [{low:.3f}, {high:.3f}]"
 
 
-class TokenBag(nn.Module):
+class TokenBag(BagOfWords):
     """The bag of words of tagging: a tag from the token's identity alone, no context."""
-
-    def __init__(self, vocab_size: int, num_tags: int, *, seed: int = 0):
-        super().__init__()
-        with own_global_rng(seed):
-            self.weights = nn.Embedding(vocab_size, num_tags)  # one row per vocabulary entry
-        self.bias = nn.Parameter(torch.zeros(num_tags))
 
     def forward(self, tokens: Tensor, segments: Tensor, valid_lens: Tensor | None = None):
         """tokens: (B, T). Returns logits (B, T, C); ``segments``, ``valid_lens`` are ignored."""
@@ -123,18 +116,15 @@ def data_for(task: str, sentences: Sequence[TaskSentence], tokenizer: WordPieceT
 def new_model(task: str, start: str, bert: BERTModel, seed: int) -> nn.Module:
     """The model of one run: the task's head on ``bert`` or on a random twin of it, token
     embeddings frozen; or the bag-of-words baseline."""
-    check_choice("task", task, TASK_NAMES)
-    check_choice("start", start, STARTS)
     if start == "bag":
         vocab_size = bert.config.vocab_size
         return (BagOfWords(vocab_size, NUM_TOPICS, seed=seed) if task == "topic"
                 else TokenBag(vocab_size, len(TAGS), seed=seed))
     if start == "random":
         bert = init_model(bert.config, seed=100 + seed)
-    head = {"topic": lambda b: BERTClassifier(b, NUM_TOPICS, seed=seed),
-            "tags": lambda b: BERTTagger(b, len(TAGS), seed=seed),
-            "spans": lambda b: BERTQuestionAnswerer(b, seed=seed)}[task]
-    model = head(bert)
+    model = (BERTClassifier(bert, NUM_TOPICS, seed=seed) if task == "topic"
+             else BERTTagger(bert, len(TAGS), seed=seed) if task == "tags"
+             else BERTQuestionAnswerer(bert, seed=seed))
     model.encoder.token_embedding.weight.requires_grad_(False)
     return model
 

@@ -203,8 +203,7 @@ def topic_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
 
 def _token_starts(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list[int]:
     """The character where each WordPiece token of the sentence starts."""
-    return [start for start, _ in tokenizer.backend.encode(sentence.text,
-                                                            add_special_tokens=False).offsets]
+    return [start for start, _ in tokenizer.encode(sentence.text).offsets]
 
 
 def token_tags(sentence: TaskSentence, tokenizer: WordPieceTokenizer,
@@ -213,14 +212,10 @@ def token_tags(sentence: TaskSentence, tokenizer: WordPieceTokenizer,
     in, else ``O``. A word cut into pieces gives every piece the word's tag (the BERT paper
     scores the first piece only). With ``words_only``, the tokens outside the class words get
     ``IGNORE``."""
-    tags = []
-    for start in _token_starts(sentence, tokenizer):
-        classes = [cls for s, e, cls, _ in sentence.words if s <= start < e]
-        if not classes:
-            tags.append(IGNORE if words_only else 0)
-        else:
-            tags.append(TAGS.index(classes[0]) if classes[0] in TAGS else 0)
-    return tags
+    classes = [next((cls for s, e, cls, _ in sentence.words if s <= start < e), None)
+               for start in _token_starts(sentence, tokenizer)]
+    return [IGNORE if cls is None and words_only else TAGS.index(cls) if cls in TAGS else 0
+            for cls in classes]
 
 
 def tagging_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
