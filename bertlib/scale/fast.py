@@ -28,7 +28,6 @@ from bertlib.support.checks import (
     check_bool,
     check_dropout,
     check_inputs_on_device,
-    check_positions_in_text,
     check_pred_positions,
     check_targets,
 )
@@ -146,7 +145,6 @@ def unpadded_encode(encoder: BERTEncoder, tokens: Int[Tensor, "B T"], segments: 
                            valid_lens=valid_lens)
     check_token_inputs(tokens, segments, valid_lens, cfg)  # the encoder's own door
     B, T = tokens.shape
-    H = cfg.num_hiddens
     if valid_lens is None:
         valid_lens = torch.full((B,), T, device=tokens.device)
     mask = key_padding_mask(valid_lens, T)  # (B, T)
@@ -158,7 +156,7 @@ def unpadded_encode(encoder: BERTEncoder, tokens: Int[Tensor, "B T"], segments: 
                    for W in (attention.W_q, attention.W_k, attention.W_v))
         out = _attention(q, k, v, mask[:, None, None, :],
                          attention.dropout if attention.training else 0.0)  # (B, nh, T, hs)
-        out = out.transpose(1, 2).reshape(B * T, H).index_select(0, rows)  # (N, H)
+        out = out.transpose(1, 2).reshape(B * T, -1).index_select(0, rows)  # (N, H)
         Y = _addnorm(blk.addnorm1, X, attention.W_o(out))
         X = _addnorm(blk.addnorm2, Y, blk.ffn(Y))
     return X, valid_lens.cumsum(0) - valid_lens
@@ -171,10 +169,7 @@ def fast_loss(model: BERTModel, tokens, segments, valid_lens, pred_positions, ml
     with the cross-entropy. Equal in distribution with dropout on; NonFiniteError as there."""
     X, starts = unpadded_encode(model.encoder, tokens, segments, valid_lens)  # (N, H), (B,)
     B, T = tokens.shape
-    if valid_lens is None:
-        check_pred_positions(pred_positions, B, T)
-    else:  # what the model checks in chapter_loss, which passes it pred_positions
-        check_positions_in_text(pred_positions, valid_lens)
+    check_pred_positions(pred_positions, B, T, valid_lens)  # as the model checks them
     *body, out = model.mlm.mlp
     check_targets(mlm_labels, mlm_weights, nsp_labels, tuple(pred_positions.shape),
                   out.weight.shape[0])

@@ -146,7 +146,10 @@ def check_range(name: str, t: torch.Tensor, low: int, high: int, allowed: str) -
         raise ValueError(f"{name} must be {allowed}; got {value}{where}")
 
 
-def check_pred_positions(pred_positions: torch.Tensor, batch: int, seq_len: int) -> None:
+def check_pred_positions(pred_positions: torch.Tensor, batch: int, seq_len: int,
+                         valid_lens: torch.Tensor | None = None) -> None:
+    """Prediction positions (batch, num_preds) in [0, seq_len - 1]; with ``valid_lens``, at real
+    tokens, not at padding."""
     check_ndim("pred_positions", pred_positions, 2, "(batch, num_preds)")
     check_integer_dtype("pred_positions", pred_positions)
     if pred_positions.shape[0] != batch:
@@ -154,14 +157,9 @@ def check_pred_positions(pred_positions: torch.Tensor, batch: int, seq_len: int)
             f"pred_positions must have one row per sequence (batch={batch}); "
             f"got {pred_positions.shape[0]} rows"
         )
-    check_range("pred_positions", pred_positions, 0, seq_len - 1, f"in [0, {seq_len - 1}]")
-
-
-def check_positions_in_text(pred_positions: torch.Tensor, valid_lens: torch.Tensor) -> None:
-    """Prediction positions must point at real tokens, not at padding."""
-    check_pred_positions(pred_positions, valid_lens.shape[0], int(valid_lens.max()))
-    outside = pred_positions >= valid_lens[:, None]
-    if bool(outside.any()):
+    high = seq_len - 1 if valid_lens is None else int(valid_lens.max()) - 1
+    check_range("pred_positions", pred_positions, 0, high, f"in [0, {high}]")
+    if valid_lens is not None and bool((outside := pred_positions >= valid_lens[:, None]).any()):
         row, col = (int(i) for i in outside.nonzero()[0])
         raise ValueError(f"pred_positions must point at real tokens, in [0, valid_lens[i] - 1]; "
                          f"got {int(pred_positions[row, col])} in sequence {row}, whose "
