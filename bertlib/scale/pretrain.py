@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import math
 import os
 import shutil
@@ -111,12 +112,10 @@ def global_batches(n: int, batch_size: int, seed: int, start: int) -> Iterator[t
     per_epoch = n // batch_size
     if per_epoch == 0:
         raise ValueError(f"batch_size={batch_size} exceeds the {n} training pairs")
-    step = start
-    while True:
+    for step in itertools.count(start):
         epoch, i = divmod(step, per_epoch)
         order = torch.randperm(n, generator=torch.Generator().manual_seed(seed * 100003 + epoch))
         yield order[i * batch_size:(i + 1) * batch_size]
-        step += 1
 
 
 def slice_loss(model: torch.nn.Module, batch: list[torch.Tensor],
