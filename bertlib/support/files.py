@@ -39,11 +39,10 @@ def atomic_write(path: str | Path, write: Callable[[Path], None]) -> None:
                                 f"{stat.S_IMODE(mode):o}); it is not replaced", str(path))
     while True:  # a fresh name: two writers of one path must not share a temporary file
         tmp = path.with_name(f".tmp-{secrets.token_hex(4)}{path.suffix}")
-        try:  # 0o666 less the umask, as an ordinary new file gets (mkstemp would give 0o600)
+        # 0o666 less the umask, as an ordinary new file gets (mkstemp would give 0o600)
+        with contextlib.suppress(FileExistsError):
             os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
             break
-        except FileExistsError:
-            continue
     try:
         write(tmp)
         with open(tmp, "rb+") as f:  # Windows commits only a file opened for writing

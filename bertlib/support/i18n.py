@@ -5,6 +5,7 @@ means the language of :func:`set_language` ("en" until each edition's first cell
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import unicodedata
@@ -79,11 +80,9 @@ def table(rows: Iterable[Sequence[object]], gap: int = 2) -> str:
     Chinese character is not twice a Latin letter): each cell is padded with ideographic spaces
     (U+3000) to its column's most Chinese characters, and with spaces to its most others."""
     rows = [[str(cell) for cell in row] for row in rows]
-    columns = max(map(len, rows), default=0)
-    wide = [max((_wide(row[i]) for row in rows if i < len(row)), default=0)
-            for i in range(columns)]
-    narrow = [max((len(row[i]) - _wide(row[i]) for row in rows if i < len(row)), default=0)
-              for i in range(columns)]
+    columns = list(itertools.zip_longest(*rows, fillvalue=""))
+    wide = [max(map(_wide, column)) for column in columns]
+    narrow = [max(len(cell) - _wide(cell) for cell in column) for column in columns]
     lines = []
     for row in rows:
         cells = [cell + "\u3000" * (wide[i] - _wide(cell))
