@@ -103,8 +103,6 @@ class WordPieceTokenizer:
         if not isinstance(backend, Tokenizer):
             raise ValueError(f"backend must be a tokenizers.Tokenizer; got {backend!r:.80} (to "
                              "load a file use WordPieceTokenizer.from_file or from_directory)")
-        if specials is not None:
-            check_specials(specials)
         backend = Tokenizer.from_str(backend.to_str())
         model = type(backend.model).__name__
         if model != "WordPiece":
@@ -118,8 +116,8 @@ class WordPieceTokenizer:
         if [i for _, i in by_id] != list(range(size)):
             raise ValueError("tokenizer ids must run from 0 without gaps")
         tokens = [tok for tok, _ in by_id]
-        if specials is None:
-            specials = _spelling(set(tokens))
+        specials = _spelling(set(tokens)) if specials is None else specials
+        check_specials(specials)
         # The backend's own pieces, by id: Vocab.from_list would refuse white space inside
         # one, which a checkpoint's vocab.txt may hold ("a\u2028b" is one line, one id).
         self.vocab = Vocab.__new__(Vocab)
@@ -133,10 +131,9 @@ class WordPieceTokenizer:
         check_int_in("vocab_size", vocab_size, 1, VOCAB_SIZE_MAX,
                      " (the largest BERT vocabularies hold about 250,000 pieces)")
         check_positive_int("min_frequency", min_frequency)
-        if specials is not None:
-            check_specials(specials)
+        specials = SpecialTokens() if specials is None else specials
+        check_specials(specials)
         texts = _read_texts(texts)
-        specials = specials or SpecialTokens()
         backend = _bert_backend(models.WordPiece(unk_token=specials.unk))
         words = {word for t in texts for word, _ in backend.pre_tokenizer.pre_tokenize_str(
             backend.normalizer.normalize_str(t))}
