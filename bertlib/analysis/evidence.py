@@ -9,7 +9,7 @@ Shapes: B = batch, L = layers (blocks), nh = heads, T = tokens, hs = head size, 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -48,13 +48,10 @@ def heads_switched_off(model: BERTModel | BERTEncoder, keep: torch.Tensor) -> It
             return (kept.view(B, T, H),)  # W_o's new input
         return switch_off
 
-    handles = [blk.attention.W_o.register_forward_pre_hook(hook(layer))
-               for layer, blk in enumerate(encoder.blks)]
-    try:
+    with ExitStack() as hooks:  # a hook's handle removes it on exit
+        for layer, blk in enumerate(encoder.blks):
+            hooks.enter_context(blk.attention.W_o.register_forward_pre_hook(hook(layer)))
         yield
-    finally:
-        for handle in handles:
-            handle.remove()
 
 
 @dataclass(frozen=True)
@@ -98,22 +95,19 @@ def attention_norms(model: BERTModel | BERTEncoder, tokens: torch.Tensor,
     value vector through head h's part of ``W_o``, what query i receives from key j."""
     encoder = _encoder(model)
     inputs = []  # each block's input X (B, T, H), recorded on the way up
-    handles = [blk.register_forward_pre_hook(lambda module, args: inputs.append(args[0]))
-               for blk in encoder.blks]
-    try:
-        with eval_mode(encoder):
-            _, weights = encoder(tokens, segments, valid_lens, return_attention=True)
-            norms = []
-            for X, blk, alpha in zip(inputs, encoder.blks, weights, strict=True):
-                attention = blk.attention
-                v = attention._split_heads(attention.W_v(X))  # (B, nh, T, hs)
-                hs = v.shape[-1]
-                W_o = attention.W_o.weight.view(-1, attention.num_heads, hs)  # (H, nh, hs)
-                f = torch.einsum("bntd,hnd->bnth", v, W_o)  # (B, nh, T, H): f_h(x_j)
-                norms.append(alpha * f.norm(dim=-1)[:, :, None, :])  # (B, nh, T, T)
-    finally:
-        for handle in handles:
-            handle.remove()
+    with ExitStack() as hooks, eval_mode(encoder):
+        for blk in encoder.blks:
+            hooks.enter_context(blk.register_forward_pre_hook(
+                lambda module, args: inputs.append(args[0])))
+        _, weights = encoder(tokens, segments, valid_lens, return_attention=True)
+        norms = []
+        for X, blk, alpha in zip(inputs, encoder.blks, weights, strict=True):
+            attention = blk.attention
+            v = attention._split_heads(attention.W_v(X))  # (B, nh, T, hs)
+            hs = v.shape[-1]
+            W_o = attention.W_o.weight.view(-1, attention.num_heads, hs)  # (H, nh, hs)
+            f = torch.einsum("bntd,hnd->bnth", v, W_o)  # (B, nh, T, H): f_h(x_j)
+            norms.append(alpha * f.norm(dim=-1)[:, :, None, :])  # (B, nh, T, T)
     return torch.stack(weights, 1), torch.stack(norms, 1)
 
 

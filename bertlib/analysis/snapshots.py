@@ -36,17 +36,15 @@ class SnapshotRecorder:
         check_sized("steps", steps, "a list of training steps, integers >= 0")
         self.model, self.steps = model, frozenset(steps)
         self.snapshots: dict[int, dict[str, torch.Tensor]] = {}
-        if 0 in self.steps:
-            self._take(0)
+        self._take(0)
 
     def _take(self, step: int) -> None:
-        self.snapshots[step] = {name: value.detach().to("cpu", copy=True)
-                                for name, value in self.model.state_dict().items()}
+        if step in self.steps:
+            self.snapshots[step] = {name: value.detach().to("cpu", copy=True)
+                                    for name, value in self.model.state_dict().items()}
 
     def __call__(self, history) -> None:
-        step = len(history.mlm)  # the steps taken so far
-        if step in self.steps:
-            self._take(step)
+        self._take(len(history.mlm))  # the steps taken so far
 
 
 @dataclass
