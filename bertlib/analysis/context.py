@@ -13,7 +13,7 @@ from torch import Tensor
 
 from bertlib.inputs import encode_pair, eval_mode, model_device, stack_inputs
 from bertlib.model import BERTModel, checked
-from bertlib.text.tokenizer import WordPieceTokenizer, check_text
+from bertlib.text.tokenizer import WordPieceTokenizer
 
 # (sentence, word) pairs for the notebooks' demonstrations.
 CRANE_EXAMPLES = (
@@ -38,11 +38,9 @@ class SimilarityTable:
 def find_word(tokenizer: WordPieceTokenizer, sentence: str, word: str,
               occurrence: int = 0) -> tuple[list[str], int]:
     """The tokens of ``sentence`` and where ``word``'s ``occurrence``-th (from 0) starts."""
-    check_text("sentence", sentence)
-    check_text("word", word)
-    encoding = tokenizer.backend.encode(sentence, add_special_tokens=False)
+    encoding = tokenizer.encode(sentence, "sentence")
     tokens, word_ids = encoding.tokens, encoding.word_ids
-    pieces = tokenizer.tokenize(word)
+    pieces = tokenizer.encode(word, "word").tokens
     n = len(pieces)
 
     def is_boundary(i: int) -> bool:  # a new pre-tokenized word starts at token i
