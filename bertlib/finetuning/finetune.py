@@ -151,9 +151,8 @@ def check_data(data: TaskData) -> None:
 
 def check_fits(model: nn.Module, data: TaskData) -> torch.Size:
     """Non-empty data whose labels are among the model's outputs: a classifier with 2 outputs
-    trained on 6 topics would run, and learn nothing about 4 of them. Returns the shape of
-    the outputs for all of ``data``, (N, C) or (N, T, C), found from one forward pass on its
-    first example (in eval mode, on the model's device) before anything is trained or scored."""
+    trained on 6 topics would run, and learn nothing about 4 of them. Returns the outputs'
+    shape for all of ``data``, (N, C) or (N, T, C), from a forward pass on its first example."""
     check_data(data)
     with eval_mode(model):
         Y_hat = model(*(t[:1].to(model_device(model)) for t in data.tensors()[:3]))

@@ -140,13 +140,9 @@ class TaskSplit:
 
 def split_tasks(sentences: Sequence[TaskSentence]) -> TaskSplit:
     """The sentences by their side of the split; test sentences by their words."""
-    split = TaskSplit([], [], [])
-    for s in sentences:
-        if s.split == "train":
-            split.train.append(s)
-        else:
-            (split.held_out if s.held_out else split.seen).append(s)
-    return split
+    test = [s for s in sentences if s.split == "test"]
+    return TaskSplit([s for s in sentences if s.split == "train"],
+                     [s for s in test if not s.held_out], [s for s in test if s.held_out])
 
 
 @dataclass
@@ -209,9 +205,8 @@ def _token_starts(sentence: TaskSentence, tokenizer: WordPieceTokenizer) -> list
 def token_tags(sentence: TaskSentence, tokenizer: WordPieceTokenizer,
                words_only: bool = False) -> list[int]:
     """One tag id per WordPiece token of the sentence: the kind of the span the token starts
-    in, else ``O``. A word cut into pieces gives every piece the word's tag (the BERT paper
-    scores the first piece only). With ``words_only``, the tokens outside the class words get
-    ``IGNORE``."""
+    in, else ``O`` (``IGNORE`` outside the class words with ``words_only``). A word cut into
+    pieces gives every piece its tag (the BERT paper scores the first piece only)."""
     classes = [next((cls for s, e, cls, _ in sentence.words if s <= start < e), None)
                for start in _token_starts(sentence, tokenizer)]
     return [IGNORE if cls is None and words_only else TAGS.index(cls) if cls in TAGS else 0
@@ -221,9 +216,8 @@ def token_tags(sentence: TaskSentence, tokenizer: WordPieceTokenizer,
 def tagging_data(sentences: Sequence[TaskSentence], tokenizer: WordPieceTokenizer,
                  max_len: int, *, words_only: bool = False) -> TaskData:
     """``<cls> sentence <sep>`` with one tag per token; ``<cls>``, ``<sep>`` and padding get
-    ``IGNORE``, so that no loss and no accuracy is computed there. With ``words_only`` so do
-    the tokens outside the class words: accuracy then measures the words alone, not the frame
-    around them, which is ``O`` throughout."""
+    ``IGNORE`` (no loss, no accuracy), and with ``words_only`` the tokens outside the class
+    words too: accuracy then measures the words alone, not their frame (``O`` throughout)."""
     _check_builder_args(sentences, max_len, MIN_LEN_ONE)
     inputs = [encode_pair(tokenizer, s.text, max_len=max_len) for s in sentences]
     T = max(len(x.ids) for x in inputs) if inputs else 0
