@@ -311,10 +311,9 @@ def check_implementation(key: str, function: Callable, lang: str | None = None, 
     staged = hints(key, lang)
     if isinstance(hint, bool) or not isinstance(hint, int) or not 0 <= hint <= len(staged):
         raise ValueError(f"hint must be an int from 0 (none) to {len(staged)}; got {hint!r:.40}")
-    count = len(IMPLEMENTATIONS[key].cases(0))
     if problem and hint:  # the hint follows: no need to say how to ask for one
         problem = problem.removesuffix(_SPACE[resolve_language(lang)] + text("ex_impl_stuck", lang))
-    print(fill(problem or text("ex_impl_correct", lang, count=count)))
+    print(fill(problem or text("ex_impl_correct", lang, count=len(IMPLEMENTATIONS[key].cases(0)))))
     if hint:
         more = text("ex_impl_next_hint", lang, next=hint + 1) if hint < len(staged) else ""
         print(fill(text("ex_impl_hint", lang, stage=hint, count=len(staged),
