@@ -317,20 +317,20 @@ def bar_verts(heights) -> list:  # hbar_verts turned upright: bars 0.8 wide at x
 
 
 def heatmap(ax):
-    """An image in ``ax`` for attention weights, filled by :func:`show_square`."""
+    """An image in ``ax`` for attention weights, filled by :func:`show_image`."""
     return ax.imshow(np.zeros((1, 1)), cmap="viridis", vmin=0, aspect="auto",
                      interpolation="nearest")
 
 
-def show_square(image, data: np.ndarray, vmax: float, *, limits: bool = False) -> None:
-    """(T, T) ``data`` in ``image`` on the scale [0, vmax]; with ``limits``, its axes fit it."""
-    T = len(data)
+def show_image(image, data: np.ndarray, low: float, high: float, *, limits: bool = False) -> None:
+    """2-D ``data`` in ``image``, a unit a cell, on [low, high]; with ``limits``, axes fit it."""
+    extent = (-0.5, data.shape[1] - 0.5, data.shape[0] - 0.5, -0.5)
     image.set_data(data)
-    image.set_extent((-0.5, T - 0.5, T - 0.5, -0.5))
-    image.set_clim(0, vmax)
+    image.set_extent(extent)
+    image.set_clim(low, high)
     if limits:
-        image.axes.set_xlim(-0.5, T - 0.5)
-        image.axes.set_ylim(T - 0.5, -0.5)
+        image.axes.set_xlim(extent[:2])
+        image.axes.set_ylim(extent[2:])
 
 
 def mark_boundary(boundary: int | None, across=(), down=()) -> None:

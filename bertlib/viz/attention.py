@@ -22,7 +22,7 @@ from bertlib.viz._render import (
     heatmap,
     mark_boundary,
     pin_labels,
-    show_square,
+    show_image,
     spines,
 )
 from bertlib.viz.live import LiveFigure
@@ -99,7 +99,7 @@ class TokenMapPlot(LiveFigure):
                           self.ax_map.get_position().height * self.figure.get_figheight())
         self.query_labels.set(tokens, size)
         self.key_labels.set(tokens, size)
-        show_square(self.image, weights, vmax)
+        show_image(self.image, weights, 0, vmax)
         mark_boundary(boundary, (self.hline, *across), (self.vline,))
         self.ax_map.set_title(literal(title), y=1.0, pad=6)
         return size
@@ -250,7 +250,7 @@ class AllHeadsPlot(LiveFigure):
             labels.set(tokens if labelled else [], fontsize)
         vmax = float(max(p.max() for p in panels)) or 1.0
         for im, data in zip(self.images, panels, strict=True):
-            show_square(im, data, vmax)
+            show_image(im, data, 0, vmax)
         self.suptitle.set_text(text("all_heads_title", self.lang, layer=layer))
         return self.figure
 

@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 
 from bertlib.model import checked
 from bertlib.support.i18n import text
-from bertlib.viz._render import TokenLabels, pin_labels, spines
+from bertlib.viz._render import TokenLabels, pin_labels, show_image, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import PAGE_WIDTH, ROW, token_font
 
@@ -70,9 +70,7 @@ class EmbeddingPlot(LiveFigure):
                 "emb_sum_norm" if parts.normalised else "emb_sum"]
         limit = max(float(np.abs(p).max()) for p in parts.panels()) or 1.0
         for ax, im, data, key in zip(self.axes, self.images, parts.panels(), keys, strict=True):
-            im.set_data(data)
-            im.set_extent((-0.5, H - 0.5, T - 0.5, -0.5))
-            im.set_clim(-limit, limit)
+            show_image(im, data, -limit, limit)
             if ax.get_xlim() != (-0.5, H - 0.5) or ax.get_title() != text(key, self.lang):
                 ax.set_xlim(-0.5, H - 0.5)
                 ax.set_title(text(key, self.lang), y=1.0, pad=6)

@@ -20,7 +20,7 @@ from bertlib.inputs import EncodedInput, model_device
 from bertlib.model import BERTModel
 from bertlib.support.checks import check_int_in
 from bertlib.support.i18n import text
-from bertlib.viz._render import NumberText, TokenLabels, heatmap, mark_boundary, show_square, spines
+from bertlib.viz._render import NumberText, TokenLabels, heatmap, mark_boundary, show_image, spines
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.modelview import MEAN_HEAD, head_name
 from bertlib.viz.querykey import number
@@ -211,7 +211,7 @@ class EvidencePlot(LiveFigure):
         maps.append(evidence.rollout[layer])
         vmax = float(max(m.max() for m in maps)) or 1.0
         for image, data in zip(self.images, maps, strict=True):
-            show_square(image, data, vmax, limits=True)
+            show_image(image, data, 0, vmax, limits=True)
         rows = [[(-0.5, p - 0.5), (T - 0.5, p - 0.5), (T - 0.5, p + 0.5), (-0.5, p + 0.5)]
                 for p in evidence.masked]
         for collection, (across, down) in zip(self.rows, self.boundaries, strict=True):
@@ -272,9 +272,7 @@ class EvidencePlot(LiveFigure):
         if change is None:
             return
         limit = max(LIMIT, float(np.abs(change).max()))
-        self.cells[k].set_data(change)
-        self.cells[k].set_extent((-0.5, self.shape[1] - 0.5, self.shape[0] - 0.5, -0.5))
-        self.cells[k].set_clim(-limit, limit)
+        show_image(self.cells[k], change, -limit, limit)
         for t, value in zip(self.numbers[k], change.ravel(), strict=True):
             t.set_text(number(value, 3, "+") if self.fontsize else "")
             t.set_color("white" if abs(value) > 0.6 * limit else "black")

@@ -13,7 +13,7 @@ from torch import Tensor
 from bertlib.model import checked
 from bertlib.support.checks import check_int_in, check_tokens, number_array
 from bertlib.support.i18n import text
-from bertlib.viz._render import TokenLabels, heatmap, pin_labels, show_square, spines
+from bertlib.viz._render import TokenLabels, heatmap, pin_labels, show_image, spines
 from bertlib.viz.attention import map_side
 from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure
@@ -164,7 +164,7 @@ class ModelViewPlot(LiveFigure):
 
     @staticmethod
     def _show(image, weights: np.ndarray) -> None:
-        show_square(image, weights, float(weights.max()) or 1.0, limits=True)
+        show_image(image, weights, 0, float(weights.max()) or 1.0, limits=True)
 
 
 @checked
