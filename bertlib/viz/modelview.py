@@ -115,21 +115,18 @@ class ModelViewPlot(LiveFigure):
         height = TOP + max(grid_height, side + BELOW)
         self.figure.set_size_inches(width, height)
 
-        def box(x: float, top: float, w: float, h: float) -> tuple[float, float, float, float]:
+        def box(x: float, top: float, w: float = 0, h: float = 0) -> tuple[float, ...]:
             return x / width, 1 - (top + h) / height, w / width, h / height
 
         for layer, row in enumerate(self.thumbs):
+            top = TOP + layer * step
             for head, ax in enumerate(row):
-                ax.set_position(box(LEFT + head * step, TOP + layer * step, self.side,
-                                    self.side))
-            self.row_labels[layer].set_position(((LEFT - 0.1) / width,
-                                                 1 - (TOP + layer * step + self.side / 2)
-                                                 / height))
+                ax.set_position(box(LEFT + head * step, top, self.side, self.side))
+            self.row_labels[layer].set_position(box(LEFT - 0.1, top + self.side / 2)[:2])
         self._fit_column_labels()
         for head, label in enumerate(self.column_labels):
-            label.set_position(((LEFT + head * step + self.side / 2) / width,
-                                1 - (TOP - 0.06) / height))
-        self.head_label.set_position(((LEFT - 0.1) / width, 1 - (TOP - 0.06) / height))
+            label.set_position(box(LEFT + head * step + self.side / 2, TOP - 0.06)[:2])
+        self.head_label.set_position(box(LEFT - 0.1, TOP - 0.06)[:2])
         self.title.set_y(1 - 0.1 / height)
         self.ax_detail.set_position(box(detail_left, TOP, side, side))
         self.cax.set_position(box(detail_left + side + 0.12, TOP, 0.15, side))
