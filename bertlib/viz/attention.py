@@ -209,21 +209,20 @@ class AllHeadsPlot(LiveFigure):
         self.figure.subplots_adjust(left=1.0 / width, right=1 - 1.3 / width,
                                     top=1 - 0.75 / height, bottom=0.9 / height, wspace=0.15,
                                     hspace=0.35)
-        axes = self.figure.subplots(self.rows, self.cols, squeeze=False)
-        self.axes = list(axes.flat)
-        for ax in self.axes[self.num_panels:]:
+        # No ticks: the outer panels get TokenLabels below.
+        axes = list(self.figure.subplots(self.rows, self.cols, squeeze=False,
+                                         subplot_kw={"xticks": [], "yticks": []}).flat)
+        for ax in axes[self.num_panels:]:
             ax.set_visible(False)
-        self.axes = self.axes[: self.num_panels]
+        self.axes = axes[: self.num_panels]
         self.images = [heatmap(ax) for ax in self.axes]
         for i, ax in enumerate(self.axes):
-            is_mean = i == num_heads
-            ax.set(xticks=[], yticks=[])  # the outer panels get TokenLabels below
-            ax.set_title(text("mean_heads" if is_mean else "head_name", self.lang, head=i),
+            ax.set_title(text("mean_heads" if i == num_heads else "head_name", self.lang, head=i),
                          y=1.0, pad=4)
         cax = self.figure.add_axes((1 - 1.0 / width, 0.9 / height, 0.15 / width,
                                     1 - 1.65 / height))
-        self.colorbar = self.figure.colorbar(self.images[0], cax=cax)
-        self.colorbar.set_label(text("weight", self.lang))
+        self.colorbar = self.figure.colorbar(self.images[0], cax=cax,
+                                             label=text("weight", self.lang))
         self.suptitle = self.figure.suptitle("")
         self.blitter.animate(*self.images, self.colorbar.ax, self.suptitle,
                              *spines(self.axes))

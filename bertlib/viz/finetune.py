@@ -130,14 +130,12 @@ class FineTunePlot(LiveFigure):
         self.num_classes = len(class_names)
         self.class_names = list(class_names)
         super().__init__(PAGE_WIDTH, 5, lang)
-        self.ax_probs = self.figure.add_axes((0, 0, 1, 1))
-        self.ax_probs.set_xlim(0, 1)
-        self.ax_probs.set_ylim(self.num_classes - 0.5, -0.5)
-        self.ax_probs.set_xlabel(text("ft_probability", self.lang))
+        self.ax_probs = self.figure.add_axes((0, 0, 1, 1), xlim=(0, 1),
+                                             ylim=(self.num_classes - 0.5, -0.5),
+                                             xlabel=text("ft_probability", self.lang))
         self.ax_probs.set_title(text("ft_probabilities", self.lang), loc="left")
-        self.ax_tags = self.figure.add_axes((0, 0, 1, 1))
+        self.ax_tags = self.figure.add_axes((0, 0, 1, 1), xlim=(0, CHIP_COLUMNS))
         self.ax_tags.set_axis_off()
-        self.ax_tags.set_xlim(0, CHIP_COLUMNS)
         self.ax_tags.set_title(text("ft_tags", self.lang), loc="left")
         self.legend = self.ax_tags.legend(
             handles=[Patch(facecolor=color, label=text("tag_" + tag, self.lang))

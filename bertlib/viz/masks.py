@@ -190,10 +190,8 @@ class TallyPlot(LiveFigure):
                                            linestyle="--", linewidth=1.2) for fate in Fate]
         self.ax_fate.plot([], [], color="black", linestyle="--",
                           label=text("expected_value", self.lang))
-        self.ax_fate.set_xscale("log")
-        self.ax_fate.set_ylim(0, 1)
-        self.ax_fate.set_xlabel(text("tally_resample_axis", self.lang))
-        self.ax_fate.set_ylabel(text("tally_fraction", self.lang))
+        self.ax_fate.set(xscale="log", ylim=(0, 1), ylabel=text("tally_fraction", self.lang),
+                         xlabel=text("tally_resample_axis", self.lang))
         self.fate_title = self.ax_fate.set_title("")
         fate_legend = self.ax_fate.legend(loc="center right", fontsize=9)
         # The reference lines and legends too, in the order of a full draw: over the curves.

@@ -47,13 +47,9 @@ class ModelViewPlot(LiveFigure):
         self.side = self.gap = 0.0  # the thumbnails', set by _layout
         super().__init__(PAGE_WIDTH, 5, lang)
         fig = self.figure
-        self.thumbs = [[fig.add_axes((0, 0, 1, 1)) for _ in range(num_heads)]
-                       for _ in range(num_blks)]
-        self.images = []
-        for row in self.thumbs:
-            for ax in row:
-                ax.set(xticks=[], yticks=[])
-                self.images.append(heatmap(ax))
+        self.thumbs = [[fig.add_axes((0, 0, 1, 1), xticks=[], yticks=[])
+                        for _ in range(num_heads)] for _ in range(num_blks)]
+        self.images = [heatmap(ax) for row in self.thumbs for ax in row]
         self.row_labels = [fig.text(0, 0, text("layer_name", self.lang, layer=layer),
                                     ha="right", va="center", fontsize=LABEL_SIZE)
                            for layer in range(num_blks)]

@@ -115,7 +115,8 @@ class QueryKeyPlot(LiveFigure):
         fig = self.figure
         self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values, self.ax_output, \
             self.cax = (fig.add_axes((0, 0, 1, 1)) for _ in range(6))
-        for ax in (self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values):
+        self.columns = (self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values)
+        for ax in self.columns:
             ax.set(xticks=[], yticks=[])  # the bars' numbers are their scale; keys at left
         self.ax_mask.set_xlim(0, 1)
         self.ax_output.set_yticks([])
@@ -153,14 +154,12 @@ class QueryKeyPlot(LiveFigure):
         self.temperature = fig.text(0, 0, "", ha="left", va="top", fontsize=10)
         self.summary = fig.text(0, 0, "", ha="left", va="top", fontsize=10)
         self.note = fig.text(0.01, 0.005, "", fontsize=9, color="#555555")
-        self.titles = [ax.title for ax in (self.ax_scores, self.ax_mask, self.ax_weights,
-                                           self.ax_values)]
+        self.titles = [ax.title for ax in self.columns]
         self.blitter.animate(*self.highlights, self.score_bars, self.weight_bars, self.zero,
                              self.values, self.output, self.colorbar.ax, self.suptitle,
                              self.weight_sum, self.temperature, self.summary, self.note,
                              *self.titles,
-                             *spines([self.ax_scores, self.ax_mask, self.ax_weights,
-                                      self.ax_values, self.ax_output]))
+                             *spines([*self.columns, self.ax_output]))
         self.rows: int | None = None  # the rows laid out for (a multiple of 8)
         self.fontsize = 10.0
         self._mask: list[bool] = []
@@ -219,7 +218,7 @@ class QueryKeyPlot(LiveFigure):
         rows = 2 * math.ceil(T / 2)
         if rows != self.rows:
             self._layout(rows)
-        for ax in (self.ax_scores, self.ax_mask, self.ax_weights, self.ax_values):
+        for ax in self.columns:
             ax.set_ylim(T - 0.5, -0.5)  # nothing in the background depends on it
         legible = self.fontsize >= MIN_FONT
         numbered = T if legible else 0

@@ -64,9 +64,7 @@ class TimeLapsePlot(TokenMapPlot):
                              for _ in range(MAX_MASKED)]
         self.nsp_title = fig.text(0, 0, "", fontsize=10, va="baseline")
         for ax in self.ax_guesses:
-            ax.set_xlim(0, 1)
-            ax.set_ylim(top_k - 0.5, -0.5)
-            ax.set(xticks=[], yticks=[])
+            ax.set(xlim=(0, 1), ylim=(top_k - 0.5, -0.5), xticks=[], yticks=[])
             self.guess_bars.append(ax.add_collection(PolyCollection([]), autolim=False))
             left, right = (offset_copy(ax.get_yaxis_transform(), fig, x=x, y=-0.35 * 10,
                                        units="points") for x in (-4, 4))
@@ -79,11 +77,8 @@ class TimeLapsePlot(TokenMapPlot):
                        for i in range(top_k)]
             self.guess_tokens.append(tokens)
             self.guess_numbers.append(numbers)
-        self.ax_nsp = fig.add_axes((0, 0, 1, 1))
-        self.ax_nsp.set_xlim(0, 1)
-        self.ax_nsp.set_ylim(-0.5, 0.5)
+        self.ax_nsp = fig.add_axes((0, 0, 1, 1), xlim=(0, 1), ylim=(-0.5, 0.5), yticks=[])
         self.ax_nsp.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
-        self.ax_nsp.set_yticks([])
         self.nsp_bar = self.ax_nsp.add_collection(PolyCollection([], facecolors=NSP_COLOR),
                                                   autolim=False)
         # Animated too, so that it is drawn over the bar, as a full draw would.
@@ -93,10 +88,9 @@ class TimeLapsePlot(TokenMapPlot):
         self.loss_lines = {name: self.ax_loss.plot([], [], color=color, linewidth=0.8,
                                                    label=text(f"train_{name}_loss", lang))[0]
                            for name, color in (("mlm", MLM_COLOR), ("nsp", NSP_COLOR))}
-        self.ax_loss.set_yscale("log")
+        self.ax_loss.set(yscale="log", xlabel=text("train_step", lang),
+                         ylabel=text("train_loss", lang))
         self.ax_loss.yaxis.set_minor_formatter(NullFormatter())  # 4×10⁻¹ and the like
-        self.ax_loss.set_xlabel(text("train_step", lang))
-        self.ax_loss.set_ylabel(text("train_loss", lang))
         # Top right, in the room set_losses leaves above the curves.
         self.ax_loss.legend(loc="upper right", fontsize=9, frameon=False, borderaxespad=0.2,
                             handlelength=1.5)
