@@ -236,22 +236,16 @@ class Widget:
             if self._busy:
                 return
             try:
-                notices = action()
+                messages, error = action(), False
             except InputNotice as err:
-                self._fail(str(err), outputs)
+                messages, error = [str(err)], True
             except InputError as err:
-                self._fail(text("error", self.lang, message=err.message(self.lang)), outputs)
+                messages, error = [text("error", self.lang, message=err.message(self.lang))], True
             except ValueError as err:  # a library error nobody foresaw here: English, as raised
-                self._fail(text("error", self.lang, message=str(err)), outputs)
-            else:
-                for w in outputs:
-                    w.layout.display = None
-                self._show(notices)
-
-    def _fail(self, message: str, outputs: list[widgets.Widget]) -> None:
-        for w in outputs:
-            w.layout.display = "none"
-        self._show([message], error=True)
+                messages, error = [text("error", self.lang, message=str(err))], True
+            for w in outputs:
+                w.layout.display = "none" if error else None
+            self._show(messages, error=error)
 
 
 class ModelWidget(Widget):
@@ -266,6 +260,13 @@ class ModelWidget(Widget):
         self.text_a, self.text_b = self._text_boxes(text_a, text_b)
         for box in (self.text_a, self.text_b):
             box.observe(lambda _: self.refresh(), names="value")
+
+    def _table_and_figure(self, plot: LiveFigure, *controls: widgets.Widget) -> None:
+        """The text boxes, ``controls``, the token table and ``plot``'s figure, drawn."""
+        self.table, self.image, self.plot = widgets.HTML(), FigureView(), plot
+        self.ui = widgets.VBox([text_row(self.text_a, self.text_b), *controls, self.status,
+                                self.table, self.image, self._save_controls()])
+        self.refresh()
 
     def refresh(self) -> None:  # the table and figure of the subclass' _draw
         self._guarded(self._draw, [self.table, self.image])

@@ -12,7 +12,7 @@ import numpy as np
 
 from bertlib.analysis.fill_mask import Guess, fill_mask
 from bertlib.inputs import check_model_and_tokenizer, eval_mode, model_device
-from bertlib.masking import Fate, MaskedTokens, check_replacement_words, mask_tokens
+from bertlib.masking import MaskedTokens, check_replacement_words, mask_tokens
 from bertlib.model import BERTModel
 from bertlib.support.checks import check_int_in, check_positive_int
 from bertlib.support.i18n import text
@@ -39,13 +39,8 @@ class InputRepresentationWidget(ModelWidget):
                  text_b: str | None = None):
         super().__init__(model, tokenizer, lang, text_a, text_b)
         self.text_b.placeholder = text("optional", self.lang)
-        self.table = widgets.HTML()
-        self.image = FigureView()
-        self.plot = EmbeddingPlot(self.lang)
         self.parts: EmbeddingParts | None = None
-        self.ui = widgets.VBox([text_row(self.text_a, self.text_b), self.status, self.table,
-                                self.image, self._save_controls()])
-        self.refresh()
+        self._table_and_figure(EmbeddingPlot(self.lang))
 
     def _draw(self) -> list[str]:
         enc, notices = self._encode(self.tokenizer, self.model.config.max_len)
@@ -152,9 +147,8 @@ class MaskingWidget(Widget):
         masked = mask_tokens(enc.ids, vocab, mask_ratio=self.mask_ratio.value,
                              seed=self.seed.value)
         self.encoded, self.masked = enc, masked
-        fates: list[Fate | None] = [None] * len(enc.ids)
-        for pos, fate in zip(masked.positions, masked.fates, strict=True):
-            fates[pos] = fate
+        fate_at = dict(zip(masked.positions, masked.fates, strict=True))
+        fates = [fate_at.get(i) for i in range(len(enc.ids))]  # None: not selected
         shown = vocab.to_tokens(masked.masked_ids)
         title = text("chips_title", self.lang, selected=len(masked.positions),
                      candidates=masked.num_candidates, seed=self.seed.value)
@@ -189,14 +183,9 @@ class NSPWidget(ModelWidget):
         super().__init__(model, tokenizer, lang, text_a, text_b)
         self.swap = widgets.Button(description=text("swap", self.lang), icon="exchange",
                                    layout=widgets.Layout(width="auto", align_self="flex-start"))
-        self.table = widgets.HTML()
-        self.image = FigureView()
-        self.plot = NSPPlot(self.lang)
         self.probabilities: np.ndarray | None = None  # (P(NotNext), P(IsNext))
         self.swap.on_click(lambda _: self._swap())
-        self.ui = widgets.VBox([text_row(self.text_a, self.text_b), self.swap, self.status,
-                                self.table, self.image, self._save_controls()])
-        self.refresh()
+        self._table_and_figure(NSPPlot(self.lang), self.swap)
 
     @property
     def is_next_probability(self) -> float | None:
