@@ -62,11 +62,11 @@ class Evidence:
     def select(self, keep: Sequence[int]) -> Evidence:  # rows not scaled again
         keep = list(keep)
         boundary = None if self.boundary is None else int(np.searchsorted(keep, self.boundary))
+        rows_cols = (..., *np.ix_(keep, keep))
         return replace(self, tokens=[self.tokens[i] for i in keep],
                        masked=[keep.index(p) for p in self.masked], boundary=boundary,
-                       weights=self.weights[..., keep, :][..., keep],
-                       norms=self.norms[..., keep, :][..., keep],
-                       rollout=self.rollout[..., keep, :][..., keep])
+                       weights=self.weights[rows_cols], norms=self.norms[rows_cols],
+                       rollout=self.rollout[rows_cols])
 
 
 def untrained_outputs(model: BERTModel) -> tuple[bool, bool]:
@@ -204,11 +204,8 @@ class EvidencePlot(LiveFigure):
 
     def update(self, evidence: Evidence, layer: int, head: int, note: str = "") -> Figure:
         T = len(evidence.tokens)
-        if head == MEAN_HEAD:
-            maps = [evidence.weights[layer].mean(0), evidence.norms[layer].mean(0)]
-        else:
-            maps = [evidence.weights[layer, head], evidence.norms[layer, head]]
-        maps.append(evidence.rollout[layer])
+        maps = [*(a[layer].mean(0) if head == MEAN_HEAD else a[layer, head]
+                  for a in (evidence.weights, evidence.norms)), evidence.rollout[layer]]
         vmax = float(max(m.max() for m in maps)) or 1.0
         for image, data in zip(self.images, maps, strict=True):
             show_image(image, data, 0, vmax, limits=True)

@@ -64,14 +64,11 @@ def percent(share: float) -> str:  # 0.1942 -> "19.4%"
 
 def accuracy_text(accuracy: Mapping[str, Accuracy], num_classes: int, lang: str) -> str:
     """Held-out accuracy per language with 95% intervals, and the chance level."""
-    scores = {}
-    for code in CORPUS_LANGUAGES:
-        if code in accuracy:
-            low, high = accuracy[code].interval
-            scores[code] = text("ft_score", lang, value=percent(accuracy[code].value),
-                                low=percent(low), high=percent(high))
-        else:
-            scores[code] = text("ft_not_measured", lang)
+    scores = dict.fromkeys(CORPUS_LANGUAGES, text("ft_not_measured", lang))
+    for code, score in accuracy.items():
+        low, high = score.interval
+        scores[code] = text("ft_score", lang, value=percent(score.value), low=percent(low),
+                            high=percent(high))
     return text("ft_accuracy", lang, classes=num_classes, chance=percent(1 / num_classes),
                 **scores)
 

@@ -50,9 +50,6 @@ class LiveFigure:
         self.figure = new_figure(width, height, self.lang)
         self.blitter = Blitter(self.figure)
 
-    def update(self, *args, **kwargs) -> Figure:
-        raise NotImplementedError
-
     def png(self) -> bytes:
         return self.blitter.png()
 
