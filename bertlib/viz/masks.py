@@ -108,8 +108,7 @@ class ChipsPlot(LiveFigure):
             if selected:
                 outline.set_edgecolor(FATE_COLORS[fate])
                 band.set_facecolor(FATE_COLORS[fate])
-                bottom.set_text(f"→ {literal(seen)}")
-                bottom.set_color(FATE_TEXT_COLORS[fate])
+                bottom.set(text=f"→ {literal(seen)}", color=FATE_TEXT_COLORS[fate])
         self.title.set_text(literal(title))
         return self.figure
 

@@ -41,7 +41,7 @@ class NSPPlot(LiveFigure):
         self.probabilities = probs = np.asarray(probabilities, dtype=float)
         for bar, label, p in zip(self.bars, self.values, probs, strict=True):
             bar.set_width(p)
-            label.set_position((min(p, 0.88) + 0.01, label.get_position()[1]))
+            label.set_x(min(p, 0.88) + 0.01)
             label.set_text(f"{p:.3f}")
         self.ax.set_title(text("nsp_title", self.lang, p=probs[1]))
         return self.figure

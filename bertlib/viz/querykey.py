@@ -238,11 +238,10 @@ class QueryKeyPlot(LiveFigure):
         self._bars(steps)
         for j in range(numbered):
             self.mask_texts[j].set_text("0" if mask[j] else "\u2212\u221e")
-            color = "black" if mask[j] else "#777777"
-            self.score_numbers[j].set_text(number(steps.scores[j], 2))
-            self.score_numbers[j].set_color(color)
-            self.weight_numbers[j].set_text(number(steps.weights[j], 3) if mask[j] else "0")
-            self.weight_numbers[j].set_color(color if mask[j] else BOUNDARY_COLOR)
+            self.score_numbers[j].set(text=number(steps.scores[j], 2),
+                                      color="black" if mask[j] else "#777777")
+            self.weight_numbers[j].set(text=number(steps.weights[j], 3) if mask[j] else "0",
+                                       color="black" if mask[j] else BOUNDARY_COLOR)
         for highlight in self.highlights:
             highlight.set_y(steps.query - 0.5)
         self._values(steps)
