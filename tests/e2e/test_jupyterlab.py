@@ -39,7 +39,8 @@ large) with what it is drawn on. Each failure names the notebook, the theme, the
 widget by its number, cell, first label and view) and the element with its text, and what was
 measured.
 
-One screenshot per notebook goes to test-artifacts/e2e/. Needs a Chromium: run
+A notebook that fails leaves a screenshot of itself in test-artifacts/e2e/ (every notebook
+does with E2E_SCREENSHOTS=1: a tall page takes seconds to capture). Needs a Chromium: run
 `.ci/install-browser` (Debian's, or Playwright's elsewhere).
 """
 
@@ -1452,21 +1453,28 @@ def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str],
                     f"widget {index + 1}: operating its first {kind} {label!r} changed neither "
                     "its figure nor its text"
                 )
+    # Each kind of widget driven through once per notebook, by its first instance that has
+    # what is to be driven (03 shows three attention widgets: the same class on other models,
+    # each of their views measured above, in both themes).
     driven = set()
     for index in range(len(widgets)):
         area = page.locator(f'[data-e2e-widget="{index}"]')
         # Told by their controls: the attention widget by its step-by-step view, the masking
         # widget by its resample button.
-        if button(area, i18n.text("view_query_key", lang)).count():
-            attention, evidence = drive_attention(page, notebook, lab, index, lang)
-            problems += attention
-            driven.update({"attention", "evidence"} if evidence else {"attention"})
-        if button(area, i18n.text("resample", lang)).count():
+        if (button(area, i18n.text("view_query_key", lang)).count()
+                and not {"attention", "evidence"} <= driven):
+            has_evidence = button(area, i18n.text("view_evidence", lang)).count()
+            if "attention" not in driven or has_evidence:
+                attention, evidence = drive_attention(page, notebook, lab, index, lang)
+                problems += attention
+                driven.update({"attention", "evidence"} if evidence else {"attention"})
+        if button(area, i18n.text("resample", lang)).count() and "fill-mask" not in driven:
             masking, fill_mask = drive_masking(page, notebook, lab, index, lang)
             problems += masking
             if fill_mask:
                 driven.add("fill-mask")
-        if labelled(area, i18n.text("tl_step", lang), ".noUi-handle").count():
+        if (labelled(area, i18n.text("tl_step", lang), ".noUi-handle").count()
+                and "time-lapse" not in driven):
             problems += drive_timelapse(page, notebook, lab, index, lang)
             driven.add("time-lapse")
     # Again after all that: what the operations brought on screen.
@@ -1692,8 +1700,9 @@ def test_notebook_in_jupyterlab(notebook: str, lab: Lab, lab_page: LabPage) -> N
         passed = True
     finally:
         try:
-            save_screenshot(page, path)
-            times.lap("screenshot")
+            if not passed or os.environ.get("E2E_SCREENSHOTS") == "1":
+                save_screenshot(page, path)
+                times.lap("screenshot")
         finally:
             times.save(notebook, lab_page.stages)
             page.remove_listener("pageerror", on_error)
