@@ -924,7 +924,7 @@ for name, inputs in ((tr("partner visible"), one_char), (tr("whole word masked")
 # %% [markdown] lang="en"
 # ## Exercises
 #
-# 1. ★ **Count.** BERT-base was pretrained mostly on sequences of 128 tokens (notebook 06). How
+# 1. ★ **Count.** BERT-Base was pretrained mostly on sequences of 128 tokens (notebook 06). How
 #    many prediction positions does `mask_tokens` choose in a sequence of `<cls>`, 126 word pieces
 #    and `<sep>`? Check below.
 # 2. ★★ The 80/10/10 section gives the reason not to always use `<mask>`. Why, then, not replace
@@ -944,7 +944,7 @@ for name, inputs in ((tr("partner visible"), one_char), (tr("whole word masked")
 # %% [markdown] lang="zh"
 # ## 练习
 #
-# 1. ★ **数一数。** BERT-base 的预训练大多用 128 个词元的序列（见笔记本 06）。对于由 `<cls>`、126 个
+# 1. ★ **数一数。** BERT-Base 的预训练大多用 128 个词元的序列（见笔记本 06）。对于由 `<cls>`、126 个
 #    子词和 `<sep>` 组成的序列，`mask_tokens` 会选出多少个预测位置？在下面检查你的答案。
 # 2. ★★ 讲 80/10/10 的那一节已经说明了为什么不总是使用 `<mask>`。那么，为什么不把 20% 替换为随机
 #    词，而要保留 10% 不变？请从模型在微调时看到的输入，以及它能从未改动的词元学到什么来论证。
@@ -959,7 +959,7 @@ for name, inputs in ((tr("partner visible"), one_char), (tr("whole word masked")
 # %% [markdown] lang="ja"
 # ## 演習
 #
-# 1. ★ **数えてみよう。** BERT-base は主に 128 トークンのシーケンスで事前学習されました（ノートブッ
+# 1. ★ **数えてみよう。** BERT-Base は主に 128 トークンのシーケンスで事前学習されました（ノートブッ
 #    ク 06）。`<cls>`、126 個のサブワード、`<sep>` からなるシーケンスで、`mask_tokens` が選ぶ予測位
 #    置はいくつでしょうか。下で確かめてください。
 # 2. ★★ 常に `<mask>` を使わない理由は 80/10/10 の節で述べました。では、10% をそのままにする代わり

@@ -778,42 +778,42 @@ print(tr("NSP loss (recorded every {every} steps): mean over steps {a}-{b} {earl
 # %% [markdown] lang="en"
 # | | BERT paper | shipped model |
 # | --- | --- | --- |
-# | model | BERT-base: 12 blocks, H = 768, 12 heads, 110M parameters; BERT-large: 24 blocks, H = 1024, 16 heads, 340M parameters | 2 blocks, H = 128, 2 heads (its parameters: exercise 2) |
+# | model | BERT-Base: 12 blocks, H = 768, 12 heads, 110M parameters; BERT-Large: 24 blocks, H = 1024, 16 heads, 340M parameters | 2 blocks, H = 128, 2 heads (its parameters: exercise 2) |
 # | pretraining text | BooksCorpus (800M words) and English Wikipedia (2,500M words) | 15,610 sentences, 164,550 WordPiece tokens, English and Chinese |
 # | batch | 256 sequences | 128 sentence pairs |
 # | steps | 1,000,000, about 40 passes over the text | 3,000, in 10 rounds of fresh pairs and masks |
 # | sequence length | 128 tokens for 90% of the steps, then 512 | 64 tokens throughout |
 # | optimiser | Adam, learning rate 1e-4, warm-up over the first 10,000 steps, then linear decay | Adam, learning rate 0.002, constant |
 # | dropout | 0.1 on every layer | none |
-# | time | 4 days, on 16 TPU chips (BERT-large: 64) | 12 minutes on one CPU thread |
+# | time | 4 days, on 16 TPU chips (BERT-Large: 64) | 12 minutes on one CPU thread |
 #
 # The shipped column, from the model's recipe and its corpus:
 
 # %% [markdown] lang="zh"
 # | | BERT 论文 | 自带模型 |
 # | --- | --- | --- |
-# | 模型 | BERT-base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；BERT-large：24 个编码器块，H = 1024，16 个头，3.4 亿个参数 | 2 个编码器块，H = 128，2 个头（参数个数见练习 2） |
+# | 模型 | BERT-Base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；BERT-Large：24 个编码器块，H = 1024，16 个头，3.4 亿个参数 | 2 个编码器块，H = 128，2 个头（参数个数见练习 2） |
 # | 预训练文本 | 图书语料库（8 亿个词）和英文维基百科（25 亿个词） | 15,610 个句子，164,550 个 WordPiece 词元，英文和中文 |
 # | 批量大小 | 256 个序列 | 128 个句子对 |
 # | 训练步数 | 1,000,000，约遍历文本 40 次 | 3,000，共 10 轮，每轮重新构造句子对和掩码 |
 # | 序列长度 | 前 90% 的训练步为 128 个词元，其余为 512 个 | 始终为 64 个词元 |
 # | 优化器 | Adam，学习率 1e-4，前 10,000 步预热，之后线性衰减 | Adam，学习率 0.002，全程不变 |
 # | dropout | 每一层 0.1 | 不用 |
-# | 训练时间 | 在 16 个 TPU 芯片上训练 4 天（BERT-large：64 个） | 在一个 CPU 线程上训练 12 分钟 |
+# | 训练时间 | 在 16 个 TPU 芯片上训练 4 天（BERT-Large：64 个） | 在一个 CPU 线程上训练 12 分钟 |
 #
 # 自带模型这一列的数字来自它的训练配置和语料库：
 
 # %% [markdown] lang="ja"
 # | | BERT 論文 | 付属モデル |
 # | --- | --- | --- |
-# | モデル | BERT-base：12 ブロック、H = 768、12 ヘッド、パラメータ 1.1 億。BERT-large：24 ブロック、H = 1024、16 ヘッド、パラメータ 3.4 億 | 2 ブロック、H = 128、2 ヘッド（パラメータ数は演習 2） |
+# | モデル | BERT-Base：12 ブロック、H = 768、12 ヘッド、パラメータ 1.1 億。BERT-Large：24 ブロック、H = 1024、16 ヘッド、パラメータ 3.4 億 | 2 ブロック、H = 128、2 ヘッド（パラメータ数は演習 2） |
 # | 事前学習のテキスト | BooksCorpus（8 億語）と英語版 Wikipedia（25 億語） | 15,610 文、164,550 WordPiece トークン、英語と中国語 |
 # | バッチ | 256 シーケンス | 128 組の文ペア |
 # | ステップ数 | 1,000,000、テキストを約 40 周 | 3,000、10 ラウンドに分け、ラウンドごとに文ペアとマスクを作り直す |
 # | シーケンス長 | ステップの 90% は 128 トークン、残りは 512 | 常に 64 トークン |
 # | オプティマイザ | Adam、学習率 1e-4、最初の 10,000 ステップでウォームアップし、その後は線形に減衰 | Adam、学習率 0.002、一定 |
 # | ドロップアウト | すべての層で 0.1 | なし |
-# | 学習時間 | 16 個の TPU チップで 4 日（BERT-large は 64 個） | CPU の 1 スレッドで 12 分 |
+# | 学習時間 | 16 個の TPU チップで 4 日（BERT-Large は 64 個） | CPU の 1 スレッドで 12 分 |
 #
 # 付属モデルの列の数字は、学習設定とコーパスから取ったものです：
 
@@ -1515,7 +1515,7 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #    brought further below its uniform guess, MLM or NSP? Do the same at the end of the shipped
 #    run (`run["mlm_loss"][-1]`, `run["nsp_loss"][-1]`), where the MLM loss ends below the NSP
 #    loss.
-# 7. ★★★ The chapter suggests pretraining with `max_len=512` and the sizes of BERT-large (24
+# 7. ★★★ The chapter suggests pretraining with `max_len=512` and the sizes of BERT-Large (24
 #    blocks, H = 1024, 16 heads, FFN 4096). Without running it: when `max_len` goes from 64 to
 #    512, by what factor does the memory of the parameters grow, and by what factor the memory
 #    of one batch's attention weights? Which of the two makes the run fail on a laptop?
@@ -1544,7 +1544,7 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #    测时的损失：两个任务中，哪一个被训练得离均匀猜测更远，掩蔽语言模型还是下一句预测？再对自带模型
 #    完整训练结束时的损失（`run["mlm_loss"][-1]`、`run["nsp_loss"][-1]`）做同样的计算，那时掩蔽语言
 #    模型的损失已经低于下一句预测的损失。
-# 7. ★★★ 本章建议用 `max_len=512` 和 BERT-large 的尺寸（24 个编码器块，H = 1024，16 个头，前馈网
+# 7. ★★★ 本章建议用 `max_len=512` 和 BERT-Large 的尺寸（24 个编码器块，H = 1024，16 个头，前馈网
 #    络 4096）做预训练。不用运行，想一想：`max_len` 从 64 增加到 512 时，参数占用的内存增长到原来的
 #    多少倍？一个批量的注意力权重占用的内存又增长到多少倍？在笔记本电脑上，是哪一个让训练无法进行？
 
@@ -1576,7 +1576,7 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 #    が一様な推測からより遠くまで下げたのは、マスク言語モデルと次文予測のどちらですか。付属モデルの
 #    学習の最後の損失（`run["mlm_loss"][-1]`、`run["nsp_loss"][-1]`）でも同じ計算をしてみましょう。
 #    こちらでは、マスク言語モデルの損失が次文予測の損失より低くなっています。
-# 7. ★★★ 章は `max_len=512` と BERT-large のサイズ（24 ブロック、H = 1024、16 ヘッド、FFN 4096）で
+# 7. ★★★ 章は `max_len=512` と BERT-Large のサイズ（24 ブロック、H = 1024、16 ヘッド、FFN 4096）で
 #    事前学習することを提案しています。実行せずに考えましょう。`max_len` が 64 から 512 になると、パ
 #    ラメータのメモリは何倍になり、1 つのバッチのアテンションの重みのメモリは何倍になりますか。ノー
 #    トパソコンで学習が失敗する原因になるのは、どちらでしょうか。

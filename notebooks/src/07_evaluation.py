@@ -480,14 +480,14 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
          gap=(weights - norms / norms.sum(-1, keepdim=True)).abs().max()))
 
 # %% [markdown] lang="en"
-# Here the picture and the test agree only in part. The head whose masked tokens look most at
-# their neighbours (L0H1, 0.92) is the one whose loss hurts MLM most (0.880 → 0.497), and the one
-# that looks there least (L0H0, 0.04) costs almost nothing (0.878). But L1H0, which looks at the
-# neighbours hardly at all (0.05), costs MLM a lot (0.652): a head can matter without looking
-# where the picture suggests. For NSP every head but L0H0 matters now: switching off L1H1, L1H0
-# or L0H1 leaves 0.580 to 0.673 of 0.841, each interval far below the intact model's
-# [0.821, 0.860], and a whole layer costs more still (0.600 and 0.550). On the neighbours of
-# masked tokens the norm-based shares are the raw ones, but elsewhere a weight and its
+# Here the picture and the test agree only in part (the table names layer 0's head 1 L0H1). The head
+# whose masked tokens look most at their neighbours (L0H1, 0.92) is the one whose loss hurts MLM
+# most (0.880 → 0.497), and the one that looks there least (L0H0, 0.04) costs almost nothing
+# (0.878). But L1H0, which looks at the neighbours hardly at all (0.05), costs MLM a lot (0.652): a
+# head can matter without looking where the picture suggests. For NSP every head but L0H0 matters
+# now: switching off L1H1, L1H0 or L0H1 leaves 0.580 to 0.673 of 0.841, each interval far below the
+# intact model's [0.821, 0.860], and a whole layer costs more still (0.600 and 0.550). On the
+# neighbours of masked tokens the norm-based shares are the raw ones, but elsewhere a weight and its
 # norm-based share differ by as much as 0.287 (the last line): the sizes of the value vectors
 # matter, and the evidence view shows where.
 #
@@ -498,13 +498,14 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
 # layers (Abnar & Zuidema, 2020), where they disagree.
 
 # %% [markdown] lang="zh"
-# 在这里，图和检验只有一部分是吻合的。被掩蔽词元最关注邻居的那个头（L0H1，0.92），关掉后对掩蔽语言模
-# 型的损害也最大（0.880 → 0.497）；最不关注邻居的那个头（L0H0，0.04）关掉后几乎没有影响（0.878）。但
-# 是 L1H0 几乎不看邻居（0.05），关掉后掩蔽语言模型却损失很大（0.652）：一个头可以很重要，却并不看图
-# 上暗示的地方。对下一句预测来说，现在除了 L0H0 以外每个头都很重要：关掉 L1H1、L1H0 或 L0H1，准确率
-# 从 0.841 降到 0.580 到 0.673，每个置信区间都远低于完整模型的 [0.821, 0.860]；关掉一整层损失更大
-# （0.600 和 0.550）。在被掩蔽词元的邻居上，基于范数的份额与原始权重相同，但在别处，一个权重与它基于
-# 范数的份额最多相差 0.287（最后一行）：值向量的大小也有影响，“证据”视图会显示在哪里。
+# 在这里，图和检验只有一部分是吻合的（表中把层 0 的头 1 记作 L0H1，其余类推）。被掩蔽词元最关注邻居
+# 的那个头（L0H1，0.92），关掉后对掩蔽语言模型的损害也最大（0.880 → 0.497）；最不关注邻居的那个
+# 头（L0H0，0.04）关掉后几乎没有影响（0.878）。但是 L1H0 几乎不看邻居（0.05），关掉后掩蔽语言模型
+# 却损失很大（0.652）：一个头可以很重要，却并不看图上暗示的地方。对下一句预测来说，现在除了 L0H0 以
+# 外每个头都很重要：关掉 L1H1、L1H0 或 L0H1，准确率从 0.841 降到 0.580 到 0.673，每个置信区间都远低
+# 于完整模型的 [0.821, 0.860]；关掉一整层损失更大（0.600 和 0.550）。在被掩蔽词元的邻居上，基于范数
+# 的份额与原始权重相同，但在别处，一个权重与它基于范数的份额最多相差 0.287（最后一行）：值向量的大小
+# 也有影响，“证据”视图会显示在哪里。
 #
 # 留出数据上的平均值掩盖了单个输入的情况。小部件的“证据”视图针对屏幕上的句子对，用一次批量的前向传播
 # 把每个头都关掉一次，并在注意力图旁边画出一个网格，显示关掉每个头的代价：你选定的掩蔽位置上原词元的
@@ -512,15 +513,16 @@ print(tr("largest gap between a weight and its norm-based share: {gap:.3f}",
 # 展开（attention rollout，Abnar 和 Zuidema，2020），让你看到它们在哪里不一致。
 
 # %% [markdown] lang="ja"
-# ここでは、図と検証は一部でしか一致しません。マスクしたトークンが隣を最もよく見るヘッド（L0H1、
-# 0.92）は、止めるとマスク言語モデルを最も損ないます（0.880 → 0.497）。隣を最も見ないヘッド（L0H0、
-# 0.04）は止めてもほとんど影響がありません（0.878）。ところが L1H0 は隣をほとんど見ない（0.05）の
-# に、止めるとマスク言語モデルは大きく下がります（0.652）。ヘッドは、図が示唆する場所を見ていなくて
-# も重要でありうるのです。次文予測では、今は L0H0 以外のどのヘッドも重要です。L1H1、L1H0、L0H1 のど
-# れを止めても 0.841 が 0.580 から 0.673 に下がり、どの区間も元のモデルの [0.821, 0.860] よりずっと
-# 下にあります。層全体を止めるとさらに下がります（0.600 と 0.550）。マスクしたトークンの隣について
-# は、ノルムに基づく割合は元の重みと同じですが、ほかの場所では重みとノルムに基づく割合が最大 0.287
-# も違います（最後の行）。値ベクトルの大きさも効いていて、証拠ビューがその場所を示します。
+# ここでは、図と検証は一部でしか一致しません（表では層 0 のヘッド 1 を L0H1 と書きます）。マスクした
+# トークンが隣を最もよく見るヘッド（L0H1、0.92）は、止めるとマスク言語モデルを最も損ないます（0.880
+# → 0.497）。隣を最も見ないヘッド（L0H0、0.04）は止めてもほとんど影響がありません（0.878）。ところが
+# L1H0 は隣をほとんど見ない（0.05）のに、止めるとマスク言語モデルは大きく下がります（0.652）。ヘッド
+# は、図が示唆する場所を見ていなくても重要でありうるのです。次文予測では、今は L0H0 以外のどのヘッド
+# も重要です。L1H1、L1H0、L0H1 のどれを止めても 0.841 が 0.580 から 0.673 に下がり、どの区間も元のモ
+# デルの [0.821, 0.860] よりずっと下にあります。層全体を止めるとさらに下がります（0.600 と 0.550）。
+# マスクしたトークンの隣については、ノルムに基づく割合は元の重みと同じですが、ほかの場所では重みとノ
+# ルムに基づく割合が最大 0.287 も違います（最後の行）。値ベクトルの大きさも効いていて、証拠ビューが
+# その場所を示します。
 #
 # ホールドアウトデータでの平均は、個々の入力を覆い隠します。ウィジェットの「根拠」ビューは、画面上の
 # ペアについてすべてのヘッドを 1 回のバッチ化した順伝播で切り、それぞれが何を失わせるかをアテンショ
