@@ -534,3 +534,43 @@ def test_every_listing_on_the_page_holds_at_most_its_door(path):
             guards = [line for line in shown.splitlines()
                       if re.search(r"\bcheck_\w+\(|_check\w*\(|checked_path", line)]
             assert len(guards) <= 2, f"cell {index}: {guards}"
+
+
+def test_class_time_counts_prose_code_output_widgets_and_run():
+    nb = nbformat.v4.new_notebook(metadata={"bert_notebooks": {"run_seconds": 90.0}}, cells=[
+        nbformat.v4.new_markdown_cell(" ".join(["word"] * 300)),  # 2 min at 150 words a minute
+        nbformat.v4.new_code_cell(tool.setup_cell("en"), id=tool.SETUP_ID),  # not counted
+        nbformat.v4.new_code_cell("a = 1\n\n" * 12, outputs=[  # 12 lines at 5 s: 1 min
+            nbformat.v4.new_output("stream", name="stdout", text="x\n" * 19),
+            nbformat.v4.new_output("display_data", data={  # a progress bar: one line
+                "application/vnd.jupyter.widget-view+json": {"model_id": "m1"},
+                "text/plain": "pretraining: 100%|██████████| 300/300"}),
+            nbformat.v4.new_output("display_data", data={  # a widget: 4 min
+                "application/vnd.jupyter.widget-view+json": {"model_id": "m2"},
+                "text/plain": "VBox(children=(Text(value='a'),))", "image/png": "iVBO"}),
+            nbformat.v4.new_output("display_data", data={"image/png": "iVBO",
+                                                         "text/plain": "<Figure>"}),
+        ]),
+    ])
+    parts = tool.minutes_in_class(nb)
+    assert parts == {"reading": 2.0, "code": 1.0, "output": 1.0, "widgets": 4, "run": 1.5,
+                     "total": 9.5}
+    del nb.metadata["bert_notebooks"]
+    assert tool.minutes_in_class(nb)["run"] is None
+
+
+def test_readme_and_index_give_each_notebook_its_estimated_class_time():
+    """The minutes the README's table and 00's contents give are tools/notebooks.py --estimate's
+    (rounded), in every edition of 00."""
+    minutes = {stem: round(parts["total"]) for stem, parts in tool.estimates().items()}
+    assert all(parts["run"] is not None for parts in tool.estimates().values())
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| (\d\d) [^|]* \| (\d+) \|", readme, flags=re.M))
+    assert rows == {stem[:2]: str(m) for stem, m in minutes.items()}
+    index = tool.load_source(NOTEBOOKS / "src" / "00_index.py")
+    for lang, said in (("en", "about {} minutes"), ("zh", "约 {} 分钟"), ("ja", "約 {} 分")):
+        text = "\n".join(c.source for c in tool.edition(index, lang).cells
+                         if c.cell_type == "markdown")
+        for stem, m in minutes.items():
+            link = re.search(rf"\]\({stem}\.ipynb\)[^\n]*", text)
+            assert link and said.format(m) in link.group(), (lang, stem, m)

@@ -26,6 +26,7 @@ bertlib is not installed in the kernel. ``--check`` verifies it like every other
     python tools/notebooks.py 03_encoder      # only these notebooks
     python tools/notebooks.py --check         # fast, no execution: editions match sources
     python tools/notebooks.py --prose 06_pretraining   # after an edit of markdown cells only
+    python tools/notebooks.py --estimate      # each notebook's class time, estimated
 """
 
 from __future__ import annotations
@@ -55,6 +56,11 @@ TRANSLATED = ("zh", "ja")  # the languages the strings cells translate into, in 
 MAX_COLUMNS = 100  # ruff's line length, which the strings cell alone may exceed
 CELL_TIMEOUT_S = 120
 BUDGET_S = 45  # the most one notebook may take to execute
+# How long a class spends on a notebook, exercises aside: its English prose read at 150 words a
+# minute, 5 s a line of code, 3 s a line of printed output, 4 minutes a widget, and its run as
+# `make notebooks` timed it (kept in the notebook's metadata, "bert_notebooks").
+WORDS_PER_MINUTE, CODE_LINE_S, OUTPUT_LINE_S, WIDGET_MINUTES = 150, 5, 3, 4
+CLASS_MINUTES = 45  # one class period
 
 
 SETUP_ID = "edition-setup"  # the id of the generated set-up cell
@@ -389,6 +395,7 @@ def build(names: list[str] | None = None, notebooks_dir: Path = NOTEBOOKS) -> in
             except CellExecutionError as err:
                 print(f"{lang}/{src.stem}.ipynb failed; nothing written for it.\n{err}")
                 return 1
+            nb.metadata["bert_notebooks"] = {"run_seconds": round(seconds, 1)}
             nbformat.write(nb, folder / f"{src.stem}.ipynb")
             total += seconds
             print(f"{lang}/{src.stem}.ipynb  {seconds:5.1f} s", flush=True)
@@ -425,6 +432,39 @@ def rewrite_prose(names: list[str] | None = None, notebooks_dir: Path = NOTEBOOK
     return 0
 
 
+def minutes_in_class(nb: nbformat.NotebookNode) -> dict[str, float]:
+    """The class time of an edition, in minutes by part and in all ("total"), estimated as at
+    WORDS_PER_MINUTE (exercises aside); "run" is None where the run was never timed."""
+    words = code = output = widgets = 0
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            words += len(cell.source.split())
+        elif cell.cell_type == "code" and cell.get("id") != SETUP_ID:
+            code += sum(1 for line in cell.source.splitlines() if line.strip())
+            for out in cell.outputs:
+                data = out.get("data", {})
+                # A widget with controls (a box of them); a progress bar is a line of output.
+                if data.get("text/plain", "").startswith(("VBox(", "HBox(")):
+                    widgets += 1
+                elif out.get("output_type") == "stream":
+                    output += len(out.text.splitlines())
+                elif "text/plain" in data and "image/png" not in data:
+                    output += len(data["text/plain"].splitlines())
+    run = nb.metadata.get("bert_notebooks", {}).get("run_seconds")
+    parts = {"reading": words / WORDS_PER_MINUTE, "code": code * CODE_LINE_S / 60,
+             "output": output * OUTPUT_LINE_S / 60, "widgets": widgets * WIDGET_MINUTES,
+             "run": None if run is None else run / 60}
+    return parts | {"total": sum(v for v in parts.values() if v is not None)}
+
+
+def estimates(notebooks_dir: Path = NOTEBOOKS) -> dict[str, dict[str, float]]:
+    """minutes_in_class of each notebook's English edition (the others hold the same cells, and
+    their prose is counted in characters, not words)."""
+    return {src.stem: minutes_in_class(nbformat.read(notebooks_dir / "en" / f"{src.stem}.ipynb",
+                                                     as_version=4))
+            for src in sources(notebooks_dir)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="notebook names such as 03_encoder (default: all)")
@@ -432,9 +472,20 @@ def main(argv: list[str] | None = None) -> int:
                         help="check the committed editions against the sources; run nothing")
     parser.add_argument("--prose", action="store_true",
                         help="rewrite the markdown only, keep the committed outputs; run nothing")
+    parser.add_argument("--estimate", action="store_true",
+                        help="print each notebook's class time, estimated; run nothing")
     args = parser.parse_args(argv)
     if args.prose:
         return rewrite_prose(args.names)
+    if args.estimate:
+        print(f"{'notebook':26} {'minutes':>7}  reading  code  output  widgets  run")
+        for stem, parts in estimates().items():
+            run = "?" if parts["run"] is None else f"{parts['run']:.1f}"
+            over = (f"  over one {CLASS_MINUTES}-minute period"
+                    if parts["total"] > CLASS_MINUTES else "")
+            print(f"{stem:26} {parts['total']:7.0f}  {parts['reading']:7.1f} {parts['code']:5.1f} "
+                  f"{parts['output']:7.1f} {parts['widgets']:8.0f} {run:>4}{over}")
+        return 0
     if not args.check:
         return build(args.names)
     problems = check()

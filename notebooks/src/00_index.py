@@ -22,35 +22,39 @@
 # shape is printed, and every claim is checked by a computation. The model code lives in a small
 # tested package, `bertlib`; the notebooks import it, show it and explain it.
 #
-# 0. [**Index**](00_index.ipynb): this page, with the contents, how to run the notebooks and a
-#    map of the chapter.
-# 1. [**From context-independent to context-sensitive**](01_context.ipynb): word2vec/GloVe vs
-#    ELMo vs GPT vs BERT; polysemy measured with real weights.
-# 2. [**Input representation**](02_input_representation.ipynb): `<cls>` A `<sep>` B `<sep>` and
-#    segment ids; WordPiece's greedy longest match and how its vocabulary is learned; token +
-#    segment + position embeddings summed by hand.
-# 3. [**The encoder forward pass**](03_encoder.ipynb): one block by hand with the shape of every
-#    step, `valid_lens` masking, attention heatmaps.
-# 4. [**Masked language modelling**](04_masked_lm.ipynb): the 15% and 80/10/10 rules counted,
-#    gathering the prediction positions, the weighted loss.
-# 5. [**Next sentence prediction**](05_next_sentence.ipynb): IsNext/NotNext pairs, the head on
-#    `<cls>`, a padded pretraining batch.
-# 6. [**Putting it together**](06_pretraining.ipynb): `BERTModel`, the data pipeline, the
-#    combined loss, one training step, a live pretraining run, the paper's scale next to ours,
-#    a time-lapse of a run learning (attention, masked-token guesses, NSP, snapshot by snapshot).
-# 7. [**Evaluating honestly**](07_evaluation.ipynb): the shipped model's held-out accuracy with
-#    confidence intervals, masked-token guesses, encodings; going further: the NSP shortcut,
-#    template leakage.
-# 8. [**Real BERT**](08_real_bert.ipynb): what the original BERT adds, loading real weights,
-#    parity with the reference implementation, real attention heads.
-# 9. [**Fine-tuning**](09_fine_tuning.ipynb): what pretraining buys: `BERTClassifier` on
-#    `<cls>`, a token tagger, question answering with start and end vectors; a designed
-#    experiment on words no label shows: pretrained vs random weights vs a bag of words over five
-#    seeds, where pretraining put the words, a learning curve, the BERT paper's evidence,
+# 0. [**Index**](00_index.ipynb), about 10 minutes: this page, with the contents, how to run the
+#    notebooks and a map of the chapter.
+# 1. [**From context-independent to context-sensitive**](01_context.ipynb), about 25 minutes:
+#    word2vec/GloVe vs ELMo vs GPT vs BERT; polysemy measured with real weights.
+# 2. [**Input representation**](02_input_representation.ipynb), about 31 minutes: `<cls>` A `<sep>`
+#    B `<sep>` and segment ids; WordPiece's greedy longest match and how its vocabulary is learned;
+#    token + segment + position embeddings summed by hand.
+# 3. [**The encoder forward pass**](03_encoder.ipynb), about 41 minutes: one block by hand with the
+#    shape of every step, `valid_lens` masking, attention heatmaps.
+# 4. [**Masked language modelling**](04_masked_lm.ipynb), about 41 minutes: the 15% and 80/10/10
+#    rules counted, gathering the prediction positions, the weighted loss.
+# 5. [**Next sentence prediction**](05_next_sentence.ipynb), about 37 minutes: IsNext/NotNext pairs,
+#    the head on `<cls>`, a padded pretraining batch.
+# 6. [**Putting it together**](06_pretraining.ipynb), about 69 minutes: `BERTModel`, the data
+#    pipeline, the combined loss, one training step, a live pretraining run, the paper's scale next
+#    to ours, a time-lapse of a run learning (attention, masked-token guesses, NSP, snapshot by
+#    snapshot).
+# 7. [**Evaluating honestly**](07_evaluation.ipynb), about 35 minutes: the shipped model's held-out
+#    accuracy with confidence intervals, masked-token guesses, encodings; going further: the NSP
+#    shortcut, template leakage.
+# 8. [**Real BERT**](08_real_bert.ipynb), about 35 minutes: what the original BERT adds, loading
+#    real weights, parity with the reference implementation, real attention heads.
+# 9. [**Fine-tuning**](09_fine_tuning.ipynb), about 54 minutes: what pretraining buys:
+#    `BERTClassifier` on `<cls>`, a token tagger, question answering with start and end vectors; a
+#    designed experiment on words no label shows: pretrained vs random weights vs a bag of words
+#    over five seeds, where pretraining put the words, a learning curve, the BERT paper's evidence,
 #    fine-tuning real MiniLM weights.
 #
-# Each notebook stands on its own and runs on a laptop CPU, no GPU needed (`make notebooks`
-# prints how long each takes). Each ends with exercises;
+# Each notebook stands on its own and runs on a laptop CPU, no GPU needed. The minutes after each
+# title estimate its class time, exercises aside: the prose read at 150 words a minute, 5 s a line
+# of code, 3 s a line of output, 4 minutes a widget, and the run (`python tools/notebooks.py
+# --estimate` prints them). Notebooks 06 and 09 need more than one 45-minute period: plan two.
+# Each ends with exercises;
 # some have a check cell that tells you ✓ or × without giving the answer away. An implement-it
 # check names the first case that fails and where; add `hint=1` (then 2, 3) to it for hints, the
 # full recipe last. It refuses a function that calls bertlib's own answer.
@@ -64,31 +68,34 @@
 # 去。每一步都是可以运行、可以修改的代码；每个张量的形状都会打印出来；每个结论都用计算来验证。
 # 模型代码集中放在经过测试的小软件包 `bertlib` 里，笔记本导入它，展示它的源代码并加以讲解。
 #
-# 0. [**目录**](00_index.ipynb)：本页，包括内容简介、运行方法以及与原书章节的对应关系。
-# 1. [**从上下文无关到上下文敏感**](01_context.ipynb)：比较 word2vec/GloVe、ELMo、GPT 与 BERT；
-#    用真实权重实测一词多义。
-# 2. [**输入表示**](02_input_representation.ipynb)：`<cls>` A `<sep>` B `<sep>` 与片段索引；
-#    WordPiece 的贪心最长匹配及其词表的学习方法；亲手把词元嵌入、片段嵌入和位置嵌入相加。
-# 3. [**编码器的前向传播**](03_encoder.ipynb)：亲手计算一个编码器块并打印每一步的形状；
-#    `valid_lens` 掩码；注意力热图。
-# 4. [**掩蔽语言模型**](04_masked_lm.ipynb)：统计验证 15% 与 80/10/10 规则；取出预测位置；
-#    加权损失。
-# 5. [**下一句预测**](05_next_sentence.ipynb)：“是下一句”与“不是下一句”的句子对；基于 `<cls>` 的输出
-#    层；填充好的预训练批量。
-# 6. [**整合与预训练**](06_pretraining.ipynb)：`BERTModel`、数据流水线、总损失、一步训练、
-#    一次现场训练、论文的规模与我们的对比、逐个快照回放一次训练的学习过程（注意力、被掩蔽词元处的
-#    预测、下一句预测）。
-# 7. [**如实评估**](07_evaluation.ipynb)：项目自带的小 BERT 在留出数据上的准确率及其置信区间；
-#    模型对被掩蔽词元的猜测；BERT 编码；更进一步：下一句预测的捷径、模板泄漏。
-# 8. [**真实的 BERT**](08_real_bert.ipynb)：原始 BERT 增加了什么；加载真实权重；与参考实现逐个数值比
-#    对；真实的注意力头。
-# 9. [**微调**](09_fine_tuning.ipynb)：预训练到底带来了什么；基于 `<cls>` 的
+# 0. [**目录**](00_index.ipynb)（约 10 分钟）：本页，包括内容简介、运行方法以及与原书章节的对应关
+#    系。
+# 1. [**从上下文无关到上下文敏感**](01_context.ipynb)（约 25 分钟）：比较 word2vec/GloVe、ELMo、GPT
+#    与 BERT；用真实权重实测一词多义。
+# 2. [**输入表示**](02_input_representation.ipynb)（约 31 分钟）：`<cls>` A `<sep>` B `<sep>` 与片段
+#    索引；WordPiece 的贪心最长匹配及其词表的学习方法；亲手把词元嵌入、片段嵌入和位置嵌入相加。
+# 3. [**编码器的前向传播**](03_encoder.ipynb)（约 41 分钟）：亲手计算一个编码器块并打印每一步的形
+#    状；`valid_lens` 掩码；注意力热图。
+# 4. [**掩蔽语言模型**](04_masked_lm.ipynb)（约 41 分钟）：统计验证 15% 与 80/10/10 规则；取出预测位
+#    置；加权损失。
+# 5. [**下一句预测**](05_next_sentence.ipynb)（约 37 分钟）：“是下一句”与“不是下一句”的句子对；基于
+#    `<cls>` 的输出层；填充好的预训练批量。
+# 6. [**整合与预训练**](06_pretraining.ipynb)（约 69 分钟）：`BERTModel`、数据流水线、总损失、一步训
+#    练、一次现场训练、论文的规模与我们的对比、逐个快照回放一次训练的学习过程（注意力、被掩蔽词元处
+#    的预测、下一句预测）。
+# 7. [**如实评估**](07_evaluation.ipynb)（约 35 分钟）：项目自带的小 BERT 在留出数据上的准确率及其置
+#    信区间；模型对被掩蔽词元的猜测；BERT 编码；更进一步：下一句预测的捷径、模板泄漏。
+# 8. [**真实的 BERT**](08_real_bert.ipynb)（约 35 分钟）：原始 BERT 增加了什么；加载真实权重；与参考
+#    实现逐个数值比对；真实的注意力头。
+# 9. [**微调**](09_fine_tuning.ipynb)（约 54 分钟）：预训练到底带来了什么；基于 `<cls>` 的
 #    `BERTClassifier`；词元标注器；用起点向量和终点向量做问答；一个关于标签里没有的词的设计好的实
 #    验：预训练权重、随机权重与词袋模型在五个随机种子上的比较，预训练把这些词放在了哪里，学习曲线，
 #    BERT 论文的证据；微调真实的 MiniLM 权重。
 #
-# 每个笔记本都可以单独学习，在笔记本电脑的 CPU 上就能运行，不需要 GPU（`make notebooks` 会打印每个
-# 笔记本的运行时间）。每个笔记本最后都有练习；部分
+# 每个笔记本都可以单独学习，在笔记本电脑的 CPU 上就能运行，不需要 GPU。标题后的分钟数是课堂用时的
+# 估计（不含练习）：英文正文按每分钟 150 个词阅读，每行代码 5 秒，每行输出 3 秒，每个小部件 4 分钟，
+# 再加上运行时间（`python tools/notebooks.py --estimate` 会打印这些估计）。笔记本 06 和 09 用一节 45
+# 分钟的课讲不完，请安排两节。每个笔记本最后都有练习；部分
 # 练习附有检查单元格，它会告诉你答对（✓）还是答错（×），但不会泄露答案。“动手实现”的检查会指出第一
 # 个没有通过的测试用例以及出错的位置；在检查中加上 `hint=1`（然后是 2、3）可以得到提示，最后一条是
 # 完整的做法。直接调用 bertlib 自己的函数是不算数的。
@@ -106,35 +113,39 @@
 # このコレクションには同じソースから作られた 3 つの版があります：英語版（`notebooks/en/`）、中国語版
 # （`notebooks/zh/`）、そしてこの日本語版（`notebooks/ja/`）です。
 #
-# 0. [**目次**](00_index.ipynb)：このページです。内容の紹介、ノートブックの動かし方、d2l の章との対
-#    応をまとめています。
-# 1. [**文脈に依存しない表現から文脈に依存する表現へ**](01_context.ipynb)：word2vec/GloVe、ELMo、
-#    GPT、BERT を比べ、実際の重みで多義性を測ります。
-# 2. [**入力表現**](02_input_representation.ipynb)：`<cls>` A `<sep>` B `<sep>` とセグメントインデッ
-#    クス、WordPiece の貪欲な最長一致と語彙の学習方法、トークン埋め込み・セグメント埋め込み・位置埋
-#    め込みを手で足し合わせます。
-# 3. [**エンコーダの順伝播**](03_encoder.ipynb)：エンコーダブロックを 1 つ手で計算して各段階の形状を
-#    表示し、`valid_lens` によるマスク、アテンションのヒートマップを見ます。
-# 4. [**マスク言語モデル**](04_masked_lm.ipynb)：15% の規則と 80/10/10 の規則を数えて確かめ、予測位
-#    置のベクトルを取り出し、重み付きの損失を計算します。
-# 5. [**次文予測**](05_next_sentence.ipynb)：「次の文」と「次の文ではない」の文ペア、`<cls>` を読む
-#    出力層、パディング済みの事前学習用バッチ。
-# 6. [**全体の組み立てと事前学習**](06_pretraining.ipynb)：`BERTModel`、データパイプライン、損失の合
-#    計、1 ステップの学習、その場で行う事前学習、論文の規模と私たちの規模の比較、学習の様子をスナッ
-#    プショットごとに再生するタイムラプス（アテンション、マスクしたトークンの予測、次文予測）。
-# 7. [**正直な評価**](07_evaluation.ipynb)：プロジェクト付属の小さな BERT の、ホールドアウトデータで
-#    の正解率とその信頼区間、マスクしたトークンの予測、BERT による表現。さらに先へ：次文予測の近道、
-#    テンプレートの漏洩。
-# 8. [**本物の BERT**](08_real_bert.ipynb)：オリジナルの BERT が加えているもの、実際の重みの読み込
-#    み、参照実装との数値の一致、本物のアテンションヘッド。
-# 9. [**ファインチューニング**](09_fine_tuning.ipynb)：事前学習で何が得られるのか。`<cls>` の上の
-#    `BERTClassifier`、トークンのタガー、開始ベクトルと終了ベクトルによる質問応答。ラベルに現れない
-#    単語についての設計した実験：事前学習済みの重み・ランダムな重み・Bag-of-Words モデルの 5 つのシ
-#    ードでの比較、事前学習が単語をどこに置いたか、学習曲線、BERT 論文の証拠。本物の MiniLM の重みの
-#    ファインチューニング。
+# 0. [**目次**](00_index.ipynb)（約 10 分）：このページです。内容の紹介、ノートブックの動かし方、d2l
+#    の章との対応をまとめています。
+# 1. [**文脈に依存しない表現から文脈に依存する表現へ**](01_context.ipynb)（約 25 分）：
+#    word2vec/GloVe、ELMo、GPT、BERT を比べ、実際の重みで多義性を測ります。
+# 2. [**入力表現**](02_input_representation.ipynb)（約 31 分）：`<cls>` A `<sep>` B `<sep>` とセグメ
+#    ントインデックス、WordPiece の貪欲な最長一致と語彙の学習方法、トークン埋め込み・セグメント埋め
+#    込み・位置埋め込みを手で足し合わせます。
+# 3. [**エンコーダの順伝播**](03_encoder.ipynb)（約 41 分）：エンコーダブロックを 1 つ手で計算して各
+#    段階の形状を表示し、`valid_lens` によるマスク、アテンションのヒートマップを見ます。
+# 4. [**マスク言語モデル**](04_masked_lm.ipynb)（約 41 分）：15% の規則と 80/10/10 の規則を数えて確
+#    かめ、予測位置のベクトルを取り出し、重み付きの損失を計算します。
+# 5. [**次文予測**](05_next_sentence.ipynb)（約 37 分）：「次の文」と「次の文ではない」の文ペア、
+#    `<cls>` を読む出力層、パディング済みの事前学習用バッチ。
+# 6. [**全体の組み立てと事前学習**](06_pretraining.ipynb)（約 69 分）：`BERTModel`、データパイプライ
+#    ン、損失の合計、1 ステップの学習、その場で行う事前学習、論文の規模と私たちの規模の比較、学習の
+#    様子をスナップショットごとに再生するタイムラプス（アテンション、マスクしたトークンの予測、次文
+#    予測）。
+# 7. [**正直な評価**](07_evaluation.ipynb)（約 35 分）：プロジェクト付属の小さな BERT の、ホールドア
+#    ウトデータでの正解率とその信頼区間、マスクしたトークンの予測、BERT による表現。さらに先へ：次文
+#    予測の近道、テンプレートの漏洩。
+# 8. [**本物の BERT**](08_real_bert.ipynb)（約 35 分）：オリジナルの BERT が加えているもの、実際の重
+#    みの読み込み、参照実装との数値の一致、本物のアテンションヘッド。
+# 9. [**ファインチューニング**](09_fine_tuning.ipynb)（約 54 分）：事前学習で何が得られるのか。
+#    `<cls>` の上の `BERTClassifier`、トークンのタガー、開始ベクトルと終了ベクトルによる質問応答。ラ
+#    ベルに現れない単語についての設計した実験：事前学習済みの重み・ランダムな重み・Bag-of-Words モデ
+#    ルの 5 つのシードでの比較、事前学習が単語をどこに置いたか、学習曲線、BERT 論文の証拠。本物の
+#    MiniLM の重みのファインチューニング。
 #
-# どのノートブックも単独で読むことができ、ノートパソコンの CPU で動きます。GPU は要りません（`make
-# notebooks` が各ノートブックの実行時間を表示します）。各ノートブックの最後には演習があり、その一部
+# どのノートブックも単独で読むことができ、ノートパソコンの CPU で動きます。GPU は要りません。タイト
+# ルの後の分数は授業時間の見積もりです（演習は含みません）。英語版の本文を 1 分に 150 語で読み、コー
+# ドは 1 行 5 秒、出力は 1 行 3 秒、ウィジェットは 1 つ 4 分とし、実行時間を足しています（`python
+# tools/notebooks.py --estimate` が表示します）。ノートブック 06 と 09 は 45 分の授業 1 回には収まら
+# ないので、2 回に分けてください。各ノートブックの最後には演習があり、その一部
 # には、答えを明かさずに正解（✓）か不正解（×）かを教えてくれるチェック用のセルが付いています。関数を
 # 実装する演習のチェックは、最初に失敗したテストケースとその箇所を示します。チェックに `hint=1`（続
 # いて 2、3）を加えるとヒントが表示され、最後のヒントは完全な手順です。bertlib 自身の関数を呼び出し

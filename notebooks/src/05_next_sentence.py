@@ -500,6 +500,34 @@ print(tr("held-out NSP accuracy {all:.1%}: IsNext {is_next:.1%}, NotNext {not_ne
 NSPWidget(pretrained, tokenizer)
 
 # %% [markdown] lang="en"
+# **A language the model never saw.** The small BERT and its corpus hold English and Chinese
+# only. Give it a Japanese pair and it keeps the kanji, which are Chinese characters too, and
+# turns the kana into `<unk>`: below, half of the tokens. The head still answers, and firmly:
+# P(IsNext) = 0.01 for a sentence B that does continue A. A probability says what the model
+# computed, not that it understood its input.
+
+# %% [markdown] lang="zh"
+# **一种模型从未见过的语言。** 自带的小 BERT 和它的语料库只有英文和中文。给它一对日语句子，其中的汉
+# 字会保留下来（它们也是中文字符），假名则都变成 `<unk>`：下面有一半的词元是 `<unk>`。输出层照样给出
+# 答案，而且毫不犹豫：句子 B 明明接着 A，P(是下一句) 却只有 0.01。概率只说明模型算出了什么，并不说明
+# 它读懂了输入。
+
+# %% [markdown] lang="ja"
+# **モデルが見たことのない言語。** 付属の小さな BERT とそのコーパスには、英語と中国語しかありませ
+# ん。日本語の文ペアを渡すと、漢字は中国語の文字でもあるので残り、かなは `<unk>` になります。下の例
+# では、トークンの半分が `<unk>` です。それでも出力層は答えを出し、しかも迷いがありません。B は A
+# の続きなのに、P(次の文) は 0.01 です。確率はモデルが何を計算したかを示すだけで、入力を理解したこ
+# とを示すものではありません。
+
+# %%
+japanese = encode_pair(tokenizer, "猫が魚を食べました。", "それから猫はぐっすり眠りました。",
+                       pretrained.config.max_len)
+_, _, nsp_Y_hat = pretrained(*stack_inputs([japanese], tokenizer.vocab.pad_id))
+print(" ".join(japanese.tokens))
+print(tr("<unk>: {unknown} of {n} tokens, P(IsNext) = {p:.2f}", unknown=japanese.unknown,
+         n=len(japanese.tokens), p=float(nsp_Y_hat.softmax(-1)[0, IS_NEXT])))
+
+# %% [markdown] lang="en"
 # ## How much attention stays inside each sentence?
 #
 # How does `<cls>` get to compare A with B? One might look for a clue in the attention of the
@@ -848,6 +876,9 @@ else:
 # "IsNext"
 # "是下一句"
 #
+# "<unk>: {unknown} of {n} tokens, P(IsNext) = {p:.2f}"
+# "<unk>：共 {n} 个词元中有 {unknown} 个，P(是下一句) = {p:.2f}"
+#
 # "NotNext"
 # "不是下一句"
 #
@@ -905,6 +936,9 @@ else:
 # %% [raw] strings="ja"
 # "IsNext"
 # "次の文"
+#
+# "<unk>: {unknown} of {n} tokens, P(IsNext) = {p:.2f}"
+# "<unk>：{n} トークン中 {unknown} 個、P(次の文) = {p:.2f}"
 #
 # "NotNext"
 # "次の文ではない"

@@ -788,12 +788,14 @@ def lab(tmp_path_factory: pytest.TempPathFactory):
     port, token = free_port(), secrets.token_hex(24)
     # Config, data, runtime and IPython dirs in temp, so no user state leaks in or out.
     env = dict(os.environ, PYTHONUNBUFFERED="1", IPYTHONDIR=str(tmp / "ipython"))
-    # The cores shared out among the pytest-xdist workers' kernels: two kernels of two threads
-    # each on 2 cores spend their time waiting for each other (the English edition's kernels,
-    # on two workers: 314 s with two threads each, 222 s with one; 08 alone 75 s against 29 s).
-    # The printed outputs are the same either way: the test compares them with the committed ones.
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    env["OMP_NUM_THREADS"] = str(max(1, len(os.sched_getaffinity(0)) // workers))
+    # Every kernel may use every core, its idle OpenMP threads asleep (OMP_WAIT_POLICY=PASSIVE):
+    # a kernel then has both cores while the other worker measures its page, and two kernels
+    # running at once do not spin-wait on each other's cores. Spinning, two kernels of two
+    # threads took 314 s for the English editions against 222 s with one thread each; asleep,
+    # 06, 07, 08 and 09 on two workers took 181 s against 202 s with one thread each. The printed
+    # outputs are the same either way: the test compares them with the committed ones.
+    env["OMP_NUM_THREADS"] = str(len(os.sched_getaffinity(0)))
+    env["OMP_WAIT_POLICY"] = "PASSIVE"
     for name in ("CONFIG", "DATA", "RUNTIME"):
         env[f"JUPYTER_{name}_DIR"] = str(tmp / name.lower())
     log = tmp / "jupyter-server.log"
