@@ -562,8 +562,9 @@ def test_class_time_counts_prose_code_output_widgets_and_run():
 def test_readme_and_index_give_each_notebook_its_estimated_class_time():
     """The minutes the README's table and 00's contents give are tools/notebooks.py --estimate's
     (rounded), in every edition of 00."""
-    minutes = {stem: round(parts["total"]) for stem, parts in tool.estimates().items()}
-    assert all(parts["run"] is not None for parts in tool.estimates().values())
+    estimates = tool.estimates()
+    assert all(parts["run"] is not None for parts in estimates.values())
+    minutes = {stem: round(parts["total"]) for stem, parts in estimates.items()}
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\| (\d\d) [^|]* \| (\d+) \|", readme, flags=re.M))
     assert rows == {stem[:2]: str(m) for stem, m in minutes.items()}

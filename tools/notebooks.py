@@ -432,7 +432,7 @@ def rewrite_prose(names: list[str] | None = None, notebooks_dir: Path = NOTEBOOK
     return 0
 
 
-def minutes_in_class(nb: nbformat.NotebookNode) -> dict[str, float]:
+def minutes_in_class(nb: nbformat.NotebookNode) -> dict[str, float | None]:
     """The class time of an edition, in minutes by part and in all ("total"), estimated as at
     WORDS_PER_MINUTE (exercises aside); "run" is None where the run was never timed."""
     words = code = output = widgets = 0
@@ -457,7 +457,7 @@ def minutes_in_class(nb: nbformat.NotebookNode) -> dict[str, float]:
     return parts | {"total": sum(v for v in parts.values() if v is not None)}
 
 
-def estimates(notebooks_dir: Path = NOTEBOOKS) -> dict[str, dict[str, float]]:
+def estimates(notebooks_dir: Path = NOTEBOOKS) -> dict[str, dict[str, float | None]]:
     """minutes_in_class of each notebook's English edition (the others hold the same cells, and
     their prose is counted in characters, not words)."""
     return {src.stem: minutes_in_class(nbformat.read(notebooks_dir / "en" / f"{src.stem}.ipynb",

@@ -1463,13 +1463,12 @@ def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str],
         area = page.locator(f'[data-e2e-widget="{index}"]')
         # Told by their controls: the attention widget by its step-by-step view, the masking
         # widget by its resample button.
-        if (button(area, i18n.text("view_query_key", lang)).count()
-                and not {"attention", "evidence"} <= driven):
-            has_evidence = button(area, i18n.text("view_evidence", lang)).count()
-            if "attention" not in driven or has_evidence:
-                attention, evidence = drive_attention(page, notebook, lab, index, lang)
-                problems += attention
-                driven.update({"attention", "evidence"} if evidence else {"attention"})
+        if button(area, i18n.text("view_query_key", lang)).count() and (
+                "attention" not in driven or ("evidence" not in driven and button(
+                    area, i18n.text("view_evidence", lang)).count())):
+            attention, evidence = drive_attention(page, notebook, lab, index, lang)
+            problems += attention
+            driven.update({"attention", "evidence"} if evidence else {"attention"})
         if button(area, i18n.text("resample", lang)).count() and "fill-mask" not in driven:
             masking, fill_mask = drive_masking(page, notebook, lab, index, lang)
             problems += masking
