@@ -538,7 +538,9 @@ def test_every_listing_on_the_page_holds_at_most_its_door(path):
 
 def test_class_time_counts_prose_code_output_widgets_and_run():
     nb = nbformat.v4.new_notebook(metadata={"bert_notebooks": {"run_seconds": 90.0}}, cells=[
-        nbformat.v4.new_markdown_cell(" ".join(["word"] * 300)),  # 2 min at 150 words a minute
+        nbformat.v4.new_markdown_cell(" ".join(["word"] * 300)  # 2 min at 150 words a minute
+                                      + "\n\n<details><summary>Answer</summary>\n\nnot read "
+                                      "in class\n\n</details>"),
         nbformat.v4.new_code_cell(tool.setup_cell("en"), id=tool.SETUP_ID),  # not counted
         nbformat.v4.new_code_cell("a = 1\n\n" * 12, outputs=[  # 12 lines at 5 s: 1 min
             nbformat.v4.new_output("stream", name="stdout", text="x\n" * 19),
