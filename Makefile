@@ -59,7 +59,7 @@ browser:
 
 # The same floating-point results on every x86-64 machine: with AVX-512 PyTorch's kernels sum
 # in another order than with AVX2, and over hundreds of training steps the last printed digits
-# drift (seen: 0.199 against 0.194 in notebook 09). The committed outputs are computed with
+# drift (seen: 0.199 against 0.194 in notebook 10). The committed outputs are computed with
 # AVX2 code paths, which every x86-64 CI machine has; `make notebooks` and strict nbval pin them.
 test test-all notebooks: export ATEN_CPU_CAPABILITY := avx2
 test test-all notebooks: export MKL_CBWR := AVX2
@@ -97,7 +97,7 @@ notebooks: setup
 corpus: setup
 	$(BIN)/python scripts/make_corpus.py
 
-# The labelled fine-tuning sets of notebook 09 (bertlib/assets/tasks): six word classes, with
+# The labelled fine-tuning sets of notebook 10 (bertlib/assets/tasks): six word classes, with
 # held-out words that only the corpus holds.
 tasks: setup
 	$(BIN)/python scripts/make_tasks.py
@@ -107,7 +107,7 @@ tasks: setup
 pretrain-small: setup
 	$(BIN)/python scripts/pretrain_small.py --threads 1
 
-# Notebook 09's designed experiment over five seeds (bertlib/assets/small_bert/experiment.json).
+# Notebook 10's designed experiment over five seeds (bertlib/assets/small_bert/experiment.json).
 experiment: setup
 	$(BIN)/python scripts/what_pretraining_buys.py
 

@@ -9,7 +9,7 @@ figure and so redraws all of it, and "unseen words" gives a 30-token pair a sent
 words never shown before (nothing of it is cached). "save PNG" writes the figure on screen at the
 default resolution (bertlib.viz.live.SAVE_DPI) into a temporary folder. The fine-tuning widget
 offers a classifier on this model and one on all-MiniLM-L6-v2 (6 blocks, H = 384, its own
-tokenizer), as notebook 09 does.
+tokenizer), as notebook 10 does.
 
 With ``--compare``, every action also runs with each piece of the private rendering machinery
 (``bertlib/viz/_render.py``) switched off in turn, interleaved repeat by repeat on widgets of

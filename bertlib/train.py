@@ -164,7 +164,7 @@ def train_bert(model: BERTModel, data: PretrainBatch, *, num_steps: int, batch_s
     padded only to its longest pair (:func:`~bertlib.batches.trim_padding`); with
     ``group_by_length`` it holds pairs of similar length, padded even less (off by default:
     where length goes with something else, in the shipped corpus the language, such batches
-    learn more slowly per step, as notebook 06 measures). ``callback(history)`` runs after every
+    learn more slowly per step, as notebook 07 measures). ``callback(history)`` runs after every
     step (e.g. ``bertlib.viz.LossPlot().update``). A NaN or infinite loss or gradient raises
     :class:`DivergedError` before its step changes a weight."""
     check_instance("model", model, BERTModel, "a BERTModel")  # not load_small_bert()'s pair

@@ -9,7 +9,7 @@ prediction something to use.
 
 Beside the stories stand *class paragraphs* (``scripts/word_classes.py``): short sentences about
 one word of six word classes, such as "Nobody forgot the peel of mangoes.", which let masked-token
-prediction learn which words belong together. Notebook 09's designed experiment needs them: some
+prediction learn which words belong together. Notebook 10's designed experiment needs them: some
 of those words occur nowhere but here. Output: one sentence per line, a blank line between
 paragraphs, stories and class paragraphs shuffled together.
 

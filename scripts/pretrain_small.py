@@ -12,7 +12,7 @@ losses, for the time-lapse).
 ``--in-class`` runs the in-class recipe instead: the same tokenizer, split and held-out pairs,
 a recipe that reaches the shipped model's held-out figures in about a minute on two cores. It
 writes no weights; it records its figures and its wall-clock time, data preparation and
-evaluation included, under "in_class" in the shipped metrics.json (as notebook 06 shows). It
+evaluation included, under "in_class" in the shipped metrics.json (as notebook 07 shows). It
 also trains the same recipe with length-grouped mini-batches and records that run beside it.
 """
 
@@ -60,14 +60,14 @@ RECIPE = {
     "dropout": 0.0,
     "batch_size": 128,
     "lr": 2e-3,
-    # The association of a word with its class (notebook 09) forms between steps 900 and 3000:
+    # The association of a word with its class (notebook 10) forms between steps 900 and 3000:
     # after 900 the model fills "the peel of [MASK]" the same for every fruit and animal.
     "num_steps": 3000,
     "group_by_length": False,
 }
 
 # The run that fits in a lesson stops at 900 steps: its held-out MLM and NSP figures come close
-# to the shipped model's, its word classes do not (notebook 06 and 09 say so).
+# to the shipped model's, its word classes do not (notebooks 07 and 10 say so).
 IN_CLASS = {**RECIPE, "num_steps": 900}
 
 

@@ -1,4 +1,4 @@
-"""Run notebook 09's designed experiment over five fine-tuning seeds and write its figures to
+"""Run notebook 10's designed experiment over five fine-tuning seeds and write its figures to
 ``bertlib/assets/small_bert/experiment.json``, which the notebook prints.
 
 For each task (topic, tags, question answering): the small BERT fine-tuned from its pretrained

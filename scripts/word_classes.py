@@ -1,4 +1,4 @@
-"""Word classes with held-out words: the designed experiment of notebook 09.
+"""Word classes with held-out words: the designed experiment of notebook 10.
 
 Six classes per language: three entity kinds (NAME, PLACE, TIME: the tagger's and question
 answering's) and three plain classes (fruit, animal, sport: tagged O). Each class has 12 words.

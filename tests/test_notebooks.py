@@ -561,6 +561,13 @@ def test_class_time_counts_prose_code_output_widgets_and_run():
     assert tool.minutes_in_class(nb)["run"] is None
 
 
+def test_every_notebook_fits_one_class_period():
+    """Issue 38: no notebook over one 45-minute period by the estimate, exercises aside."""
+    over = {stem: round(parts["total"]) for stem, parts in tool.estimates().items()
+            if parts["total"] > tool.CLASS_MINUTES}
+    assert not over, f"over {tool.CLASS_MINUTES} minutes: {over}"
+
+
 def test_readme_and_index_give_each_notebook_its_estimated_class_time():
     """The minutes the README's table and 00's contents give are tools/notebooks.py --estimate's
     (rounded), in every edition of 00."""

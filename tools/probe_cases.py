@@ -1116,7 +1116,7 @@ refuse(TA, "load_task_sentences(invalid UTF-8)", ("en.jsonl", "utf"),
        load_tasks(en_path=lambda p: p.write_bytes(b'{"text": "\xff\xfe"}')))
 # A learner with a typo in the task's name.
 refuse(TA, "class_names('banana')", "task", lambda F: tasks.class_names("banana"))
-# A learner following an older edition of notebook 09, which had a sentence-pair task.
+# A learner following an older edition of notebook 10, which had a sentence-pair task.
 refuse(TA, "class_names('pair')", ("task", "pair"), lambda F: tasks.class_names("pair"))
 # A learner trying a max_len too small for any sentence (each task's builder).
 for fn in ("topic_data", "tagging_data", "span_data"):

@@ -14,8 +14,8 @@ import torch
 from bertlib.analysis.context import BANK_EXAMPLES
 from bertlib.assets import SMALL_BERT_DIR, small_bert_metrics
 from bertlib.data import PretrainExample, make_nsp_pairs, pad_bert_inputs
-from bertlib.finetuning.finetune import Accuracy, BERTClassifier, BERTTagger, freeze_layers
-from bertlib.finetuning.tasks import NUM_TOPICS, TAGS
+from bertlib.finetuning.finetune import Accuracy, BERTClassifier, freeze_layers
+from bertlib.finetuning.tasks import NUM_TOPICS
 from bertlib.inputs import get_tokens_and_segments
 from bertlib.masking import mask_tokens
 from bertlib.model import (
@@ -136,9 +136,14 @@ def _mlm_logits() -> int:
     return recipe["batch_size"] * P * config["config"]["vocab_size"]
 
 
-def _small_bert_params() -> int:
-    """06: learnable numbers in the shipped small BERT."""
-    return _num_params(_small_bert())
+def _attention_growth() -> int:
+    """07: how many times as many numbers one batch's attention weights (B, nh, T, T) hold at
+    max_len 512 as at 64, with BERT-Large's sizes (H = 1024, 16 heads)."""
+    with torch.device("meta"):  # shapes only
+        attention = MultiHeadAttention(1024, 16, dropout=0.0)
+        numbers = [attention(torch.zeros(1, T, 1024), None, need_weights=True)[1].numel()
+                   for T in (64, 512)]
+    return numbers[1] // numbers[0]
 
 
 def _gpt_context() -> int:
@@ -150,13 +155,13 @@ def _gpt_context() -> int:
 
 
 def _held_out_nsp() -> Accuracy:
-    """07: the shipped small BERT's held-out NSP accuracy, as hits out of pairs."""
+    """08: the shipped small BERT's held-out NSP accuracy, as hits out of pairs."""
     held_out = small_bert_metrics()["held_out"]
     return Accuracy(round(held_out["nsp_accuracy"] * held_out["pairs"]), held_out["pairs"])
 
 
 def _halve_width() -> int:
-    """07: how many times as many held-out pairs, at the same share of hits, halve the width of
+    """08: how many times as many held-out pairs, at the same share of hits, halve the width of
     the NSP interval (to the nearest whole number)."""
     first = _held_out_nsp()
     n, (low, high) = first.n, first.interval
@@ -167,7 +172,7 @@ def _halve_width() -> int:
 
 
 def _replication() -> int:
-    """07: the percentage of repeats in which a second held-out set of the same size lands inside
+    """08: the percentage of repeats in which a second held-out set of the same size lands inside
     the first set's 95% interval, both drawn at the shipped model's NSP accuracy (exact
     binomial probabilities)."""
     first = _held_out_nsp()
@@ -184,18 +189,6 @@ def _replication() -> int:
     return round(100 * inside)
 
 
-# all-MiniLM-L6-v2, the real BERT of notebook 08 (its config.json).
-MINILM = {"vocab_size": 30522, "num_hiddens": 384, "ffn_num_hiddens": 1536, "num_heads": 12,
-          "num_blks": 6, "dropout": 0.1, "max_len": 512}
-
-
-def _mlm_head_params() -> int:
-    """08: learnable numbers of MiniLM's MLM head of its own (its tied decoder weight is the
-    token embedding table, counted once, in the encoder)."""
-    with torch.device("meta"):
-        model = BERTModel.from_config(BERTConfig.original(**MINILM))
-    return _num_params(model) - _num_params(model.encoder, model.hidden, model.nsp)
-
 
 def _topic_classifier() -> BERTClassifier:
     """The shipped small BERT with an output layer for the 6 topics (shapes only)."""
@@ -203,15 +196,8 @@ def _topic_classifier() -> BERTClassifier:
         return BERTClassifier(_small_bert(), NUM_TOPICS)
 
 
-def _tagger_fewer() -> int:
-    """09: how many learnable numbers the tagger has fewer than the topic classifier."""
-    with torch.device("meta"):
-        tagger = BERTTagger(_small_bert(), len(TAGS))
-    return _num_params(_topic_classifier()) - _num_params(tagger)
-
-
 def _frozen_trainable() -> int:
-    """09: learnable numbers still trained with all but the top encoder block frozen."""
+    """11: learnable numbers still trained with all but the top encoder block frozen."""
     return freeze_layers(_topic_classifier(), trainable_blocks=1)
 
 
@@ -227,12 +213,10 @@ EXERCISES: dict[str, Callable[[], int]] = {
     "05_nsp_pairs": _nsp_pairs,
     "05_nsp_head_params": _nsp_head_params,
     "06_mlm_logits": _mlm_logits,
-    "06_small_bert_params": _small_bert_params,
-    "07_halve_width": _halve_width,
-    "07_replication": _replication,
-    "08_mlm_head_params": _mlm_head_params,
-    "09_tagger_fewer": _tagger_fewer,
-    "09_frozen_trainable": _frozen_trainable,
+    "07_attention_growth": _attention_growth,
+    "08_halve_width": _halve_width,
+    "08_replication": _replication,
+    "11_frozen_trainable": _frozen_trainable,
 }
 
 

@@ -157,7 +157,7 @@ def _labels(lengths: list[int], T: int, C: int, g: torch.Generator) -> torch.Ten
 
 
 def _tagging_loss_cases(seed: int = 0) -> list[Case]:
-    """09: the per-token loss; every case is drawn from ``seed``."""
+    """11: the per-token loss; every case is drawn from ``seed``."""
     g = make_generator(seed=seed)
     C = 4
     single = _labels([6], 6, C, g)
@@ -241,7 +241,7 @@ def _nsp_pair_cases(seed: int = 0) -> list[Case]:
 
 
 def _best_span_cases(seed: int = 0) -> list[Case]:
-    """09: span scores drawn from ``seed``, with the pitfalls placed by hand: the best start
+    """11: span scores drawn from ``seed``, with the pitfalls placed by hand: the best start
     after the best end, the best scores outside the text, spans too long."""
     g = make_generator(seed=9 + seed)
 
@@ -328,6 +328,6 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
     "05_nsp_pair_builder": Implementation(nsp_pairs, _nsp_pair_cases,
                                           allowed=(get_next_sentence, get_tokens_and_segments)),
     "06_mlm_loss": Implementation(_mlm_loss, _mlm_loss_cases),
-    "09_tagging_loss": Implementation(task_loss, _tagging_loss_cases),
-    "09_best_span": Implementation(best_span, _best_span_cases),
+    "11_tagging_loss": Implementation(task_loss, _tagging_loss_cases),
+    "11_best_span": Implementation(best_span, _best_span_cases),
 }

@@ -1,4 +1,4 @@
-"""What pretraining buys, under control: notebook 09's designed experiment.
+"""What pretraining buys, under control: notebook 10's designed experiment.
 
 One task, three starting points, the same recipe and the same seeds:
 

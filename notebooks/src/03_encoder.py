@@ -478,14 +478,14 @@ print("X_no_mask[1, :5] ≈ alone:       ", torch.allclose(X_no_mask[1, :5], alo
 # Each head gives a `(T, T)` matrix: row i = query i, column j = key j. Here are the four heads
 # (0 to 3) of layer 0, the first block, for the padded sequence; the three empty columns on the
 # right are the padded keys. This model is untrained, so the patterns mean nothing yet;
-# notebook 08 shows the heads of a real BERT.
+# notebook 09 shows the heads of a real BERT.
 
 # %% [markdown] lang="zh"
 # ## 把注意力权重画出来
 #
 # 每个头给出一个 `(T, T)` 矩阵：第 i 行对应查询 i，第 j 列对应键 j。下图以这条填充过的序列为例，
 # 画出层 0（即第一个编码器块）中头 0 到头 3 的权重；右边三列空白对应填充位置上的键。这个模型还没有训
-# 练，所以图案本身没有意义；笔记本 08 会展示真实 BERT 的注意力头。
+# 练，所以图案本身没有意义；笔记本 09 会展示真实 BERT 的注意力头。
 
 # %% [markdown] lang="ja"
 # ## アテンションの重みを図にする
@@ -493,7 +493,7 @@ print("X_no_mask[1, :5] ≈ alone:       ", torch.allclose(X_no_mask[1, :5], alo
 # 各ヘッドは `(T, T)` の行列を出します。i 行目がクエリ i、j 列目がキー j です。パディングしたシーケ
 # ンスについて、層 0（最初のブロック）の 4 つのヘッド（0 から 3）を描きました。右側の空白の 3 列がパ
 # ディングされたキーです。このモデルはまだ学習していないので、模様にはまだ何の意味もありません。本物
-# の BERT のヘッドはノートブック 08 で見ます。
+# の BERT のヘッドはノートブック 09 で見ます。
 
 # %%
 fig = new_figure(9, 3)  # bertlib's figures draw Chinese labels with the CJK font

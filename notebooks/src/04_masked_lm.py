@@ -676,7 +676,7 @@ print(tr("random replacements in {s} held-out English sentences ({r} draws each)
 # %% [markdown] lang="en"
 # About a third of the random replacements in English sentences are Chinese characters, just as
 # a third of the words are. That is a shortcut, like the language shortcut of NSP that
-# notebook 07 measures: a Chinese character in the middle of an English sentence is
+# notebook 08 measures: a Chinese character in the middle of an English sentence is
 # obviously not the original token, so for these replacements the model needs no understanding
 # of the sentence to know that the input is wrong there; it only has to tell the two scripts
 # apart. The paper keeps 10% random and 10% unchanged tokens because fine-tuning never shows
@@ -689,7 +689,7 @@ print(tr("random replacements in {s} held-out English sentences ({r} draws each)
 
 # %% [markdown] lang="zh"
 # 英文句子中的随机替换大约有三分之一是汉字，这和汉字在词表中约占三分之一的比例相当。这是一条捷径，和
-# 笔记本 07 中测量的下一句预测的语言捷径类似：英文句子中间冒出一个汉字，显然不是原来的词元；遇到这样
+# 笔记本 08 中测量的下一句预测的语言捷径类似：英文句子中间冒出一个汉字，显然不是原来的词元；遇到这样
 # 的替换，模型不必理解句子就知道这里的输入有错，只要分辨出两种文字就行。论文保留 10% 的随机替换和
 # 10% 的原词，是因为微调时根本不会出现 `<mask>`，也是为了让模型为每个输入词元都保留一个表示，因为其
 # 中任何一个都可能被替换过；而有三分之一的替换，用不着这样的表示就能识破。（反过来，中文句子中的英文
@@ -700,7 +700,7 @@ print(tr("random replacements in {s} held-out English sentences ({r} draws each)
 
 # %% [markdown] lang="ja"
 # 英語の文でのランダムな置き換えの約 3 分の 1 は漢字で、語彙の単語の約 3 分の 1 が漢字であるのと同じ
-# です。これは近道です。ノートブック 07 で測る次文予測の言語の近道と同じ種類のものです。英語の文の途
+# です。これは近道です。ノートブック 08 で測る次文予測の言語の近道と同じ種類のものです。英語の文の途
 # 中に漢字が現れたら、それが元のトークンでないのは明らかです。このような置き換えでは、モデルは文を理
 # 解しなくても、そこの入力が誤りだとわかります。2 種類の文字を見分けるだけでよいのです。論文が 10%
 # をランダムなトークンに、10% をそのままにするのは、ファインチューニングでは `<mask>` が現れないから

@@ -56,7 +56,7 @@ def test_every_exercise_has_cases_and_staged_hints_in_every_language():
             assert len(staged[-1]) == max(map(len, staged))
 
 
-# ---------------------------------------------------------------- 09: the tagging loss
+# ---------------------------------------------------------------- 10: the tagging loss
 def loss_by_hand(Y_hat, labels):
     """The right answer written independently of bertlib: log-softmax by hand, then the mean
     over labelled positions."""
@@ -93,15 +93,15 @@ def unfinished(Y_hat, labels):
 
 
 def test_the_cases_agree_with_a_loss_written_by_hand():
-    for _, args in IMPLEMENTATIONS["09_tagging_loss"].cases():
+    for _, args in IMPLEMENTATIONS["11_tagging_loss"].cases():
         assert torch.allclose(task_loss(*args), loss_by_hand(*args), rtol=1e-5)
 
 
 def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
-    assert implementation_problem("09_tagging_loss", task_loss) == text(
+    assert implementation_problem("11_tagging_loss", task_loss) == text(
         "ex_impl_reference", lang, name="task_loss")
-    assert implementation_problem("09_tagging_loss", loss_by_hand) is None
-    check_implementation("09_tagging_loss", loss_by_hand)
+    assert implementation_problem("11_tagging_loss", loss_by_hand) is None
+    check_implementation("11_tagging_loss", loss_by_hand)
     assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=5)
 
 
@@ -116,23 +116,23 @@ def test_bertlib_and_a_hand_written_loss_pass(lang, capsys):
         "ja": "文が 1 つ、パディングなし"}),
 ])
 def test_typical_wrong_versions_fail_naming_the_case(wrong, case, lang, capsys):
-    check_implementation("09_tagging_loss", wrong)
+    check_implementation("11_tagging_loss", wrong)
     out = unfill(capsys.readouterr().out)
     assert out.startswith("×") and quoted(case[lang], lang) in out
-    assert "hint=1" in out and hints("09_tagging_loss", lang)[-1] not in out
+    assert "hint=1" in out and hints("11_tagging_loss", lang)[-1] not in out
 
 
 def test_errors_shapes_and_unfinished_functions_are_explained(lang, capsys):
-    check_implementation("09_tagging_loss", unfinished)
+    check_implementation("11_tagging_loss", unfinished)
     assert unfill(capsys.readouterr().out).strip() == text("ex_impl_missing", lang)
-    problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels: Y_hat.sum(-1))
+    problem = implementation_problem("11_tagging_loss", lambda Y_hat, labels: Y_hat.sum(-1))
     assert problem.startswith("×") and "()" in problem and "(1, 6)" in problem
-    problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels: 1 / 0)
+    problem = implementation_problem("11_tagging_loss", lambda Y_hat, labels: 1 / 0)
     assert "ZeroDivisionError" in problem
-    with pytest.raises(ValueError, match=r"key must be one of \[.*\]; got '09_nope'"):
-        check_implementation("09_nope", task_loss)
+    with pytest.raises(ValueError, match=r"key must be one of \[.*\]; got '10_nope'"):
+        check_implementation("10_nope", task_loss)
     with pytest.raises(ValueError, match="function must be a function; got int"):
-        check_implementation("09_tagging_loss", 3)
+        check_implementation("11_tagging_loss", 3)
 
 
 # ---------------------------------------------------------------- how a difference is told
@@ -579,7 +579,7 @@ def test_nsp_pairs_typical_wrong_versions_fail_naming_the_case(mistake, case, la
     _named("05_nsp_pair_builder", case, lang, capsys)
 
 
-# ---------------------------------------------------------------- 09: the best answer span
+# ---------------------------------------------------------------- 10: the best answer span
 def span_by_loops(scores, allowed, max_answer_len, *, together=True, inside=True, longest=None):
     """Every (i, j) tried in a loop, written independently of bertlib; the keywords make the
     typical wrong versions: start and end chosen each on its own, the text ignored, or the
@@ -599,16 +599,16 @@ def span_by_loops(scores, allowed, max_answer_len, *, together=True, inside=True
 
 
 def test_the_span_cases_agree_with_loops_by_hand():
-    for _, args in IMPLEMENTATIONS["09_best_span"].cases():
-        assert torch.equal(IMPLEMENTATIONS["09_best_span"].reference(*args), span_by_loops(*args))
+    for _, args in IMPLEMENTATIONS["11_best_span"].cases():
+        assert torch.equal(IMPLEMENTATIONS["11_best_span"].reference(*args), span_by_loops(*args))
 
 
 def test_bertlib_and_a_hand_written_best_span_pass(lang, capsys):
-    check_implementation("09_best_span", span_by_loops)
-    count = len(IMPLEMENTATIONS["09_best_span"].cases())
+    check_implementation("11_best_span", span_by_loops)
+    count = len(IMPLEMENTATIONS["11_best_span"].cases())
     assert unfill(capsys.readouterr().out).strip() == text("ex_impl_correct", lang, count=count)
     from bertlib.finetuning.finetune import best_span
-    assert implementation_problem("09_best_span", best_span, lang) == text(
+    assert implementation_problem("11_best_span", best_span, lang) == text(
         "ex_impl_reference", lang, name="best_span")
 
 
@@ -623,8 +623,8 @@ def test_bertlib_and_a_hand_written_best_span_pass(lang, capsys):
         "ja": "答えは最大 3 トークン"}),
 ])
 def test_typical_wrong_best_spans_fail_naming_the_case(mistake, case, lang, capsys):
-    check_implementation("09_best_span", lambda *args: span_by_loops(*args, **mistake))
-    _named("09_best_span", case, lang, capsys)
+    check_implementation("11_best_span", lambda *args: span_by_loops(*args, **mistake))
+    _named("11_best_span", case, lang, capsys)
 
 
 # ---------------------------------------------------------------- refusing bertlib's answer
@@ -657,7 +657,7 @@ def test_a_function_that_calls_bertlibs_own_is_refused_however_deep(lang, capsys
 
 
 def test_a_wrong_value_is_named_by_where_it_first_differs(lang):
-    problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels: summed(Y_hat,
+    problem = implementation_problem("11_tagging_loss", lambda Y_hat, labels: summed(Y_hat,
                                                                                     labels), lang)
     assert text("ex_impl_result", lang) in problem and "hint=1" in problem
     from bertlib.classroom.implement import _difference
@@ -709,22 +709,22 @@ def unprintable(Y_hat, labels):
 def test_every_failure_of_the_learners_code_ends_in_a_verdict(lang, capsys):
     """Before: sys.exit escaped as SystemExit, an error whose str() fails raised out of the
     check, and a meta or sparse result raised NotImplementedError from deep inside torch."""
-    case = IMPLEMENTATIONS["09_tagging_loss"].cases()[0][0][lang]
+    case = IMPLEMENTATIONS["11_tagging_loss"].cases()[0][0][lang]
     for function, error in ((exits, "SystemExit: 3"), (unprintable, "UnprintableError")):
-        check_implementation("09_tagging_loss", function)
+        check_implementation("11_tagging_loss", function)
         assert unfill(capsys.readouterr().out).strip() == text(
             "ex_impl_raised", lang, case=case, error=error) + implement._SPACE[lang] + text(
             "ex_impl_stuck", lang)
     where = text("ex_impl_result", lang)
     for result, got in ((torch.zeros((), device="meta"), "device=meta"),
                         (torch.zeros(1, 6).to_sparse(), "layout=torch.sparse_coo")):
-        problem = implementation_problem("09_tagging_loss", lambda Y_hat, labels, r=result: r)
+        problem = implementation_problem("11_tagging_loss", lambda Y_hat, labels, r=result: r)
         assert problem.startswith("× ") and where in problem and got in problem
 
     def surrogates(Y_hat, labels):
         raise ValueError("\ud800" * 1000)
 
-    problem = implementation_problem("09_tagging_loss", surrogates)
+    problem = implementation_problem("11_tagging_loss", surrogates)
     assert "\\ud800" in problem and len(problem) < 600  # printable, a few lines at most
     problem.encode("utf-8")
 
@@ -839,22 +839,22 @@ def _zeroed_in_place(Y_hat, labels):
 
 @pytest.mark.fresh_seeds
 @pytest.mark.parametrize(("key", "cheat", "message", "name"), [
-    ("09_tagging_loss", lambda: _source_copy(task_loss), "ex_impl_copy", "task_loss"),
+    ("11_tagging_loss", lambda: _source_copy(task_loss), "ex_impl_copy", "task_loss"),
     # still bertlib's code, in bertlib's file, whatever its name
-    ("09_tagging_loss", lambda: _renamed_copy(task_loss), "ex_impl_reference", "task_loss"),
-    ("09_tagging_loss", lambda: _source_inside, "ex_impl_copy", "inspect.getsource"),
+    ("11_tagging_loss", lambda: _renamed_copy(task_loss), "ex_impl_reference", "task_loss"),
+    ("11_tagging_loss", lambda: _source_inside, "ex_impl_copy", "inspect.getsource"),
     ("03_attention_weights", lambda: _torch_attention, "ex_impl_library",
      "multi_head_attention_forward"),
     ("06_mlm_loss", lambda: lambda Y_hat, Y, w: task_loss(
         Y_hat.masked_fill(~(w > 0)[..., None], 0.0), torch.where(w > 0, Y, -100)),
      "ex_impl_reference", "task_loss"),
-    ("09_tagging_loss", lambda: lambda Y_hat, labels: __import__("bertlib").bert_loss(
+    ("11_tagging_loss", lambda: lambda Y_hat, labels: __import__("bertlib").bert_loss(
         Y_hat, labels.clamp(min=0), (labels >= 0).float(), torch.zeros(len(labels), 2),
         torch.zeros(len(labels), dtype=torch.long)).mlm, "ex_impl_reference", "bert_loss"),
-    ("09_tagging_loss", lambda: _in_a_thread, "ex_impl_elsewhere", "Thread.start"),
-    ("09_tagging_loss", lambda: _in_a_pool, "ex_impl_elsewhere", "ThreadPoolExecutor.submit"),
-    ("09_tagging_loss", lambda: _profiler_off, "ex_impl_unwatch", "sys.setprofile"),
-    ("09_tagging_loss", lambda: lambda Y_hat, labels: loss_by_hand(Y_hat, labels).as_subclass(
+    ("11_tagging_loss", lambda: _in_a_thread, "ex_impl_elsewhere", "Thread.start"),
+    ("11_tagging_loss", lambda: _in_a_pool, "ex_impl_elsewhere", "ThreadPoolExecutor.submit"),
+    ("11_tagging_loss", lambda: _profiler_off, "ex_impl_unwatch", "sys.setprofile"),
+    ("11_tagging_loss", lambda: lambda Y_hat, labels: loss_by_hand(Y_hat, labels).as_subclass(
         _Forged), "ex_impl_plain", "_Forged"),
     ("05_nsp_pair_builder", lambda: lambda paragraphs, max_len, seed: [_AlwaysEqual(0)],
      "ex_impl_plain", "_AlwaysEqual"),
@@ -873,20 +873,20 @@ def test_every_route_round_the_work_is_refused_by_name(key, cheat, message, name
 @pytest.mark.fresh_seeds
 @pytest.mark.parametrize("cheat", [_expected_off_the_frame, _zeroed_in_place])
 def test_the_expected_values_are_out_of_the_learners_reach(cheat, lang):
-    problem = implementation_problem("09_tagging_loss", cheat, lang)
+    problem = implementation_problem("11_tagging_loss", cheat, lang)
     assert problem is not None and problem.startswith("× ")
 
 
 @pytest.mark.fresh_seeds
 def test_answers_made_in_advance_fail_on_the_fresh_cases(lang):
     """A table of bertlib's answers to the cases of seed 0, looked up by the arguments."""
-    exercise = IMPLEMENTATIONS["09_tagging_loss"]
+    exercise = IMPLEMENTATIONS["11_tagging_loss"]
     table = {repr(args): exercise.reference(*args) for _, args in exercise.cases(0)}
-    assert implementation_problem("09_tagging_loss", lambda *args: table.get(
+    assert implementation_problem("11_tagging_loss", lambda *args: table.get(
         repr(args), torch.tensor(0.0)), lang).startswith("× ")
     with pytest.MonkeyPatch.context() as patch:  # the same table at seed 0 would pass
         patch.setattr(implement, "fresh_seed", lambda: 0)
-        assert implementation_problem("09_tagging_loss", lambda *args: table[repr(args)]) is None
+        assert implementation_problem("11_tagging_loss", lambda *args: table[repr(args)]) is None
 
 
 @pytest.mark.fresh_seeds
@@ -894,7 +894,7 @@ def test_answers_made_in_advance_fail_on_the_fresh_cases(lang):
     ("02_tokens_and_segments", pair_by_hand), ("02_wordpiece", wordpiece_by_hand),
     ("03_attention_weights", weights_by_hand), ("04_mlm_gather", gather_by_loop),
     ("05_nsp_pair_builder", pairs_by_hand), ("06_mlm_loss", mlm_loss_by_hand),
-    ("09_tagging_loss", loss_by_hand), ("09_best_span", span_by_loops)])
+    ("11_tagging_loss", loss_by_hand), ("11_best_span", span_by_loops)])
 def test_a_right_answer_passes_whatever_the_seed(key, function):
     """The fresh cases keep their design: written by hand, the answer passes on each."""
     seeds = iter([0, 1, 2**31 - 1, implement.fresh_seed()])

@@ -23,9 +23,9 @@ notice for the mean of heads) and evidence view (masked tokens, head), the maski
 fill-mask guesses across a resample, and the time-lapse widget's play button and step slider.
 Each of these figures is saved as SVG with its button: the status line must say so in the
 edition's language, the file must be on the server, and every text in the figure must be in
-the edition's language. 03_encoder, 07_evaluation and 08_real_bert must have an attention
-widget (07's with its evidence view), 04_masked_lm a masking widget with the model's guesses,
-06_pretraining a time-lapse widget.
+the edition's language. 03_encoder, 08_evaluation and 09_real_bert must have an attention
+widget (08's with its evidence view), 04_masked_lm a masking widget with the model's guesses,
+07_watching_it_learn a time-lapse widget.
 
 Every picture drawn and legible on a classroom projector: in a 1280×720 window with the file
 browser open, in JupyterLab's light theme and again in its dark one, as the run left the outputs
@@ -96,8 +96,8 @@ RUN_TIMEOUT_MS = 300_000  # generous: a notebook may train a small model
 # A laptop on a classroom projector; JupyterLab's file browser stays open beside the notebook.
 VIEWPORT = {"width": 1280, "height": 720}
 CHANGE_TIMEOUT_MS = 15_000  # one widget callback, including drawing a figure
-# The highest numbers first, whose kernels run longest (06, 08, 09 train or load models): handed
-# out in this order (`--dist load`), the two workers end on short notebooks, not one on 09 while
+# The highest numbers first, whose kernels run longest (06, 09, 10 train or load models): handed
+# out in this order (`--dist load`), the two workers end on short notebooks, not one on 10 while
 # the other waits.
 NOTEBOOKS = sorted(
     (p.relative_to(NOTEBOOK_ROOT).as_posix()
@@ -114,11 +114,11 @@ KERNEL_ERROR = re.compile(r'"msg_type":\s*"error"')
 # Notebooks that must show a widget the test drives by its labels, and which (see
 # problems_in_widgets): the widgets each chapter is about.
 MUST_DRIVE = {"03_encoder": {"attention"}, "04_masked_lm": {"fill-mask"},
-              "06_pretraining": {"time-lapse"}, "07_evaluation": {"attention", "evidence"},
-              "08_real_bert": {"attention"}}
+              "07_watching_it_learn": {"time-lapse"}, "08_evaluation": {"attention", "evidence"},
+              "09_real_bert": {"attention"}}
 
 # The edition's language. Tokens are vocabulary items, shown as they are in any edition (the
-# small model's vocabulary has both languages; 08 runs an English model in both editions).
+# small model's vocabulary has both languages; 09 runs an English model in both editions).
 LANGUAGE = {"en": "English", "zh": "Chinese", "ja": "Japanese"}
 # Han characters, and the CJK punctuation a Chinese string brings along (，。：（）).
 CHINESE = re.compile(
@@ -127,7 +127,7 @@ CHINESE = re.compile(
 # What Chinese text legitimately writes in Latin letters: special tokens, code names with their
 # value, the file a figure was saved to, two functions spelt as formulas and code spell them
 # (strings.json: "3. softmax：权重 w", "LayerNorm(求和)"), and a model's name, which Chinese
-# writes as it is (09's classifier buttons: "MiniLM（预训练）"). Single letters (the formulas'
+# writes as it is (10's classifier buttons: "MiniLM（预训练）"). Single letters (the formulas'
 # q, k, d, w; sentence A and B) and acronyms (PNG, MLM, BERT) are not words to translate either.
 NOT_ENGLISH = re.compile(
     r"<\w+>|\[[A-Z]+\]"  # <cls>, [SEP]
@@ -792,7 +792,7 @@ def lab(tmp_path_factory: pytest.TempPathFactory):
     # a kernel then has both cores while the other worker measures its page, and two kernels
     # running at once do not spin-wait on each other's cores. Spinning, two kernels of two
     # threads took 314 s for the English editions against 222 s with one thread each; asleep,
-    # 06, 07, 08 and 09 on two workers took 181 s against 202 s with one thread each. The printed
+    # 06, 08, 09 and 10 on two workers took 181 s against 202 s with one thread each. The printed
     # outputs are the same either way: the test compares them with the committed ones.
     env["OMP_NUM_THREADS"] = str(len(os.sched_getaffinity(0)))
     env["OMP_WAIT_POLICY"] = "PASSIVE"

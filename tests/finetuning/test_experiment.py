@@ -432,7 +432,7 @@ def test_score_is_each_tasks_accuracy(shipped, split):
 # ---------------------------------------------------------------- the designed experiment
 @pytest.mark.slow
 def test_pretraining_wins_on_held_out_words_in_both_languages_over_three_seeds(shipped, split):
-    """Notebook 09's comparison of the topic task, three seeds: on the words no labelled
+    """Notebook 10's comparison of the topic task, three seeds: on the words no labelled
     sentence holds, the pretrained start's 95% interval lies above the random start's and the
     bag of words' in each language. (About 80 s on one thread of a busy 2-core machine.)"""
     bert, tokenizer = shipped

@@ -67,7 +67,7 @@ def test_picking_a_layer_and_head_draws_it_large_with_its_tokens(widget):
 
 
 @pytest.mark.parametrize(("lang", "num_blks", "num_heads", "T"), [
-    ("en", 6, 12, 64),  # MiniLM (notebook 08)
+    ("en", 6, 12, 64),  # MiniLM (notebook 09)
     ("zh", 6, 12, 30),
     ("en", 2, 2, 23),  # the small BERT
     ("zh", 24, 16, 12),  # BERT-large

@@ -13,9 +13,9 @@
 # ---
 
 # %% [markdown] lang="en"
-# # 08 · Real BERT
+# # 09 · Real BERT
 #
-# *[中文版](../zh/08_real_bert.ipynb) · [日本語](../ja/08_real_bert.ipynb) ·
+# *[中文版](../zh/09_real_bert.ipynb) · [日本語](../ja/09_real_bert.ipynb) ·
 # [Index](00_index.ipynb)*
 #
 # The chapter's BERT has every essential idea of the original (Devlin et al., 2018), but not
@@ -33,9 +33,9 @@
 # 5. find attention heads with a recognisable job by computing, and look at them.
 
 # %% [markdown] lang="zh"
-# # 08 · 真实的 BERT
+# # 09 · 真实的 BERT
 #
-# [English](../en/08_real_bert.ipynb) · [日本語](../ja/08_real_bert.ipynb) ·
+# [English](../en/09_real_bert.ipynb) · [日本語](../ja/09_real_bert.ipynb) ·
 # [目录](00_index.ipynb)
 #
 # 本章的 BERT 具备原始 BERT（Devlin 等人，2018）的全部核心思想，但并非每个细节都一样。而公开发布的检
@@ -50,9 +50,9 @@
 # 5. 通过计算找出有明确分工的注意力头，并把它们画出来。
 
 # %% [markdown] lang="ja"
-# # 08 · 本物の BERT
+# # 09 · 本物の BERT
 #
-# *[English](../en/08_real_bert.ipynb) · [中文](../zh/08_real_bert.ipynb) · [目次](00_index.ipynb)*
+# *[English](../en/09_real_bert.ipynb) · [中文](../zh/09_real_bert.ipynb) · [目次](00_index.ipynb)*
 #
 # 章の BERT は、元の BERT（Devlin ら、2018）の本質的なアイデアをすべて備えていますが、細部まですべ
 # て同じではありません。公開されているチェックポイントは、その細部に依存しています。本物の重みを章
@@ -90,7 +90,6 @@ from bertlib import (
     load_hf_model,
     load_small_corpus,
 )
-from bertlib.classroom.exercises import check_exercise
 from bertlib.support.i18n import table, tr
 from bertlib.viz import AttentionView, AttentionWidget, new_figure, plot_attention
 from bertlib.viz.listing import show_source
@@ -529,7 +528,7 @@ print(table([name, tr("max |difference| < 1e-5") if diff < 1e-5
 # The two implementations agree to within rounding. (We print a comparison, not the difference
 # itself: how the last bits of a float32 sum come out depends on the hardware. On the machine
 # that built this notebook the difference was exactly 0.) Switch off GELU, the embedding
-# LayerNorm or the small epsilon, and the agreement is gone; exercise 2 tries two of them.
+# LayerNorm or the small epsilon, and the agreement is gone; exercise 1 tries two of them.
 # Untying the MLM decoder would change nothing here: the MLM head plays no part in the hidden
 # states.
 #
@@ -551,7 +550,7 @@ print(table([name, tr("max |difference| < 1e-5") if diff < 1e-5
 # %% [markdown] lang="zh"
 # 两种实现的结果在舍入误差范围内一致。（我们打印的是比较的结果，而不是差值本身：float32 求和结果的最
 # 后几位取决于硬件。在生成本笔记本的机器上，差值恰好为 0。）只要关掉 GELU、嵌入之后的层规范化或者很
-# 小的 epsilon 中的任何一个，两者就不再一致；练习 2 会试其中两个。取消掩蔽语言模型解码器的权重共享在
+# 小的 epsilon 中的任何一个，两者就不再一致；练习 1 会试其中两个。取消掩蔽语言模型解码器的权重共享在
 # 这里不会改变任何结果：掩蔽语言模型的输出层不参与计算隐状态。
 #
 # ## 真实的注意力头
@@ -570,7 +569,7 @@ print(table([name, tr("max |difference| < 1e-5") if diff < 1e-5
 # 2 つの実装は丸め誤差の範囲で一致します（差そのものではなく比較の結果を表示しているのは、float32 の
 # 和の最後の数ビットがどうなるかがハードウェアに依存するからです。このノートブックを作ったマシンで
 # は、差はちょうど 0 でした）。GELU、埋め込みの層正規化、小さなイプシロンのどれかを無効にすると、一
-# 致しなくなります。演習 2 ではそのうち 2 つを試します。マスク言語モデルのデコーダの重み共有をやめて
+# 致しなくなります。演習 1 ではそのうち 2 つを試します。マスク言語モデルのデコーダの重み共有をやめて
 # も、ここでは何も変わりません。マスク言語モデルの出力層は隠れ状態に関わらないからです。
 #
 # ## 本物のアテンションのヘッド
@@ -717,20 +716,18 @@ display(widget)
 #
 # ## Exercises
 #
-# 1. ★ **Count.** How many learnable numbers does MiniLM's MLM head hold of its own, its decoder
-#    tied to the token embeddings (the tied weight counts once, in the embeddings)? Check below.
-# 2. ★★ Build MiniLM with PyTorch's epsilon: `cfg = dataclasses.replace(model.config,
+# 1. ★★ Build MiniLM with PyTorch's epsilon: `cfg = dataclasses.replace(model.config,
 #    layer_norm_eps=1e-5)`, `m = BERTModel.from_config(cfg).eval()`,
 #    `m.load_state_dict(model.state_dict())`. How large is the difference to `transformers` now?
 #    Do the same with `hidden_act="relu"`.
-# 3. ★ Suppose `load_hf_model` did not swap the two rows of the NSP output layer. A checkpoint in
+# 2. ★ Suppose `load_hf_model` did not swap the two rows of the NSP output layer. A checkpoint in
 #    Google's convention whose NSP head is right on every held-out pair would then score what NSP
 #    accuracy against `bertlib`'s labels? What would such a score tell you?
-# 4. ★★★ Which head of MiniLM links a word in sentence B most strongly to the same word in
+# 3. ★★★ Which head of MiniLM links a word in sentence B most strongly to the same word in
 #    sentence A? Over the 200 pairs, for every token of B that also occurs in A, add up the
 #    weight it puts on that token's occurrences in A; average per layer and head, and name the
 #    strongest head with its 95% interval, as above.
-# 5. ★★ Why might a head with "nothing to do" put its weight on a special token rather than spread
+# 4. ★★ Why might a head with "nothing to do" put its weight on a special token rather than spread
 #    it evenly? (Think of what the weights multiply: the value vectors.)
 
 # %% [markdown] lang="zh"
@@ -748,19 +745,17 @@ display(widget)
 #
 # ## 练习
 #
-# 1. ★ **数一数。** MiniLM 的掩蔽语言模型输出层自己有多少个可学习的参数？它的解码器与词元嵌入共享
-#    权重（共享的权重只算一次，算在嵌入里）。在下面检查你的答案。
-# 2. ★★ 用 PyTorch 默认的 epsilon 构建 MiniLM：
+# 1. ★★ 用 PyTorch 默认的 epsilon 构建 MiniLM：
 #    `cfg = dataclasses.replace(model.config, layer_norm_eps=1e-5)`，
 #    `m = BERTModel.from_config(cfg).eval()`，`m.load_state_dict(model.state_dict())`。现在与
 #    `transformers` 的差别有多大？再用 `hidden_act="relu"` 试一次。
-# 3. ★ 假设 `load_hf_model` 没有交换下一句预测输出层的两行。一个采用 Google 约定、在每个留出的句子
+# 2. ★ 假设 `load_hf_model` 没有交换下一句预测输出层的两行。一个采用 Google 约定、在每个留出的句子
 #    对上都判断正确的检查点，按 `bertlib` 的标签计算，下一句预测的准确率会是多少？这样的分数说明了
 #    什么？
-# 4. ★★★ MiniLM 的哪个头把句子 B 中的词与句子 A 中的同一个词联系得最紧？在那 200 个句子对上，对 B
+# 3. ★★★ MiniLM 的哪个头把句子 B 中的词与句子 A 中的同一个词联系得最紧？在那 200 个句子对上，对 B
 #    中每个也在 A 中出现的词元，把它分给 A 中这个词元各次出现的权重加起来；按层和头求平均，再像上面
 #    那样给出最强的那个头及其 95% 置信区间。
-# 5. ★★ 一个“没事可做”的头，为什么会把权重放在某个特殊词元上，而不是平均分散开？（想一想这些权重乘的
+# 4. ★★ 一个“没事可做”的头，为什么会把权重放在某个特殊词元上，而不是平均分散开？（想一想这些权重乘的
 #    是什么：值向量。）
 
 # %% [markdown] lang="ja"
@@ -779,27 +774,20 @@ display(widget)
 #
 # ## 演習
 #
-# 1. ★ **数えてみよう。** デコーダがトークン埋め込みと重みを共有しているとき、MiniLM のマスク言語モ
-#    デルの出力層は、自分だけの学習可能なパラメータをいくつ持っているでしょうか（共有している重みは
-#    埋め込みの側で 1 回だけ数えます）。下で確かめましょう。
-# 2. ★★ PyTorch のイプシロンで MiniLM を作ってみましょう。`cfg = dataclasses.replace(model.config,
+# 1. ★★ PyTorch のイプシロンで MiniLM を作ってみましょう。`cfg = dataclasses.replace(model.config,
 #    layer_norm_eps=1e-5)`、`m =
 #    BERTModel.from_config(cfg).eval()`、`m.load_state_dict(model.state_dict())`
 #    とします。`transformers` との差はどれくらいになりますか。`hidden_act="relu"` でも同じことをして
 #    みましょう。
-# 3. ★ `load_hf_model` が次文予測の出力層の 2 つの行を入れ替えなかったとします。Google の取り決めに
+# 2. ★ `load_hf_model` が次文予測の出力層の 2 つの行を入れ替えなかったとします。Google の取り決めに
 #    従うチェックポイントで、その次文予測の出力層がホールドアウトのすべてのペアで正しいとすると、
 #    `bertlib` のラベルに対する次文予測の正解率はいくつになるでしょうか。そのような値から何がわかる
 #    でしょうか。
-# 4. ★★★ MiniLM のどのヘッドが、文 B の単語を文 A の同じ単語に最も強く結びつけているでしょうか。200
+# 3. ★★★ MiniLM のどのヘッドが、文 B の単語を文 A の同じ単語に最も強く結びつけているでしょうか。200
 #    組のペアで、A にも現れる B の各トークンについて、A にあるそのトークンに置く重みを合計し、層と
 #    ヘッドごとに平均して、上と同じように最も強いヘッドを 95% 区間とともに挙げましょう。
-# 5. ★★「することのない」ヘッドが、重みを均等に広げるのではなく特殊トークンに置くのはなぜでしょうか
+# 4. ★★「することのない」ヘッドが、重みを均等に広げるのではなく特殊トークンに置くのはなぜでしょうか
 #    （重みが何に掛かるか、つまりバリューベクトルを考えてみましょう）。
-
-# %%
-answer = None  # your answer to exercise 1: an integer
-check_exercise("08_mlm_head_params", answer)
 
 # %% [raw] strings="zh"
 # "ReLU (the chapter) and GELU (the original BERT)"

@@ -13,9 +13,9 @@
 # ---
 
 # %% [markdown] lang="en"
-# # 07 · Evaluating honestly
+# # 08 · Evaluating honestly
 #
-# *[中文版](../zh/07_evaluation.ipynb) · [日本語](../ja/07_evaluation.ipynb) ·
+# *[中文版](../zh/08_evaluation.ipynb) · [日本語](../ja/08_evaluation.ipynb) ·
 # [Index](00_index.ipynb)*
 #
 # Notebook 06 pretrained a small model for under a minute and showed the full run of the small
@@ -34,9 +34,9 @@
 #    templates seen in training.
 
 # %% [markdown] lang="zh"
-# # 07 · 如实评估
+# # 08 · 如实评估
 #
-# [English](../en/07_evaluation.ipynb) · [日本語](../ja/07_evaluation.ipynb) ·
+# [English](../en/08_evaluation.ipynb) · [日本語](../ja/08_evaluation.ipynb) ·
 # [目录](00_index.ipynb)
 #
 # 笔记本 06 用不到一分钟预训练了一个小模型，还展示了项目自带的小 BERT（随 `bertlib` 一起提供）的完整
@@ -51,9 +51,9 @@
 #    对；再找出掩蔽语言模型的准确率背后藏着什么：训练中见过的句子模板。
 
 # %% [markdown] lang="ja"
-# # 07 · 正直に評価する
+# # 08 · 正直に評価する
 #
-# *[English](../en/07_evaluation.ipynb) · [中文](../zh/07_evaluation.ipynb) ·
+# *[English](../en/08_evaluation.ipynb) · [中文](../zh/08_evaluation.ipynb) ·
 # [目次](00_index.ipynb)*
 #
 # ノートブック 06 では、小さなモデルを 1 分足らず事前学習し、`bertlib` に付属する小さな BERT の学
@@ -141,7 +141,7 @@ print(tr("the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} 
 #
 # An accuracy measured on a few hundred pairs is itself a random quantity: another draw of pairs and
 # masks would give a slightly different number. So every figure below comes with a 95% Wilson
-# confidence interval, from `Accuracy(hits, n)` in `bertlib.finetuning.finetune` (notebook 09 uses
+# confidence interval, from `Accuracy(hits, n)` in `bertlib.finetuning.finetune` (notebook 10 uses
 # it for fine-tuning too). Unlike value ± 1.96 standard errors it stays inside [0, 1].
 
 # %% [markdown] lang="zh"
@@ -153,7 +153,7 @@ print(tr("the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} 
 #
 # 在几百个句子对上测得的准确率本身也是一个随机量：换一次句子对和掩蔽的抽样，就会得到略有不同的
 # 数字。所以下面的每个数字都附有 95% 的 Wilson 置信区间，由 `bertlib.finetuning.finetune` 中的
-# `Accuracy(hits, n)` 计算（笔记本 09 在微调时也用它）。与“值 ± 1.96 倍标准误差”不同，它
+# `Accuracy(hits, n)` 计算（笔记本 10 在微调时也用它）。与“值 ± 1.96 倍标准误差”不同，它
 # 不会超出 [0, 1]。
 
 # %% [markdown] lang="ja"
@@ -166,7 +166,7 @@ print(tr("the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} 
 #
 # 数百組のペアで測った正解率は、それ自体が確率的な量です。ペアとマスクを引き直せば、少し違う数字にな
 # るでしょう。そこで下の数字にはすべて、`bertlib.finetuning.finetune` の `Accuracy(hits, n)` による
-# 95% の Wilson 信頼区間を付けます（ノートブック 09 のファインチューニングでも使います）。値 ± 1.96
+# 95% の Wilson 信頼区間を付けます（ノートブック 10 のファインチューニングでも使います）。値 ± 1.96
 # × 標準誤差とは違って、この区間は [0, 1] の外に出ません。
 
 # %%
@@ -844,11 +844,11 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 
 # %%
 answer = None  # your answer to exercise 3: how many times as many pairs
-check_exercise("07_halve_width", answer)
+check_exercise("08_halve_width", answer)
 
 # %%
 answer = None  # your answer to exercise 4: a percentage, a whole number
-check_exercise("07_replication", answer)
+check_exercise("08_replication", answer)
 
 # %% [raw] strings="zh"
 # "the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} training paragraphs with {sentences:,} sentences"
