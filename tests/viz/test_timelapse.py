@@ -11,6 +11,7 @@ import struct
 import numpy as np
 import pytest
 import torch
+from matplotlib.text import Text
 
 from bertlib import load_small_bert, make_pretrain_data, tokenize_paragraphs
 from bertlib.analysis.snapshots import SnapshotRecorder, Snapshots, load_snapshots
@@ -175,6 +176,16 @@ def test_the_shipped_snapshots_on_the_default_pair(lang):
                 assert guess.tokens[0] != guess.original, (s, guess)
             if s == 3000:
                 assert guess.tokens[0] == guess.original, (s, guess)
+    # Every text inside the figure at the last step, whose title is the longest (four digits
+    # twice): the Japanese title once ran off the right edge.
+    fig = w.plot.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for t in fig.findobj(Text):
+        if t.get_visible() and t.get_text().strip():
+            box = t.get_window_extent(renderer)
+            assert box.x0 >= -1 and box.x1 <= fig.bbox.width + 1, (lang, t.get_text(), box)
+            assert box.y0 >= -1 and box.y1 <= fig.bbox.height + 1, (lang, t.get_text(), box)
 
 
 def test_chinese_labels_in_the_chinese_widget(run, tokenizer, tmp_path):
