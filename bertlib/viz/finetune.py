@@ -27,10 +27,11 @@ from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import PAGE_WIDTH, literal
 
 # A held-out word (one no labelled training sentence holds) in a frame no training sentence
-# uses: notebook 11's fine-tuned small BERT classifies both, and tags Lisbon a place.
+# uses: notebook 11's fine-tuned small BERT classifies both, and tags Lisbon a place and 郑凯 a
+# name (the widget in notebook 11 shows both).
 DEFAULT_SENTENCES = {
     "en": "Everyone was talking about Lisbon.",
-    "zh": "大家都在谈论狐狸。",
+    "zh": "大家都在谈论郑凯。",
 }
 DEFAULT_SENTENCES["ja"] = DEFAULT_SENTENCES["en"]  # the model reads English and Chinese only
 TAG_COLORS = {"O": "#F2F2F2", "NAME": "#56B4E9", "PLACE": "#E69F00", "TIME": "#009E73"}
