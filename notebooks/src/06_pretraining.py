@@ -644,7 +644,7 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
 # the 95% interval [0.754, 0.798] lies above chance: in under a minute it has begun to relate the
 # two sentences. It fills in 0.489 of the masked tokens, against 0.050 for always guessing the most
 # frequent token. The shipped model does better, and far better at MLM (0.841 and 0.880, printed in
-# the next section; notebook 07 shows how far 900 steps of its recipe get).
+# the next section; notebook 07 shows how far its recipe gets when stopped early, in class).
 
 # %% [markdown] lang="zh"
 # 在这 300 步里，掩蔽语言模型的损失从 6.25 降到 2.53，下一句预测的损失从 0.71 降到 0.50（分别是最前
@@ -652,7 +652,7 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
 # 区分“是下一句”和“不是下一句”的准确率已经达到 0.777，95% 置信区间 [0.754, 0.798] 高于随机猜测：训练
 # 不到一分钟，它已经开始把两个句子联系起来了。对于被掩蔽的词元，它能填对 0.489，而总猜最常见的词元只
 # 能填对 0.050。自带模型更好，掩蔽语言模型尤其好得多（0.841 和 0.880，下一节会打印出来；
-# 按同样的训练配置只训练 900 步能达到什么水平，见笔记本 07）。
+# 按同样的训练配置在课堂上提前停下能达到什么水平，见笔记本 07）。
 
 # %% [markdown] lang="ja"
 # 300 ステップのあいだに、マスク言語モデルの損失は 6.25 から 2.53 に、次文予測の損失は 0.71 から
@@ -662,7 +662,7 @@ print(tr("held-out MLM top-1 accuracy: {acc:.3f} (most frequent token: {baseline
 # ています。1 分足らずの学習で、2 つの文を関連づけ始めたのです。マスクされたトークンは 0.489 を正し
 # く埋められ、常に最も頻度の高いトークンを答える場合の 0.050 を上回ります。付属モデルはより優秀で、
 # マスク言語モデルではずっと上です（0.841 と 0.880。次の節で表示します。同じ学習
-# 設定で 900 ステップだけ学習するとどこまで届くかは、ノートブック 07 で示します）。
+# 設定を授業の中で早めに止めるとどこまで届くかは、ノートブック 07 で示します）。
 
 # %% [markdown] lang="en"
 # ## From 12 minutes to four days
@@ -719,7 +719,7 @@ print(tr("shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}",
 # %% [markdown] lang="en"
 # The MLM loss falls for all 3000 steps, fast at first, then ever more slowly. The NSP loss stays
 # near $\ln 2$ for about the first 200 steps (the line printed with the plot gives their mean),
-# then creeps down slowly, to about 0.40 over the last 50 steps. In the chapter's run, and in the
+# then creeps down slowly, to about 0.40 over steps 2951 to 3000. In the chapter's run, and in the
 # live run above, the MLM loss stays far above the NSP loss; in this longer run it drops below
 # it over the last third of the steps (exercise 5 asks what the comparison of the two losses
 # says).
@@ -729,10 +729,10 @@ print(tr("shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}",
 
 # %% [markdown] lang="zh"
 # 掩蔽语言模型的损失在全部 3000 步中一直在下降，起初很快，之后越来越慢。下一句预测的损失在大约前
-# 200 步里一直停留在 $\ln 2$ 附近（随图打印的那一行给出了这段时间的平均值），之后缓慢下降，最后 50
-# 步平均约为 0.40。在本章的训练和上面的现场训练中，掩蔽语言模型的损失始终远高于下一句预测的损失；在
-# 这次更长的训练中，它在最后三分之一的步数里降到了下一句预测的损失之下（练习 5 会问：比较这两个损失
-# 能说明什么？）。
+# 200 步里一直停留在 $\ln 2$ 附近（随图打印的那一行给出了这段时间的平均值），之后缓慢下降，第
+# 2951–3000 步平均约为 0.40。在本章的训练和上面的现场训练中，掩蔽语言模型的损失始终远高于下一句预
+# 测的损失；在这次更长的训练中，它在最后三分之一的步数里降到了下一句预测的损失之下（练习 5 会问：
+# 比较这两个损失能说明什么？）。
 #
 # 原始的 BERT 也是这样训练的，只是规模要大得多。下面把 BERT 论文（Devlin 等人，2018）中的完整训练配
 # 置与自带模型并列对照：
@@ -740,7 +740,7 @@ print(tr("shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}",
 # %% [markdown] lang="ja"
 # マスク言語モデルの損失は 3000 ステップのあいだずっと下がり続けます。はじめは速く、その後はしだい
 # にゆっくりになります。次文予測の損失は最初の 200 ステップほど $\ln 2$ の近くにとどまり（グラフと
-# ともに表示した行がその平均です）、その後ゆっくり下がって、最後の 50 ステップでは約 0.40 になりま
+# ともに表示した行がその平均です）、その後ゆっくり下がって、ステップ 2951–3000 では約 0.40 になりま
 # す。章の学習でも上のその場での学習でも、マスク言語モデルの損失は次文予測の損失よりずっと高いま
 # まですが、この長い学習では、最後の 3 分の 1 のステップで次文予測の損失を下回ります（2 つの損失を
 # 比べて何が言えるのかは、演習 5 で考えます）。
