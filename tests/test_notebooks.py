@@ -104,6 +104,70 @@ def test_notebooks_use_exactly_the_exercises_that_exist():
     assert set(re.findall(r'check_exercise\("(\w+)"', text)) == set(EXERCISES)
 
 
+# Notebooks whose every numbered exercise gives feedback (issue 38): a check cell names it
+# (`answer = None  # your answer to exercise N: ...`, or an implement-it cell whose function's
+# docstring starts "Exercise N." and which calls check_implementation), or a worked answer folded
+# in <details>, whose <summary> starts with its number, in the notebook's last markdown cell.
+COVERED = {"01_context", "02_input_representation", "03_encoder", "04_masked_lm",
+           "05_next_sentence"}
+EXERCISES_HEADING = {"en": "## Exercises", "zh": "## 练习", "ja": "## 演習"}
+WORKED_HEADING = {"en": "### Worked answers", "zh": "### 参考答案", "ja": "### 解答例"}
+WORKED_SUMMARY = {"en": r"<summary>Exercise (\d+): ", "zh": r"<summary>练习 (\d+)：",
+                  "ja": r"<summary>演習 (\d+)："}
+
+
+def exercise_feedback(nb: nbformat.NotebookNode, lang: str) -> tuple[list[int], set[int],
+                                                                         set[int]]:
+    """The numbers of the exercise list, those a check cell names, those with a worked answer."""
+    markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    lists = [m.split(EXERCISES_HEADING[lang], 1)[1] for m in markdown
+             if EXERCISES_HEADING[lang] in m]
+    assert len(lists) == 1, f"{len(lists)} exercise lists"
+    numbers = [int(n) for n in re.findall(r"^(\d+)\. ", lists[0], re.M)]
+    checked = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        checked |= {int(n) for n in re.findall(r"# your answer to exercise (\d+)\b", cell.source)}
+        if "check_implementation(" in cell.source:
+            checked |= {int(n) for n in re.findall(r'"""Exercise (\d+)\. ', cell.source)}
+    worked = {int(n) for m in markdown for n in re.findall(WORKED_SUMMARY[lang], m)}
+    return numbers, checked, worked
+
+
+@pytest.mark.parametrize(("stem", "lang"), sorted(itertools.product(COVERED, tool.LANGS)))
+def test_every_exercise_is_checked_or_has_a_worked_answer(stem, lang):
+    nb = nbformat.read(NOTEBOOKS / lang / f"{stem}.ipynb", as_version=4)
+    numbers, checked, worked = exercise_feedback(nb, lang)
+    assert numbers == list(range(1, len(numbers) + 1)), f"the exercises are numbered {numbers}"
+    assert not set(numbers) - checked - worked, (
+        f"{lang}/{stem}: exercises {sorted(set(numbers) - checked - worked)} have neither a "
+        f"check cell nor a worked answer")
+    assert checked | worked <= set(numbers), f"{lang}/{stem}: a check or answer of no exercise"
+    if worked:  # one cell at the end, after the exercises and their check cells
+        last = [c for c in nb.cells if c.cell_type == "markdown"][-1].source
+        assert nb.cells[-1].source == last and last.startswith(WORKED_HEADING[lang])
+        assert len(re.findall(WORKED_SUMMARY[lang], last)) == len(worked)
+        # JupyterLab renders the markdown inside <details> only with blank lines around it
+        assert last.count("<details><summary>") == last.count("</summary>\n\n") \
+            == last.count("\n\n</details>") == len(worked)
+
+
+def test_exercise_feedback_finds_what_is_missing():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("## Exercises\n\n1. ★ Count.\n2. ★ Explain.\n3. ★ Write."),
+        nbformat.v4.new_code_cell('answer = None  # your answer to exercise 1: an integer\n'
+                                  'check_exercise("01_x", answer)'),
+        nbformat.v4.new_code_cell('def f():\n    """Exercise 3. Returns."""\n\n\n'
+                                  'check_implementation("01_f", f)'),
+        nbformat.v4.new_markdown_cell("### Worked answers\n\n<details><summary>Exercise 2: Why"
+                                      "</summary>\n\nBecause.\n\n</details>"),
+    ])
+    assert exercise_feedback(nb, "en") == ([1, 2, 3], {1, 3}, {2})
+    nb.cells[2].source = nb.cells[2].source.replace("check_implementation", "print")
+    assert exercise_feedback(nb, "en")[1] == {1}
+
+
 def test_library_code_is_shown_whole_or_by_marked_region():
     """Listings come from bertlib.viz.listing (whole objects or marked regions), never from
     slicing source text at a matched line, which breaks on any reformatting."""

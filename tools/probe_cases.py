@@ -1529,7 +1529,7 @@ def _number_nan(F):
 
 
 EX = "bertlib.classroom.exercises"
-KEY = "02_embedding_params"
+KEY = "03_block_params"
 
 
 def verdict(answer: Callable, key: str = KEY):

@@ -17,6 +17,7 @@ from bertlib.data import PretrainExample, make_nsp_pairs, pad_bert_inputs
 from bertlib.finetuning.finetune import Accuracy, BERTClassifier, freeze_layers
 from bertlib.finetuning.tasks import NUM_TOPICS
 from bertlib.inputs import get_tokens_and_segments
+from bertlib.loss import bert_loss
 from bertlib.masking import mask_tokens
 from bertlib.model import (
     BERTConfig,
@@ -39,13 +40,6 @@ DEMO = {"vocab_size": 10000, "num_hiddens": 768, "ffn_num_hiddens": 1024, "num_h
 def _num_params(*modules: torch.nn.Module | torch.nn.Parameter) -> int:
     return sum(p.numel() for m in modules
                for p in ([m] if isinstance(m, torch.nn.Parameter) else m.parameters()))
-
-
-def _embedding_params() -> int:
-    """02: learnable numbers in the input representation of the demo encoder."""
-    with torch.device("meta"):
-        enc = BERTEncoder(**DEMO)
-    return _num_params(enc.token_embedding, enc.segment_embedding, enc.pos_embedding)
 
 
 def _block_params(num_heads: int = DEMO["num_heads"]) -> int:
@@ -111,10 +105,30 @@ def _small_bert() -> BERTModel:
         return BERTModel.from_config(config_from(read_config(SMALL_BERT_DIR)))
 
 
-def _nsp_head_params() -> int:
-    """05: learnable numbers from the encoded ``<cls>`` to the two NSP logits, in the small BERT."""
-    model = _small_bert()
-    return _num_params(model.hidden, model.nsp)
+def _mlm_only_no_grad() -> int:
+    """05: parameter tensors of a BERTModel that get no gradient from the MLM loss alone (as in
+    RoBERTa's pretraining): those the loss never passes through."""
+    with own_global_rng(0):  # nn.Linear draws its initial weights; the tokens are drawn too
+        model = BERTModel(vocab_size=20, num_hiddens=8, ffn_num_hiddens=16, num_heads=2,
+                          num_blks=2, dropout=0.0, max_len=8)
+        tokens = torch.randint(5, 20, (2, 8))
+    segments = torch.tensor([[0] * 4 + [1] * 4] * 2)
+    positions = torch.tensor([[1, 5], [2, 6]])
+    with torch.enable_grad():
+        _, mlm_Y_hat, nsp_Y_hat = model(tokens, segments, torch.tensor([8, 8]), positions)
+        loss = bert_loss(mlm_Y_hat, tokens.gather(1, positions), torch.ones(2, 2), nsp_Y_hat,
+                         torch.tensor([1, 0]))
+        loss.mlm.backward()
+    return sum(p.grad is None for p in model.parameters())
+
+
+def _same_paragraph(sizes: tuple[int, ...] = (4, 4, 4)) -> int:
+    """05: with the chapter's NotNext sampler (a random paragraph of the whole corpus, then a
+    random sentence of it), one NotNext pair in how many takes sentence B from A's own paragraph,
+    on a corpus of paragraphs of ``sizes`` sentences (the notebook's: three of four). Exact: the
+    mean over every pair's sentence A of the chance that the drawn paragraph is A's own."""
+    chances = [1 / len(sizes) for size in sizes for _ in range(size - 1)]
+    return round(len(chances) / sum(chances))
 
 
 def _attention_numbers() -> int:
@@ -204,14 +218,14 @@ def _frozen_trainable() -> int:
 # In notebook order: how each answer is computed.
 EXERCISES: dict[str, Callable[[], int]] = {
     "01_gpt_context": _gpt_context,
-    "02_embedding_params": _embedding_params,
     "03_block_params": _block_params,
     "03_more_heads": _attention_numbers,
     "03_word_order": _word_order,
     "03_padding_changes": _padding_changes,
     "04_num_preds": _num_preds,
     "05_nsp_pairs": _nsp_pairs,
-    "05_nsp_head_params": _nsp_head_params,
+    "05_mlm_only_no_grad": _mlm_only_no_grad,
+    "05_same_paragraph": _same_paragraph,
     "06_mlm_logits": _mlm_logits,
     "07_attention_growth": _attention_growth,
     "08_halve_width": _halve_width,

@@ -26,7 +26,7 @@
 #    notebooks and a map of the chapter.
 # 1. [**From context-independent to context-sensitive**](01_context.ipynb), about 25 minutes:
 #    word2vec/GloVe vs ELMo vs GPT vs BERT; polysemy measured with real weights.
-# 2. [**Input representation**](02_input_representation.ipynb), about 31 minutes: `<cls>` A `<sep>`
+# 2. [**Input representation**](02_input_representation.ipynb), about 30 minutes: `<cls>` A `<sep>`
 #    B `<sep>` and segment ids; WordPiece's greedy longest match and how its vocabulary is learned;
 #    token + segment + position embeddings summed by hand.
 # 3. [**The encoder forward pass**](03_encoder.ipynb), about 41 minutes: one block by hand with the
@@ -74,7 +74,7 @@
 #    系。
 # 1. [**从上下文无关到上下文敏感**](01_context.ipynb)（约 25 分钟）：比较 word2vec/GloVe、ELMo、GPT
 #    与 BERT；用真实权重实测一词多义。
-# 2. [**输入表示**](02_input_representation.ipynb)（约 31 分钟）：`<cls>` A `<sep>` B `<sep>` 与片段
+# 2. [**输入表示**](02_input_representation.ipynb)（约 30 分钟）：`<cls>` A `<sep>` B `<sep>` 与片段
 #    索引；WordPiece 的贪心最长匹配及其词表的学习方法；亲手把词元嵌入、片段嵌入和位置嵌入相加。
 # 3. [**编码器的前向传播**](03_encoder.ipynb)（约 41 分钟）：亲手计算一个编码器块并打印每一步的形
 #    状；`valid_lens` 掩码；注意力热图。
@@ -121,7 +121,7 @@
 #    の章との対応をまとめています。
 # 1. [**文脈に依存しない表現から文脈に依存する表現へ**](01_context.ipynb)（約 25 分）：
 #    word2vec/GloVe、ELMo、GPT、BERT を比べ、実際の重みで多義性を測ります。
-# 2. [**入力表現**](02_input_representation.ipynb)（約 31 分）：`<cls>` A `<sep>` B `<sep>` とセグメ
+# 2. [**入力表現**](02_input_representation.ipynb)（約 30 分）：`<cls>` A `<sep>` B `<sep>` とセグメ
 #    ントインデックス、WordPiece の貪欲な最長一致と語彙の学習方法、トークン埋め込み・セグメント埋め
 #    込み・位置埋め込みを手で足し合わせます。
 # 3. [**エンコーダの順伝播**](03_encoder.ipynb)（約 41 分）：エンコーダブロックを 1 つ手で計算して各

@@ -773,6 +773,193 @@ plot_similarity(hua.matrix, hua.labels, hua.labels, title=tr("“{word}” in th
 answer = None  # your answer to exercise 1: an integer
 check_exercise("01_gpt_context", answer)
 
+# %% [markdown] lang="en"
+# ### Worked answers
+#
+# Try each exercise before you open its answer.
+#
+# <details><summary>Exercise 2: Masked or left to right: which needs more steps?</summary>
+#
+# More steps, all other things being equal. A left-to-right language model gets a training signal at
+# every token: each position predicts the next one, so a sequence of n tokens gives about n targets.
+# A masked language model is trained only at its prediction positions, 15% of the tokens (notebook
+# 04), so the same sequence gives about a seventh as many targets, and it takes more sequences, and
+# so more steps, to get as much signal.
+#
+# The BERT paper measured it (Devlin et al., Appendix C.1): the masked model converges somewhat more
+# slowly than a left-to-right one, but overtakes it in accuracy almost from the start, because every
+# one of its representations reads both sides.
+#
+# </details>
+#
+# <details><summary>Exercise 3: Why ELMo needed two models</summary>
+#
+# A deep bidirectional model trained to predict each word from both of its sides would let the word
+# see itself. After one layer, the vector of a neighbouring position already holds the word to be
+# predicted (it attended to it), so from the second layer on the model could copy the answer and
+# learn nothing about language.
+#
+# ELMo avoids this by training two separate one-way LSTMs, each predicting a word from one side
+# only, and joining their states only afterwards: no state is ever trained on both sides at once.
+# BERT instead removes the answer from the input: it hides the tokens it predicts (`<mask>`, a
+# random word, or a few left as they are, which the model cannot tell apart from the rest), so every
+# layer can attend in both directions without seeing what it has to predict.
+#
+# </details>
+#
+# <details><summary>Exercise 4: A river sentence at position 5</summary>
+#
+# With C = "i sat on the bank of the river", "bank" stands at position 5 in all three sentences. A–B
+# does not change (A and B are the same sentences). A–C changes, and by how much depends on the
+# model:
+#
+# * random weights: A–C climbs from 0.739 to nearly the value of A–B (0.997). The low A–C of the
+#   random model was position and neighbours, not meaning;
+# * the small model: A–C also rises a lot, to about its A–B (0.694);
+# * MiniLM: A–C barely moves;
+# * the last column, (B–C)−(A–C), stays positive for MiniLM and the small model and stays close to
+#   zero for random weights.
+#
+# So the A–C column mixed two things, where "bank" stands and what it means. Only a comparison that
+# holds everything but meaning fixed, such as the last column with one C for both A and B, speaks to
+# meaning.
+#
+# </details>
+#
+# <details><summary>Exercise 5: 打 in two sentences</summary>
+#
+# The small model gives the two 打 the lower cosine similarity, by far. With random weights they
+# stay almost identical, as the three 花 did (0.990 to 0.993).
+#
+# Everything left of 打 and its position are the same, so only the right-hand context, 电话 or
+# 篮球, can move its vector. The untrained encoder hardly lets that context in; the trained
+# model lets it move 打 a long way, and rightly: 打电话 (make a call) and 打篮球 (play basketball)
+# use 打 as two different verbs. This is the A–B test of the table in Chinese: a difference a
+# left-to-right model cannot see at 打.
+#
+# </details>
+
+# %% [markdown] lang="zh"
+# ### 参考答案
+#
+# 请先自己做每道练习，再展开它的答案。
+#
+# <details><summary>练习 2：掩蔽还是从左到右：哪个需要更多步？</summary>
+#
+# 在其他条件相同的情况下，掩蔽语言模型需要更多的步数。从左到右的语言模型在每个词元上都得到训练信号：
+# 每个位置都要预测下一个词元，所以一个含 n 个词元的序列提供大约 n 个预测目标。掩蔽语言模型只在预测位
+# 置上训练，也就是 15% 的词元（笔记本 04），同一个序列提供的预测目标只有大约七分之一，要得到同样多的
+# 训练信号，就需要更多的序列，也就需要更多的步数。
+#
+# BERT 论文实测过这一点（Devlin 等人，附录 C.1）：掩蔽语言模型收敛得比从左到右的模型稍慢，但几乎从一
+# 开始准确率就超过了后者，因为它的每个表示都同时读取了两侧。
+#
+# </details>
+#
+# <details><summary>练习 3：ELMo 为什么需要两个模型</summary>
+#
+# 如果训练一个深层的双向模型，根据每个词的两侧来预测这个词，这个词就能“看见自己”：经过一层之后，相邻
+# 位置的向量已经包含了要预测的词（它在第一层关注过这个词），所以从第二层起，模型只要把答案抄过来就
+# 行，学不到任何关于语言的东西。
+#
+# ELMo 的办法是训练两个独立的单向 LSTM，各自只根据一侧来预测词，事后才把它们的隐状态连结起来：没有哪
+# 个隐状态在训练时同时看到两侧。BERT 则把答案从输入中拿掉：它把要预测的词元藏起来（换成 `<mask>` 或
+# 随机词，或者少数保持不变，而模型分辨不出是哪些），于是每一层都可以双向关注，却看不到要预测的内容。
+#
+# </details>
+#
+# <details><summary>练习 4：位置 5 上的河岸句子</summary>
+#
+# 取 C =“i sat on the bank of the river”，三个句子中的“bank”都位于位置 5。A–B 不变（A 和 B 还是原来
+# 的句子）。A–C 变了，变多少取决于模型：
+#
+# * 随机权重：A–C 从 0.739 升到几乎与 A–B（0.997）相同。随机模型的 A–C 之所以低，是因为位置和邻居，
+#   而不是含义；
+# * 小模型：A–C 也大幅上升，与它的 A–B（0.694）差不多；
+# * MiniLM：A–C 几乎不变；
+# * 最后一列 (B–C)−(A–C) 在 MiniLM 和小模型中仍然为正，在随机权重下仍然接近零。
+#
+# 可见 A–C 这一列混合了两件事：“bank”在哪里，以及它是什么意思。只有除含义之外其他一切都保持不变的比
+# 较，比如最后一列用同一个 C 来比较 A 和 B，才能说明含义。
+#
+# </details>
+#
+# <details><summary>练习 5：两个句子中的“打”</summary>
+#
+# 小模型给两个“打”的余弦相似度低得多。随机权重下，它们几乎完全相同，就像三个“花”那样（0.990 到
+# 0.993）。
+#
+# “打”左边的内容和它的位置都相同，所以只有右侧的上下文“电话”或“篮球”能改变它的向量。未经训练的编码器
+# 几乎不让这部分上下文起作用；训练过的小模型则让它把“打”推得很远，这是对的：“打电话”和“打篮球”中的
+# “打”是两个不同的动词。这就是那张表中的 A–B 检验在中文上的版本：从左到右的模型在“打”这里看不出这种
+# 差别。
+#
+# </details>
+
+# %% [markdown] lang="ja"
+# ### 解答例
+#
+# どの演習も、まず自分で解いてから解答を開いてください。
+#
+# <details><summary>演習 2：マスクか左から右か：多くのステップが要るのはどちらか</summary>
+#
+# ほかの条件がすべて同じなら、マスク言語モデルのほうが多くのステップを必要とします。左から右への言語
+# モデルは、すべてのトークンで学習の信号を得ます。各位置が次のトークンを予測するので、n 個のトークン
+# のシーケンスからおよそ n 個の予測対象が得られます。マスク言語モデルが学習するのは予測位置、つまり
+# トークンの 15% だけなので（ノートブック 04）、同じシーケンスから得られる予測対象はおよそ 7 分の 1
+# です。同じだけの信号を得るには、より多くのシーケンス、したがってより多くのステップが必要になりま
+# す。
+#
+# BERT の論文はこれを実測しています（Devlin ら、付録 C.1）。マスク言語モデルの収束は左から右へのモデ
+# ルよりやや遅いものの、正解率ではほぼ最初から上回ります。どの表現も両側を読んでいるからです。
+#
+# </details>
+#
+# <details><summary>演習 3：ELMo に 2 つのモデルが必要だった理由</summary>
+#
+# 各単語をその両側から予測するように深い双方向のモデルを学習させると、単語が自分自身を見てしまいま
+# す。1 層を通った後では、隣の位置のベクトルがすでに予測すべき単語を含んでいる（その単語にアテンショ
+# ンを向けた）ので、2 層目からは答えを写すだけでよく、言語について何も学びません。
+#
+# ELMo は、それぞれ片側だけから単語を予測する一方向の LSTM を 2 つ別々に学習させ、隠れ状態を後から連
+# 結することでこれを避けました。両側を同時に見て学習する隠れ状態は 1 つもありません。BERT は逆に、答
+# えを入力から取り除きます。予測するトークンを隠す（`<mask>` かランダムな単語にするか、少数はそのま
+# ま残し、モデルにはどれがそうなのか区別できない）ので、どの層も予測すべきものを見ずに双方向にアテン
+# ションを向けられます。
+#
+# </details>
+#
+# <details><summary>演習 4：位置 5 にある川岸の文</summary>
+#
+# C =「i sat on the bank of the river」とすると、3 つの文すべてで「bank」は位置 5 にあります。A–B は
+# 変わりません（A と B は元の文のままです）。A–C は変わり、その大きさはモデルによって違います。
+#
+# * ランダムな重み：A–C は 0.739 から A–B（0.997）とほぼ同じ値まで上がります。ランダムなモデルの A–C
+#   が低かったのは、意味ではなく位置と隣の単語のせいでした。
+# * 小さなモデル：A–C も大きく上がり、その A–B（0.694）と同じくらいになります。
+# * MiniLM：A–C はほとんど動きません。
+# * 最後の列 (B–C)−(A–C) は、MiniLM と小さなモデルでは正のまま、ランダムな重みではほぼゼロのままで
+#   す。
+#
+# つまり A–C の列には、「bank」がどこにあるかと、何を意味するかという 2 つのことが混ざっていました。
+# 意味について語れるのは、意味以外をすべて固定した比較、たとえば A と B に同じ C を使う最後の列だけ
+# です。
+#
+# </details>
+#
+# <details><summary>演習 5：2 つの文の「打」</summary>
+#
+# 2 つの「打」のコサイン類似度がずっと低くなるのは小さなモデルです。ランダムな重みでは、3 つの「花」
+# のときと同じく（0.990 から 0.993）、ほとんど同一のままです。
+#
+# 「打」より左の内容も位置も同じなので、そのベクトルを動かせるのは右側の文脈「电话」か「篮球」だけで
+# す。学習していないエンコーダはその文脈をほとんど取り込みませんが、学習済みのモデルは「打」を大きく
+# 動かします。それは正しいことで、「打电话」（電話をかける）と「打篮球」（バスケットボールをする）の
+# 「打」は別の動詞です。これは表の A–B のテストの中国語版で、左から右へのモデルには「打」の位置でこ
+# の違いが見えません。
+#
+# </details>
+
 # %% [raw] strings="zh"
 # "Which tokens can the representation of each token depend on?"
 # "每个词元的表示可以依赖哪些词元？"

@@ -81,7 +81,6 @@ from bertlib import (
     load_small_bert,
     load_small_corpus,
 )
-from bertlib.classroom.exercises import check_exercise
 from bertlib.classroom.implement import check_implementation
 from bertlib.support.checks import error_message
 from bertlib.support.i18n import table, tr
@@ -106,7 +105,7 @@ from bertlib.viz.listing import show_source
 # sequence* (one of the at most two texts inside it). `get_tokens_and_segments(tokens_a,
 # tokens_b=None)` builds one: it returns the tokens and their segment ids, as two lists.
 #
-# **Implement it (exercise 2).** Before you read that function, write it yourself in the cell
+# **Implement it (exercise 1).** Before you read that function, write it yourself in the cell
 # below: `tokens_and_segments(tokens_a, tokens_b=None)` returns the tokens of `<cls>` A `<sep>`
 # (or `<cls>` A `<sep>` B `<sep>` when `tokens_b` is not None) and their segment ids, as a
 # tuple of two lists. The check compares it with `get_tokens_and_segments` on a single text,
@@ -130,7 +129,7 @@ from bertlib.viz.listing import show_source
 # `get_tokens_and_segments(tokens_a, tokens_b=None)` 负责构造 BERT 输入序列：它返回词元及其片段索
 # 引，是两个列表。
 #
-# **动手实现（练习 2）。** 先别看这个函数，在下面的单元格里自己写出
+# **动手实现（练习 1）。** 先别看这个函数，在下面的单元格里自己写出
 # `tokens_and_segments(tokens_a, tokens_b=None)`：它返回 `<cls>` A `<sep>`（当 `tokens_b` 不是
 # None 时为 `<cls>` A `<sep>` B `<sep>`）的词元及其片段索引，以两个列表组成的元组返回。检查单元格会
 # 在单个文本、文本对、汉字、只有一个词元的文本以及空的 B 上把它与 `get_tokens_and_segments` 比较，
@@ -156,7 +155,7 @@ from bertlib.viz.listing import show_source
 # tokens_b=None)` が BERT 入力シーケンスを作ります。トークンとそのセグメントインデックスを 2
 # つのリストとして返します。
 #
-# **実装してみよう（演習 2）。** この関数を読む前に、下のセルで自分で書いてみてください。
+# **実装してみよう（演習 1）。** この関数を読む前に、下のセルで自分で書いてみてください。
 # `tokens_and_segments(tokens_a, tokens_b=None)` は、`<cls>` A `<sep>`（`tokens_b` が None でなけれ
 # ば `<cls>` A `<sep>` B `<sep>`）のトークンとそのセグメントインデックスを、2 つのリストのタプルとし
 # て返します。チェックは、テキスト 1 つ、ペア、漢字、1 トークンだけのテキスト、空の B について
@@ -165,7 +164,7 @@ from bertlib.viz.listing import show_source
 
 # %%
 def tokens_and_segments(tokens_a, tokens_b=None):
-    """Exercise 2. tokens_a, tokens_b: lists of token strings (tokens_b may be None). Returns
+    """Exercise 1. tokens_a, tokens_b: lists of token strings (tokens_b may be None). Returns
     (tokens, segments): the BERT input sequence and one segment id (0 or 1) per token."""
     raise NotImplementedError  # replace this line with your code
 
@@ -344,7 +343,7 @@ for end in range(len(word), 0, -1):
         break
 
 # %% [markdown] lang="en"
-# The rest, `ed`, is looked up as `##ed`, and the word is done. Exercise 6 asks you to write the
+# The rest, `ed`, is looked up as `##ed`, and the word is done. Exercise 5 asks you to write the
 # whole loop, `<unk>` included.
 #
 # ### How the vocabulary is learned
@@ -364,7 +363,7 @@ for end in range(len(word), 0, -1):
 # 4000 pieces.
 
 # %% [markdown] lang="zh"
-# 剩下的 `ed` 以 `##ed` 的形式去查，这个词就切完了。练习 6 请你写出完整的循环，包括 `<unk>` 的情形。
+# 剩下的 `ed` 以 `##ed` 的形式去查，这个词就切完了。练习 5 请你写出完整的循环，包括 `<unk>` 的情形。
 #
 # ### 词表是怎样学出来的
 #
@@ -380,7 +379,7 @@ for end in range(len(word), 0, -1):
 # 小 BERT 的训练配置要求的是 4000 个子词。
 
 # %% [markdown] lang="ja"
-# 残りの `ed` は `##ed` として引かれ、これで単語の分割は終わりです。演習 6 では、`<unk>` の場合も含
+# 残りの `ed` は `##ed` として引かれ、これで単語の分割は終わりです。演習 5 では、`<unk>` の場合も含
 # めたループ全体を書きます。
 #
 # ### 語彙はどのように学習されるか
@@ -750,20 +749,17 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #
 # ## Exercises
 #
-# 1. ★ **Count.** How many learnable numbers do the three embedding tables of the chapter's
-#    demo encoder hold (vocabulary 10000, H = 768, `max_len` = 1000)? Work it out on paper, then
-#    check below.
-# 2. ★★ **Implement it: the BERT input sequence.** `tokens_and_segments(tokens_a,
+# 1. ★★ **Implement it: the BERT input sequence.** `tokens_and_segments(tokens_a,
 #    tokens_b=None)`, in "One text or two", in the cell before the listing of
 #    `get_tokens_and_segments` (the listing gives the answer away, so write yours first).
-# 3. ★ Why does a single text still end with `<sep>`? And why is `<cls>` placed first rather
+# 2. ★ Why does a single text still end with `<sep>`? And why is `<cls>` placed first rather
 #    than last? (Think of sequences of different lengths in one padded batch.)
-# 4. ★★ Imagine the learned positions replaced by the Transformer's fixed sinusoids. What would
+# 3. ★★ Imagine the learned positions replaced by the Transformer's fixed sinusoids. What would
 #    the model no longer have to learn, and what could it gain for inputs longer than any it saw
 #    in training?
-# 5. ★★ Suppose the segment embedding were removed. Could the model still tell, in a pair, which
+# 4. ★★ Suppose the segment embedding were removed. Could the model still tell, in a pair, which
 #    tokens belong to A and which to B? What else in the input marks where A ends?
-# 6. ★★ **Implement it: WordPiece on one word.** Write `wordpiece(word, pieces)`: `pieces` is a
+# 5. ★★ **Implement it: WordPiece on one word.** Write `wordpiece(word, pieces)`: `pieces` is a
 #    set of vocabulary pieces, `word` one lower-case word (or one Chinese character); it returns
 #    the word's pieces by greedy longest match, or `["<unk>"]`. The check compares it with
 #    `bertlib`'s tokenizer on words over the small BERT's vocabulary, Chinese characters, a word
@@ -782,18 +778,16 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #
 # ## 练习
 #
-# 1. ★ **数一数。** 本章演示用的编码器（词表大小 10000，H = 768，`max_len` = 1000）的三张嵌入表一共
-#    有多少个可学习的参数？先在纸上算出来，再在下面检查你的答案。
-# 2. ★★ **动手实现：BERT 输入序列。** 即“单个文本还是文本对”一节中、`get_tokens_and_segments`
+# 1. ★★ **动手实现：BERT 输入序列。** 即“单个文本还是文本对”一节中、`get_tokens_and_segments`
 #    源代码之前那个单元格里的 `tokens_and_segments(tokens_a, tokens_b=None)`（源代码会泄露答案，
 #    所以要先写出你自己的版本）。
-# 3. ★ 为什么单个文本的末尾也要加 `<sep>`？为什么 `<cls>` 放在最前面而不是最后面？（想一想：
+# 2. ★ 为什么单个文本的末尾也要加 `<sep>`？为什么 `<cls>` 放在最前面而不是最后面？（想一想：
 #    在填充后的同一个批量里，各个序列的长度并不相同。）
-# 4. ★★ 设想把可学习的位置嵌入换成 Transformer 固定的正弦位置编码：模型不再需要学习什么？对于比
+# 3. ★★ 设想把可学习的位置嵌入换成 Transformer 固定的正弦位置编码：模型不再需要学习什么？对于比
 #    训练中见过的都长的输入，又可能得到什么好处？
-# 5. ★★ 假设去掉片段嵌入。在一个文本对中，模型还能分清哪些词元属于 A、哪些属于 B 吗？输入中还有
+# 4. ★★ 假设去掉片段嵌入。在一个文本对中，模型还能分清哪些词元属于 A、哪些属于 B 吗？输入中还有
 #    什么标出了 A 在哪里结束？
-# 6. ★★ **动手实现：一个词的 WordPiece 切分。** 写出 `wordpiece(word, pieces)`：`pieces` 是词表中
+# 5. ★★ **动手实现：一个词的 WordPiece 切分。** 写出 `wordpiece(word, pieces)`：`pieces` 是词表中
 #    子词的集合，`word` 是一个小写的词（或一个汉字）；它用贪心最长匹配返回这个词的子词，或者返回
 #    `["<unk>"]`。检查单元格会把它与 `bertlib` 的分词器对照，用到小 BERT 词表上的词、汉字、一个没有
 #    任何已知子词的词以及三个自己编的小词表；如果函数让分词器替你干活，检查会拒绝它。
@@ -812,42 +806,161 @@ print(tuple(big.embed(batch_tokens, batch_segments).shape))  # (B, T, H)
 #
 # ## 演習
 #
-# 1. ★ **数えてみよう。** 章のデモのエンコーダ（語彙サイズ 10000、H = 768、`max_len` = 1000）の 3 つ
-#    の埋め込みの表には、学習可能なパラメータがいくつあるでしょうか。紙の上で計算してから、下で確か
-#    めてください。
-# 2. ★★ **実装してみよう：BERT 入力シーケンス。** 「テキスト 1 つか 2 つか」の節で、
+# 1. ★★ **実装してみよう：BERT 入力シーケンス。** 「テキスト 1 つか 2 つか」の節で、
 #    `get_tokens_and_segments` のソースコードの前のセルにある `tokens_and_segments(tokens_a,
 #    tokens_b=None)` です（ソースコードを見ると答えがわかってしまうので、先に自分のものを書いてくだ
 #    さい）。
-# 3. ★ テキストが 1 つでも、最後に `<sep>` を付けるのはなぜでしょうか。また、`<cls>` を最後ではなく
+# 2. ★ テキストが 1 つでも、最後に `<sep>` を付けるのはなぜでしょうか。また、`<cls>` を最後ではなく
 #    最初に置くのはなぜでしょうか。（パディングした 1 つのバッチに、長さの異なるシーケンスが入ってい
 #    る場合を考えてください。）
-# 4. ★★ 学習する位置埋め込みを、Transformer の固定した正弦波による位置エンコーディングに置き換えたと
+# 3. ★★ 学習する位置埋め込みを、Transformer の固定した正弦波による位置エンコーディングに置き換えたと
 #    しましょう。モデルは何を学習しなくてよくなるでしょうか。学習中に見たどの入力よりも長い入力に対
 #    しては、何が得られる可能性があるでしょうか。
-# 5. ★★ セグメント埋め込みを取り除いたとします。ペアの中で、どのトークンが A に、どのトークンが B に
+# 4. ★★ セグメント埋め込みを取り除いたとします。ペアの中で、どのトークンが A に、どのトークンが B に
 #    属するかを、モデルはまだ見分けられるでしょうか。入力の中で、ほかに A の終わりを示しているものは
 #    何でしょうか。
-# 6. ★★ **実装してみよう：1 つの単語の WordPiece。** `wordpiece(word, pieces)` を書いてください。
+# 5. ★★ **実装してみよう：1 つの単語の WordPiece。** `wordpiece(word, pieces)` を書いてください。
 #    `pieces` は語彙のサブワードの集合、`word` は小文字の単語 1 つ（または漢字 1 字）で、貪欲な最長
 #    一致による単語のサブワードのリスト、または `["<unk>"]` を返します。チェックは、付属モデルの語彙
 #    での単語、漢字、既知のサブワードが 1 つもない単語、自作の小さな語彙 3 つについて `bertlib` の
 #    トークナイザと比べます。トークナイザに仕事を任せた関数は合格になりません。
 
 # %%
-answer = None  # your answer to exercise 1: an integer
-check_exercise("02_embedding_params", answer)
-
-
-# %%
 def wordpiece(word, pieces):
-    """Exercise 6. word: one lower-case word or one Chinese character; pieces: a set of
+    """Exercise 5. word: one lower-case word or one Chinese character; pieces: a set of
     vocabulary pieces ("visit", "##ed", ...). Returns the list of the word's pieces, or
     ["<unk>"] when no piece fits somewhere in the word."""
     raise NotImplementedError  # replace this line with your code
 
 
 check_implementation("02_wordpiece", wordpiece)
+
+# %% [markdown] lang="en"
+# ### Worked answers
+#
+# Try each exercise before you open its answer.
+#
+# <details><summary>Exercise 2: Where the special tokens go</summary>
+#
+# * A single text ends with `<sep>` so that every text the model reads, alone or in a pair, has the
+#   same form: its tokens, then `<sep>`. In pretraining every input is a pair, so every A the model
+#   has seen ended with `<sep>`; a single text at fine-tuning time then looks like the first half of
+#   what it knows.
+# * `<cls>` goes first because the sequences of a padded batch have different lengths: the last real
+#   token sits at another index in every row (`valid_lens - 1`), with `<pad>` after it. At the
+#   front, `<cls>` is at index 0 in every sequence, so the NSP head or a classifier reads it with
+#   one slice, `X[:, 0, :]`, without `valid_lens`, and it always gets the same position embedding.
+#
+# </details>
+#
+# <details><summary>Exercise 3: Fixed sinusoids instead of learned positions</summary>
+#
+# * What the model no longer learns: the position table, one row of H numbers per position up to
+#   `max_len`. Nothing has to see every position often enough to learn its row, either: the late
+#   positions, which only long inputs reach, get few updates in training.
+# * What it could gain: a learned table has no row past `max_len`, so a longer input cannot even be
+#   embedded (bertlib refuses it). A sinusoid is defined at every position, and the encoding of
+#   position p + k is a fixed rotation of that of p, so attention could read the same relative
+#   offsets at new positions. The model would at least run on longer inputs; doing well there is not
+#   guaranteed, since it never trained on those positions.
+#
+# </details>
+#
+# <details><summary>Exercise 4: Without the segment embedding</summary>
+#
+# In principle, yes. The first `<sep>` marks where A ends, and the position embedding tells each
+# token where it stands, so attention can work out whether a token comes after the first `<sep>`: a
+# head that attends to the `<sep>` tokens and compares their positions with its own would do.
+#
+# But the model would have to compute this in its blocks instead of getting it at the input: in the
+# first block no token yet knows its side, and heads spent on finding the boundary do nothing else.
+# The segment embedding gives the answer exactly, for two rows of H numbers.
+#
+# </details>
+
+# %% [markdown] lang="zh"
+# ### 参考答案
+#
+# 请先自己做每道练习，再展开它的答案。
+#
+# <details><summary>练习 2：特殊词元的位置</summary>
+#
+# * 单个文本的末尾也加 `<sep>`，是为了让模型读到的每个文本——无论单独出现还是在文本对中——都是同一个样
+#   子：先是它的词元，然后是 `<sep>`。预训练时每个输入都是文本对，模型见过的每个 A 后面都跟着
+#   `<sep>`；微调时输入单个文本，看起来就和它熟悉的文本对的前半部分一样。
+# * `<cls>` 放在最前面，是因为填充后的批量中各个序列长短不一：最后一个真实词元在每一行中的下标都不同
+#   （`valid_lens - 1`），后面还跟着 `<pad>`。放在最前面，`<cls>` 在每个序列中都位于下标 0，下一句预
+#   测的输出层或分类器用一个切片 `X[:, 0, :]` 就能取出它，不需要 `valid_lens`；而且它总是得到同一个
+#   位置嵌入。
+#
+# </details>
+#
+# <details><summary>练习 3：用固定的正弦位置编码代替可学习的位置嵌入</summary>
+#
+# * 模型不再需要学习的：位置嵌入表，即每个位置（直到 `max_len`）一行、每行 H 个数。也不再需要让每个
+#   位置都足够频繁地出现，才能学好它那一行：靠后的位置只有长输入才会用到，训练中很少得到更新。
+# * 可能得到的好处：可学习的位置嵌入表在 `max_len` 之后没有任何一行，所以更长的输入根本无法嵌入
+#   （bertlib 会拒绝它）。正弦位置编码在每个位置上都有定义，而且位置 p + k 的编码是位置 p 的编码经过
+#   一个固定的旋转得到的，所以注意力在新的位置上也可能读出同样的相对偏移。模型至少能在更长的输入上运
+#   行；但它从没在这些位置上训练过，效果好不好并没有保证。
+#
+# </details>
+#
+# <details><summary>练习 4：去掉片段嵌入</summary>
+#
+# 原则上可以。第一个 `<sep>` 标出了 A 在哪里结束，位置嵌入又告诉每个词元它在哪里，所以注意力可以算出
+# 一个词元是否在第一个 `<sep>` 之后：比如一个头关注各个 `<sep>`，再把它们的位置和自己的位置比较。
+#
+# 但这样一来，模型就得在编码器块里把这件事算出来，而不是在输入中直接得到：在第一个编码器块中，还没有
+# 哪个词元知道自己属于哪一侧；用来寻找边界的头也就干不了别的。片段嵌入只用两行、每行 H 个数，就准确
+# 地给出了答案。
+#
+# </details>
+
+# %% [markdown] lang="ja"
+# ### 解答例
+#
+# どの演習も、まず自分で解いてから解答を開いてください。
+#
+# <details><summary>演習 2：特殊トークンの位置</summary>
+#
+# * テキストが 1 つでも最後に `<sep>` を付けるのは、モデルが読むテキストが、単独でもペアの中でも、同
+#   じ形（トークンの後に `<sep>`）になるようにするためです。事前学習では入力はすべてペアなので、モデ
+#   ルが見た A の後ろには必ず `<sep>` がありました。ファインチューニングで 1 つのテキストを入力する
+#   と、見慣れたペアの前半と同じ形になります。
+# * `<cls>` を先頭に置くのは、パディングしたバッチでは各シーケンスの長さが異なるからです。最後の実在
+#   するトークンのインデックス（`valid_lens - 1`）は行ごとに違い、その後ろには `<pad>` が続きます。
+#   先頭なら `<cls>` はどのシーケンスでもインデックス 0 にあるので、次文予測の出力層や分類器は
+#   `X[:, 0, :]` という 1 つのスライスで `valid_lens` なしに取り出せます。位置埋め込みもいつも同じで
+#   す。
+#
+# </details>
+#
+# <details><summary>演習 3：学習する位置埋め込みの代わりに固定した正弦波を使う</summary>
+#
+# * 学習しなくてよくなるもの：位置の表、つまり `max_len` までの各位置に H 個の数からなる 1 行です。
+#   各位置を、その行を学習できるほど頻繁に見る必要もなくなります。後ろのほうの位置は長い入力でしか使
+#   われず、学習中にほとんど更新されません。
+# * 得られる可能性があるもの：学習する表には `max_len` より先の行がないので、長い入力はそもそも埋め
+#   込めません（bertlib は受け付けません）。正弦波はどの位置でも定義されていて、位置 p + k のエンコ
+#   ーディングは位置 p のものを決まった角度だけ回転したものなので、アテンションは新しい位置でも同じ
+#   相対的なずれを読み取れるかもしれません。少なくとも長い入力でもモデルは動きます。ただし、その位置
+#   では一度も学習していないので、うまくいく保証はありません。
+#
+# </details>
+#
+# <details><summary>演習 4：セグメント埋め込みがなかったら</summary>
+#
+# 原理的には見分けられます。最初の `<sep>` が A の終わりを示し、位置埋め込みが各トークンの位置を教え
+# るので、アテンションによって、あるトークンが最初の `<sep>` より後ろにあるかどうかを計算できます。
+# たとえば `<sep>` にアテンションを向け、その位置を自分の位置と比べるヘッドがあれば十分です。
+#
+# しかしその場合、モデルはこれを入力で受け取る代わりに、ブロックの中で計算しなければなりません。最初
+# のブロックでは、どのトークンもまだ自分がどちら側にいるのかを知りませんし、境界を探すのに使ったヘッ
+# ドはほかのことができません。セグメント埋め込みは、H 個の数からなる 2 行だけで、その答えを正確に与
+# えます。
+#
+# </details>
 
 # %% [raw] strings="zh"
 # "position:"

@@ -820,6 +820,102 @@ check_exercise("03_word_order", answer)
 answer = None  # your answer to exercise 5: how many of the 2 x 8 outputs change
 check_exercise("03_padding_changes", answer)
 
+# %% [markdown] lang="en"
+# ### Worked answers
+#
+# Try each exercise before you open its answer.
+#
+# <details><summary>Exercise 2: Eight heads</summary>
+#
+# With 8 heads and H = 768, each head is half as wide: hs = H / nh halves. The split tensors become
+# `(B, 8, T, hs)` and the scores and weights `(B, 8, T, T)`: twice as many heads, each smaller. One
+# block holds exactly as many learnable numbers as before: W_q, W_k, W_v and W_o stay H × H, and the
+# FFN and the LayerNorms do not depend on the heads at all. Heads are slices of H; what grows is the
+# attention-weight tensor, whose size the check asks for.
+#
+# </details>
+#
+# <details><summary>Exercise 3: The scale</summary>
+#
+# * When one weight $w_k$ is close to 1, all the others are close to 0. Then $\partial w_k/\partial
+#   s_k = w_k(1 - w_k) \approx 0$, $\partial w_k/\partial s_i = -w_k w_i \approx 0$ for $i \ne k$,
+#   and every $\partial w_j/\partial s_i$ with $j \ne k$ has the factor $w_j \approx 0$. All the
+#   derivatives of the row are close to 0: the softmax is saturated.
+# * The gradient that reaches $W_q$ and $W_k$ passes through these derivatives (the scores are $q_i
+#   \cdot k_j / \tau$, with $q = X W_q$ and $k = X W_k$), so it nearly vanishes: a head whose rows
+#   have saturated stops learning where to look, and stays on the key it happened to favour.
+# * Why $\sqrt{hs}$ prevents it: $q \cdot k$ is a sum of hs products. With entries of variance about
+#   1, its standard deviation is about $\sqrt{hs}$, here $\sqrt{64} = 8$. Without the division the
+#   scores spread 8 times as wide, which is what step 3 shows at τ = 1: one key takes almost all the
+#   weight. Dividing by $\sqrt{hs}$ keeps the scores' spread near 1 at the start of training,
+#   whatever the head size, so the softmax starts soft and the gradients flow.
+#
+# </details>
+
+# %% [markdown] lang="zh"
+# ### 参考答案
+#
+# 请先自己做每道练习，再展开它的答案。
+#
+# <details><summary>练习 2：8 个头</summary>
+#
+# H = 768 时用 8 个头，每个头只有原来一半宽：hs = H / nh 减半。拆分后的张量变成 `(B, 8, T, hs)`，注
+# 意力分数和权重变成 `(B, 8, T, T)`：头的个数翻倍，每个头变小。一个编码器块的可学习参数与原来一样
+# 多：W_q、W_k、W_v 和 W_o 仍然是 H × H，前馈网络和层规范化与头数完全无关。每个头只是 H 的一段；变大
+# 的是注意力权重张量，下面的检查问的正是它的大小。
+#
+# </details>
+#
+# <details><summary>练习 3：缩放</summary>
+#
+# * 当某一个权重 $w_k$ 接近 1 时，其他权重都接近 0。这时
+#   $\partial w_k/\partial s_k = w_k(1 - w_k) \approx 0$，$i \ne k$ 时
+#   $\partial w_k/\partial s_i = -w_k w_i \approx 0$，而 $j \ne k$ 时的每个
+#   $\partial w_j/\partial s_i$ 都带有因子 $w_j \approx 0$。这一行的所有导数都接近 0：softmax 饱和
+#   了。
+# * 传回 $W_q$ 和 $W_k$ 的梯度要经过这些导数（注意力分数是 $q_i \cdot k_j / \tau$，其中
+#   $q = X W_q$，$k = X W_k$），所以它几乎消失：各行都饱和了的头不再学习该看哪里，只能停留在它碰巧偏
+#   爱的那个键上。
+# * 为什么除以 $\sqrt{hs}$ 能避免这一点：$q \cdot k$ 是 hs 个乘积之和。如果各个分量的方差约为 1，它
+#   的标准差约为 $\sqrt{hs}$，这里是 $\sqrt{64} = 8$。不做除法，分数的分布就宽 8 倍，这正是 τ = 1 时
+#   第 3 步所显示的：一个键几乎拿走了全部权重。除以 $\sqrt{hs}$ 后，无论头有多大，训练开始时分数的分
+#   布宽度都接近 1，softmax 一开始是“软”的，梯度也就能传回去。
+#
+# </details>
+
+# %% [markdown] lang="ja"
+# ### 解答例
+#
+# どの演習も、まず自分で解いてから解答を開いてください。
+#
+# <details><summary>演習 2：ヘッドを 8 つに</summary>
+#
+# H = 768 でヘッドを 8 つにすると、各ヘッドの幅は半分になります（hs = H / nh が半分）。分割したテン
+# ソルは `(B, 8, T, hs)`、スコアと重みは `(B, 8, T, T)` になり、ヘッドの数は 2 倍、1 つ 1 つは小さく
+# なります。1 つのブロックの学習可能なパラメータの数はまったく変わりません。W_q、W_k、W_v、W_o は H
+# × H のままで、FFN と層正規化はヘッドの数に依存しないからです。ヘッドは H の区間にすぎません。大き
+# くなるのはアテンションの重みのテンソルで、その大きさを下のチェックで尋ねています。
+#
+# </details>
+#
+# <details><summary>演習 3：スケール</summary>
+#
+# * 1 つの重み $w_k$ が 1 に近いとき、ほかの重みはすべて 0 に近くなります。このとき
+#   $\partial w_k/\partial s_k = w_k(1 - w_k) \approx 0$、$i \ne k$ なら
+#   $\partial w_k/\partial s_i = -w_k w_i \approx 0$ で、$j \ne k$ の $\partial w_j/\partial s_i$ に
+#   はすべて因子 $w_j \approx 0$ が掛かります。行の導関数がすべて 0 に近くなる、つまり softmax が飽
+#   和します。
+# * $W_q$ と $W_k$ に届く勾配はこれらの導関数を通る（スコアは $q_i \cdot k_j / \tau$ で、
+#   $q = X W_q$、$k = X W_k$）ので、ほとんど消えてしまいます。行が飽和したヘッドはどこを見るべきかを
+#   学ばなくなり、たまたま好んだキーに留まり続けます。
+# * $\sqrt{hs}$ で割るとこれを防げる理由：$q \cdot k$ は hs 個の積の和です。成分の分散がおよそ 1 な
+#   ら、その標準偏差はおよそ $\sqrt{hs}$、ここでは $\sqrt{64} = 8$ です。割らなければスコアは 8 倍に
+#   広がり、τ = 1 のときの手順 3 のように、1 つのキーが重みをほぼ独り占めします。$\sqrt{hs}$ で割れ
+#   ば、ヘッドの大きさによらず学習の始めのスコアの広がりが 1 程度に保たれるので、softmax は穏やかに
+#   始まり、勾配が流れます。
+#
+# </details>
+
 # %% [raw] strings="zh"
 # "head {head}"
 # "头 {head}"

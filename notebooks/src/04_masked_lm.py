@@ -368,8 +368,8 @@ MaskingWidget(tokenizer, model=model)
 
 # %%
 def gather(X: torch.Tensor, pred_positions: torch.Tensor) -> torch.Tensor:
-    """X: (B, T, H); pred_positions: (B, P). Returns (B, P, H), whose element [b, p] is
-    X[b, pred_positions[b, p]]."""
+    """Exercise 4. X: (B, T, H); pred_positions: (B, P). Returns (B, P, H), whose element
+    [b, p] is X[b, pred_positions[b, p]]."""
     raise NotImplementedError  # replace this line with your code
 
 
@@ -979,6 +979,133 @@ for name, inputs in ((tr("partner visible"), one_char), (tr("whole word masked")
 # %%
 answer = None  # your answer to exercise 1: an integer
 check_exercise("04_num_preds", answer)
+
+# %% [markdown] lang="en"
+# ### Worked answers
+#
+# Try each exercise before you open its answer.
+#
+# <details><summary>Exercise 2: Why keep some tokens unchanged</summary>
+#
+# * At fine-tuning time every input token is real text and is right. The unchanged tokens are the
+#   only prediction positions where the right output is the very token the model reads. Without
+#   them, a prediction position would always hold `<mask>` or a wrong word, and the loss would never
+#   reward a vector that keeps the token's own identity: the model could learn to discount the token
+#   at a position and build its vector from the context alone, which is the wrong habit for
+#   fine-tuning.
+# * More random words would also corrupt more of the context that the other predictions read, and,
+#   since the model cannot tell which visible tokens are prediction positions, teach it to distrust
+#   every word it sees a little more. Keeping a share unchanged tells it that a visible word is
+#   usually right, but not always.
+#
+# </details>
+#
+# <details><summary>Exercise 3: Masking half the tokens</summary>
+#
+# With `mask_ratio=0.5`, half of the tokens are chosen (`<cls>` and `<sep>` still never), and most
+# of them become `<mask>`. Each prediction then has only about half of its neighbours intact, often
+# with masks side by side, so many targets become ambiguous: several words fit, and the context left
+# cannot decide. The model gets more targets per sequence, but each is a noisier signal, and its
+# input looks even less like the real text of fine-tuning. The 15% is a compromise between too few
+# targets per sequence, which makes training slow, and too little context per target.
+#
+# </details>
+#
+# <details><summary>Exercise 5: Replacements from the sentence's own language</summary>
+#
+# * Give every entry of `vocab.word_ids` a language once, from its characters (`##` removed):
+#   Chinese for a Chinese character, English for Latin letters, none for digits and punctuation.
+#   Keep one list of ids per language.
+# * In `mask_tokens`, find the language of the sequence, or of each segment, from the languages of
+#   its tokens (the majority), and draw the random word from that language's list with the same
+#   generator, so that a seed still gives the same mask.
+# * Tokens of neither language occur in both: put them in both lists, so that a digit can replace a
+#   word in either language and a word can replace a digit. What the model must not get is a
+#   replacement whose script alone gives it away.
+#
+# </details>
+
+# %% [markdown] lang="zh"
+# ### 参考答案
+#
+# 请先自己做每道练习，再展开它的答案。
+#
+# <details><summary>练习 2：为什么要保留一些词元不变</summary>
+#
+# * 微调时，输入的每个词元都是真实的文本，都是对的。在所有预测位置中，只有保持不变的那些，正确的输出
+#   恰好就是模型读到的那个词元。如果没有它们，预测位置上要么是 `<mask>`，要么是错误的词，损失永远不
+#   会奖励保留词元本身信息的向量：模型可能学会忽视一个位置上的词元，只凭上下文构造它的向量，而这对微
+#   调是坏习惯。
+# * 更多的随机词还会破坏更多的上下文，而其他预测都要读取这些上下文；又因为模型不知道哪些看得见的词元
+#   是预测位置，它会学着对看到的每个词都更不信任一些。保留一部分不变，等于告诉模型：看得见的词通常是
+#   对的，但并不总是对的。
+#
+# </details>
+#
+# <details><summary>练习 3：掩蔽一半的词元</summary>
+#
+# 设 `mask_ratio=0.5` 时，一半的词元被选中（`<cls>` 和 `<sep>` 仍然不会被选中），其中大多数变成
+# `<mask>`。每个预测位置的邻居只剩一半左右完好无损，而且常有几个掩码挨在一起，于是许多预测目标变得模
+# 棱两可：好几个词都说得通，剩下的上下文定不下来。模型从每个序列得到的预测目标更多了，但每个目标提供
+# 的信号噪声更大，输入也更不像微调时的真实文本。15% 是一种折中：每个序列的预测目标太少，训练就慢；每
+# 个目标的上下文太少，预测就难以确定。
+#
+# </details>
+#
+# <details><summary>练习 5：从句子本身的语言中抽取替换词</summary>
+#
+# * 事先根据字符（去掉 `##`）给 `vocab.word_ids` 中的每个词元标上语言：汉字标为中文，拉丁字母标为英
+#   文，数字和标点不属于任何一种语言。为每种语言各建一个词元索引列表。
+# * 在 `mask_tokens` 中，根据序列（或每个片段）中词元的语言（取多数）确定它的语言，再用同一个生成器
+#   从这种语言的列表中抽取随机词，这样同一个随机种子仍然得到同样的掩蔽结果。
+# * 不属于任何一种语言的词元在两种语言中都会出现：把它们放进两个列表，这样数字可以替换任何一种语言中
+#   的词，词也可以替换数字。要避免的，是单凭文字种类就能识破的替换词。
+#
+# </details>
+
+# %% [markdown] lang="ja"
+# ### 解答例
+#
+# どの演習も、まず自分で解いてから解答を開いてください。
+#
+# <details><summary>演習 2：一部のトークンをそのまま残す理由</summary>
+#
+# * ファインチューニングのとき、入力のトークンはすべて本物のテキストで、正しいものです。予測位置のう
+#   ち、正しい出力がモデルの読んでいるトークンそのものになるのは、そのまま残したトークンだけです。そ
+#   れがなければ、予測位置にはいつも `<mask>` か誤った単語があることになり、トークン自身の情報を保つ
+#   ベクトルが損失で報われることはありません。モデルは、その位置のトークンを軽んじて文脈だけからベク
+#   トルを作ることを覚えるかもしれず、それはファインチューニングにとって悪い癖です。
+# * ランダムな単語が増えると、ほかの予測が読む文脈もそれだけ壊れます。しかも、見えているトークンのど
+#   れが予測位置なのかモデルにはわからないので、見える単語すべてを少しずつ疑うように学んでしまいま
+#   す。一部をそのまま残すことで、見える単語はたいてい正しいが、いつもではない、とモデルに教えるので
+#   す。
+#
+# </details>
+#
+# <details><summary>演習 3：トークンの半分をマスクする</summary>
+#
+# `mask_ratio=0.5` では、トークンの半分が選ばれ（`<cls>` と `<sep>` はやはり選ばれません）、その大部
+# 分が `<mask>` になります。各予測位置では隣のトークンのおよそ半分しか無傷で残らず、マスクが並ぶこと
+# も多いので、多くの予測対象があいまいになります。当てはまる単語がいくつもあり、残った文脈では決めら
+# れないのです。シーケンスあたりの予測対象は増えますが、1 つ 1 つの信号はノイズが多くなり、入力はフ
+# ァインチューニングのときの本物のテキストからさらに遠ざかります。15% は、シーケンスあたりの予測対象
+# が少なすぎて学習が遅くなることと、予測対象あたりの文脈が少なすぎることとの折り合いです。
+#
+# </details>
+#
+# <details><summary>演習 5：文自身の言語から置き換えを引く</summary>
+#
+# * `vocab.word_ids` の各項目に、文字（`##` を除く）から一度だけ言語を付けておきます。漢字なら中国
+#   語、ラテン文字なら英語、数字と句読点はどちらでもありません。言語ごとにインデックスのリストを作り
+#   ます。
+# * `mask_tokens` では、シーケンス（または各セグメント）の言語をそのトークンの言語の多数決で決め、同
+#   じ生成器でその言語のリストからランダムな単語を引きます。こうすれば、同じ乱数シードからは同じマス
+#   クが得られます。
+# * どちらの言語にも属さないトークンは両方の言語に現れるので、両方のリストに入れます。数字がどちらの
+#   言語の単語とも置き換わり、単語が数字とも置き換わるようにするのです。避けるべきなのは、文字の種類
+#   だけで見破れる置き換えです。
+#
+# </details>
 
 # %% [raw] strings="zh"
 # "chosen per position: min {low}, max {high}, expected {expected:.1f}"

@@ -91,7 +91,7 @@ from bertlib.classroom.implement import check_implementation
 from bertlib.data import get_next_sentence
 from bertlib.inputs import (
     encode_pair,
-    get_tokens_and_segments,  # noqa: F401 (for exercise 8)
+    get_tokens_and_segments,  # noqa: F401 (for exercise 7)
     stack_inputs,
 )
 from bertlib.support.i18n import table, tr
@@ -170,7 +170,7 @@ show_source(get_next_sentence)
 # chapter's `_get_nsp_data_from_paragraph` does for one paragraph, then wraps the pair with
 # `get_tokens_and_segments`.
 #
-# **Implement it (exercise 8).** Before you read its loop, write it yourself in the cell below:
+# **Implement it (exercise 7).** Before you read its loop, write it yourself in the cell below:
 # `nsp_pairs(paragraphs, max_len, seed)`, the chapter's `_get_nsp_data_from_paragraph` for every
 # paragraph. With one generator seeded with `seed`, call `get_next_sentence` for every two
 # consecutive sentences, drop a pair longer than `max_len` (with `<cls>` and two `<sep>`), and
@@ -183,7 +183,7 @@ show_source(get_next_sentence)
 # `make_nsp_pairs` 对每个段落中每两个相邻的句子调用它（本章的 `_get_nsp_data_from_paragraph` 对一个
 # 段落做同样的事），再用 `get_tokens_and_segments` 包装句子对。
 #
-# **动手实现（练习 8）。** 先别看它的循环，在下面的单元格里自己写出 `nsp_pairs(paragraphs, max_len,
+# **动手实现（练习 7）。** 先别看它的循环，在下面的单元格里自己写出 `nsp_pairs(paragraphs, max_len,
 # seed)`，即对每个段落执行本章的 `_get_nsp_data_from_paragraph`：用一个以 `seed` 为随机种子的随机
 # 数生成器，对每两个相邻的句子调用 `get_next_sentence`，丢弃连同 `<cls>` 和两个 `<sep>` 超过
 # `max_len` 的句子对，返回由 `get_tokens_and_segments` 生成的 `(tokens, segments, is_next)` 列表。检
@@ -196,7 +196,7 @@ show_source(get_next_sentence)
 # `_get_nsp_data_from_paragraph` が 1 つの段落に対して行うことです）、`get_tokens_and_segments` でペ
 # アを包みます。
 #
-# **自分で実装してみましょう（演習 8）。** ループを読む前に、下のセルで `nsp_pairs(paragraphs,
+# **自分で実装してみましょう（演習 7）。** ループを読む前に、下のセルで `nsp_pairs(paragraphs,
 # max_len, seed)` を書いてください。章の `_get_nsp_data_from_paragraph`
 # をすべての段落に対して行う関数です。`seed` を乱数シードとする生成器を 1 つだけ使い、隣り合う 2 文
 # ごとに `get_next_sentence` を呼び、`<cls>` と 2 つの `<sep>` を含めて `max_len` を超えるペアは捨
@@ -209,7 +209,7 @@ show_source(get_next_sentence)
 # %%
 def nsp_pairs(paragraphs: list[list[list[str]]], max_len: int,
               seed: int) -> list[tuple[list[str], list[int], int]]:
-    """Exercise 8. Every (tokens, segments, is_next) pair of the corpus, in order; a pair longer
+    """Exercise 7. Every (tokens, segments, is_next) pair of the corpus, in order; a pair longer
     than max_len is dropped. Use get_next_sentence and get_tokens_and_segments."""
     raise NotImplementedError  # replace this line with your code
 
@@ -609,7 +609,7 @@ for name, model in [(tr("pretrained:"), pretrained), (tr("random weights:"), ran
 # attend to). Layer 0 head 0 is another matter: attention across the two sentences is what next
 # sentence prediction could use, but a share cannot say whether `<cls>` reads it. So these shares
 # show that pretraining made most heads local and one head cross the boundary; they do not show
-# how `<cls>` compares the two sentences. (Exercise 6 measures `<cls>`'s own attention to
+# how `<cls>` compares the two sentences. (Exercise 5 measures `<cls>`'s own attention to
 # sentence B.)
 
 # %% [markdown] lang="zh"
@@ -620,7 +620,7 @@ for name, model in [(tr("pretrained:"), pretrained), (tr("random weights:"), ran
 # 个位置的有 88.5%。那三个偏向本句的头留在本句的份额并不比单凭“只看附近”得到的多（笔记本 03 考察了
 # 各个头关注什么）。层 0、头 0 则不同：跨越两个句子的注意力正是下一句预测可以利用的，但一个份额说明
 # 不了 `<cls>` 是否读取了它。所以，这些份额说明预训练让大多数头变得局部化，并让一个头跨过了句子边
-# 界；它们说明不了 `<cls>` 怎样比较两个句子。（练习 6 测量 `<cls>` 自己分给句子 B 的注意力。）
+# 界；它们说明不了 `<cls>` 怎样比较两个句子。（练习 5 测量 `<cls>` 自己分给句子 B 的注意力。）
 
 # %% [markdown] lang="ja"
 # 事前学習済みの 4 つのヘッドのうち 3 つは、各トークンのアテンションの大半を自分の文の中に残します
@@ -632,7 +632,7 @@ for name, model in [(tr("pretrained:"), pretrained), (tr("random weights:"), ran
 # 何を見ているかはノートブック 03 で調べました）。層 0・ヘッド 0 は別です。2 つの文にまたがるアテン
 # ションは次文予測が使えるものですが、割合だけでは `<cls>` がそれを読んでいるかどうかはわかりませ
 # ん。つまりこれらの割合が示すのは、事前学習がほとんどのヘッドを局所的にし、1 つのヘッドに文の境界を
-# 越えさせたことであって、`<cls>` が 2 つの文をどう比べるかではありません（演習 6 で `<cls>` 自身の
+# 越えさせたことであって、`<cls>` が 2 つの文をどう比べるかではありません（演習 5 で `<cls>` 自身の
 # 文 B へのアテンションを測ります）。
 
 # %% [markdown] lang="en"
@@ -740,27 +740,24 @@ print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
 #
 # 1. ★ **Count.** How many NSP pairs does `make_nsp_pairs` produce from three paragraphs of 4,
 #    2 and 5 sentences (none too long)? Check below.
-# 2. ★ **Count.** How many learnable numbers lie between the encoded `<cls>` vector and the two
-#    NSP logits in the small BERT (`pretrained.config`)? Check below, then compare with the
-#    flattened head.
-# 3. ★ RoBERTa pretrains with MLM alone. Which parts of `BERTModel` would then never get a
+# 2. ★ RoBERTa pretrains with MLM alone. Which parts of `BERTModel` would then never get a
 #    gradient? Check it with `small` and `batch` from the last cells: inside
 #    `with torch.enable_grad():`, compute the loss again, call `.mlm.backward()`, and list the
-#    parameters whose `.grad` is still None.
-# 4. ★★ RoBERTa (Liu et al., 2019) found that removing NSP does not hurt, and ALBERT replaced it by
+#    parameters whose `.grad` is still None. How many parameter tensors are they? Check below.
+# 3. ★★ RoBERTa (Liu et al., 2019) found that removing NSP does not hurt, and ALBERT replaced it by
 #    *sentence-order prediction*: NotNext pairs are the two sentences swapped. Why might NSP be
 #    too easy? How would you change `make_nsp_pairs` for sentence-order prediction?
-# 5. ★★ The chapter's sampler picks a random paragraph of the whole corpus, then a random sentence
+# 4. ★★ The chapter's sampler picks a random paragraph of the whole corpus, then a random sentence
 #    of it. On this corpus, one NotNext pair in how many then has a sentence B from A's own
 #    paragraph (A itself and the true next sentence included): a pair on one topic, which
-#    `bertlib`'s sampler never makes? Work it out, then check it by sampling as above.
-# 6. ★★★ Change `share_inside_own_segment` to measure, for the `<cls>` query only, the share of
+#    `bertlib`'s sampler never makes? Work it out, check it below, then by sampling as above.
+# 5. ★★★ Change `share_inside_own_segment` to measure, for the `<cls>` query only, the share of
 #    attention that reaches sentence B, layer by layer. Where does `<cls>` first look across?
-# 7. ★ **Predict, then run.** The small BERT never saw two sentences of one paragraph in the wrong
+# 6. ★ **Predict, then run.** The small BERT never saw two sentences of one paragraph in the wrong
 #    order: its NotNext partners all came from other paragraphs. Swap A and B in every held-out pair
 #    of consecutive sentences. Does its mean P(IsNext) go up or down? Write `"up"` or `"down"` in
 #    the cell below, then run it.
-# 8. ★★ **Implement it: the NSP pair builder.** `nsp_pairs(paragraphs, max_len, seed)`, in
+# 7. ★★ **Implement it: the NSP pair builder.** `nsp_pairs(paragraphs, max_len, seed)`, in
 #    "Sampling pairs", in the cell before the listing of `make_nsp_pairs` (the listing gives the
 #    answer away, so write yours first).
 
@@ -777,24 +774,23 @@ print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
 #
 # 1. ★ **数一数。** 三个段落分别含 4、2、5 个句子（没有过长的句子），`make_nsp_pairs` 会从中生成多少
 #    个句子对？在下面检查你的答案。
-# 2. ★ **数一数。** 在自带的小 BERT（`pretrained.config`）中，从编码后的 `<cls>` 向量到下一句预测
-#    的两个 logits，中间一共有多少个可学习的参数？在下面检查，再与展平的输出层比较。
-# 3. ★ RoBERTa 只用掩蔽语言模型做预训练。这时 `BERTModel` 的哪些部分永远得不到梯度？用前面单元格
+# 2. ★ RoBERTa 只用掩蔽语言模型做预训练。这时 `BERTModel` 的哪些部分永远得不到梯度？用前面单元格
 #    中的 `small` 和 `batch` 验证：在 `with torch.enable_grad():` 之内重新计算损失，调用
-#    `.mlm.backward()`，再列出 `.grad` 仍为 None 的参数。
-# 4. ★★ RoBERTa（Liu 等人，2019）发现去掉下一句预测并没有坏处；ALBERT 则用**句序预测**代替它：“不是
+#    `.mlm.backward()`，再列出 `.grad` 仍为 None 的参数。它们一共是几个参数张量？在下面检查
+#    你的答案。
+# 3. ★★ RoBERTa（Liu 等人，2019）发现去掉下一句预测并没有坏处；ALBERT 则用**句序预测**代替它：“不是
 #    下一句”的句子对就是顺序颠倒的两个句子。为什么下一句预测可能太简单了？要实现句序预测，你会怎样修
 #    改 `make_nsp_pairs`？
-# 5. ★★ 本章的采样方式是先从整个语料库中随机选一个段落，再从中随机选一个句子。在这个语料库上，“不是
+# 4. ★★ 本章的采样方式是先从整个语料库中随机选一个段落，再从中随机选一个句子。在这个语料库上，“不是
 #    下一句”的句子对中，平均每几对就有一对的句子 B 来自 A 所在的段落（包括 A 本身和真正的下一句）？
-#    这样的句子对谈的是同一个话题，而 `bertlib` 的采样方式从不产生这样的句子对。先算出来，再像上面
-#    那样抽样验证。
-# 6. ★★★ 修改 `share_inside_own_segment`，只对 `<cls>` 这一个查询，逐层计算它分给句子 B 的注意力份
+#    这样的句子对谈的是同一个话题，而 `bertlib` 的采样方式从不产生这样的句子对。先算出来，
+#    在下面检查，再像上面那样抽样验证。
+# 5. ★★★ 修改 `share_inside_own_segment`，只对 `<cls>` 这一个查询，逐层计算它分给句子 B 的注意力份
 #    额。`<cls>` 从哪一层开始关注另一个句子？
-# 7. ★ **先预测，再运行。** 自带模型从未见过同一个段落中顺序颠倒的两个句子：它见过的“不是下一句”的句
+# 6. ★ **先预测，再运行。** 自带模型从未见过同一个段落中顺序颠倒的两个句子：它见过的“不是下一句”的句
 #    子对，替换句都取自别的段落。把每个留出的相邻句子对中的 A 和 B 交换，它给出的 P(是下一句) 的平均
 #    值会升高还是降低？在下面的单元格中写下 `"up"`（升高）或 `"down"`（降低），然后运行。
-# 8. ★★ **动手实现：构造下一句预测的句子对。** 即“采样句子对”一节中、`make_nsp_pairs` 源代码之前
+# 7. ★★ **动手实现：构造下一句预测的句子对。** 即“采样句子对”一节中、`make_nsp_pairs` 源代码之前
 #    那个单元格里的 `nsp_pairs(paragraphs, max_len, seed)`（源代码会泄露答案，所以要先写出你自己的
 #    版本）。
 
@@ -812,28 +808,27 @@ print(tr("MLM {mlm:.2f} + NSP {nsp:.2f} = {total:.2f}",
 #
 # 1. ★ **数えてみよう。** 文の数がそれぞれ 4、2、5 の 3 つの段落（長すぎる文はない）から、
 #    `make_nsp_pairs` はいくつのペアを作りますか。下のセルで確かめましょう。
-# 2. ★ **数えてみよう。** 付属の小さな BERT（`pretrained.config`）で、エンコードされた `<cls>` ベク
-#    トルから次文予測の 2 つのロジットまでのあいだに、学習可能なパラメータはいくつありますか。下で確
-#    かめ、平坦化する出力層と比べましょう。
-# 3. ★ RoBERTa はマスク言語モデルだけで事前学習します。そのとき `BERTModel` のどの部分に勾配がまった
+# 2. ★ RoBERTa はマスク言語モデルだけで事前学習します。そのとき `BERTModel` のどの部分に勾配がまった
 #    く届かなくなるでしょうか。前のセルの `small` と `batch` で確かめましょう。`with
 #    torch.enable_grad():` の中で損失を計算し直し、`.mlm.backward()` を呼んでから、`.grad` が None
-#    のままのパラメータを列挙します。
-# 4. ★★ RoBERTa（Liu ら、2019）は次文予測を取り除いても性能が落ちないことを示し、ALBERT は次文予測
+#    のままのパラメータを列挙します。それはいくつのパラメータのテンソルでしょうか。下で確かめ
+#    ましょう。
+# 3. ★★ RoBERTa（Liu ら、2019）は次文予測を取り除いても性能が落ちないことを示し、ALBERT は次文予測
 #    を**文順序予測**に置き換えました。文順序予測では、「次の文ではない」ペアは 2 つの文を入れ替えた
 #    ものです。次文予測が簡単すぎるかもしれないのはなぜでしょうか。文順序予測のために
 #    `make_nsp_pairs` をどう変えますか。
-# 5. ★★ 章のサンプラーは、まずコーパス全体からランダムに段落を選び、次にその中からランダムに文を選
+# 4. ★★ 章のサンプラーは、まずコーパス全体からランダムに段落を選び、次にその中からランダムに文を選
 #    びます。このコーパスでは、「次の文ではない」ペアの何組に 1 組が、A 自身の段落の文（A 自身と本当
 #    の次の文を含む）を B に持つでしょうか。そのようなペアは同じ話題の 2 文であり、`bertlib` のサン
-#    プラーは決して作りません。計算で求めてから、上と同じようにサンプリングして確かめましょう。
-# 6. ★★★ `share_inside_own_segment` を書き換えて、`<cls>` というクエリだけについて、文 B に届くアテ
+#    プラーは決して作りません。計算で求めて下で確かめ、上と同じようにサンプリングしても確かめ
+#    ましょう。
+# 5. ★★★ `share_inside_own_segment` を書き換えて、`<cls>` というクエリだけについて、文 B に届くアテ
 #    ンションの割合を層ごとに測りましょう。`<cls>` が初めてもう一方の文を見るのはどの層ですか。
-# 7. ★ **予測してから実行しよう。** 付属モデルは、同じ段落の 2 文が逆の順序で並んだペアを見たことが
+# 6. ★ **予測してから実行しよう。** 付属モデルは、同じ段落の 2 文が逆の順序で並んだペアを見たことが
 #    ありません。「次の文ではない」ペアの相手はすべて別の段落から取られていました。ホールドアウト
 #    データの隣り合う文ペアすべてで A と B を入れ替えると、P(次の文) の平均は上がるでしょうか、下が
 #    るでしょうか。下のセルに `"up"`（上がる）か `"down"`（下がる）を書いてから実行しましょう。
-# 8. ★★ **実装してみよう：次文予測のペアを作る関数。**「ペアのサンプリング」の節で、`make_nsp_pairs`
+# 7. ★★ **実装してみよう：次文予測のペアを作る関数。**「ペアのサンプリング」の節で、`make_nsp_pairs`
 #    のソースコードの前のセルにある `nsp_pairs(paragraphs, max_len, seed)` です（ソースコードを見る
 #    と答えがわかってしまうので、先に自分で書きましょう）。
 
@@ -842,11 +837,15 @@ answer = None  # your answer to exercise 1: an integer
 check_exercise("05_nsp_pairs", answer)
 
 # %%
-answer = None  # your answer to exercise 2: an integer
-check_exercise("05_nsp_head_params", answer)
+answer = None  # your answer to exercise 2: how many parameter tensors keep .grad None
+check_exercise("05_mlm_only_no_grad", answer)
 
 # %%
-prediction = None  # exercise 7: "up" or "down"
+answer = None  # your answer to exercise 4: one NotNext pair in how many
+check_exercise("05_same_paragraph", answer)
+
+# %%
+prediction = None  # your answer to exercise 6: "up" or "down"
 
 
 def mean_is_next(pairs: list[tuple[str, str]]) -> torch.Tensor:
@@ -871,6 +870,126 @@ else:
     else:
         print(tr("× Not what the model does: it went {way}. Why might a model trained only on "
                  "NotNext partners from other stories still react to the order?", way=went))
+
+# %% [markdown] lang="en"
+# ### Worked answers
+#
+# Try each exercise before you open its answer.
+#
+# <details><summary>Exercise 3: NSP is too easy; sentence-order prediction</summary>
+#
+# * Why NSP may be too easy: a NotNext B comes from another paragraph, which is usually about
+#   something else. Most pairs can be told apart by topic alone (do A and B talk about the same
+#   things?), which the MLM task already teaches; whether B really continues A hardly matters.
+#   ALBERT's authors call NSP topic prediction rather than coherence prediction.
+# * Sentence-order prediction: keep the IsNext pairs as they are; for a negative, keep the two
+#   consecutive sentences and swap them, (B, A), labelled NotNext. In `make_nsp_pairs`, replace the
+#   draw of a sentence from another paragraph by the swap. Both sentences now come from one
+#   paragraph, on one topic with the same words, and only their order tells the labels apart.
+#
+# </details>
+#
+# <details><summary>Exercise 5: Where &lt;cls&gt; looks across</summary>
+#
+# Keep only query 0, and sum its weights over the keys of segment 1 (sentence B and its `<sep>`),
+# with `tokens`, `segments` and `valid_lens` of that section:
+#
+# ```python
+# def cls_share_to_b(model: BERTModel) -> torch.Tensor:
+#     """(layers, heads): the mean share of <cls>'s attention that reaches segment 1."""
+#     _, attentions = model.encoder(tokens, segments, valid_lens, return_attention=True)
+#     attention = torch.stack(attentions, dim=1)  # (N, layers, heads, T, T)
+#     to_b = (attention[..., 0, :] * (segments == 1)[:, None, None]).sum(-1)  # (N, layers, heads)
+#     return to_b.mean(0)
+# ```
+#
+# Compare with the even share of `<cls>`, B's share of the real tokens, close to half on these
+# pairs. In the small BERT `<cls>` looks across at once: in layer 0 both heads put nearly all of
+# `<cls>`'s attention on sentence B's tokens (almost none on the last `<sep>`); in layer 1 it is
+# back near the even share. With random weights every head stays near the even share. So the first
+# block already gathers sentence B into `<cls>`; what the NSP head reads from it, the shares cannot
+# say.
+#
+# </details>
+
+# %% [markdown] lang="zh"
+# ### 参考答案
+#
+# 请先自己做每道练习，再展开它的答案。
+#
+# <details><summary>练习 3：下一句预测太简单；句序预测</summary>
+#
+# * 为什么下一句预测可能太简单：“不是下一句”的句子 B 来自另一个段落，而那个段落通常讲的是别的事情。
+#   大多数句子对单凭话题就能分开（A 和 B 谈的是同样的东西吗？），而这一点掩蔽语言模型已经在教了；B
+#   是否真的接着 A，几乎无关紧要。ALBERT 的作者说，下一句预测与其说是连贯性预测，不如说是话题预测。
+# * 句序预测：“是下一句”的句子对保持不变；负例则取相邻的两个句子并交换顺序，即 (B, A)，标为“不是下一
+#   句”。在 `make_nsp_pairs` 中，把“从另一个段落抽一个句子”换成这种交换。这样两个句子都来自同一个段
+#   落，话题相同、用词相同，只有顺序能区分两种标签。
+#
+# </details>
+#
+# <details><summary>练习 5：&lt;cls&gt; 从哪一层开始看向另一个句子</summary>
+#
+# 只保留查询 0，把它分给片段 1（句子 B 及其 `<sep>`）各个键的权重加起来；`tokens`、`segments` 和
+# `valid_lens` 用那一节中的：
+#
+# ```python
+# def cls_share_to_b(model: BERTModel) -> torch.Tensor:
+#     """(layers, heads): the mean share of <cls>'s attention that reaches segment 1."""
+#     _, attentions = model.encoder(tokens, segments, valid_lens, return_attention=True)
+#     attention = torch.stack(attentions, dim=1)  # (N, layers, heads, T, T)
+#     to_b = (attention[..., 0, :] * (segments == 1)[:, None, None]).sum(-1)  # (N, layers, heads)
+#     return to_b.mean(0)
+# ```
+#
+# 与 `<cls>` 的平均分配份额比较，也就是 B 在真实词元中所占的比例，在这些句子对上接近一半。在小 BERT
+# 中，`<cls>` 一开始就看向另一个句子：在层 0，两个头都把 `<cls>` 几乎全部的注意力分给了句子 B 的词元
+# （几乎没有分给最后的 `<sep>`）；到了层 1，又回到平均分配的份额附近。随机权重下，每个头都接近平均分
+# 配的份额。可见第一个编码器块就已经把句子 B 汇集到 `<cls>` 中；下一句预测的输出层从中读取了什么，这
+# 些份额说明不了。
+#
+# </details>
+
+# %% [markdown] lang="ja"
+# ### 解答例
+#
+# どの演習も、まず自分で解いてから解答を開いてください。
+#
+# <details><summary>演習 3：次文予測は簡単すぎる；文順序予測</summary>
+#
+# * 次文予測が簡単すぎるかもしれない理由：「次の文ではない」の B は別の段落から取られ、その段落はた
+#   いてい別の話題です。ほとんどのペアは話題だけで見分けられ（A と B は同じことについて話している
+#   か？）、それはマスク言語モデルがすでに教えていることです。B が本当に A の続きかどうかはほとんど
+#   関係ありません。ALBERT の著者らは、次文予測は一貫性の予測というより話題の予測だと述べています。
+# * 文順序予測：「次の文」のペアはそのままにし、負例には隣り合う 2 文を入れ替えたもの (B, A) を使
+#   い、「次の文ではない」とラベルを付けます。`make_nsp_pairs` では、別の段落から文を引く代わりに入
+#   れ替えを行います。こうすると 2 つの文は同じ段落から来て、話題も単語も同じになり、ラベルを見分け
+#   る手がかりは順序だけになります。
+#
+# </details>
+#
+# <details><summary>演習 5：&lt;cls&gt; がもう一方の文を見る層</summary>
+#
+# クエリ 0 だけを残し、セグメント 1（文 B とその `<sep>`）のキーへの重みを合計します。`tokens`、
+# `segments`、`valid_lens` はその節のものを使います。
+#
+# ```python
+# def cls_share_to_b(model: BERTModel) -> torch.Tensor:
+#     """(layers, heads): the mean share of <cls>'s attention that reaches segment 1."""
+#     _, attentions = model.encoder(tokens, segments, valid_lens, return_attention=True)
+#     attention = torch.stack(attentions, dim=1)  # (N, layers, heads, T, T)
+#     to_b = (attention[..., 0, :] * (segments == 1)[:, None, None]).sum(-1)  # (N, layers, heads)
+#     return to_b.mean(0)
+# ```
+#
+# `<cls>` が均等に配った場合の割合、つまり実在するトークンのうち B が占める割合（これらのペアでは半
+# 分近く）と比べます。小さな BERT では、`<cls>` はすぐにもう一方の文を見ます。層 0 では 2 つのヘッド
+# がどちらも、`<cls>` のアテンションのほぼすべてを文 B のトークンに向けます（最後の `<sep>` にはほと
+# んど向けません）。層 1 では均等な割合の近くに戻ります。ランダムな重みでは、どのヘッドも均等な割合
+# の近くにとどまります。つまり最初のブロックがすでに文 B を `<cls>` に集めています。次文予測の出力層
+# がそこから何を読むかは、割合からはわかりません。
+#
+# </details>
 
 # %% [raw] strings="zh"
 # "IsNext"

@@ -81,7 +81,6 @@ def test_expected_answers_match_counts_by_hand():
     hand = {
         # right of "bank" in <cls> i went to the bank to sit down <sep>
         "01_gpt_context": len(["to", "sit", "down", "<sep>"]),
-        "02_embedding_params": (10000 + 2 + 1000) * H,
         "03_block_params": block(H, F),
         "03_more_heads": 2 * 8 * 8 * 8,  # (B, heads, T, T) for 2 sequences of 8 tokens
         # no positions: attention is a weighted sum over the set of keys, so only the two
@@ -91,7 +90,12 @@ def test_expected_answers_match_counts_by_hand():
         "03_padding_changes": 8 - 5,
         "04_num_preds": 19,  # 15% of 126 + 2 tokens is 19.2
         "05_nsp_pairs": 3 + 1 + 4,
-        "05_nsp_head_params": linear(h, h) + linear(h, 2),  # the small BERT's
+        # the MLM loss never reaches the pooler (Linear H->H + Tanh) or the NSP output layer
+        # (Linear H->2): a weight and a bias each
+        "05_mlm_only_no_grad": len(["hidden.weight", "hidden.bias", "nsp.weight", "nsp.bias"]),
+        # the chapter draws a paragraph uniformly from the notebook's three: A's own one time
+        # in three, whichever sentence A is
+        "05_same_paragraph": len(["abc...", "123...", "αβγ..."]),
         "06_mlm_logits": 128 * round(0.15 * T) * V,
         "07_attention_growth": (512 // 64) ** 2,  # (B, nh, T, T): T twice
         "08_halve_width": 2**2,  # the width shrinks like 1 / sqrt(n)

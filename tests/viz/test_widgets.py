@@ -113,7 +113,7 @@ def test_default_texts_suit_the_shipped_model(lang):
     """The default pair is in the notebook's language, every piece of it is in the shipped
     model's vocabulary, its NSP head calls it IsNext, and Swap asks again about B, A. (Whether
     the swap is NotNext is the learner's question: the shipped model's NotNext partners all
-    came from other paragraphs, so it was never taught order; notebook 05, exercise 7.)"""
+    came from other paragraphs, so it was never taught order; notebook 05, exercise 6.)"""
     model, tokenizer = load_small_bert()
     widgets = (InputRepresentationWidget(model, tokenizer, lang), MaskingWidget(tokenizer, lang),
                AttentionWidget(model, tokenizer, lang), NSPWidget(model, tokenizer, lang))
