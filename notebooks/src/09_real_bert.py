@@ -814,7 +814,7 @@ check_exercise("09_unswapped_nsp", answer)
 # <details><summary>Exercise 2: Unswapped NSP rows</summary>
 #
 # Every answer lands on the other label, so a perfect head scores far below chance. An NSP
-# accuracy well below 0.5 is not a bad model but a sign of swapped labels: a model that is
+# accuracy well below one half is not a bad model but a sign of swapped labels: a model that is
 # always wrong carries as much information as one that is always right. Check label conventions
 # when a score is far below chance.
 #
@@ -858,7 +858,7 @@ check_exercise("09_unswapped_nsp", answer)
 # <details><summary>练习 2：没有交换的下一句预测的两行</summary>
 #
 # 每个答案都落在另一个标签上，所以一个完美的输出层得分远低于随机猜测。下一句预测的准确率远低于
-# 0.5，并不说明模型差，而是标签交换了的信号：一个总是出错的模型和一个总是正确的模型包含同样多的信
+# 一半，并不说明模型差，而是标签交换了的信号：一个总是出错的模型和一个总是正确的模型包含同样多的信
 # 息。分数远低于随机猜测时，先检查标签的约定。
 #
 # </details>
@@ -899,7 +899,7 @@ check_exercise("09_unswapped_nsp", answer)
 # <details><summary>演習 2：入れ替えない次文予測の行</summary>
 #
 # どの答えも反対のラベルになるので、完璧な出力層がチャンスレベルをはるかに下回ります。次文予測の正解
-# 率が 0.5 を大きく下回るのは、モデルが悪いからではなく、ラベルが入れ替わっている印です。いつも間違
+# 率が半分を大きく下回るのは、モデルが悪いからではなく、ラベルが入れ替わっている印です。いつも間違
 # えるモデルは、いつも正しいモデルと同じだけの情報を持っています。値がチャンスレベルをはるかに下回
 # ったら、まずラベルの取り決めを確かめましょう。
 #
