@@ -13,7 +13,7 @@ import torch
 
 from bertlib.analysis.context import BANK_EXAMPLES
 from bertlib.assets import SMALL_BERT_DIR, small_bert_metrics
-from bertlib.data import PretrainExample, make_nsp_pairs, pad_bert_inputs
+from bertlib.data import IS_NEXT, NOT_NEXT, PretrainExample, make_nsp_pairs, pad_bert_inputs
 from bertlib.finetuning.finetune import Accuracy, BERTClassifier, freeze_layers
 from bertlib.finetuning.tasks import NUM_TOPICS
 from bertlib.inputs import get_tokens_and_segments
@@ -29,8 +29,10 @@ from bertlib.model import (
 from bertlib.support.checks import check_choice
 from bertlib.support.i18n import fill, resolve_language, text
 from bertlib.support.rng import own_global_rng
+from bertlib.text.corpus import load_small_corpus
 from bertlib.text.vocab import Vocab
 from bertlib.weights.checkpoint import config_from, read_config
+from bertlib.weights.hf import _to_bertlib
 
 # The chapter's demo sizes.
 DEMO = {"vocab_size": 10000, "num_hiddens": 768, "ffn_num_hiddens": 1024, "num_heads": 4,
@@ -150,6 +152,15 @@ def _mlm_logits() -> int:
     return recipe["batch_size"] * P * config["config"]["vocab_size"]
 
 
+def _word_vocab() -> int:
+    """06: entries of the word vocabulary of the English training sentences, split at spaces,
+    that keeps the words seen at least 5 times (the chapter's ``min_freq``)."""
+    split = load_small_corpus()
+    return len(Vocab([s.lower().split() for p, lang in zip(split.train, split.train_langs,
+                                                          strict=True) if lang == "en"
+                      for s in p], min_freq=5))
+
+
 def _attention_growth() -> int:
     """07: how many times as many numbers one batch's attention weights (B, nh, T, T) hold at
     max_len 512 as at 64, with BERT-Large's sizes (H = 1024, 16 heads)."""
@@ -204,6 +215,18 @@ def _replication() -> int:
 
 
 
+def _unswapped_nsp() -> int:
+    """09: the percentage of pairs that an NSP head in Hugging Face's (Google's) row order,
+    right on every pair, gets wrong against bertlib's labels when its two rows are not swapped
+    on load."""
+    labels = torch.tensor([IS_NEXT, NOT_NEXT])  # one pair of each kind
+    right = torch.nn.functional.one_hot(labels, 2).float()  # (pairs, 2): right in bertlib's order
+    # The loader's swap turns Hugging Face's rows into bertlib's; it is its own inverse, so it
+    # also gives the logits such a checkpoint produces in its own order.
+    google = _to_bertlib("nsp.output.bias", right.T).T
+    return round(100 * (google.argmax(-1) != labels).float().mean().item())
+
+
 def _topic_classifier() -> BERTClassifier:
     """The shipped small BERT with an output layer for the 6 topics (shapes only)."""
     with torch.device("meta"):
@@ -227,9 +250,11 @@ EXERCISES: dict[str, Callable[[], int]] = {
     "05_mlm_only_no_grad": _mlm_only_no_grad,
     "05_same_paragraph": _same_paragraph,
     "06_mlm_logits": _mlm_logits,
+    "06_word_vocab": _word_vocab,
     "07_attention_growth": _attention_growth,
     "08_halve_width": _halve_width,
     "08_replication": _replication,
+    "09_unswapped_nsp": _unswapped_nsp,
     "11_frozen_trainable": _frozen_trainable,
 }
 

@@ -751,7 +751,7 @@ print(tr("shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}",
 # %% [markdown] lang="en"
 # | | BERT paper | shipped model |
 # | --- | --- | --- |
-# | model | BERT-Base: 12 blocks, H = 768, 12 heads, 110M parameters; BERT-Large: 24 blocks, H = 1024, 16 heads, 340M parameters | 2 blocks, H = 128, 2 heads (its parameters: exercise 2) |
+# | model | BERT-Base: 12 blocks, H = 768, 12 heads, 110M parameters; BERT-Large: 24 blocks, H = 1024, 16 heads, 340M parameters | 2 blocks, H = 128, 2 heads |
 # | pretraining text | BooksCorpus (800M words) and English Wikipedia (2,500M words) | 15,610 sentences, 164,550 WordPiece tokens, English and Chinese |
 # | batch | 256 sequences | 128 sentence pairs |
 # | steps | 1,000,000, about 40 passes over the text | 3,000, in 10 rounds of fresh pairs and masks |
@@ -765,7 +765,7 @@ print(tr("shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}",
 # %% [markdown] lang="zh"
 # | | BERT 论文 | 自带模型 |
 # | --- | --- | --- |
-# | 模型 | BERT-Base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；BERT-Large：24 个编码器块，H = 1024，16 个头，3.4 亿个参数 | 2 个编码器块，H = 128，2 个头（参数个数见练习 2） |
+# | 模型 | BERT-Base：12 个编码器块，H = 768，12 个头，1.1 亿个参数；BERT-Large：24 个编码器块，H = 1024，16 个头，3.4 亿个参数 | 2 个编码器块，H = 128，2 个头 |
 # | 预训练文本 | 图书语料库（8 亿个词）和英文维基百科（25 亿个词） | 15,610 个句子，164,550 个 WordPiece 词元，英文和中文 |
 # | 批量大小 | 256 个序列 | 128 个句子对 |
 # | 训练步数 | 1,000,000，约遍历文本 40 次 | 3,000，共 10 轮，每轮重新构造句子对和掩码 |
@@ -779,7 +779,7 @@ print(tr("shipped model (its own run): NSP {nsp:.3f}, MLM {mlm:.3f}",
 # %% [markdown] lang="ja"
 # | | BERT 論文 | 付属モデル |
 # | --- | --- | --- |
-# | モデル | BERT-Base：12 ブロック、H = 768、12 ヘッド、パラメータ 1.1 億。BERT-Large：24 ブロック、H = 1024、16 ヘッド、パラメータ 3.4 億 | 2 ブロック、H = 128、2 ヘッド（パラメータ数は演習 2） |
+# | モデル | BERT-Base：12 ブロック、H = 768、12 ヘッド、パラメータ 1.1 億。BERT-Large：24 ブロック、H = 1024、16 ヘッド、パラメータ 3.4 億 | 2 ブロック、H = 128、2 ヘッド |
 # | 事前学習のテキスト | BooksCorpus（8 億語）と英語版 Wikipedia（25 億語） | 15,610 文、164,550 WordPiece トークン、英語と中国語 |
 # | バッチ | 256 シーケンス | 128 組の文ペア |
 # | ステップ数 | 1,000,000、テキストを約 40 周 | 3,000、10 ラウンドに分け、ラウンドごとに文ペアとマスクを作り直す |
@@ -878,9 +878,9 @@ print(tr("{sentences:,} sentences, {tokens:,} WordPiece tokens; {minutes} minute
 #    (`min_freq=5`). Build word vocabularies of the English training sentences,
 #    `Vocab([s.lower().split() for p, lang in zip(split.train, split.train_langs) if lang == "en"
 #    for s in p], min_freq=k)` (`from bertlib.text.vocab import Vocab`), for k = 1, 2, 5. How many
-#    words does each keep, next to the `len(vocab)` of the WordPiece vocabulary, which also
+#    entries does each hold, next to the `len(vocab)` of the WordPiece vocabulary, which also
 #    covers Chinese? What happens to a word that is not in a word vocabulary, and to one that is
-#    not in the WordPiece vocabulary?
+#    not in the WordPiece vocabulary? Check `len()` of the k = 5 vocabulary below.
 # 5. ★★ In the live run, as in the chapter, the MLM loss stays far above the NSP loss. Does MLM
 #    learn less? Divide each loss at the end of the live run (`history.mlm[-1]`,
 #    `history.nsp[-1]`) by the loss of guessing uniformly: which of the two tasks has the model
@@ -902,9 +902,9 @@ print(tr("{sentences:,} sentences, {tokens:,} WordPiece tokens; {minutes} minute
 #    尾的 `.` 和 `14 @.@ 5` 又变成了什么样？
 # 4. ★★ **词表大小。** 本章只保留至少出现 5 次的词（`min_freq=5`）。用英文训练句子构建单词词表：
 #    `Vocab([s.lower().split() for p, lang in zip(split.train, split.train_langs) if lang == "en"
-#    for s in p], min_freq=k)`（`from bertlib.text.vocab import Vocab`），k 取 1、2、5。每个词表保留
-#    了多少个词？与 WordPiece 词表（它还覆盖中文）的 `len(vocab)` 相比如何？不在单词词表中的词会怎
-#    样？不在 WordPiece 词表中的词又会怎样？
+#    for s in p], min_freq=k)`（`from bertlib.text.vocab import Vocab`），k 取 1、2、5。每个词表有
+#    多少个条目？与 WordPiece 词表（它还覆盖中文）的 `len(vocab)` 相比如何？不在单词词表中的词会怎
+#    样？不在 WordPiece 词表中的词又会怎样？在下面检查 k = 5 的词表的 `len()`。
 # 5. ★★ 在现场训练中，和在本章中一样，掩蔽语言模型的损失远高于下一句预测的损失。这说明掩蔽语言模型
 #    学到的更少吗？把现场训练结束时的两个损失（`history.mlm[-1]`、`history.nsp[-1]`）分别除以均匀猜
 #    测时的损失：两个任务中，哪一个被训练得离均匀猜测更远，掩蔽语言模型还是下一句预测？再对自带模型
@@ -928,9 +928,9 @@ print(tr("{sentences:,} sentences, {tokens:,} WordPiece tokens; {minutes} minute
 # 4. ★★ **語彙のサイズ。** 章は 5 回以上現れた単語だけを残します（`min_freq=5`）。英語の学習用の文
 #    から単語の語彙を作りましょう。`Vocab([s.lower().split() for p, lang in zip(split.train,
 #    split.train_langs) if lang == "en" for s in p], min_freq=k)`（`from bertlib.text.vocab import
-#    Vocab`）で、k = 1、2、5 とします。それぞれいくつの単語が残りますか。中国語も扱う WordPiece
+#    Vocab`）で、k = 1、2、5 とします。それぞれの語彙の項目はいくつですか。中国語も扱う WordPiece
 #    の語彙の `len(vocab)` と比べるとどうでしょうか。単語の語彙にない単語はどうなり、WordPiece の語
-#    彙にない単語はどうなりますか。
+#    彙にない単語はどうなりますか。k = 5 の語彙の `len()` を下で確かめましょう。
 # 5. ★★ その場での学習では、章と同じく、マスク言語モデルの損失は次文予測の損失よりずっと高いまま
 #    です。マスク言語モデルの学ぶことは少ないのでしょうか。その場での学習の最後の損失
 #    （`history.mlm[-1]`、`history.nsp[-1]`）を、それぞれ一様な推測の損失で割ってみましょう。モデル
@@ -941,6 +941,139 @@ print(tr("{sentences:,} sentences, {tokens:,} WordPiece tokens; {minutes} minute
 # %%
 answer = None  # your answer to exercise 1: an integer
 check_exercise("06_mlm_logits", answer)
+
+# %%
+answer = None  # your answer to exercise 4: an integer
+check_exercise("06_word_vocab", answer)
+
+# %% [markdown] lang="en"
+# ### Worked answers
+#
+# Try each exercise before you open its answer.
+#
+# <details><summary>Exercise 3: Splitting sentences</summary>
+#
+# A rule that cuts after `.`, `?` or `!` followed by a space, `re.split(r"(?<=[.?!]) ", line)`,
+# finds the same sentences in `WIKITEXT_SAMPLE` as `read_wikitext`, with one difference: every
+# sentence keeps its final ` .`, not only the last one of a paragraph. WikiText puts a space
+# before each `.`, so the chapter's cut at `" . "` removes the dot wherever another sentence
+# follows, and leaves it at the end of the line, where no space follows. `14 @.@ 5` stays whole
+# under both rules: its dot is followed by `@`, not by a space. A rule that cut at every `.`
+# would break it into `14 @` and `@ 5`; and run over the title lines too, it would cut
+# `St . Helens Pier` after `St`, the abbreviation problem that real sentence splitters are
+# trained to avoid. Either way, be consistent: a model that sees a final `.` on some sentences
+# only learns where paragraphs end.
+#
+# </details>
+#
+# <details><summary>Exercise 4: Vocabulary size</summary>
+#
+# The k = 1 vocabulary is only slightly larger than the k = 5 one: the corpus is built from
+# templates, so nearly every English word occurs many times, and `min_freq` removes a few dozen
+# rare words. All three hold far fewer entries than the WordPiece vocabulary's 1927, which also
+# holds every Chinese character and the word pieces. Splitting at spaces keeps punctuation on
+# the words (`conversation.` and `conversation` are two entries), which a real tokenizer would
+# split off. A word that is not in a word vocabulary becomes `<unk>`, and everything about it
+# is lost; WordPiece splits a word it lacks into pieces it has (`##` marks the inner ones), and
+# only a word with a character that no piece covers becomes `<unk>`, as a whole.
+#
+# </details>
+#
+# <details><summary>Exercise 5: Which loss fell further?</summary>
+#
+# Guessing uniformly costs $\ln V$ for MLM ($\ln 1927 = 7.564$, printed before training) and
+# $\ln 2 = 0.693$ for NSP. At the end of the live run MLM is near 2.53, about a third of its
+# uniform loss, while NSP, near 0.50, is still more than two thirds of its own: MLM has come
+# much further. In the shipped run the NSP loss ends near 0.40, more than half of $\ln 2$,
+# while the MLM loss ends below it, less than a tenth of $\ln V$. The raw losses cannot be
+# compared, because their starting points differ: a guess among 1927 tokens starts far higher
+# than a guess between two labels.
+#
+# </details>
+
+# %% [markdown] lang="zh"
+# ### 参考答案
+#
+# 先自己做每道练习，再展开它的答案。
+#
+# <details><summary>练习 3：切分句子</summary>
+#
+# 在 `.`、`?` 或 `!` 后面紧跟空格的地方切分，即 `re.split(r"(?<=[.?!]) ", line)`，在
+# `WIKITEXT_SAMPLE` 中找到的句子与 `read_wikitext` 相同，只有一点不同：每个句子都保留了末尾的
+# ` .`，而不只是段落的最后一句。WikiText 在每个 `.` 前面都加了空格，所以本章在 `" . "` 处切分时，凡
+# 是后面还有句子的地方都去掉了句点；行末的句点后面没有空格，就留了下来。`14 @.@ 5` 在两种规则下都
+# 保持完整：它的点后面是 `@`，不是空格。如果在每个 `.` 处都切分，它就会被切成 `14 @` 和 `@ 5`；如
+# 果把标题行也拿来切分，`St . Helens Pier` 会在 `St` 之后被切开，这正是真正的分句工具要通过训练来
+# 避免的缩写问题。无论用哪种规则，都要前后一致：如果只有一部分句子带着末尾的 `.`，模型学到的只是段
+# 落在哪里结束。
+#
+# </details>
+#
+# <details><summary>练习 4：词表大小</summary>
+#
+# k = 1 的词表只比 k = 5 的稍大一些：语料库是用模板写成的，几乎每个英文单词都出现了很多次，
+# `min_freq` 只去掉了几十个罕见的词。这三个词表的条目都远少于 WordPiece 词表的 1927 个，后者还包含
+# 每个汉字和各种子词。按空格切分会让标点符号连在词上（`conversation.` 和 `conversation` 是两个条
+# 目），真正的分词器会把它们分开。不在单词词表中的词会变成 `<unk>`，它的信息全部丢失；WordPiece 会
+# 把词表中没有的词切成词表中有的子词（`##` 标出词中间的子词），只有含有任何子词都覆盖不了的字符的
+# 词，才会整个变成 `<unk>`。
+#
+# </details>
+#
+# <details><summary>练习 5：哪个损失降得更多？</summary>
+#
+# 均匀猜测时，掩蔽语言模型的损失是 $\ln V$（$\ln 1927 = 7.564$，训练前打印过），下一句预测的损失是
+# $\ln 2 = 0.693$。现场训练结束时，掩蔽语言模型的损失约为 2.53，大约是其均匀猜测损失的三分之一；下
+# 一句预测的损失约为 0.50，仍超过它自己的三分之二：掩蔽语言模型走得远得多。在自带模型的完整训练
+# 中，下一句预测的损失最后约为 0.40，超过 $\ln 2$ 的一半；掩蔽语言模型的损失最后比它还低，不到
+# $\ln V$ 的十分之一。两个损失的原始数值不能直接比较，因为它们的起点不同：在 1927 个词元中猜一个，
+# 起点要比在两个标签中猜一个高得多。
+#
+# </details>
+
+# %% [markdown] lang="ja"
+# ### 解答例
+#
+# まず自分で演習に取り組んでから、解答を開きましょう。
+#
+# <details><summary>演習 3：文を切り分ける</summary>
+#
+# `.`、`?`、`!` の後にスペースが続くところで切る規則、`re.split(r"(?<=[.?!]) ", line)` は、
+# `WIKITEXT_SAMPLE` から `read_wikitext` と同じ文を見つけます。違いは 1 つだけで、段落の最後の文
+# だけでなく、どの文も末尾の ` .` を残します。WikiText はどの `.` の前にもスペースを入れているので、
+# 章の `" . "` で切る方法では、後ろに文が続くところでは句点が消え、後ろにスペースのない行末では句点
+# が残ります。`14 @.@ 5` はどちらの規則でも切れません。その点の後にはスペースではなく `@` が続くか
+# らです。`.` のたびに切る規則なら `14 @` と `@ 5` に分かれてしまいます。見出しの行にも使うと、
+# `St . Helens Pier` が `St` の後で切れます。本物の文分割ツールが学習によって避けようとする、略語の
+# 問題です。どの規則でも一貫させることが大切です。一部の文だけが末尾に `.` を持っていると、モデルは
+# 段落の終わりを覚えるだけです。
+#
+# </details>
+#
+# <details><summary>演習 4：語彙のサイズ</summary>
+#
+# k = 1 の語彙は k = 5 の語彙より少し大きいだけです。コーパスはテンプレートから作られているので、英
+# 語の単語はほとんどどれも何度も現れ、`min_freq` が取り除くのは数十個のまれな単語だけです。3 つの語彙
+# はどれも、WordPiece の語彙の 1927 個よりずっと少ない項目しか持ちません。WordPiece の語彙は漢字の
+# 1 文字 1 文字とサブワードも含んでいます。スペースで切ると句読点が単語にくっついたまま残ります
+# （`conversation.` と `conversation` は別の項目）が、本物のトークナイザなら切り離します。単語の語彙
+# にない単語は `<unk>` になり、その単語の情報はすべて失われます。WordPiece は語彙にない単語を語彙に
+# あるサブワードに分けるので（内側のサブワードには `##` が付きます）、どのサブワードでも表せない文字
+# を含む単語だけが、まるごと `<unk>` になります。
+#
+# </details>
+#
+# <details><summary>演習 5：どちらの損失がより下がったか</summary>
+#
+# 一様な推測の損失は、マスク言語モデルでは $\ln V$（$\ln 1927 = 7.564$、学習の前に表示しました）、次
+# 文予測では $\ln 2 = 0.693$ です。その場での学習の最後に、マスク言語モデルの損失は 2.53 ほどで、一
+# 様な推測の損失の約 3 分の 1 です。次文予測の損失は 0.50 ほどで、まだ自分の一様な推測の 3 分の 2 を
+# 超えています。マスク言語モデルのほうがずっと先まで進んでいます。付属モデルの学習では、次文予測の損
+# 失は最後に 0.40 ほどで $\ln 2$ の半分を超えますが、マスク言語モデルの損失はそれより低く、$\ln V$
+# の 10 分の 1 未満です。損失の値そのものは比べられません。出発点が違うからです。1927 個のトークン
+# から 1 つを当てる推測は、2 つのラベルから選ぶ推測よりずっと高い損失から始まります。
+#
+# </details>
 
 # %% [raw] strings="zh"
 # "ln 2: NSP by coin toss"

@@ -745,6 +745,91 @@ print(tr("pairs per second, grouped / random: {ratio:.2f}",
 answer = None  # your answer to exercise 2: an integer
 check_exercise("07_attention_growth", answer)
 
+# %% [markdown] lang="en"
+# ### Worked answers
+#
+# Try each exercise before you open its answer.
+#
+# <details><summary>Exercise 1: Your own run</summary>
+#
+# In its guesses your 300 steps take the model about as far as the shipped run's first 300:
+# about as large a share of its top guesses are frequent tokens as the snapshot's 0.423, and
+# its held-out MLM accuracy (notebook 06 printed it after the live run) is a little below the
+# snapshot's 0.549. Layer 0 has begun to look at the previous token, a little less than the
+# snapshot's 0.121. Its attention took another path, though: its layer 0 puts only a small share
+# on the other sentence, where the shipped run's layer 0 still puts 0.438 at step 300. Two runs
+# of one architecture, at other sizes and from other seeds, need not share their heads: play
+# both time-lapses and compare layer by layer, not head by head.
+#
+# </details>
+#
+# <details><summary>Exercise 2: max_len 512</summary>
+#
+# The parameters barely grow: only the position-embedding table gets longer, by a few hundred
+# rows of H = 1024 numbers, a tiny part of BERT-Large's 340M parameters (the weights, their
+# gradients and Adam's two moments grow in the same proportion). The attention weights grow with
+# $T^2$, the factor you checked, and every one of the 24 blocks keeps them, with its other
+# activations, for the backward pass. It is the activations, above all the attention weights,
+# that no longer fit in a laptop's memory; this is why the paper trained at 128 tokens for 90% of
+# the steps.
+#
+# </details>
+
+# %% [markdown] lang="zh"
+# ### 参考答案
+#
+# 先自己做每道练习，再展开它的答案。
+#
+# <details><summary>练习 1：你自己的训练</summary>
+#
+# 在猜测上，你的 300 步把模型带到了与自带模型那次训练的前 300 步差不多的地方：首选预测中常见词元所
+# 占的比例与快照的 0.423 差不多；它在留出数据上的掩蔽语言模型准确率（笔记本 06 在现场训练之后打印
+# 过）比快照的 0.549 略低。层 0 已经开始关注前一个词元，比快照的 0.121 略少。注意力却走了另一条
+# 路：它的层 0 放在另一个句子上的权重很小，而自带模型那次训练的层 0 在第 300 步仍放着 0.438。同一
+# 个架构的两次训练，规模和随机种子不同，头不一定相同：播放两段延时回放，逐层比较，而不是逐个头比
+# 较。
+#
+# </details>
+#
+# <details><summary>练习 2：max_len 取 512</summary>
+#
+# 参数几乎不增加：只有位置嵌入表变长了，多出几百行、每行 H = 1024 个数，这在 BERT-Large 的 3.4 亿个
+# 参数中微不足道（权重、它们的梯度和 Adam 的两个矩按同样的比例增加）。注意力权重按 $T^2$ 增长，也
+# 就是你检查过的那个倍数，而且 24 个编码器块都要把它们连同其他中间结果一起保存下来，供反向传播使
+# 用。让笔记本电脑的内存装不下的，是这些中间结果，尤其是注意力权重；这也是论文在 90% 的步骤中只用
+# 128 个词元训练的原因。
+#
+# </details>
+
+# %% [markdown] lang="ja"
+# ### 解答例
+#
+# まず自分で演習に取り組んでから、解答を開きましょう。
+#
+# <details><summary>演習 1：あなた自身の学習</summary>
+#
+# 予測については、あなたの 300 ステップは、付属モデルの学習の最初の 300 ステップとほぼ同じところま
+# でモデルを進めます。第一候補のうち頻出トークンの割合はスナップショットの 0.423 とほぼ同じで、ホー
+# ルドアウトデータでのマスク言語モデルの正解率（ノートブック 06 でその場での学習の後に表示しました）
+# はスナップショットの 0.549 より少し低くなります。層 0 は直前のトークンを見始めていますが、スナッ
+# プショットの 0.121 より少し少なめです。ただしアテンションは別の道をたどります。層 0 がもう一方の文
+# に置く重みはわずかで、付属モデルの学習の層 0 はステップ 300 でもまだ 0.438 を置いています。同じ構
+# 造でも、大きさと乱数シードの違う 2 回の学習が同じヘッドを持つとは限りません。2 つのタイムラプスを
+# 再生し、ヘッドごとではなく層ごとに比べてみましょう。
+#
+# </details>
+#
+# <details><summary>演習 2：max_len を 512 に</summary>
+#
+# パラメータはほとんど増えません。長くなるのは位置埋め込みの表だけで、H = 1024 個の数の行が数百行増
+# えますが、BERT-Large の 3.4 億のパラメータから見ればごくわずかです（重み、その勾配、Adam の 2 つの
+# モーメントも同じ割合で増えます）。アテンションの重みは $T^2$ に比例して増え、これが確かめた倍率で
+# す。しかも 24 個のブロックがどれも、ほかの中間結果と一緒にそれを逆伝播のために保存します。ノート
+# パソコンのメモリに収まらなくなるのは、この中間結果、とくにアテンションの重みです。論文がステップの
+# 90% を 128 トークンで学習したのはこのためです。
+#
+# </details>
+
 
 # %% [raw] strings="zh"
 # "held-out pairs: {pairs}; training pairs: {train}"

@@ -778,7 +778,7 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #    two independent held-out sets of 1331 pairs each are drawn. In what percentage of such
 #    repeats does the second set's accuracy fall inside the first set's 95% interval (a whole
 #    number)? Check below.
-# 5. ★★ **Bright but idle.** In the attention widget's evidence view, keep the default pair and
+# 5. ★★ **The brightest cell.** In the attention widget's evidence view, keep the default pair and
 #    mask one token: "final" in English, the 球 of 篮球 in Chinese. Which head gives the masked
 #    token its brightest cell (the largest weight in its row), and what happens to P(original
 #    token) when that head is switched off?
@@ -806,7 +806,7 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #    抽样的结果落在哪里，它什么也没有保证。假设模型下一句预测的真实准确率是 0.841，独立地抽取两组留
 #    出数据，每组 1331 个句子对。在这样的重复中，第二组的准确率落在第一组的 95% 置信区间之内的情况占
 #    百分之几（取整数）？在下面检查你的答案。
-# 5. ★★ **亮而无用。** 在注意力小部件的“证据”视图中，保留默认的句子对，掩蔽一个词元：英文版掩蔽
+# 5. ★★ **最亮的格子。** 在注意力小部件的“证据”视图中，保留默认的句子对，掩蔽一个词元：英文版掩蔽
 #    “final”，中文版掩蔽“篮球”的“球”。哪个头给被掩蔽词元的最亮的格子（它那一行中最大的权重）？关掉
 #    这个头之后，原词元的概率会怎样变化？
 # 6. ★★ **真正起作用的头。** 现在掩蔽“scored”（中文版掩蔽“比赛”的“赛”）。关掉哪个头，原词元的概率
@@ -834,7 +834,7 @@ print(tr("{seen} of {total} held-out sentences also occur in training",
 #    かについては何も約束しません。モデルの真の次文予測の正解率が 0.841 で、1331 組ずつの独立なホー
 #    ルドアウトデータを 2 つ引くとします。このような繰り返しのうち、2 つ目のデータの正解率が 1 つめ
 #    のデータの 95% 区間に入るのは何パーセントでしょうか（整数で）。下で確かめましょう。
-# 5. ★★ **明るいのに働かない。** アテンションのウィジェットの「根拠」ビューで、最初に表示されるペア
+# 5. ★★ **いちばん明るいセル。** アテンションのウィジェットの「根拠」ビューで、最初に表示されるペア
 #    のまま、トークンを 1 つマスクします。英語なら "final"、中国語なら 篮球 の 球 です。マスクした
 #    トークンに最も明るいマス（その行で最大の重み）を与えるのはどのヘッドでしょうか。そのヘッドを切
 #    ると、P(元のトークン) はどうなりますか。
@@ -849,6 +849,154 @@ check_exercise("08_halve_width", answer)
 # %%
 answer = None  # your answer to exercise 4: a percentage, a whole number
 check_exercise("08_replication", answer)
+
+# %% [markdown] lang="en"
+# ### Worked answers
+#
+# Try each exercise before you open its answer.
+#
+# <details><summary>Exercise 1: Grow the shortcut</summary>
+#
+# It does. Trained on pairs whose NotNext partner may come from the other language, the small
+# model rejects nearly every cross-language NotNext pair of `mixed`, but same-language ones only
+# about as often as a coin toss would; its overall accuracy on `mixed` is higher than the other
+# model's, and its NSP loss at the end of training is lower too. Trained with
+# `groups=split.train_langs`, the model rejects the two kinds of NotNext pair about equally
+# often, and rejects same-language ones more often than the shortcut model does. The lower loss
+# and the higher overall accuracy reward the shortcut, not a better grasp of which sentence
+# follows which: only the accuracy split by kind shows it.
+#
+# </details>
+#
+# <details><summary>Exercise 2: Unseen sentences only</summary>
+#
+# Keep the held-out paragraphs' sentences that are not in `train_sentences` and the paragraphs
+# left with at least two of them. The MLM accuracy on them is lower than the 0.880 on all
+# held-out pairs, by several hundredths, and its interval is several times as wide, since only a
+# small fraction of the slots remain (the sentences seen in training are most of the held-out
+# sentences, as printed above). It is still far above always guessing the most frequent token:
+# the model learned the words of its templates, not only whole sentences, but part of the 0.880
+# is memory of sentences seen in training.
+#
+# </details>
+#
+# <details><summary>Exercise 5: The brightest cell</summary>
+#
+# In English L0H1 gives "final" its brightest cell: nearly all of its weight on the previous
+# token, "the". Switched off, P(final) drops from near certainty to almost nothing: here the
+# brightest head is the one the guess needs. The next brightest cell, L0H0's on the last `.`,
+# means nothing: with L0H0 off, P(final) even rises a little. In Chinese it is L0H1 again, on
+# 篮 before the masked 球, and switching it off costs most of P(球); L1H0 looks hard at `<sep>`
+# and costs almost nothing. A bright cell alone does not tell a needed head from an idle one;
+# switching the head off does.
+#
+# </details>
+#
+# <details><summary>Exercise 6: The head that matters</summary>
+#
+# For "scored", L0H1 again: it looks at "and", the previous token, with nearly all its weight,
+# the brightest cell of the four heads, and without it P(scored) falls from near certainty to
+# below a fifth. But L1H1, whose brightest cell (on "made") holds less than half of its weight,
+# lowers P(scored) almost as much, while L1H0, brighter, on the first `<sep>`, lowers it little.
+# In Chinese L0H1, which looks at 比, is the only head whose loss lowers P(赛) clearly. How much
+# a head matters follows neither the brightness of its cells nor where they are.
+#
+# </details>
+
+# %% [markdown] lang="zh"
+# ### 参考答案
+#
+# 先自己做每道练习，再展开它的答案。
+#
+# <details><summary>练习 1：让捷径长出来</summary>
+#
+# 会出现。用“不是下一句”的句子可能来自另一种语言的句子对训练后，这个小模型几乎能拒绝 `mixed` 中所有
+# 跨语言的“不是下一句”的句子对，但拒绝同一语言的句子对的比例只和抛硬币差不多；它在 `mixed` 上的总
+# 体准确率比另一个模型高，训练结束时下一句预测的损失也更低。用
+# `groups=split.train_langs` 训练的模型，拒绝两种“不是下一句”的句子对的比例差不多，拒绝同一语言的
+# 句子对的比例也比走捷径的模型高。更低的损失和更高的总体准确率奖励的是捷径，而不是更好地理解哪句接
+# 在哪句后面：只有按句子对的种类拆开的准确率才能看出这一点。
+#
+# </details>
+#
+# <details><summary>练习 2：只看没见过的句子</summary>
+#
+# 保留留出段落中不在 `train_sentences` 里的句子，以及因此剩下至少两句的段落。在这些句子上，掩蔽语
+# 言模型的准确率比全部留出数据上的 0.880 低几个百分点，区间宽好几倍，因为只剩下一小部分预测位置
+# （如上面打印的，留出的句子大多在训练中出现过）。它仍然远高于总是猜最常见词元的基线：模型学到的是
+# 模板中的词，而不只是整句，但 0.880 中有一部分是对训练中见过的句子的记忆。
+#
+# </details>
+#
+# <details><summary>练习 5：最亮的格子</summary>
+#
+# 英文版中，给“final”最亮格子的是 L0H1：它几乎把全部权重放在前一个词元“the”上。关掉它，
+# P(final) 从几乎确定降到几乎为零：这里最亮的头正是预测所需要的头。第二亮的格子是 L0H0 放在最后一个
+# `.` 上的，它什么也不代表：关掉 L0H0，P(final) 反而略有上升。中文版同样是 L0H1，看的是被掩蔽的球
+# 前面的篮，关掉它，P(球) 失去大半；L1H0 紧盯着 `<sep>`，关掉它几乎没有影响。只看格子的亮度分不出
+# 一个头是必需的还是闲着的；关掉这个头才能分出来。
+#
+# </details>
+#
+# <details><summary>练习 6：真正起作用的头</summary>
+#
+# 对“scored”来说，又是 L0H1：它几乎把全部权重放在前一个词元“and”上，是四个头中最亮的格子；没有它，
+# P(scored) 从几乎确定降到不到五分之一。但 L1H1 最亮的格子（在“made”上）只占它不到一半的权重，关
+# 掉它，P(scored) 也下降得差不多多；而更亮的 L1H0 看的是第一个 `<sep>`，关掉它影响很小。中文版
+# 中，只有关掉看着比的 L0H1，P(赛) 才明显下降。一个头有多重要，既不取决于它的格子有多亮，也不取决
+# 于亮格子在哪里。
+#
+# </details>
+
+# %% [markdown] lang="ja"
+# ### 解答例
+#
+# まず自分で演習に取り組んでから、解答を開きましょう。
+#
+# <details><summary>演習 1：近道を育てる</summary>
+#
+# 近道は現れます。「次の文ではない」相手がもう一方の言語から来ることもあるペアで学習させると、小さな
+# モデルは `mixed` の言語をまたぐ「次の文ではない」ペアをほぼすべて退けますが、同じ言語のペアを退け
+# る割合はコイン投げと変わりません。`mixed` 全体での正解率はもう一方のモデルより高く、学習の最後の次
+# 文予測の損失も低くなります。`groups=split.train_langs` で学習させたモデル
+# は、2 種類の「次の文ではない」ペアをほぼ同じ割合で退け、同じ言語のペアを退ける割合も近道を使うモデ
+# ルより高くなります。低い損失と高い全体の正解率が報いているのは近道であって、どの文がどの文に続くか
+# をよく理解したことではありません。それが見えるのは、ペアの種類ごとに分けた正解率だけです。
+#
+# </details>
+#
+# <details><summary>演習 2：見たことのない文だけで</summary>
+#
+# ホールドアウトの段落から `train_sentences` にない文だけを残し、そうした文が 2 つ以上残る段落を使い
+# ます。その文でのマスク言語モデルの正解率は、ホールドアウト全体の 0.880 より数ポイント低く、区間は
+# 数倍の幅になります。残る予測位置がごく一部だからです（上に表示したとおり、ホールドアウトの文の大半
+# は学習でも現れます）。それでも、常に最頻出のトークンを当てる方法よりはずっと上です。モデルは文ま
+# るごとだけでなくテンプレートの単語を学んでいますが、0.880 の一部は学習で見た文の記憶です。
+#
+# </details>
+#
+# <details><summary>演習 5：いちばん明るいセル</summary>
+#
+# 英語では、"final" にいちばん明るいセルを与えるのは L0H1 で、重みのほぼすべてを直前のトークン
+# "the" に置きます。このヘッドを切ると、P(final) はほぼ確実からほぼゼロまで下がります。ここでは、い
+# ちばん明るいヘッドこそ予測に必要なヘッドです。次に明るいセルは L0H0 が最後の `.` に置くもので、こ
+# ちらには意味がありません。L0H0 を切ると、P(final) はむしろ少し上がります。中国語でも L0H1 で、マス
+# クした 球 の前の 篮 を見ており、切ると P(球) の大半が失われます。L1H0 は `<sep>` を強く見ています
+# が、切ってもほとんど変わりません。セルの明るさだけでは、必要なヘッドと働いていないヘッドを区別で
+# きません。区別できるのは、ヘッドを切ってみることです。
+#
+# </details>
+#
+# <details><summary>演習 6：効いているヘッド</summary>
+#
+# "scored" でも L0H1 です。重みのほぼすべてを直前のトークン "and" に置き、4 つのヘッドの中でいちばん
+# 明るいセルを持ちます。このヘッドがないと、P(scored) はほぼ確実から 5 分の 1 未満まで下がります。と
+# ころが、いちばん明るいセル（"made" の上）でも重みの半分に満たない L1H1 を切っても、P(scored) はほ
+# ぼ同じくらい下がります。一方、より明るいセルを最初の `<sep>` に持つ L1H0 を切っても、あまり下がり
+# ません。中国語では、比 を見ている L0H1 を切ったときだけ P(赛) がはっきり下がります。ヘッドがどれだけ
+# 効いているかは、セルの明るさからも、明るいセルの位置からもわかりません。
+#
+# </details>
 
 # %% [raw] strings="zh"
 # "the shipped small BERT: {steps} steps, {minutes} min, on {paragraphs} training paragraphs with {sentences:,} sentences"

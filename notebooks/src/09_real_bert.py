@@ -90,6 +90,7 @@ from bertlib import (
     load_hf_model,
     load_small_corpus,
 )
+from bertlib.classroom.exercises import check_exercise
 from bertlib.support.i18n import table, tr
 from bertlib.viz import AttentionView, AttentionWidget, new_figure, plot_attention
 from bertlib.viz.listing import show_source
@@ -721,8 +722,9 @@ display(widget)
 #    `m.load_state_dict(model.state_dict())`. How large is the difference to `transformers` now?
 #    Do the same with `hidden_act="relu"`.
 # 2. ★ Suppose `load_hf_model` did not swap the two rows of the NSP output layer. A checkpoint in
-#    Google's convention whose NSP head is right on every held-out pair would then score what NSP
-#    accuracy against `bertlib`'s labels? What would such a score tell you?
+#    Google's convention whose NSP head is right on every held-out pair would then get what
+#    percentage of the pairs wrong, scored against `bertlib`'s labels? Check below. What would
+#    such a score tell you?
 # 3. ★★★ Which head of MiniLM links a word in sentence B most strongly to the same word in
 #    sentence A? Over the 200 pairs, for every token of B that also occurs in A, add up the
 #    weight it puts on that token's occurrences in A; average per layer and head, and name the
@@ -750,8 +752,8 @@ display(widget)
 #    `m = BERTModel.from_config(cfg).eval()`，`m.load_state_dict(model.state_dict())`。现在与
 #    `transformers` 的差别有多大？再用 `hidden_act="relu"` 试一次。
 # 2. ★ 假设 `load_hf_model` 没有交换下一句预测输出层的两行。一个采用 Google 约定、在每个留出的句子
-#    对上都判断正确的检查点，按 `bertlib` 的标签计算，下一句预测的准确率会是多少？这样的分数说明了
-#    什么？
+#    对上都判断正确的检查点，按 `bertlib` 的标签计算，会判错百分之多少的句子对？在下面检查你的答
+#    案。这样的分数说明了什么？
 # 3. ★★★ MiniLM 的哪个头把句子 B 中的词与句子 A 中的同一个词联系得最紧？在那 200 个句子对上，对 B
 #    中每个也在 A 中出现的词元，把它分给 A 中这个词元各次出现的权重加起来；按层和头求平均，再像上面
 #    那样给出最强的那个头及其 95% 置信区间。
@@ -781,13 +783,148 @@ display(widget)
 #    みましょう。
 # 2. ★ `load_hf_model` が次文予測の出力層の 2 つの行を入れ替えなかったとします。Google の取り決めに
 #    従うチェックポイントで、その次文予測の出力層がホールドアウトのすべてのペアで正しいとすると、
-#    `bertlib` のラベルに対する次文予測の正解率はいくつになるでしょうか。そのような値から何がわかる
-#    でしょうか。
+#    `bertlib` のラベルで採点したとき、ペアの何パーセントが誤りになるでしょうか。下で確かめましょ
+#    う。そのような値から何がわかるでしょうか。
 # 3. ★★★ MiniLM のどのヘッドが、文 B の単語を文 A の同じ単語に最も強く結びつけているでしょうか。200
 #    組のペアで、A にも現れる B の各トークンについて、A にあるそのトークンに置く重みを合計し、層と
 #    ヘッドごとに平均して、上と同じように最も強いヘッドを 95% 区間とともに挙げましょう。
 # 4. ★★「することのない」ヘッドが、重みを均等に広げるのではなく特殊トークンに置くのはなぜでしょうか
 #    （重みが何に掛かるか、つまりバリューベクトルを考えてみましょう）。
+
+# %%
+answer = None  # your answer to exercise 2: a percentage, a whole number
+check_exercise("09_unswapped_nsp", answer)
+
+# %% [markdown] lang="en"
+# ### Worked answers
+#
+# Try each exercise before you open its answer.
+#
+# <details><summary>Exercise 1: PyTorch's epsilon, and ReLU</summary>
+#
+# With `layer_norm_eps=1e-5` the difference to `transformers` grows far past the 1e-5 of the
+# comparison above, yet stays small next to the hidden states: their spread is large, so the
+# epsilon changes them a little, unlike the vector of small spread printed in section 5. With
+# `hidden_act="relu"` the difference is as large as the hidden states themselves: the weights
+# were trained with GELU, and the model now computes something else. Neither error raises:
+# only a comparison with the reference shows it.
+#
+# </details>
+#
+# <details><summary>Exercise 2: Unswapped NSP rows</summary>
+#
+# Every answer lands on the other label, so a perfect head scores far below chance. An NSP
+# accuracy well below one half is not a bad model but a sign of swapped labels: a model that is
+# always wrong carries as much information as one that is always right. Check label conventions
+# when a score is far below chance.
+#
+# </details>
+#
+# <details><summary>Exercise 3: The same word in A and B</summary>
+#
+# For every pair, find the tokens of B that also occur in A (not `[CLS]` or `[SEP]`); for each,
+# sum its row of the attention weights over the positions of that token in A, then average
+# over those tokens, and over the pairs, per layer and head. Layer 2, head 4 is the strongest:
+# about a quarter of its weight goes to the same word in A, with a narrow interval, well above
+# what uniform attention gives and clear of the next head (also in layer 2). No head does this
+# job alone, unlike the previous-token head.
+#
+# </details>
+#
+# <details><summary>Exercise 4: A head with nothing to do</summary>
+#
+# The weights of a row sum to 1, so a head cannot switch itself off by giving no weight. Spread
+# evenly, it would add the mean of all value vectors to every token, a change that depends on
+# the input. Put on a token whose value vector is small, or the same in every input, such as
+# `[SEP]` or `[CLS]`, it adds almost nothing: the head becomes a near no-op, which is what
+# Clark et al. suggest and why the norm-based weights of notebook 08 matter.
+#
+# </details>
+
+# %% [markdown] lang="zh"
+# ### 参考答案
+#
+# 先自己做每道练习，再展开它的答案。
+#
+# <details><summary>练习 1：PyTorch 的 epsilon，以及 ReLU</summary>
+#
+# 用 `layer_norm_eps=1e-5` 时，与 `transformers` 的差别远远超过上面比较中的 1e-5，但与隐状态本身
+# 相比仍然很小：隐状态的离散程度很大，所以 epsilon 对它们影响不大，这与第 5 节打印的那个离散程度很
+# 小的向量不同。用 `hidden_act="relu"` 时，差别和隐状态本身一样大：权重是用 GELU 训练的，模型现在
+# 计算的是另一回事。两种错误都不会报错：只有和参考实现比较才能发现。
+#
+# </details>
+#
+# <details><summary>练习 2：没有交换的下一句预测的两行</summary>
+#
+# 每个答案都落在另一个标签上，所以一个完美的输出层得分远低于随机猜测。下一句预测的准确率远低于
+# 一半，并不说明模型差，而是标签交换了的信号：一个总是出错的模型和一个总是正确的模型包含同样多的信
+# 息。分数远低于随机猜测时，先检查标签的约定。
+#
+# </details>
+#
+# <details><summary>练习 3：A 和 B 中的同一个词</summary>
+#
+# 对每个句子对，找出 B 中也在 A 中出现的词元（不算 `[CLS]` 和 `[SEP]`）；对每个这样的词元，把它那
+# 一行注意力权重中落在 A 里这个词元各个位置上的部分加起来，再对这些词元、对所有句子对、按层和头求平
+# 均。最强的是层 2、头 4：它大约四分之一的权重放在 A 中的同一个词上，区间很窄，远高于均匀注意力给
+# 出的份额，也明显高于第二强的头（同样在层 2）。与前一个词元的头不同，没有哪个头独自承担这项工作。
+#
+# </details>
+#
+# <details><summary>练习 4：没事可做的头</summary>
+#
+# 一行权重的和为 1，所以一个头无法通过不分配权重来关掉自己。如果平均分散开，它会把所有值向量的平均
+# 值加到每个词元上，而这个改动取决于输入。如果把权重放在一个值向量很小、或在每个输入中都一样的词元
+# 上，比如 `[SEP]` 或 `[CLS]`，它几乎什么也没有加：这个头就近似于什么也不做，这正是 Clark 等人的看
+# 法，也是笔记本 08 中按范数加权的权重之所以重要的原因。
+#
+# </details>
+
+# %% [markdown] lang="ja"
+# ### 解答例
+#
+# まず自分で演習に取り組んでから、解答を開きましょう。
+#
+# <details><summary>演習 1：PyTorch のイプシロンと ReLU</summary>
+#
+# `layer_norm_eps=1e-5` にすると、`transformers` との差は上の比較の 1e-5 をはるかに超えますが、隠れ
+# 状態そのものに比べればまだ小さな差です。隠れ状態の散らばりは大きいので、イプシロンはそれをわずか
+# にしか変えません。5 節で表示した散らばりの小さなベクトルとは違います。`hidden_act="relu"` にする
+# と、差は隠れ状態そのものと同じくらいの大きさになります。重みは GELU で学習されたので、モデルは別
+# のものを計算しています。どちらの誤りでもエラーは出ません。参照実装と比べて初めてわかります。
+#
+# </details>
+#
+# <details><summary>演習 2：入れ替えない次文予測の行</summary>
+#
+# どの答えも反対のラベルになるので、完璧な出力層がチャンスレベルをはるかに下回ります。次文予測の正解
+# 率が半分を大きく下回るのは、モデルが悪いからではなく、ラベルが入れ替わっている印です。いつも間違
+# えるモデルは、いつも正しいモデルと同じだけの情報を持っています。値がチャンスレベルをはるかに下回
+# ったら、まずラベルの取り決めを確かめましょう。
+#
+# </details>
+#
+# <details><summary>演習 3：A と B の同じ単語</summary>
+#
+# ペアごとに、A にも現れる B のトークン（`[CLS]` と `[SEP]` は除く）を探します。そのそれぞれについ
+# て、アテンションの重みの行のうち A にあるそのトークンの位置への重みを合計し、それらのトークンとペ
+# アについて、層とヘッドごとに平均します。最も強いのは層 2・ヘッド 4 で、重みのおよそ 4 分の 1 を A
+# の同じ単語に置きます。区間は狭く、一様なアテンションの値をはるかに上回り、次に強いヘッド（同じく
+# 層 2）ともはっきり離れています。直前のトークンのヘッドと違い、この仕事を 1 つで担うヘッドはありま
+# せん。
+#
+# </details>
+#
+# <details><summary>演習 4：することのないヘッド</summary>
+#
+# 1 行の重みの和は 1 なので、ヘッドは重みを配らないことで自分を止めることはできません。均等に広げる
+# と、すべてのバリューベクトルの平均を各トークンに足すことになり、その変化は入力によって変わりま
+# す。`[SEP]` や `[CLS]` のように、バリューベクトルが小さいか、どの入力でも同じトークンに置けば、ほ
+# とんど何も足しません。ヘッドはほぼ何もしない操作になります。これが Clark らの解釈であり、ノートブッ
+# ク 08 のノルムに基づく重みが大切な理由でもあります。
+#
+# </details>
 
 # %% [raw] strings="zh"
 # "ReLU (the chapter) and GELU (the original BERT)"

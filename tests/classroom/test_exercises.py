@@ -1,4 +1,5 @@
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -8,6 +9,7 @@ from conftest import unfill
 from bertlib.assets import SMALL_BERT_DIR
 from bertlib.classroom.exercises import EXERCISES, check_exercise, is_correct
 from bertlib.support.i18n import LANGUAGES, STRINGS, set_language, text
+from bertlib.text.corpus import load_small_corpus
 from bertlib.weights.checkpoint import read_config
 
 
@@ -78,6 +80,8 @@ def test_expected_answers_match_counts_by_hand():
     def block(d: int, ffn: int) -> int:  # Q, K, V, O; the FFN; two LayerNorms
         return 4 * linear(d, d) + linear(d, ffn) + linear(ffn, d) + 4 * d
 
+    split = load_small_corpus()  # the data the vocabulary exercise counts
+
     hand = {
         # right of "bank" in <cls> i went to the bank to sit down <sep>
         "01_gpt_context": len(["to", "sit", "down", "<sep>"]),
@@ -97,11 +101,17 @@ def test_expected_answers_match_counts_by_hand():
         # in three, whichever sentence A is
         "05_same_paragraph": len(["abc...", "123...", "αβγ..."]),
         "06_mlm_logits": 128 * round(0.15 * T) * V,
+        # the 5 reserved tokens, then every English training word seen at least 5 times
+        "06_word_vocab": 5 + sum(count >= 5 for count in Counter(
+            word for p, lang in zip(split.train, split.train_langs, strict=True) if lang == "en"
+            for sentence in p for word in sentence.lower().split()).values()),
         "07_attention_growth": (512 // 64) ** 2,  # (B, nh, T, T): T twice
         "08_halve_width": 2**2,  # the width shrinks like 1 / sqrt(n)
         # two independent estimates differ by sqrt(2) standard errors of one; the second is
         # inside the first's interval when |Z| <= 1.96 / sqrt(2): erf(1.96 / 2) for a normal Z
         "08_replication": round(100 * math.erf(1.96 / 2)),
+        # Hugging Face's row 0 is IsNext, bertlib's label 1: unswapped, every answer flips
+        "09_unswapped_nsp": 100,
         # six topics (person, place, time, fruit, animal, sport)
         "11_frozen_trainable": block(h, f) + linear(h, h) + linear(h, 6),
     }
