@@ -5,6 +5,7 @@ the model code changes; the tests check them against counts by hand."""
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from collections.abc import Callable
@@ -152,6 +153,7 @@ def _mlm_logits() -> int:
     return recipe["batch_size"] * P * config["config"]["vocab_size"]
 
 
+@functools.cache  # reads the corpus: once per process
 def _word_vocab() -> int:
     """06: entries of the word vocabulary of the English training sentences, split at spaces,
     that keeps the words seen at least 5 times (the chapter's ``min_freq``)."""
