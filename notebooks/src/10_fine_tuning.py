@@ -758,6 +758,222 @@ print(table([[tr("per class"), *(f"{n:>5}" for n in CURVE)]]
 #    `scripts/pretrain_small.py --in-class` がその数字を示します）、それで比較を繰り返しましょう。単
 #    語についての知識が事前学習のどの段階で現れるかについて、何が言えるでしょうか。
 
+# %% [markdown] lang="en"
+# ### Worked answers
+#
+# Try each exercise before you open its answer.
+#
+# <details><summary>Exercise 1: Unfreezing the token embeddings</summary>
+#
+# * Unfrozen, the table gets a gradient in every row whose token occurs in a training sentence:
+#   the seen words and the frames' words. A held-out word's row gets none, since no training
+#   sentence holds it (in Chinese, not even one of its characters); it stays where pretraining
+#   put it. The seen words move toward whatever helps the output layer tell the classes apart,
+#   away from the place they shared with the held-out words of their class. Compare the
+#   neighbours of a held-out word before and after: its vector still comes from its old
+#   embedding, its seen neighbours' from new ones.
+# * So the risk falls on the held-out words: the further the seen words move, the more
+#   held-out accuracy slides toward the random start's, while seen-word accuracy holds or
+#   rises (the labels now reach the seen words' own rows).
+# * With this recipe (300 steps at a small learning rate) the rows move by only a small fraction
+#   of their length. One run with seed 0 changes little: held-out accuracy moves slightly, up in
+#   one language and down in the other, well inside the spread between seeds that the recorded
+#   intervals show. The freeze is a guarantee that the map stays as drawn, not
+#   a large gain at this recipe; longer fine-tuning or a larger learning rate makes the
+#   distortion grow.
+#
+# </details>
+#
+# <details><summary>Exercise 2: Which held-out words fail</summary>
+#
+# Predict with the notebook's `classifier` (seed 0) on the held-out test sentences and count the
+# errors per word (each word has three test sentences). The link to the neighbours table is loose.
+# Some words with a clean neighbour list are often wrong (in English, *bears*: cats ducks dogs;
+# *cycling*: hockey basketball rugby), and some whose nearest seen word is of another class are
+# right (*melons*, beside hockey; *Cairo*, beside rabbits). Three reasons: the table reads the
+# encoder before fine-tuning, while the classifier reads `<cls>` after fine-tuning changed the
+# blocks; the table averages the word's vector over frames, while each test sentence is one
+# frame, and most wrong answers are *person* or *place*, which points at frames that
+# lean toward those classes; and three sentences per word make each word's error rate coarse.
+# The count under the table (the nearest seen word is of the same class for 18 of 24 words)
+# predicts the average well enough; single words, poorly.
+#
+# </details>
+#
+# <details><summary>Exercise 3: Seeds 5, 6 and 7</summary>
+#
+# * The recorded 95% t-interval, such as 0.475 [0.427, 0.523] for English held-out words, is a
+#   statement about the **mean** over seeds: repeated five-seed experiments would give
+#   intervals that contain the true mean 95% of the time. It is not a range for a single
+#   seed's result, and not one for the mean of three other seeds.
+# * A mean of three scatters more than a mean of five, and the recorded interval's centre is
+#   itself off the true mean by some amount. Both add up, so a new mean of three falls inside
+#   the recorded interval most of the time but clearly less often than 95%; a single seed's
+#   result falls outside still more often. Landing just outside is no sign that something broke.
+# * What should not change is the conclusion: the pretrained model's held-out means sit far
+#   above the random start's and the bag of words' intervals (0.475 against 0.161 and 0.150 in
+#   English), a gap many times the width of any interval. Note also what the seeds vary: the new
+#   layer, the random start and the batch order, not the pretraining. Another pretraining run
+#   of the small BERT can place the words differently (`docs/shipped.md`).
+#
+# </details>
+#
+# <details><summary>Exercise 4: Pretraining for 900 steps</summary>
+#
+# * `--in-class` records figures only and saves no weights; the simplest model to use is the
+#   shipped run's own snapshot at step 900 (notebook 07's `load_snapshots`), loaded into a
+#   `BERTModel` and passed to `compare` in place of `small_bert`.
+# * After 900 steps the model fills "the peel of [MASK]" the same way for every fruit and
+#   animal: the association of a word with its class forms after step 900, before the
+#   shipped run ends (`docs/shipped.md`). The nearest seen word of a held-out word is then of
+#   its class about as often as chance, and the held-out advantage largely disappears: a run
+#   with seed 0 is near chance on held-out words in both languages, like the random start. The
+#   seen words are still learned from their labels.
+# * So the knowledge about words is a late product of pretraining: by step 900 the MLM accuracy
+#   has climbed most of the way (notebook 07), yet what fine-tuning needs from unlabelled text
+#   arrives only in the later steps. A pretraining loss that has nearly flattened does not tell
+#   you that.
+#
+# </details>
+
+# %% [markdown] lang="zh"
+# ### 参考答案
+#
+# 请先自己做每道练习，再展开它的答案。
+#
+# <details><summary>练习 1：不冻结词元嵌入</summary>
+#
+# * 不冻结时，嵌入表中凡是在训练句子里出现过的词元，它那一行都会得到梯度：见过的词和句子框架里的
+#   词。留出词的那一行得不到任何梯度，因为没有一个训练句子含有它（中文里连它的一个字都没有）；它停
+#   留在预训练安排的位置上。见过的词则朝着有助于输出层区分类别的方向移动，离开了它们与同类留出词共
+#   享的位置。比较一个留出词在微调前后的最近邻：它的向量仍来自旧的嵌入，而它那些见过的近邻的向量来
+#   自新的嵌入。
+# * 所以风险落在留出词上：见过的词移得越远，留出词上的准确率就越向随机初始化的模型滑落，而见过的词
+#   上的准确率保持不变甚至上升（标签现在能直接作用到见过的词自己的那一行）。
+# * 按这里的训练配置（300 步，学习率很小），各行只移动了自身长度的很小一部分。用随机种子 0 运行一
+#   次，变化很小：留出词上的准确率只略有变动，一种语言略升、另一种略降，远在记录的区间所显示的随机
+#   种子之间的波动范围之内。冻结是一种保证，确保预训练画好的地图不被改动，在这个训练配置下并不带来
+#   多大的提升；微调更久或学习率更大时，扭曲就会加剧。
+#
+# </details>
+#
+# <details><summary>练习 2：哪些留出词会分错</summary>
+#
+# 用笔记本里的 `classifier`（随机种子 0）对含留出词的测试句子做预测，按词统计错误（每个词有三个测
+# 试句子）。它与最近邻表格的联系并不紧密。有些词的近邻都是同类，却常常分错（英文的 *bears*：cats
+# ducks dogs；*cycling*：hockey basketball rugby）；有些词最近的见过的词属于别的类别，却分对了
+# （*melons* 挨着 hockey，*Cairo* 挨着 rabbits）。原因有三：表格读的是微调之前的编码器，而分类器读
+# 的是微调改动了编码器块之后的 `<cls>`；表格对这个词在各个框架中的向量求了平均，而每个测试句子只是
+# 一个框架，错误答案大多是*人名*或*地点*，说明有些框架本身偏向这两类；每个词只有三个句子，每个词的
+# 错误率因此很粗糙。表格下的计数（24 个留出词中有 18 个，最近的见过的词与它同类）能大致预测平均水
+# 平，却预测不好单个词。
+#
+# </details>
+#
+# <details><summary>练习 3：随机种子 5、6、7</summary>
+#
+# * 记录的 95% t 区间，比如英文留出词的 0.475 [0.427, 0.523]，说的是随机种子上的**平均值**：如果反
+#   复做五个随机种子的实验，得到的区间有 95% 会包含真实的平均值。它不是单个随机种子结果的范围，也不
+#   是另外三个随机种子平均值的范围。
+# * 三个随机种子的平均值比五个的波动更大，而记录的区间的中心本身也偏离真实平均值。两者叠加，所以新
+#   的三个随机种子的平均值大多数时候落在记录的区间里，但明显低于 95%；单个随机种子的结果落在区间外的
+#   情况更多。稍稍落在区间外，并不说明哪里出了问题。
+# * 不应改变的是结论：预训练模型在留出词上的平均值远高于随机初始化的模型和词袋模型的区间（英文为
+#   0.475 对 0.161 和 0.150），差距是任何一个区间宽度的好几倍。还要注意随机种子改变的是什么：新输出
+#   层、随机初始化的权重和批量的顺序，而不是预训练。再预训练一次小 BERT，词的位置可能就不同
+#   （`docs/shipped.md`）。
+#
+# </details>
+#
+# <details><summary>练习 4：只预训练 900 步</summary>
+#
+# * `--in-class` 只记录结果，不保存权重；最简单的做法是用自带那次运行在第 900 步的快照（笔记本 07
+#   的 `load_snapshots`），载入一个 `BERTModel`，代替 `small_bert` 传给 `compare`。
+# * 900 步之后，模型对每种水果和动物都用同样的方式填“the peel of [MASK]”：词与其类别的关联在第 900
+#   步之后、自带那次运行结束之前才形成（`docs/shipped.md`）。这时留出词最近的见过的词与它同类的
+#   次数大约只相当于随机猜测，留出词上的优势基本消失：用随机种子 0 运行一次，两种语言在留出词上
+#   都接近随机猜测，和随机初始化的模型一样。见过的词仍然能从它们的标签中学到。
+# * 所以关于词的知识是预训练后期的产物：到第 900 步，掩蔽语言模型的准确率已经完成了大部分上升（笔记
+#   本 07），但微调需要从无标签文本得到的东西要到后面的步数才出现。几乎已经变平的预训练损失并不会告
+#   诉你这一点。
+#
+# </details>
+
+# %% [markdown] lang="ja"
+# ### 解答例
+#
+# どの演習も、まず自分で解いてから解答を開いてください。
+#
+# <details><summary>演習 1：トークン埋め込みを凍結しない</summary>
+#
+# * 凍結しないと、学習用の文に現れるトークンの行にはすべて勾配が届きます。学習で見た単語と、枠の単
+#   語です。ホールドアウトした単語の行には何も届きません。それを含む学習用の文は 1 つもないからです
+#   （中国語ではその 1 文字さえありません）。その行は事前学習が置いた場所にとどまります。見た単語
+#   は、出力層がクラスを見分けやすくなる方向へ動き、同じクラスのホールドアウトした単語と共有していた
+#   場所から離れます。ホールドアウトした単語の最近傍を前後で比べると、その単語のベクトルは古い埋め込
+#   みから、近傍の見た単語のベクトルは新しい埋め込みから来ています。
+# * そのためリスクはホールドアウトした単語にかかります。見た単語が遠くへ動くほど、ホールドアウトした
+#   単語での正解率はランダムな重みから始めたモデルの値へ近づき、見た単語での正解率は保たれるか上がり
+#   ます（ラベルが見た単語自身の行に直接届くようになるからです）。
+# * この学習設定（**300** ステップ、小さな学習率）では、各行は自分の長さのごく一部しか動きません。
+#   乱数シード 0 で 1 回実行しても変化は小さく、ホールドアウトした単語での正解率は一方の言語でわず
+#   かに上がり、もう一方でわずかに下がる程度で、記録された区間が示す乱数シード間のばらつきに十分収ま
+#   ります。凍結は、事前学習が描いた地図をそのまま保つ保証であって、この学習設定では大きな得にはなり
+#   ません。もっと長く、あるいは大きな学習率でファインチューニングすると、ゆがみは大きくなります。
+#
+# </details>
+#
+# <details><summary>演習 2：どのホールドアウトした単語を間違えるか</summary>
+#
+# ノートブックの `classifier`（乱数シード 0）で、ホールドアウトした単語を含むテスト文を予測し、単語
+# ごとに誤りを数えます（各単語のテスト文は 3 つです）。近傍の表との結びつきは緩やかです。近傍がすべ
+# て同じクラスなのによく間違える単語があり（英語の *bears*：cats ducks dogs、*cycling*：hockey
+# basketball rugby）、最も近い見た単語が別のクラスなのに正解する単語もあります（hockey のそばの
+# *melons*、rabbits のそばの *Cairo*）。理由は 3 つです。表はファインチューニング前のエンコーダを読
+# みますが、分類器はファインチューニングでブロックが変わった後の `<cls>` を読みます。表は単語のベク
+# トルを枠について平均しますが、各テスト文は 1 つの枠で、誤った答えの多くは*人名*か*場所*です。つま
+# り、それらのクラスに傾く枠があるのです。そして単語ごとに 3 文しかないので、単語ごとの誤り率は粗い
+# 値です。表の下の数（ホールドアウトした単語 **24** 個中 **18** 個で、最も近い見た単語が同じクラス）
+# は平均をそれなりに予測しますが、個々の単語はうまく予測できません。
+#
+# </details>
+#
+# <details><summary>演習 3：乱数シード 5、6、7</summary>
+#
+# * 記録された 95% t 区間、たとえば英語のホールドアウトした単語の 0.475 [0.427, 0.523] は、乱数シー
+#   ドについての**平均**の話です。5 つの乱数シードでの実験を繰り返すと、得られる区間の 95% が真の平
+#   均を含みます。1 つの乱数シードの結果の範囲でも、別の 3 つの乱数シードの平均の範囲でもあ
+#   りません。
+# * 3 つの平均は 5 つの平均よりばらつきが大きく、記録された区間の中心もそれ自体が真の平均からずれて
+#   います。両方が重なるので、新しい 3 つの平均は、たいていは記録された区間に入りますが、その頻度は
+#   95% よりはっきり低くなります。1 つの乱数シードの結果なら、外れることはさらに多くなります。少し外
+#   れても、何かが壊れたしるしではありません。
+# * 変わってはならないのは結論です。事前学習済みモデルのホールドアウトした単語での平均は、ランダムな
+#   重みから始めたモデルや Bag-of-Words の区間よりはるかに上にあり（英語で 0.475 対 0.161 と
+#   0.150）、その差はどの区間の幅の何倍もあります。乱数シードが変えるものにも注意しましょう。新しい
+#   層、ランダムな重み、バッチの順序であって、事前学習ではありません。小さな BERT をもう一度事前学習
+#   すると、単語の置かれる場所が変わることがあります（`docs/shipped.md`）。
+#
+# </details>
+#
+# <details><summary>演習 4：900 ステップだけの事前学習</summary>
+#
+# * `--in-class` は数字を記録するだけで、重みは保存しません。いちばん簡単なのは、付属モデルの学習の
+#   ステップ 900 のスナップショット（ノートブック 07 の `load_snapshots`）を `BERTModel` に読み込
+#   み、`small_bert` の代わりに `compare` に渡すことです。
+# * 900 ステップの後、モデルは "the peel of [MASK]" をどの果物でも動物でも同じように埋めます。単語と
+#   そのクラスの結びつきは、ステップ 900 より後、付属モデルの学習が終わるまでの間にできるのです
+#   （`docs/shipped.md`）。このとき、ホールドアウトした単語の最も近い見た単語が同じクラスになる頻度
+#   はチャンスレベル程度で、ホールドアウトした単語での優位はほとんど消えます。乱数シード 0 で 1 回
+#   実行すると、どちらの言語でもホールドアウトした単語ではチャンスレベル付近で、ランダムな重みから始
+#   めたモデルと同じです。見た単語は、そのラベルから変わらず学べます。
+# * つまり単語についての知識は事前学習の後半の産物です。ステップ 900 までにマスク言語モデルの正解率
+#   は上がるべき分の大半を上がっています（ノートブック 07）が、ファインチューニングがラベルのないテ
+#   キストから必要とするものは、その後のステップで初めて現れます。ほぼ平らになった事前学習の損失は、
+#   そのことを教えてくれません。
+#
+# </details>
+
 # %% [raw] strings="zh"
 # "training sentences {train}; test sentences with seen words {seen}, with held-out words {held}"
 # "训练句子 {train} 个；测试句子中含见过的词的 {seen} 个，含留出词的 {held} 个"
