@@ -345,7 +345,7 @@ with torch.no_grad():
 # the embeddings of the words it sees, the seen words, and never those of the held-out words,
 # which occur in no training sentence. It would pull the seen words away from the place
 # pretraining gave them, beside the held-out words of their class. Frozen, the table keeps that
-# geometry; the 2 encoder blocks, the pooler and the new output layer learn. (Exercise 5 asks what
+# geometry; the 2 encoder blocks, the pooler and the new output layer learn. (Exercise 1 asks what
 # happens without the freeze.)
 #
 # Accuracy is measured on the test sentences, separately for those with held-out words and those
@@ -360,7 +360,7 @@ with torch.no_grad():
 # 与通常的训练配置相比有一处改动：**词元嵌入保持冻结**。微调会移动它见到的词（见过的词）的嵌入，却从
 # 不移动留出词的嵌入，因为留出词不出现在任何训练句子中。这样一来，见过的词会被拉离预训练给它们安排的
 # 位置，也就是同类留出词的旁边。冻结之后，嵌入表保留了这种几何结构；学习的是 2 个编码器块、汇聚层和
-# 新的输出层。（练习 5 会问不冻结时会怎样。）
+# 新的输出层。（练习 1 会问不冻结时会怎样。）
 #
 # 准确率在测试句子上测量，含留出词的句子和含见过的词的句子分开计算，每种语言分别给出 95% 置信区间
 # （Wilson 区间）。
@@ -376,7 +376,7 @@ with torch.no_grad():
 # チューニングは、見た単語の埋め込みを動かしますが、学習用の文に現れないホールドアウトした単語の埋め
 # 込みは決して動かしません。そのため、見た単語は事前学習が与えた位置、つまり同じクラスのホールドアウ
 # トした単語のそばから引き離されてしまいます。凍結すれば埋め込み表はその幾何を保ち、学習するのは 2
-# つのエンコーダブロック、プーラー、新しい出力層です（凍結しないとどうなるかは演習 5 で扱います）。
+# つのエンコーダブロック、プーラー、新しい出力層です（凍結しないとどうなるかは演習 1 で扱います）。
 #
 # 正解率はテスト文で、ホールドアウトした単語を含む文と見た単語を含む文に分けて、言語ごとに 95% 信頼
 # 区間（Wilson 区間）付きで測ります。

@@ -310,7 +310,7 @@ print_recorded(recorded["tasks"]["spans"])
 # start and end on the right ones: one reason the Chinese figures are lower.
 #
 # To answer, the model needs `best_span`: the best pair of a start and an end, not the best start
-# and the best end on their own (exercise 4 asks you to write it).
+# and the best end on their own (exercise 3 asks you to write it).
 #
 # ## The same claim at full scale: the BERT paper
 #
@@ -353,7 +353,7 @@ print_recorded(recorded["tasks"]["spans"])
 # 字上：这是中文的数字较低的一个原因。
 #
 # 回答问题还需要 `best_span`：它找的是起点和终点组合起来最好的一对，而不是分别最好的起点和最好的终点
-# （练习 4 请你写出它）。
+# （练习 3 请你写出它）。
 #
 # ## 同一个论断的真实规模版本：BERT 论文
 #
@@ -394,7 +394,7 @@ print_recorded(recorded["tasks"]["spans"])
 # 両方が正しい文字に来なければなりません。中国語の数字が低い理由の 1 つです。
 #
 # 答えるために、モデルには `best_span` が必要です。最も良い開始と最も良い終了をそれぞれ選ぶのではな
-# く、開始と終了の組として最も良いものを選ぶ関数です（演習 4 で書きます）。
+# く、開始と終了の組として最も良いものを選ぶ関数です（演習 3 で書きます）。
 #
 # ## 同じ主張を実際の規模で：BERT 論文
 #
