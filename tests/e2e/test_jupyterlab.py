@@ -145,6 +145,20 @@ QUOTED = re.compile("[“「]([^”」]*)[”」]")  # “token” or 「token�
 TOKEN_HEADERS = ("token", "target_original", "target_input")
 # Dropdowns whose options ("3: token") pick a token of the text, by their labels' keys.
 TOKEN_DROPDOWNS = ("query_token", "masked_tokens", "tl_mask_a", "tl_mask_b")
+# A long sentence, as a learner pastes one, in each edition's language: 58, 57 and 55 tokens
+# of the small model's WordPiece (the Japanese one mostly <unk>). Typed into a widget's first
+# sentence box, with sentence B it fills the 64 positions the small model reads (see
+# problems_at_long_input).
+LONG_SENTENCES = {
+    "en": "On Saturday morning the whole family went to the station early, because my "
+          "grandmother wanted to take the first train to the city and visit the old market near "
+          "the river before the crowds arrived, and we came home with fresh bread and fruit.",
+    "zh": "星期六早上，我们全家很早就去了火车站，因为奶奶想坐第一班火车进城，"
+          "在人多之前去河边的老市场买一些新鲜的水果和蔬菜。",
+    "ja": "土曜日の朝、家族みんなで早く駅へ行きました。祖母が始発の電車で町へ行き、"
+          "混む前に川の近くの古い市場で新鮮な果物と野菜を買いたかったからです。",
+}
+SENTENCE_BOXES = ("sentence_a", "ft_sentence")  # the first sentence box's label, by its key
 GUESS = re.compile(r"(\S+) ([01]\.\d\d)( ✓)?")
 GUESSES = re.compile(f"{GUESS.pattern}(?: · {GUESS.pattern})*")
 SVG_TEXT = "{http://www.w3.org/2000/svg}text"
@@ -509,9 +523,10 @@ OVERFLOW = with_layout_helpers(r"""
     if (el.getBoundingClientRect().right > edge + 1 && !beyond.some((b) => b.contains(el))) {
       beyond.push(el);
     }
-    // A slider's handle sticks out of its track at either end by design (see SHORT_SLIDERS).
+    // A slider's handle sticks out of its track at either end by design (see SHORT_SLIDERS);
+    // a text box scrolls the text typed into it, longer than the box, by design too.
     if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 && !el.matches(LABELS)
-        && !el.closest('.slider-container')) wide.push(el);
+        && !el.closest('.slider-container') && !el.matches('input, textarea')) wide.push(el);
   }
   return beyond.map((el) => {
     const right = el.getBoundingClientRect().right;
@@ -527,8 +542,9 @@ OVERFLOW = with_layout_helpers(r"""
 """)
 # Each widget's controls and its main figure fit in the notebook's visible scrolling area, on
 # screen at once: from the widget's top to the bottom of its first figure (of the whole widget
-# when it shows none). What comes after the figure (save buttons, a table of targets) may need
-# a scroll.
+# when it shows none), or of the box the figure scrolls in, where it is in one (FigureView caps
+# its height: a long input's figure scrolls inside it, under its controls). What comes after
+# the figure (save buttons, a table of targets) may need a scroll.
 TALL_WIDGETS = with_layout_helpers(r"""
 ([path, widget]) => {
   const nb = findNotebook(path);
@@ -539,7 +555,13 @@ TALL_WIDGETS = with_layout_helpers(r"""
     if (!box || !drawn(box)) return [];
     const figure = Array.from(box.querySelectorAll('img')).find(drawn);
     const top = box.getBoundingClientRect().top;
-    const height = Math.round((figure || box).getBoundingClientRect().bottom - top);
+    let bottom = (figure || box).getBoundingClientRect().bottom;
+    for (let n = figure?.parentElement; n && n !== box; n = n.parentElement) {
+      if (/auto|scroll|hidden/.test(getComputedStyle(n).overflowY)) {
+        bottom = Math.min(bottom, n.getBoundingClientRect().bottom);
+      }
+    }
+    const height = Math.round(bottom - top);
     return height > limit ? [`${output(o)}: its controls and ${figure ? 'figure' : 'contents'}`
       + ` are ${height} px tall, more than the notebook's visible area (${limit} px)`] : [];
   });
@@ -1416,6 +1438,58 @@ def drive_timelapse(page: Page, notebook: str, lab: Lab, index: int, lang: str) 
     return problems
 
 
+# What a long input can break: the layout, the widget's height, its texts and labels.
+LONG_INPUT_CHECKS = (OVERFLOW, TALL_WIDGETS, SMALL_TEXT, CUT_LABELS)
+
+
+def problems_at_long_input(page: Page, notebook: str, index: int, lang: str, *,
+                           every_view: bool = False) -> list[str]:
+    """The widget's first sentence box (if it has one) given LONG_SENTENCES[lang]: once it
+    redraws, its controls and figure still fit the visible area, nothing sticks out or scrolls
+    sideways, no text is under 10 px, no label is cut (LONG_INPUT_CHECKS, in the light theme);
+    ``every_view``: in each view of the attention widget."""
+    area = page.locator(f'[data-e2e-widget="{index}"]')
+    boxes = [labelled(area, i18n.text(key, lang), 'input[type="text"]:visible')
+             for key in SENTENCE_BOXES]
+    box = next((b.first for b in boxes if b.count()), None)
+    if box is None:
+        return []
+    sentence, what = LONG_SENTENCES[lang], f"widget {index + 1}"
+    context = "with a long sentence (LONG_SENTENCES)"
+    # One head, not their mean (which the step-by-step view answers with a notice alone).
+    head = labelled(area, i18n.text("head", lang), "select")
+    if head.count() and selected(head) == i18n.text("mean_heads", lang):
+        reacts(page, notebook, area, lambda: head.select_option(index=0))
+
+    def type_it() -> None:
+        box.fill(sentence)
+        box.press("Enter")
+
+    if box.input_value() != sentence and not reacts(page, notebook, area, type_it):
+        return [f"{what}: typing a long sentence into its sentence box changed nothing "
+                f"(messages: {area.evaluate(MESSAGES)})"]
+    measure = functools.partial(problems_on_page, page, notebook, "light", index,
+                                LONG_INPUT_CHECKS, context)
+    if not every_view:
+        return measure()
+
+    def toggle(key: str) -> Locator:
+        return button(area, i18n.text(key, lang))
+
+    problems = []
+    for key in ATTENTION_VIEWS:
+        if not toggle(key).count():
+            continue
+        if "mod-active" not in (toggle(key).first.get_attribute("class") or "").split():
+            reacts(page, notebook, area, toggle(key).first.click)
+        with contextlib.suppress(PlaywrightError):  # a view that draws nothing is told above
+            page.wait_for_function(VIEW_DRAWN, arg=area.element_handle(),
+                                   timeout=CHANGE_TIMEOUT_MS)
+        settle(page, notebook)
+        problems += measure()
+    return problems
+
+
 def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str], set[str]]:
     """Every widget drawn, worded in the edition's language, and the first control of each
     kind in it changes what it shows; then the attention and masking widgets driven by their
@@ -1478,6 +1552,15 @@ def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str],
                 and "time-lapse" not in driven):
             problems += drive_timelapse(page, notebook, lab, index, lang)
             driven.add("time-lapse")
+    # A long sentence typed into every widget that has a sentence box (the attention widget's
+    # views measured in its first instance).
+    measured = False
+    for index in range(len(widgets)):
+        area = page.locator(f'[data-e2e-widget="{index}"]')
+        attention = bool(button(area, i18n.text("view_query_key", lang)).count())
+        problems += problems_at_long_input(page, notebook, index, lang,
+                                           every_view=attention and not measured)
+        measured = measured or attention
     # Again after all that: what the operations brought on screen.
     problems += problems_in_wording(page, len(widgets), lang)
     return list(dict.fromkeys(problems)), driven
@@ -1522,19 +1605,22 @@ def set_theme(page: Page, theme: str) -> None:
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
-def problems_on_page(page: Page, notebook: str, theme: str, widget: int | None = None) -> list[str]:
+def problems_on_page(page: Page, notebook: str, theme: str, widget: int | None = None,
+                     checks: tuple[str, ...] = SCREEN_CHECKS, context: str = "") -> list[str]:
     """What a learner on a projector cannot read in the outputs (all, or one widget's) in the
     theme on the page: a figure shown as its repr; anything sticking out of its output or
     scrolling sideways; a widget's controls and figure taller than the visible area; a text
     under 10 px or a figure scaled down; a label cut or broken mid-word; a slider's track under
-    80 × 4 px; a text under WCAG AA contrast."""
+    80 × 4 px; a text under WCAG AA contrast. ``checks``: some of them; ``context``: what the
+    failures say after the theme ("with a 58-token sentence")."""
     page.evaluate(MARK_WIDGETS, notebook)  # the failures name the widgets
     page.evaluate(IMAGES_READY)
     problems = []
-    for check in SCREEN_CHECKS:
+    for check in checks:
         problems += page.evaluate(check, [notebook, widget] if check is TALL_WIDGETS else widget)
     name = in_repo(notebook).removesuffix(".ipynb")
-    return [f"{name}, {theme} theme: {problem}" for problem in problems]
+    where = f"{theme} theme, {context}" if context else f"{theme} theme"
+    return [f"{name}, {where}: {problem}" for problem in problems]
 
 
 def in_both_themes(page: Page, check: Callable[[str], list[str]]) -> list[str]:
