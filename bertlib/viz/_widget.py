@@ -71,14 +71,29 @@ def text_row(box_a: widgets.Text, box_b: widgets.Text) -> widgets.HBox:
     return widgets.HBox([box_a, box_b], layout=widgets.Layout(width="98%"))
 
 
-class FigureView(widgets.Box):
-    """A figure's PNG (``value``) at its drawn size, so its text is; a wider one scrolls."""
+# The notebook's visible area is the window's height less JupyterLab's bars (121 px of a
+# 720-pixel window): a figure box is at most that less its widget's controls above it.
+LAB_BARS = 121
+FIGURE_ROOM = 140  # px: the text boxes, a row of controls and two notices
 
-    def __init__(self):
+
+def figure_height(controls: int = FIGURE_ROOM) -> str:
+    """The CSS max-height of a figure under ``controls`` px of controls: the controls and the
+    figure box on screen at once, at any window height."""
+    return f"calc(100vh - {LAB_BARS + controls}px)"
+
+
+class FigureView(widgets.Box):
+    """A figure's PNG (``value``) at its drawn size, so its text is, in a box at most
+    ``max_height`` tall (CSS): a taller figure (a long input's) scrolls inside it, under the
+    controls, which stay on screen."""
+
+    def __init__(self, max_height: str = figure_height()):
         self.image = widgets.Image(format="png", layout=widgets.Layout(
             max_width="none", width="auto", height="auto", flex="0 0 auto"))
-        super().__init__([self.image], layout=widgets.Layout(overflow="auto hidden",
-                                                             max_width="100%"))
+        super().__init__([self.image], layout=widgets.Layout(
+            overflow="auto", max_width="100%", max_height=max_height,
+            align_items="flex-start"))
 
     @property
     def value(self) -> bytes:
