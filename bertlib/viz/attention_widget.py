@@ -22,6 +22,8 @@ from bertlib.viz._widget import (
     control,
     figure_height,
     text_row,
+    toggle_buttons,
+    toggle_style,
 )
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.evidence import Evidence, EvidencePlot, collect_evidence
@@ -48,7 +50,7 @@ class AttentionWidget(ModelWidget):
         super().__init__(model, tokenizer, lang, text_a, text_b)
         cfg, lang = model.config, self.lang
         self.layer, self.head = self._layer_head(("150px", "190px"))
-        self.view = widgets.ToggleButtons(
+        self.view = toggle_buttons(
             options=[(text(key, lang), view) for view, key in VIEWS.items()],
             # A tooltip of its own: without one, ipywidgets 8 titles the label "null".
             value="one", description=text("view", lang), tooltip=text("view", lang),
@@ -107,7 +109,7 @@ class AttentionWidget(ModelWidget):
             widgets.HBox([self.view, self.hide_specials], layout=WRAP),
             widgets.HBox([self.layer, self.head, self.query, self.masked], layout=WRAP),
             self.steps_controls, self.status, self.image, self.grid_image, self.model_image,
-            self.steps_image, self.evidence_image, self._save_controls(),
+            self.steps_image, self.evidence_image, self._save_controls(), toggle_style(),
         ])
         self.refresh()
 

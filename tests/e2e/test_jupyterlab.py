@@ -351,7 +351,10 @@ WIDGET_TEXTS = """
   const texts = [];
   const walker = document.createTreeWalker(area, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if (!node.parentElement.closest('td, select')) texts.push(clean(node.textContent));
+    // A <style>'s rules are no wording.
+    if (!node.parentElement.closest('td, select, style, script')) {
+      texts.push(clean(node.textContent));
+    }
   }
   for (const node of area.querySelectorAll('[title], [placeholder]')) {
     // "null": ipywidgets 8 sets a description label's title to the widget's tooltip, null
@@ -652,6 +655,38 @@ SHORT_SLIDERS = with_layout_helpers(r"""
         : []);
   }))
 """)
+# A selected toggle button (a view of the attention widget, 09's classifier) stands out from
+# the others by more than a shade: its background at least 3:1 against theirs (WCAG's contrast
+# for a state of a control), not JupyterLab's default grey a step darker (1.2:1).
+FAINT_TOGGLES = with_layout_helpers(r"""
+(widget) => {
+  const context = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
+  const rgb = (color) => {
+    context.clearRect(0, 0, 1, 1);
+    context.fillStyle = getComputedStyle(document.querySelector('.jp-Notebook')).backgroundColor;
+    context.fillRect(0, 0, 1, 1);
+    context.fillStyle = color;
+    context.fillRect(0, 0, 1, 1);
+    return Array.from(context.getImageData(0, 0, 1, 1).data.slice(0, 3));
+  };
+  const luminance = (c) => c.map((v) => v / 255)
+    .map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  return topOutputs(widget).flatMap((o) => Array.from(
+    o.querySelectorAll('.widget-toggle-buttons')).filter(drawn).flatMap((group) => {
+      const buttons = Array.from(group.querySelectorAll('button')).filter(drawn);
+      const active = buttons.find((b) => b.classList.contains('mod-active'));
+      const other = buttons.find((b) => !b.classList.contains('mod-active'));
+      if (!active || !other) return [];
+      const [a, b] = [active, other].map((el) => rgb(getComputedStyle(el).backgroundColor));
+      const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+      const ratio = (light + 0.05) / (dark + 0.05);
+      return ratio < 3 ? [`${output(o)}: the selected ${element(active)} differs from `
+        + `${element(other)} by a contrast of ${ratio.toFixed(2)}:1 (rgb(${a}) against `
+        + `rgb(${b})), less than 3:1`] : [];
+    }));
+}
+""")
 # WCAG AA: each text against what it is drawn on (its ancestors' background colours, composed
 # down to the first opaque one, the page's white below them), its colour faded by its alpha and
 # its ancestors' opacity: 4.5:1, or 3:1 for large text (24 px, or 18.66 px bold). Disabled
@@ -741,7 +776,7 @@ VIEW = re.compile(r', showing "[^"]*"(?: and "[^"]*")*')
 ATTENTION_VIEWS = ("view_one", "view_all", "view_model", "view_query_key", "view_evidence")
 # The checks of problems_on_page, in order.
 SCREEN_CHECKS = (FIGURE_REPRS, OVERFLOW, TALL_WIDGETS, SMALL_TEXT, CUT_LABELS, SHORT_SLIDERS,
-                 LOW_CONTRAST)
+                 LOW_CONTRAST, FAINT_TOGGLES)
 
 
 @dataclass
