@@ -103,7 +103,7 @@ class ModelViewPlot(LiveFigure):
         num_heads = self.shape[1]
         grid = (1.08 * num_heads - 0.08) * MIN_THUMB
         room = PAGE_WIDTH - LEFT - DETAIL_LEFT - DETAIL_RIGHT - grid
-        return min(map_side(T), MAX_DETAIL, room)
+        return min(map_side(T), MAX_DETAIL, max(room, map_side(0)))  # many heads: scrolls
 
     def _layout(self, T: int) -> None:  # in inches from the top left
         num_blks, num_heads = self.shape
