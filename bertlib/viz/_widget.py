@@ -100,6 +100,7 @@ def text_row(box_a: widgets.Text, box_b: widgets.Text) -> widgets.HBox:
 # 720-pixel window): a figure box is at most that less its widget's controls above it.
 LAB_BARS = 121
 FIGURE_ROOM = 140  # px: the text boxes, a row of controls and two notices
+TABLE_HEIGHT = 120  # px: two lines of a token table (bertlib.viz.tables), and a little
 
 
 def figure_height(controls: int = FIGURE_ROOM) -> str:
@@ -317,7 +318,12 @@ class ModelWidget(Widget):
 
     def _table_and_figure(self, plot: LiveFigure, *controls: widgets.Widget) -> None:
         """The text boxes, ``controls``, the token table and ``plot``'s figure, drawn."""
-        self.table, self.image, self.plot = widgets.HTML(), FigureView(), plot
+        # The table two lines of tokens tall at most, a long input's further lines scrolling
+        # inside it: with the text boxes and two notices, the figure still has 369 px of a
+        # 720-pixel window.
+        self.table = widgets.HTML(layout=widgets.Layout(max_height=f"{TABLE_HEIGHT}px",
+                                                        overflow="auto"))
+        self.image, self.plot = FigureView(figure_height(TABLE_HEIGHT + 110)), plot
         self.ui = widgets.VBox([text_row(self.text_a, self.text_b), *controls, self.status,
                                 self.table, self.image, self._save_controls()])
         self.refresh()

@@ -32,7 +32,7 @@ from bertlib.viz.modelview import MEAN_HEAD, ModelViewPlot, head_name
 from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps, temperature_stops
 
 MAX_PADDING = 8  # <pad> keys the step-by-step view can add: enough to see the mask at work
-CONTROLS = 170  # px of controls above the figure at most (see figure_height)
+CONTROLS = 205  # px of controls above the figure at most, two notices too (figure_height)
 PADDING = 3  # its default: a single pair has no padding, and then the mask would be all 0s
 VIEWS = {"one": "view_one", "all": "view_all", "model": "view_model",  # strings.json keys
          "querykey": "view_query_key", "evidence": "view_evidence"}
