@@ -21,6 +21,10 @@ attention widget's model view (layer, head), step-by-step view (query, head, lay
 the temperature, down to τ = 1, where the figure must say the scores are unscaled, and the
 notice for the mean of heads) and evidence view (masked tokens, head), the masking widget's
 fill-mask guesses across a resample, and the time-lapse widget's play button and step slider.
+Last, a sentence of about 60 tokens in the edition's language (LONG_SENTENCES) is typed into
+every widget's sentence box, and the widget measured again (every view of the attention widget)
+for what a long input can break: nothing wider than the notebook, controls and figure within
+the visible area, no text under 10 px, no cut label (see problems_at_long_input).
 Each of these figures is saved as SVG with its button: the status line must say so in the
 edition's language, the file must be on the server, and every text in the figure must be in
 the edition's language. 03_encoder, 07_evaluation and 08_real_bert must have an attention
@@ -35,9 +39,9 @@ right edge, nothing scrolling sideways; no widget whose controls and main figure
 the notebook's visible area; no text under 10 px, no figure drawn narrower than 0.97 of its own
 width; no button, label, dropdown or progress description cut, nor a one-word one broken over
 lines; every slider's track at least 80 × 4 px; every text at WCAG AA contrast (4.5:1, 3:1 when
-large) with what it is drawn on. Each failure names the notebook, the theme, the output (a
-widget by its number, cell, first label and view) and the element with its text, and what was
-measured.
+large) with what it is drawn on; a selected toggle button at 3:1 from the others. Each failure
+names the notebook, the theme, the output (a widget by its number, cell, first label and view)
+and the element with its text, and what was measured.
 
 A notebook that fails leaves a screenshot of itself in test-artifacts/e2e/ (every notebook
 does with E2E_SCREENSHOTS=1: a tall page takes seconds to capture). Needs a Chromium: run
