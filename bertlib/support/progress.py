@@ -33,20 +33,30 @@ class ProgressBar(tqdm):
 
 
 def bar_picture(line: str, fraction: float) -> bytes:
-    """A PNG of tqdm's ``"desc: 100%|███| 300/300 [...]"``, the bar filled to ``fraction``."""
+    """A PNG of tqdm's ``"desc: 100%|███| 300/300 [...]"``, the bar filled to ``fraction``: one
+    line, or where the count, rate and losses do not fit beside the bar, two (a picture wider
+    than the page is shown scaled down, its 10-point text under 10 pixels)."""
     from matplotlib.patches import Rectangle  # matplotlib only once a notebook bar closes
 
-    from bertlib.viz.style import new_figure
+    from bertlib.viz.style import PAGE_WIDTH, new_figure
 
     left, _, right = line.partition("|")
     right = right.rpartition("|")[2].strip()
-    fig = new_figure(9, 0.4)
+    inches = PAGE_WIDTH - 0.2  # and the 0.1-inch pad either side that _repr_png_ adds
+    fig = new_figure(inches, 0.4)
     ax = fig.add_axes((0, 0, 1, 1), xlim=(0, 1), ylim=(0, 1))
     ax.set_axis_off()
-    ax.text(0.005, 0.5, left.strip(), va="center", fontsize=10)
     start, width = 0.2, 0.3
-    ax.add_patch(Rectangle((start, 0.2), width, 0.6, facecolor="#EEEEEE", edgecolor="#999999"))
-    ax.add_patch(Rectangle((start, 0.2), width * min(max(fraction, 0.0), 1.0), 0.6,
-                           facecolor="#009E73" if fraction >= 1 else "#D55E00"))
-    ax.text(start + width + 0.01, 0.5, right, va="center", fontsize=10)
+    description = ax.text(0.005, 0.5, left.strip(), va="center", fontsize=10)
+    frame = ax.add_patch(Rectangle((start, 0.2), width, 0.6, facecolor="#EEEEEE",
+                                   edgecolor="#999999"))
+    filled = ax.add_patch(Rectangle((start, 0.2), width * min(max(fraction, 0.0), 1.0), 0.6,
+                                    facecolor="#009E73" if fraction >= 1 else "#D55E00"))
+    after = ax.text(start + width + 0.01, 0.5, right, va="center", fontsize=10)
+    if after.get_window_extent(fig.canvas.get_renderer()).x1 > fig.bbox.width:
+        fig.set_size_inches(inches, 0.7)  # the bar on the first line, the rest under it
+        description.set_y(0.72)
+        for bar in (frame, filled):
+            bar.set(y=0.57, height=0.3)
+        after.set_position((0.005, 0.26))
     return fig._repr_png_()

@@ -23,6 +23,7 @@ from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.viz._render import encode_png
 from bertlib.viz.live import SAVE_DPI, SAVE_FORMATS, LiveFigure, SaveError
 from bertlib.viz.modelview import MEAN_HEAD
+from bertlib.viz.style import DPI, new_figure
 
 # Consecutive sentences of one story in bertlib/assets/small_corpus: the small model knows their
 # words, and NSP tells their order (P(IsNext) 0.80, swapped 0.03 in English; 0.82, 0.03 in zh).
@@ -49,6 +50,30 @@ class InputNotice(ValueError):
     """Bad input the widget explains in the reader's language."""
 
 
+# A selected toggle button (a view, a classifier) in bold on the figures' blue, not in
+# JupyterLab's shade of grey a step darker: white on #0072B2 (5.2:1), which stands 4.5:1 from
+# the light theme's #EEEEEE buttons; in the dark theme black on #9AD4F5 (13.1:1), 6.3:1 from
+# its #424242 ones (WCAG asks 3:1 of a state). The rule lives in a hidden <style> of the
+# widget's own, for its buttons alone.
+TOGGLES = "bertlib-toggles"
+TOGGLE_CSS = (f"<style>.{TOGGLES} .widget-toggle-button.mod-active {{background: #0072B2; "
+              "color: #FFFFFF; font-weight: bold} "
+              f"body[data-jp-theme-light='false'] .{TOGGLES} .widget-toggle-button.mod-active "
+              "{background: #9AD4F5; color: #000000}</style>")
+
+
+def toggle_buttons(**kwargs) -> widgets.ToggleButtons:
+    """ToggleButtons whose selected button reads as selected (see :func:`toggle_style`)."""
+    buttons = widgets.ToggleButtons(**kwargs)
+    buttons.add_class(TOGGLES)
+    return buttons
+
+
+def toggle_style() -> widgets.HTML:
+    """The rule that inverts a selected toggle button, to put in the widget beside them."""
+    return widgets.HTML(TOGGLE_CSS, layout=widgets.Layout(display="none"))
+
+
 # A row of controls wraps where the output area is too narrow for it, rather than squeezing them.
 WRAP = {"flex_flow": "row wrap"}
 
@@ -71,14 +96,42 @@ def text_row(box_a: widgets.Text, box_b: widgets.Text) -> widgets.HBox:
     return widgets.HBox([box_a, box_b], layout=widgets.Layout(width="98%"))
 
 
-class FigureView(widgets.Box):
-    """A figure's PNG (``value``) at its drawn size, so its text is; a wider one scrolls."""
+# The notebook's visible area is the window's height less JupyterLab's bars (121 px of a
+# 720-pixel window): a figure box is at most that less its widget's controls above it.
+LAB_BARS = 121
+FIGURE_ROOM = 140  # px: the text boxes, a row of controls and two notices
+TABLE_HEIGHT = 120  # px: two lines of a token table (bertlib.viz.tables), and a little
 
-    def __init__(self):
+
+def figure_height(controls: int = FIGURE_ROOM) -> str:
+    """The CSS max-height of a figure under ``controls`` px of controls: the controls and the
+    figure box on screen at once, at any window height."""
+    return f"calc(100vh - {LAB_BARS + controls}px)"
+
+
+def captioned(png: bytes, caption: str, lang: str) -> bytes:
+    """``png`` under a line of ``caption`` (11 points, 14 px), white like the figures."""
+    image = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    fig = new_figure(image.shape[1] / DPI, 0.3, lang)
+    fig.text(0.1 / fig.get_figwidth(), 0.5, caption, fontsize=11, style="italic",
+             color="#333333", va="center")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=DPI)
+    line = np.asarray(Image.open(buffer).convert("RGB"))[:, : image.shape[1]]
+    return encode_png(np.vstack([line, image]))
+
+
+class FigureView(widgets.Box):
+    """A figure's PNG (``value``) at its drawn size, so its text is, in a box at most
+    ``max_height`` tall (CSS): a taller figure (a long input's) scrolls inside it, under the
+    controls, which stay on screen."""
+
+    def __init__(self, max_height: str = figure_height()):
         self.image = widgets.Image(format="png", layout=widgets.Layout(
             max_width="none", width="auto", height="auto", flex="0 0 auto"))
-        super().__init__([self.image], layout=widgets.Layout(overflow="auto hidden",
-                                                             max_width="100%"))
+        super().__init__([self.image], layout=widgets.Layout(
+            overflow="auto", max_width="100%", max_height=max_height,
+            align_items="flex-start"))
 
     @property
     def value(self) -> bytes:
@@ -200,11 +253,13 @@ class Widget:
         return enc, notices
 
     def _repr_mimebundle_(self, **kwargs):
-        # A picture beside the live widget, for GitHub, nbviewer and unexecuted notebooks.
+        # A picture beside the live widget, for GitHub, nbviewer and unexecuted notebooks,
+        # under a line that says running the cell brings the controls.
         bundle = self.ui._repr_mimebundle_(**kwargs)
         picture = self.picture()
         if picture is not None:
-            bundle["image/png"] = picture
+            bundle["image/png"] = captioned(picture, text("run_for_controls", self.lang),
+                                            self.lang)
         return bundle
 
     def picture(self) -> bytes | None:
@@ -263,7 +318,12 @@ class ModelWidget(Widget):
 
     def _table_and_figure(self, plot: LiveFigure, *controls: widgets.Widget) -> None:
         """The text boxes, ``controls``, the token table and ``plot``'s figure, drawn."""
-        self.table, self.image, self.plot = widgets.HTML(), FigureView(), plot
+        # The table two lines of tokens tall at most, a long input's further lines scrolling
+        # inside it: with the text boxes and two notices, the figure still has 369 px of a
+        # 720-pixel window.
+        self.table = widgets.HTML(layout=widgets.Layout(max_height=f"{TABLE_HEIGHT}px",
+                                                        overflow="auto"))
+        self.image, self.plot = FigureView(figure_height(TABLE_HEIGHT + 110)), plot
         self.ui = widgets.VBox([text_row(self.text_a, self.text_b), *controls, self.status,
                                 self.table, self.image, self._save_controls()])
         self.refresh()

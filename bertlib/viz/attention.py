@@ -33,6 +33,7 @@ from bertlib.viz.style import (
     ROW,
     label_size,
     literal,
+    thinned,
     token_font,
 )
 
@@ -95,10 +96,10 @@ class TokenMapPlot(LiveFigure):
     def _draw_map(self, tokens: list[str], weights: np.ndarray, vmax: float,
                   boundary: int | None, title: str, across: tuple = ()) -> float:
         """Draw the map (``across``: more lines at the boundary); returns the labels' size."""
-        size = token_font(len(tokens),
-                          self.ax_map.get_position().height * self.figure.get_figheight())
-        self.query_labels.set(tokens, size)
-        self.key_labels.set(tokens, size)
+        inches = self.ax_map.get_position().height * self.figure.get_figheight()
+        size, labels = token_font(len(tokens), inches), thinned(tokens, inches)
+        self.query_labels.set(labels, size)
+        self.key_labels.set(labels, size)
         show_image(self.image, weights, 0, vmax)
         mark_boundary(boundary, (self.hline, *across), (self.vline,))
         self.ax_map.set_title(literal(title), y=1.0, pad=6)
@@ -135,9 +136,9 @@ class AttentionPlot(TokenMapPlot):
         self.bar_labels = TokenLabels(self.ax_row, self.blitter, "y")
         self._length: int | None = None
 
-    def _layout(self, T: int) -> None:  # a long input scrolls
-        side, left, below, top = map_side(T), 1.0, 0.9, 0.4
-        colorbar, bar_labels, bars = 1.0, 0.8, 1.7
+    def _layout(self, T: int) -> None:  # a long input: a map the page's width holds
+        left, below, top, colorbar, bar_labels, bars = 1.0, 0.9, 0.4, 1.0, 0.8, 1.7
+        side = min(map_side(T), PAGE_WIDTH - (left + colorbar + bar_labels + bars + 0.15))
         width, height = left + side + colorbar + bar_labels + bars + 0.15, below + side + top
         self.figure.set_size_inches(width, height)  # a new size: the Blitter redraws all
         self._place_map(left, below, side, T)
@@ -146,7 +147,7 @@ class AttentionPlot(TokenMapPlot):
         self.ax_row.set_ylim(T - 0.5, -0.5)
         pin_labels(self.ax_row, x_label=-0.4 / side)
         self.highlight.set_width(T)
-        self._length = T
+        self._length, self._side = T, side
 
     def update(self, view: AttentionView) -> Figure:
         weights, T = view.weights, len(view.tokens)
@@ -155,7 +156,7 @@ class AttentionPlot(TokenMapPlot):
         vmax = float(weights.max()) or 1.0
         size = self._draw_map(view.tokens, weights, vmax, view.boundary, view.title,
                               (self.row_vline,))
-        self.bar_labels.set(view.tokens, size)
+        self.bar_labels.set(thinned(view.tokens, self._side), size)
         self.row_values = row = weights[view.query]
         self.bars.set_verts(hbar_verts(row))
         self.ax_row.set_xlim(0, vmax * 1.05)

@@ -14,7 +14,17 @@ from bertlib.inputs import eval_mode, model_device
 from bertlib.model import BERTModel, key_padding_mask
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
-from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, control, text_row
+from bertlib.viz._widget import (
+    WRAP,
+    FigureView,
+    InputNotice,
+    ModelWidget,
+    control,
+    figure_height,
+    text_row,
+    toggle_buttons,
+    toggle_style,
+)
 from bertlib.viz.attention import AllHeadsPlot, AttentionPlot, AttentionView
 from bertlib.viz.evidence import Evidence, EvidencePlot, collect_evidence
 from bertlib.viz.live import LiveFigure
@@ -22,6 +32,7 @@ from bertlib.viz.modelview import MEAN_HEAD, ModelViewPlot, head_name
 from bertlib.viz.querykey import QueryKeyPlot, QueryKeySteps, query_key_steps, temperature_stops
 
 MAX_PADDING = 8  # <pad> keys the step-by-step view can add: enough to see the mask at work
+CONTROLS = 205  # px of controls above the figure at most, two notices too (figure_height)
 PADDING = 3  # its default: a single pair has no padding, and then the mask would be all 0s
 VIEWS = {"one": "view_one", "all": "view_all", "model": "view_model",  # strings.json keys
          "querykey": "view_query_key", "evidence": "view_evidence"}
@@ -39,7 +50,7 @@ class AttentionWidget(ModelWidget):
         super().__init__(model, tokenizer, lang, text_a, text_b)
         cfg, lang = model.config, self.lang
         self.layer, self.head = self._layer_head(("150px", "190px"))
-        self.view = widgets.ToggleButtons(
+        self.view = toggle_buttons(
             options=[(text(key, lang), view) for view, key in VIEWS.items()],
             # A tooltip of its own: without one, ipywidgets 8 titles the label "null".
             value="one", description=text("view", lang), tooltip=text("view", lang),
@@ -69,8 +80,9 @@ class AttentionWidget(ModelWidget):
         # The evidence view's: the content tokens the model reads as <mask> (see _compute).
         self.masked = control(widgets.SelectMultiple, "masked_tokens", lang, "260px", rows=3,
                               tooltip=text("masked_tokens_tooltip", lang))
-        self.image, self.grid_image, self.steps_image = FigureView(), FigureView(), FigureView()
-        self.model_image, self.evidence_image = FigureView(), FigureView()
+        # Under the controls of the busiest view (the step-by-step one's sliders, two notices).
+        self.image, self.grid_image, self.steps_image, self.model_image, \
+            self.evidence_image = (FigureView(figure_height(CONTROLS)) for _ in VIEWS)
         self.plot = AttentionPlot(lang)
         self.grid_plot = AllHeadsPlot(cfg.num_heads, lang)
         self.steps_plot = QueryKeyPlot(lang)
@@ -97,7 +109,7 @@ class AttentionWidget(ModelWidget):
             widgets.HBox([self.view, self.hide_specials], layout=WRAP),
             widgets.HBox([self.layer, self.head, self.query, self.masked], layout=WRAP),
             self.steps_controls, self.status, self.image, self.grid_image, self.model_image,
-            self.steps_image, self.evidence_image, self._save_controls(),
+            self.steps_image, self.evidence_image, self._save_controls(), toggle_style(),
         ])
         self.refresh()
 

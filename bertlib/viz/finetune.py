@@ -22,7 +22,7 @@ from bertlib.support.checks import check_instance, check_str, check_tokens, chec
 from bertlib.support.i18n import CORPUS_LANGUAGES, fill, text
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.viz._render import NumberText, StampedText, TokenLabels, hbar_verts, spines
-from bertlib.viz._widget import Widget, text_box
+from bertlib.viz._widget import Widget, text_box, toggle_buttons, toggle_style
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import PAGE_WIDTH, literal
 
@@ -237,7 +237,7 @@ class FineTuneWidget(Widget):
         self.text_b = widgets.Text(value="")  # no sentence B: Widget._encode reads both boxes
         # One button per classifier, as wide as its name (ipywidgets' 148 px would cut it);
         # hidden when there is nothing to choose.
-        self.choice = widgets.ToggleButtons(
+        self.choice = toggle_buttons(
             options=list(classifiers), description=text("ft_classifier", self.lang),
             tooltip=text("ft_classifier_tip", self.lang),
             tooltips=list(self.accuracy_texts.values()), style={"button_width": "auto"},
@@ -252,7 +252,8 @@ class FineTuneWidget(Widget):
         self.text_a.observe(lambda _: self.refresh(), names="value")
         self.choice.observe(lambda _: self.refresh(), names="value")
         self.ui = widgets.VBox([self.text_a, self.choice, self.accuracy, self.status,
-                                self.probability_table, self.tag_chips, self._save_controls()])
+                                self.probability_table, self.tag_chips, self._save_controls(),
+                                toggle_style()])
         self.refresh()
 
     def _figures(self) -> dict[str, tuple[LiveFigure, widgets.Widget]]:

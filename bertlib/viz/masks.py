@@ -10,14 +10,16 @@ import numpy as np
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch
+from matplotlib.text import Text
 
 from bertlib.inputs import EncodedInput
 from bertlib.masking import Fate, mask_tokens
 from bertlib.support.checks import check_int_in, check_tokens
 from bertlib.support.i18n import text
 from bertlib.support.rng import make_generator
-from bertlib.text.vocab import Vocab
+from bertlib.text.vocab import SpecialTokens, Vocab
 from bertlib.viz._render import StampedText, TokenLabels, bar_verts, spines
+from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure
 from bertlib.viz.style import (
     FATE_COLORS,
@@ -29,8 +31,13 @@ from bertlib.viz.style import (
     literal,
 )
 
-CHIP_COLUMNS = 10
-MAX_CHIPS = 512  # BERT's longest input; 64 rows of chips, a figure 49 inches tall
+# Chips flow in rows across the page, each as wide as its texts (a token and "→ <mask>").
+CHIP_ROW, CHIP_HEIGHT, CHIP_GAP = 0.6, 0.54, 0.08  # inches
+MIN_CHIP, CHIP_PAD = 0.45, 0.08  # inches: the narrowest chip; room either side of a text
+MASK_TOKEN = SpecialTokens().mask  # what most selected chips read under their token
+TOP_FONT, BOTTOM_FONT = 12, 10  # points: the token, and what the model sees under it
+CHIPS_ACROSS = 0.98 * PAGE_WIDTH - 0.1  # inches of a row
+MAX_CHIPS = 512  # BERT's longest input: 512 long words are 64 rows, a figure 39 inches tall
 # A draw takes ~0.25 ms for a sentence pair (~3 ms at 512 tokens): 100,000 take half a minute;
 # the widget offers at most 20,000, and the fractions settle long before.
 MAX_SAMPLES = 100_000
@@ -57,46 +64,80 @@ class ChipsPlot(LiveFigure):
         self.bands: list[FancyBboxPatch] = []
         self.bottom_texts: list = []  # what the model sees at selected positions
         self.fates: list[Fate | None] = []
+        self.widths: tuple[float, ...] = ()  # the chips laid out, in inches
+        self._widths: dict[tuple[str, float], float] = {}  # a text's width, measured once
 
-    def _layout(self, n: int) -> None:
+    def _width(self, label: str, size: float) -> float:
+        """Inches ``label`` takes at ``size`` points, drawn as the chips draw it (CJK too)."""
+        key = (label, size)
+        if key not in self._widths:
+            probe = Text(0, 0, label, fontsize=size)
+            probe.set_figure(self.figure)
+            add_cjk_fallback(probe)
+            renderer = self.figure.canvas.get_renderer()
+            self._widths[key] = probe.get_window_extent(renderer).width / self.figure.dpi
+        return self._widths[key]
+
+    def _chip_widths(self, tokens: Sequence[str], shown: Sequence[str],
+                     fates: Sequence[Fate | None]) -> tuple[float, ...]:
+        """Each chip as wide as its token and what the model sees there (at least "→ <mask>"),
+        in steps of a tenth of an inch (a resample rarely moves the chips)."""
+        mask = self._width(f"→ {literal(MASK_TOKEN)}", BOTTOM_FONT)
+        return tuple(
+            max(MIN_CHIP, math.ceil(10 * (2 * CHIP_PAD + max(
+                self._width(literal(tok), TOP_FONT), mask,
+                self._width(f"→ {literal(seen)}", BOTTOM_FONT) if fate is not None else 0))) / 10)
+            for tok, seen, fate in zip(tokens, shown, fates, strict=True))
+
+    def _layout(self, widths: tuple[float, ...]) -> None:
         for artist in self.ax.patches[:] + self.ax.texts[:]:
             artist.remove()
         self.blitter.forget(*self.top_texts, *self.outlines, *self.bands, *self.bottom_texts)
         self.blitter.invalidate()
-        rows = max(1, math.ceil(n / CHIP_COLUMNS))
-        height = 0.75 * rows + 0.9
+        places, x, row = [], 0.0, 0
+        for width in widths:  # left to right, a new row where the next chip does not fit
+            if x > 0 and x + min(width, CHIPS_ACROSS) > CHIPS_ACROSS:
+                x, row = 0.0, row + 1
+            places.append((x, row * CHIP_ROW))
+            x += min(width, CHIPS_ACROSS) + CHIP_GAP
+        rows = row + 1
+        height = CHIP_ROW * rows + 0.9
         self.figure.set_size_inches(PAGE_WIDTH, height)
-        self.ax.set_position((0.01, 0.01, 0.98, (0.75 * rows) / height))
-        self.ax.set_xlim(0, CHIP_COLUMNS)
-        self.ax.set_ylim(rows, 0)
-        box = "round,pad=0,rounding_size=0.12"
+        self.ax.set_position((0.01 + 0.05 / PAGE_WIDTH, 0.01, CHIPS_ACROSS / PAGE_WIDTH,
+                              CHIP_ROW * rows / height))
+        self.ax.set_xlim(0, CHIPS_ACROSS)
+        self.ax.set_ylim(CHIP_ROW * rows, 0)
+        box = "round,pad=0,rounding_size=0.1"
         self.top_texts, self.outlines, self.bands, self.bottom_texts = [], [], [], []
         # add_artist, not add_patch: the limits are fixed, and updating them per patch is slow.
-        for i in range(n):
-            x, y = i % CHIP_COLUMNS + 0.05, i // CHIP_COLUMNS + 0.08
-            self.ax.add_artist(FancyBboxPatch((x, y), 0.9, 0.84, boxstyle=box, linewidth=1,
-                                              facecolor=NOT_SELECTED_COLOR, edgecolor="#999999"))
+        for (x, y), width in zip(places, widths, strict=True):
+            width = min(width, CHIPS_ACROSS)
+            self.ax.add_artist(FancyBboxPatch((x, y), width, CHIP_HEIGHT, boxstyle=box,
+                                              linewidth=1, facecolor=NOT_SELECTED_COLOR,
+                                              edgecolor="#999999"))
             self.top_texts.append(self.ax.add_artist(StampedText(
-                x + 0.45, y + 0.24, "", ha="center", va="center", fontsize=12, color="#222222",
-                stamps=self.blitter.stamps)))
+                x + width / 2, y + 0.15, "", ha="center", va="center", fontsize=TOP_FONT,
+                color="#222222", stamps=self.blitter.stamps)))
             self.bands.append(self.ax.add_artist(FancyBboxPatch(
-                (x + 0.06, y + 0.46), 0.78, 0.32, boxstyle="round,pad=0,rounding_size=0.08",
-                linewidth=0)))
+                (x + 0.05, y + 0.29), width - 0.1, 0.21,
+                boxstyle="round,pad=0,rounding_size=0.06", linewidth=0)))
             self.outlines.append(self.ax.add_artist(FancyBboxPatch(
-                (x, y), 0.9, 0.84, boxstyle=box, linewidth=3, fill=False)))
+                (x, y), width, CHIP_HEIGHT, boxstyle=box, linewidth=3, fill=False)))
             self.bottom_texts.append(self.ax.add_artist(StampedText(
-                x + 0.45, y + 0.62, "", ha="center", va="center", fontsize=10,
+                x + width / 2, y + 0.395, "", ha="center", va="center", fontsize=BOTTOM_FONT,
                 stamps=self.blitter.stamps)))
         # In the order of a full draw: a long token's text lies over its chip's outline.
         self.blitter.animate(*(artist for chip in zip(self.top_texts, self.bands, self.outlines,
                                                        self.bottom_texts, strict=True)
                                for artist in chip))
+        self.widths = widths
 
     def update(self, tokens: Sequence[str], shown: Sequence[str], fates: Sequence[Fate | None],
                title: str = "") -> Figure:
         """shown: what the model sees; fates: None where not selected."""
-        if len(tokens) != len(self.top_texts):
-            self._layout(len(tokens))
+        widths = self._chip_widths(tokens, shown, fates)
+        if widths != self.widths:
+            self._layout(widths)
         for top, tok in zip(self.top_texts, tokens, strict=True):
             top.set_text(literal(tok))
         self.fates = list(fates)

@@ -17,13 +17,14 @@ from bertlib.viz._render import TokenLabels, heatmap, pin_labels, show_image, sp
 from bertlib.viz.attention import map_side
 from bertlib.viz.fonts import add_cjk_fallback
 from bertlib.viz.live import LiveFigure
-from bertlib.viz.style import MAX_INCHES, MIN_FONT, PAGE_WIDTH, literal, token_font
+from bertlib.viz.style import MAX_INCHES, MIN_FONT, PAGE_WIDTH, literal, thinned, token_font
 
 THUMB, MIN_THUMB = 1.4, 0.2  # inches per thumbnail when there is room, and at the least
 LEFT, TOP = 0.9, 0.8  # inches for the row labels, and for the title and the column labels
 # Inches right of the grid: the large heatmap's token labels, and beyond it its colour bar.
 DETAIL_LEFT, DETAIL_RIGHT, BELOW = 1.2, 1.0, 1.0
 MAX_GRID_HEIGHT = 3.6  # inches: the view and its controls fit a 720-pixel window
+MAX_DETAIL = 3.6  # inches: the large map's side at most, beside the grid on the page
 LABEL_SIZE = 10  # points, for the row and column labels; smaller only where they must be
 MEAN_HEAD = -1  # the head that stands for the mean over heads
 # The largest view: BERT-large's 24 layers, 64 heads, BERT's longest input: within 100 inches
@@ -95,9 +96,18 @@ class ModelViewPlot(LiveFigure):
             label.set_text(str(h))
         self.head_label.set_visible(True)
 
+    def _detail_side(self, T: int) -> float:
+        """The large map's side: :func:`map_side`, at most what the page's width leaves beside
+        the grid at MIN_THUMB a thumbnail, and at most MAX_DETAIL (a long input's labels are
+        thinned)."""
+        num_heads = self.shape[1]
+        grid = (1.08 * num_heads - 0.08) * MIN_THUMB
+        room = PAGE_WIDTH - LEFT - DETAIL_LEFT - DETAIL_RIGHT - grid
+        return min(map_side(T), MAX_DETAIL, max(room, map_side(0)))  # many heads: scrolls
+
     def _layout(self, T: int) -> None:  # in inches from the top left
         num_blks, num_heads = self.shape
-        side = map_side(T)
+        side = self._detail_side(T)
         # The grid takes the width the page leaves, at least MIN_THUMB a thumbnail.
         room = PAGE_WIDTH - LEFT - DETAIL_LEFT - side - DETAIL_RIGHT
         self.side = max(MIN_THUMB, min(THUMB, room / (1.08 * num_heads - 0.08),
@@ -135,7 +145,7 @@ class ModelViewPlot(LiveFigure):
                head: int = 0) -> Figure:
         """attentions: (num_blks, num_heads, T, T); ``layer``, ``head`` the one drawn large."""
         T = attentions.shape[-1]
-        if map_side(T) != self._side:
+        if self._detail_side(T) != self._side:
             self._layout(T)
         if not np.array_equal(attentions, self._shown):
             for image, weights in zip(self.images, attentions.reshape(-1, T, T), strict=True):
@@ -145,7 +155,7 @@ class ModelViewPlot(LiveFigure):
         picked = attentions[layer].mean(axis=0) if head == MEAN_HEAD else attentions[layer, head]
         self._show(self.detail, picked)
         for labels in (self.query_labels, self.key_labels):
-            labels.set(tokens, token_font(T, self._side))
+            labels.set(thinned(tokens, self._side), token_font(T, self._side))
         first, last = (0, self.shape[1] - 1) if head == MEAN_HEAD else (head, head)
         step, pad = self.side + self.gap, self.gap / 2
         self.outline.set_bounds(LEFT + first * step - pad,

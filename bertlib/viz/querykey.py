@@ -27,7 +27,7 @@ from bertlib.viz.style import BOUNDARY_COLOR, MIN_FONT, PAGE_WIDTH, literal
 # Inches across: key labels | scores, numbers | mask | weights, numbers | values | colour bar.
 WIDTH, LEFT, BARS, NUMBERS, MASK, VALUES = PAGE_WIDTH, 1.45, 1.4, 0.6, 0.8, 1.9
 # The title and the formula share the top line: the view and its controls fit the screen.
-TOP, BOTTOM, MARGIN = 0.55, 0.7, 0.12
+TOP, BOTTOM, MARGIN = 0.55, 0.85, 0.12  # BOTTOM: the summary's two lines clear of the note
 FORMULA = (r"$w_j = \mathrm{softmax}_j\,(\mathbf{q}\cdot\mathbf{k}_j/\tau + m_j)$"
            r"$\qquad \mathbf{o} = \Sigma_j\, w_j\,\mathbf{v}_j$")
 REAL, PADDED = "#56B4E9", "#BBBBBB"  # score bars of real and padded keys

@@ -88,6 +88,15 @@ def token_font(n: int, inches: float) -> float:
     return float(max(MIN_FONT, min(label_size(n), math.floor(0.9 * 72 * inches / n))))
 
 
+def thinned(tokens: list[str], inches: float) -> list[str]:
+    """``tokens`` as labels along ``inches``: all of them where a line of MIN_FONT (at 0.9 of
+    the pitch, as :func:`token_font` packs them) fits each, else every 2nd, 3rd... one, the
+    others blank (a long input on a map the page's width holds)."""
+    pitch = 72 * inches / max(1, len(tokens))  # points a token
+    step = max(1, math.ceil(0.9 * MIN_FONT / pitch - 1e-9))
+    return [t if i % step == 0 else "" for i, t in enumerate(tokens)]
+
+
 # Characters no figure can draw (a lone surrogate stops matplotlib's text layout) or no SVG can
 # hold (XML 1.0 allows no C0 control but tab, newline and carriage return, nor U+FFFE, U+FFFF).
 UNDRAWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

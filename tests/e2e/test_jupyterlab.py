@@ -21,6 +21,10 @@ attention widget's model view (layer, head), step-by-step view (query, head, lay
 the temperature, down to τ = 1, where the figure must say the scores are unscaled, and the
 notice for the mean of heads) and evidence view (masked tokens, head), the masking widget's
 fill-mask guesses across a resample, and the time-lapse widget's play button and step slider.
+Last, a sentence of about 60 tokens in the edition's language (LONG_SENTENCES) is typed into
+every widget's sentence box, and the widget measured again (every view of the attention widget)
+for what a long input can break: nothing wider than the notebook, controls and figure within
+the visible area, no text under 10 px, no cut label (see problems_at_long_input).
 Each of these figures is saved as SVG with its button: the status line must say so in the
 edition's language, the file must be on the server, and every text in the figure must be in
 the edition's language. 03_encoder, 08_evaluation and 09_real_bert must have an attention
@@ -35,9 +39,9 @@ right edge, nothing scrolling sideways; no widget whose controls and main figure
 the notebook's visible area; no text under 10 px, no figure drawn narrower than 0.97 of its own
 width; no button, label, dropdown or progress description cut, nor a one-word one broken over
 lines; every slider's track at least 80 × 4 px; every text at WCAG AA contrast (4.5:1, 3:1 when
-large) with what it is drawn on. Each failure names the notebook, the theme, the output (a
-widget by its number, cell, first label and view) and the element with its text, and what was
-measured.
+large) with what it is drawn on; a selected toggle button at 3:1 from the others. Each failure
+names the notebook, the theme, the output (a widget by its number, cell, first label and view)
+and the element with its text, and what was measured.
 
 A notebook that fails leaves a screenshot of itself in test-artifacts/e2e/ (every notebook
 does with E2E_SCREENSHOTS=1: a tall page takes seconds to capture). Needs a Chromium: run
@@ -145,6 +149,20 @@ QUOTED = re.compile("[“「]([^”」]*)[”」]")  # “token” or 「token�
 TOKEN_HEADERS = ("token", "target_original", "target_input")
 # Dropdowns whose options ("3: token") pick a token of the text, by their labels' keys.
 TOKEN_DROPDOWNS = ("query_token", "masked_tokens", "tl_mask_a", "tl_mask_b")
+# A long sentence, as a learner pastes one, in each edition's language: 58, 57 and 55 tokens
+# of the small model's WordPiece (the Japanese one mostly <unk>). Typed into a widget's first
+# sentence box, with sentence B it fills the 64 positions the small model reads (see
+# problems_at_long_input).
+LONG_SENTENCES = {
+    "en": "On Saturday morning the whole family went to the station early, because my "
+          "grandmother wanted to take the first train to the city and visit the old market near "
+          "the river before the crowds arrived, and we came home with fresh bread and fruit.",
+    "zh": "星期六早上，我们全家很早就去了火车站，因为奶奶想坐第一班火车进城，"
+          "在人多之前去河边的老市场买一些新鲜的水果和蔬菜。",
+    "ja": "土曜日の朝、家族みんなで早く駅へ行きました。祖母が始発の電車で町へ行き、"
+          "混む前に川の近くの古い市場で新鮮な果物と野菜を買いたかったからです。",
+}
+SENTENCE_BOXES = ("sentence_a", "ft_sentence")  # the first sentence box's label, by its key
 GUESS = re.compile(r"(\S+) ([01]\.\d\d)( ✓)?")
 GUESSES = re.compile(f"{GUESS.pattern}(?: · {GUESS.pattern})*")
 SVG_TEXT = "{http://www.w3.org/2000/svg}text"
@@ -337,7 +355,10 @@ WIDGET_TEXTS = """
   const texts = [];
   const walker = document.createTreeWalker(area, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if (!node.parentElement.closest('td, select')) texts.push(clean(node.textContent));
+    // A <style>'s rules are no wording.
+    if (!node.parentElement.closest('td, select, style, script')) {
+      texts.push(clean(node.textContent));
+    }
   }
   for (const node of area.querySelectorAll('[title], [placeholder]')) {
     // "null": ipywidgets 8 sets a description label's title to the widget's tooltip, null
@@ -509,9 +530,10 @@ OVERFLOW = with_layout_helpers(r"""
     if (el.getBoundingClientRect().right > edge + 1 && !beyond.some((b) => b.contains(el))) {
       beyond.push(el);
     }
-    // A slider's handle sticks out of its track at either end by design (see SHORT_SLIDERS).
+    // A slider's handle sticks out of its track at either end by design (see SHORT_SLIDERS);
+    // a text box scrolls the text typed into it, longer than the box, by design too.
     if (el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1 && !el.matches(LABELS)
-        && !el.closest('.slider-container')) wide.push(el);
+        && !el.closest('.slider-container') && !el.matches('input, textarea')) wide.push(el);
   }
   return beyond.map((el) => {
     const right = el.getBoundingClientRect().right;
@@ -527,8 +549,9 @@ OVERFLOW = with_layout_helpers(r"""
 """)
 # Each widget's controls and its main figure fit in the notebook's visible scrolling area, on
 # screen at once: from the widget's top to the bottom of its first figure (of the whole widget
-# when it shows none). What comes after the figure (save buttons, a table of targets) may need
-# a scroll.
+# when it shows none), or of the box the figure scrolls in, where it is in one (FigureView caps
+# its height: a long input's figure scrolls inside it, under its controls). What comes after
+# the figure (save buttons, a table of targets) may need a scroll.
 TALL_WIDGETS = with_layout_helpers(r"""
 ([path, widget]) => {
   const nb = findNotebook(path);
@@ -539,7 +562,13 @@ TALL_WIDGETS = with_layout_helpers(r"""
     if (!box || !drawn(box)) return [];
     const figure = Array.from(box.querySelectorAll('img')).find(drawn);
     const top = box.getBoundingClientRect().top;
-    const height = Math.round((figure || box).getBoundingClientRect().bottom - top);
+    let bottom = (figure || box).getBoundingClientRect().bottom;
+    for (let n = figure?.parentElement; n && n !== box; n = n.parentElement) {
+      if (/auto|scroll|hidden/.test(getComputedStyle(n).overflowY)) {
+        bottom = Math.min(bottom, n.getBoundingClientRect().bottom);
+      }
+    }
+    const height = Math.round(bottom - top);
     return height > limit ? [`${output(o)}: its controls and ${figure ? 'figure' : 'contents'}`
       + ` are ${height} px tall, more than the notebook's visible area (${limit} px)`] : [];
   });
@@ -630,6 +659,38 @@ SHORT_SLIDERS = with_layout_helpers(r"""
         : []);
   }))
 """)
+# A selected toggle button (a view of the attention widget, 09's classifier) stands out from
+# the others by more than a shade: its background at least 3:1 against theirs (WCAG's contrast
+# for a state of a control), not JupyterLab's default grey a step darker (1.2:1).
+FAINT_TOGGLES = with_layout_helpers(r"""
+(widget) => {
+  const context = document.createElement('canvas').getContext('2d', {willReadFrequently: true});
+  const rgb = (color) => {
+    context.clearRect(0, 0, 1, 1);
+    context.fillStyle = getComputedStyle(document.querySelector('.jp-Notebook')).backgroundColor;
+    context.fillRect(0, 0, 1, 1);
+    context.fillStyle = color;
+    context.fillRect(0, 0, 1, 1);
+    return Array.from(context.getImageData(0, 0, 1, 1).data.slice(0, 3));
+  };
+  const luminance = (c) => c.map((v) => v / 255)
+    .map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4))
+    .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  return topOutputs(widget).flatMap((o) => Array.from(
+    o.querySelectorAll('.widget-toggle-buttons')).filter(drawn).flatMap((group) => {
+      const buttons = Array.from(group.querySelectorAll('button')).filter(drawn);
+      const active = buttons.find((b) => b.classList.contains('mod-active'));
+      const other = buttons.find((b) => !b.classList.contains('mod-active'));
+      if (!active || !other) return [];
+      const [a, b] = [active, other].map((el) => rgb(getComputedStyle(el).backgroundColor));
+      const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+      const ratio = (light + 0.05) / (dark + 0.05);
+      return ratio < 3 ? [`${output(o)}: the selected ${element(active)} differs from `
+        + `${element(other)} by a contrast of ${ratio.toFixed(2)}:1 (rgb(${a}) against `
+        + `rgb(${b})), less than 3:1`] : [];
+    }));
+}
+""")
 # WCAG AA: each text against what it is drawn on (its ancestors' background colours, composed
 # down to the first opaque one, the page's white below them), its colour faded by its alpha and
 # its ancestors' opacity: 4.5:1, or 3:1 for large text (24 px, or 18.66 px bold). Disabled
@@ -719,7 +780,7 @@ VIEW = re.compile(r', showing "[^"]*"(?: and "[^"]*")*')
 ATTENTION_VIEWS = ("view_one", "view_all", "view_model", "view_query_key", "view_evidence")
 # The checks of problems_on_page, in order.
 SCREEN_CHECKS = (FIGURE_REPRS, OVERFLOW, TALL_WIDGETS, SMALL_TEXT, CUT_LABELS, SHORT_SLIDERS,
-                 LOW_CONTRAST)
+                 LOW_CONTRAST, FAINT_TOGGLES)
 
 
 @dataclass
@@ -1416,6 +1477,58 @@ def drive_timelapse(page: Page, notebook: str, lab: Lab, index: int, lang: str) 
     return problems
 
 
+# What a long input can break: the layout, the widget's height, its texts and labels.
+LONG_INPUT_CHECKS = (OVERFLOW, TALL_WIDGETS, SMALL_TEXT, CUT_LABELS)
+
+
+def problems_at_long_input(page: Page, notebook: str, index: int, lang: str, *,
+                           every_view: bool = False) -> list[str]:
+    """The widget's first sentence box (if it has one) given LONG_SENTENCES[lang]: once it
+    redraws, its controls and figure still fit the visible area, nothing sticks out or scrolls
+    sideways, no text is under 10 px, no label is cut (LONG_INPUT_CHECKS, in the light theme);
+    ``every_view``: in each view of the attention widget."""
+    area = page.locator(f'[data-e2e-widget="{index}"]')
+    boxes = [labelled(area, i18n.text(key, lang), 'input[type="text"]:visible')
+             for key in SENTENCE_BOXES]
+    box = next((b.first for b in boxes if b.count()), None)
+    if box is None:
+        return []
+    sentence, what = LONG_SENTENCES[lang], f"widget {index + 1}"
+    context = "with a long sentence (LONG_SENTENCES)"
+    # One head, not their mean (which the step-by-step view answers with a notice alone).
+    head = labelled(area, i18n.text("head", lang), "select")
+    if head.count() and selected(head) == i18n.text("mean_heads", lang):
+        reacts(page, notebook, area, lambda: head.select_option(index=0))
+
+    def type_it() -> None:
+        box.fill(sentence)
+        box.press("Enter")
+
+    if box.input_value() != sentence and not reacts(page, notebook, area, type_it):
+        return [f"{what}: typing a long sentence into its sentence box changed nothing "
+                f"(messages: {area.evaluate(MESSAGES)})"]
+    measure = functools.partial(problems_on_page, page, notebook, "light", index,
+                                LONG_INPUT_CHECKS, context)
+    if not every_view:
+        return measure()
+
+    def toggle(key: str) -> Locator:
+        return button(area, i18n.text(key, lang))
+
+    problems = []
+    for key in ATTENTION_VIEWS:
+        if not toggle(key).count():
+            continue
+        if "mod-active" not in (toggle(key).first.get_attribute("class") or "").split():
+            reacts(page, notebook, area, toggle(key).first.click)
+        with contextlib.suppress(PlaywrightError):  # a view that draws nothing is told above
+            page.wait_for_function(VIEW_DRAWN, arg=area.element_handle(),
+                                   timeout=CHANGE_TIMEOUT_MS)
+        settle(page, notebook)
+        problems += measure()
+    return problems
+
+
 def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str], set[str]]:
     """Every widget drawn, worded in the edition's language, and the first control of each
     kind in it changes what it shows; then the attention and masking widgets driven by their
@@ -1478,6 +1591,15 @@ def problems_in_widgets(page: Page, notebook: str, lab: Lab) -> tuple[list[str],
                 and "time-lapse" not in driven):
             problems += drive_timelapse(page, notebook, lab, index, lang)
             driven.add("time-lapse")
+    # A long sentence typed into every widget that has a sentence box (the attention widget's
+    # views measured in its first instance).
+    measured = False
+    for index in range(len(widgets)):
+        area = page.locator(f'[data-e2e-widget="{index}"]')
+        attention = bool(button(area, i18n.text("view_query_key", lang)).count())
+        problems += problems_at_long_input(page, notebook, index, lang,
+                                           every_view=attention and not measured)
+        measured = measured or attention
     # Again after all that: what the operations brought on screen.
     problems += problems_in_wording(page, len(widgets), lang)
     return list(dict.fromkeys(problems)), driven
@@ -1522,19 +1644,22 @@ def set_theme(page: Page, theme: str) -> None:
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
 
 
-def problems_on_page(page: Page, notebook: str, theme: str, widget: int | None = None) -> list[str]:
+def problems_on_page(page: Page, notebook: str, theme: str, widget: int | None = None,
+                     checks: tuple[str, ...] = SCREEN_CHECKS, context: str = "") -> list[str]:
     """What a learner on a projector cannot read in the outputs (all, or one widget's) in the
     theme on the page: a figure shown as its repr; anything sticking out of its output or
     scrolling sideways; a widget's controls and figure taller than the visible area; a text
     under 10 px or a figure scaled down; a label cut or broken mid-word; a slider's track under
-    80 × 4 px; a text under WCAG AA contrast."""
+    80 × 4 px; a text under WCAG AA contrast. ``checks``: some of them; ``context``: what the
+    failures say after the theme ("with a 58-token sentence")."""
     page.evaluate(MARK_WIDGETS, notebook)  # the failures name the widgets
     page.evaluate(IMAGES_READY)
     problems = []
-    for check in SCREEN_CHECKS:
+    for check in checks:
         problems += page.evaluate(check, [notebook, widget] if check is TALL_WIDGETS else widget)
     name = in_repo(notebook).removesuffix(".ipynb")
-    return [f"{name}, {theme} theme: {problem}" for problem in problems]
+    where = f"{theme} theme, {context}" if context else f"{theme} theme"
+    return [f"{name}, {where}: {problem}" for problem in problems]
 
 
 def in_both_themes(page: Page, check: Callable[[str], list[str]]) -> list[str]:

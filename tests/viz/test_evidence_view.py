@@ -237,7 +237,7 @@ def test_the_view_saves_and_leaves_its_picture_in_the_notebook(small, tmp_path, 
     else:
         assert data.startswith(b"%PDF") and b"FontFile2" in data
     assert w.evidence_plot.png() == before
-    assert w._repr_mimebundle_()["image/png"] == before  # the picture, not a widget repr
+    assert w.picture() == before  # the picture, not a widget repr
 
 
 def test_labels_that_fit_and_the_masked_ones_always(small):

@@ -93,6 +93,28 @@ def test_chips_are_coloured_and_labelled_by_fate():
         viz.plot_mask_chips(TOKENS, shown[:3], fates)
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_chip_holds_its_texts_and_the_chips_stay_on_the_page(lang):
+    """A long word and "→ <mask>" fit inside their chip ("grandmother" was clipped by a tenth
+    of the page); 64 chips flow in rows within the page's width."""
+    tokens = ["<cls>", "my", "grandmother", "wanted", "蔬菜", "世界", *["the"] * 57, "<sep>"]
+    fates = [None, Fate.MASK, Fate.KEEP, Fate.RANDOM, Fate.MASK, None] + [None] * 58
+    shown = ["<cls>", "<mask>", "grandmother", "photographer", "<mask>", "世界",
+             *["the"] * 57, "<sep>"]
+    plot = viz.ChipsPlot(lang)
+    plot.update(tokens, shown, fates, "draw")
+    plot.png()
+    renderer = plot.figure.canvas.get_renderer()
+    for i, outline in enumerate(plot.outlines):
+        chip = outline.get_window_extent(renderer)
+        texts = [plot.top_texts[i]] + ([plot.bottom_texts[i]] if fates[i] else [])
+        for t in texts:
+            box = t.get_window_extent(renderer)
+            assert chip.x0 <= box.x0 and box.x1 <= chip.x1, f"{t.get_text()!r} sticks out"
+        assert chip.x1 <= plot.figure.bbox.width
+    assert plot.figure.get_size_inches()[0] <= style.PAGE_WIDTH
+
+
 def test_tally_plot_draws_the_fractions_and_the_expected_values():
     counts = np.array([0, 30, 25, 35, 0, 28, 32, 0])
     fate_counts = np.cumsum(np.tile([[4, 1, 0]], (50, 1)), axis=0)

@@ -365,6 +365,25 @@ def test_the_view_says_it_shows_every_key_when_specials_are_hidden(small):
     assert w.steps_plot.note.get_text() == ""
 
 
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
+def test_the_note_the_summary_and_the_titles_never_overlap(small, lang):
+    """The note under the figure (specials hidden) clear of the output's two-line summary and
+    of its axis label; the four column titles clear of one another (ja's ran together)."""
+    model, tokenizer = small
+    w = AttentionWidget(model, tokenizer, lang)
+    w.view.value = "querykey"
+    w.hide_specials.value = True
+    plot = w.steps_plot
+    renderer = plot.figure.canvas.get_renderer()
+    note = plot.note.get_window_extent(renderer)
+    assert plot.note.get_text()
+    for other in (plot.summary, plot.ax_output.xaxis.label, plot.temperature):
+        assert not note.overlaps(other.get_window_extent(renderer)), other.get_text()
+    titles = [t.get_window_extent(renderer) for t in plot.titles]
+    for left, right in itertools.pairwise(titles):
+        assert left.x1 + 4 <= right.x0, "two column titles run together"
+
+
 def test_the_mean_of_heads_has_no_steps_and_nothing_to_save(small, tmp_path):
     model, tokenizer = small
     w = AttentionWidget(model, tokenizer, "zh")

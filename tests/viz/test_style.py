@@ -20,6 +20,7 @@ from bertlib.viz import (
     NSPWidget,
     new_figure,
 )
+from bertlib.viz._widget import captioned
 from bertlib.viz.finetune import DEFAULT_SENTENCES, FineTunePlot, accuracy_text
 from bertlib.viz.style import DPI, MIN_FONT, PAGE_WIDTH
 
@@ -131,10 +132,27 @@ def test_a_widget_leaves_a_picture_of_what_it_shows(shipped):
     assert "application/vnd.jupyter.widget-view+json" in bundle
     picture = np.asarray(PIL.Image.open(io.BytesIO(bundle["image/png"])).convert("RGB"))
     shown = np.asarray(PIL.Image.open(io.BytesIO(widget.plot.png())).convert("RGB"))
-    assert np.array_equal(picture, shown)
+    line = picture.shape[0] - shown.shape[0]  # the caption's line above the figure
+    assert 20 <= line <= 40
+    assert np.array_equal(picture[line:], shown)
+    assert (picture[:line] < 128).any()  # the caption is written on it
+    assert bundle["image/png"] == captioned(widget.picture(), text("run_for_controls", "en"),
+                                            "en")
     widget.text_b.value = ""  # the NSP figure is hidden: nothing to picture
     assert widget.picture() is None
     assert "image/png" not in widget._repr_mimebundle_()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
+def test_the_picture_before_a_run_says_to_run_the_cell(shipped, lang):
+    """An unrun notebook shows the picture, not the controls: a line above it says in the
+    edition's language that running the cell brings them."""
+    model, tokenizer = shipped
+    png = NSPWidget(model, tokenizer, lang)._repr_mimebundle_()["image/png"]
+    assert png == captioned(NSPWidget(model, tokenizer, lang).picture(),
+                            text("run_for_controls", lang), lang)
+    assert text("run_for_controls", lang) != text("run_for_controls", "en") or lang == "en"
+    assert png_size(png)[1] > png_size(NSPWidget(model, tokenizer, lang).picture())[1]
 
 
 def test_a_picture_stacks_every_figure_on_screen(shipped):

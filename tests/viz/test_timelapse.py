@@ -227,7 +227,7 @@ def test_saving_saves_the_figure_on_screen(run, tokenizer, tmp_path, monkeypatch
     w.save_buttons["svg"].click()
     assert (tmp_path / "time-lapse.svg").exists()
     assert w.message == text("saved", "zh", path="time-lapse.svg")
-    assert w._repr_mimebundle_()["image/png"] == w.plot.png()  # the static picture
+    assert w.picture() == w.plot.png()  # the static picture (captioned in the bundle)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh", "ja"])
