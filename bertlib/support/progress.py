@@ -38,6 +38,7 @@ def bar_picture(line: str, fraction: float) -> bytes:
     than the page is shown scaled down, its 10-point text under 10 pixels)."""
     from matplotlib.patches import Rectangle  # matplotlib only once a notebook bar closes
 
+    from bertlib.viz.fonts import add_cjk_fallback
     from bertlib.viz.style import PAGE_WIDTH, new_figure
 
     left, _, right = line.partition("|")
@@ -53,6 +54,7 @@ def bar_picture(line: str, fraction: float) -> bytes:
     filled = ax.add_patch(Rectangle((start, 0.2), width * min(max(fraction, 0.0), 1.0), 0.6,
                                     facecolor="#009E73" if fraction >= 1 else "#D55E00"))
     after = ax.text(start + width + 0.01, 0.5, right, va="center", fontsize=10)
+    add_cjk_fallback(fig)  # measured as drawn: a Japanese description's glyphs too
     if after.get_window_extent(fig.canvas.get_renderer()).x1 > fig.bbox.width:
         fig.set_size_inches(inches, 0.7)  # the bar on the first line, the rest under it
         description.set_y(0.72)

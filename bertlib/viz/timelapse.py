@@ -18,7 +18,7 @@ from bertlib.analysis.fill_mask import Guess
 from bertlib.support.i18n import text
 from bertlib.viz._render import NumberText, StampedText, hbar_verts, pin_labels, spines
 from bertlib.viz.attention import TokenMapPlot, map_side
-from bertlib.viz.style import literal
+from bertlib.viz.style import PAGE_WIDTH, literal
 
 MAX_MASKED = 2  # one masked token in sentence A, one in B: two guess panels at most
 TOP_K = 3  # guesses shown per masked token
@@ -126,9 +126,12 @@ class TimeLapsePlot(TokenMapPlot):
         self.blitter.invalidate()  # the curves are part of the background
 
     def _layout(self, T: int, masked: int) -> None:
-        side = max(3.3, map_side(T))  # never smaller than the column beside it needs
         left, below, top = 1.0, 0.9, 0.4
         colorbar, labels, bars, numbers = 1.0, 0.8, 1.75, 0.45
+        # Never smaller than the column beside it needs; a long input's within the page's
+        # width (its labels thinned, see TokenMapPlot._draw_map).
+        room = PAGE_WIDTH - (left + colorbar + labels + bars + numbers)
+        side = max(3.3, min(map_side(T), room))
         width = left + side + colorbar + labels + bars + numbers
         height = below + side + top
         self.figure.set_size_inches(width, height)

@@ -12,7 +12,15 @@ from bertlib.model import BERTModel
 from bertlib.support.i18n import text
 from bertlib.text.tokenizer import WordPieceTokenizer
 from bertlib.train import TrainHistory
-from bertlib.viz._widget import WRAP, FigureView, InputNotice, ModelWidget, control, text_row
+from bertlib.viz._widget import (
+    WRAP,
+    FigureView,
+    InputNotice,
+    ModelWidget,
+    control,
+    figure_height,
+    text_row,
+)
 from bertlib.viz.modelview import MEAN_HEAD, head_name
 from bertlib.viz.timelapse import TOP_K, TimeLapseFrame, TimeLapsePlot
 
@@ -71,7 +79,8 @@ class TimeLapseWidget(ModelWidget):
         self.layer, self.head = self._layer_head(("130px", "180px"))
         self.mask_a, self.mask_b = (control(widgets.Dropdown, key, lang, "205px")
                                     for key in ("tl_mask_a", "tl_mask_b"))
-        self.image = FigureView()
+        # Under the text boxes, the masked tokens, the step slider and two notices.
+        self.image = FigureView(figure_height(175))
         self.plot = TimeLapsePlot(lang)
         self.plot.set_losses(run.mlm_loss, run.nsp_loss)
         self.outputs: SnapshotOutputs | None = None
