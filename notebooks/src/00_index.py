@@ -22,7 +22,7 @@
 # shape is printed, and every claim is checked by a computation. The model code lives in a small
 # tested package, `bertlib`; the notebooks import it, show it and explain it.
 #
-# 0. [**Index**](00_index.ipynb), about 10 minutes: this page, with the contents, how to run the
+# 0. [**Index**](00_index.ipynb), about 11 minutes: this page, with the contents, how to run the
 #    notebooks and a map of the chapter.
 # 1. [**From context-independent to context-sensitive**](01_context.ipynb), about 25 minutes:
 #    word2vec/GloVe vs ELMo vs GPT vs BERT; polysemy measured with real weights.
@@ -35,10 +35,10 @@
 #    rules counted, gathering the prediction positions, the weighted loss.
 # 5. [**Next sentence prediction**](05_next_sentence.ipynb), about 37 minutes: IsNext/NotNext pairs,
 #    the head on `<cls>`, a padded pretraining batch.
-# 6. [**Putting it together**](06_pretraining.ipynb), about 69 minutes: `BERTModel`, the data
+# 6. [**Putting it together**](06_pretraining.ipynb), about 37 minutes: `BERTModel`, the data
 #    pipeline, the combined loss, one training step, a live pretraining run, the paper's scale next
 #    to ours.
-# 7. [**Watching a model learn**](07_watching_it_learn.ipynb), about 69 minutes: a time-lapse of a
+# 7. [**Watching a model learn**](07_watching_it_learn.ipynb), about 32 minutes: a time-lapse of a
 #    run learning (attention, masked-token guesses, NSP, snapshot by snapshot); going further:
 #    dynamic padding, grouping by length, the shipped recipe in class.
 # 8. [**Evaluating honestly**](08_evaluation.ipynb), about 35 minutes: the shipped model's held-out
@@ -46,17 +46,17 @@
 #    shortcut, template leakage.
 # 9. [**Real BERT**](09_real_bert.ipynb), about 35 minutes: what the original BERT adds, loading
 #    real weights, parity with the reference implementation, real attention heads.
-# 10. [**Fine-tuning**](10_fine_tuning.ipynb), about 54 minutes: what pretraining buys, as a
+# 10. [**Fine-tuning**](10_fine_tuning.ipynb), about 32 minutes: what pretraining buys, as a
 #    designed experiment on words no label shows: `BERTClassifier` on `<cls>`, pretrained vs random
 #    weights vs a bag of words over five seeds, where pretraining put the words, a learning curve.
-# 11. [**Tagging, question answering and a real BERT**](11_tagging_and_qa.ipynb), about 54
+# 11. [**Tagging, question answering and a real BERT**](11_tagging_and_qa.ipynb), about 30
 #    minutes: a token tagger and question answering with start and end vectors under the same
 #    controls, the BERT paper's evidence, fine-tuning real MiniLM weights.
 #
 # Each notebook stands on its own and runs on a laptop CPU, no GPU needed. The minutes after each
 # title estimate its class time, exercises aside: the prose read at 150 words a minute, 5 s a line
 # of code, 3 s a line of output, 4 minutes a widget, and the run (`python tools/notebooks.py
-# --estimate` prints them). Each ends with exercises;
+# --estimate` prints them); each fits one 45-minute class period. Each ends with exercises;
 # some have a check cell that tells you ✓ or × without giving the answer away. An implement-it
 # check names the first case that fails and where; add `hint=1` (then 2, 3) to it for hints, the
 # full recipe last. It refuses a function that calls bertlib's own answer.
@@ -70,7 +70,7 @@
 # 去。每一步都是可以运行、可以修改的代码；每个张量的形状都会打印出来；每个结论都用计算来验证。
 # 模型代码集中放在经过测试的小软件包 `bertlib` 里，笔记本导入它，展示它的源代码并加以讲解。
 #
-# 0. [**目录**](00_index.ipynb)（约 10 分钟）：本页，包括内容简介、运行方法以及与原书章节的对应关
+# 0. [**目录**](00_index.ipynb)（约 11 分钟）：本页，包括内容简介、运行方法以及与原书章节的对应关
 #    系。
 # 1. [**从上下文无关到上下文敏感**](01_context.ipynb)（约 25 分钟）：比较 word2vec/GloVe、ELMo、GPT
 #    与 BERT；用真实权重实测一词多义。
@@ -82,27 +82,28 @@
 #    置；加权损失。
 # 5. [**下一句预测**](05_next_sentence.ipynb)（约 37 分钟）：“是下一句”与“不是下一句”的句子对；基于
 #    `<cls>` 的输出层；填充好的预训练批量。
-# 6. [**整合与预训练**](06_pretraining.ipynb)（约 69 分钟）：`BERTModel`、数据流水线、总损失、一步训
+# 6. [**整合与预训练**](06_pretraining.ipynb)（约 37 分钟）：`BERTModel`、数据流水线、总损失、一步训
 #    练、一次现场训练、论文的规模与我们的对比。
-# 7. [**看着模型学习**](07_watching_it_learn.ipynb)（约 69 分钟）：逐个快照回放一次训练的学习过程
+# 7. [**看着模型学习**](07_watching_it_learn.ipynb)（约 32 分钟）：逐个快照回放一次训练的学习过程
 #    （注意力、被掩蔽词元处的预测、下一句预测）；更进一步：动态填充、按长度分组、在课堂上运行自带
 #    模型的训练配置。
 # 8. [**如实评估**](08_evaluation.ipynb)（约 35 分钟）：项目自带的小 BERT 在留出数据上的准确率及其置
 #    信区间；模型对被掩蔽词元的猜测；BERT 编码；更进一步：下一句预测的捷径、模板泄漏。
 # 9. [**真实的 BERT**](09_real_bert.ipynb)（约 35 分钟）：原始 BERT 增加了什么；加载真实权重；与参考
 #    实现逐个数值比对；真实的注意力头。
-# 10. [**微调**](10_fine_tuning.ipynb)（约 54 分钟）：预训练到底带来了什么，用一个关于标签里没有的词
+# 10. [**微调**](10_fine_tuning.ipynb)（约 32 分钟）：预训练到底带来了什么，用一个关于标签里没有的词
 #    的设计好的实验来回答：基于 `<cls>` 的 `BERTClassifier`；预训练权重、随机权重与词袋模型在五个随
 #    机种子上的比较；预训练把这些词放在了哪里；学习曲线。
-# 11. [**标注、问答与真实的 BERT**](11_tagging_and_qa.ipynb)（约 54 分钟）：在同样的对照下做词元标
+# 11. [**标注、问答与真实的 BERT**](11_tagging_and_qa.ipynb)（约 30 分钟）：在同样的对照下做词元标
 #    注，并用起点向量和终点向量做问答；BERT 论文的证据；微调真实的 MiniLM 权重。
 #
 # 每个笔记本都可以单独学习，在笔记本电脑的 CPU 上就能运行，不需要 GPU。标题后的分钟数是课堂用时的
 # 估计（不含练习）：英文正文按每分钟 150 个词阅读，每行代码 5 秒，每行输出 3 秒，每个小部件 4 分
-# 钟，再加上运行时间（`python tools/notebooks.py --estimate` 会打印这些估计）。每个笔记本最后都有
-# 练习；部分练习附有检查单元格，它会告诉你答对（✓）还是答错（×），但不会泄露答案。“动手实现”的检
-# 查会指出第一个没有通过的测试用例以及出错的位置；在检查中加上 `hint=1`（然后是 2、3）可以得到提
-# 示，最后一条是完整的做法。直接调用 bertlib 自己的函数是不算数的。
+# 钟，再加上运行时间（`python tools/notebooks.py --estimate` 会打印这些估计）；每个笔记本都能在一
+# 节 45 分钟的课内讲完。每个笔记本最后都有练习；部分练习附有检查单元格，它会告诉你答对（✓）还是答
+# 错（×），但不会泄露答案。“动手实现”的检查会指出第一个没有通过的测试用例以及出错的位置；在检查中
+# 加上 `hint=1`（然后是 2、3）可以得到提示，最后一条是完整的做法。直接调用 bertlib 自己的函数是不
+# 算数的。
 
 # %% [markdown] lang="ja"
 # # BERT を基礎から理解する
@@ -117,7 +118,7 @@
 # このコレクションには同じソースから作られた 3 つの版があります：英語版（`notebooks/en/`）、中国語版
 # （`notebooks/zh/`）、そしてこの日本語版（`notebooks/ja/`）です。
 #
-# 0. [**目次**](00_index.ipynb)（約 10 分）：このページです。内容の紹介、ノートブックの動かし方、d2l
+# 0. [**目次**](00_index.ipynb)（約 11 分）：このページです。内容の紹介、ノートブックの動かし方、d2l
 #    の章との対応をまとめています。
 # 1. [**文脈に依存しない表現から文脈に依存する表現へ**](01_context.ipynb)（約 25 分）：
 #    word2vec/GloVe、ELMo、GPT、BERT を比べ、実際の重みで多義性を測ります。
@@ -130,9 +131,9 @@
 #    かめ、予測位置のベクトルを取り出し、重み付きの損失を計算します。
 # 5. [**次文予測**](05_next_sentence.ipynb)（約 37 分）：「次の文」と「次の文ではない」の文ペア、
 #    `<cls>` を読む出力層、パディング済みの事前学習用バッチ。
-# 6. [**全体の組み立てと事前学習**](06_pretraining.ipynb)（約 69 分）：`BERTModel`、データパイプライ
+# 6. [**全体の組み立てと事前学習**](06_pretraining.ipynb)（約 37 分）：`BERTModel`、データパイプライ
 #    ン、損失の合計、1 ステップの学習、その場で行う事前学習、論文の規模と私たちの規模の比較。
-# 7. [**学んでいくモデルを見る**](07_watching_it_learn.ipynb)（約 69 分）：学習の様子をスナップシ
+# 7. [**学んでいくモデルを見る**](07_watching_it_learn.ipynb)（約 32 分）：学習の様子をスナップシ
 #    ョットごとに再生するタイムラプス（アテンション、マスクしたトークンの予測、次文予測）。さらに
 #    先へ：動的パディング、長さによるまとめ、付属モデルの学習設定を授業の中で実行。
 # 8. [**正直な評価**](08_evaluation.ipynb)（約 35 分）：プロジェクト付属の小さな BERT の、ホールドア
@@ -140,22 +141,23 @@
 #    予測の近道、テンプレートの漏洩。
 # 9. [**本物の BERT**](09_real_bert.ipynb)（約 35 分）：オリジナルの BERT が加えているもの、実際の重
 #    みの読み込み、参照実装との数値の一致、本物のアテンションヘッド。
-# 10. [**ファインチューニング**](10_fine_tuning.ipynb)（約 54 分）：事前学習で何が得られるのかを、
+# 10. [**ファインチューニング**](10_fine_tuning.ipynb)（約 32 分）：事前学習で何が得られるのかを、
 #    ラベルに現れない単語についての設計した実験で確かめます。`<cls>` の上の `BERTClassifier`、事前学
 #    習済みの重み・ランダムな重み・Bag-of-Words モデルの 5 つのシードでの比較、事前学習が単語をどこ
 #    に置いたか、学習曲線。
-# 11. [**タグ付け、質問応答、本物の BERT**](11_tagging_and_qa.ipynb)（約 54 分）：同じ対照のもとで
+# 11. [**タグ付け、質問応答、本物の BERT**](11_tagging_and_qa.ipynb)（約 30 分）：同じ対照のもとで
 #    のトークンのタガーと、開始ベクトルと終了ベクトルによる質問応答、BERT 論文の証拠、本物の MiniLM
 #    の重みのファインチューニング。
 #
-# どのノートブックも単独で読むことができ、ノートパソコンの CPU で動きます。GPU は要りません。タイト
-# ルの後の分数は授業時間の見積もりです（演習は含みません）。英語版の本文を 1 分に 150 語で読み、コー
-# ドは 1 行 5 秒、出力は 1 行 3 秒、ウィジェットは 1 つ 4 分とし、実行時間を足しています（`python
-# tools/notebooks.py --estimate` が表示します）。各ノートブックの最後には演習があり、その一部
-# には、答えを明かさずに正解（✓）か不正解（×）かを教えてくれるチェック用のセルが付いています。関数を
-# 実装する演習のチェックは、最初に失敗したテストケースとその箇所を示します。チェックに `hint=1`（続
-# いて 2、3）を加えるとヒントが表示され、最後のヒントは完全な手順です。bertlib 自身の関数を呼び出し
-# て済ませた実装は合格になりません。
+# どのノートブックも単独で読むことができ、ノートパソコンの CPU で動きます。GPU は要りません。タイ
+# トルの後の分数は授業時間の見積もりです（演習は含みません）。英語版の本文を 1 分に 150 語で読み、
+# コードは 1 行 5 秒、出力は 1 行 3 秒、ウィジェットは 1 つ 4 分とし、実行時間を足しています
+# （`python tools/notebooks.py --estimate` が表示します）。どのノートブックも 45 分の授業 1 回に
+# 収まります。各ノートブックの最後には演習があり、その一部には、答えを明かさずに正解（✓）か不正解
+# （×）かを教えてくれるチェック用のセルが付いています。関数を実装する演習のチェックは、最初に失敗
+# したテストケースとその箇所を示します。チェックに `hint=1`（続いて 2、3）を加えるとヒントが表示
+# され、最後のヒントは完全な手順です。bertlib 自身の関数を呼び出して済ませた実装は合格になりませ
+# ん。
 
 # %% [markdown] lang="en"
 # ## How to run
