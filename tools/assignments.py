@@ -38,8 +38,9 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from assignment_solutions import SOLUTIONS  # noqa: E402
-from notebooks import LANGS, NOTEBOOKS, ROOT, SETUP_ID, edition, load_source, sources  # noqa: E402
+from assignment_solutions import SOLUTIONS
+
+from notebooks import LANGS, NOTEBOOKS, ROOT, SETUP_ID, edition, load_source, sources
 
 OUT = ROOT / "build" / "assignments"
 CODE_STUB = {"en": "# YOUR CODE HERE", "zh": "# 在这里写你的代码", "ja": "# ここにコードを書く"}

@@ -63,4 +63,5 @@ def autograde_preprocessors() -> list:
     """nbgrader's autograde steps with :class:`GradeOutside` right after the execution."""
     from nbgrader.converters import Autograde
     steps = list(Autograde.class_traits()["autograde_preprocessors"].default())
-    return steps[:steps.index(Execute) + 1] + [GradeOutside] + steps[steps.index(Execute) + 1:]
+    at = steps.index(Execute) + 1
+    return [*steps[:at], GradeOutside, *steps[at:]]
