@@ -16,7 +16,7 @@ UV     := $(BIN)/python -m uv pip install --quiet --python $(BIN)/python \
           $(foreach u,$(PIP_EXTRA_INDEX_URL),--extra-index-url $(u))
 
 .PHONY: setup lab test test-all lint format browser notebooks corpus tasks pretrain-small pretrain-in-class experiment bench \
-        bench-attention bench-pretrain bench-in-class bench-widgets bench-corpus-memory mutation probe
+        assignments bench-attention bench-pretrain bench-in-class bench-widgets bench-corpus-memory mutation probe
 
 setup: $(STAMP)
 
@@ -92,6 +92,14 @@ test-all: test
 # (NAMES=03_encoder to rebuild some). Prints each notebook's execution time.
 notebooks: setup
 	$(BIN)/python tools/notebooks.py $(NAMES)
+
+# One nbgrader course per edition in build/assignments/<lang>/ (ASSIGNMENTS=... elsewhere, NAMES=
+# 11_tagging_and_qa for some notebooks): the instructor's version of each notebook in source/, the
+# students' in release/. The grading path: docs/classroom.md. Needs the grading extra (nbgrader).
+ASSIGNMENTS ?= build/assignments
+assignments: setup
+	$(UV) -c constraints.txt -e '.[grading]'
+	$(BIN)/python tools/assignments.py --out $(ASSIGNMENTS) $(NAMES)
 
 # The shipped corpus (bertlib/assets/small_corpus) and small pretrained BERT (bertlib/assets/small_bert).
 corpus: setup
