@@ -28,11 +28,19 @@ sys.path.insert(0, str(ROOT))  # bertlib, for the font, where it is not installe
 EDITIONS = {"en": "English", "zh": "中文", "ja": "日本語"}
 # Which face of the Noto Sans CJK collection each edition's CJK text is drawn with (its index in
 # the .ttc): Japanese draws 直, 骨, 写... differently from Simplified Chinese (bertlib.viz.fonts).
-FACES = {"en": ("Noto Sans CJK SC", 2), "zh": ("Noto Sans CJK SC", 2),
-         "ja": ("Noto Sans CJK JP", 0)}
+FACES = {
+    "en": ("Noto Sans CJK SC", 2),
+    "zh": ("Noto Sans CJK SC", 2),
+    "ja": ("Noto Sans CJK JP", 0),
+}
 # CJK punctuation, kana, ideographs and full-width forms: the shipped font draws these only.
 CJK_RANGES = "U+2E80-2FFF, U+3000-30FF, U+3100-9FFF, U+F900-FAFF, U+FE30-FE4F, U+FF00-FFEF"
 LINK = re.compile(r"\[([^\]]+)\]\(\.\./(en|zh|ja)/([\w.-]+)\.ipynb(#[^)]*)?\)")
+
+
+def edition_link(m: re.Match) -> str:
+    """[中文](../zh/04_masked_lm.ipynb) as a link to the page of the zh edition's folder."""
+    return f'<a href="../{m[2]}/{m[3]}.html{m[4] or ""}" hreflang="{m[2]}">{m[1]}</a>'
 
 
 def stage(lang: str, src: Path) -> None:
@@ -49,12 +57,12 @@ def stage(lang: str, src: Path) -> None:
             text = "".join(cell["source"])
             # Another edition's notebook: the same page of that edition's folder. A link to a
             # page outside this Sphinx project is an HTML link (the target is built beside it).
-            text = LINK.sub(lambda m: f'<a href="../{m[2]}/{m[3]}.html{m[4] or ""}" hreflang="{m[2]}">'
-                                      f"{m[1]}</a>", text)
+            text = LINK.sub(edition_link, text)
             text = text.replace("](../GLOSSARY.md", "](GLOSSARY.md")
             cell["source"] = text
         if path.stem == "00_index":  # a cell for the table of contents
-            nb["cells"].append({"cell_type": "markdown", "id": "site-toc", "metadata": {}, "source": ""})
+            toc_cell = {"cell_type": "markdown", "id": "site-toc", "metadata": {}, "source": ""}
+            nb["cells"].append(toc_cell)
         names.append(path.stem)
         (src / path.name).write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
     index = json.loads((src / "00_index.ipynb").read_text(encoding="utf-8"))
@@ -83,8 +91,22 @@ def run_page() -> str:
 
 def build(lang: str, src: Path, out: Path, jobs: int) -> None:
     env = dict(os.environ, SITE_EDITION=lang)
-    cmd = [sys.executable, "-m", "sphinx", "-b", "html", "-q", "-j", str(jobs), "-c", str(CONF),
-           "-d", str(src.parent / f".doctrees-{lang}"), str(src), str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-b",
+        "html",
+        "-q",
+        "-j",
+        str(jobs),
+        "-c",
+        str(CONF),
+        "-d",
+        str(src.parent / f".doctrees-{lang}"),
+        str(src),
+        str(out),
+    ]
     subprocess.run(cmd, env=env, check=True)
 
 
@@ -138,14 +160,18 @@ def font_licence() -> str:
         licence = next(f for f in files if f.name.upper().startswith("LICENSE"))
         return licence.read_text(encoding="utf-8")
     except (metadata.PackageNotFoundError, StopIteration):  # Debian's fonts-noto-cjk
-        return ("Noto Sans CJK, (c) 2014-2021 Adobe (http://www.adobe.com/), "
-                "licensed under the SIL Open Font License, Version 1.1: "
-                "https://openfontlicense.org\n")
+        return (
+            "Noto Sans CJK, (c) 2014-2021 Adobe (http://www.adobe.com/), "
+            "licensed under the SIL Open Font License, Version 1.1: "
+            "https://openfontlicense.org\n"
+        )
 
 
 def root_index(out: Path) -> None:
-    links = "\n".join(f'  <li><a href="{c}/00_index.html" lang="{c}" hreflang="{c}">{n}</a></li>'
-                      for c, n in EDITIONS.items())
+    links = "\n".join(
+        f'  <li><a href="{c}/00_index.html" lang="{c}" hreflang="{c}">{n}</a></li>'
+        for c, n in EDITIONS.items()
+    )
     (out / "index.html").write_text(
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -159,14 +185,18 @@ def root_index(out: Path) -> None:
     )
 
 
-REMOTE = re.compile(r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=["']?(?:https?:)?//""",
-                    re.I)
+REMOTE = re.compile(
+    r"""<(?:script|link|img|iframe|source)\b[^>]*\b(?:src|href)=["']?(?:https?:)?//""", re.I
+)
 
 
 def remote_loads(out: Path) -> list[str]:
     """Pages that load a script, style sheet, picture or frame from outside the folder."""
-    return [str(p.relative_to(out)) for p in sorted(out.rglob("*.html"))
-            if REMOTE.search(p.read_text(encoding="utf-8"))]
+    return [
+        str(p.relative_to(out))
+        for p in sorted(out.rglob("*.html"))
+        if REMOTE.search(p.read_text(encoding="utf-8"))
+    ]
 
 
 def main() -> int:

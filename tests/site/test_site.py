@@ -25,8 +25,11 @@ DESKTOP = {"width": 1280, "height": 720}
 PHONE = {"width": 390, "height": 844}
 CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 # A word of each edition that search must find, and a page it is on.
-SEARCH = {"en": ("attention", "03_encoder"), "zh": ("注意力", "03_encoder"),
-          "ja": ("アテンション", "03_encoder")}
+SEARCH = {
+    "en": ("attention", "03_encoder"),
+    "zh": ("注意力", "03_encoder"),
+    "ja": ("アテンション", "03_encoder"),
+}
 
 pytestmark = [
     pytest.mark.site,
@@ -46,8 +49,10 @@ def browser():
         if not executable.exists():
             pytest.fail(f"no Chromium at {CHROMIUM}: run `.ci/install-browser .venv/bin/python`")
         browser = playwright.chromium.launch(
-            executable_path=executable, headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+            executable_path=executable,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--no-first-run"],
+        )
         try:
             yield browser
         finally:

@@ -18,8 +18,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 EDITION = os.environ.get("SITE_EDITION", "en")
 EDITIONS = {"en": "English", "zh": "中文", "ja": "日本語"}
 TITLES = {"en": "BERT from first principles", "zh": "从零开始学 BERT", "ja": "ゼロから学ぶ BERT"}
-RUN_LABEL = {"en": "How to run this notebook", "zh": "如何运行本笔记本（英文）",
-             "ja": "このノートブックの実行方法（英語）"}
+RUN_LABEL = {
+    "en": "How to run this notebook",
+    "zh": "如何运行本笔记本（英文）",
+    "ja": "このノートブックの実行方法（英語）",
+}
 
 project = TITLES[EDITION]
 html_title = TITLES[EDITION]
@@ -52,8 +55,14 @@ html_theme_options = {
     "show_toc_level": 2,
     "navigation_with_keys": False,
 }
-html_sidebars = {"**": ["navbar-logo.html", "language-switch.html", "search-button-field.html",
-                        "sbt-sidebar-nav.html"]}
+html_sidebars = {
+    "**": [
+        "navbar-logo.html",
+        "language-switch.html",
+        "search-button-field.html",
+        "sbt-sidebar-nav.html",
+    ]
+}
 html_context = {"edition": EDITION, "editions": EDITIONS, "run_label": RUN_LABEL[EDITION]}
 html_show_sourcelink = False
 html_copy_source = True  # the .ipynb, for the theme's download button
