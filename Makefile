@@ -16,7 +16,8 @@ UV     := $(BIN)/python -m uv pip install --quiet --python $(BIN)/python \
           $(foreach u,$(PIP_EXTRA_INDEX_URL),--extra-index-url $(u))
 
 .PHONY: setup lab test test-all lint format browser notebooks corpus tasks pretrain-small pretrain-in-class experiment bench \
-        assignments bench-attention bench-pretrain bench-in-class bench-widgets bench-corpus-memory mutation probe
+        assignments bench-attention bench-pretrain bench-in-class bench-widgets bench-corpus-memory mutation probe \
+        site site-test
 
 setup: $(STAMP)
 
@@ -75,13 +76,13 @@ test:
 	@$(call stage,setup,$(MAKE) --no-print-directory setup browser)
 	@$(call stage,ruff,$(BIN)/ruff check .)
 	@$(call stage,notebooks --check,$(BIN)/python tools/notebooks.py --check)
-	@$(call stage,unit tests,$(BIN)/python -m pytest tests --ignore=tests/e2e -m "not slow" --durations=25 -n auto --dist worksteal)
+	@$(call stage,unit tests,$(BIN)/python -m pytest tests --ignore=tests/e2e -m "not slow and not site" --durations=25 -n auto --dist worksteal)
 	@$(call stage,browser test,$(BIN)/python -m pytest tests/e2e -n 2 --dist load)
 
 # `make test`, then the slow tests (several models trained over seeds) and strict nbval: every
 # notebook run a second time, by nbval's own kernel client.
 test-all: test
-	@$(call stage,slow tests,$(BIN)/python -m pytest tests --ignore=tests/e2e -m slow --durations=5)
+	@$(call stage,slow tests,$(BIN)/python -m pytest tests --ignore=tests/e2e -m "slow and not site" --durations=5)
 	@$(call stage,nbval,elsewhere=$$(mktemp -d) && \
 	cp -r notebooks/en "$$elsewhere/edition-1" && cp -r notebooks/zh "$$elsewhere/edition-2" && \
 	cp -r notebooks/ja "$$elsewhere/edition-3" && \
@@ -149,6 +150,21 @@ bench-corpus-memory: setup
 # any case is raw, silent, a hang, a blow-up or a change of process state.
 probe: setup
 	$(BIN)/python tools/probe.py
+
+# The static website of the three editions in build/site/ (docs/site.md): the committed notebooks
+# with their outputs, nothing executed, nothing fetched while building; open build/site/index.html
+# or publish the folder on any static host. Installs the `site` extra (Sphinx, myst-nb) first.
+SITE_STAMP := $(VENV)/.installed-site
+$(SITE_STAMP): $(STAMP)
+	$(UV) -c constraints.txt -e '.[site]'
+	touch $@
+
+site: $(SITE_STAMP)
+	@$(call stage,site,$(BIN)/python tools/site.py)
+
+# The built site in headless Chromium at 1280×720 and 390×844 (tests/site, outside `make test`).
+site-test: site browser
+	@$(call stage,site test,$(BIN)/python -m pytest tests/site -m site)
 
 # Mutation testing of the core (model, masking, data, batches, loss, train), outside `make test`: mutmut
 # makes one small change at a time and runs the tests that reach it ([tool.mutmut] in
