@@ -76,13 +76,16 @@ test:
 	@$(call stage,setup,$(MAKE) --no-print-directory setup browser)
 	@$(call stage,ruff,$(BIN)/ruff check .)
 	@$(call stage,notebooks --check,$(BIN)/python tools/notebooks.py --check)
-	@$(call stage,unit tests,$(BIN)/python -m pytest tests --ignore=tests/e2e -m "not slow and not site" --durations=25 -n auto --dist worksteal)
+	@$(call stage,unit tests,$(BIN)/python -m pytest tests --ignore=tests/e2e --ignore=tests/classroom/test_assignments.py -m "not slow and not site" --durations=25 -n auto --dist worksteal)
 	@$(call stage,browser test,$(BIN)/python -m pytest tests/e2e -n 2 --dist load)
 
-# `make test`, then the slow tests (several models trained over seeds) and strict nbval: every
+# `make test`, then the slow tests (several models trained over seeds), the autograded assignments
+# (the grading extra, nbgrader), the built website in Chromium (the site extra), and strict nbval: every
 # notebook run a second time, by nbval's own kernel client.
 test-all: test
-	@$(call stage,slow tests,$(BIN)/python -m pytest tests --ignore=tests/e2e -m "slow and not site" --durations=5)
+	@$(call stage,slow tests,$(BIN)/python -m pytest tests --ignore=tests/e2e --ignore=tests/classroom/test_assignments.py -m "slow and not site" --durations=5)
+	@$(call stage,assignments,$(UV) -c constraints.txt -e '.[grading]' && $(BIN)/python -m pytest tests/classroom/test_assignments.py)
+	@$(call stage,site,$(MAKE) --no-print-directory site-test)
 	@$(call stage,nbval,elsewhere=$$(mktemp -d) && \
 	cp -r notebooks/en "$$elsewhere/edition-1" && cp -r notebooks/zh "$$elsewhere/edition-2" && \
 	cp -r notebooks/ja "$$elsewhere/edition-3" && \
