@@ -37,7 +37,7 @@ def main() -> None:
     import torch.nn as nn
     import torch.nn.functional as F
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(1)  # process-state: the grading child process of its own, one per cell
 
     def decode(x):
         if isinstance(x, list):
