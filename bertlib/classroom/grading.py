@@ -30,7 +30,7 @@ from pathlib import Path
 
 import torch
 
-from bertlib.classroom.exercises import EXERCISES
+from bertlib.classroom.exercises import is_correct
 from bertlib.classroom.implement import _difference, fresh_seed
 from bertlib.classroom.implement_cases import IMPLEMENTATIONS
 from bertlib.support.i18n import fill, text
@@ -78,7 +78,7 @@ def grade_answer(key: str, payload: dict | None, lang: str) -> tuple[bool, str]:
         if kind:
             return False, fill(text("grade_not_plain", lang, name=str(kind)[:80]))
         return False, fill(text("grade_no_answer", lang))
-    if value == EXERCISES[key]():
+    if is_correct(key, value):
         return True, text("ex_correct", lang)
     return False, fill(text("ex_wrong", lang, hint=text(f"ex_hint_{key}", lang)))
 
