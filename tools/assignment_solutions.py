@@ -24,9 +24,29 @@ while start < len(word):
     else:  # no piece fits here: the whole word is unknown
         return ["<unk>"]
 return found''',
+    "03_attention_weights": '''\
+B, T, H = X.shape
+nh = attention.num_heads
+q, k = (W(X).view(B, T, nh, H // nh).transpose(1, 2) for W in (attention.W_q, attention.W_k))
+scores = q @ k.transpose(-2, -1) / math.sqrt(H // nh)  # (B, nh, T, T)
+if valid_lens is not None:
+    real = torch.arange(T)[None, :] < valid_lens[:, None]  # (B, T): the real keys
+    scores = scores.masked_fill(~real[:, None, None, :], float("-inf"))
+return scores.softmax(dim=-1)''',
     "04_mlm_gather": '''\
 batch_idx = torch.arange(X.shape[0])[:, None]  # (B, 1), broadcasts against (B, P)
 return X[batch_idx, pred_positions]''',
+    "05_nsp_pair_builder": '''\
+g = torch.Generator().manual_seed(seed)
+pairs = []
+for p, paragraph in enumerate(paragraphs):
+    for i in range(len(paragraph) - 1):
+        a, b, is_next = get_next_sentence(paragraph[i], paragraph[i + 1], paragraphs, p, g)
+        if len(a) + len(b) + 3 > max_len:  # <cls> a <sep> b <sep>
+            continue
+        tokens, segments = get_tokens_and_segments(a, b)
+        pairs.append((tokens, segments, is_next))
+return pairs''',
     "06_mlm_loss": '''\
 V = mlm_Y_hat.shape[-1]
 per_slot = F.cross_entropy(mlm_Y_hat.reshape(-1, V), mlm_Y.reshape(-1).long(),

@@ -10,8 +10,7 @@ generate_assignment`` the students' version in ``release/``). Each notebook is t
   that keeps the in-notebook check and reports the answer as JSON for the grader;
 * an implement-it exercise: the function's cell as a solution cell, its body from
   ``tools/assignment_solutions.py`` between the markers, and the check as a locked test cell
-  (graded outside the kernel: bertlib.classroom.grading); the exercises whose arguments cannot
-  be sent to the sandbox yet (03, 05) are manually graded code cells;
+  (graded outside the kernel: bertlib.classroom.grading);
 * an open exercise (in the list, with no check): a manually graded answer cell, holding the
   worked answer where the notebook has one (folded in ``<details>``, which the students'
   version loses with the rest of the worked answers).
@@ -77,7 +76,6 @@ def assignment(source: nbformat.NotebookNode, lang: str,
                exercises_only: bool = False) -> nbformat.NotebookNode:
     """The ``lang`` edition of ``source`` as an nbgrader source notebook."""
     from bertlib.classroom.exercises import EXERCISES
-    from bertlib.classroom.grading import SANDBOXED
 
     nb = edition(source, lang)
     markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
@@ -107,16 +105,12 @@ def assignment(source: nbformat.NotebookNode, lang: str,
         elif (found := IMPL_CHECK.search(cell.source)) is not None and RAISE in cell.source:
             key, definition = found["key"], cell.source[:found.start()]
             checked.add(int(number.group(1)))
-            graded = key in SANDBOXED and key in SOLUTIONS
-            body = textwrap.indent(SOLUTIONS[key], "    ") if graded else RAISE
+            body = textwrap.indent(SOLUTIONS[key], "    ")
             cells.append(_code(definition.replace(RAISE, "    ### BEGIN SOLUTION\n" + body
                                                   + "\n    ### END SOLUTION"),
-                               grade_id=key, grade=not graded, solution=True, locked=False,
-                               points=points))
-            check = found.group(0).strip()
-            cells.append(_code(check, grade_id=f"bertlib-impl-{key}", grade=True,
-                               solution=False, locked=True, points=points) if graded
-                         else nbformat.v4.new_code_cell(check))
+                               grade_id=key, grade=False, solution=True, locked=False))
+            cells.append(_code(found.group(0).strip(), grade_id=f"bertlib-impl-{key}",
+                               grade=True, solution=False, locked=True, points=points))
         elif not exercises_only or cell.get("id") == SETUP_ID or IMPORTS.search(cell.source):
             cells.append(nbformat.v4.new_code_cell(cell.source, metadata=cell.metadata))
     for n in sorted(set(stars) - checked):

@@ -4,20 +4,24 @@ are the answers). Started by :mod:`bertlib.classroom.grading` with ``python -I -
 folder, no current folder, no ``.pth`` file (an editable bertlib's among them) is on the path;
 only torch's folder is, and an import of bertlib is refused.
 
-Reads one JSON object from stdin: ``paths`` (the folders to import from), ``source`` (the
+Reads one line of JSON from stdin: ``paths`` (the folders to import from), ``source`` (the
 cell), ``name`` (the function to call), ``cases`` (each a list of arguments, encoded as
-:func:`decode` reads them). Writes one JSON object to stdout: ``results`` (each case's result
-encoded from plain values only, or ``{"__raised__": ...}``), or ``error`` and ``kind``
-(``bertlib``, ``no_function``, ``crashed``). Nothing here compares; the expected values live in
-the grader's process, never here."""
+:func:`decode` reads them) and ``handouts`` (the bertlib functions the exercise hands out, such
+as 05's ``get_next_sentence``: each is a stand-in that asks the grader to run bertlib's, one
+line of JSON out and one back, a generator's state going both ways). Writes one line of JSON:
+``results`` (each case's result encoded from plain values only, or ``{"__raised__": ...}``),
+or ``error`` and ``kind`` (``bertlib``, ``no_function``, ``crashed``). Nothing here compares;
+the expected values live in the grader's process, never here."""
 
 import json
 import sys
 
+REFUSED = "bertlib is not available while grading"
+
 
 def main() -> None:
-    request = json.loads(sys.stdin.read())
-    out = sys.stdout
+    stdin, out = sys.stdin, sys.stdout
+    request = json.loads(stdin.readline())
     sys.stdout = sys.stderr  # the learner's prints must not mix with the answer
     sys.path[:] = request["paths"]
 
@@ -27,7 +31,7 @@ def main() -> None:
         @staticmethod
         def find_spec(name, path=None, target=None):
             if name.split(".")[0] == "bertlib" or name.startswith("__editable__"):
-                raise ImportError("bertlib is not available while grading")
+                raise ImportError(REFUSED)
             return None
 
     sys.meta_path.insert(0, RefuseBertlib)
@@ -38,6 +42,33 @@ def main() -> None:
     import torch.nn.functional as F
 
     torch.set_num_threads(1)  # process-state: the grading child process of its own, one per cell
+
+    def send(message):
+        out.write(json.dumps(message) + "\n")
+        out.flush()
+
+    class Module(nn.Module):
+        """A bertlib module as the learner's function sees it: its attributes, its layers and
+        their weights, but not its forward (that is bertlib's answer)."""
+
+        def forward(self, *args, **kwargs):
+            raise ImportError(f"{REFUSED}: compute it from the module's layers")
+
+    def module(spec):
+        if spec["class"] == "Linear":
+            weight, bias = decode(spec["weight"]), decode(spec.get("bias"))
+            layer = nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None)
+            with torch.no_grad():
+                layer.weight.copy_(weight)
+                if bias is not None:
+                    layer.bias.copy_(bias)
+            return layer
+        made = Module()
+        for name, value in spec["attributes"].items():
+            setattr(made, name, value)
+        for name, child in spec["children"].items():
+            setattr(made, name, module(child))
+        return made.train(spec["training"])
 
     def decode(x):
         if isinstance(x, list):
@@ -50,6 +81,8 @@ def main() -> None:
                 return set(x["__set__"])
             if "__tuple__" in x:
                 return tuple(decode(v) for v in x["__tuple__"])
+            if "__module__" in x:
+                return module(x["__module__"])
         return x
 
     def encode(x):
@@ -64,7 +97,24 @@ def main() -> None:
                 return {"__not_plain__": f"Tensor(layout={x.layout}, meta={x.is_meta})"}
             return {"__tensor__": torch.Tensor.tolist(x), "dtype": str(x.dtype).split(".")[1],
                     "shape": list(x.shape)}
+        if type(x) is torch.Generator:
+            return {"__generator__": torch.Generator.get_state(x).tolist()}
         return {"__not_plain__": type(x).__qualname__}
+
+    def handout(name):
+        """bertlib's ``name``, run by the grader on the learner's arguments."""
+        def call(*args):
+            send({"call": name, "args": encode(list(args))})
+            reply = json.loads(stdin.readline())
+            if "raised" in reply:
+                raise (ValueError if reply["raised"] == "ValueError" else TypeError)(
+                    reply["message"])
+            generators = [a for a in args if type(a) is torch.Generator]
+            for g, state in zip(generators, reply["generators"], strict=True):
+                g.set_state(torch.tensor(state, dtype=torch.uint8))
+            return decode(reply["result"])
+        call.__name__ = name
+        return call
 
     def error_text(err):
         try:
@@ -74,16 +124,16 @@ def main() -> None:
         return shown[:300]
 
     namespace = {"__name__": "__exercise__", "torch": torch, "nn": nn, "F": F, "math": math,
-                 "IGNORE": -100}
+                 "IGNORE": -100, **{name: handout(name) for name in request["handouts"]}}
     try:
         exec(compile(request["source"], "<exercise cell>", "exec"), namespace)
     except BaseException as err:
-        kind = "bertlib" if "bertlib" in str(err) else "crashed"
-        out.write(json.dumps({"kind": kind, "error": error_text(err)}))
+        send({"kind": "bertlib" if "bertlib" in str(err) else "crashed",
+              "error": error_text(err)})
         return
     function = namespace.get(request["name"])
     if not callable(function):
-        out.write(json.dumps({"kind": "no_function", "error": request["name"]}))
+        send({"kind": "no_function", "error": request["name"]})
         return
     results = []
     for args in request["cases"]:
@@ -91,14 +141,14 @@ def main() -> None:
             with torch.no_grad():
                 results.append(encode(function(*decode(args))))
         except BaseException as err:
-            if "bertlib is not available" in str(err):
-                out.write(json.dumps({"kind": "bertlib", "error": error_text(err)}))
+            if REFUSED in str(err):
+                send({"kind": "bertlib", "error": error_text(err)})
                 return
             results.append({"__raised__": type(err).__name__, "message": error_text(err)})
     if any(m.split(".")[0] == "bertlib" for m in sys.modules):
-        out.write(json.dumps({"kind": "bertlib", "error": "bertlib was imported"}))
+        send({"kind": "bertlib", "error": "bertlib was imported"})
         return
-    out.write(json.dumps({"results": results}))
+    send({"results": results})
 
 
 if __name__ == "__main__":

@@ -11,9 +11,11 @@ comparison stay in the grader's process:
   answer bertlib computes in the grader's process (:func:`grade_answer`).
 * an implement-it exercise: the grader takes the text of the learner's cell from the submitted
   notebook and runs it in a fresh ``python -I -S`` process (``_sandbox.py``) that can import torch
-  but not bertlib, on cases the grader draws and sends as JSON; the results come back as JSON
-  (plain lists, numbers, strings) and are compared with bertlib's reference in the grader's
-  process (:func:`grade_implementation`). The learner's kernel plays no part in it.
+  but not bertlib, on cases the grader draws and sends as JSON (a module as its attributes and
+  its layers' weights); the results come back as JSON (plain lists, numbers, strings) and are
+  compared with bertlib's reference in the grader's process (:func:`grade_implementation`). A
+  bertlib function the exercise hands out (05's ``get_next_sentence``) is run by the grader when
+  the cell calls it. The learner's kernel plays no part in it.
 
 :class:`bertlib.classroom.autograde.GradeOutside` applies both in ``nbgrader autograde``.
 """
@@ -22,13 +24,15 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
+import torch.nn as nn
 
 from bertlib.classroom.exercises import is_correct
 from bertlib.classroom.implement import _difference, fresh_seed
@@ -37,11 +41,6 @@ from bertlib.support.i18n import fill, text
 
 MIME = "application/vnd.bertlib.answer+json"
 SANDBOX = Path(__file__).with_name("_sandbox.py")
-# The implement-it exercises whose arguments are plain values and tensors, so that they can be
-# sent to the sandbox as JSON (03's takes an attention module, 05's calls bertlib's
-# get_next_sentence: graded by hand for now).
-SANDBOXED = ("02_tokens_and_segments", "02_wordpiece", "04_mlm_gather", "06_mlm_loss",
-             "11_tagging_loss", "11_best_span")
 TIMEOUT_S = 60
 
 
@@ -85,10 +84,24 @@ def grade_answer(key: str, payload: dict | None, lang: str) -> tuple[bool, str]:
 
 # ---------------------------------------------------------------- implement-it exercises
 def encode(x):
-    """The cases' arguments as JSON (the sandbox's ``decode`` reads them)."""
+    """The cases' arguments as JSON (the sandbox's ``decode`` reads them). A module is sent as
+    its plain attributes and its layers' weights, so that the learner's function can use
+    ``attention.W_q`` but not bertlib's forward."""
     if isinstance(x, torch.Tensor):
+        x = x.detach()
         return {"__tensor__": x.tolist(), "dtype": str(x.dtype).split(".")[1],
                 "shape": list(x.shape)}
+    if isinstance(x, nn.Linear):
+        return {"__module__": {"class": "Linear", "weight": encode(x.weight),
+                               "bias": None if x.bias is None else encode(x.bias)}}
+    if isinstance(x, nn.Module):
+        attributes = {k: v for k, v in vars(x).items() if not k.startswith("_")
+                      and k != "training" and type(v) in (int, float, bool, str)}
+        children = {k: encode(child)["__module__"] for k, child in x.named_children()}
+        return {"__module__": {"class": type(x).__name__, "attributes": attributes,
+                               "children": children, "training": x.training}}
+    if isinstance(x, torch.Generator):
+        return {"__generator__": x.get_state().tolist()}
     if isinstance(x, (set, frozenset)):
         return {"__set__": sorted(x)}
     if isinstance(x, tuple):
@@ -101,17 +114,35 @@ def encode(x):
 
 
 def _decode_result(x):
-    """A sandbox result as plain Python values and exact torch.Tensors."""
+    """A sandbox result as plain Python values, exact torch.Tensors and generators."""
     if isinstance(x, list):
         return [_decode_result(v) for v in x]
     if isinstance(x, dict) and "__tensor__" in x and x.get("dtype") in _DTYPES:
         return torch.tensor(x["__tensor__"], dtype=getattr(torch, x["dtype"])).reshape(
             x["shape"])
+    if isinstance(x, dict) and "__generator__" in x:
+        g = torch.Generator()
+        g.set_state(torch.tensor(x["__generator__"], dtype=torch.uint8))
+        return g
     return x
 
 
 _DTYPES = {"float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64",
            "uint8", "bool"}
+
+
+def _run_handout(functions: dict[str, Callable], call: dict) -> dict:
+    """bertlib's handed-out function on the arguments the learner's cell passed, and the
+    generators' states after it."""
+    try:
+        function = functions[call["call"]]
+        args = _decode_result(call.get("args", []))
+        kwargs = {k: _decode_result(v) for k, v in call.get("kwargs", {}).items()}
+        result = function(*args, **kwargs)
+    except Exception as err:  # the learner's arguments: the cell gets the error to raise
+        return {"raised": type(err).__name__, "message": f"{type(err).__name__}: {err}"[:300]}
+    generators = [g for g in [*args, *kwargs.values()] if isinstance(g, torch.Generator)]
+    return {"result": encode(result), "generators": [g.get_state().tolist() for g in generators]}
 
 
 def _torch_paths() -> list[str]:
@@ -124,27 +155,47 @@ def _torch_paths() -> list[str]:
                      and not (Path(p) / "bertlib").exists()})
 
 
-def run_sandboxed(source: str, name: str, cases: list, timeout: float = TIMEOUT_S) -> dict:
-    """The sandbox's answer for ``source``'s function ``name`` on ``cases`` (encoded)."""
-    request = json.dumps({"paths": _torch_paths(), "source": source, "name": name,
-                          "cases": cases})
+def run_sandboxed(source: str, name: str, cases: list, handouts: tuple[Callable, ...] = (),
+                  timeout: float = TIMEOUT_S) -> dict:
+    """The sandbox's answer for ``source``'s function ``name`` on ``cases`` (encoded); the
+    ``handouts`` are run here when the cell calls them."""
+    functions = {f.__name__: f for f in handouts}
+    request = {"paths": _torch_paths(), "source": source, "name": name, "cases": cases,
+               "handouts": list(functions)}
     env = {"PATH": os.environ.get("PATH", ""), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
            "LANG": "C.UTF-8"}
-    try:
-        done = subprocess.run([sys.executable, "-I", "-S", str(SANDBOX)], input=request,
-                              capture_output=True, text=True, timeout=timeout, env=env,
-                              cwd=tempfile.gettempdir())
-    except subprocess.TimeoutExpired:
-        return {"kind": "timeout"}
-    try:
-        answer = json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        tail = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
-        return {"kind": "crashed", "error": tail[:300]}
-    return answer if isinstance(answer, dict) else {"kind": "crashed", "error": "no answer"}
-
-
-_USES_BERTLIB = re.compile(r"bertlib|__editable__")
+    timed_out = threading.Event()
+    with tempfile.TemporaryFile("w+") as errors, subprocess.Popen(
+            [sys.executable, "-I", "-S", str(SANDBOX)], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=errors, text=True, env=env,
+            cwd=tempfile.gettempdir()) as process:
+        timer = threading.Timer(timeout, lambda: (timed_out.set(), process.kill()))
+        timer.start()
+        answer = None
+        try:
+            process.stdin.write(json.dumps(request) + "\n")
+            process.stdin.flush()
+            for line in process.stdout:
+                message = json.loads(line)
+                if not isinstance(message, dict) or "call" not in message:
+                    answer = message
+                    break
+                process.stdin.write(json.dumps(_run_handout(functions, message)) + "\n")
+                process.stdin.flush()
+        except (OSError, ValueError):  # the sandbox died, or wrote what is not JSON
+            answer = None
+        finally:
+            timer.cancel()
+            process.kill()
+        if timed_out.is_set():
+            return {"kind": "timeout"}
+        if not isinstance(answer, dict):
+            process.wait()
+            errors.seek(0)
+            tail = (errors.read().strip().splitlines()
+                    or [f"exit status {process.returncode}"])[-1]
+            return {"kind": "crashed", "error": tail[:300]}
+        return answer
 
 
 def grade_implementation(key: str, source: str, name: str, lang: str,
@@ -153,11 +204,10 @@ def grade_implementation(key: str, source: str, name: str, lang: str,
     reference on exercise ``key``'s cases (drawn from ``seed``, by default a fresh one), run in
     the sandbox; and what to tell the learner."""
     exercise = IMPLEMENTATIONS[key]
-    if _USES_BERTLIB.search(source):
-        return False, fill(text("grade_bertlib", lang))
     seed = fresh_seed() if seed is None else seed
     cases = exercise.cases(seed)
-    answer = run_sandboxed(source, name, [encode(list(args)) for _, args in cases])
+    answer = run_sandboxed(source, name, [encode(list(args)) for _, args in cases],
+                           exercise.allowed)
     kind = answer.get("kind")
     if kind == "bertlib":
         return False, fill(text("grade_bertlib", lang))

@@ -1,10 +1,16 @@
 """The autograded assignments (tools/assignments.py, bertlib.classroom.grading): the whole loop
 on a course built from notebook 11's exercises (two implement-it exercises and a single answer):
 the students' version, the reference solutions filled in as a student would, the blank version
-and four cheats, autograded by nbgrader. Needs the ``grading`` extra (nbgrader)."""
+and four cheats, autograded by nbgrader; then the instructor's path through nbgrader's exchange
+(release, fetch, submit, collect, autograde, feedback) for a Chinese and a Japanese course.
+Needs the ``grading`` extra (nbgrader)."""
 
 from __future__ import annotations
 
+import html
+import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -100,9 +106,9 @@ def _submit(course: Path, student: str, cells: dict[str, str]) -> None:
     nbformat.write(nb, folder / f"{NAME}.ipynb")
 
 
-def _reference_cells(course: Path) -> dict[str, str]:
+def _reference_cells(course: Path, name: str = NAME) -> dict[str, str]:
     """The instructor's solution cells, as a student who solved everything would write them."""
-    source = nbformat.read(course / "source" / NAME / f"{NAME}.ipynb", as_version=4)
+    source = nbformat.read(course / "source" / name / f"{name}.ipynb", as_version=4)
     return {grade_id: cell.source.replace("    ### BEGIN SOLUTION\n", "")
             .replace("### BEGIN SOLUTION\n", "").replace("### END SOLUTION", "")
             for grade_id, cell in _cells(source).items()
@@ -163,3 +169,71 @@ def test_the_blank_version_gets_nothing_and_says_why(graded) -> None:
 def test_a_cheat_gets_nothing(graded, cheat: str) -> None:
     score, feedback = graded[cheat]
     assert score == 0, feedback
+
+
+# ---------------------------------------------------------------- the instructor's path
+# A student's server on JupyterHub's Docker images: the user jovyan, the student's name in
+# JUPYTERHUB_USER, which nbgrader then names the submission after.
+AS_JOVYAN = ("import sys, nbgrader.utils as u; u.get_osusername = lambda: 'jovyan'; "
+             "from nbgrader.apps.nbgraderapp import main; sys.exit(main())")
+
+
+def _student(course_id: str, exchange: Path, folder: Path, student: str, *args: str):
+    """``nbgrader args`` as ``student`` in their home folder, as on a JupyterHub server (where
+    nbgrader also keeps its cache of the student's submissions)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    env = os.environ | {"JUPYTERHUB_USER": student, "HOME": str(folder)}
+    done = subprocess.run([sys.executable, "-c", AS_JOVYAN, *args, "--course", course_id,
+                           f"--Exchange.root={exchange}"], cwd=folder, capture_output=True,
+                          text=True, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def _flat(text: str) -> str:
+    """Feedback text without the line breaks that fill() and HTML put in."""
+    return re.sub(r"\s+", "", html.unescape(re.sub(r"<[^>]+>", "", text)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lang, name", [("zh", "05_next_sentence"), ("ja", "03_encoder")])
+def test_the_instructors_path_through_the_exchange(tmp_path: Path, lang: str, name: str) -> None:
+    from bertlib.support.i18n import text
+    assert assignments.build(tmp_path / "courses", (lang,), [name], exercises_only=True) == 0
+    course, exchange = tmp_path / "courses" / lang, tmp_path / "exchange"
+    exchange.mkdir()
+    course_id = f"bert-notebooks-{lang}"
+    setting = f"--Exchange.root={exchange}"
+    assert assignments.nbgrader(course, "release_assignment", name, setting).returncode == 0
+    answers = {"reference": _reference_cells(course, name), "blank": {}}
+    for student, cells in answers.items():
+        home = tmp_path / "students" / student
+        _student(course_id, exchange, home, student, "fetch_assignment", name)
+        path = home / name / f"{name}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        for grade_id, source in cells.items():
+            _cells(nb)[grade_id].source = source
+        nbformat.write(nb, path)
+        _student(course_id, exchange, home, student, "submit", name)
+    for args in (["collect", name, setting], ["autograde", name, "--force"],
+                 ["generate_feedback", name, "--force"], ["release_feedback", name, setting]):
+        done = assignments.nbgrader(course, *args)
+        assert done.returncode == 0, done.stdout + done.stderr
+    released = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
+    full = sum(c.metadata["nbgrader"]["points"] for c in released.cells
+               if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("bertlib-"))
+    assert full >= 3  # the notebook's implement-it exercise and single answers
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        scores = {s: gb.find_submission_notebook(name, name, s).score for s in answers}
+    assert scores == {"reference": full, "blank": 0}
+    for student in answers:
+        home = tmp_path / "students" / student
+        _student(course_id, exchange, home, student, "fetch_feedback", name)
+        pages = list((home / name / "feedback").rglob("*.html"))
+        assert len(pages) == 1, pages
+        feedback = _flat(pages[0].read_text("utf-8"))
+        expected = ("ex_correct", "grade_passed") if student == "reference" else (
+            "grade_no_answer",)
+        for key in expected:  # the verdicts, in the edition's language
+            assert _flat(text(key, lang)) in feedback, (student, key)
