@@ -16,7 +16,7 @@ UV     := $(BIN)/python -m uv pip install --quiet --python $(BIN)/python \
           $(foreach u,$(PIP_EXTRA_INDEX_URL),--extra-index-url $(u))
 
 .PHONY: setup lab test test-all lint format browser notebooks corpus tasks pretrain-small pretrain-in-class experiment bench \
-        assignments bench-attention bench-pretrain bench-in-class bench-widgets bench-corpus-memory mutation probe \
+        assignments bench-attention bench-grading bench-pretrain bench-in-class bench-widgets bench-corpus-memory mutation probe \
         site site-test
 
 setup: $(STAMP)
@@ -141,6 +141,11 @@ bench-in-class: setup
 
 bench-widgets: setup
 	$(BIN)/python benchmarks/bench_widgets.py --compare
+
+# nbgrader autograde of a class of 30 (NAME=11_tagging_and_qa, the reference solutions handed in).
+bench-grading: setup
+	$(UV) -c constraints.txt -e '.[grading]'
+	$(BIN)/python benchmarks/bench_grading.py --name $(or $(NAME),11_tagging_and_qa) --students 30
 
 # Peak memory per byte of corpus, the figure behind bertlib.text.corpus.CORPUS_MAX_BYTES.
 bench-corpus-memory: setup
