@@ -17,15 +17,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 EDITION = os.environ.get("SITE_EDITION", "en")
 EDITIONS = {"en": "English", "zh": "中文", "ja": "日本語"}
-TITLES = {"en": "BERT from first principles", "zh": "从零开始学 BERT", "ja": "ゼロから学ぶ BERT"}
+# The edition's title: the heading of its index notebook (tools/site.py passes it).
+TITLE = os.environ.get("SITE_TITLE", "BERT from first principles")
 RUN_LABEL = {
     "en": "How to run this notebook",
-    "zh": "如何运行本笔记本（英文）",
-    "ja": "このノートブックの実行方法（英語）",
+    "zh": "如何运行本笔记本",
+    "ja": "このノートブックの動かし方",
 }
 
-project = TITLES[EDITION]
-html_title = TITLES[EDITION]
+project = TITLE
+html_title = TITLE
 author = "bert-notebooks"
 language = {"en": "en", "zh": "zh_CN", "ja": "ja"}[EDITION]
 root_doc = "00_index"
@@ -54,16 +55,36 @@ html_theme_options = {
     "use_fullscreen_button": False,
     "show_toc_level": 2,
     "navigation_with_keys": False,
+    # No top bar: pydata's default puts a second search field there, above the sticky article
+    # header, and the two overlapped (the sidebar keeps its search field; the header its button).
+    "navbar_persistent": [],
 }
 html_sidebars = {
     "**": [
         "navbar-logo.html",
-        "language-switch.html",
         "search-button-field.html",
         "sbt-sidebar-nav.html",
     ]
 }
-html_context = {"edition": EDITION, "editions": EDITIONS, "run_label": RUN_LABEL[EDITION]}
+html_context = {
+    "edition": EDITION,
+    "editions": EDITIONS,
+    "run_label": RUN_LABEL[EDITION],
+    # The reader's system setting until they pick one (without it, the theme logs an error).
+    "default_mode": "auto",
+}
 html_show_sourcelink = False
 html_copy_source = True  # the .ipynb, for the theme's download button
 html_last_updated_fmt = None
+
+
+def setup(app):
+    """On the search page only, site-search.js: it gives Sphinx's search the pages' text for the
+    excerpts (_static/search-texts.js, written by tools/site.py), as the browser refuses the
+    fetch() of the pages under file://, and the line that ends a search in zh and ja."""
+
+    def search_page(app, pagename, templatename, context, doctree):
+        if pagename == "search":
+            app.add_js_file("site-search.js")
+
+    app.connect("html-page-context", search_page)
