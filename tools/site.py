@@ -407,6 +407,9 @@ def main() -> int:
         ship_font(lang, args.out / lang, front)
         print(f"site: {lang} in {time.monotonic() - t:.0f} s")
     (args.out / "index.html").write_text(front, encoding="utf-8")
+    # GitHub Pages runs Jekyll on a published folder, which drops folders whose names start with
+    # "_" (Sphinx's _static, _images); an empty .nojekyll file turns that off.
+    (args.out / ".nojekyll").write_text("", encoding="utf-8")
     bad = remote_loads(args.out)
     if bad:
         print(f"site: pages loading from outside the folder: {bad}", file=sys.stderr)

@@ -4,6 +4,12 @@ are the answers). Started by :mod:`bertlib.classroom.grading` with ``python -I -
 folder, no current folder, no ``.pth`` file (an editable bertlib's among them) is on the path;
 only torch's folder is, and an import of bertlib is refused.
 
+Before the learner's cell runs, two locks that the cell's code cannot undo: an audit hook
+refuses any import of bertlib (also with the meta-path finder removed and bertlib's folder put
+on the path), and on Linux (x86-64, aarch64) a seccomp filter makes ``execve`` fail, so no new
+program starts from here: no ``subprocess``, ``os.system``, or process pool whose workers could
+import bertlib (a fork without exec keeps both locks).
+
 Reads one line of JSON from stdin: ``paths`` (the folders to import from), ``source`` (the
 cell), ``name`` (the function to call), ``cases`` (each a list of arguments, encoded as
 :func:`decode` reads them) and ``handouts`` (the bertlib functions the exercise hands out, such
@@ -13,10 +19,57 @@ line of JSON out and one back, a generator's state going both ways). Writes one 
 or ``error`` and ``kind`` (``bertlib``, ``no_function``, ``crashed``). Nothing here compares;
 the expected values live in the grader's process, never here."""
 
+import ctypes
 import json
+import platform
+import struct
 import sys
 
 REFUSED = "bertlib is not available while grading"
+# seccomp: the architecture's audit number and its execve and execveat system calls.
+SYSCALLS = {"x86_64": (0xC000003E, 59, 322), "aarch64": (0xC00000B7, 221, 281)}
+
+
+def refuse_bertlib(event: str, args: tuple) -> None:
+    """An audit hook (it cannot be removed): no import of bertlib, however it is reached."""
+    if event == "import" and str(args[0]).split(".")[0] in ("bertlib", "__editable__"):
+        raise ImportError(REFUSED)
+
+
+def forbid_new_programs() -> bool:
+    """A seccomp filter on this process and its children: execve and execveat fail with
+    EPERM (and so does every system call of another architecture's numbering). False where
+    there is none (not Linux on x86-64 or aarch64)."""
+    machine = platform.machine()
+    if sys.platform != "linux" or machine not in SYSCALLS:
+        return False
+    arch, execve, execveat = SYSCALLS[machine]
+    allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, JMP|JEQ|K, JMP|JGE|K, RET|K
+    program = [  # (code, jump if true, jump if false, k); jumps count the instructions skipped
+        (ld, 0, 0, 4),  # seccomp_data.arch
+        (jeq, 0, 5, arch),
+        (ld, 0, 0, 0),  # seccomp_data.nr
+        (jge, 3, 0, 0x40000000),  # x32 numbering
+        (jeq, 2, 0, execve),
+        (jeq, 1, 0, execveat),
+        (ret, 0, 0, allow),
+        (ret, 0, 0, deny),
+    ]
+    code = b"".join(struct.pack("HBBI", *line) for line in program)
+    buffer = ctypes.create_string_buffer(code, len(code))
+
+    class Program(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = Program(len(program), ctypes.addressof(buffer))
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
+                      ctypes.c_ulong]
+    # PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with SECCOMP_MODE_FILTER.
+    if prctl(38, 1, None, 0, 0) or prctl(22, 2, ctypes.addressof(fprog), 0, 0):
+        raise OSError(ctypes.get_errno(), "seccomp could not be set")
+    return True
 
 
 def main() -> None:
@@ -42,6 +95,8 @@ def main() -> None:
     import torch.nn.functional as F
 
     torch.set_num_threads(1)  # process-state: the grading child process of its own, one per cell
+    sys.addaudithook(refuse_bertlib)
+    forbid_new_programs()
 
     def send(message):
         out.write(json.dumps(message) + "\n")

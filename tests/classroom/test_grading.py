@@ -6,6 +6,7 @@ values. The whole nbgrader loop is tests/classroom/test_assignments.py (`make te
 from __future__ import annotations
 
 import functools
+import platform
 import re
 import sys
 from pathlib import Path
@@ -106,6 +107,9 @@ def test_a_handed_out_function_raises_in_the_cell_on_bad_arguments() -> None:
 
 @pytest.mark.parametrize("cell, kind", [
     ("import bertlib\ndef f(x):\n    return x\n", "bertlib"),
+    # The meta-path finder removed and bertlib's folder put on the path: the audit hook stays.
+    ("import sys\ndef f(x):\n    sys.meta_path[:] = sys.meta_path[1:]\n"
+     f"    sys.path.append({str(ROOT)!r})\n    import bertlib\n    return x\n", "bertlib"),
     ("def f(x):\n    import importlib\n    return importlib.import_module('bert' + 'lib')\n",
      "bertlib"),
     ("def f(x):\n    return x +\n", "crashed"),
@@ -114,6 +118,28 @@ def test_a_handed_out_function_raises_in_the_cell_on_bad_arguments() -> None:
 ])
 def test_the_sandbox_refuses_bertlib_and_names_what_went_wrong(cell: str, kind: str) -> None:
     assert run_sandboxed(cell, "f", [[1]], timeout=20).get("kind") == kind
+
+
+@pytest.mark.skipif(sys.platform != "linux" or platform.machine() not in ("x86_64", "aarch64"),
+                    reason="the seccomp filter is Linux's (x86-64, aarch64)")
+def test_no_new_program_starts_from_the_sandbox() -> None:
+    # A child python would have the site folder, and bertlib with it: execve fails, so neither
+    # a subprocess nor a spawned process pool can call bertlib; a forked child keeps the locks.
+    cell = ("import os, subprocess, sys, multiprocessing as mp\n"
+            "def run(x):\n"
+            "    return subprocess.run([sys.executable, '-c', 'import bertlib'])\n"
+            "def shell(x):\n    return os.system('true')\n"
+            "def forked(x):\n"
+            "    with mp.get_context('fork').Pool(1) as pool:\n"
+            "        return pool.apply(__import__, ('bert' + 'lib',))\n"
+            "def spawned(x):\n"
+            "    with mp.get_context('spawn').Pool(1) as pool:\n"
+            "        return pool.apply(abs, (x,))\n")
+    raised = run_sandboxed(cell, "run", [[0]], timeout=20)["results"][0]
+    assert raised["__raised__"] == "PermissionError", raised
+    assert run_sandboxed(cell, "shell", [[0]], timeout=20) == {"results": [127 << 8]}
+    assert run_sandboxed(cell, "forked", [[0]], timeout=20)["kind"] == "bertlib"
+    assert run_sandboxed(cell, "spawned", [[0]], timeout=8) == {"kind": "timeout"}
 
 
 def test_a_flood_of_prints_does_not_block_the_answer() -> None:

@@ -351,6 +351,7 @@ def test_the_front_page_leads_to_every_page(page):
     """The front page: each edition with its index, every notebook, the glossary and how to
     run them, each link to a page that exists; its Chinese and Japanese in the shipped fonts;
     nothing wider than the window."""
+    assert (SITE / ".nojekyll").exists()  # GitHub Pages would drop _static and _images
     page.goto((SITE / "index.html").as_uri())
     hrefs = page.eval_on_selector_all("a", "as => as.map(a => a.href)")
     for lang in EDITIONS:
