@@ -403,6 +403,10 @@ def main() -> int:
         src = ROOT / "build" / "site-src" / lang
         stage(lang, src)
         build(lang, src, args.out / lang, args.jobs)
+        # The download button's .ipynb: the committed notebook, not the staged copy (whose
+        # links lead to pages of the site and whose index holds the table of contents).
+        for notebook in (ROOT / "notebooks" / lang).glob("*.ipynb"):
+            shutil.copyfile(notebook, args.out / lang / "_sources" / notebook.name)
         search_texts(args.out / lang)
         ship_font(lang, args.out / lang, front)
         print(f"site: {lang} in {time.monotonic() - t:.0f} s")

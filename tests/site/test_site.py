@@ -220,6 +220,18 @@ def test_widget_pictures_and_worked_answers(page):
         assert page.locator("main math").count() > 0  # MathML, drawn without a script
 
 
+def test_the_download_button_gives_the_committed_notebook(page):
+    """The theme's download button: the notebook as committed, to open in JupyterLab (its links
+    lead to the other editions' notebooks), not the site's staged copy."""
+    for lang in EDITIONS:
+        page.goto(url(lang, "04_masked_lm"))
+        hrefs = page.eval_on_selector_all('a[href$=".ipynb"]', "as => as.map(a => a.href)")
+        assert len(hrefs) == 1, hrefs
+        downloaded = Path(hrefs[0].removeprefix("file://"))
+        committed = ROOT / "notebooks" / lang / "04_masked_lm.ipynb"
+        assert downloaded.read_bytes() == committed.read_bytes()
+
+
 def test_language_switch_keeps_the_page(page):
     page.goto(url("en", "05_next_sentence"))
     for lang in ("zh", "ja", "en"):
