@@ -66,14 +66,14 @@ def browser():
             browser.close()
 
 
-@pytest.fixture(params=[DESKTOP, PHONE], ids=["1280x720", "390x844"])
-def page(browser, request):
-    """A page whose every request outside file:// is refused and recorded."""
-    context = browser.new_context(viewport=request.param)
+def confined(browser, viewport: dict, origin: str):
+    """A new page in its own context whose requests outside ``origin`` (and data:, blob:) are
+    refused and recorded in ``page.outside``."""
+    context = browser.new_context(viewport=viewport)
     outside: list[str] = []
 
     def route(r):
-        if r.request.url.startswith(("file://", "data:", "blob:")):
+        if r.request.url.startswith((origin, "data:", "blob:")):
             r.continue_()
         else:
             outside.append(r.request.url)
@@ -82,6 +82,13 @@ def page(browser, request):
     context.route("**/*", route)
     page = context.new_page()
     page.outside = outside
+    return context, page, outside
+
+
+@pytest.fixture(params=[DESKTOP, PHONE], ids=["1280x720", "390x844"])
+def page(browser, request):
+    """A page whose every request outside file:// is refused and recorded."""
+    context, page, outside = confined(browser, request.param, "file://")
     page.width = request.param["width"]
     yield page
     context.close()
@@ -287,18 +294,7 @@ def server():
 def test_search_over_http(browser, server):
     """Served from a host, search shows the same results with excerpts, and loads nothing from
     elsewhere."""
-    context = browser.new_context(viewport=DESKTOP)
-    outside = []
-
-    def route(r):
-        if r.request.url.startswith((server, "data:", "blob:")):
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
+    context, page, outside = confined(browser, DESKTOP, server)
     try:
         for lang in EDITIONS:
             word, where = SEARCH[lang]
