@@ -2,15 +2,18 @@
 imported: importing it as ``bertlib.classroom._sandbox`` would load bertlib, whose functions
 are the answers). Started by :mod:`bertlib.classroom.grading` with ``python -I -S``: no site
 folder, no current folder, no ``.pth`` file (an editable bertlib's among them) is on the path;
-only torch's folder is, and an import of bertlib is refused.
+only torch's folder is.
 
-Before the learner's cell runs, two locks that the cell's code cannot undo: an audit hook
-refuses any import of bertlib (also with the meta-path finder removed and bertlib's folder put
-on the path), and on Linux (x86-64, aarch64) a seccomp filter makes ``execve`` fail, so no new
-program starts from here: no ``subprocess``, ``os.system``, or process pool whose workers could
-import bertlib (a fork without exec keeps both locks).
+An import of bertlib is refused by name (a meta-path finder: a clear verdict). Before the
+learner's cell runs, two locks that its code cannot undo: an audit hook refuses to open any
+file of bertlib's folder, so no way of importing it or reading its code works (the finder
+removed and bertlib's folder put on the path included), and on Linux
+(x86-64, aarch64) a seccomp filter makes ``execve`` fail, so no new program starts from here: no
+``subprocess``, ``os.system``, or process pool whose workers could import bertlib (a fork
+without exec keeps both locks).
 
-Reads one line of JSON from stdin: ``paths`` (the folders to import from), ``source`` (the
+Reads one line of JSON from stdin: ``paths`` (the folders to import from), ``bertlib`` (its
+folder, locked), ``source`` (the
 cell), ``name`` (the function to call), ``cases`` (each a list of arguments, encoded as
 :func:`decode` reads them) and ``handouts`` (the bertlib functions the exercise hands out, such
 as 05's ``get_next_sentence``: each is a stand-in that asks the grader to run bertlib's, one
@@ -21,6 +24,7 @@ the expected values live in the grader's process, never here."""
 
 import ctypes
 import json
+import os
 import platform
 import struct
 import sys
@@ -30,10 +34,18 @@ REFUSED = "bertlib is not available while grading"
 SYSCALLS = {"x86_64": (0xC000003E, 59, 322), "aarch64": (0xC00000B7, 221, 281)}
 
 
-def refuse_bertlib(event: str, args: tuple) -> None:
-    """An audit hook (it cannot be removed): no import of bertlib, however it is reached."""
-    if event == "import" and str(args[0]).split(".")[0] in ("bertlib", "__editable__"):
-        raise ImportError(REFUSED)
+def refuse_folder(folder: str):
+    """An audit hook (it cannot be removed): no file under ``folder`` is opened, so neither
+    an import nor a read of bertlib's code gets past it. This script is the one exception (a
+    warning's traceback reads its lines; it holds no answer)."""
+    inside, itself = os.path.realpath(folder) + os.sep, os.path.realpath(__file__)
+
+    def hook(event: str, args: tuple) -> None:
+        if event == "open" and isinstance(args[0], (str, bytes)):
+            path = os.path.realpath(os.fsdecode(args[0]))
+            if path.startswith(inside) and path != itself:
+                raise ImportError(REFUSED)
+    return hook
 
 
 def forbid_new_programs() -> bool:
@@ -79,15 +91,16 @@ def main() -> None:
     sys.path[:] = request["paths"]
 
     class RefuseBertlib:
-        """A meta-path finder that refuses bertlib, however it is reached."""
+        """A meta-path finder that refuses bertlib by name, before any other looks for it."""
 
         @staticmethod
         def find_spec(name, path=None, target=None):
-            if name.split(".")[0] == "bertlib" or name.startswith("__editable__"):
+            if name.split(".")[0] == "bertlib":
                 raise ImportError(REFUSED)
             return None
 
     sys.meta_path.insert(0, RefuseBertlib)
+    sys.addaudithook(refuse_folder(request["bertlib"]))
     import math
 
     import torch
@@ -95,7 +108,6 @@ def main() -> None:
     import torch.nn.functional as F
 
     torch.set_num_threads(1)  # process-state: the grading child process of its own, one per cell
-    sys.addaudithook(refuse_bertlib)
     forbid_new_programs()
 
     def send(message):
@@ -158,13 +170,14 @@ def main() -> None:
 
     def handout(name):
         """bertlib's ``name``, run by the grader on the learner's arguments."""
-        def call(*args):
-            send({"call": name, "args": encode(list(args))})
+        def call(*args, **kwargs):
+            send({"call": name, "args": encode(list(args)),
+                  "kwargs": {k: encode(v) for k, v in kwargs.items()}})
             reply = json.loads(stdin.readline())
             if "raised" in reply:
                 raise (ValueError if reply["raised"] == "ValueError" else TypeError)(
                     reply["message"])
-            generators = [a for a in args if type(a) is torch.Generator]
+            generators = [a for a in [*args, *kwargs.values()] if type(a) is torch.Generator]
             for g, state in zip(generators, reply["generators"], strict=True):
                 g.set_state(torch.tensor(state, dtype=torch.uint8))
             return decode(reply["result"])
@@ -183,7 +196,7 @@ def main() -> None:
     try:
         exec(compile(request["source"], "<exercise cell>", "exec"), namespace)
     except BaseException as err:
-        send({"kind": "bertlib" if "bertlib" in str(err) else "crashed",
+        send({"kind": "bertlib" if REFUSED in str(err) else "crashed",
               "error": error_text(err)})
         return
     function = namespace.get(request["name"])
@@ -200,9 +213,6 @@ def main() -> None:
                 send({"kind": "bertlib", "error": error_text(err)})
                 return
             results.append({"__raised__": type(err).__name__, "message": error_text(err)})
-    if any(m.split(".")[0] == "bertlib" for m in sys.modules):
-        send({"kind": "bertlib", "error": "bertlib was imported"})
-        return
     send({"results": results})
 
 

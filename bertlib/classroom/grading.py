@@ -113,10 +113,11 @@ def encode(x):
     raise TypeError(f"cannot send a {type(x).__name__} to the sandbox")
 
 
-def _decode_result(x):
-    """A sandbox result as plain Python values, exact torch.Tensors and generators."""
+def _from_sandbox(x):
+    """What the sandbox sent (a result, a handed-out function's arguments) as plain Python
+    values, exact torch.Tensors and generators."""
     if isinstance(x, list):
-        return [_decode_result(v) for v in x]
+        return [_from_sandbox(v) for v in x]
     if isinstance(x, dict) and "__tensor__" in x and x.get("dtype") in _DTYPES:
         return torch.tensor(x["__tensor__"], dtype=getattr(torch, x["dtype"])).reshape(
             x["shape"])
@@ -136,8 +137,8 @@ def _run_handout(functions: dict[str, Callable], call: dict) -> dict:
     generators' states after it."""
     try:
         function = functions[call["call"]]
-        args = _decode_result(call.get("args", []))
-        kwargs = {k: _decode_result(v) for k, v in call.get("kwargs", {}).items()}
+        args = _from_sandbox(call.get("args", []))
+        kwargs = {k: _from_sandbox(v) for k, v in call.get("kwargs", {}).items()}
         result = function(*args, **kwargs)
     except Exception as err:  # the learner's arguments: the cell gets the error to raise
         return {"raised": type(err).__name__, "message": f"{type(err).__name__}: {err}"[:300]}
@@ -160,8 +161,8 @@ def run_sandboxed(source: str, name: str, cases: list, handouts: tuple[Callable,
     """The sandbox's answer for ``source``'s function ``name`` on ``cases`` (encoded); the
     ``handouts`` are run here when the cell calls them."""
     functions = {f.__name__: f for f in handouts}
-    request = {"paths": _torch_paths(), "source": source, "name": name, "cases": cases,
-               "handouts": list(functions)}
+    request = {"paths": _torch_paths(), "bertlib": str(Path(__file__).resolve().parents[1]),
+               "source": source, "name": name, "cases": cases, "handouts": list(functions)}
     env = {"PATH": os.environ.get("PATH", ""), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
            "LANG": "C.UTF-8"}
     timed_out = threading.Event()
@@ -218,7 +219,7 @@ def grade_implementation(key: str, source: str, name: str, lang: str,
     results = answer.get("results")
     if kind is not None or not isinstance(results, list) or len(results) != len(cases):
         return False, fill(text("grade_crashed", lang, error=str(answer.get("error", ""))[:300]))
-    for (names, _), got, (_, args) in zip(cases, results, exercise.cases(seed), strict=True):
+    for (names, args), got in zip(cases, results, strict=True):
         case = names[lang]
         if isinstance(got, dict) and "__raised__" in got:
             if got["__raised__"] == "NotImplementedError":
@@ -227,8 +228,8 @@ def grade_implementation(key: str, source: str, name: str, lang: str,
                                     error=str(got.get("message", got["__raised__"]))))
         if isinstance(got, dict) and "__not_plain__" in got:
             return False, fill(text("ex_impl_plain", lang, name=str(got["__not_plain__"])[:80]))
-        expected = exercise.reference(*args)  # in this process, on cases built anew
-        problem = _difference(expected, _decode_result(got), text("ex_impl_result", lang), lang)
+        expected = exercise.reference(*args)  # in this process: the sandbox had a JSON copy
+        problem = _difference(expected, _from_sandbox(got), text("ex_impl_result", lang), lang)
         if problem is not None:
             return False, fill(text("ex_impl_case", lang, case=case, problem=problem))
     return True, text("grade_passed", lang)

@@ -96,6 +96,19 @@ def test_nsp_pairs_call_bertlibs_handed_out_functions_through_the_grader() -> No
     assert not ok and too_long in message.replace("\n", " ")
 
 
+def test_a_handed_out_function_takes_keyword_arguments() -> None:
+    source = ("def nsp_pairs(paragraphs, max_len, seed):\n"
+              "    g = torch.Generator().manual_seed(seed)\n"
+              "    a, b, _ = get_next_sentence(paragraphs[0][0], paragraphs[0][1], paragraphs,\n"
+              "                                paragraph_idx=0, g=g)\n"
+              "    return [get_tokens_and_segments(a, tokens_b=b), g.initial_seed()]\n")
+    answer = run_sandboxed(source, "nsp_pairs", [[[[["a"], ["b"]], [["c"]]], 8, 3]],
+                           IMPLEMENTATIONS["05_nsp_pair_builder"].allowed)
+    pair, seed = answer["results"][0]
+    assert seed == 3
+    assert pair[1] == [0, 0, 0, 1, 1]  # <cls> a <sep> b-or-c <sep>
+
+
 def test_a_handed_out_function_raises_in_the_cell_on_bad_arguments() -> None:
     source = ("def nsp_pairs(paragraphs, max_len, seed):\n"
               "    return [get_tokens_and_segments('not a list of tokens')]\n")
@@ -107,9 +120,16 @@ def test_a_handed_out_function_raises_in_the_cell_on_bad_arguments() -> None:
 
 @pytest.mark.parametrize("cell, kind", [
     ("import bertlib\ndef f(x):\n    return x\n", "bertlib"),
-    # The meta-path finder removed and bertlib's folder put on the path: the audit hook stays.
+    # The refusing finder removed and bertlib's folder put on the path: the audit hook, which
+    # cannot be removed, refuses to open its files.
     ("import sys\ndef f(x):\n    sys.meta_path[:] = sys.meta_path[1:]\n"
      f"    sys.path.append({str(ROOT)!r})\n    import bertlib\n    return x\n", "bertlib"),
+    ("import importlib, sys\ndef f(x):\n    sys.meta_path[:] = sys.meta_path[1:]\n"
+     f"    sys.path.append({str(ROOT)!r})\n"
+     "    return importlib.import_module('bertlib.finetuning').__name__\n", "bertlib"),
+    # Its code read and run as the cell's own.
+    (f"def f(x):\n    exec(open({str(ROOT / 'bertlib' / 'loss.py')!r}).read())\n    return x\n",
+     "bertlib"),
     ("def f(x):\n    import importlib\n    return importlib.import_module('bert' + 'lib')\n",
      "bertlib"),
     ("def f(x):\n    return x +\n", "crashed"),
