@@ -21,23 +21,16 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import assignments  # noqa: E402
 
-MARKERS = ("    ### BEGIN SOLUTION\n", "### BEGIN SOLUTION\n", "    ### END SOLUTION",
-           "### END SOLUTION")
-
 
 def solved(course: Path, name: str) -> nbformat.NotebookNode:
     """The students' version with every solution cell filled in from the instructor's."""
-    source = nbformat.read(course / "source" / name / f"{name}.ipynb", as_version=4)
-    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
-               if c.metadata.get("nbgrader", {}).get("solution")}
+    answers = assignments.solved(
+        nbformat.read(course / "source" / name / f"{name}.ipynb", as_version=4))
     nb = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
     for cell in nb.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id in answers:
-            text = answers[grade_id]
-            for marker in MARKERS:
-                text = text.replace(marker, "")
-            cell.source = text
+            cell.source = answers[grade_id]
     return nb
 
 

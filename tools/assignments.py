@@ -59,6 +59,16 @@ DETAILS = re.compile(r"<details><summary>[^<\d]*(\d+)[^<]*</summary>(.*?)</detai
 IMPORTS = re.compile(r"^(import|from) \w", re.M)
 
 
+SOLUTION_MARKERS = re.compile(r"^ *### (BEGIN|END) SOLUTION\n?", re.M)
+
+
+def solved(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """The solution cells of an instructor's version, by grade id, as a student who solved every
+    exercise would hand them in: nbgrader's markers taken out."""
+    return {c.metadata["nbgrader"]["grade_id"]: SOLUTION_MARKERS.sub("", c.source)
+            for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")}
+
+
 def _nbgrader(cell, grade_id: str, *, grade: bool, solution: bool, locked: bool,
               points: int = 0):
     cell.metadata["nbgrader"] = {"grade": grade, "solution": solution, "locked": locked,

@@ -108,11 +108,7 @@ def _submit(course: Path, student: str, cells: dict[str, str]) -> None:
 
 def _reference_cells(course: Path, name: str = NAME) -> dict[str, str]:
     """The instructor's solution cells, as a student who solved everything would write them."""
-    source = nbformat.read(course / "source" / name / f"{name}.ipynb", as_version=4)
-    return {grade_id: cell.source.replace("    ### BEGIN SOLUTION\n", "")
-            .replace("### BEGIN SOLUTION\n", "").replace("### END SOLUTION", "")
-            for grade_id, cell in _cells(source).items()
-            if cell.metadata["nbgrader"]["solution"]}
+    return assignments.solved(nbformat.read(course / "source" / name / f"{name}.ipynb", 4))
 
 
 @pytest.fixture(scope="module")

@@ -30,8 +30,6 @@ import assignments  # noqa: E402
 
 from notebooks import NOTEBOOKS, load_source, sources  # noqa: E402
 
-MARKERS = re.compile(r"^ *### (BEGIN|END) SOLUTION\n?", re.M)
-
 
 @functools.cache
 def solved_cells(lang: str = "en") -> dict[str, tuple[str, str]]:
@@ -41,11 +39,12 @@ def solved_cells(lang: str = "en") -> dict[str, tuple[str, str]]:
     for src in sources(NOTEBOOKS):
         nb = assignments.assignment(load_source(src), lang, exercises_only=True)
         by_id = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells}
+        solutions = assignments.solved(nb)
         for key in IMPLEMENTATIONS:
             if key in by_id:
                 called = re.search(r"check_implementation\(\"\w+\", (\w+)",
                                    by_id[f"bertlib-impl-{key}"].source)[1]
-                cells[key] = (MARKERS.sub("", by_id[key].source), called)
+                cells[key] = (solutions[key], called)
     return cells
 
 
