@@ -115,15 +115,18 @@ def run_page(lang: str) -> str:
     comments = RUN_COMMENTS.get(lang, {})
 
     def translate(line: str) -> str:
+        """The command under its comment (side by side, they are wider than the page)."""
         command, sep, comment = line.partition("# ")
-        if not sep or lang == "en":
+        if not sep:
             return line
-        if comment.strip() not in comments:
+        comment = comment.strip()
+        if lang != "en" and comment not in comments:
             print(f"site: {lang}: no translation of the README's comment {comment!r}")
-            return line
-        return command + sep + comments[comment.strip()]
+        return f"# {comments.get(comment, comment)}\n{command.rstrip()}"
 
-    block = "\n".join(translate(line) for line in block.splitlines())
+    commands = "\n".join(translate(line) for line in block.splitlines()[1:-1])
+    # A comment longer than the column wraps (tools/site/_static/site.css) rather than scrolls.
+    block = f"```{{code-block}} bash\n:class: run-commands\n\n{commands}\n```"
     page = (CONF / "run" / f"{lang}.md").read_text(encoding="utf-8")
     page = page.replace("<!-- README: set-up -->", block)
     indent = re.search(r"^( *)<!-- README: pip -->", page, re.M)[1]

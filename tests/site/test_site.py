@@ -399,6 +399,10 @@ def test_the_run_page_has_the_readmes_commands(page, lang):
     assert commands in shown, f"{lang}: the README's set-up commands are not on the page: {shown}"
     assert pip in shown, f"{lang}: the README's %pip lines are not on the page: {shown}"
     assert "Colab" in page.inner_text("main article")
+    if page.width == DESKTOP["width"]:  # the commands and their comments fit without scrolling
+        widths = page.eval_on_selector_all(
+            "main article pre", "ps => ps.map(p => [p.scrollWidth, p.clientWidth])")
+        assert all(scroll <= client for scroll, client in widths), f"{lang}: {widths}"
 
 
 # Text contrast (WCAG 2.x AA): the ratio of each visible text's colour to the colour behind it,
